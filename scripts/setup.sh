@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Installs what uwprof needs on a Debian bookworm machine and fetches the
+# emulated target's kernel.  Idempotent: a second run checks and returns.
+#
+#   host packages   from scripts/packages.txt (apt-get, as root or via sudo)
+#   build/kernel/   Debian's armmp kernel image and headers and the matching
+#                   linux-kbuild, unpacked with dpkg -x (nothing is installed)
+#   build/arm/root/ busybox-static and libc6 for armhf, unpacked likewise
+#   build/linux-source/  checkpatch.pl and the kselftest headers
+#
+# UWPROF_KERNEL_META picks another kernel flavour's metapackage
+# (default linux-image-armmp:armhf).
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-$top/build}
+META=${UWPROF_KERNEL_META:-linux-image-armmp:armhf}
+SUDO=
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+
+log() { echo "setup: $*"; }
+die() { echo "setup: $*" >&2; exit 1; }
+
+# apt-get update fails now and then on one index while a mirror syncs; what
+# did download is still usable, so retry a few times and carry on.
+apt_update() {
+	local i
+	for i in 1 2 3; do
+		if $SUDO apt-get update -q >/dev/null 2>&1; then
+			return 0
+		fi
+		log "apt-get update failed (try $i of 3), retrying"
+		sleep $((i * 5))
+	done
+	log "apt-get update kept failing; continuing with the indexes we have"
+}
+
+missing_packages() {
+	local p
+	grep -v '^\s*#' "$top/scripts/packages.txt" | while read -r p; do
+		[ -n "$p" ] || continue
+		dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
+			grep -q 'install ok installed' || echo "$p"
+	done
+}
+
+install_packages() {
+	local need
+	dpkg --print-foreign-architectures | grep -qx armhf ||
+		$SUDO dpkg --add-architecture armhf
+	need=$(missing_packages)
+	[ -n "$need" ] || return 0
+	log "installing:" $need
+	apt_update
+	# shellcheck disable=SC2086
+	$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+		--no-install-recommends $need >/dev/null ||
+		die "apt-get install failed; run it by hand to see why: apt-get install $need"
+}
+
+# apt-get download, retried once after refreshing the indexes.
+download() {
+	(cd "$1" && shift && apt-get download -q "$@" >/dev/null 2>&1) && return 0
+	apt_update
+	(cd "$1" && shift && apt-get download -q "$@" >/dev/null) ||
+		die "could not download $*"
+}
+
+fetch_kernel() {
+	local kdir=$BUILD/kernel release ver abi series hdr
+	[ -f "$kdir/release" ] && [ -f "$kdir/vmlinuz" ] && return 0
+	release=$(apt-cache depends "$META" 2>/dev/null |
+		sed -n 's/.*Depends: linux-image-\(.*\):armhf$/\1/p; s/.*Depends: linux-image-\([^:]*\)$/\1/p' |
+		head -n 1)
+	[ -n "$release" ] || { apt_update; release=$(apt-cache depends "$META" |
+		sed -n 's/.*Depends: linux-image-\([^:]*\).*/\1/p' | head -n 1); }
+	[ -n "$release" ] || die "cannot resolve the kernel of $META"
+	ver=$(apt-cache show "linux-image-$release:armhf" | sed -n 's/^Version: //p' | head -n 1)
+	abi=${release%-*}		# 6.1.0-50-armmp -> 6.1.0-50
+	series=${abi%%.0-*}		# 6.1.0-50 -> 6.1
+	log "fetching kernel $release ($ver)"
+	rm -rf "$kdir"
+	mkdir -p "$kdir/debs" "$kdir/root"
+	download "$kdir/debs" "linux-image-$release:armhf=$ver" \
+		"linux-headers-$release:armhf=$ver" \
+		"linux-headers-$abi-common=$ver" "linux-kbuild-$series=$ver"
+	for deb in "$kdir"/debs/*.deb; do
+		dpkg -x "$deb" "$kdir/root"
+	done
+	# The flavour's Makefile includes the common headers by absolute path.
+	hdr=$kdir/root/usr/src/linux-headers-$release
+	sed -i "s|/usr/src/linux-headers-$abi-common|$kdir/root/usr/src/linux-headers-$abi-common|" \
+		"$hdr/Makefile"
+	ln -sf "root/boot/vmlinuz-$release" "$kdir/vmlinuz"
+	rm -rf "$kdir/debs"
+	echo "$release" >"$kdir/release"
+}
+
+# armhf user space for the VM's initramfs: busybox and the C library.
+fetch_arm_root() {
+	local root=$BUILD/arm/root debs=$BUILD/arm/debs
+	[ -x "$root/bin/busybox" ] && [ -f "$root/lib/arm-linux-gnueabihf/libc.so.6" ] && return 0
+	log "fetching busybox-static and libc6 for armhf"
+	rm -rf "$root" "$debs"
+	mkdir -p "$root" "$debs"
+	download "$debs" busybox-static:armhf libc6:armhf
+	for deb in "$debs"/*.deb; do
+		dpkg -x "$deb" "$root"
+	done
+	rm -rf "$debs" "$root/usr/share"
+}
+
+# checkpatch.pl and the kselftest harness come from Debian's kernel source.
+extract_linux_source() {
+	local dst=$BUILD/linux-source tarball
+	[ -f "$dst/scripts/checkpatch.pl" ] && return 0
+	tarball=$(ls /usr/src/linux-source-*.tar.xz 2>/dev/null | sort -V | tail -n 1)
+	[ -n "$tarball" ] || die "no /usr/src/linux-source-*.tar.xz; is linux-source-6.1 installed?"
+	log "extracting checkpatch and kselftest headers from $tarball"
+	mkdir -p "$dst"
+	tar -xJf "$tarball" -C "$dst" --strip-components=1 \
+		--wildcards '*/scripts/checkpatch.pl' '*/scripts/spelling.txt' \
+		'*/scripts/const_structs.checkpatch' \
+		'*/tools/testing/selftests/kselftest_harness.h' \
+		'*/tools/testing/selftests/kselftest.h'
+}
+
+install_packages
+fetch_kernel
+fetch_arm_root
+extract_linux_source
+log "ready (kernel $(cat "$BUILD/kernel/release"))"

@@ -1,0 +1,21 @@
+# SPDX-License-Identifier: GPL-2.0
+# Helpers for shell tests: ok/fail/skip record one result each, finish prints
+# "NAME: N passed, N failed, N skipped" and exits 1 if anything failed.
+th_passed=0 th_failed=0 th_skipped=0 th_n=0
+
+ok() { th_n=$((th_n + 1)); th_passed=$((th_passed + 1)); echo "ok $th_n - $*"; }
+fail() { th_n=$((th_n + 1)); th_failed=$((th_failed + 1)); echo "not ok $th_n - $*"; }
+skip() { th_n=$((th_n + 1)); th_skipped=$((th_skipped + 1)); echo "ok $th_n - $* # SKIP"; }
+
+# expect NAME EXPECTED ACTUAL
+expect() {
+	if [ "$2" = "$3" ]; then ok "$1"; else
+		fail "$1"
+		diff <(printf '%s\n' "$2") <(printf '%s\n' "$3") | sed 's/^/#   /'
+	fi
+}
+
+finish() {
+	echo "$(basename "$0"): $th_passed passed, $th_failed failed, $th_skipped skipped"
+	[ "$th_failed" -eq 0 ]
+}

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Host stand-in for the kernel's <linux/types.h>: the UAPI types from the
+ * real header plus the kernel's short names, so unwind_v2.[ch] compile
+ * unchanged on the host.
+ */
+#ifndef UWPROF_HOST_LINUX_TYPES_H
+#define UWPROF_HOST_LINUX_TYPES_H
+
+#include_next <linux/types.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef __u8 u8;
+typedef __u16 u16;
+typedef __u32 u32;
+typedef __u64 u64;
+typedef __s32 s32;
+typedef __s64 s64;
+
+#endif

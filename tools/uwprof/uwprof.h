@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The uwprof command: one binary, one subcommand per file.
+ *
+ * A subcommand file registers itself with UWPROF_COMMAND(); uwprof.c finds
+ * it by name.  Subcommands return an exit status: 0 on success, 1 when the
+ * work itself failed, 2 on a usage error or bad input.
+ */
+#ifndef UWPROF_H
+#define UWPROF_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct uwprof_cmd {
+	const char *name;
+	const char *summary;	/* one line for "uwprof help" */
+	int (*run)(int argc, char **argv);	/* argv[0] is the name */
+};
+
+void uwprof_register(const struct uwprof_cmd *cmd);
+
+#define UWPROF_COMMAND(ident, cmd_name, cmd_summary, fn)		\
+	static const struct uwprof_cmd uwprof_cmd_##ident = {		\
+		.name = cmd_name, .summary = cmd_summary, .run = fn,	\
+	};								\
+	__attribute__((constructor)) static void uwprof_reg_##ident(void) \
+	{ uwprof_register(&uwprof_cmd_##ident); }
+
+/* Exit statuses shared by every subcommand. */
+enum { UWPROF_EXIT_OK = 0, UWPROF_EXIT_FAIL = 1, UWPROF_EXIT_USAGE = 2 };
+
+/* Print "uwprof: <message>\n" to stderr. */
+void uw_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * Parse a number in decimal or 0x-hex that must fit in 32 bits.  Returns
+ * false (and prints nothing) on anything else.
+ */
+bool uw_parse_u32(const char *s, uint32_t *out);
+
+#endif
