@@ -1,0 +1,28 @@
+# SPDX-License-Identifier: GPL-2.0
+# uwprof table / uwprof dump: the v2 table generator, its container and
+# the dumper.  docs/TABLES.md describes them.
+
+TABLE_CORE	:= tools/uwprof/table_enc.c tools/uwprof/table_conv.c \
+		   tools/uwprof/table_layout.c tools/uwprof/table_breakpad.c
+TABLE_ELF	:= tools/uwprof/table_dwarf.c tools/uwprof/table_ehabi.c \
+		   tools/uwprof/table_elf.c
+TABLE_READ	:= tools/uwprof/table_uwt.c tools/uwprof/table_dump.c
+TABLE_SRCS	:= $(TABLE_CORE) $(wildcard $(TABLE_ELF)) $(wildcard $(TABLE_READ))
+TABLE_LIBS	:= -ldw -lelf -lz
+
+TOOL_SRCS	+= $(TABLE_SRCS) $(wildcard tools/uwprof/cmd_table.c tools/uwprof/cmd_dump.c)
+TOOL_LIBS	+= $(TABLE_LIBS)
+
+# The unwinder normally comes from mk/unwind.mk; link it here only if that
+# fragment does not exist, so the tool never gets it twice.
+ifeq ($(wildcard mk/unwind.mk),)
+TOOL_SRCS	+= $(wildcard unwind_v2.c)
+endif
+
+HOST_TESTS	+= test_table
+test_table_SRCS	:= $(TABLE_CORE)
+
+# Real code for the table tests: lua5.4 (gcc and clang) and Debian's libc.
+lua-arm:
+	$(Q)scripts/build-lua.sh $(BUILD)
+.PHONY: lua-arm
