@@ -1,0 +1,1477 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host tests of unwind_v2: the reader vectors of FORMAT-v2.md §6.1-6.2,
+ * one test per validation error, per opcode class and per §3.3 rule, and
+ * whole unwinds across modules.
+ */
+#include <stdlib.h>
+#include "harness.h"
+#include "test_unwind_v2_gen.h"
+#include "unwind_v2.h"
+
+/* ---- a stack in memory, with a reader that records misuse ---- */
+
+#define MEM_WORDS 64
+
+struct mem {
+	u32 base;
+	u32 words[MEM_WORDS];
+	u32 fault_addr;		/* reading this word fails, if fault_set */
+	bool fault_set;
+	bool outside;		/* a read left the buffer: always a bug */
+	u32 reads;
+};
+
+static int mem_read(void *ctx, u32 addr, u32 *val)
+{
+	struct mem *m = ctx;
+
+	m->reads++;
+	if ((addr & 3) || addr < m->base || addr - m->base >= 4 * MEM_WORDS) {
+		m->outside = true;
+		return -1;
+	}
+	if (m->fault_set && addr == m->fault_addr)
+		return -1;
+	*val = m->words[(addr - m->base) / 4];
+	return 0;
+}
+
+static struct uw2_stack mem_stack(struct mem *m)
+{
+	struct uw2_stack s = {
+		.lo = m->base, .hi = m->base + 4 * MEM_WORDS,
+		.read = mem_read, .ctx = m,
+	};
+	return s;
+}
+
+static void mem_put(struct mem *m, u32 addr, u32 val)
+{
+	m->words[(addr - m->base) / 4] = val;
+}
+
+/* ---- single opcodes (FORMAT-v2.md §6.1, instruction suite) ---- */
+
+#define VSP 0x10000000u
+
+struct op_run {
+	struct uw2_regs regs;
+	struct mem mem;
+	bool pc_updated;
+	u32 pos;
+	enum uw2_exec res;
+};
+
+/* r0-r12 = 100..112, lr = 113, pc = 114, sp = @sp; stack words 1..9. */
+static void op_setup(struct op_run *o, u32 sp)
+{
+	memset(o, 0, sizeof(*o));
+	for (int i = 0; i < 13; i++)
+		o->regs.r[i] = 100 + i;
+	o->regs.r[UW2_LR] = 113;
+	o->regs.r[UW2_PC] = 114;
+	o->regs.r[UW2_SP] = sp;
+	o->mem.base = VSP;
+	for (int i = 0; i < MEM_WORDS; i++)
+		o->mem.words[i] = i + 1;
+}
+
+static void op_exec(struct op_run *o, const u8 *ops, u32 len)
+{
+	struct uw2_stack s = mem_stack(&o->mem);
+
+	o->res = uw2_exec_op(ops, len, &o->pos, &o->regs, &o->pc_updated, &s);
+	CHECK(!o->mem.outside);
+}
+
+#define OPS(...) ((const u8[]){ __VA_ARGS__ }), sizeof((u8[]){ __VA_ARGS__ })
+
+/* Every register but sp equals what op_setup() put there. */
+static bool regs_untouched_but_sp(const struct op_run *o)
+{
+	for (int i = 0; i < 13; i++)
+		if (o->regs.r[i] != 100u + i)
+			return false;
+	return o->regs.r[UW2_LR] == 113 && o->regs.r[UW2_PC] == 114;
+}
+
+static void check_vsp_op(const u8 *ops, u32 len, u32 sp, enum uw2_exec res,
+			 u32 pos, u32 sp_after)
+{
+	struct op_run o;
+
+	op_setup(&o, sp);
+	op_exec(&o, ops, len);
+	CHECK_EQ_U32(o.res, res);
+	CHECK_EQ_U32(o.pos, pos);
+	CHECK_EQ_U32(o.regs.r[UW2_SP], sp_after);
+	CHECK(!o.pc_updated);
+	CHECK(regs_untouched_but_sp(&o));
+}
+
+TEST(small_sp_increment)
+{
+	check_vsp_op(OPS(0x00), VSP, UW2_EXEC_NEXT, 1, VSP + 4);
+	check_vsp_op(OPS(0x04), VSP, UW2_EXEC_NEXT, 1, VSP + 0x14);
+	check_vsp_op(OPS(0x3f), VSP, UW2_EXEC_NEXT, 1, VSP + 0x100);
+	check_vsp_op(OPS(0x3f), 0xffffffff, UW2_EXEC_BAD_SP, 1, 0xffffffff);
+}
+
+TEST(small_sp_decrement)
+{
+	check_vsp_op(OPS(0x40), VSP, UW2_EXEC_NEXT, 1, 0x0ffffffc);
+	check_vsp_op(OPS(0x44), VSP, UW2_EXEC_NEXT, 1, 0x0fffffec);
+	check_vsp_op(OPS(0x7f), VSP, UW2_EXEC_NEXT, 1, 0x0fffff00);
+	check_vsp_op(OPS(0x7f), 0, UW2_EXEC_BAD_SP, 1, 0);
+}
+
+TEST(big_sp_increment)
+{
+	check_vsp_op(OPS(0xb2, 0x00), VSP, UW2_EXEC_NEXT, 2, VSP + 0x204);
+	check_vsp_op(OPS(0xb2, 0x04), VSP, UW2_EXEC_NEXT, 2, VSP + 0x214);
+	check_vsp_op(OPS(0xb2, 0x80, 0x01), VSP, UW2_EXEC_NEXT, 3,
+		     VSP + 0x404);
+	/* the ULEB is consumed in full even when the add overflows */
+	check_vsp_op(OPS(0xb2, 0x80, 0x01), 0xffffffff, UW2_EXEC_BAD_SP, 3,
+		     0xffffffff);
+	/* a ULEB beyond 32 bits is an overflow, not a decoding error */
+	check_vsp_op(OPS(0xb2, 0xff, 0xff, 0xff, 0xff, 0x7f), 0,
+		     UW2_EXEC_BAD_SP, 6, 0);
+	/* the largest increment that still fits, and one more */
+	check_vsp_op(OPS(0xb2, 0xfe, 0xfe, 0xff, 0xff, 0x03), 0,
+		     UW2_EXEC_NEXT, 6, 0xfffffffc);
+	check_vsp_op(OPS(0xb2, 0xff, 0xfe, 0xff, 0xff, 0x03), 0,
+		     UW2_EXEC_BAD_SP, 6, 0);
+	check_vsp_op(OPS(0xb2, 0x80), VSP, UW2_EXEC_BAD_OPCODE, 0, VSP);
+}
+
+TEST(sp_from_register)
+{
+	static const u8 regs[] = { 4, 5, 6, 7, 8, 9, 10, 11, 12, 14 };
+	struct op_run o;
+
+	for (u32 i = 0; i < sizeof(regs); i++) {
+		u8 op = 0x90 | regs[i];
+
+		op_setup(&o, VSP);
+		o.regs.r[UW2_LR] = 114;
+		op_exec(&o, &op, 1);
+		CHECK_EQ_U32(o.res, UW2_EXEC_NEXT);
+		CHECK_EQ_U32(o.pos, 1);
+		CHECK_EQ_U32(o.regs.r[UW2_SP], 100u + regs[i]);
+		CHECK(!o.pc_updated);
+	}
+	/* EHABI allows r0-r3 too; Chrome's tables never use them */
+	op_setup(&o, VSP);
+	op_exec(&o, OPS(0x92));
+	CHECK_EQ_U32(o.res, UW2_EXEC_NEXT);
+	CHECK_EQ_U32(o.regs.r[UW2_SP], 102);
+	/* 9D and 9F are reserved, whatever Chrome's release build does */
+	op_setup(&o, VSP);
+	op_exec(&o, OPS(0x9d));
+	CHECK_EQ_U32(o.res, UW2_EXEC_BAD_OPCODE);
+	CHECK_EQ_U32(o.regs.r[UW2_SP], VSP);
+	op_exec(&o, OPS(0x9f));
+	CHECK_EQ_U32(o.res, UW2_EXEC_BAD_OPCODE);
+}
+
+TEST(finish_copies_lr_unless_pc_popped)
+{
+	struct op_run o;
+
+	op_setup(&o, VSP);
+	o.regs.r[UW2_LR] = 114;
+	o.regs.r[UW2_PC] = 115;
+	op_exec(&o, OPS(0xb0));
+	CHECK_EQ_U32(o.res, UW2_EXEC_FINISH);
+	CHECK_EQ_U32(o.pos, 1);
+	CHECK_EQ_U32(o.regs.r[UW2_PC], 114);
+
+	op_setup(&o, VSP);
+	o.regs.r[UW2_LR] = 114;
+	o.regs.r[UW2_PC] = 115;
+	o.pc_updated = true;
+	op_exec(&o, OPS(0xb0));
+	CHECK_EQ_U32(o.res, UW2_EXEC_FINISH);
+	CHECK_EQ_U32(o.regs.r[UW2_PC], 115);
+}
+
+TEST(pop_discontinuous_including_pc)
+{
+	struct op_run o;
+
+	op_setup(&o, VSP);
+	op_exec(&o, OPS(0x89, 0x11));
+	CHECK_EQ_U32(o.res, UW2_EXEC_NEXT);
+	CHECK_EQ_U32(o.pos, 2);
+	CHECK(o.pc_updated);
+	CHECK_EQ_U32(o.regs.r[UW2_SP], VSP + 16);
+	CHECK_EQ_U32(o.regs.r[4], 1);
+	CHECK_EQ_U32(o.regs.r[8], 2);
+	CHECK_EQ_U32(o.regs.r[UW2_IP], 3);
+	CHECK_EQ_U32(o.regs.r[UW2_PC], 4);
+	for (int i = 0; i < 13; i++)
+		if (i != 4 && i != 8 && i != 12)
+			CHECK_EQ_U32(o.regs.r[i], 100 + i);
+	CHECK_EQ_U32(o.regs.r[UW2_LR], 113);
+}
+
+TEST(pop_discontinuous)
+{
+	struct op_run o;
+
+	op_setup(&o, VSP);
+	op_exec(&o, OPS(0x81, 0x11));
+	CHECK_EQ_U32(o.res, UW2_EXEC_NEXT);
+	CHECK_EQ_U32(o.pos, 2);
+	CHECK(!o.pc_updated);
+	CHECK_EQ_U32(o.regs.r[UW2_SP], VSP + 12);
+	CHECK_EQ_U32(o.regs.r[4], 1);
+	CHECK_EQ_U32(o.regs.r[8], 2);
+	CHECK_EQ_U32(o.regs.r[UW2_IP], 3);
+	CHECK_EQ_U32(o.regs.r[UW2_PC], 114);
+}
+
+TEST(pop_overflow_changes_nothing)
+{
+	struct op_run o;
+
+	op_setup(&o, 0xffffffff);
+	op_exec(&o, OPS(0x89, 0x11));
+	CHECK_EQ_U32(o.res, UW2_EXEC_BAD_SP);
+	CHECK_EQ_U32(o.pos, 2);
+	CHECK(!o.pc_updated);
+	CHECK_EQ_U32(o.regs.r[UW2_SP], 0xffffffff);
+	CHECK(regs_untouched_but_sp(&o));
+	CHECK_EQ_U32(o.mem.reads, 0);
+
+	op_setup(&o, 0xffffffff);
+	op_exec(&o, OPS(0xaf));
+	CHECK_EQ_U32(o.res, UW2_EXEC_BAD_SP);
+	CHECK_EQ_U32(o.pos, 1);
+	CHECK(regs_untouched_but_sp(&o));
+}
+
+TEST(refuse_to_unwind)
+{
+	struct op_run o;
+
+	op_setup(&o, VSP);
+	op_exec(&o, OPS(0x80, 0x00));
+	CHECK_EQ_U32(o.res, UW2_EXEC_REFUSE);
+	CHECK_EQ_U32(o.pos, 2);
+	CHECK(!o.pc_updated);
+	CHECK_EQ_U32(o.regs.r[UW2_SP], VSP);
+}
+
+TEST(pop_r4_to_rn_and_lr)
+{
+	struct op_run o;
+
+	op_setup(&o, VSP);
+	op_exec(&o, OPS(0xa8));
+	CHECK_EQ_U32(o.res, UW2_EXEC_NEXT);
+	CHECK_EQ_U32(o.regs.r[UW2_SP], VSP + 8);
+	CHECK_EQ_U32(o.regs.r[4], 1);
+	CHECK_EQ_U32(o.regs.r[UW2_LR], 2);
+
+	op_setup(&o, VSP);
+	op_exec(&o, OPS(0xac));
+	CHECK_EQ_U32(o.regs.r[UW2_SP], VSP + 24);
+	for (int i = 4; i <= 8; i++)
+		CHECK_EQ_U32(o.regs.r[i], i - 3);
+	CHECK_EQ_U32(o.regs.r[UW2_LR], 6);
+
+	op_setup(&o, VSP);
+	op_exec(&o, OPS(0xaf));
+	CHECK_EQ_U32(o.regs.r[UW2_SP], VSP + 36);
+	for (int i = 4; i <= 11; i++)
+		CHECK_EQ_U32(o.regs.r[i], i - 3);
+	CHECK_EQ_U32(o.regs.r[UW2_LR], 9);
+	CHECK_EQ_U32(o.regs.r[UW2_IP], 112);
+}
+
+/* 10100nnn: Chrome's reader lacks it; EHABI tables use it. */
+TEST(pop_r4_to_rn_without_lr)
+{
+	struct op_run o;
+
+	op_setup(&o, VSP);
+	op_exec(&o, OPS(0xa0));
+	CHECK_EQ_U32(o.res, UW2_EXEC_NEXT);
+	CHECK_EQ_U32(o.regs.r[UW2_SP], VSP + 4);
+	CHECK_EQ_U32(o.regs.r[4], 1);
+	CHECK_EQ_U32(o.regs.r[5], 105);
+	CHECK_EQ_U32(o.regs.r[UW2_LR], 113);
+
+	op_setup(&o, VSP);
+	op_exec(&o, OPS(0xa7));
+	CHECK_EQ_U32(o.regs.r[UW2_SP], VSP + 32);
+	for (int i = 4; i <= 11; i++)
+		CHECK_EQ_U32(o.regs.r[i], i - 3);
+	CHECK_EQ_U32(o.regs.r[UW2_LR], 113);
+}
+
+TEST(pop_r0_to_r3_mask)
+{
+	struct op_run o;
+
+	op_setup(&o, VSP);
+	op_exec(&o, OPS(0xb1, 0x0f));
+	CHECK_EQ_U32(o.res, UW2_EXEC_NEXT);
+	CHECK_EQ_U32(o.pos, 2);
+	CHECK_EQ_U32(o.regs.r[UW2_SP], VSP + 16);
+	for (int i = 0; i < 4; i++)
+		CHECK_EQ_U32(o.regs.r[i], i + 1);
+
+	op_setup(&o, VSP);
+	op_exec(&o, OPS(0xb1, 0x05));
+	CHECK_EQ_U32(o.regs.r[UW2_SP], VSP + 8);
+	CHECK_EQ_U32(o.regs.r[0], 1);
+	CHECK_EQ_U32(o.regs.r[1], 101);
+	CHECK_EQ_U32(o.regs.r[2], 2);
+}
+
+TEST(vfp_pops_skip_vsp)
+{
+	static const struct { u8 op[2]; u32 len, add; } v[] = {
+		{ { 0xb3, 0x12 }, 2, 8 * 3 + 4 },
+		{ { 0xb3, 0xf0 }, 2, 8 + 4 },
+		{ { 0xb8 }, 1, 8 + 4 },
+		{ { 0xbf }, 1, 64 + 4 },
+		{ { 0xc8, 0x01 }, 2, 16 },
+		{ { 0xc8, 0x0f }, 2, 128 },
+		{ { 0xc9, 0x23 }, 2, 32 },
+		{ { 0xd0 }, 1, 8 },
+		{ { 0xd7 }, 1, 64 },
+	};
+	struct op_run o;
+
+	for (u32 i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		op_setup(&o, VSP);
+		op_exec(&o, v[i].op, v[i].len);
+		CHECK_EQ_U32(o.res, UW2_EXEC_NEXT);
+		CHECK_EQ_U32(o.pos, v[i].len);
+		CHECK_EQ_U32(o.regs.r[UW2_SP], VSP + v[i].add);
+		CHECK(regs_untouched_but_sp(&o));
+		CHECK_EQ_U32(o.mem.reads, 0);
+	}
+}
+
+/*
+ * EHABI: a popped r13 becomes vsp after the whole instruction, so lr is
+ * still read from the slot after r13's, not from the loaded address.
+ */
+TEST(r13_pop_takes_effect_after_instruction)
+{
+	struct op_run o;
+
+	op_setup(&o, VSP);
+	o.mem.words[1] = VSP + 0x80;
+	op_exec(&o, OPS(0x86, 0x01));	/* r4, r13, r14 */
+	CHECK_EQ_U32(o.res, UW2_EXEC_NEXT);
+	CHECK_EQ_U32(o.regs.r[4], 1);
+	CHECK_EQ_U32(o.regs.r[UW2_LR], 3);
+	CHECK_EQ_U32(o.regs.r[UW2_SP], VSP + 0x80);
+}
+
+TEST(pop_reads_only_inside_window)
+{
+	struct op_run o;
+	struct uw2_stack s;
+
+	op_setup(&o, VSP + 4 * MEM_WORDS - 8);
+	s = mem_stack(&o.mem);
+	o.res = uw2_exec_op(OPS(0xa9), &o.pos, &o.regs, &o.pc_updated, &s);
+	CHECK_EQ_U32(o.res, UW2_EXEC_BAD_SP);
+	CHECK_EQ_U32(o.mem.reads, 0);
+	CHECK(regs_untouched_but_sp(&o));
+	/* exactly up to the top is fine */
+	o.pos = 0;
+	o.res = uw2_exec_op(OPS(0xa8), &o.pos, &o.regs, &o.pc_updated, &s);
+	CHECK_EQ_U32(o.res, UW2_EXEC_NEXT);
+	CHECK_EQ_U32(o.regs.r[UW2_SP], VSP + 4 * MEM_WORDS);
+	CHECK(!o.mem.outside);
+}
+
+TEST(pop_read_fault_changes_nothing)
+{
+	struct op_run o;
+
+	op_setup(&o, VSP);
+	o.mem.fault_set = true;
+	o.mem.fault_addr = VSP + 8;
+	op_exec(&o, OPS(0xab));
+	CHECK_EQ_U32(o.res, UW2_EXEC_READ_FAULT);
+	CHECK_EQ_U32(o.regs.r[UW2_SP], VSP);
+	CHECK(regs_untouched_but_sp(&o));
+}
+
+/*
+ * The opcode space, classified here independently of unwind_v2.c:
+ * returns the length of a valid opcode (B2 with a one-byte ULEB), or 0
+ * for a spare or reserved one.
+ */
+static u32 spec_opcode_len(u8 op, u8 b)
+{
+	if (op < 0x80)
+		return 1;
+	if (op < 0x90)
+		return 2;
+	if (op == 0x9d || op == 0x9f)
+		return 0;
+	if (op < 0xb1)
+		return 1;
+	if (op == 0xb1)
+		return (b & 0xf0) ? 0 : 2;
+	if (op == 0xb2)
+		return 2;
+	if (op == 0xb3 || op == 0xc8 || op == 0xc9)
+		return (b >> 4) + (b & 0xf) > 15 ? 0 : 2;
+	if ((op >= 0xb8 && op <= 0xbf) || (op >= 0xd0 && op <= 0xd7))
+		return 1;
+	return 0;
+}
+
+TEST(opcode_space_classification)
+{
+	u32 bad = 0;
+
+	for (u32 op = 0; op < 256; op++) {
+		for (u32 b = 0; b < 256; b++) {
+			u32 want = spec_opcode_len(op, b & 0x7f);
+			u8 seq[2] = { op, b & 0x7f };
+			struct op_run o;
+
+			op_setup(&o, VSP);
+			op_exec(&o, seq, 2);
+			if (!want) {
+				if (o.res != UW2_EXEC_BAD_OPCODE)
+					bad++;
+			} else if (o.res == UW2_EXEC_BAD_OPCODE ||
+				   o.pos != want) {
+				bad++;
+			}
+			if (want == 1)
+				break;
+		}
+	}
+	CHECK_EQ_U32(bad, 0);
+}
+
+/* ---- lookup vectors (§6.1, table suite) ---- */
+
+struct ltab {
+	u8 pages[64];
+	u8 funcs[64];
+	u8 fot[16];
+	struct uw2_table t;
+};
+
+static void ltab_init(struct ltab *l, const u32 *pages, u32 np,
+		      const u16 (*funcs)[2], u32 nf)
+{
+	memset(l, 0, sizeof(*l));
+	for (u32 i = 0; i < np; i++)
+		uw2g_put32(l->pages + 4 * i, pages[i]);
+	for (u32 i = 0; i < nf; i++) {
+		l->funcs[4 * i] = funcs[i][0];
+		l->funcs[4 * i + 1] = funcs[i][0] >> 8;
+		l->funcs[4 * i + 2] = funcs[i][1];
+		l->funcs[4 * i + 3] = funcs[i][1] >> 8;
+	}
+	l->t.page_table = l->pages;
+	l->t.page_count = np;
+	l->t.func_table = l->funcs;
+	l->t.func_count = nf;
+	l->t.fot = l->fot;
+	l->t.fot_size = sizeof(l->fot);
+}
+
+static u32 boff(u32 page, u32 poff)
+{
+	return (page << 17) + (poff << 1);
+}
+
+static void check_lookup(const struct ltab *l, u32 byte_off, bool found,
+			 u32 instr_off, u32 fot_index)
+{
+	u32 io = 0xdead, fi = 0xdead;
+	bool ok = uw2_lookup_function(&l->t, byte_off, &io, &fi);
+
+	CHECK_EQ_U32(ok, found);
+	if (ok && found) {
+		CHECK_EQ_U32(io, instr_off);
+		CHECK_EQ_U32(fi, fot_index);
+	}
+}
+
+TEST(fot_lookup_vectors)
+{
+	static const u8 fot[] = { 0x82, 0x01, 0x02, 0x80, 0x01, 0x03,
+				  0x00, 0x04 };
+	struct uw2_table t = { .fot = fot, .fot_size = sizeof(fot) };
+	u32 idx = 0;
+
+	CHECK(uw2_lookup_sequence(&t, 0, 128, &idx));
+	CHECK_EQ_U32(idx, 3);
+	CHECK(uw2_lookup_sequence(&t, 0, 129, &idx));
+	CHECK_EQ_U32(idx, 3);
+	CHECK(uw2_lookup_sequence(&t, 0, 0, &idx));
+	CHECK_EQ_U32(idx, 4);
+	CHECK(uw2_lookup_sequence(&t, 0, 130, &idx));
+	CHECK_EQ_U32(idx, 2);
+	/* the walk stops at the FOT's end when no offset 0 terminates it */
+	t.fot_size = 6;
+	CHECK(!uw2_lookup_sequence(&t, 0, 5, &idx));
+	CHECK(!uw2_lookup_sequence(&t, 7, 5, &idx));
+}
+
+TEST(lookup_entry_in_page)
+{
+	static const u32 pages[] = { 0, 2 };
+	static const u16 funcs[][2] = { { 0, 20 }, { 4, 40 }, { 6, 70 } };
+	struct ltab l;
+
+	ltab_init(&l, pages, 2, funcs, 3);
+	check_lookup(&l, boff(0, 4), true, 0, 40);
+	check_lookup(&l, boff(0, 50), true, 46, 40);
+	check_lookup(&l, boff(1, 0xffff), true, 0xfff9, 70);
+	check_lookup(&l, boff(0, 3), true, 3, 20);
+	check_lookup(&l, boff(0, 3) + 1, true, 3, 20);	/* Thumb bit */
+}
+
+TEST(lookup_empty_page)
+{
+	static const u32 pages[] = { 0, 1, 1 };
+	static const u16 funcs[][2] = { { 0, 20 }, { 6, 70 } };
+	struct ltab l;
+
+	ltab_init(&l, pages, 3, funcs, 2);
+	check_lookup(&l, boff(1, 4), true, 0x10004, 20);
+}
+
+TEST(lookup_invalid_instruction_offset)
+{
+	static const u32 pages[] = { 0, 1 };
+	static const u16 funcs[][2] = { { 0, 20 }, { 6, 70 } };
+	struct ltab l;
+
+	ltab_init(&l, pages, 2, funcs, 2);
+	check_lookup(&l, boff(50, 6), false, 0, 0);
+	check_lookup(&l, boff(2, 0), false, 0, 0);
+}
+
+TEST(lookup_second_page_of_spanning_function)
+{
+	static const u32 pages[] = { 0, 1, 2 };
+	static const u16 funcs[][2] = { { 0, 20 }, { 6, 70 }, { 10, 80 } };
+	struct ltab l;
+
+	ltab_init(&l, pages, 3, funcs, 3);
+	check_lookup(&l, boff(1, 4), true, 0x10004, 20);
+}
+
+TEST(lookup_within_function_spanning_pages)
+{
+	static const u32 pages[] = { 0, 1, 1, 1 };
+	static const u16 funcs[][2] = { { 0, 20 }, { 6, 70 } };
+	struct ltab l;
+
+	ltab_init(&l, pages, 4, funcs, 2);
+	for (u32 p = 0; p < 3; p++)
+		check_lookup(&l, boff(p, 4), true, (p << 16) + 4, 20);
+	check_lookup(&l, boff(3, 4), true, 0x30004, 20);
+	/* and just past the function that starts on page 3 */
+	check_lookup(&l, boff(3, 6), true, 0, 70);
+}
+
+/* CanUnwindFrom: which module, if any, holds an address. */
+TEST(find_module)
+{
+	static const struct uw2_module mods[] = {
+		{ .text_start = 0x1000, .text_end = 0x1500 },
+		{ .text_start = 0x2000, .text_end = 0x2500 },
+	};
+
+	CHECK(uw2_find_module(mods, 2, 0x1100) == &mods[0]);
+	CHECK(uw2_find_module(mods, 2, 0x1000) == &mods[0]);
+	CHECK(uw2_find_module(mods, 2, 0x2100) == &mods[1]);
+	CHECK(uw2_find_module(mods, 2, 0x400) == NULL);
+	CHECK(uw2_find_module(mods, 2, 0x14ff) == &mods[0]);
+	CHECK(uw2_find_module(mods, 2, 0x1500) == NULL);
+	CHECK(uw2_find_module(mods, 2, 0xffffffff) == NULL);
+	CHECK(uw2_find_module(mods, 0, 0x1100) == NULL);
+}
+
+/* ---- §6.2: the header parse alone performs no content checks ---- */
+
+TEST(parse_header_spans_only)
+{
+	u8 *blob = calloc(1, 512);
+	static const u32 hdr[] = { 64, 1, 128, 2, 192, 3, 256, 4 };
+	struct uw2_verror err;
+	struct uw2_table t;
+
+	for (int i = 0; i < 8; i++)
+		uw2g_put32(blob + 4 * i, hdr[i]);
+	uw2g_put32(blob + 64, 1);
+	blob[128 + 2] = 2;
+	blob[132 + 2] = 3;
+	memset(blob + 192, 3, 3);
+	memset(blob + 256, 4, 4);
+	CHECK(UW2_HEADER_SIZE < 64);
+	CHECK_EQ_U32(uw2_table_parse_header(&t, blob, 512, &err), UW2_OK);
+	CHECK(t.page_table == blob + 64);
+	CHECK_EQ_U32(t.page_count, 1);
+	CHECK_EQ_U32(t.page_table[0], 1);
+	CHECK(t.func_table == blob + 128);
+	CHECK_EQ_U32(t.func_count, 2);
+	CHECK_EQ_U32(t.func_table[2], 2);
+	CHECK_EQ_U32(t.func_table[6], 3);
+	CHECK(t.fot == blob + 192);
+	CHECK_EQ_U32(t.fot_size, 3);
+	CHECK_MEM(t.fot, "\3\3\3", 3);
+	CHECK(t.uit == blob + 256);
+	CHECK_EQ_U32(t.uit_size, 4);
+	CHECK_MEM(t.uit, "\4\4\4\4", 4);
+	/* the full validation does see that page 0 starts at function 1 */
+	CHECK_EQ_U32(uw2_table_init(&t, blob, 512, &err), UW2_ERR_PAGE_FIRST);
+	CHECK_EQ_U32(err.offset, 64);
+	free(blob);
+}
+
+/* ---- validation: one test per error ---- */
+
+/*
+ * A valid blob with room to move things: page table at 32 (room for 4
+ * entries), function table at 48 (4), FOT at 64 (16 bytes), UIT at 80
+ * (16 bytes).  It holds the FORMAT-v2.md §5.9 worked example.
+ */
+#define VB_SIZE 96
+static const u8 vb_fot[] = { 0x02, 0x00, 0x01, 0x05, 0x00, 0x08 };
+static const u8 vb_uit[] = { 0x97, 0x41, 0x84, 0x0b, 0xb0,
+			     0x84, 0x0b, 0xb0, 0xb0 };
+
+static void vb_init(u8 *b)
+{
+	static const u32 hdr[] = { 32, 1, 48, 1, 64, sizeof(vb_fot),
+				   80, sizeof(vb_uit) };
+
+	memset(b, 0, VB_SIZE);
+	for (int i = 0; i < 8; i++)
+		uw2g_put32(b + 4 * i, hdr[i]);
+	memcpy(b + 64, vb_fot, sizeof(vb_fot));
+	memcpy(b + 80, vb_uit, sizeof(vb_uit));
+}
+
+static void vb_set(u8 *b, u32 field, u32 val)
+{
+	uw2g_put32(b + 4 * field, val);
+}
+
+#define ANY_OFFSET 0xffffffffu
+
+static void check_verr(const u8 *b, u32 size, enum uw2_verr code, u32 off)
+{
+	struct uw2_verror err = { UW2_OK, 0xdead };
+	struct uw2_table t;
+	u8 *copy = malloc(size ? size : 1);
+
+	memcpy(copy, b, size);
+	CHECK_EQ_U32(uw2_table_init(&t, copy, size, &err), code);
+	CHECK_EQ_U32(err.code, code);
+	if (code && off != ANY_OFFSET)
+		CHECK_EQ_U32(err.offset, off);
+	free(copy);
+}
+
+TEST(validate_accepts_base)
+{
+	u8 b[VB_SIZE];
+	struct uw2_table t;
+
+	vb_init(b);
+	check_verr(b, VB_SIZE, UW2_OK, 0);
+	CHECK_EQ_U32(uw2_table_init(&t, b, VB_SIZE, NULL), UW2_OK);
+	CHECK_EQ_U32(uw2_table_text_span(&t), 1u << 17);
+	CHECK(uw2_verr_str(UW2_OK) != NULL);
+}
+
+TEST(verr_short)
+{
+	u8 b[VB_SIZE];
+
+	vb_init(b);
+	check_verr(b, 31, UW2_ERR_SHORT, 31);
+	check_verr(b, 0, UW2_ERR_SHORT, 0);
+}
+
+TEST(verr_bounds)
+{
+	u8 b[VB_SIZE];
+
+	vb_init(b);
+	vb_set(b, 7, 17);		/* UIT one byte past the end */
+	check_verr(b, VB_SIZE, UW2_ERR_BOUNDS, 24);
+	vb_init(b);
+	vb_set(b, 1, 0x40000001);	/* count * 4 wraps to 4 */
+	check_verr(b, VB_SIZE, UW2_ERR_BOUNDS, 0);
+	vb_init(b);
+	vb_set(b, 4, 0xfffffff0);
+	check_verr(b, VB_SIZE, UW2_ERR_BOUNDS, 16);
+	vb_init(b);
+	check_verr(b, 88, UW2_ERR_BOUNDS, 24);
+}
+
+TEST(verr_overlap)
+{
+	u8 b[VB_SIZE];
+
+	vb_init(b);
+	vb_set(b, 0, 28);		/* page table inside the header */
+	check_verr(b, VB_SIZE, UW2_ERR_OVERLAP, 0);
+	vb_init(b);
+	vb_set(b, 4, 50);		/* FOT inside the function table */
+	check_verr(b, VB_SIZE, UW2_ERR_OVERLAP, 16);
+	vb_init(b);
+	vb_set(b, 6, 69);		/* UIT over the FOT's last byte */
+	check_verr(b, VB_SIZE, UW2_ERR_OVERLAP, 24);
+}
+
+TEST(verr_align)
+{
+	u8 b[VB_SIZE];
+
+	vb_init(b);
+	vb_set(b, 0, 34);
+	check_verr(b, VB_SIZE, UW2_ERR_ALIGN, 0);
+	vb_init(b);
+	vb_set(b, 2, 50);
+	check_verr(b, VB_SIZE, UW2_ERR_ALIGN, 8);
+}
+
+TEST(verr_empty)
+{
+	u8 b[VB_SIZE];
+
+	for (u32 f = 0; f < 4; f++) {
+		vb_init(b);
+		vb_set(b, 2 * f + 1, 0);
+		check_verr(b, VB_SIZE, UW2_ERR_EMPTY, 8 * f + 4);
+	}
+}
+
+TEST(verr_page_first)
+{
+	u8 b[VB_SIZE];
+
+	vb_init(b);
+	vb_set(b, 3, 2);
+	uw2g_put32(b + 32, 1);
+	check_verr(b, VB_SIZE, UW2_ERR_PAGE_FIRST, 32);
+}
+
+TEST(verr_page_order)
+{
+	u8 b[VB_SIZE];
+
+	vb_init(b);
+	vb_set(b, 1, 3);
+	vb_set(b, 3, 2);
+	uw2g_put32(b + 36, 1);
+	check_verr(b, VB_SIZE, UW2_ERR_PAGE_ORDER, 40);
+}
+
+TEST(verr_page_range)
+{
+	u8 b[VB_SIZE];
+
+	vb_init(b);
+	vb_set(b, 1, 2);
+	uw2g_put32(b + 36, 2);
+	check_verr(b, VB_SIZE, UW2_ERR_PAGE_RANGE, 36);
+	/* a trailing page with no function start is fine */
+	uw2g_put32(b + 36, 1);
+	check_verr(b, VB_SIZE, UW2_OK, 0);
+}
+
+TEST(verr_func_first)
+{
+	u8 b[VB_SIZE];
+
+	vb_init(b);
+	b[48] = 4;
+	check_verr(b, VB_SIZE, UW2_ERR_FUNC_FIRST, 48);
+	/* page 0 without a function start */
+	vb_init(b);
+	vb_set(b, 1, 2);
+	check_verr(b, VB_SIZE, UW2_ERR_FUNC_FIRST, 48);
+}
+
+TEST(verr_func_order)
+{
+	u8 b[VB_SIZE];
+
+	vb_init(b);
+	vb_set(b, 3, 3);
+	b[52] = 8;
+	b[56] = 8;			/* equal to the previous start */
+	check_verr(b, VB_SIZE, UW2_ERR_FUNC_ORDER, 56);
+	b[56] = 6;
+	check_verr(b, VB_SIZE, UW2_ERR_FUNC_ORDER, 56);
+	b[56] = 9;
+	check_verr(b, VB_SIZE, UW2_OK, 0);
+	/* offsets restart on a new page */
+	vb_set(b, 1, 2);
+	uw2g_put32(b + 36, 2);
+	b[56] = 0;
+	check_verr(b, VB_SIZE, UW2_OK, 0);
+}
+
+TEST(verr_fot_index)
+{
+	u8 b[VB_SIZE];
+
+	vb_init(b);
+	b[50] = sizeof(vb_fot);
+	check_verr(b, VB_SIZE, UW2_ERR_FOT_INDEX, 50);
+}
+
+TEST(verr_fot_trunc)
+{
+	static const u8 big[] = { 0xff, 0xff, 0xff, 0xff, 0x7f, 0x00 };
+	static const u8 noend[] = { 0x02, 0x00, 0x01, 0x05 };
+	u8 b[VB_SIZE];
+
+	vb_init(b);
+	vb_set(b, 5, sizeof(vb_fot) - 1);
+	check_verr(b, VB_SIZE, UW2_ERR_FOT_TRUNC, 64 + 5);
+	vb_init(b);
+	memcpy(b + 64, big, sizeof(big));
+	check_verr(b, VB_SIZE, UW2_ERR_FOT_TRUNC, 64);
+	vb_init(b);
+	memcpy(b + 64, noend, sizeof(noend));
+	vb_set(b, 5, sizeof(noend));
+	check_verr(b, VB_SIZE, UW2_ERR_FOT_TRUNC, 64 + 4);
+}
+
+TEST(verr_fot_order)
+{
+	u8 b[VB_SIZE];
+
+	vb_init(b);
+	b[64 + 2] = 0x02;		/* (2, 0), (2, 5), (0, 8) */
+	check_verr(b, VB_SIZE, UW2_ERR_FOT_ORDER, 66);
+	b[64 + 2] = 0x03;
+	check_verr(b, VB_SIZE, UW2_ERR_FOT_ORDER, 66);
+}
+
+TEST(verr_uit_index)
+{
+	u8 b[VB_SIZE];
+
+	vb_init(b);
+	b[64 + 5] = sizeof(vb_uit);
+	check_verr(b, VB_SIZE, UW2_ERR_UIT_INDEX, 64 + 5);
+}
+
+TEST(verr_uit_opcode)
+{
+	static const u8 spare[][2] = {
+		{ 0x9d }, { 0x9f }, { 0xb1, 0x10 }, { 0xb4 }, { 0xb7 },
+		{ 0xc0 }, { 0xc6, 0x00 }, { 0xc7 }, { 0xca }, { 0xcf },
+		{ 0xd8 }, { 0xff }, { 0xb3, 0x88 }, { 0xc9, 0x1f },
+	};
+	u8 b[VB_SIZE];
+
+	for (u32 i = 0; i < sizeof(spare) / sizeof(spare[0]); i++) {
+		vb_init(b);
+		b[80 + 5] = spare[i][0];	/* second sequence's start */
+		b[80 + 6] = spare[i][1];
+		check_verr(b, VB_SIZE, UW2_ERR_UIT_OPCODE, 80 + 5);
+	}
+}
+
+TEST(verr_uit_trunc)
+{
+	u8 b[VB_SIZE];
+
+	vb_init(b);
+	b[80 + 8] = 0x00;		/* the last sequence never finishes */
+	check_verr(b, VB_SIZE, UW2_ERR_UIT_TRUNC, 80 + 9);
+	b[80 + 8] = 0x84;		/* a two-byte opcode cut in half */
+	check_verr(b, VB_SIZE, UW2_ERR_UIT_TRUNC, 80 + 8);
+	b[80 + 8] = 0xb2;
+	check_verr(b, VB_SIZE, UW2_ERR_UIT_TRUNC, 80 + 8);
+}
+
+/* Sequences after Finish or Refuse, or unreachable ones, are not read. */
+TEST(validate_only_reachable)
+{
+	u8 b[VB_SIZE];
+
+	vb_init(b);
+	vb_set(b, 7, 12);
+	b[80 + 9] = 0x9d;		/* garbage no FOT entry points at */
+	b[80 + 10] = 0xff;
+	b[80 + 11] = 0x80;
+	check_verr(b, VB_SIZE, UW2_OK, 0);
+}
+
+/*
+ * Many functions alternating between two lists whose sequences are long:
+ * work grows with functions times sequence length, and is refused.
+ */
+TEST(verr_too_complex)
+{
+	enum { NF = 2000, SEQ = 3000 };
+	u32 size = 32 + 4 + 4 * NF + 4 + SEQ;
+	u8 *b = calloc(1, size);
+	u32 ft = 36, fot = ft + 4 * NF, uit = fot + 4;
+
+	uw2g_put32(b + 0, 32);
+	uw2g_put32(b + 4, 1);
+	uw2g_put32(b + 8, ft);
+	uw2g_put32(b + 12, NF);
+	uw2g_put32(b + 16, fot);
+	uw2g_put32(b + 20, 4);
+	uw2g_put32(b + 24, uit);
+	uw2g_put32(b + 28, SEQ);
+	for (u32 i = 0; i < NF; i++) {
+		b[ft + 4 * i] = i;
+		b[ft + 4 * i + 1] = i >> 8;
+		b[ft + 4 * i + 2] = (i & 1) * 2;
+	}
+	b[fot + 3] = 1;			/* lists (0, 0) and (0, 1) */
+	b[uit + SEQ - 1] = 0xb0;	/* 00 00 ... 00 B0 */
+	check_verr(b, size, UW2_ERR_TOO_COMPLEX, ANY_OFFSET);
+	{
+		struct uw2_verror err;
+		struct uw2_table t;
+
+		uw2_table_init(&t, b, size, &err);
+		CHECK(err.offset >= uit && err.offset < uit + SEQ);
+	}
+	/* the same table with every function sharing one list is fine */
+	for (u32 i = 0; i < NF; i++)
+		b[ft + 4 * i + 2] = 0;
+	check_verr(b, size, UW2_OK, 0);
+	free(b);
+}
+
+/* ---- whole unwinds ---- */
+
+/*
+ * Module A at 0x10000 (Thumb code), the scenario functions:
+ *   L  0x100  leaf: push {r4, lr}            B0 | A8 B0
+ *   M  0x200  push {r4-r7, lr}; sub sp, #12  B0 | AB B0 | 02 AB B0
+ *   T  0x300  push {r4,r5,r7,lr}; add r7, sp, #8 (§5.9)
+ *   R  0x400  thread entry: outermost        B1 00
+ *   N  0x500  ends in a call to a noreturn function
+ *   X  0x600  refuse filler, right after N
+ *   Z  0x700  return to lr, sp unchanged     B0
+ *   P  0x800  sp += 4 only                   00 B0
+ *   Q  0x900  vsp = r7                       97 B0
+ */
+#define A_BASE 0x10000u
+#define B_BASE 0x40000u
+
+static const u8 s_b0[] = { 0xb0 };
+static const u8 s_a8[] = { 0xa8, 0xb0 };
+static const u8 s_ab[] = { 0xab, 0xb0 };
+static const u8 s_02ab[] = { 0x02, 0xab, 0xb0 };
+static const u8 s_t2[] = { 0x97, 0x41, 0x84, 0x0b, 0xb0 };
+static const u8 s_t1[] = { 0x84, 0x0b, 0xb0 };
+static const u8 s_root[] = { 0xb1, 0x00 };
+static const u8 s_refuse[] = { 0x80, 0x00 };
+static const u8 s_p[] = { 0x00, 0xb0 };
+static const u8 s_q[] = { 0x97, 0xb0 };
+
+#define ROW(o, s) { (o), (s), sizeof(s) }
+
+static const struct uw2g_row r_l[] = { ROW(1, s_a8), ROW(0, s_b0) };
+static const struct uw2g_row r_m[] = {
+	ROW(2, s_02ab), ROW(1, s_ab), ROW(0, s_b0),
+};
+static const struct uw2g_row r_t[] = {
+	ROW(2, s_t2), ROW(1, s_t1), ROW(0, s_b0),
+};
+static const struct uw2g_row r_root[] = { ROW(0, s_root) };
+static const struct uw2g_row r_n[] = { ROW(1, s_a8), ROW(0, s_b0) };
+static const struct uw2g_row r_refuse[] = { ROW(0, s_refuse) };
+static const struct uw2g_row r_z[] = { ROW(0, s_b0) };
+static const struct uw2g_row r_p[] = { ROW(0, s_p) };
+static const struct uw2g_row r_q[] = { ROW(0, s_q) };
+
+#define FN(start, rows) { (start), (rows), sizeof(rows) / sizeof(rows[0]) }
+
+static const struct uw2g_func a_funcs[] = {
+	FN(0x000, r_refuse), FN(0x100, r_l), FN(0x200, r_m),
+	FN(0x300, r_t), FN(0x400, r_root), FN(0x500, r_n),
+	FN(0x600, r_refuse), FN(0x700, r_z), FN(0x800, r_p),
+	FN(0x900, r_q), FN(0xa00, r_refuse),
+};
+
+/* Module B at 0x40000: a leaf and a two-page function. */
+static const struct uw2g_func b_funcs[] = {
+	FN(0x000, r_l), FN(0x100, r_m), FN(0x20100, r_refuse),
+};
+
+struct world {
+	u8 a_blob[512], b_blob[512];
+	struct uw2_table a, b;
+	struct uw2_module mods[2];
+	struct mem mem;
+	struct uw2_stack stack;
+	struct uw2_regs regs;
+	u32 frames[16];
+	u32 n;
+};
+
+static void world_init(struct world *w)
+{
+	u32 na, nb;
+
+	memset(w, 0, sizeof(*w));
+	na = uw2g_build(a_funcs, sizeof(a_funcs) / sizeof(a_funcs[0]),
+			0x1000, w->a_blob, sizeof(w->a_blob));
+	nb = uw2g_build(b_funcs, sizeof(b_funcs) / sizeof(b_funcs[0]),
+			0x30000, w->b_blob, sizeof(w->b_blob));
+	CHECK(na && nb);
+	CHECK_EQ_U32(uw2_table_init(&w->a, w->a_blob, na, NULL), UW2_OK);
+	CHECK_EQ_U32(uw2_table_init(&w->b, w->b_blob, nb, NULL), UW2_OK);
+	w->mods[0] = (struct uw2_module){ A_BASE, A_BASE + 0x1000, &w->a };
+	w->mods[1] = (struct uw2_module){ B_BASE, B_BASE + 0x30000, &w->b };
+	w->mem.base = VSP;
+	w->stack = mem_stack(&w->mem);
+	w->regs.r[UW2_SP] = VSP;
+}
+
+static enum uw2_stop world_unwind(struct world *w, u32 max, unsigned int fl)
+{
+	enum uw2_stop stop;
+
+	memset(w->frames, 0xee, sizeof(w->frames));
+	stop = uw2_unwind(w->mods, 2, &w->regs, &w->stack, w->frames, max,
+			  &w->n, fl);
+	CHECK(!w->mem.outside);
+	CHECK(w->n <= max);
+	if (w->n < 16)
+		CHECK_EQ_U32(w->frames[w->n], 0xeeeeeeee);
+	return stop;
+}
+
+#define RA_M (A_BASE + 0x210 + 1)	/* Thumb return into M, past sub */
+#define RA_T (A_BASE + 0x320 + 1)
+#define RA_R (A_BASE + 0x404 + 1)
+
+/*
+ * A four-frame stack, L <- M <- T <- R, sampled in L after its push.
+ * Returns the sp the walk ends with.
+ */
+static u32 world_stack_lmtr(struct world *w)
+{
+	struct mem *m = &w->mem;
+
+	w->regs.r[UW2_PC] = A_BASE + 0x104;
+	w->regs.r[UW2_LR] = 0x1234;	/* stale: L saved lr */
+	mem_put(m, VSP + 0, 0x44);	/* L: r4, lr */
+	mem_put(m, VSP + 4, RA_M);
+	/* M: 12 bytes of locals, then r4-r7, lr */
+	mem_put(m, VSP + 20, 0x4);
+	mem_put(m, VSP + 32, VSP + 48);	/* r7: T's frame pointer */
+	mem_put(m, VSP + 36, RA_T);
+	/* T: vsp = r7 - 8, then r4, r5, r7, lr */
+	mem_put(m, VSP + 40, 0x40);
+	mem_put(m, VSP + 48, 0x77);
+	mem_put(m, VSP + 52, RA_R);
+	return VSP + 56;
+}
+
+TEST(unwind_three_callers_to_root)
+{
+	struct world w;
+	u32 end_sp;
+
+	world_init(&w);
+	end_sp = world_stack_lmtr(&w);
+	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_ROOT);
+	CHECK_EQ_U32(w.n, 4);
+	CHECK_EQ_U32(w.frames[0], A_BASE + 0x104);
+	CHECK_EQ_U32(w.frames[1], RA_M);
+	CHECK_EQ_U32(w.frames[2], RA_T);
+	CHECK_EQ_U32(w.frames[3], RA_R);
+	CHECK_EQ_U32(w.regs.r[UW2_SP], end_sp);
+	CHECK_EQ_U32(w.regs.r[7], 0x77);
+	CHECK_EQ_U32(w.regs.r[4], 0x40);
+}
+
+TEST(unwind_max_depth)
+{
+	struct world w;
+
+	world_init(&w);
+	world_stack_lmtr(&w);
+	CHECK_EQ_U32(world_unwind(&w, 2, 0), UW2_STOP_MAX_DEPTH);
+	CHECK_EQ_U32(w.n, 2);
+	CHECK_EQ_U32(w.frames[1], RA_M);
+	/* the root frame fits exactly: that is root, not max-depth */
+	world_init(&w);
+	world_stack_lmtr(&w);
+	CHECK_EQ_U32(world_unwind(&w, 4, 0), UW2_STOP_ROOT);
+	CHECK_EQ_U32(w.n, 4);
+	world_init(&w);
+	world_stack_lmtr(&w);
+	CHECK_EQ_U32(world_unwind(&w, 0, 0), UW2_STOP_MAX_DEPTH);
+	CHECK_EQ_U32(w.n, 0);
+}
+
+TEST(unwind_read_fault)
+{
+	struct world w;
+
+	world_init(&w);
+	world_stack_lmtr(&w);
+	w.mem.fault_set = true;
+	w.mem.fault_addr = VSP + 36;	/* M's saved lr */
+	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_READ_FAULT);
+	CHECK_EQ_U32(w.n, 2);
+	CHECK_EQ_U32(w.regs.r[UW2_SP], VSP + 8);	/* as L left it */
+}
+
+TEST(unwind_window_ends_mid_stack)
+{
+	struct world w;
+
+	world_init(&w);
+	world_stack_lmtr(&w);
+	w.stack.hi = VSP + 40;		/* M's pop fits, T's does not */
+	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_BAD_SP);
+	CHECK_EQ_U32(w.n, 3);
+	world_init(&w);
+	world_stack_lmtr(&w);
+	w.stack.hi = VSP + 36;
+	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_BAD_SP);
+	CHECK_EQ_U32(w.n, 2);
+}
+
+/* ARM (bit 0 clear) and Thumb return addresses unwind alike. */
+TEST(unwind_arm_and_thumb_return_addresses)
+{
+	struct world w;
+
+	for (u32 thumb = 0; thumb < 2; thumb++) {
+		world_init(&w);
+		world_stack_lmtr(&w);
+		mem_put(&w.mem, VSP + 4, RA_M - 1 + thumb);
+		mem_put(&w.mem, VSP + 36, RA_T - 1 + thumb);
+		CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_ROOT);
+		CHECK_EQ_U32(w.n, 4);
+		CHECK_EQ_U32(w.frames[1], RA_M - 1 + thumb);
+		CHECK_EQ_U32(w.frames[2], RA_T - 1 + thumb);
+	}
+}
+
+/*
+ * N ends in a call to a noreturn function, so its return address is the
+ * first byte of X, a refuse filler.  At the call site the walk goes on
+ * through N; Chrome's bare lookup lands in X.
+ */
+TEST(unwind_call_site_vs_chrome_compat)
+{
+	struct world w;
+
+	for (u32 compat = 0; compat < 2; compat++) {
+		world_init(&w);
+		w.regs.r[UW2_PC] = A_BASE + 0x700;	/* Z: B0 */
+		w.regs.r[UW2_LR] = A_BASE + 0x600 + 1;
+		mem_put(&w.mem, VSP + 0, 0x44);		/* N: r4, lr */
+		mem_put(&w.mem, VSP + 4, RA_R);
+		if (!compat) {
+			CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_ROOT);
+			CHECK_EQ_U32(w.n, 3);
+			CHECK_EQ_U32(w.frames[2], RA_R);
+		} else {
+			CHECK_EQ_U32(world_unwind(&w, 16, UW2_F_CHROME_COMPAT),
+				     UW2_STOP_REFUSED);
+			CHECK_EQ_U32(w.n, 2);
+		}
+		CHECK_EQ_U32(w.frames[1], A_BASE + 0x601);
+	}
+}
+
+/* The sampled pc is exact: it is looked up as is, never moved back. */
+TEST(unwind_sampled_pc_not_adjusted)
+{
+	struct world w;
+
+	world_init(&w);
+	w.regs.r[UW2_PC] = A_BASE + 0x400;	/* first byte of R */
+	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_ROOT);
+	CHECK_EQ_U32(w.n, 1);
+	/* as a return address the same value is a call at the end of T */
+	world_init(&w);
+	w.regs.r[UW2_PC] = A_BASE + 0x702;
+	w.regs.r[UW2_LR] = A_BASE + 0x400;
+	w.regs.r[7] = VSP + 16;
+	mem_put(&w.mem, VSP + 20, RA_R);
+	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_ROOT);
+	CHECK_EQ_U32(w.n, 3);
+	CHECK_EQ_U32(w.frames[2], RA_R);
+}
+
+TEST(unwind_across_modules)
+{
+	struct world w;
+
+	world_init(&w);
+	/* leaf in B's L, called from B's M, called from A's T, from R */
+	w.regs.r[UW2_PC] = B_BASE + 0x004;
+	mem_put(&w.mem, VSP + 0, 0x44);
+	mem_put(&w.mem, VSP + 4, B_BASE + 0x110);	/* ARM return */
+	mem_put(&w.mem, VSP + 32, VSP + 48);
+	mem_put(&w.mem, VSP + 36, RA_T);
+	mem_put(&w.mem, VSP + 52, RA_R);
+	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_ROOT);
+	CHECK_EQ_U32(w.n, 4);
+	CHECK_EQ_U32(w.frames[0], B_BASE + 0x004);
+	CHECK_EQ_U32(w.frames[1], B_BASE + 0x110);
+	CHECK_EQ_U32(w.frames[2], RA_T);
+	CHECK_EQ_U32(w.frames[3], RA_R);
+}
+
+TEST(unwind_second_page_of_function)
+{
+	struct world w;
+
+	world_init(&w);
+	/* B's M starts at 0x100 on page 0 and runs on until 0x20100 */
+	w.regs.r[UW2_PC] = B_BASE + 0x20010;
+	mem_put(&w.mem, VSP + 12, 0x44);
+	mem_put(&w.mem, VSP + 28, RA_R);
+	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_ROOT);
+	CHECK_EQ_U32(w.n, 2);
+	CHECK_EQ_U32(w.regs.r[UW2_SP], VSP + 32);
+	/* its refuse filler on page 1 */
+	world_init(&w);
+	w.regs.r[UW2_PC] = B_BASE + 0x20110;
+	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_REFUSED);
+}
+
+/* ---- §3.3: one test per way a frame is refused ---- */
+
+TEST(rule_no_table)
+{
+	struct world w;
+
+	world_init(&w);
+	w.regs.r[UW2_PC] = 0x8000;		/* no module */
+	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_NO_TABLE);
+	CHECK_EQ_U32(w.n, 1);
+	world_init(&w);
+	w.mods[1].text_end = B_BASE + 0x50000;	/* past the table's pages */
+	w.regs.r[UW2_PC] = B_BASE + 0x40000;
+	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_NO_TABLE);
+	world_init(&w);
+	w.mods[0].table = NULL;
+	w.regs.r[UW2_PC] = A_BASE + 0x100;
+	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_NO_TABLE);
+	/* a caller outside every module */
+	world_init(&w);
+	w.regs.r[UW2_PC] = A_BASE + 0x700;
+	w.regs.r[UW2_LR] = 0x30000;
+	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_NO_TABLE);
+	CHECK_EQ_U32(w.n, 2);
+}
+
+TEST(rule_refused)
+{
+	struct world w;
+
+	world_init(&w);
+	w.regs.r[UW2_PC] = A_BASE + 0x10;
+	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_REFUSED);
+	CHECK_EQ_U32(w.n, 1);
+	CHECK_EQ_U32(w.regs.r[UW2_SP], VSP);
+}
+
+TEST(rule_sp_above_window_after_opcode)
+{
+	struct world w;
+
+	world_init(&w);
+	w.regs.r[UW2_PC] = A_BASE + 0x800;	/* P: 00 B0 */
+	w.regs.r[UW2_SP] = w.stack.hi;	/* an empty stack is fine... */
+	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_BAD_SP);
+	CHECK_EQ_U32(w.mem.reads, 0);
+}
+
+TEST(rule_sp_below_frame_start)
+{
+	struct world w;
+
+	world_init(&w);
+	w.regs.r[UW2_PC] = A_BASE + 0x900;	/* Q: 97 B0 */
+	w.regs.r[UW2_SP] = VSP + 16;
+	w.regs.r[7] = VSP + 8;
+	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_BAD_SP);
+	/* the same with r7 above sp unwinds the frame */
+	world_init(&w);
+	w.regs.r[UW2_PC] = A_BASE + 0x900;
+	w.regs.r[UW2_SP] = VSP + 16;
+	w.regs.r[7] = VSP + 24;
+	w.regs.r[UW2_LR] = RA_R;
+	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_ROOT);
+}
+
+TEST(rule_sp_unaligned_after_opcode)
+{
+	struct world w;
+
+	world_init(&w);
+	w.regs.r[UW2_PC] = A_BASE + 0x900;
+	w.regs.r[7] = VSP + 10;
+	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_BAD_SP);
+}
+
+TEST(rule_sp_overflow)
+{
+	struct world w;
+
+	world_init(&w);
+	w.regs.r[UW2_PC] = A_BASE + 0x800;
+	w.regs.r[UW2_SP] = 0xfffffffc;
+	w.stack.lo = 0xffffff00;
+	w.stack.hi = 0xffffffff;
+	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_BAD_SP);
+	CHECK_EQ_U32(w.regs.r[UW2_SP], 0xfffffffc);
+}
+
+TEST(rule_sp_below_window)
+{
+	struct world w;
+
+	world_init(&w);
+	w.regs.r[UW2_PC] = A_BASE + 0x700;	/* B0 alone, no read */
+	w.regs.r[UW2_LR] = RA_R;
+	w.regs.r[UW2_SP] = VSP - 8;
+	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_BAD_SP);
+}
+
+TEST(rule_frame_sp_not_8_aligned)
+{
+	struct world w;
+
+	world_init(&w);
+	w.regs.r[UW2_PC] = A_BASE + 0x800;	/* P: sp += 4 */
+	w.regs.r[UW2_LR] = RA_R;
+	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_BAD_SP);
+	CHECK_EQ_U32(w.n, 1);
+}
+
+TEST(rule_caller_must_raise_sp)
+{
+	struct world w;
+
+	/* L returns into Z, whose B0 leaves sp where it was */
+	world_init(&w);
+	w.regs.r[UW2_PC] = A_BASE + 0x104;
+	mem_put(&w.mem, VSP + 4, A_BASE + 0x702);
+	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_BAD_SP);
+	CHECK_EQ_U32(w.n, 2);
+	/* a leaf may keep sp: Z as the sampled frame returns to L's caller */
+	world_init(&w);
+	w.regs.r[UW2_PC] = A_BASE + 0x702;
+	w.regs.r[UW2_LR] = RA_R;
+	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_ROOT);
+	CHECK_EQ_U32(w.n, 2);
+}
+
+TEST(rule_leaf_no_progress)
+{
+	struct world w;
+
+	world_init(&w);
+	w.regs.r[UW2_PC] = A_BASE + 0x702;
+	w.regs.r[UW2_LR] = A_BASE + 0x702;
+	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_NO_PROGRESS);
+	CHECK_EQ_U32(w.n, 1);
+	world_init(&w);
+	w.regs.r[UW2_PC] = A_BASE + 0x702;
+	w.regs.r[UW2_LR] = A_BASE + 0x703;	/* same, Thumb bit set */
+	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_NO_PROGRESS);
+}
+
+TEST(rule_root_marker_and_zero_return)
+{
+	struct world w;
+
+	world_init(&w);
+	w.regs.r[UW2_PC] = A_BASE + 0x410;
+	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_ROOT);
+	CHECK_EQ_U32(w.n, 1);
+	CHECK_EQ_U32(w.mem.reads, 0);
+	/* Finish with lr = 0 is the outermost frame too */
+	world_init(&w);
+	w.regs.r[UW2_PC] = A_BASE + 0x702;
+	w.regs.r[UW2_LR] = 0;
+	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_ROOT);
+	CHECK_EQ_U32(w.n, 1);
+	/* a popped return address of 0 */
+	world_init(&w);
+	w.regs.r[UW2_PC] = A_BASE + 0x104;
+	mem_put(&w.mem, VSP + 4, 0);
+	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_ROOT);
+	CHECK_EQ_U32(w.n, 1);
+}
+
+/* Tables are validated, but the walk still stops on bad opcodes. */
+TEST(rule_bad_opcode_at_run_time)
+{
+	static const u8 seqs[][2] = { { 0x9d }, { 0xb1, 0x10 }, { 0xc0 },
+				      { 0x00 } };
+	u8 b[VB_SIZE];
+	struct uw2_table t;
+	struct uw2_module mod = { A_BASE, A_BASE + 0x1000, &t };
+	struct mem m = { .base = VSP };
+	struct uw2_stack s = mem_stack(&m);
+	struct uw2_regs r;
+	u32 frames[4], n;
+
+	for (u32 i = 0; i < sizeof(seqs) / sizeof(seqs[0]); i++) {
+		vb_init(b);
+		/* one sequence only, at the end of the UIT */
+		vb_set(b, 7, 2);
+		b[64 + 1] = 0;
+		b[80] = seqs[i][0];
+		b[81] = seqs[i][1];
+		CHECK(uw2_table_init(&t, b, VB_SIZE, NULL) != UW2_OK);
+		CHECK_EQ_U32(uw2_table_parse_header(&t, b, VB_SIZE, NULL),
+			     UW2_OK);
+		memset(&r, 0, sizeof(r));
+		r.r[UW2_SP] = VSP;
+		r.r[UW2_PC] = A_BASE + 0x10;
+		CHECK_EQ_U32(uw2_unwind(&mod, 1, &r, &s, frames, 4, &n, 0),
+			     UW2_STOP_BAD_OPCODE);
+		CHECK_EQ_U32(n, 1);
+	}
+}
+
+TEST(stop_names)
+{
+	static const char *const want[] = {
+		"root", "no-table", "refused", "bad-sp", "no-progress",
+		"read-fault", "bad-opcode", "max-depth",
+	};
+
+	CHECK_EQ_U32(UW2_STOP_COUNT, 8);
+	for (u32 i = 0; i < UW2_STOP_COUNT; i++)
+		CHECK_STR(uw2_stop_name(i), want[i]);
+	CHECK_STR(uw2_stop_name(UW2_STOP_COUNT), "unknown");
+	for (u32 i = 0; i < UW2_ERR_COUNT; i++) {
+		CHECK(uw2_verr_str(i) != NULL);
+		CHECK(strcmp(uw2_verr_str(i), "unknown error") != 0);
+	}
+}

@@ -1,0 +1,914 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * unwind_v2: validation, lookup and EHABI opcode execution for "unwind
+ * info v2" tables, and the frame loop that walks a user stack with them.
+ *
+ * Everything here is bounded by the table and stack sizes it is given:
+ * tables come from user space, so even a validated table is never trusted
+ * to terminate a loop by its contents alone.  docs/FORMAT.md describes
+ * what is accepted and how each opcode is executed.
+ */
+#include "unwind_v2.h"
+
+#define UW2_U32_MAX		0xffffffffu
+#define UW2_PAGE_UNITS_SHIFT	(UW2_PAGE_SHIFT - 1)	/* 2-byte units */
+
+/*
+ * Validation walks every FOT list a function names and every sequence a
+ * pair names, so a hostile table could make it quadratic by pointing many
+ * functions at one long list.  Real tables need a few steps per byte;
+ * anything far beyond that is refused rather than left to run.
+ */
+#define UW2_STEPS_PER_BYTE	64
+#define UW2_STEPS_BASE		0x100000u
+
+static u32 uw2_le16(const u8 *p)
+{
+	return p[0] | (u32)p[1] << 8;
+}
+
+static u32 uw2_le32(const u8 *p)
+{
+	return p[0] | (u32)p[1] << 8 | (u32)p[2] << 16 | (u32)p[3] << 24;
+}
+
+enum uw2_uleb_res { UW2_ULEB_OK, UW2_ULEB_BIG, UW2_ULEB_TRUNC };
+
+/*
+ * Decode the ULEB128 at buf[*pos].  On OK and BIG (a value that needs
+ * more than 32 bits) *pos moves past the last byte; on TRUNC the number
+ * runs off the buffer and *pos is untouched.
+ */
+static enum uw2_uleb_res uw2_uleb(const u8 *buf, u32 len, u32 *pos, u32 *val)
+{
+	enum uw2_uleb_res res = UW2_ULEB_OK;
+	u32 p = *pos, v = 0, shift = 0;
+	u8 b;
+
+	do {
+		if (p >= len)
+			return UW2_ULEB_TRUNC;
+		b = buf[p++];
+		if (shift < 28)
+			v |= (u32)(b & 0x7f) << shift;
+		else if (shift == 28 && !(b & 0x70))
+			v |= (u32)(b & 0x0f) << 28;
+		else if (b & 0x7f)
+			res = UW2_ULEB_BIG;
+		if (shift < 35)
+			shift += 7;
+	} while (b & 0x80);
+	*pos = p;
+	*val = v;
+	return res;
+}
+
+/* One decoded opcode.  Register masks use bit n for rn. */
+enum uw2_kind {
+	UW2_K_VSP_ADD,
+	UW2_K_VSP_SUB,
+	UW2_K_VSP_WRAP,		/* an increment too large for 32 bits */
+	UW2_K_VSP_REG,
+	UW2_K_POP,
+	UW2_K_FINISH,
+	UW2_K_REFUSE,
+	UW2_K_ROOT,
+};
+
+struct uw2_insn {
+	enum uw2_kind kind;
+	u32 arg;		/* byte count, register number or mask */
+};
+
+enum uw2_dec_res { UW2_DEC_OK, UW2_DEC_SPARE, UW2_DEC_TRUNC };
+
+/* VFP register ranges must stay within one bank of 16 D registers. */
+static bool uw2_vfp_range_ok(u8 b)
+{
+	return (b >> 4) + (b & 0xf) <= 15;
+}
+
+static enum uw2_dec_res uw2_decode_b2(const u8 *ops, u32 len, u32 *pos,
+				      struct uw2_insn *in)
+{
+	u32 p = *pos + 1, v;
+	enum uw2_uleb_res r = uw2_uleb(ops, len, &p, &v);
+
+	if (r == UW2_ULEB_TRUNC)
+		return UW2_DEC_TRUNC;
+	*pos = p;
+	if (r == UW2_ULEB_BIG || v > (UW2_U32_MAX - 0x204) >> 2) {
+		in->kind = UW2_K_VSP_WRAP;
+		in->arg = 0;
+	} else {
+		in->kind = UW2_K_VSP_ADD;
+		in->arg = 0x204 + (v << 2);
+	}
+	return UW2_DEC_OK;
+}
+
+/* The opcodes that carry a second byte (other than B2's ULEB). */
+static enum uw2_dec_res uw2_decode_two(u8 op, u8 b, struct uw2_insn *in)
+{
+	if (op < 0x90) {
+		u32 mask = (u32)(op & 0xf) << 8 | b;
+
+		in->kind = mask ? UW2_K_POP : UW2_K_REFUSE;
+		in->arg = mask << 4;
+		return UW2_DEC_OK;
+	}
+	if (op == 0xb1) {
+		if (b & 0xf0)
+			return UW2_DEC_SPARE;
+		in->kind = b ? UW2_K_POP : UW2_K_ROOT;
+		in->arg = b;
+		return UW2_DEC_OK;
+	}
+	/* B3 (FSTMFDX adds a pad word), C8 and C9 (VPUSH): vsp skips only */
+	if (!uw2_vfp_range_ok(b))
+		return UW2_DEC_SPARE;
+	in->kind = UW2_K_VSP_ADD;
+	in->arg = 8 * ((b & 0xf) + 1) + (op == 0xb3 ? 4 : 0);
+	return UW2_DEC_OK;
+}
+
+static bool uw2_is_two_byte(u8 op)
+{
+	return (op >= 0x80 && op < 0x90) || op == 0xb1 || op == 0xb3 ||
+	       op == 0xc8 || op == 0xc9;
+}
+
+/* The single-byte opcodes. */
+static enum uw2_dec_res uw2_decode_one(u8 op, struct uw2_insn *in)
+{
+	u32 n = op & 7;
+
+	in->arg = 0;
+	if (op < 0x40) {
+		in->kind = UW2_K_VSP_ADD;
+		in->arg = ((u32)(op & 0x3f) << 2) + 4;
+	} else if (op < 0x80) {
+		in->kind = UW2_K_VSP_SUB;
+		in->arg = ((u32)(op & 0x3f) << 2) + 4;
+	} else if (op >= 0x90 && op < 0xa0) {
+		if (op == 0x9d || op == 0x9f)
+			return UW2_DEC_SPARE;
+		in->kind = UW2_K_VSP_REG;
+		in->arg = op & 0xf;
+	} else if (op >= 0xa0 && op < 0xb0) {
+		in->kind = UW2_K_POP;
+		in->arg = ((2u << n) - 1) << 4;
+		if (op & 8)
+			in->arg |= 1u << UW2_LR;
+	} else if (op == 0xb0) {
+		in->kind = UW2_K_FINISH;
+	} else if ((op >= 0xb8 && op < 0xc0) || (op >= 0xd0 && op < 0xd8)) {
+		/* FSTMFDX (B8-BF) saves a pad word, VPUSH (D0-D7) does not */
+		in->kind = UW2_K_VSP_ADD;
+		in->arg = 8 * (n + 1) + (op < 0xc0 ? 4 : 0);
+	} else {
+		return UW2_DEC_SPARE;
+	}
+	return UW2_DEC_OK;
+}
+
+/*
+ * Decode the opcode at ops[*pos]; on OK, *pos moves past it.  Validation
+ * and execution share this, so a validated sequence always decodes the
+ * same way when it runs.
+ */
+static enum uw2_dec_res uw2_decode(const u8 *ops, u32 len, u32 *pos,
+				   struct uw2_insn *in)
+{
+	enum uw2_dec_res r;
+	u8 op;
+
+	if (*pos >= len)
+		return UW2_DEC_TRUNC;
+	op = ops[*pos];
+	if (op == 0xb2)
+		return uw2_decode_b2(ops, len, pos, in);
+	if (!uw2_is_two_byte(op)) {
+		r = uw2_decode_one(op, in);
+		if (r == UW2_DEC_OK)
+			*pos += 1;
+		return r;
+	}
+	if (len - *pos < 2)
+		return UW2_DEC_TRUNC;
+	r = uw2_decode_two(op, ops[*pos + 1], in);
+	if (r == UW2_DEC_OK)
+		*pos += 2;
+	return r;
+}
+
+/* ---- header and validation ---- */
+
+struct uw2_span {
+	u32 off;		/* byte offset in the blob */
+	u32 count;		/* as stored in the header */
+	u32 shift;		/* log2 of the bytes per counted item */
+	u32 field;		/* header offset of the offset field */
+};
+
+static enum uw2_verr uw2_fail(struct uw2_verror *err, enum uw2_verr code,
+			      u32 offset)
+{
+	if (err) {
+		err->code = code;
+		err->offset = offset;
+	}
+	return code;
+}
+
+static u32 uw2_span_bytes(const struct uw2_span *s)
+{
+	return s->count << s->shift;
+}
+
+/* Emptiness, bounds and alignment of one span, in that order. */
+static enum uw2_verr uw2_check_span(const struct uw2_span *s, u32 size,
+				    struct uw2_verror *err)
+{
+	if (!s->count)
+		return uw2_fail(err, UW2_ERR_EMPTY, s->field + 4);
+	if (s->off > size || s->count > (size - s->off) >> s->shift)
+		return uw2_fail(err, UW2_ERR_BOUNDS, s->field);
+	if (s->shift && (s->off & 3))
+		return uw2_fail(err, UW2_ERR_ALIGN, s->field);
+	return UW2_OK;
+}
+
+static bool uw2_spans_overlap(const struct uw2_span *a,
+			      const struct uw2_span *b)
+{
+	return a->off < b->off + uw2_span_bytes(b) &&
+	       b->off < a->off + uw2_span_bytes(a);
+}
+
+static enum uw2_verr uw2_check_overlaps(const struct uw2_span *s, u32 n,
+					struct uw2_verror *err)
+{
+	u32 i, j;
+
+	for (i = 0; i < n; i++) {
+		if (s[i].off < UW2_HEADER_SIZE)
+			return uw2_fail(err, UW2_ERR_OVERLAP, s[i].field);
+		for (j = 0; j < i; j++)
+			if (uw2_spans_overlap(&s[i], &s[j]))
+				return uw2_fail(err, UW2_ERR_OVERLAP,
+						s[i].field);
+	}
+	return UW2_OK;
+}
+
+enum uw2_verr uw2_table_parse_header(struct uw2_table *t, const void *blob,
+				     u32 size, struct uw2_verror *err)
+{
+	static const u32 shifts[4] = { 2, 2, 0, 0 };
+	const u8 *b = blob;
+	struct uw2_span s[4];
+	enum uw2_verr r;
+	u32 i;
+
+	if (size < UW2_HEADER_SIZE)
+		return uw2_fail(err, UW2_ERR_SHORT, size);
+	for (i = 0; i < 4; i++) {
+		s[i].field = 8 * i;
+		s[i].off = uw2_le32(b + 8 * i);
+		s[i].count = uw2_le32(b + 8 * i + 4);
+		s[i].shift = shifts[i];
+		r = uw2_check_span(&s[i], size, err);
+		if (r)
+			return r;
+	}
+	r = uw2_check_overlaps(s, 4, err);
+	if (r)
+		return r;
+	t->page_table = b + s[0].off;
+	t->page_count = s[0].count;
+	t->func_table = b + s[1].off;
+	t->func_count = s[1].count;
+	t->fot = b + s[2].off;
+	t->fot_size = s[2].count;
+	t->uit = b + s[3].off;
+	t->uit_size = s[3].count;
+	return uw2_fail(err, UW2_OK, 0);
+}
+
+/* Validation state: where each table sits in the blob, and the budget. */
+struct uw2_vstate {
+	const struct uw2_table *t;
+	const u8 *blob;
+	u32 steps_left;
+	struct uw2_verror *err;
+};
+
+static u32 uw2_blob_off(const struct uw2_vstate *v, const u8 *p)
+{
+	return (u32)(p - v->blob);
+}
+
+static u32 uw2_page_entry(const struct uw2_table *t, u32 page)
+{
+	return uw2_le32(t->page_table + 4 * page);
+}
+
+static u32 uw2_func_poff(const struct uw2_table *t, u32 i)
+{
+	return uw2_le16(t->func_table + 4 * i);
+}
+
+static u32 uw2_func_fot(const struct uw2_table *t, u32 i)
+{
+	return uw2_le16(t->func_table + 4 * i + 2);
+}
+
+static bool uw2_spend(struct uw2_vstate *v)
+{
+	if (!v->steps_left)
+		return false;
+	v->steps_left--;
+	return true;
+}
+
+static enum uw2_verr uw2_check_pages(struct uw2_vstate *v)
+{
+	const struct uw2_table *t = v->t;
+	u32 p, cur, prev = 0;
+
+	for (p = 0; p < t->page_count; p++) {
+		cur = uw2_page_entry(t, p);
+		if (p == 0 && cur != 0)
+			return uw2_fail(v->err, UW2_ERR_PAGE_FIRST,
+					uw2_blob_off(v, t->page_table));
+		if (cur < prev)
+			return uw2_fail(v->err, UW2_ERR_PAGE_ORDER,
+					uw2_blob_off(v, t->page_table + 4 * p));
+		if (cur > t->func_count)
+			return uw2_fail(v->err, UW2_ERR_PAGE_RANGE,
+					uw2_blob_off(v, t->page_table + 4 * p));
+		prev = cur;
+	}
+	return UW2_OK;
+}
+
+/*
+ * Function entries: the first one starts page 0 at offset 0 (so every pc
+ * in the table's pages resolves to some function) and offsets strictly
+ * increase within each page.
+ */
+static enum uw2_verr uw2_check_func_order(struct uw2_vstate *v)
+{
+	const struct uw2_table *t = v->t;
+	u32 p = 0, i, page_end;
+
+	page_end = t->page_count > 1 ? uw2_page_entry(t, 1) : t->func_count;
+	if (uw2_func_poff(t, 0) != 0 || page_end == 0)
+		return uw2_fail(v->err, UW2_ERR_FUNC_FIRST,
+				uw2_blob_off(v, t->func_table));
+	for (i = 1; i < t->func_count; i++) {
+		while (i >= page_end) {
+			p++;
+			page_end = p + 1 < t->page_count ?
+				   uw2_page_entry(t, p + 1) : t->func_count;
+		}
+		if (i == uw2_page_entry(t, p))
+			continue;
+		if (uw2_func_poff(t, i) <= uw2_func_poff(t, i - 1))
+			return uw2_fail(v->err, UW2_ERR_FUNC_ORDER,
+					uw2_blob_off(v, t->func_table + 4 * i));
+	}
+	return UW2_OK;
+}
+
+/* A sequence must end in Finish, Refuse or the root marker. */
+static enum uw2_verr uw2_check_sequence(struct uw2_vstate *v, u32 pos)
+{
+	const struct uw2_table *t = v->t;
+	struct uw2_insn in;
+	enum uw2_dec_res r;
+
+	for (;;) {
+		if (!uw2_spend(v))
+			return uw2_fail(v->err, UW2_ERR_TOO_COMPLEX,
+					uw2_blob_off(v, t->uit + pos));
+		r = uw2_decode(t->uit, t->uit_size, &pos, &in);
+		if (r == UW2_DEC_TRUNC)
+			return uw2_fail(v->err, UW2_ERR_UIT_TRUNC,
+					uw2_blob_off(v, t->uit + pos));
+		if (r == UW2_DEC_SPARE)
+			return uw2_fail(v->err, UW2_ERR_UIT_OPCODE,
+					uw2_blob_off(v, t->uit + pos));
+		if (in.kind == UW2_K_FINISH || in.kind == UW2_K_REFUSE ||
+		    in.kind == UW2_K_ROOT)
+			return UW2_OK;
+	}
+}
+
+/* One FOT ULEB: a number that runs off the FOT or exceeds 32 bits. */
+static enum uw2_verr uw2_fot_uleb(struct uw2_vstate *v, u32 *pos, u32 *val)
+{
+	u32 at = *pos;
+
+	if (uw2_uleb(v->t->fot, v->t->fot_size, pos, val) != UW2_ULEB_OK)
+		return uw2_fail(v->err, UW2_ERR_FOT_TRUNC,
+				uw2_blob_off(v, v->t->fot + at));
+	return UW2_OK;
+}
+
+static enum uw2_verr uw2_check_pair(struct uw2_vstate *v, u32 *pos,
+				    u32 *off, u32 *uit_index)
+{
+	u32 at;
+	enum uw2_verr r;
+
+	if (!uw2_spend(v))
+		return uw2_fail(v->err, UW2_ERR_TOO_COMPLEX,
+				uw2_blob_off(v, v->t->fot + *pos));
+	r = uw2_fot_uleb(v, pos, off);
+	if (r)
+		return r;
+	at = *pos;
+	r = uw2_fot_uleb(v, pos, uit_index);
+	if (!r && *uit_index >= v->t->uit_size)
+		r = uw2_fail(v->err, UW2_ERR_UIT_INDEX,
+			     uw2_blob_off(v, v->t->fot + at));
+	return r;
+}
+
+/* A FOT list: offsets strictly decreasing down to 0, sequences valid. */
+static enum uw2_verr uw2_check_fot_list(struct uw2_vstate *v, u32 pos)
+{
+	u32 at, off, idx, prev_off = 0, prev_idx = 0;
+	bool first = true;
+	enum uw2_verr r;
+
+	for (;;) {
+		at = pos;
+		r = uw2_check_pair(v, &pos, &off, &idx);
+		if (r)
+			return r;
+		if (!first && off >= prev_off)
+			return uw2_fail(v->err, UW2_ERR_FOT_ORDER,
+					uw2_blob_off(v, v->t->fot + at));
+		/* consecutive rows often share a sequence: check it once */
+		if (first || idx != prev_idx) {
+			r = uw2_check_sequence(v, idx);
+			if (r)
+				return r;
+		}
+		if (!off)
+			return UW2_OK;
+		first = false;
+		prev_off = off;
+		prev_idx = idx;
+	}
+}
+
+static enum uw2_verr uw2_check_functions(struct uw2_vstate *v)
+{
+	const struct uw2_table *t = v->t;
+	u32 i, fot, prev_fot = 0;
+	enum uw2_verr r;
+
+	for (i = 0; i < t->func_count; i++) {
+		fot = uw2_func_fot(t, i);
+		if (fot >= t->fot_size)
+			return uw2_fail(v->err, UW2_ERR_FOT_INDEX,
+					uw2_blob_off(v, t->func_table +
+						     4 * i + 2));
+		if (i && fot == prev_fot)
+			continue;
+		r = uw2_check_fot_list(v, fot);
+		if (r)
+			return r;
+		prev_fot = fot;
+	}
+	return UW2_OK;
+}
+
+static u32 uw2_step_budget(u32 size)
+{
+	if (size > (UW2_U32_MAX - UW2_STEPS_BASE) / UW2_STEPS_PER_BYTE)
+		return UW2_U32_MAX;
+	return UW2_STEPS_BASE + size * UW2_STEPS_PER_BYTE;
+}
+
+enum uw2_verr uw2_table_init(struct uw2_table *t, const void *blob, u32 size,
+			     struct uw2_verror *err)
+{
+	struct uw2_vstate v = {
+		.t = t, .blob = blob, .err = err,
+		.steps_left = uw2_step_budget(size),
+	};
+	enum uw2_verr r;
+
+	r = uw2_table_parse_header(t, blob, size, err);
+	if (!r)
+		r = uw2_check_pages(&v);
+	if (!r)
+		r = uw2_check_func_order(&v);
+	if (!r)
+		r = uw2_check_functions(&v);
+	return r;
+}
+
+u32 uw2_table_text_span(const struct uw2_table *t)
+{
+	if (t->page_count >= 1u << (32 - UW2_PAGE_SHIFT))
+		return UW2_U32_MAX;
+	return t->page_count << UW2_PAGE_SHIFT;
+}
+
+const char *uw2_verr_str(enum uw2_verr code)
+{
+	static const char *const str[UW2_ERR_COUNT] = {
+		[UW2_OK] = "valid",
+		[UW2_ERR_SHORT] = "blob smaller than the 32-byte header",
+		[UW2_ERR_BOUNDS] = "table runs past the end of the blob",
+		[UW2_ERR_OVERLAP] = "tables overlap each other or the header",
+		[UW2_ERR_ALIGN] = "page or function table not 4-byte aligned",
+		[UW2_ERR_EMPTY] = "empty table",
+		[UW2_ERR_PAGE_ORDER] = "page table entries decrease",
+		[UW2_ERR_PAGE_RANGE] = "page table entry beyond the function table",
+		[UW2_ERR_FUNC_FIRST] = "first function not at page 0 offset 0",
+		[UW2_ERR_FUNC_ORDER] = "function offsets not increasing in a page",
+		[UW2_ERR_FOT_INDEX] = "function offset table index out of range",
+		[UW2_ERR_FOT_TRUNC] = "function offset list truncated or ULEB overflow",
+		[UW2_ERR_FOT_ORDER] = "function offsets not decreasing to 0",
+		[UW2_ERR_UIT_INDEX] = "unwind instruction index out of range",
+		[UW2_ERR_UIT_OPCODE] = "spare or reserved unwind opcode",
+		[UW2_ERR_UIT_TRUNC] = "unwind instructions run off the table",
+		[UW2_ERR_PAGE_FIRST] = "page table does not start at function 0",
+		[UW2_ERR_TOO_COMPLEX] = "table too costly to validate",
+	};
+
+	if ((u32)code >= UW2_ERR_COUNT)
+		return "unknown error";
+	return str[code];
+}
+
+/* ---- lookup ---- */
+
+/* The function-table range [*first, *end) of @page, clamped for safety. */
+static void uw2_page_range(const struct uw2_table *t, u32 page, u32 *first,
+			   u32 *end)
+{
+	*end = page + 1 < t->page_count ? uw2_page_entry(t, page + 1) :
+					  t->func_count;
+	if (*end > t->func_count)
+		*end = t->func_count;
+	*first = uw2_page_entry(t, page);
+	if (*first > *end)
+		*first = *end;
+}
+
+/* The first entry in [lo, hi) whose page offset is above @poff. */
+static u32 uw2_upper_bound(const struct uw2_table *t, u32 lo, u32 hi,
+			   u32 poff)
+{
+	u32 mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (uw2_func_poff(t, mid) <= poff)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * The page that entry @e belongs to: the last page up to @page whose
+ * first entry is at or before @e.  Empty pages share the next page's
+ * first entry, so they are passed over.  Returns false when none is.
+ */
+static bool uw2_entry_page(const struct uw2_table *t, u32 page, u32 e,
+			   u32 *fpage)
+{
+	u32 lo = 0, hi = page + 1, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (uw2_page_entry(t, mid) <= e)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return false;
+	*fpage = lo - 1;
+	return true;
+}
+
+bool uw2_lookup_function(const struct uw2_table *t, u32 byte_off,
+			 u32 *instr_off, u32 *fot_index)
+{
+	u32 page = byte_off >> UW2_PAGE_SHIFT;
+	u32 units = byte_off >> 1;
+	u32 first, end, e, fpage;
+
+	if (page >= t->page_count)
+		return false;
+	uw2_page_range(t, page, &first, &end);
+	e = uw2_upper_bound(t, first, end, units & 0xffff);
+	/* no start on this page at or before pc: a function runs into it */
+	if (!e)
+		return false;
+	e--;
+	if (!uw2_entry_page(t, page, e, &fpage))
+		return false;
+	*instr_off = units - ((fpage << UW2_PAGE_UNITS_SHIFT) +
+			      uw2_func_poff(t, e));
+	*fot_index = uw2_func_fot(t, e);
+	return true;
+}
+
+bool uw2_lookup_sequence(const struct uw2_table *t, u32 fot_index,
+			 u32 instr_off, u32 *uit_index)
+{
+	u32 pos = fot_index, off, idx;
+
+	while (pos < t->fot_size) {
+		if (uw2_uleb(t->fot, t->fot_size, &pos, &off) != UW2_ULEB_OK ||
+		    uw2_uleb(t->fot, t->fot_size, &pos, &idx) != UW2_ULEB_OK)
+			return false;
+		if (off <= instr_off) {
+			*uit_index = idx;
+			return true;
+		}
+	}
+	return false;
+}
+
+const struct uw2_module *uw2_find_module(const struct uw2_module *mods,
+					 u32 nmods, u32 addr)
+{
+	u32 lo = 0, hi = nmods, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (mods[mid].text_start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || addr >= mods[lo - 1].text_end)
+		return NULL;
+	return &mods[lo - 1];
+}
+
+/* ---- execution ---- */
+
+/* [addr, addr + bytes) lies in the window and addr is word aligned. */
+static bool uw2_in_window(const struct uw2_stack *s, u32 addr, u32 bytes)
+{
+	return !(addr & 3) && addr >= s->lo && addr <= s->hi &&
+	       bytes <= s->hi - addr;
+}
+
+static u32 uw2_popcount16(u32 mask)
+{
+	u32 n = 0;
+
+	for (; mask; mask &= mask - 1)
+		n++;
+	return n;
+}
+
+/*
+ * Pop the registers of @mask, lowest first.  All words are read before
+ * any register changes, so a failed pop leaves @regs as it was.  A popped
+ * r13 becomes vsp only once the whole pop is done (EHABI's rule).
+ */
+static enum uw2_exec uw2_pop(struct uw2_regs *regs, u32 mask,
+			     bool *pc_updated, const struct uw2_stack *stack)
+{
+	u32 vsp = regs->r[UW2_SP], count = uw2_popcount16(mask);
+	u32 val[16], i, k = 0;
+
+	if (!uw2_in_window(stack, vsp, count * 4))
+		return UW2_EXEC_BAD_SP;
+	for (k = 0; k < count; k++)
+		if (stack->read(stack->ctx, vsp + 4 * k, &val[k]) != 0)
+			return UW2_EXEC_READ_FAULT;
+	regs->r[UW2_SP] = vsp + 4 * count;
+	for (i = 0, k = 0; i < 16; i++)
+		if (mask & (1u << i))
+			regs->r[i] = val[k++];
+	if (mask & (1u << UW2_PC))
+		*pc_updated = true;
+	return UW2_EXEC_NEXT;
+}
+
+enum uw2_exec uw2_exec_op(const u8 *ops, u32 len, u32 *pos,
+			  struct uw2_regs *regs, bool *pc_updated,
+			  const struct uw2_stack *stack)
+{
+	u32 *sp = &regs->r[UW2_SP];
+	struct uw2_insn in;
+
+	if (uw2_decode(ops, len, pos, &in) != UW2_DEC_OK)
+		return UW2_EXEC_BAD_OPCODE;
+	switch (in.kind) {
+	case UW2_K_VSP_ADD:
+		if (*sp > UW2_U32_MAX - in.arg)
+			return UW2_EXEC_BAD_SP;
+		*sp += in.arg;
+		return UW2_EXEC_NEXT;
+	case UW2_K_VSP_SUB:
+		if (*sp < in.arg)
+			return UW2_EXEC_BAD_SP;
+		*sp -= in.arg;
+		return UW2_EXEC_NEXT;
+	case UW2_K_VSP_WRAP:
+		return UW2_EXEC_BAD_SP;
+	case UW2_K_VSP_REG:
+		*sp = regs->r[in.arg];
+		return UW2_EXEC_NEXT;
+	case UW2_K_POP:
+		return uw2_pop(regs, in.arg, pc_updated, stack);
+	case UW2_K_FINISH:
+		if (!*pc_updated)
+			regs->r[UW2_PC] = regs->r[UW2_LR];
+		return UW2_EXEC_FINISH;
+	case UW2_K_REFUSE:
+		return UW2_EXEC_REFUSE;
+	case UW2_K_ROOT:
+		return UW2_EXEC_ROOT;
+	}
+	return UW2_EXEC_BAD_OPCODE;
+}
+
+/* ---- the frame loop ---- */
+
+/* What stays fixed, or changes only between frames, during one unwind. */
+struct uw2_walk {
+	const struct uw2_module *mods;
+	u32 nmods;
+	const struct uw2_stack *stack;
+	unsigned int flags;
+	u32 first_pc;		/* the sampled pc */
+	u32 frame_sp;		/* sp when the current frame was entered */
+};
+
+/* Returned by uw2_step() when the frame unwound and the walk goes on. */
+#define UW2_STEP_MORE	UW2_STOP_COUNT
+
+/* The sp checks made after every opcode. */
+static bool uw2_sp_ok(const struct uw2_walk *w, u32 sp)
+{
+	return sp <= w->stack->hi && sp >= w->frame_sp &&
+	       sp >= w->stack->lo && !(sp & 3);
+}
+
+static enum uw2_stop uw2_exec_stop(enum uw2_exec res)
+{
+	switch (res) {
+	case UW2_EXEC_ROOT:
+		return UW2_STOP_ROOT;
+	case UW2_EXEC_REFUSE:
+		return UW2_STOP_REFUSED;
+	case UW2_EXEC_BAD_SP:
+		return UW2_STOP_BAD_SP;
+	case UW2_EXEC_READ_FAULT:
+		return UW2_STOP_READ_FAULT;
+	default:
+		return UW2_STOP_BAD_OPCODE;
+	}
+}
+
+/* Run one sequence; the loop ends by the UIT's end at the latest. */
+static enum uw2_exec uw2_run_sequence(const struct uw2_walk *w,
+				      const struct uw2_table *t, u32 pos,
+				      struct uw2_regs *regs)
+{
+	bool pc_updated = false;
+	enum uw2_exec res;
+
+	do {
+		res = uw2_exec_op(t->uit, t->uit_size, &pos, regs,
+				  &pc_updated, w->stack);
+		if (!uw2_sp_ok(w, regs->r[UW2_SP]))
+			return UW2_EXEC_BAD_SP;
+	} while (res == UW2_EXEC_NEXT);
+	return res;
+}
+
+/*
+ * The address to look a frame up at.  The sampled pc is exact; a return
+ * address is looked up inside the call before it, so a call ending a
+ * function is not taken for the start of the next one.
+ */
+static u32 uw2_lookup_addr(const struct uw2_walk *w, u32 pc, u32 depth)
+{
+	if (depth == 1 || (w->flags & UW2_F_CHROME_COMPAT))
+		return pc;
+	return (pc & ~1u) - 2;
+}
+
+static bool uw2_find_sequence(const struct uw2_walk *w, u32 addr,
+			      const struct uw2_table **t, u32 *uit_index)
+{
+	const struct uw2_module *m = uw2_find_module(w->mods, w->nmods, addr);
+	u32 instr_off, fot_index;
+
+	if (!m || !m->table)
+		return false;
+	*t = m->table;
+	return uw2_lookup_function(*t, addr - m->text_start, &instr_off,
+				   &fot_index) &&
+	       uw2_lookup_sequence(*t, fot_index, instr_off, uit_index);
+}
+
+/* Checks on a completed frame; @depth counts the frames stored so far. */
+static enum uw2_stop uw2_check_frame(const struct uw2_walk *w,
+				     const struct uw2_regs *regs, u32 depth)
+{
+	u32 sp = regs->r[UW2_SP], pc = regs->r[UW2_PC];
+
+	if (sp & 7)
+		return UW2_STOP_BAD_SP;
+	if (depth > 1 && sp == w->frame_sp)
+		return UW2_STOP_BAD_SP;
+	if (!pc)
+		return UW2_STOP_ROOT;
+	if (depth == 1 && sp == w->frame_sp && !((pc ^ w->first_pc) & ~1u))
+		return UW2_STOP_NO_PROGRESS;
+	return UW2_STEP_MORE;
+}
+
+/* Unwind the frame whose pc is regs->r[15]; @depth frames stored so far. */
+static enum uw2_stop uw2_step(const struct uw2_walk *w, struct uw2_regs *regs,
+			      u32 depth)
+{
+	u32 addr = uw2_lookup_addr(w, regs->r[UW2_PC], depth);
+	const struct uw2_table *t;
+	struct uw2_regs next;
+	enum uw2_stop stop;
+	enum uw2_exec res;
+	u32 uit_index;
+
+	if (!uw2_find_sequence(w, addr, &t, &uit_index))
+		return UW2_STOP_NO_TABLE;
+	/* a frame that fails half way must not leave half its registers */
+	next = *regs;
+	res = uw2_run_sequence(w, t, uit_index, &next);
+	if (res != UW2_EXEC_FINISH)
+		return uw2_exec_stop(res);
+	stop = uw2_check_frame(w, &next, depth);
+	if (stop == UW2_STEP_MORE)
+		*regs = next;
+	return stop;
+}
+
+enum uw2_stop uw2_unwind(const struct uw2_module *mods, u32 nmods,
+			 struct uw2_regs *regs, const struct uw2_stack *stack,
+			 u32 *frames, u32 max_frames, u32 *nframes,
+			 unsigned int flags)
+{
+	struct uw2_walk w = {
+		.mods = mods, .nmods = nmods, .stack = stack, .flags = flags,
+		.first_pc = regs->r[UW2_PC], .frame_sp = regs->r[UW2_SP],
+	};
+	enum uw2_stop stop;
+	u32 n = 0;
+
+	/*
+	 * Ends: every frame but a leaf raises sp by at least 8 and sp never
+	 * passes stack->hi, and the frame array bounds the rest.
+	 */
+	for (;;) {
+		if (n == max_frames) {
+			stop = UW2_STOP_MAX_DEPTH;
+			break;
+		}
+		frames[n++] = regs->r[UW2_PC];
+		stop = uw2_step(&w, regs, n);
+		if (stop != UW2_STEP_MORE)
+			break;
+		w.frame_sp = regs->r[UW2_SP];
+	}
+	*nframes = n;
+	return stop;
+}
+
+const char *uw2_stop_name(enum uw2_stop stop)
+{
+	static const char *const names[UW2_STOP_COUNT] = {
+		[UW2_STOP_ROOT] = "root",
+		[UW2_STOP_NO_TABLE] = "no-table",
+		[UW2_STOP_REFUSED] = "refused",
+		[UW2_STOP_BAD_SP] = "bad-sp",
+		[UW2_STOP_NO_PROGRESS] = "no-progress",
+		[UW2_STOP_READ_FAULT] = "read-fault",
+		[UW2_STOP_BAD_OPCODE] = "bad-opcode",
+		[UW2_STOP_MAX_DEPTH] = "max-depth",
+	};
+
+	if ((u32)stop >= UW2_STOP_COUNT)
+		return "unknown";
+	return names[stop];
+}

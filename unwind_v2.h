@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * unwind_v2: a table-driven unwinder for ARM32 user stacks.
+ *
+ * Tables use the "unwind info v2" layout (see docs/FORMAT.md): a page
+ * table and a function table map a pc to a list of (offset, sequence)
+ * pairs, and each sequence is a run of ARM EHABI frame-unwinding opcodes.
+ *
+ * This file and unwind_v2.c are plain C with no allocation and no calls
+ * into the kernel or libc, so that the module, the host tests, the fuzzers
+ * and the uwprof command all compile the same source.  All memory outside
+ * the table is read through a caller-supplied callback.
+ */
+#ifndef UNWIND_V2_H
+#define UNWIND_V2_H
+
+#include <linux/types.h>
+
+#define UW2_HEADER_SIZE		32
+#define UW2_PAGE_SHIFT		17	/* a page is 128 KiB of .text */
+
+/*
+ * The outermost-frame marker, a uwprof extension.  EHABI calls "B1 00"
+ * spare, so Chrome's reader aborts on it; uwprof ends the unwind there as
+ * "root".  Tables built with --chrome-compat never contain it.
+ */
+#define UW2_OP_ROOT_0		0xb1
+#define UW2_OP_ROOT_1		0x00
+
+/* A table whose header has been checked; the spans point into the blob. */
+struct uw2_table {
+	const u8 *page_table;	/* page_count little-endian u32 */
+	u32 page_count;
+	const u8 *func_table;	/* func_count entries of (u16 poff, u16 fot) */
+	u32 func_count;
+	const u8 *fot;		/* function offset table, fot_size bytes */
+	u32 fot_size;
+	const u8 *uit;		/* unwind instruction table, uit_size bytes */
+	u32 uit_size;
+};
+
+/* Why a blob was refused.  uw2_table_init() sets one and an offset. */
+enum uw2_verr {
+	UW2_OK = 0,
+	UW2_ERR_SHORT,		/* blob smaller than the header */
+	UW2_ERR_BOUNDS,		/* a table runs past the end of the blob */
+	UW2_ERR_OVERLAP,	/* two tables, or a table and the header, overlap */
+	UW2_ERR_ALIGN,		/* page or function table not 4-byte aligned */
+	UW2_ERR_EMPTY,		/* page, function, FOT or UIT table is empty */
+	UW2_ERR_PAGE_ORDER,	/* page table entries decrease */
+	UW2_ERR_PAGE_RANGE,	/* page table entry beyond the function table */
+	UW2_ERR_FUNC_FIRST,	/* first function entry not at page offset 0 */
+	UW2_ERR_FUNC_ORDER,	/* function entries of a page not increasing */
+	UW2_ERR_FOT_INDEX,	/* function's FOT index outside the FOT */
+	UW2_ERR_FOT_TRUNC,	/* FOT list runs off the FOT or a ULEB overflows */
+	UW2_ERR_FOT_ORDER,	/* FOT offsets not strictly decreasing to 0 */
+	UW2_ERR_UIT_INDEX,	/* UIT index outside the UIT */
+	UW2_ERR_UIT_OPCODE,	/* spare or reserved opcode in a sequence */
+	UW2_ERR_UIT_TRUNC,	/* sequence runs off the UIT before it ends */
+	UW2_ERR_PAGE_FIRST,	/* page table does not start at function 0 */
+	UW2_ERR_TOO_COMPLEX,	/* validation needs more steps than allowed */
+	UW2_ERR_COUNT
+};
+
+struct uw2_verror {
+	enum uw2_verr code;
+	u32 offset;		/* byte offset in the blob where it was found */
+};
+
+/*
+ * Check a whole blob and fill @t.  Returns UW2_OK or the first error, with
+ * its blob offset in @err (which may be NULL).  Only a table that passed
+ * this may be given to uw2_unwind().
+ */
+enum uw2_verr uw2_table_init(struct uw2_table *t, const void *blob, u32 size,
+			     struct uw2_verror *err);
+const char *uw2_verr_str(enum uw2_verr code);
+
+/*
+ * The layout checks of uw2_table_init() alone (size, bounds, alignment,
+ * overlap, empty spans): fills @t without looking at the table contents.
+ * A table that passed only this must not be given to uw2_unwind().
+ */
+enum uw2_verr uw2_table_parse_header(struct uw2_table *t, const void *blob,
+				     u32 size, struct uw2_verror *err);
+
+/*
+ * Bytes of .text, from text_start, that lookups in @t can resolve: the
+ * page count times 128 KiB, saturated at 4 GiB - 1.
+ */
+u32 uw2_table_text_span(const struct uw2_table *t);
+
+/*
+ * Address lookup (§3.1): @byte_off is pc - text_start.  On success returns
+ * true with the instruction offset (2-byte units) inside the function and
+ * the function's FOT byte index.
+ */
+bool uw2_lookup_function(const struct uw2_table *t, u32 byte_off,
+			 u32 *instr_off, u32 *fot_index);
+
+/* FOT walk (§3.2): the UIT index for @instr_off in the list at @fot_index. */
+bool uw2_lookup_sequence(const struct uw2_table *t, u32 fot_index,
+			 u32 instr_off, u32 *uit_index);
+
+/* One loaded module: its runtime .text range and its (validated) table. */
+struct uw2_module {
+	u32 text_start;		/* runtime address of .text */
+	u32 text_end;		/* exclusive */
+	const struct uw2_table *table;
+};
+
+/*
+ * The stack window [lo, hi).  @read is only called for 4-aligned addresses
+ * with lo <= addr and addr + 4 <= hi; it returns 0 or a negative value when
+ * the word cannot be read (not resident, fault).
+ */
+struct uw2_stack {
+	u32 lo;
+	u32 hi;
+	int (*read)(void *ctx, u32 addr, u32 *val);
+	void *ctx;
+};
+
+enum uw2_stop {
+	UW2_STOP_ROOT,		/* outermost frame reached */
+	UW2_STOP_NO_TABLE,	/* pc in no module, or outside its table */
+	UW2_STOP_REFUSED,	/* the table says this pc cannot be unwound */
+	UW2_STOP_BAD_SP,	/* sp out of the window, misaligned, not rising */
+	UW2_STOP_NO_PROGRESS,	/* leaf frame gave back the same pc and sp */
+	UW2_STOP_READ_FAULT,	/* the stack reader failed */
+	UW2_STOP_BAD_OPCODE,	/* spare or reserved opcode */
+	UW2_STOP_MAX_DEPTH,	/* the frame array is full */
+	UW2_STOP_COUNT
+};
+
+/* The module whose [text_start, text_end) holds @addr, or NULL. */
+const struct uw2_module *uw2_find_module(const struct uw2_module *mods,
+					 u32 nmods, u32 addr);
+
+/* Short names used by the tools and records: "root", "no-table", ... */
+const char *uw2_stop_name(enum uw2_stop stop);
+
+/* Register indexes in uw2_regs. */
+enum { UW2_FP = 11, UW2_IP = 12, UW2_SP = 13, UW2_LR = 14, UW2_PC = 15 };
+
+struct uw2_regs {
+	u32 r[16];
+};
+
+/* What executing one opcode did (uw2_exec_op). */
+enum uw2_exec {
+	UW2_EXEC_NEXT,		/* done; more opcodes follow */
+	UW2_EXEC_FINISH,	/* frame complete, pc holds the return address */
+	UW2_EXEC_ROOT,		/* the outermost-frame marker */
+	UW2_EXEC_REFUSE,	/* "refuse to unwind" */
+	UW2_EXEC_BAD_OPCODE,	/* spare, reserved or truncated opcode */
+	UW2_EXEC_BAD_SP,	/* vsp would wrap, or a pop leaves the window */
+	UW2_EXEC_READ_FAULT,	/* the stack reader failed */
+};
+
+/*
+ * Execute the opcode at @ops[*pos] (@len bytes in all) on @regs, where
+ * r13 is vsp.  *@pos moves past the whole opcode whenever it could be
+ * decoded, even if it aborted.  *@pc_updated is set when r15 is popped and
+ * read by Finish; clear it at the start of each frame.  On any result but
+ * NEXT and FINISH, @regs is left as it was.
+ */
+enum uw2_exec uw2_exec_op(const u8 *ops, u32 len, u32 *pos,
+			  struct uw2_regs *regs, bool *pc_updated,
+			  const struct uw2_stack *stack);
+
+/* Look callers up at their return address, as Chrome does, not at the call. */
+#define UW2_F_CHROME_COMPAT	0x1
+
+/*
+ * Unwind from @regs (the sampled frame).  @mods is sorted by text_start
+ * with no overlaps.  Frame 0 is the sampled pc; each later frame is a
+ * return address, stored as found (Thumb bit included).  At most
+ * @max_frames are written to @frames and their number to @nframes.
+ * Returns why the unwind ended.  @regs ends as the state of the last frame
+ * reached: that of frames[*nframes - 1], or after UW2_STOP_MAX_DEPTH that
+ * of the first frame that did not fit.  A frame that fails leaves no trace.
+ */
+enum uw2_stop uw2_unwind(const struct uw2_module *mods, u32 nmods,
+			 struct uw2_regs *regs, const struct uw2_stack *stack,
+			 u32 *frames, u32 max_frames, u32 *nframes,
+			 unsigned int flags);
+
+#endif /* UNWIND_V2_H */
