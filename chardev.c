@@ -8,16 +8,129 @@
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
+#include <linux/poll.h>
+#include <linux/slab.h>
 #include <linux/uaccess.h>
 
 #include "uapi/uwprof.h"
 #include "uwprof_mod.h"
 
+static void uwprof_wakeup(struct irq_work *work)
+{
+	struct uwprof_session *s = container_of(work, struct uwprof_session,
+						wakeup_work);
+
+	wake_up_interruptible(&s->readers);
+}
+
+/* Processes that exit or exec while attached are dropped within a second. */
+static void uwprof_reap_work(struct work_struct *work)
+{
+	struct uwprof_session *s = container_of(to_delayed_work(work),
+						struct uwprof_session,
+						reap_work);
+
+	mutex_lock(&s->lock);
+	uwprof_reap_dead(s);
+	mutex_unlock(&s->lock);
+	schedule_delayed_work(&s->reap_work, HZ);
+}
+
+static int uwprof_cpus_init(struct uwprof_session *s)
+{
+	int cpu;
+
+	s->cpu = alloc_percpu(struct uwprof_cpu);
+	if (!s->cpu)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu) {
+		struct uwprof_cpu *c = per_cpu_ptr(s->cpu, cpu);
+
+		u64_stats_init(&c->syncp);
+		c->page_addr = 1;
+		c->page = kmalloc(PAGE_SIZE, GFP_KERNEL);
+		c->frames = kcalloc(UWPROF_DEPTH_LIMIT, sizeof(u32),
+				    GFP_KERNEL);
+		if (!c->page || !c->frames)
+			return -ENOMEM;
+	}
+	return uwprof_rings_alloc(s, uwprof_buffer_bytes);
+}
+
+static void uwprof_session_free(struct uwprof_session *s)
+{
+	int cpu;
+
+	if (s->cpu) {
+		uwprof_rings_free(s);
+		for_each_possible_cpu(cpu) {
+			kfree(per_cpu_ptr(s->cpu, cpu)->page);
+			kfree(per_cpu_ptr(s->cpu, cpu)->frames);
+		}
+		free_percpu(s->cpu);
+	}
+	uwprof_registry_free(s);
+	if (s->pid_ns)
+		put_pid_ns(s->pid_ns);
+	kfree(s);
+}
+
 static int uwprof_open(struct inode *inode, struct file *file)
 {
+	struct uwprof_session *s;
+	int ret;
+
 	if (!perfmon_capable())
 		return -EPERM;
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return -ENOMEM;
+	mutex_init(&s->lock);
+	mutex_init(&s->read_lock);
+	init_waitqueue_head(&s->readers);
+	init_irq_work(&s->wakeup_work, uwprof_wakeup);
+	INIT_DELAYED_WORK(&s->reap_work, uwprof_reap_work);
+	uwprof_registry_init(s);
+	s->pid_ns = get_pid_ns(task_active_pid_ns(current));
+	s->max_depth = clamp_t(u32, uwprof_max_depth, 1, UWPROF_DEPTH_LIMIT);
+	s->stack_window = clamp_t(u32, uwprof_stack_window, 16, SZ_8M);
+	ret = uwprof_cpus_init(s);
+	if (ret) {
+		uwprof_session_free(s);
+		return ret;
+	}
+	schedule_delayed_work(&s->reap_work, HZ);
+	file->private_data = s;
 	return nonseekable_open(inode, file);
+}
+
+static int uwprof_release(struct inode *inode, struct file *file)
+{
+	struct uwprof_session *s = file->private_data;
+
+	cancel_delayed_work_sync(&s->reap_work);
+	mutex_lock(&s->lock);
+	uwprof_sampler_stop(s);
+	mutex_unlock(&s->lock);
+	/* No handler runs now; let a queued wakeup finish before freeing. */
+	irq_work_sync(&s->wakeup_work);
+	uwprof_session_free(s);
+	return 0;
+}
+
+static ssize_t uwprof_read_fop(struct file *file, char __user *buf,
+			       size_t len, loff_t *ppos)
+{
+	return uwprof_read(file->private_data, buf, len,
+			   file->f_flags & O_NONBLOCK);
+}
+
+static __poll_t uwprof_poll(struct file *file, poll_table *wait)
+{
+	struct uwprof_session *s = file->private_data;
+
+	poll_wait(file, &s->readers, wait);
+	return uwprof_rings_empty(s) ? 0 : EPOLLIN | EPOLLRDNORM;
 }
 
 /*
@@ -25,7 +138,7 @@ static int uwprof_open(struct inode *inode, struct file *file)
  * against an older, shorter struct get the missing fields zeroed; newer,
  * longer structs are accepted only if the part we do not know is zero.
  */
-static int uwprof_copy_arg(void *dst, size_t dst_size, void __user *src)
+int uwprof_copy_arg(void *dst, size_t dst_size, void __user *src)
 {
 	u32 usize;
 
@@ -56,11 +169,26 @@ static long uwprof_ioctl_version(void __user *arg)
 static long uwprof_ioctl(struct file *file, unsigned int cmd,
 			 unsigned long arg)
 {
+	struct uwprof_session *s = file->private_data;
 	void __user *uarg = (void __user *)arg;
 
 	switch (cmd) {
 	case UWPROF_IOC_VERSION:
 		return uwprof_ioctl_version(uarg);
+	case UWPROF_IOC_TABLE_UPLOAD:
+		return uwprof_ioctl_table_upload(s, uarg);
+	case UWPROF_IOC_ATTACH:
+		return uwprof_ioctl_attach(s, uarg);
+	case UWPROF_IOC_DETACH:
+		return uwprof_ioctl_detach(s, uarg);
+	case UWPROF_IOC_LIST:
+		return uwprof_ioctl_list(s, uarg);
+	case UWPROF_IOC_START:
+		return uwprof_ioctl_start(s, uarg);
+	case UWPROF_IOC_STOP:
+		return uwprof_ioctl_stop(s);
+	case UWPROF_IOC_STATS:
+		return uwprof_ioctl_stats(s, uarg);
 	default:
 		return -ENOTTY;
 	}
@@ -69,6 +197,9 @@ static long uwprof_ioctl(struct file *file, unsigned int cmd,
 static const struct file_operations uwprof_fops = {
 	.owner = THIS_MODULE,
 	.open = uwprof_open,
+	.release = uwprof_release,
+	.read = uwprof_read_fop,
+	.poll = uwprof_poll,
 	.unlocked_ioctl = uwprof_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 	.llseek = no_llseek,

@@ -1,12 +1,35 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * uwprof: sample user-space stacks of ARM32 processes and unwind them in
- * the kernel with uploaded unwind tables.  This file ties the parts
- * together; each part lives in its own file.
+ * the kernel with uploaded unwind tables.  This file holds the module's
+ * parameters and ties the parts together; each part lives in its own file:
+ * chardev.c (the device), registry.c (tables and attachments), sampler.c
+ * (perf events and the sample handler), ringbuf.c (records), unwind_v2.c
+ * (the unwinder).
  */
 #include <linux/module.h>
+#include <linux/moduleparam.h>
 
 #include "uwprof_mod.h"
+
+unsigned int uwprof_table_bytes_max = 64 << 20;
+module_param_named(table_bytes_max, uwprof_table_bytes_max, uint, 0644);
+MODULE_PARM_DESC(table_bytes_max,
+		 "Largest table, and most table bytes per open file (64 MiB)");
+
+unsigned int uwprof_buffer_bytes = 512 << 10;
+module_param_named(buffer_bytes, uwprof_buffer_bytes, uint, 0644);
+MODULE_PARM_DESC(buffer_bytes,
+		 "Record buffer bytes per CPU, rounded up to a power of two (512 KiB)");
+
+unsigned int uwprof_max_depth = 128;
+module_param_named(max_depth, uwprof_max_depth, uint, 0644);
+MODULE_PARM_DESC(max_depth, "Most frames per sample, at most 256 (128)");
+
+unsigned int uwprof_stack_window = 256 << 10;
+module_param_named(stack_window, uwprof_stack_window, uint, 0644);
+MODULE_PARM_DESC(stack_window,
+		 "Bytes of user stack above sp an unwind may read (256 KiB)");
 
 static int __init uwprof_init(void)
 {

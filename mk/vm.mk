@@ -13,7 +13,7 @@ VM_TEST_FILES	?=
 $(ARM_OUT)/selftests/%: selftests/%.c $(SELFTEST_HDRS)
 	@mkdir -p $(dir $@)
 	$(Q)$(ARM_CC) $(ARM_CFLAGS) -Wno-unused-parameter -Wno-sign-compare -D_GNU_SOURCE -I$(KSELFTEST_DIR) -I$(CURDIR) \
-		-Iselftests -o $@ $< -lpthread
+		-Iselftests -I$(CURDIR)/tools/include -o $@ $< -lpthread
 
 selftests: $(SELFTEST_BINS)
 

@@ -5,6 +5,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -44,4 +47,77 @@ static inline int uwprof_open_dev(void)
 	return open(UWPROF_DEVICE, O_RDWR | O_CLOEXEC);
 }
 
+
+/*
+ * The smallest valid v2 table: one page, one function at offset 0 whose
+ * only FOT pair (0, 0) runs @uit (which must end in Finish or Refuse).
+ * Layout: header (32), page table (4), function table (4), FOT (2), UIT.
+ */
+static inline size_t uwprof_tiny_table(unsigned char *buf,
+				       const unsigned char *uit, size_t n)
+{
+	unsigned int hdr[8] = { 32, 1, 36, 1, 40, 2, 42, n };
+
+	memcpy(buf, hdr, sizeof(hdr));
+	memset(buf + 32, 0, 10);	/* page [0], func (0,0), FOT 00 00 */
+	memcpy(buf + 42, uit, n);
+	return 42 + n;
+}
+
+/* Upload; returns the id, or -errno with the validation error in *verr. */
+static inline int uwprof_upload(int fd, const void *blob, size_t len,
+				unsigned int *verr)
+{
+	struct uwprof_table_upload up = {
+		.size = sizeof(up),
+		.data = (unsigned long)blob,
+		.len = len,
+	};
+	int ret = ioctl(fd, UWPROF_IOC_TABLE_UPLOAD, &up);
+
+	if (verr)
+		*verr = up.verr;
+	return ret ? -errno : (int)up.table_id;
+}
+
+static inline int uwprof_attach(int fd, int pid, int table_id,
+				unsigned int start, unsigned int end)
+{
+	struct uwprof_attach a = {
+		.size = sizeof(a), .pid = pid, .table_id = table_id,
+		.text_start = start, .text_end = end,
+	};
+
+	return ioctl(fd, UWPROF_IOC_ATTACH, &a) ? -errno : 0;
+}
+
+static inline int uwprof_start(int fd, unsigned int hz)
+{
+	struct uwprof_start st = { .size = sizeof(st), .freq_hz = hz };
+
+	return ioctl(fd, UWPROF_IOC_START, &st) ? -errno : 0;
+}
+
+static inline int uwprof_stats(int fd, struct uwprof_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->size = sizeof(*st);
+	return ioctl(fd, UWPROF_IOC_STATS, st) ? -errno : 0;
+}
+
+/* Set a module parameter; returns 0 or -1. */
+static inline int uwprof_set_param(const char *name, unsigned long value)
+{
+	char path[128], val[32];
+	int fd, n, ret;
+
+	snprintf(path, sizeof(path), "/sys/module/uwprof/parameters/%s", name);
+	n = snprintf(val, sizeof(val), "%lu", value);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ret = write(fd, val, n) == n ? 0 : -1;
+	close(fd);
+	return ret;
+}
 #endif

@@ -2,11 +2,17 @@
 /*
  * uwprof user-space ABI: the ioctls of /dev/unwind_samples and the records
  * read from it.  Shared by the module, the selftests and the uwprof command.
+ * docs/ABI.md describes each call and its errors.
  *
  * Every ioctl argument struct starts with a __u32 size that the caller sets
  * to sizeof() of the struct it was built with.  The module accepts a
  * smaller size (older callers: missing fields read as zero) or a larger one
  * whose extra bytes are zero, so the ABI can grow by appending fields.
+ * Pointers travel as __u64 so the layout is the same for 32- and 64-bit
+ * callers.
+ *
+ * Everything an open file sets up (tables, attachments, sampling) belongs
+ * to that file and is gone when it is closed.
  */
 #ifndef _UAPI_UWPROF_H
 #define _UAPI_UWPROF_H
@@ -28,6 +34,145 @@ struct uwprof_version {
 	__u32 reserved;		/* out: 0 */
 };
 
+/*
+ * Upload one v2 table blob.  It is validated in full; a table identical to
+ * one this file already uploaded is shared and gets the same id.
+ * EINVAL with verr/verr_offset set: the blob is malformed (enum uw2_verr).
+ * EFBIG: larger than the table_bytes_max module parameter.
+ * ENOSPC: the file's tables would exceed table_bytes_max in all.
+ */
+struct uwprof_table_upload {
+	__u32 size;
+	__u32 flags;		/* in: 0 */
+	__u64 data;		/* in: pointer to the blob */
+	__u32 len;		/* in: blob length in bytes */
+	__u32 table_id;		/* out: id, never 0 */
+	__u32 verr;		/* out: validation error code, 0 if valid */
+	__u32 verr_offset;	/* out: blob offset of the error */
+};
+
+/*
+ * Attach a table to a process for the runtime .text range
+ * [text_start, text_end).  The process is sampled from then on, all of its
+ * threads.  The attachment ends when the process exits or execs.
+ * ESRCH: no such process.  EACCES: not ptrace-readable by the caller.
+ * ENOENT: no table with that id.  EEXIST: range overlaps an attachment.
+ * EINVAL: empty range.  E2BIG: more than UWPROF_MAX_MODULES ranges.
+ */
+struct uwprof_attach {
+	__u32 size;
+	__u32 pid;
+	__u32 table_id;
+	__u32 text_start;
+	__u32 text_end;
+	__u32 flags;		/* in: 0 */
+};
+
+#define UWPROF_MAX_MODULES	256
+
+/* Detach the range starting at text_start (ENOENT if none). */
+struct uwprof_detach {
+	__u32 size;
+	__u32 pid;
+	__u32 text_start;
+	__u32 flags;		/* in: 0 */
+};
+
+struct uwprof_attachment {
+	__u32 pid;
+	__u32 table_id;
+	__u32 text_start;
+	__u32 text_end;
+};
+
+/*
+ * List attachments (of one pid, or of all if pid is 0).  Fills at most
+ * count entries at entries, and sets count to how many there are.
+ */
+struct uwprof_list {
+	__u32 size;
+	__u32 pid;
+	__u64 entries;		/* in: pointer to struct uwprof_attachment[] */
+	__u32 count;		/* in: room; out: number of attachments */
+	__u32 flags;		/* in: 0 */
+};
+
+/*
+ * Start sampling every attached process at freq_hz (1 to 10000) on every
+ * online CPU.  EBUSY: already sampling.  EINVAL: bad frequency or flags.
+ */
+struct uwprof_start {
+	__u32 size;
+	__u32 freq_hz;
+	__u32 flags;		/* in: 0 */
+	__u32 reserved;
+};
+
+/* Why an unwind ended; same order as the unwinder's enum uw2_stop. */
+enum uwprof_stop {
+	UWPROF_STOP_ROOT,
+	UWPROF_STOP_NO_TABLE,
+	UWPROF_STOP_REFUSED,
+	UWPROF_STOP_BAD_SP,
+	UWPROF_STOP_NO_PROGRESS,
+	UWPROF_STOP_READ_FAULT,
+	UWPROF_STOP_BAD_OPCODE,
+	UWPROF_STOP_MAX_DEPTH,
+	UWPROF_STOP_NR
+};
+
+#define UWPROF_STOP_SLOTS	16
+
+/*
+ * Counters since the file was opened.  Every sample of an attached process
+ * is either delivered or dropped: taken == delivered + dropped_full.
+ */
+struct uwprof_stats {
+	__u32 size;
+	__u32 reserved;
+	__u64 taken;		/* samples of attached processes */
+	__u64 delivered;	/* records written to the buffer */
+	__u64 dropped_full;	/* buffer full */
+	__u64 kernel_context;	/* taken while the thread was in the kernel */
+	__u64 handler_ns_sum;	/* time in the sample handler */
+	__u64 handler_ns_max;
+	__u64 stop[UWPROF_STOP_SLOTS];	/* unwinds by enum uwprof_stop */
+	__u64 frames;		/* frames delivered */
+	__u64 bytes;		/* record bytes delivered */
+};
+
 #define UWPROF_IOC_VERSION	_IOWR(UWPROF_IOC_MAGIC, 0x80, struct uwprof_version)
+#define UWPROF_IOC_TABLE_UPLOAD	_IOWR(UWPROF_IOC_MAGIC, 0x81, struct uwprof_table_upload)
+#define UWPROF_IOC_ATTACH	_IOW(UWPROF_IOC_MAGIC, 0x82, struct uwprof_attach)
+#define UWPROF_IOC_DETACH	_IOW(UWPROF_IOC_MAGIC, 0x83, struct uwprof_detach)
+#define UWPROF_IOC_LIST		_IOWR(UWPROF_IOC_MAGIC, 0x84, struct uwprof_list)
+#define UWPROF_IOC_START	_IOW(UWPROF_IOC_MAGIC, 0x85, struct uwprof_start)
+#define UWPROF_IOC_STOP		_IO(UWPROF_IOC_MAGIC, 0x86)	/* EALREADY if stopped */
+#define UWPROF_IOC_STATS	_IOWR(UWPROF_IOC_MAGIC, 0x87, struct uwprof_stats)
+
+/*
+ * Records, read() from the device.  read() returns whole records only
+ * (EINVAL if the buffer cannot hold the next one), blocks until there is
+ * one unless O_NONBLOCK (EAGAIN), and poll() reports POLLIN.  Records are
+ * 8-byte aligned; size covers the whole record.
+ */
+#define UWPROF_RECORD_SAMPLE	1
+
+/* The thread was in the kernel: frames start at its saved user context. */
+#define UWPROF_RF_KERNEL	0x1
+
+struct uwprof_record {
+	__u16 size;		/* bytes, this header and the frames */
+	__u16 type;		/* UWPROF_RECORD_SAMPLE */
+	__u8 stop;		/* enum uwprof_stop */
+	__u8 flags;		/* UWPROF_RF_* */
+	__u16 cpu;
+	__u32 pid;		/* as the opener's pid namespace sees it */
+	__u32 tid;
+	__u64 time_ns;		/* CLOCK_MONOTONIC */
+	__u32 nframes;
+	__u32 reserved;
+	__u32 frames[];		/* pc first, then return addresses */
+};
 
 #endif /* _UAPI_UWPROF_H */

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per-CPU record rings and the read side of /dev/unwind_samples.
+ *
+ * Why not the kernel's ring_buffer: each ring has exactly one writer, the
+ * sampling interrupt of its CPU, which cannot nest with itself, and one
+ * reader at a time (read_lock).  A single-producer single-consumer ring
+ * then needs no atomics on the sample path, only acquire/release on the
+ * two offsets, and read() can hand out our own record layout unchanged.
+ *
+ * Offsets run freely and are masked on use; a record never wraps: if it
+ * does not fit before the end, a padding record fills the end first.
+ * When the ring is full the new record is dropped (and counted by the
+ * caller); the writer never waits.
+ */
+#include <linux/poll.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+
+#include "uwprof_mod.h"
+
+#define UWPROF_RECORD_PAD	0	/* type of a padding record */
+
+struct uwprof_rec_hdr {
+	u16 size;
+	u16 type;
+};
+
+int uwprof_rings_alloc(struct uwprof_session *s, u32 bytes_per_cpu)
+{
+	u32 size = roundup_pow_of_two(clamp_t(u32, bytes_per_cpu, PAGE_SIZE,
+					      SZ_64M));
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct uwprof_ring *r = &per_cpu_ptr(s->cpu, cpu)->ring;
+
+		r->data = vzalloc(size);
+		if (!r->data)
+			return -ENOMEM;
+		r->size = size;
+	}
+	return 0;
+}
+
+void uwprof_rings_free(struct uwprof_session *s)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		vfree(per_cpu_ptr(s->cpu, cpu)->ring.data);
+}
+
+/*
+ * Writer side, on the ring's own CPU with interrupts off.  @len is a
+ * multiple of 8.  Returns where to build the record, or NULL when full.
+ */
+void *uwprof_ring_reserve(struct uwprof_ring *r, u32 len)
+{
+	u32 head = r->head, mask = r->size - 1;
+	/* Pairs with the reader's release: its copy-out is done. */
+	u32 tail = smp_load_acquire(&r->tail);
+	u32 to_end = r->size - (head & mask);
+	u32 need = len + (len > to_end ? to_end : 0);
+	struct uwprof_rec_hdr *pad;
+
+	if (need > r->size - (head - tail))
+		return NULL;
+	if (len > to_end) {
+		pad = (struct uwprof_rec_hdr *)(r->data + (head & mask));
+		pad->size = to_end;
+		pad->type = UWPROF_RECORD_PAD;
+		head += to_end;
+		r->pending = to_end;
+	} else {
+		r->pending = 0;
+	}
+	return r->data + (head & mask);
+}
+
+void uwprof_ring_commit(struct uwprof_session *s, struct uwprof_ring *r,
+			u32 len)
+{
+	/* Pairs with the reader's acquire: the record is written. */
+	smp_store_release(&r->head, r->head + r->pending + len);
+	if (wq_has_sleeper(&s->readers))
+		irq_work_queue(&s->wakeup_work);
+}
+
+static bool uwprof_ring_empty(struct uwprof_ring *r)
+{
+	/* Pairs with the writer's release in uwprof_ring_commit(). */
+	return smp_load_acquire(&r->head) == r->tail;
+}
+
+bool uwprof_rings_empty(struct uwprof_session *s)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		if (!uwprof_ring_empty(&per_cpu_ptr(s->cpu, cpu)->ring))
+			return false;
+	return true;
+}
+
+/*
+ * Copy whole records of one ring to @buf; returns bytes copied or an
+ * error.  *@too_small is set when the next record did not fit.
+ */
+static ssize_t uwprof_ring_drain(struct uwprof_ring *r, char __user *buf,
+				 size_t room, bool *too_small)
+{
+	/* Pairs with the writer's release: records up to head are whole. */
+	u32 head = smp_load_acquire(&r->head), tail = r->tail;
+	u32 mask = r->size - 1;
+	size_t done = 0;
+
+	while (tail != head) {
+		struct uwprof_rec_hdr *h = (void *)(r->data + (tail & mask));
+		u32 size = h->size;
+
+		if (h->type != UWPROF_RECORD_PAD) {
+			if (size > room - done) {
+				*too_small = true;
+				break;
+			}
+			if (copy_to_user(buf + done, h, size))
+				return -EFAULT;
+			done += size;
+		}
+		tail += size;
+		/* Pairs with the writer's acquire: the space is free again. */
+		smp_store_release(&r->tail, tail);
+	}
+	return done;
+}
+
+ssize_t uwprof_read(struct uwprof_session *s, char __user *buf, size_t len,
+		    bool nonblock)
+{
+	bool too_small = false;
+	ssize_t done = 0, n;
+	int cpu, ret;
+
+	for (;;) {
+		if (!nonblock) {
+			ret = wait_event_interruptible(s->readers,
+						       !uwprof_rings_empty(s));
+			if (ret)
+				return ret;
+		}
+		if (mutex_lock_interruptible(&s->read_lock))
+			return -ERESTARTSYS;
+		for_each_possible_cpu(cpu) {
+			n = uwprof_ring_drain(&per_cpu_ptr(s->cpu, cpu)->ring,
+					      buf + done, len - done,
+					      &too_small);
+			if (n < 0) {
+				done = done ? done : n;
+				break;
+			}
+			done += n;
+		}
+		mutex_unlock(&s->read_lock);
+		if (done)
+			return done;
+		if (too_small)
+			return -EINVAL;
+		if (nonblock)
+			return -EAGAIN;
+	}
+}

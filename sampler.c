@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The sampler: one cpu-clock perf event per online CPU.  Its overflow
+ * handler runs in hard interrupt context on the CPU that was interrupted;
+ * if the task there belongs to an attached process, it takes the task's
+ * user registers, unwinds its user stack with the process's tables and
+ * appends one record to that CPU's ring.
+ *
+ * The handler never sleeps, allocates or takes the mmap lock: the process
+ * entry is found under RCU, and the stack is read a page at a time with
+ * copy_from_user_nofault() into a per-CPU page, so a page that is not
+ * resident ends the unwind as a read fault instead of faulting it in.
+ */
+#include <linux/cpu.h>
+#include <linux/ktime.h>
+#include <linux/sched/task_stack.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "uwprof_mod.h"
+
+#define UWPROF_FREQ_MAX		10000
+
+/* uw2_stack reader: one word, through the CPU's cached page. */
+static int uwprof_stack_read(void *ctx, u32 addr, u32 *val)
+{
+	struct uwprof_cpu *c = ctx;
+	unsigned long page = addr & PAGE_MASK;
+
+	if (c->page_addr != page) {
+		c->page_addr = 1;	/* not a page address: nothing cached */
+		if (copy_from_user_nofault(c->page, (void __user *)page,
+					   PAGE_SIZE))
+			return -EFAULT;
+		c->page_addr = page;
+	}
+	memcpy(val, c->page + offset_in_page(addr), sizeof(*val));
+	return 0;
+}
+
+/* The user registers of current; *in_kernel when it was not in user mode. */
+static void uwprof_user_regs(struct pt_regs *regs, struct uw2_regs *out,
+			     bool *in_kernel, bool *thumb)
+{
+	int i;
+
+	*in_kernel = !user_mode(regs);
+	if (*in_kernel)
+		regs = task_pt_regs(current);
+	for (i = 0; i < 16; i++)
+		out->r[i] = regs->uregs[i];
+	*thumb = regs->ARM_cpsr & PSR_T_BIT;
+}
+
+static u32 uwprof_unwind(struct uwprof_session *s, struct uwprof_cpu *c,
+			 struct uwprof_proc *p, struct uw2_regs *regs,
+			 enum uw2_stop *stop)
+{
+	struct uwprof_mods *mods = rcu_dereference(p->mods);
+	u32 sp = regs->r[UW2_SP], nframes = 0;
+	struct uw2_stack stack = {
+		.lo = sp,
+		.hi = sp + s->stack_window < sp ? 0xfffffffc :
+		      sp + s->stack_window,
+		.read = uwprof_stack_read,
+		.ctx = c,
+	};
+
+	c->page_addr = 1;
+	*stop = uw2_unwind(mods ? mods->mod : NULL, mods ? mods->n : 0, regs,
+			   &stack, c->frames, s->max_depth, &nframes, 0);
+	return nframes;
+}
+
+static void uwprof_emit(struct uwprof_session *s, struct uwprof_cpu *c,
+			struct uwprof_proc *p, u32 nframes, enum uw2_stop stop,
+			bool in_kernel)
+{
+	u32 len = ALIGN(sizeof(struct uwprof_record) + nframes * sizeof(u32),
+			8);
+	struct uwprof_record *rec = uwprof_ring_reserve(&c->ring, len);
+
+	if (!rec) {
+		c->stats.dropped_full++;
+		return;
+	}
+	rec->size = len;
+	rec->type = UWPROF_RECORD_SAMPLE;
+	rec->stop = stop;
+	rec->flags = in_kernel ? UWPROF_RF_KERNEL : 0;
+	rec->cpu = smp_processor_id();
+	rec->pid = p->user_pid;
+	rec->tid = task_pid_nr_ns(current, s->pid_ns);
+	rec->time_ns = ktime_get_ns();
+	rec->nframes = nframes;
+	rec->reserved = 0;
+	memcpy(rec->frames, c->frames, nframes * sizeof(u32));
+	uwprof_ring_commit(s, &c->ring, len);
+	c->stats.delivered++;
+	c->stats.frames += nframes;
+	c->stats.bytes += len;
+}
+
+static void uwprof_sample(struct uwprof_session *s, struct uwprof_cpu *c,
+			  struct uwprof_proc *p, struct pt_regs *regs)
+{
+	struct uw2_regs uregs;
+	bool in_kernel, thumb;
+	enum uw2_stop stop;
+	u32 nframes;
+
+	uwprof_user_regs(regs, &uregs, &in_kernel, &thumb);
+	nframes = uwprof_unwind(s, c, p, &uregs, &stop);
+	if (nframes && thumb)
+		c->frames[0] |= 1;	/* frames keep the Thumb bit, as lr does */
+	c->stats.taken++;
+	c->stats.kernel_context += in_kernel;
+	c->stats.stop[stop]++;
+	uwprof_emit(s, c, p, nframes, stop, in_kernel);
+}
+
+static void uwprof_overflow(struct perf_event *event,
+			    struct perf_sample_data *data,
+			    struct pt_regs *regs)
+{
+	struct uwprof_session *s = event->overflow_handler_context;
+	struct uwprof_cpu *c = this_cpu_ptr(s->cpu);
+	struct uwprof_proc *p;
+	u64 t0, dt;
+
+	if ((current->flags & PF_KTHREAD) || !current->mm)
+		return;
+	t0 = ktime_get_ns();
+	rcu_read_lock();
+	p = uwprof_proc_of_current(s);
+	if (p) {
+		u64_stats_update_begin(&c->syncp);
+		uwprof_sample(s, c, p, regs);
+		dt = ktime_get_ns() - t0;
+		c->stats.handler_ns_sum += dt;
+		if (dt > c->stats.handler_ns_max)
+			c->stats.handler_ns_max = dt;
+		u64_stats_update_end(&c->syncp);
+	}
+	rcu_read_unlock();
+}
+
+static void uwprof_events_release(struct uwprof_session *s)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct uwprof_cpu *c = per_cpu_ptr(s->cpu, cpu);
+
+		if (c->event) {
+			/* Cancels the timer and waits for a running handler. */
+			perf_event_release_kernel(c->event);
+			c->event = NULL;
+		}
+	}
+}
+
+static int uwprof_events_create(struct uwprof_session *s, u32 freq_hz)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.size = sizeof(attr),
+		.sample_period = NSEC_PER_SEC / freq_hz,
+		.pinned = 1,
+		.exclude_idle = 1,
+	};
+	struct perf_event *ev;
+	int cpu, ret = 0;
+
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		ev = perf_event_create_kernel_counter(&attr, cpu, NULL,
+						      uwprof_overflow, s);
+		if (IS_ERR(ev)) {
+			ret = PTR_ERR(ev);
+			break;
+		}
+		per_cpu_ptr(s->cpu, cpu)->event = ev;
+	}
+	cpus_read_unlock();
+	if (ret)
+		uwprof_events_release(s);
+	return ret;
+}
+
+long uwprof_ioctl_start(struct uwprof_session *s, void __user *arg)
+{
+	struct uwprof_start st;
+	long ret;
+
+	ret = uwprof_copy_arg(&st, sizeof(st), arg);
+	if (ret)
+		return ret;
+	if (st.flags || st.reserved || !st.freq_hz ||
+	    st.freq_hz > UWPROF_FREQ_MAX)
+		return -EINVAL;
+	mutex_lock(&s->lock);
+	if (s->sampling) {
+		ret = -EBUSY;
+	} else {
+		ret = uwprof_events_create(s, st.freq_hz);
+		s->sampling = !ret;
+	}
+	mutex_unlock(&s->lock);
+	return ret;
+}
+
+/* Called with s->lock held, or at teardown. */
+void uwprof_sampler_stop(struct uwprof_session *s)
+{
+	if (!s->sampling)
+		return;
+	uwprof_events_release(s);
+	s->sampling = false;
+}
+
+long uwprof_ioctl_stop(struct uwprof_session *s)
+{
+	long ret = 0;
+
+	mutex_lock(&s->lock);
+	if (s->sampling)
+		uwprof_sampler_stop(s);
+	else
+		ret = -EALREADY;
+	mutex_unlock(&s->lock);
+	return ret;
+}
+
+static void uwprof_stats_add(struct uwprof_stats *sum, struct uwprof_cpu *c)
+{
+	struct uwprof_cpu_stats v;
+	unsigned int seq;
+	int i;
+
+	do {
+		seq = u64_stats_fetch_begin(&c->syncp);
+		v = c->stats;
+	} while (u64_stats_fetch_retry(&c->syncp, seq));
+	sum->taken += v.taken;
+	sum->delivered += v.delivered;
+	sum->dropped_full += v.dropped_full;
+	sum->kernel_context += v.kernel_context;
+	sum->handler_ns_sum += v.handler_ns_sum;
+	sum->handler_ns_max = max(sum->handler_ns_max, v.handler_ns_max);
+	for (i = 0; i < UWPROF_STOP_SLOTS; i++)
+		sum->stop[i] += v.stop[i];
+	sum->frames += v.frames;
+	sum->bytes += v.bytes;
+}
+
+long uwprof_ioctl_stats(struct uwprof_session *s, void __user *arg)
+{
+	struct uwprof_stats st;
+	u32 usize;
+	int cpu;
+	long ret;
+
+	ret = uwprof_copy_arg(&st, sizeof(st), arg);
+	if (ret)
+		return ret;
+	usize = st.size;
+	memset(&st, 0, sizeof(st));
+	st.size = usize;
+	for_each_possible_cpu(cpu)
+		uwprof_stats_add(&st, per_cpu_ptr(s->cpu, cpu));
+	if (copy_to_user(arg, &st, min_t(u32, usize, sizeof(st))))
+		return -EFAULT;
+	return 0;
+}

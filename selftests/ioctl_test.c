@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Every ioctl with good and bad arguments, and the errno each documents
+ * (uapi/uwprof.h, docs/ABI.md).
+ */
+#include <errno.h>
+#include <linux/capability.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+
+#include "kselftest_harness.h"
+#include "unwind_v2.h"
+#include "uwprof_util.h"
+
+static const unsigned char finish[] = { 0xb0 };
+
+FIXTURE(ioc) {
+	int fd;
+	unsigned char blob[64];
+	size_t len;
+};
+
+FIXTURE_SETUP(ioc)
+{
+	ASSERT_EQ(0, uwprof_load());
+	self->fd = uwprof_open_dev();
+	ASSERT_LE(0, self->fd);
+	self->len = uwprof_tiny_table(self->blob, finish, sizeof(finish));
+}
+
+FIXTURE_TEARDOWN(ioc)
+{
+	close(self->fd);
+}
+
+static pid_t spawn_sleeper(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		pause();
+		_exit(0);
+	}
+	return pid;
+}
+
+static void reap(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+static int list_count(int fd, int pid)
+{
+	struct uwprof_list l = { .size = sizeof(l), .pid = pid };
+
+	return ioctl(fd, UWPROF_IOC_LIST, &l) ? -errno : (int)l.count;
+}
+
+TEST_F(ioc, upload_valid_and_shared)
+{
+	unsigned char other[64];
+	size_t olen = uwprof_tiny_table(other, (unsigned char[]){ 0x00, 0xb0 },
+					2);
+	int id1, id2, id3;
+
+	id1 = uwprof_upload(self->fd, self->blob, self->len, NULL);
+	ASSERT_LT(0, id1);
+	id2 = uwprof_upload(self->fd, self->blob, self->len, NULL);
+	EXPECT_EQ(id1, id2);	/* identical bytes share one table */
+	id3 = uwprof_upload(self->fd, other, olen, NULL);
+	ASSERT_LT(0, id3);
+	EXPECT_NE(id1, id3);
+}
+
+TEST_F(ioc, upload_bad_arguments)
+{
+	struct uwprof_table_upload up = {
+		.size = sizeof(up), .data = (unsigned long)self->blob,
+		.len = self->len, .flags = 1,
+	};
+
+	EXPECT_EQ(-1, ioctl(self->fd, UWPROF_IOC_TABLE_UPLOAD, &up));
+	EXPECT_EQ(EINVAL, errno);
+	up.flags = 0;
+	up.data = 16;
+	EXPECT_EQ(-1, ioctl(self->fd, UWPROF_IOC_TABLE_UPLOAD, &up));
+	EXPECT_EQ(EFAULT, errno);
+	up.size = 3;
+	EXPECT_EQ(-1, ioctl(self->fd, UWPROF_IOC_TABLE_UPLOAD, &up));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, UWPROF_IOC_TABLE_UPLOAD, (void *)16));
+	EXPECT_EQ(EFAULT, errno);
+}
+
+TEST_F(ioc, upload_absurd_length)
+{
+	EXPECT_EQ(-EFBIG, uwprof_upload(self->fd, self->blob, 0xfffffff0,
+					NULL));
+}
+
+/* The per-file byte cap: a second distinct table no longer fits. */
+TEST(upload_cap_per_file)
+{
+	unsigned char a[64], b[64];
+	size_t la = uwprof_tiny_table(a, finish, 1);
+	size_t lb = uwprof_tiny_table(b, (unsigned char[]){ 0x00, 0xb0 }, 2);
+	int fd;
+
+	ASSERT_EQ(0, uwprof_load());
+	ASSERT_EQ(0, uwprof_set_param("table_bytes_max", 60));
+	fd = uwprof_open_dev();
+	ASSERT_LE(0, fd);
+	EXPECT_LT(0, uwprof_upload(fd, a, la, NULL));
+	EXPECT_EQ(-ENOSPC, uwprof_upload(fd, b, lb, NULL));
+	EXPECT_EQ(-EFBIG, uwprof_upload(fd, b, 61, NULL));
+	close(fd);
+	ASSERT_EQ(0, uwprof_set_param("table_bytes_max", 64 << 20));
+}
+
+/* One corrupted table per validation error the unwinder reports. */
+struct corruption {
+	const char *what;
+	unsigned int hdr[8];
+	unsigned char body[16];	/* bytes from offset 32 */
+	size_t len;
+	unsigned int verr;
+};
+
+static const struct corruption corruptions[] = {
+	{ "short", { 32, 1, 36, 1, 40, 2, 42, 1 }, {}, 20, UW2_ERR_SHORT },
+	{ "uit past end", { 32, 1, 36, 1, 40, 2, 42, 100 },
+	  { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xb0 }, 43, UW2_ERR_BOUNDS },
+	{ "tables overlap", { 32, 1, 32, 1, 40, 2, 42, 1 },
+	  { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xb0 }, 43, UW2_ERR_OVERLAP },
+	{ "page table unaligned", { 33, 1, 40, 1, 44, 2, 46, 1 },
+	  { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xb0 }, 47,
+	  UW2_ERR_ALIGN },
+	{ "no pages", { 32, 0, 36, 1, 40, 2, 42, 1 },
+	  { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xb0 }, 43, UW2_ERR_EMPTY },
+	{ "first page not at function 0", { 32, 1, 36, 1, 40, 2, 42, 1 },
+	  { 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xb0 }, 43, UW2_ERR_PAGE_FIRST },
+	{ "first function not at 0", { 32, 1, 36, 1, 40, 2, 42, 1 },
+	  { 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0xb0 }, 43, UW2_ERR_FUNC_FIRST },
+	{ "fot index out of range", { 32, 1, 36, 1, 40, 2, 42, 1 },
+	  { 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0xb0 }, 43, UW2_ERR_FOT_INDEX },
+	{ "fot uleb runs off", { 32, 1, 36, 1, 40, 2, 42, 1 },
+	  { 0, 0, 0, 0, 0, 0, 0, 0, 0x80, 0x80, 0xb0 }, 43, UW2_ERR_FOT_TRUNC },
+	{ "fot offsets increase", { 32, 1, 36, 1, 40, 4, 44, 1 },
+	  { 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 2, 0, 0xb0 }, 45, UW2_ERR_FOT_ORDER },
+	{ "uit index out of range", { 32, 1, 36, 1, 40, 2, 42, 1 },
+	  { 0, 0, 0, 0, 0, 0, 0, 0, 0, 5, 0xb0 }, 43, UW2_ERR_UIT_INDEX },
+	{ "reserved opcode", { 32, 1, 36, 1, 40, 2, 42, 2 },
+	  { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x9d, 0xb0 }, 44, UW2_ERR_UIT_OPCODE },
+	{ "no finish", { 32, 1, 36, 1, 40, 2, 42, 1 },
+	  { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x00 }, 43, UW2_ERR_UIT_TRUNC },
+};
+
+TEST_F(ioc, upload_corrupted_tables)
+{
+	unsigned char blob[64];
+	unsigned int verr, i;
+
+	for (i = 0; i < sizeof(corruptions) / sizeof(corruptions[0]); i++) {
+		const struct corruption *c = &corruptions[i];
+
+		memcpy(blob, c->hdr, 32);
+		memcpy(blob + 32, c->body, sizeof(c->body));
+		verr = 0;
+		EXPECT_EQ(-EINVAL, uwprof_upload(self->fd, blob, c->len, &verr))
+			TH_LOG("%s", c->what);
+		EXPECT_EQ(c->verr, verr) TH_LOG("%s", c->what);
+	}
+}
+
+TEST_F(ioc, attach_errors)
+{
+	int id = uwprof_upload(self->fd, self->blob, self->len, NULL);
+	pid_t dead = spawn_sleeper(), child;
+
+	ASSERT_LT(0, id);
+	reap(dead);
+	EXPECT_EQ(-ESRCH, uwprof_attach(self->fd, dead, id, 0x1000, 0x2000));
+	EXPECT_EQ(-ESRCH, uwprof_attach(self->fd, 0, id, 0x1000, 0x2000));
+	EXPECT_EQ(-ESRCH, uwprof_attach(self->fd, -5, id, 0x1000, 0x2000));
+	child = spawn_sleeper();
+	EXPECT_EQ(-ENOENT, uwprof_attach(self->fd, child, id + 100, 0x1000,
+					 0x2000));
+	EXPECT_EQ(-EINVAL, uwprof_attach(self->fd, child, id, 0x2000, 0x2000));
+	EXPECT_EQ(0, uwprof_attach(self->fd, child, id, 0x1000, 0x2000));
+	EXPECT_EQ(-EEXIST, uwprof_attach(self->fd, child, id, 0x1800, 0x2800));
+	EXPECT_EQ(0, uwprof_attach(self->fd, child, id, 0x2000, 0x3000));
+	EXPECT_EQ(2, list_count(self->fd, child));
+	reap(child);
+}
+
+TEST_F(ioc, attach_kernel_thread_refused)
+{
+	int id = uwprof_upload(self->fd, self->blob, self->len, NULL);
+
+	/* pid 2 is kthreadd: no user memory to sample */
+	EXPECT_EQ(-ESRCH, uwprof_attach(self->fd, 2, id, 0x1000, 0x2000));
+}
+
+static int drop_ptrace_cap(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2] = {};
+
+	if (syscall(SYS_capget, &hdr, data))
+		return -1;
+	data[0].effective &= ~(1u << CAP_SYS_PTRACE);
+	return syscall(SYS_capset, &hdr, data);
+}
+
+/* Without CAP_SYS_PTRACE, another user's process cannot be attached. */
+TEST_F(ioc, attach_needs_ptrace_read)
+{
+	int id = uwprof_upload(self->fd, self->blob, self->len, NULL);
+	pid_t other = fork(), checker;
+	int status;
+
+	if (other == 0) {
+		if (setgid(65534) || setuid(65534))
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	usleep(100000);
+	checker = fork();
+	if (checker == 0) {
+		if (drop_ptrace_cap())
+			_exit(200);
+		_exit(-uwprof_attach(self->fd, other, id, 0x1000, 0x2000));
+	}
+	ASSERT_EQ(checker, waitpid(checker, &status, 0));
+	EXPECT_EQ(EACCES, WEXITSTATUS(status));
+	/* with the capability it is allowed */
+	EXPECT_EQ(0, uwprof_attach(self->fd, other, id, 0x1000, 0x2000));
+	reap(other);
+}
+
+TEST_F(ioc, list_and_detach)
+{
+	int id = uwprof_upload(self->fd, self->blob, self->len, NULL);
+	struct uwprof_attachment e[4];
+	struct uwprof_list l = {
+		.size = sizeof(l), .entries = (unsigned long)e, .count = 1,
+	};
+	struct uwprof_detach d = { .size = sizeof(d) };
+	pid_t a = spawn_sleeper(), b = spawn_sleeper();
+
+	ASSERT_EQ(0, uwprof_attach(self->fd, a, id, 0x1000, 0x2000));
+	ASSERT_EQ(0, uwprof_attach(self->fd, b, id, 0x5000, 0x6000));
+	ASSERT_EQ(0, ioctl(self->fd, UWPROF_IOC_LIST, &l));
+	EXPECT_EQ(2, l.count);	/* room for one, two exist */
+	l.pid = b;
+	l.count = 4;
+	ASSERT_EQ(0, ioctl(self->fd, UWPROF_IOC_LIST, &l));
+	ASSERT_EQ(1, l.count);
+	EXPECT_EQ(b, e[0].pid);
+	EXPECT_EQ(id, e[0].table_id);
+	EXPECT_EQ(0x5000, e[0].text_start);
+	EXPECT_EQ(0x6000, e[0].text_end);
+	l.entries = 16;
+	EXPECT_EQ(-1, ioctl(self->fd, UWPROF_IOC_LIST, &l));
+	EXPECT_EQ(EFAULT, errno);
+
+	d.pid = b;
+	d.text_start = 0x5000;
+	EXPECT_EQ(0, ioctl(self->fd, UWPROF_IOC_DETACH, &d));
+	EXPECT_EQ(-1, ioctl(self->fd, UWPROF_IOC_DETACH, &d));
+	EXPECT_EQ(ENOENT, errno);
+	d.pid = 999999;
+	EXPECT_EQ(-1, ioctl(self->fd, UWPROF_IOC_DETACH, &d));
+	EXPECT_EQ(ESRCH, errno);
+	EXPECT_EQ(0, list_count(self->fd, b));
+	EXPECT_EQ(1, list_count(self->fd, 0));
+	reap(a);
+	reap(b);
+}
+
+/* Attachments end when the process exits, and when it execs. */
+TEST_F(ioc, exit_and_exec_end_attachments)
+{
+	int id = uwprof_upload(self->fd, self->blob, self->len, NULL);
+	int go[2];
+	pid_t a = spawn_sleeper(), b;
+	char c = 0;
+
+	ASSERT_EQ(0, pipe(go));
+	b = fork();
+	if (b == 0) {
+		if (read(go[0], &c, 1) != 1)
+			_exit(1);
+		execl("/bin/busybox", "sleep", "30", NULL);
+		_exit(1);
+	}
+	ASSERT_EQ(0, uwprof_attach(self->fd, a, id, 0x1000, 0x2000));
+	ASSERT_EQ(0, uwprof_attach(self->fd, b, id, 0x1000, 0x2000));
+	EXPECT_EQ(2, list_count(self->fd, 0));
+	reap(a);
+	EXPECT_EQ(1, list_count(self->fd, 0));
+	ASSERT_EQ(1, write(go[1], &c, 1));
+	usleep(300000);		/* let it exec */
+	EXPECT_EQ(0, list_count(self->fd, 0));
+	/* a new attachment to the new image works */
+	EXPECT_EQ(0, uwprof_attach(self->fd, b, id, 0x1000, 0x2000));
+	EXPECT_EQ(1, list_count(self->fd, b));
+	reap(b);
+}
+
+TEST_F(ioc, start_stop_rules)
+{
+	struct uwprof_start st = { .size = sizeof(st) };
+
+	EXPECT_EQ(-EINVAL, uwprof_start(self->fd, 0));
+	EXPECT_EQ(-EINVAL, uwprof_start(self->fd, 10001));
+	st.freq_hz = 100;
+	st.flags = 2;
+	EXPECT_EQ(-1, ioctl(self->fd, UWPROF_IOC_START, &st));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, UWPROF_IOC_STOP));
+	EXPECT_EQ(EALREADY, errno);
+	EXPECT_EQ(0, uwprof_start(self->fd, 10000));
+	EXPECT_EQ(-EBUSY, uwprof_start(self->fd, 100));
+	EXPECT_EQ(0, ioctl(self->fd, UWPROF_IOC_STOP));
+	EXPECT_EQ(-1, ioctl(self->fd, UWPROF_IOC_STOP));
+	EXPECT_EQ(EALREADY, errno);
+	EXPECT_EQ(0, uwprof_start(self->fd, 1));
+	/* closing while sampling is the normal way to end */
+}
+
+TEST_F(ioc, stats_and_nonblocking_read)
+{
+	struct uwprof_stats st;
+	char buf[256];
+	int flags = fcntl(self->fd, F_GETFL);
+
+	ASSERT_EQ(0, uwprof_stats(self->fd, &st));
+	EXPECT_EQ(0, st.taken);
+	EXPECT_EQ(-1, ioctl(self->fd, UWPROF_IOC_STATS, (void *)16));
+	EXPECT_EQ(EFAULT, errno);
+	ASSERT_EQ(0, fcntl(self->fd, F_SETFL, flags | O_NONBLOCK));
+	EXPECT_EQ(-1, read(self->fd, buf, sizeof(buf)));
+	EXPECT_EQ(EAGAIN, errno);
+}
+
+TEST_HARNESS_MAIN
