@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * DWARF CFI through libdw.  FDEs are enumerated with dwarf_next_cfi on the
+ * raw sections; each FDE's rows are then walked with dwarf_cfi_addrframe,
+ * whose dwarf_frame_info range says where the next row starts.  libdw
+ * evaluates the CIE, the FDE and the ARM ABI's initial rules, so uwprof
+ * sees the same state a DWARF unwinder would.
+ *
+ * Rows are stored as deltas (rules that changed since the previous row),
+ * like breakpad's, so --chrome-compat treats both inputs the same.
+ */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include "table_elf.h"
+
+/* libdw's answer for one register as a tb_rule. */
+static struct tb_rule reg_rule(Dwarf_Frame *fr, int regno)
+{
+	struct tb_rule r = { TB_R_EXPR, 0, 0 };
+	Dwarf_Op mem[3], *ops;
+	size_t n;
+
+	if (dwarf_frame_register(fr, regno, mem, &ops, &n))
+		return r;
+	if (!n) {
+		/* No ops: NULL means same value, ops_mem means undefined. */
+		r.kind = ops ? TB_R_UNDEF : TB_R_SAME;
+		return r;
+	}
+	if (ops[0].atom == DW_OP_call_frame_cfa) {
+		bool val = ops[n - 1].atom == DW_OP_stack_value;
+		size_t k = n - val;
+
+		if (k == 1 || (k == 2 && ops[1].atom == DW_OP_plus_uconst)) {
+			r.kind = val ? TB_R_VAL_OFFSET : TB_R_OFFSET;
+			r.off = k == 2 ? (s32)ops[1].number : 0;
+		}
+		return r;
+	}
+	if (n == 1 && ops[0].atom == DW_OP_regx && ops[0].number < 16) {
+		r.kind = ops[0].number == (Dwarf_Word)regno ? TB_R_SAME : TB_R_REG;
+		r.reg = ops[0].number;
+	}
+	return r;
+}
+
+/* The full state at one row. */
+static void frame_state(Dwarf_Frame *fr, struct tb_row *st)
+{
+	Dwarf_Op *ops;
+	size_t n;
+
+	memset(st, 0, sizeof(*st));
+	st->cfa_kind = TB_CFA_EXPR;
+	if (!dwarf_frame_cfa(fr, &ops, &n) && n == 1 &&
+	    ops[0].atom == DW_OP_bregx && ops[0].number < 16) {
+		st->cfa_kind = TB_CFA_REG;
+		st->cfa_reg = ops[0].number;
+		st->cfa_off = (s32)ops[0].number2;
+	}
+	/* r13 is always "CFA" and r15 is the return address column's copy. */
+	for (int r = 0; r < 13; r++)
+		st->r[r] = reg_rule(fr, r);
+	st->r[TB_RA] = reg_rule(fr, 14);
+	for (int d = 0; d < 32; d++)
+		st->r[TB_D0 + d] = reg_rule(fr, 256 + d);
+	/* Caller-saved registers the ABI leaves undefined are not news. */
+	for (int r = 0; r < 13; r++)
+		if (st->r[r].kind == TB_R_UNDEF)
+			st->r[r].kind = TB_R_UNSET;
+	for (int d = 0; d < 32; d++)
+		if (st->r[TB_D0 + d].kind == TB_R_UNDEF ||
+		    st->r[TB_D0 + d].kind == TB_R_SAME)
+			st->r[TB_D0 + d].kind = TB_R_UNSET;
+}
+
+static bool rule_eq(const struct tb_rule *a, const struct tb_rule *b)
+{
+	return a->kind == b->kind && a->reg == b->reg && a->off == b->off;
+}
+
+/* The delta from @prev to @st, as breakpad would print it. */
+static void delta(const struct tb_row *prev, const struct tb_row *st,
+		  struct tb_row *out, bool first)
+{
+	memset(out, 0, sizeof(*out));
+	out->addr = st->addr;
+	if (first || st->cfa_kind != prev->cfa_kind ||
+	    st->cfa_reg != prev->cfa_reg || st->cfa_off != prev->cfa_off) {
+		out->cfa_kind = st->cfa_kind;
+		out->cfa_reg = st->cfa_reg;
+		out->cfa_off = st->cfa_off;
+	}
+	for (int i = 0; i < TB_NREGS; i++) {
+		const struct tb_rule *a = &prev->r[i], *b = &st->r[i];
+
+		if (first) {
+			if (b->kind != TB_R_SAME && b->kind != TB_R_UNSET)
+				out->r[i] = *b;
+		} else if (!rule_eq(a, b)) {
+			out->r[i] = *b;
+			if (b->kind == TB_R_UNSET)
+				out->r[i].kind = TB_R_SAME;
+		}
+	}
+	/* The entry row names the return address, as ".ra: lr". */
+	if (first && (st->r[TB_RA].kind == TB_R_SAME)) {
+		out->r[TB_RA].kind = TB_R_REG;
+		out->r[TB_RA].reg = 14;
+	}
+}
+
+static int walk_fde(Dwarf_CFI *cfi, u32 lo, u32 hi, struct tb_cfi_func *f)
+{
+	struct tb_row prev, st;
+	u32 addr = lo;
+
+	memset(&prev, 0, sizeof(prev));
+	while (addr < hi) {
+		Dwarf_Frame *fr;
+		Dwarf_Addr s, e;
+		struct tb_row *row;
+
+		if (dwarf_cfi_addrframe(cfi, addr, &fr))
+			return f->nrows ? 0 : -1;
+		dwarf_frame_info(fr, &s, &e, NULL);
+		frame_state(fr, &st);
+		free(fr);
+		st.addr = addr;
+		row = tb_func_add_row(f);
+		if (!row)
+			return -1;
+		delta(&prev, &st, row, addr == lo);
+		prev = st;
+		if (e <= addr)
+			break;
+		addr = e;
+	}
+	return 0;
+}
+
+/* Decode an FDE's initial location and range (.debug_frame: absolute
+ * u32; .eh_frame: the CIE's 'R' encoding, of which ARM uses pcrel/sdata4
+ * or absolute). */
+static bool fde_range(const Dwarf_CFI_Entry *ent, const u8 *cie_aug_enc,
+		      bool eh, u32 sec_addr, const u8 *sec_base, u32 *lo,
+		      u32 *hi)
+{
+	const u8 *p = ent->fde.start;
+	u32 loc, range;
+	u8 enc = eh && cie_aug_enc ? *cie_aug_enc : DW_EH_PE_absptr;
+
+	if (ent->fde.end - p < 8)
+		return false;
+	memcpy(&loc, p, 4);
+	memcpy(&range, p + 4, 4);
+	if ((enc & 0x70) == DW_EH_PE_pcrel)
+		loc += sec_addr + (u32)(p - sec_base);
+	if ((enc & 0x0f) != DW_EH_PE_absptr && (enc & 0x0f) != DW_EH_PE_udata4 &&
+	    (enc & 0x0f) != DW_EH_PE_sdata4)
+		return false;
+	*lo = loc & ~1u;
+	*hi = *lo + range;
+	return true;
+}
+
+/* The 'R' augmentation byte of a CIE, if it has one. */
+static const u8 *cie_r_encoding(const Dwarf_CIE *cie)
+{
+	const char *a = cie->augmentation;
+	const u8 *d = cie->augmentation_data;
+
+	if (!a || a[0] != 'z')
+		return NULL;
+	for (a++; *a; a++) {
+		switch (*a) {
+		case 'R':
+			return d;
+		case 'L':
+			d++;
+			break;
+		case 'P':
+			return NULL;	/* skipping an encoded pointer: rare */
+		default:
+			return NULL;
+		}
+	}
+	return NULL;
+}
+
+static int covered(const struct tb_input *in, u32 from, u32 addr)
+{
+	for (u32 i = from; i < in->n; i++)
+		if (addr >= in->funcs[i].addr &&
+		    addr < in->funcs[i].addr + in->funcs[i].size)
+			return 1;
+	return 0;
+}
+
+static int read_section(struct tb_elf *e, const char *secname, bool eh,
+			Dwarf_CFI *cfi, struct tb_input *in, u32 skip_from,
+			u32 skip_to, char *err, size_t errlen)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	Elf_Data *d = NULL;
+	u32 sec_addr = 0;
+	Dwarf_Off off = 0, next;
+	int added = 0;
+	GElf_Ehdr eh_mem;
+	u8 ident[EI_NIDENT];
+
+	if (elf_getshdrstrndx(e->elf, &shstrndx))
+		return 0;
+	while ((scn = elf_nextscn(e->elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		name = elf_strptr(e->elf, shstrndx, sh.sh_name);
+		if (name && !strcmp(name, secname) && sh.sh_type != SHT_NOBITS) {
+			d = elf_getdata(scn, NULL);
+			sec_addr = sh.sh_addr;
+			break;
+		}
+	}
+	if (!d || !cfi)
+		return 0;
+	gelf_getehdr(e->elf, &eh_mem);
+	memcpy(ident, eh_mem.e_ident, EI_NIDENT);
+	for (; off < d->d_size; off = next) {
+		Dwarf_CFI_Entry ent, cie;
+		Dwarf_Off cnext;
+		struct tb_cfi_func *f;
+		const u8 *renc = NULL;
+		u32 lo, hi;
+
+		if (dwarf_next_cfi(ident, d, eh, off, &next, &ent))
+			break;
+		if (dwarf_cfi_cie_p(&ent))
+			continue;
+		if (eh && !dwarf_next_cfi(ident, d, eh, ent.fde.CIE_pointer,
+					  &cnext, &cie) && dwarf_cfi_cie_p(&cie))
+			renc = cie_r_encoding(&cie.cie);
+		if (!fde_range(&ent, renc, eh, sec_addr, d->d_buf, &lo, &hi))
+			continue;
+		if (!lo || hi <= lo)
+			continue;	/* discarded code */
+		/* .debug_frame wins over .eh_frame for the same code. */
+		if (skip_to > skip_from && covered(in, skip_from, lo))
+			continue;
+		f = tb_input_add(in);
+		if (!f) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		f->addr = lo;
+		f->size = hi - lo;
+		f->source = eh ? TB_SRC_EH_FRAME : TB_SRC_DEBUG_FRAME;
+		if (walk_fde(cfi, lo, hi, f)) {
+			/* libdw could not evaluate it: keep it out, noted
+			 * by the caller as an empty function. */
+			f->nrows = 0;
+		}
+		added++;
+	}
+	return added;
+}
+
+int tb_read_dwarf(struct tb_elf *e, struct tb_input *in, char *err,
+		  size_t errlen)
+{
+	Dwarf_CFI *ehcfi;
+	Dwarf_CFI *dbg = NULL;
+	u32 start = in->n;
+	int a, b;
+
+	e->dwarf = dwarf_begin_elf(e->elf, DWARF_C_READ, NULL);
+	if (e->dwarf)
+		dbg = dwarf_getcfi(e->dwarf);
+	a = read_section(e, ".debug_frame", false, dbg, in, 0, 0, err, errlen);
+	if (a < 0)
+		return -1;
+	if (a)
+		e->meta.sources |= UWT_SRC_DEBUG_FRAME;
+	ehcfi = dwarf_getcfi_elf(e->elf);
+	b = read_section(e, ".eh_frame", true, ehcfi, in, start, in->n, err,
+			 errlen);
+	if (ehcfi)
+		dwarf_cfi_end(ehcfi);
+	if (b < 0)
+		return -1;
+	if (b)
+		e->meta.sources |= UWT_SRC_EH_FRAME;
+	return a + b;
+}

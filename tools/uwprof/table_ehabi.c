@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * .ARM.exidx / .ARM.extab: the EHABI index, for code without DWARF CFI.
+ *
+ * Each index entry is (prel31 function start, word).  The word is 1 for
+ * CANTUNWIND, an inline compact entry (bit 31 set, personality 0, three
+ * opcode bytes), or a prel31 offset into .ARM.extab, where the entry is
+ * compact (bit 31 set: PR0 with three opcodes, PR1/PR2 with a count of
+ * extra words) or generic (a prel31 personality routine followed by a
+ * word with the count in its top byte and three opcodes).
+ *
+ * The opcodes describe the function after its prologue.  uwprof encodes
+ * them from the function start (one row); docs/TABLES.md says what that
+ * costs and the report names every EHABI-only function.
+ */
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include "table_elf.h"
+
+static u32 rd32(const u8 *p)
+{
+	return p[0] | p[1] << 8 | p[2] << 16 | (u32)p[3] << 24;
+}
+
+static u32 prel31(const u8 *p, u32 where)
+{
+	u32 v = rd32(p);
+
+	return where + (((s32)(v << 1)) >> 1);
+}
+
+int tb_ehabi_decode(const u8 *words, u32 nwords, u8 *ops, u32 max)
+{
+	u32 w0 = rd32(words), extra, n = 0, i;
+	int idx;
+
+	if (!nwords)
+		return -1;
+	if (w0 == 1)
+		return 0;
+	if (!(w0 & 0x80000000u))
+		return -1;	/* generic: the caller skips the personality */
+	idx = (w0 >> 24) & 0xf;
+	if (idx == 0) {
+		extra = 0;
+		for (i = 0; i < 3; i++)
+			ops[n++] = w0 >> (16 - 8 * i);
+	} else if (idx == 1 || idx == 2) {
+		extra = (w0 >> 16) & 0xff;
+		ops[n++] = w0 >> 8;
+		ops[n++] = w0;
+	} else {
+		return -1;
+	}
+	if (extra + 1 > nwords || n + 4 * extra + 1 > max)
+		return -1;
+	for (i = 1; i <= extra; i++) {
+		u32 w = rd32(words + 4 * i);
+
+		ops[n++] = w >> 24;
+		ops[n++] = w >> 16;
+		ops[n++] = w >> 8;
+		ops[n++] = w;
+	}
+	/* Trailing finishes are padding; one ends the sequence. */
+	while (n && ops[n - 1] == 0xb0)
+		n--;
+	ops[n++] = 0xb0;
+	return n;
+}
+
+/*
+ * What the uwprof unwinder executes: Chrome's subset plus r0-r3 pops,
+ * VFP pops and 10100nnn.  WMMX and spare encodings are refused here so
+ * that a table never carries them.
+ */
+bool tb_ehabi_ops_ok(const u8 *ops, u32 n)
+{
+	for (u32 i = 0; i < n;) {
+		u8 b = ops[i];
+
+		if (b < 0x80 || (b >= 0x90 && b <= 0xaf && b != 0x9d &&
+				 b != 0x9f) || b == 0xb0 || (b & 0xf8) == 0xb8 ||
+		    (b & 0xf8) == 0xd0) {
+			if (b == 0xb0)
+				return i == n - 1;
+			i++;
+		} else if ((b & 0xf0) == 0x80) {
+			if (i + 1 >= n || (b == 0x80 && ops[i + 1] == 0))
+				return false;	/* refuse: handled apart */
+			i += 2;
+		} else if (b == 0xb1) {
+			if (i + 1 >= n || !ops[i + 1] || (ops[i + 1] & 0xf0))
+				return false;
+			i += 2;
+		} else if (b == 0xb2) {
+			i++;
+			while (i < n && (ops[i] & 0x80))
+				i++;
+			i++;
+		} else if (b == 0xb3 || b == 0xc8 || b == 0xc9) {
+			if (i + 1 >= n)
+				return false;
+			i += 2;
+		} else {
+			return false;
+		}
+	}
+	return false;	/* no finish */
+}
+
+static bool is_refuse(const u8 *ops, int n)
+{
+	return n >= 2 && ops[0] == 0x80 && ops[1] == 0x00;
+}
+
+/* Code that starts a thread: the outermost frame, never unwound past. */
+static bool is_root_sym(const char *name)
+{
+	static const char *const roots[] = { "_start", "__clone", "clone",
+					     "__clone3", "thread_start" };
+
+	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++)
+		if (!strcmp(name, roots[i]))
+			return true;
+	return false;
+}
+
+static bool dwarf_covers(const struct tb_input *in, u32 ndwarf, u32 addr,
+			 u32 *next)
+{
+	*next = UINT32_MAX;
+	for (u32 i = 0; i < ndwarf; i++) {
+		const struct tb_cfi_func *f = &in->funcs[i];
+
+		if (addr >= f->addr && addr < f->addr + f->size)
+			return true;
+		if (f->addr > addr && f->addr < *next)
+			*next = f->addr;
+	}
+	return false;
+}
+
+static int add_func(struct tb_input *in, u32 addr, u32 size, u8 source,
+		    const u8 *ops, u32 n)
+{
+	struct tb_cfi_func *f = tb_input_add(in);
+
+	if (!f || !(f->ehabi = malloc(n ? n : 1)))
+		return -1;
+	f->addr = addr;
+	f->size = size;
+	f->source = source;
+	memcpy(f->ehabi, ops, n);
+	f->ehabi_len = n;
+	return 0;
+}
+
+/* Whole root symbols found inside [lo, hi): marked root, rest refused. */
+static int add_cantunwind(struct tb_elf *e, struct tb_input *in, u32 lo,
+			  u32 hi)
+{
+	static const u8 refuse[] = { 0x80, 0x00 }, root[] = { 0xb1, 0x00 };
+	u32 at = lo;
+
+	for (u32 i = 0; i < e->nsyms; i++) {
+		const struct tb_sym *s = &e->syms[i];
+		u32 end;
+
+		if (s->addr < at || s->addr >= hi || !is_root_sym(s->name))
+			continue;
+		/* A sizeless symbol (_start in crt1) runs to the next one. */
+		end = hi;
+		if (s->size)
+			end = s->addr + s->size;
+		else
+			for (u32 k = i + 1; k < e->nsyms; k++)
+				if (e->syms[k].addr > s->addr) {
+					end = e->syms[k].addr;
+					break;
+				}
+		if (end > hi)
+			end = hi;
+		if (s->addr > at &&
+		    add_func(in, at, s->addr - at, TB_SRC_EHABI, refuse, 2))
+			return -1;
+		if (add_func(in, s->addr, end - s->addr, TB_SRC_ROOT, root, 2))
+			return -1;
+		at = end;
+	}
+	if (at < hi && add_func(in, at, hi - at, TB_SRC_EHABI, refuse, 2))
+		return -1;
+	return 0;
+}
+
+int tb_read_ehabi(struct tb_elf *e, struct tb_input *in,
+		  struct tb_notes *notes, char *err, size_t errlen)
+{
+	Elf_Scn *scn = NULL;
+	Elf_Data *ix = NULL, *tab = NULL;
+	u32 ix_addr = 0, tab_addr = 0, tab_size = 0, ndwarf = in->n;
+	u32 text_end = e->meta.text_addr + e->meta.text_size;
+	size_t shstrndx;
+	int added = 0;
+
+	if (elf_getshdrstrndx(e->elf, &shstrndx))
+		return 0;
+	while ((scn = elf_nextscn(e->elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		name = elf_strptr(e->elf, shstrndx, sh.sh_name);
+		if (!name)
+			continue;
+		if (sh.sh_type == SHT_ARM_EXIDX) {
+			ix = elf_getdata(scn, NULL);
+			ix_addr = sh.sh_addr;
+		} else if (!strcmp(name, ".ARM.extab")) {
+			tab = elf_getdata(scn, NULL);
+			tab_addr = sh.sh_addr;
+			tab_size = sh.sh_size;
+		}
+	}
+	if (!ix || ix->d_size < 8)
+		return 0;
+	e->meta.sources |= UWT_SRC_EXIDX;
+	for (u32 i = 0; i + 8 <= ix->d_size; i += 8) {
+		const u8 *p = (const u8 *)ix->d_buf + i;
+		u32 fn = prel31(p, ix_addr + i) & ~1u, end, next, w = rd32(p + 4);
+		u8 ops[64];
+		int n;
+
+		end = i + 16 <= ix->d_size ?
+			prel31(p + 8, ix_addr + i + 8) & ~1u : text_end;
+		if (end <= fn)
+			continue;
+		/* DWARF wins: only the part before the next DWARF function. */
+		if (dwarf_covers(in, ndwarf, fn, &next))
+			continue;
+		if (next < end)
+			end = next;
+		if (w == 1) {
+			if (add_cantunwind(e, in, fn, end))
+				goto oom;
+			added++;
+			continue;
+		}
+		if (w & 0x80000000u) {
+			n = tb_ehabi_decode(p + 4, 1, ops, sizeof(ops));
+		} else {
+			u32 t = prel31(p + 4, ix_addr + i + 4), off = t - tab_addr;
+			const u8 *tw;
+			u32 nw;
+
+			if (!tab || t < tab_addr || off + 4 > tab_size) {
+				n = -1;
+			} else {
+				tw = (const u8 *)tab->d_buf + off;
+				nw = (tab_size - off) / 4;
+				/* Generic model: skip the personality word. */
+				if (!(rd32(tw) & 0x80000000u)) {
+					u32 w1;
+
+					if (nw < 2) {
+						n = -1;
+						goto decoded;
+					}
+					/* Count in the top byte, then 3 ops:
+					 * the same layout as PR1 shifted. */
+					w1 = rd32(tw + 4);
+					tw += 4;
+					nw--;
+					u8 tmp[4 * 256 + 8];
+					u32 extra = w1 >> 24;
+
+					n = 0;
+					if (extra + 1 > nw) {
+						n = -1;
+						goto decoded;
+					}
+					for (int k = 2; k >= 0; k--)
+						tmp[n++] = w1 >> (8 * k);
+					for (u32 k = 1; k <= extra && n + 4 < (int)sizeof(ops); k++) {
+						u32 x = rd32(tw + 4 * k);
+
+						tmp[n++] = x >> 24;
+						tmp[n++] = x >> 16;
+						tmp[n++] = x >> 8;
+						tmp[n++] = x;
+					}
+					while (n && tmp[n - 1] == 0xb0)
+						n--;
+					if (n + 1 > (int)sizeof(ops)) {
+						n = -1;
+						goto decoded;
+					}
+					memcpy(ops, tmp, n);
+					ops[n++] = 0xb0;
+				} else {
+					n = tb_ehabi_decode(tw, nw, ops, sizeof(ops));
+				}
+			}
+		}
+decoded:
+		if (n > 0 && is_refuse(ops, n)) {
+			tb_note_add(notes, fn, fn, TB_N_EHABI_REFUSE, "refuse opcode");
+			n = 2;
+		} else if (n <= 0 || !tb_ehabi_ops_ok(ops, n)) {
+			tb_note_add(notes, fn, fn, TB_N_EHABI_BAD,
+				    "entry word 0x%08x", w);
+			ops[0] = 0x80;
+			ops[1] = 0x00;
+			n = 2;
+		}
+		if (add_func(in, fn, end - fn, TB_SRC_EHABI, ops, n))
+			goto oom;
+		added++;
+	}
+	return added;
+oom:
+	snprintf(err, errlen, "out of memory");
+	return -1;
+}

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ELF metadata for the table generator, through libelf: .text, the
+ * build-id, the PT_LOAD segments the container records, function symbols,
+ * and the sizes of the unwind sections for --stats.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "table_elf.h"
+
+static int sym_cmp(const void *a, const void *b)
+{
+	const struct tb_sym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	/* Prefer the sized, global-looking name: longest size first. */
+	return x->size < y->size ? 1 : x->size > y->size ? -1 : 0;
+}
+
+static void read_symbols(struct tb_elf *e, Elf_Scn *scn, GElf_Shdr *sh)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
+	struct tb_sym *v;
+
+	if (!d || !n)
+		return;
+	v = realloc(e->syms, (e->nsyms + n) * sizeof(*v));
+	if (!v)
+		return;
+	e->syms = v;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Sym s;
+		const char *name;
+
+		if (!gelf_getsym(d, i, &s) || GELF_ST_TYPE(s.st_info) != STT_FUNC ||
+		    s.st_shndx == SHN_UNDEF)
+			continue;
+		name = elf_strptr(e->elf, sh->sh_link, s.st_name);
+		v[e->nsyms++] = (struct tb_sym){ s.st_value & ~1u, s.st_size,
+						 name ? name : "" };
+	}
+}
+
+static void read_build_id(struct tb_elf *e, Elf_Scn *scn)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	size_t off = 0, name_off, desc_off;
+	GElf_Nhdr nh;
+
+	while (d && (off = gelf_getnote(d, off, &nh, &name_off, &desc_off))) {
+		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+		    !memcmp((char *)d->d_buf + name_off, "GNU", 4) &&
+		    nh.n_descsz <= UWT_BUILD_ID_MAX) {
+			e->meta.build_id_len = nh.n_descsz;
+			memcpy(e->meta.build_id, (char *)d->d_buf + desc_off,
+			       nh.n_descsz);
+		}
+	}
+}
+
+int tb_elf_open(struct tb_elf *e, const char *path, char *err, size_t errlen)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Ehdr eh;
+	size_t shstrndx, nph;
+	bool have_text = false;
+
+	memset(e, 0, sizeof(*e));
+	elf_version(EV_CURRENT);
+	e->fd = open(path, O_RDONLY);
+	if (e->fd < 0) {
+		snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+		return -1;
+	}
+	e->elf = elf_begin(e->fd, ELF_C_READ, NULL);
+	if (!e->elf || elf_kind(e->elf) != ELF_K_ELF || !gelf_getehdr(e->elf, &eh)) {
+		snprintf(err, errlen, "%s is not an ELF file", path);
+		goto fail;
+	}
+	if (eh.e_ident[EI_CLASS] != ELFCLASS32 || eh.e_machine != EM_ARM ||
+	    eh.e_ident[EI_DATA] != ELFDATA2LSB) {
+		snprintf(err, errlen,
+			 "%s is not a little-endian 32-bit ARM ELF (v2 tables are for ARM32 code)",
+			 path);
+		goto fail;
+	}
+	if (elf_getshdrstrndx(e->elf, &shstrndx) || elf_getphdrnum(e->elf, &nph)) {
+		snprintf(err, errlen, "%s: broken section or program headers", path);
+		goto fail;
+	}
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(e->elf, i, &ph) || ph.p_type != PT_LOAD ||
+		    e->meta.nsegs == UWT_MAX_SEGS)
+			continue;
+		e->meta.segs[e->meta.nsegs++] = (struct uwt_seg){
+			ph.p_vaddr, ph.p_offset, ph.p_filesz, ph.p_memsz,
+			ph.p_flags };
+	}
+	while ((scn = elf_nextscn(e->elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		name = elf_strptr(e->elf, shstrndx, sh.sh_name);
+		if (!name)
+			continue;
+		if (!strcmp(name, ".text")) {
+			e->meta.text_addr = sh.sh_addr;
+			e->meta.text_size = sh.sh_size;
+			have_text = true;
+		} else if (!strcmp(name, ".ARM.exidx")) {
+			e->exidx_bytes = sh.sh_size;
+			e->exidx_entries = sh.sh_size / 8;
+		} else if (!strcmp(name, ".ARM.extab")) {
+			e->extab_bytes = sh.sh_size;
+		} else if (!strcmp(name, ".debug_frame")) {
+			e->debug_frame_bytes = sh.sh_size;
+		} else if (!strcmp(name, ".eh_frame")) {
+			e->eh_frame_bytes = sh.sh_size;
+		} else if (sh.sh_type == SHT_NOTE) {
+			read_build_id(e, scn);
+		}
+		if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM)
+			read_symbols(e, scn, &sh);
+	}
+	if (!have_text) {
+		snprintf(err, errlen, "%s has no .text section", path);
+		goto fail;
+	}
+	qsort(e->syms, e->nsyms, sizeof(*e->syms), sym_cmp);
+	return 0;
+fail:
+	tb_elf_close(e);
+	return -1;
+}
+
+void tb_elf_close(struct tb_elf *e)
+{
+	if (e->elf)
+		elf_end(e->elf);
+	if (e->fd > 0)
+		close(e->fd);
+	free(e->syms);
+	e->syms = NULL;
+	e->elf = NULL;
+	e->fd = -1;
+}
+
+const struct tb_sym *tb_elf_sym(const struct tb_elf *e, u32 addr)
+{
+	u32 lo = 0, hi = e->nsyms;
+
+	/* Last symbol starting at or before addr. */
+	while (lo < hi) {
+		u32 mid = (lo + hi) / 2;
+
+		if (e->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	/* Among equal addresses the sort put the largest first. */
+	while (lo > 1 && e->syms[lo - 2].addr == e->syms[lo - 1].addr)
+		lo--;
+	if (addr >= e->syms[lo - 1].addr + (e->syms[lo - 1].size ?
+					    e->syms[lo - 1].size : 1))
+		return NULL;
+	return &e->syms[lo - 1];
+}

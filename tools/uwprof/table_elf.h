@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Reading an ARM32 ELF for the table generator: metadata (build-id, .text,
+ * load segments, symbols), DWARF CFI through libdw, and the EHABI index.
+ */
+#ifndef UWPROF_TABLE_ELF_H
+#define UWPROF_TABLE_ELF_H
+
+#include "table.h"
+#include "table_uwt.h"
+
+struct tb_sym {
+	u32 addr;		/* Thumb bit cleared */
+	u32 size;
+	const char *name;
+};
+
+struct tb_elf {
+	int fd;
+	void *elf;		/* Elf * */
+	void *dwarf;		/* Dwarf *, or NULL without .debug_frame */
+	struct uwt_meta meta;
+	struct tb_sym *syms;	/* FUNC symbols, sorted by address */
+	u32 nsyms;
+	u32 exidx_entries, exidx_bytes, extab_bytes, debug_frame_bytes,
+	    eh_frame_bytes;
+};
+
+/* Open @path and read its metadata; 0, or -1 with a message in @err. */
+int tb_elf_open(struct tb_elf *e, const char *path, char *err, size_t errlen);
+void tb_elf_close(struct tb_elf *e);
+
+/* The function symbol containing @addr, or NULL. */
+const struct tb_sym *tb_elf_sym(const struct tb_elf *e, u32 addr);
+
+/*
+ * DWARF CFI (.debug_frame first, then .eh_frame for functions it lacks):
+ * one function per FDE, one row at every address where the CFI changes.
+ * Returns the number of functions added or -1.
+ */
+int tb_read_dwarf(struct tb_elf *e, struct tb_input *in, char *err,
+		  size_t errlen);
+
+/*
+ * .ARM.exidx/.ARM.extab for code that no DWARF function covers.  Adds
+ * functions with source TB_SRC_EHABI (their opcodes in ->ehabi) and root
+ * ranges for _start and clone.  Returns the number added or -1.
+ */
+int tb_read_ehabi(struct tb_elf *e, struct tb_input *in,
+		  struct tb_notes *notes, char *err, size_t errlen);
+
+/*
+ * Decode one exidx entry's opcodes (the second word and, for extab
+ * entries, the table words).  Returns the opcode count in @ops (without
+ * trailing padding finishes, with one B0 at the end), 0 for CANTUNWIND,
+ * -1 for an entry uwprof cannot decode.
+ */
+int tb_ehabi_decode(const u8 *words, u32 nwords, u8 *ops, u32 max);
+
+/* Check EHABI opcodes against what the unwinder executes. */
+bool tb_ehabi_ops_ok(const u8 *ops, u32 n);
+
+#endif
