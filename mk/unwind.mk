@@ -3,6 +3,27 @@
 # The unwinder core (unwind_v2.c): host tests, the uwprof unwind command,
 # the fuzz target and the benchmark.
 
-TOOL_SRCS	+= unwind_v2.c
+TOOL_SRCS	+= unwind_v2.c tools/uwprof/cmd_unwind.c
 HOST_TESTS	+= test_unwind_v2
 test_unwind_v2_SRCS := unwind_v2.c tests/host/test_unwind_v2_gen.c
+HOST_TEST_SCRIPTS += tests/host/unwind_cli.sh
+
+# libFuzzer over (table, registers, stack): make fuzz FUZZ_SECONDS=N
+FUZZ_CC		?= clang
+FUZZ_SECONDS	?= 600
+FUZZ_OUT	:= $(BUILD)/fuzz
+FUZZ_UNWIND	:= $(FUZZ_OUT)/fuzz_unwind_v2
+
+$(FUZZ_UNWIND): fuzz/fuzz_unwind_v2.c unwind_v2.c unwind_v2.h
+	@mkdir -p $(dir $@)
+	$(Q)$(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=all -I$(CURDIR)/tools/include -I$(CURDIR) \
+		-o $@ fuzz/fuzz_unwind_v2.c unwind_v2.c
+
+fuzz: $(FUZZ_UNWIND)
+	$(Q)fuzz/run.sh fuzz $(FUZZ_UNWIND) $(FUZZ_SECONDS) $(FUZZ_OUT)/unwind
+
+fuzz-smoke: $(FUZZ_UNWIND)
+	$(Q)fuzz/run.sh fuzz-smoke $(FUZZ_UNWIND) 60 $(FUZZ_OUT)/unwind
+
+.PHONY: fuzz fuzz-smoke

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer target for unwind_v2.c over (table bytes, registers, stack).
+ *
+ * Input layout: u16 table length, then the table, then 16 little-endian
+ * register words (missing bytes read as 0), then the stack bytes.  The
+ * table and the stack each get an exact-size heap copy, so ASan reports
+ * any read past either.  The stack reader aborts on any address outside
+ * the window, and a validated table must never yield a bad-opcode stop.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "unwind_v2.h"
+
+#define MAX_FRAMES 64
+
+struct fuzz_stack {
+	const u8 *bytes;
+	u32 lo, hi;
+	u32 fail_at;		/* reads of this word fail, to reach that path */
+};
+
+static int fuzz_read(void *ctx, u32 addr, u32 *val)
+{
+	const struct fuzz_stack *s = ctx;
+
+	if ((addr & 3) || addr < s->lo || addr > s->hi || s->hi - addr < 4)
+		abort();
+	if (addr == s->fail_at)
+		return -1;
+	memcpy(val, s->bytes + (addr - s->lo), 4);
+	return 0;
+}
+
+static u32 take_u32(const u8 **p, size_t *left)
+{
+	u8 b[4] = { 0 };
+	size_t n = *left < 4 ? *left : 4;
+
+	memcpy(b, *p, n);
+	*p += n;
+	*left -= n;
+	return b[0] | (u32)b[1] << 8 | (u32)b[2] << 16 | (u32)b[3] << 24;
+}
+
+/*
+ * In a validated table every offset inside its pages resolves to a
+ * function, a FOT pair and a UIT index inside the UIT.
+ */
+static void check_lookup(const struct uw2_table *t, u32 byte_off)
+{
+	u32 instr_off, fot_index, uit_index;
+
+	byte_off %= uw2_table_text_span(t);
+	if (!uw2_lookup_function(t, byte_off, &instr_off, &fot_index) ||
+	    fot_index >= t->fot_size ||
+	    !uw2_lookup_sequence(t, fot_index, instr_off, &uit_index) ||
+	    uit_index >= t->uit_size)
+		abort();
+}
+
+static void unwind_one(const struct uw2_table *t, const u8 *in, size_t left)
+{
+	struct uw2_regs regs;
+	struct uw2_module mod;
+	struct fuzz_stack fs;
+	struct uw2_stack stack;
+	u32 frames[MAX_FRAMES], n = 0, flags, max;
+	u8 *copy;
+	enum uw2_stop stop;
+
+	for (int i = 0; i < 16; i++)
+		regs.r[i] = take_u32(&in, &left);
+	check_lookup(t, regs.r[UW2_PC]);
+	check_lookup(t, regs.r[UW2_LR]);
+	/* keep pc and sp near the module and the window most of the time */
+	mod.text_start = regs.r[0] & 0xfff00000u;
+	mod.text_end = mod.text_start + uw2_table_text_span(t);
+	if (mod.text_end < mod.text_start)
+		mod.text_end = 0xffffffffu;
+	mod.table = t;
+	flags = regs.r[1] & UW2_F_CHROME_COMPAT;
+	max = regs.r[2] % (MAX_FRAMES + 1);
+	copy = malloc(left ? left : 1);
+	memcpy(copy, in, left);
+	fs.bytes = copy;
+	fs.lo = regs.r[3] & ~3u;
+	if (fs.lo > 0xffffffffu - left)
+		fs.lo = 0xffffffffu - (u32)left;
+	fs.hi = fs.lo + (u32)left;
+	fs.fail_at = (regs.r[4] & 0x80000000u) ? fs.lo + (regs.r[4] & 0xfc) : 1;
+	stack = (struct uw2_stack){ fs.lo, fs.hi, fuzz_read, &fs };
+	if (regs.r[5] & 1)
+		regs.r[UW2_SP] = fs.lo + (regs.r[UW2_SP] & 0xff);
+	if (regs.r[5] & 2)
+		regs.r[UW2_PC] = mod.text_start + (regs.r[UW2_PC] & 0x3ffff);
+	stop = uw2_unwind(&mod, 1, &regs, &stack, frames, max, &n, flags);
+	if (n > max || stop >= UW2_STOP_COUNT || stop == UW2_STOP_BAD_OPCODE)
+		abort();
+	free(copy);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct uw2_verror err;
+	struct uw2_table t;
+	size_t tlen;
+	u8 *blob;
+
+	if (size < 2)
+		return 0;
+	tlen = data[0] | (size_t)data[1] << 8;
+	if (tlen > size - 2)
+		tlen = size - 2;
+	blob = malloc(tlen ? tlen : 1);
+	memcpy(blob, data + 2, tlen);
+	if (uw2_table_init(&t, blob, (u32)tlen, &err) == UW2_OK) {
+		if (err.code != UW2_OK)
+			abort();
+		unwind_one(&t, data + 2 + tlen, size - 2 - tlen);
+	} else if (err.code == UW2_OK || err.offset > tlen ||
+		   !uw2_verr_str(err.code)) {
+		abort();
+	}
+	free(blob);
+	return 0;
+}
