@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Sampling: every thread of an attached process is sampled, records are
+ * whole and counted, a full buffer drops and counts, and exit, exec and
+ * rmmod while sampling are normal events.  The tables here are tiny ones
+ * that cover the program's text; stacks against real tables are checked
+ * by chain_test.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "kselftest_harness.h"
+#include "uwprof_util.h"
+
+static const unsigned char finish[] = { 0xb0 };
+
+static volatile int stop_spinning;
+
+static void spin_ms(int ms)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000 +
+		 (t.tv_nsec - t0.tv_nsec) / 1000000 < ms && !stop_spinning);
+}
+
+static void *spin_thread(void *arg)
+{
+	spin_ms((int)(long)arg);
+	return NULL;
+}
+
+/* The r-xp mapping of this program, which children share. */
+static int own_text(unsigned int *start, unsigned int *end)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[256], perms[8];
+	unsigned long s, e;
+	int found = 0;
+
+	if (!f)
+		return -1;
+	while (!found && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx-%lx %7s", &s, &e, perms) == 3 &&
+		    !strcmp(perms, "r-xp")) {
+			*start = s;
+			*end = e;
+			found = 1;
+		}
+	fclose(f);
+	return found ? 0 : -1;
+}
+
+/* Upload the tiny table and attach it to @pid's text. */
+static int attach_tiny(int fd, pid_t pid)
+{
+	unsigned char blob[64];
+	unsigned int start, end;
+	size_t len = uwprof_tiny_table(blob, finish, sizeof(finish));
+	int id = uwprof_upload(fd, blob, len, NULL);
+
+	if (id < 0 || own_text(&start, &end))
+		return -1;
+	return uwprof_attach(fd, pid, id, start, end);
+}
+
+struct tally {
+	int records, kernel, bad, tids[8], ntids;
+	pid_t pid;
+};
+
+static void tally_tid(struct tally *t, int tid)
+{
+	int i;
+
+	for (i = 0; i < t->ntids; i++)
+		if (t->tids[i] == tid)
+			return;
+	if (t->ntids < 8)
+		t->tids[t->ntids++] = tid;
+}
+
+/* Read every record that is there now; checks each one's shape. */
+static void drain(int fd, struct tally *t)
+{
+	static char buf[1 << 16];
+	ssize_t n;
+	char *p;
+
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		for (p = buf; p < buf + n;) {
+			struct uwprof_record *r = (void *)p;
+
+			if (r->size < sizeof(*r) || r->size % 8 ||
+			    r->type != UWPROF_RECORD_SAMPLE ||
+			    r->size != ((sizeof(*r) + 4 * r->nframes + 7) & ~7) ||
+			    r->stop >= UWPROF_STOP_NR || r->pid != t->pid ||
+			    !r->nframes) {
+				t->bad++;
+				break;
+			}
+			t->records++;
+			t->kernel += !!(r->flags & UWPROF_RF_KERNEL);
+			tally_tid(t, r->tid);
+			p += r->size;
+		}
+	}
+}
+
+static int open_nonblock(void)
+{
+	int fd = uwprof_open_dev();
+
+	if (fd >= 0)
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	return fd;
+}
+
+static void reap(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+/* A child that spins, starting a second thread after @late_ms. */
+static pid_t spawn_spinner(int late_ms, int total_ms)
+{
+	pthread_t th;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		spin_ms(late_ms);
+		pthread_create(&th, NULL, spin_thread,
+			       (void *)(long)(total_ms - late_ms));
+		spin_ms(total_ms - late_ms);
+		pthread_join(th, NULL);
+		_exit(0);
+	}
+	return pid;
+}
+
+TEST(all_threads_sampled_including_later_ones)
+{
+	struct tally t = { 0 };
+	struct uwprof_stats st;
+	int fd;
+
+	ASSERT_EQ(0, uwprof_load());
+	fd = open_nonblock();
+	ASSERT_LE(0, fd);
+	t.pid = spawn_spinner(300, 1500);
+	ASSERT_EQ(0, attach_tiny(fd, t.pid));
+	ASSERT_EQ(0, uwprof_start(fd, 1000));
+	waitpid(t.pid, NULL, 0);
+	ASSERT_EQ(0, ioctl(fd, UWPROF_IOC_STOP));
+	drain(fd, &t);
+	ASSERT_EQ(0, uwprof_stats(fd, &st));
+	EXPECT_EQ(0, t.bad);
+	EXPECT_LT(100, t.records);
+	EXPECT_EQ(2, t.ntids) TH_LOG("threads seen: %d", t.ntids);
+	EXPECT_EQ(st.delivered, t.records);
+	EXPECT_EQ(st.taken, st.delivered + st.dropped_full);
+	close(fd);
+}
+
+/* A buffer too small to hold a run: drops are counted, never lost. */
+TEST(tiny_buffer_counts_every_sample)
+{
+	struct tally t = { 0 };
+	struct uwprof_stats st;
+	unsigned long long stops = 0;
+	int fd, i;
+
+	ASSERT_EQ(0, uwprof_load());
+	ASSERT_EQ(0, uwprof_set_param("buffer_bytes", 4096));
+	fd = open_nonblock();
+	ASSERT_EQ(0, uwprof_set_param("buffer_bytes", 512 << 10));
+	ASSERT_LE(0, fd);
+	t.pid = spawn_spinner(0, 1000);
+	ASSERT_EQ(0, attach_tiny(fd, t.pid));
+	ASSERT_EQ(0, uwprof_start(fd, 5000));
+	waitpid(t.pid, NULL, 0);
+	ASSERT_EQ(0, ioctl(fd, UWPROF_IOC_STOP));
+	drain(fd, &t);
+	ASSERT_EQ(0, uwprof_stats(fd, &st));
+	EXPECT_LT(0, st.dropped_full);
+	EXPECT_EQ(st.taken, st.delivered + st.dropped_full);
+	EXPECT_EQ(st.delivered, t.records);
+	for (i = 0; i < UWPROF_STOP_SLOTS; i++)
+		stops += st.stop[i];
+	EXPECT_EQ(st.taken, stops);
+	/* the slowest sample is one of them, and no sample beats it */
+	EXPECT_LT(0, st.handler_ns_max);
+	EXPECT_LE(st.handler_ns_max, st.handler_ns_sum);
+	EXPECT_LE(st.handler_ns_sum, st.handler_ns_max * st.taken);
+	close(fd);
+}
+
+/* A thread inside a system call is sampled from its saved user context. */
+TEST(kernel_context_is_marked)
+{
+	struct tally t = { 0 };
+	int fd;
+
+	ASSERT_EQ(0, uwprof_load());
+	fd = open_nonblock();
+	ASSERT_LE(0, fd);
+	t.pid = fork();
+	if (t.pid == 0) {
+		for (int i = 0; i < 400000; i++)
+			getppid();
+		_exit(0);
+	}
+	ASSERT_EQ(0, attach_tiny(fd, t.pid));
+	ASSERT_EQ(0, uwprof_start(fd, 2000));
+	waitpid(t.pid, NULL, 0);
+	ASSERT_EQ(0, ioctl(fd, UWPROF_IOC_STOP));
+	drain(fd, &t);
+	EXPECT_EQ(0, t.bad);
+	EXPECT_LT(0, t.kernel) TH_LOG("%d records", t.records);
+	close(fd);
+}
+
+TEST(poll_wakes_reader)
+{
+	struct pollfd pfd;
+	struct tally t = { 0 };
+	int fd;
+
+	ASSERT_EQ(0, uwprof_load());
+	fd = open_nonblock();
+	ASSERT_LE(0, fd);
+	t.pid = spawn_spinner(0, 2000);
+	ASSERT_EQ(0, attach_tiny(fd, t.pid));
+	pfd.fd = fd;
+	pfd.events = POLLIN;
+	EXPECT_EQ(0, poll(&pfd, 1, 0));
+	ASSERT_EQ(0, uwprof_start(fd, 1000));
+	EXPECT_EQ(1, poll(&pfd, 1, 2000));
+	EXPECT_TRUE(pfd.revents & POLLIN);
+	drain(fd, &t);
+	EXPECT_LT(0, t.records);
+	reap(t.pid);
+	close(fd);
+}
+
+/* Exit and exec of sampled processes while sampling runs. */
+TEST(exit_and_exec_while_sampling)
+{
+	struct uwprof_list l = { .size = sizeof(l) };
+	struct tally t = { 0 };
+	pid_t execer;
+	int fd;
+
+	ASSERT_EQ(0, uwprof_load());
+	fd = open_nonblock();
+	ASSERT_LE(0, fd);
+	t.pid = spawn_spinner(0, 300);
+	execer = fork();
+	if (execer == 0) {
+		spin_ms(300);
+		execl("/bin/busybox", "sleep", "1", NULL);
+		_exit(1);
+	}
+	ASSERT_EQ(0, attach_tiny(fd, t.pid));
+	ASSERT_EQ(0, attach_tiny(fd, execer));
+	ASSERT_EQ(0, uwprof_start(fd, 2000));
+	waitpid(t.pid, NULL, 0);
+	usleep(500000);
+	ASSERT_EQ(0, ioctl(fd, UWPROF_IOC_LIST, &l));
+	EXPECT_EQ(0, l.count);
+	waitpid(execer, NULL, 0);
+	ASSERT_EQ(0, ioctl(fd, UWPROF_IOC_STOP));
+	close(fd);
+}
+
+/* rmmod waits for the last user: a blocked reader, or a sampling file. */
+TEST(rmmod_while_reading_and_sampling)
+{
+	pid_t reader, target;
+	char buf[64];
+	int fd, status;
+
+	ASSERT_EQ(0, uwprof_load());
+	reader = fork();
+	if (reader == 0) {
+		int rfd = uwprof_open_dev();
+
+		_exit(read(rfd, buf, sizeof(buf)) < 0 ? errno : 0);
+	}
+	usleep(200000);
+	EXPECT_EQ(-EWOULDBLOCK, uwprof_unload());
+	kill(reader, SIGTERM);
+	ASSERT_EQ(reader, waitpid(reader, &status, 0));
+	EXPECT_TRUE(WIFSIGNALED(status));
+
+	target = spawn_spinner(0, 3000);	/* before open: no fd to inherit */
+	fd = uwprof_open_dev();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, attach_tiny(fd, target));
+	ASSERT_EQ(0, uwprof_start(fd, 4000));
+	usleep(300000);
+	EXPECT_EQ(-EWOULDBLOCK, uwprof_unload());
+	close(fd);		/* stops sampling and frees everything */
+	EXPECT_EQ(0, uwprof_unload());
+	reap(target);
+	ASSERT_EQ(0, uwprof_load());
+}
+
+TEST_HARNESS_MAIN
