@@ -26,3 +26,8 @@ test_table_SRCS	:= $(TABLE_CORE)
 lua-arm:
 	$(Q)scripts/build-lua.sh $(BUILD)
 .PHONY: lua-arm
+
+# Real code: lua5.4 (gcc, clang) against libdw, and libc.so.6's exidx.
+HOST_TESTS	+= test_table_real
+test_table_real_SRCS := unwind_v2.c tools/uwprof/table_uwt.c
+test_table_real_LIBS := -ldw -lelf

@@ -131,11 +131,26 @@ struct gen {
 	u32 dbg_bytes, eh_bytes, exidx_bytes, extab_bytes, exidx_entries;
 };
 
+/*
+ * Where table offsets can reach: from .text on to the end of the
+ * executable segment holding it (code placed after .text, such as
+ * __libc_freeres_fn, is still addressed from .text's start).
+ */
+static u32 code_end(const struct uwt_meta *m)
+{
+	for (u32 i = 0; i < m->nsegs; i++) {
+		const struct uwt_seg *s = &m->segs[i];
+
+		if ((s->flags & 1) && m->text_addr >= s->vaddr &&
+		    m->text_addr < s->vaddr + s->memsz)
+			return s->vaddr + s->memsz;
+	}
+	return m->text_size ? m->text_addr + m->text_size : UINT32_MAX;
+}
+
 static bool in_text(const struct uwt_meta *m, const struct tb_cfi_func *f)
 {
-	if (f->addr < m->text_addr)
-		return false;
-	return !m->text_size || f->addr < m->text_addr + m->text_size;
+	return f->addr >= m->text_addr && f->addr < code_end(m);
 }
 
 static int convert_all(struct gen *g)
@@ -152,9 +167,8 @@ static int convert_all(struct gen *g)
 
 		if (!in_text(&g->meta, f)) {
 			tb_note_add(&g->notes, f->addr, f->addr,
-				    TB_N_OUTSIDE_TEXT, ".text 0x%x-0x%x",
-				    g->meta.text_addr,
-				    g->meta.text_addr + g->meta.text_size);
+				    TB_N_OUTSIDE_TEXT, "code 0x%x-0x%x",
+				    g->meta.text_addr, code_end(&g->meta));
 			continue;
 		}
 		if (f->ehabi) {
@@ -181,6 +195,13 @@ static int convert_all(struct gen *g)
 			r = tb_convert_full(f, out, &g->notes);
 		}
 		if (r > 0) {
+			u32 end = f->addr + f->size;
+
+			/* Keep text_size covering every function: it is the
+			 * runtime range the table is attached to. */
+			if (g->meta.text_size && end > g->meta.text_addr +
+			    g->meta.text_size && end <= code_end(&g->meta))
+				g->meta.text_size = end - g->meta.text_addr;
 			g->nfuncs++;
 			if (f->source == TB_SRC_EHABI)
 				g->ehabi_only++;

@@ -1,0 +1,397 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * uwprof table on real code.
+ *
+ * lua5.4 built with gcc and with clang (-O2 -g, Thumb-2): every FDE is a
+ * function of the table, and at every CFI row address one unwind step
+ * through the table (uwprof's unwinder, synthetic registers and stack)
+ * lands on the CFA and the return address that libdw computes from the
+ * same CFI.  Rows the table refuses must be listed in the generator's
+ * report with a reason; they are counted by reason.
+ *
+ * Debian's libc.so.6 (armhf): every .ARM.exidx entry that is not
+ * CANTUNWIND starts a function of the table, with a sequence that
+ * unwinds (not a refusal).
+ */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include "harness.h"
+#include "unwind_v2.h"
+#include "table_uwt.h"
+
+static const char *build_dir(void)
+{
+	const char *b = getenv("BUILD");
+
+	return b && *b ? b : "build";
+}
+
+static const char *uwprof(void)
+{
+	const char *u = getenv("UWPROF");
+
+	return u && *u ? u : "build/host/uwprof";
+}
+
+static bool ensure_inputs(void)
+{
+	char path[512], cmd[1024];
+
+	snprintf(path, sizeof(path), "%s/arm/lua-clang/lua", build_dir());
+	if (!access(path, R_OK))
+		return true;
+	snprintf(cmd, sizeof(cmd), "scripts/build-lua.sh '%s' >&2", build_dir());
+	return system(cmd) == 0 && !access(path, R_OK);
+}
+
+/* Generate with the real command; returns the loaded blob. */
+static bool generate(const char *elf, const char *tag, struct uwt_file *u,
+		     char *report, size_t rlen)
+{
+	char out[512], cmd[2048], err[256];
+
+	snprintf(out, sizeof(out), "%s/host/tests/%s.uwt", build_dir(), tag);
+	snprintf(report, rlen, "%s/host/tests/%s.report", build_dir(), tag);
+	snprintf(cmd, sizeof(cmd), "'%s' table '%s' -o '%s' --report '%s'",
+		 uwprof(), elf, out, report);
+	if (system(cmd)) {
+		th_fail(__FILE__, __LINE__, "%s failed", cmd);
+		return false;
+	}
+	if (uwt_load_file(out, u, err, sizeof(err))) {
+		th_fail(__FILE__, __LINE__, "%s", err);
+		return false;
+	}
+	return true;
+}
+
+/* ---- synthetic stack ---- */
+
+#define STK_LO	0x100000u
+#define STK_HI	0x110000u
+#define CFA_AT	0x108000u
+
+static u32 stack_word(u32 addr)
+{
+	/* Distinct, even, outside any module: popped values are known. */
+	return 0xc0000000u | addr;
+}
+
+static int read_word(void *ctx, u32 addr, u32 *val)
+{
+	(void)ctx;
+	*val = stack_word(addr);
+	return 0;
+}
+
+struct counts {
+	u32 rows, agree, refused, refused_listed, root, fdes, fdes_found;
+	u32 by_reason[32];
+	char reason_names[32][64];
+	u32 nreasons;
+};
+
+/* The report line for a row address, "name func addr reason detail". */
+static const char *report_reason(const char *report, u32 addr, char *buf,
+				 size_t len)
+{
+	FILE *f = fopen(report, "r");
+	char line[512], name[256], reason[64];
+	unsigned int fn, a;
+
+	if (!f)
+		return NULL;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%255s %x %x %63s", name, &fn, &a, reason) == 4 &&
+		    a == addr) {
+			fclose(f);
+			snprintf(buf, len, "%s", reason);
+			return buf;
+		}
+	fclose(f);
+	return NULL;
+}
+
+static void count_reason(struct counts *c, const char *r)
+{
+	u32 i;
+
+	for (i = 0; i < c->nreasons; i++)
+		if (!strcmp(c->reason_names[i], r))
+			break;
+	if (i == c->nreasons && c->nreasons < 32)
+		snprintf(c->reason_names[c->nreasons++], 64, "%s", r);
+	if (i < 32)
+		c->by_reason[i]++;
+}
+
+/*
+ * One row: registers chosen so the CFA is CFA_AT (8-aligned), every other
+ * register distinct; the expected caller sp and pc come from libdw.
+ */
+static void check_row(Dwarf_CFI *cfi, u32 addr, const struct uwt_file *u,
+		      const struct uw2_table *t, const char *report,
+		      struct counts *c)
+{
+	struct uw2_module mod = { u->meta.text_addr,
+				  u->meta.text_addr + u->meta.text_size, t };
+	struct uw2_stack stk = { STK_LO, STK_HI, read_word, NULL };
+	struct uw2_regs regs;
+	Dwarf_Frame *fr;
+	Dwarf_Op *ops, mem[3];
+	size_t n;
+	u32 frames[4], nf, want_pc;
+	enum uw2_stop stop;
+	bool root = false;
+
+	if (dwarf_cfi_addrframe(cfi, addr, &fr))
+		return;
+	c->rows++;
+	for (int r = 0; r < 16; r++)
+		regs.r[r] = 0xa0000000u + 0x100 * r;
+	if (dwarf_frame_cfa(fr, &ops, &n) || n != 1 || ops[0].atom != DW_OP_bregx) {
+		th_fail(__FILE__, __LINE__, "0x%x: CFA is not reg+offset", addr);
+		free(fr);
+		return;
+	}
+	regs.r[ops[0].number] = CFA_AT - (u32)ops[0].number2;
+	if (ops[0].number != 13)
+		regs.r[13] = CFA_AT - 0x800;	/* below the frame's slots */
+	regs.r[14] = 0xb0000000u;		/* lr: outside any module */
+	regs.r[15] = addr;
+	if (dwarf_frame_register(fr, 14, mem, &ops, &n)) {
+		free(fr);
+		return;
+	}
+	if (!n && ops) {
+		root = true;			/* undefined return address */
+		want_pc = 0;
+	} else if (!n) {
+		want_pc = regs.r[14];		/* same value: still in lr */
+	} else if (n == 2 && ops[0].atom == DW_OP_call_frame_cfa &&
+		   ops[1].atom == DW_OP_plus_uconst) {
+		want_pc = stack_word(CFA_AT + (u32)ops[1].number);
+	} else {
+		th_fail(__FILE__, __LINE__, "0x%x: unexpected RA rule", addr);
+		free(fr);
+		return;
+	}
+	free(fr);
+	stop = uw2_unwind(&mod, 1, &regs, &stk, frames, 4, &nf, 0);
+	if (root && stop == UW2_STOP_ROOT) {
+		c->root++;
+		c->agree++;
+		return;
+	}
+	if (stop == UW2_STOP_REFUSED) {
+		char buf[64];
+		const char *why = report_reason(report, addr, buf, sizeof(buf));
+
+		c->refused++;
+		if (why) {
+			c->refused_listed++;
+			count_reason(c, why);
+		} else {
+			th_fail(__FILE__, __LINE__,
+				"0x%x: refused but not in the report", addr);
+		}
+		return;
+	}
+	if (nf < 2 || regs.r[13] != CFA_AT || frames[1] != want_pc) {
+		th_fail(__FILE__, __LINE__,
+			"0x%x: stop %s frames %u sp 0x%x (want 0x%x) ra 0x%x (want 0x%x)",
+			addr, uw2_stop_name(stop), nf, regs.r[13], CFA_AT,
+			nf > 1 ? frames[1] : 0, want_pc);
+		return;
+	}
+	c->agree++;
+}
+
+static Elf_Data *section(Elf *elf, const char *want, GElf_Shdr *out)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	elf_getshdrstrndx(elf, &shstrndx);
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name;
+
+		gelf_getshdr(scn, out);
+		name = elf_strptr(elf, shstrndx, out->sh_name);
+		if (name && !strcmp(name, want))
+			return elf_getdata(scn, NULL);
+	}
+	return NULL;
+}
+
+static void differential(const char *tag)
+{
+	char elfpath[512], report[512];
+	struct uwt_file u;
+	struct uw2_table t;
+	struct counts c;
+	GElf_Shdr sh;
+	Elf_Data *d;
+	Dwarf *dw;
+	Dwarf_CFI *cfi;
+	Dwarf_Off off = 0, next;
+	int fd;
+	Elf *elf;
+
+	memset(&c, 0, sizeof(c));
+	snprintf(elfpath, sizeof(elfpath), "%s/arm/%s/lua", build_dir(), tag);
+	if (!generate(elfpath, tag, &u, report, sizeof(report)))
+		return;
+	CHECK(u.container);
+	CHECK_EQ_U32(uw2_table_init(&t, u.blob, u.blob_size, NULL), UW2_OK);
+	elf_version(EV_CURRENT);
+	fd = open(elfpath, O_RDONLY);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+	cfi = dw ? dwarf_getcfi(dw) : NULL;
+	d = section(elf, ".debug_frame", &sh);
+	CHECK(cfi && d);
+	while (cfi && d && off < d->d_size) {
+		Dwarf_CFI_Entry ent;
+		u32 lo, range, addr, instr, fot;
+
+		if (dwarf_next_cfi((const unsigned char *)elf_getident(elf, NULL), d, false, off, &next,
+				   &ent))
+			break;
+		off = next;
+		if (dwarf_cfi_cie_p(&ent))
+			continue;
+		memcpy(&lo, ent.fde.start, 4);
+		memcpy(&range, ent.fde.start + 4, 4);
+		if (!lo || !range)
+			continue;
+		c.fdes++;
+		/* The FDE start is a function start in the table. */
+		if (uw2_lookup_function(&t, lo - u.meta.text_addr, &instr, &fot) &&
+		    instr == 0)
+			c.fdes_found++;
+		else
+			th_fail(__FILE__, __LINE__, "%s: FDE 0x%x not a table function",
+				tag, lo);
+		/* Every row, and the middle of long rows. */
+		for (addr = lo; addr < lo + range;) {
+			Dwarf_Frame *fr;
+			Dwarf_Addr s, e;
+
+			if (dwarf_cfi_addrframe(cfi, addr, &fr))
+				break;
+			dwarf_frame_info(fr, &s, &e, NULL);
+			free(fr);
+			check_row(cfi, addr, &u, &t, report, &c);
+			if (e > addr + 4)
+				check_row(cfi, ((addr + e) / 2) & ~1u, &u, &t,
+					  report, &c);
+			if (e <= addr)
+				break;
+			addr = e;
+		}
+	}
+	printf("# %s: %u FDEs, %u in the table; %u row checks, %u agree with libdw (%u root), %u refused (%u listed in the report)\n",
+	       tag, c.fdes, c.fdes_found, c.rows, c.agree, c.root, c.refused,
+	       c.refused_listed);
+	for (u32 i = 0; i < c.nreasons; i++)
+		printf("#   not expressible: %s %u rows\n", c.reason_names[i],
+		       c.by_reason[i]);
+	CHECK(c.fdes > 300);
+	CHECK_EQ_U32(c.fdes_found, c.fdes);
+	CHECK_EQ_U32(c.agree + c.refused, c.rows);
+	/* Most rows must be expressible, not refused wholesale. */
+	CHECK(c.agree * 100 >= c.rows * 95);
+	if (dw)
+		dwarf_end(dw);
+	elf_end(elf);
+	close(fd);
+	free(u.buf);
+}
+
+TEST(lua_gcc_differential)
+{
+	CHECK(ensure_inputs());
+	differential("lua-gcc");
+}
+
+TEST(lua_clang_differential)
+{
+	CHECK(ensure_inputs());
+	differential("lua-clang");
+}
+
+static u32 rd32(const u8 *p)
+{
+	return p[0] | p[1] << 8 | p[2] << 16 | (u32)p[3] << 24;
+}
+
+TEST(libc_exidx_coverage)
+{
+	char path[512], report[512];
+	struct uwt_file u;
+	struct uw2_table t;
+	GElf_Shdr sh;
+	Elf_Data *d;
+	u32 entries = 0, cant = 0, found = 0, inline_same = 0, inl = 0;
+	int fd;
+	Elf *elf;
+
+	CHECK(ensure_inputs());
+	snprintf(path, sizeof(path),
+		 "%s/arm/libc6/lib/arm-linux-gnueabihf/libc.so.6", build_dir());
+	if (!generate(path, "libc", &u, report, sizeof(report)))
+		return;
+	CHECK_EQ_U32(uw2_table_init(&t, u.blob, u.blob_size, NULL), UW2_OK);
+	elf_version(EV_CURRENT);
+	fd = open(path, O_RDONLY);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	d = section(elf, ".ARM.exidx", &sh);
+	CHECK(d != NULL);
+	for (u32 i = 0; d && i + 8 <= d->d_size; i += 8) {
+		const u8 *p = (const u8 *)d->d_buf + i;
+		u32 fn = sh.sh_addr + i + (u32)(((s32)(rd32(p) << 1)) >> 1);
+		u32 w = rd32(p + 4), instr, fot, uit;
+
+		fn &= ~1u;
+		entries++;
+		if (w == 1) {
+			cant++;
+			continue;
+		}
+		if (!uw2_lookup_function(&t, fn - u.meta.text_addr, &instr, &fot) ||
+		    instr || !uw2_lookup_sequence(&t, fot, 0, &uit)) {
+			th_fail(__FILE__, __LINE__, "exidx entry 0x%x missing", fn);
+			continue;
+		}
+		if (t.uit[uit] == 0x80 && t.uit[uit + 1] == 0) {
+			th_fail(__FILE__, __LINE__, "exidx entry 0x%x refused", fn);
+			continue;
+		}
+		found++;
+		/* Inline PR0 entries: the table holds exactly their opcodes. */
+		if (w & 0x80000000u && !((w >> 24) & 0xf)) {
+			u8 ops[4] = { w >> 16, w >> 8, w, 0xb0 };
+			u32 n = 3;
+
+			while (n && ops[n - 1] == 0xb0)
+				n--;
+			ops[n++] = 0xb0;
+			inl++;
+			if (!memcmp(t.uit + uit, ops, n))
+				inline_same++;
+		}
+	}
+	printf("# libc.so.6: %u exidx entries, %u CANTUNWIND, %u unwindable entries in the table; %u/%u inline entries byte-identical\n",
+	       entries, cant, found, inline_same, inl);
+	CHECK(entries > 500);
+	CHECK(found > 400);
+	CHECK_EQ_U32(inline_same, inl);
+	elf_end(elf);
+	close(fd);
+	free(u.buf);
+}
