@@ -31,3 +31,5 @@ lua-arm:
 HOST_TESTS	+= test_table_real
 test_table_real_SRCS := unwind_v2.c tools/uwprof/table_uwt.c
 test_table_real_LIBS := -ldw -lelf
+
+HOST_TEST_SCRIPTS += tests/host/table_cli.sh

@@ -105,7 +105,9 @@ fetch_libc() {
 }
 
 lua_src=$(fetch_lua_source)
-common=(-O2 -g -mthumb)
+# -funwind-tables adds .ARM.exidx/.ARM.extab beside .debug_frame: both
+# sources on one binary, and a size comparison for --stats.
+common=(-O2 -g -mthumb -funwind-tables)
 build_lua gcc arm-linux-gnueabihf-gcc "${common[@]}"
 build_lua clang clang --target=arm-linux-gnueabihf -march=armv7-a \
 	-mfloat-abi=hard "${common[@]}" -fuse-ld=bfd \

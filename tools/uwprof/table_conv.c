@@ -413,7 +413,8 @@ bool tb_encode_state(const struct tb_row *st, struct tb_seq *out,
 	for (i = 0; i < n;) {
 		bool ok;
 
-		if (v[i].rel < cur)
+		/* vsp = r[n] may start above the lowest slot: no clash. */
+		if (i && v[i].rel < cur)
 			return fail(reason, TB_N_SLOT_CLASH, detail, dlen,
 				    "slot of", v[i].reg);
 		if (v[i].rel + (s32)slot_size(&v[i]) > st->cfa_off)
