@@ -687,7 +687,7 @@ static enum uw2_exec uw2_pop(struct uw2_regs *regs, u32 mask,
 			     bool *pc_updated, const struct uw2_stack *stack)
 {
 	u32 vsp = regs->r[UW2_SP], count = uw2_popcount16(mask);
-	u32 val[16], i, k = 0;
+	u32 val[16], m, k;
 
 	if (!uw2_in_window(stack, vsp, count * 4))
 		return UW2_EXEC_BAD_SP;
@@ -695,9 +695,9 @@ static enum uw2_exec uw2_pop(struct uw2_regs *regs, u32 mask,
 		if (stack->read(stack->ctx, vsp + 4 * k, &val[k]) != 0)
 			return UW2_EXEC_READ_FAULT;
 	regs->r[UW2_SP] = vsp + 4 * count;
-	for (i = 0, k = 0; i < 16; i++)
-		if (mask & (1u << i))
-			regs->r[i] = val[k++];
+	/* set bits only, lowest first; a popped r13 overrides the line above */
+	for (m = mask, k = 0; m; m &= m - 1)
+		regs->r[__builtin_ctz(m)] = val[k++];
 	if (mask & (1u << UW2_PC))
 		*pc_updated = true;
 	return UW2_EXEC_NEXT;

@@ -27,3 +27,17 @@ fuzz-smoke: $(FUZZ_UNWIND)
 	$(Q)fuzz/run.sh fuzz-smoke $(FUZZ_UNWIND) 60 $(FUZZ_OUT)/unwind
 
 .PHONY: fuzz fuzz-smoke
+
+# Synthetic stacks through unwind_v2: ns/frame, instructions/frame, lookup.
+BENCH_UNWIND	:= $(BUILD)/bench/bench_unwind
+
+$(BENCH_UNWIND): bench/bench_unwind.c unwind_v2.c unwind_v2.h \
+		tests/host/test_unwind_v2_gen.c tests/host/test_unwind_v2_gen.h
+	@mkdir -p $(dir $@)
+	$(Q)$(HOSTCC) $(HOST_CFLAGS) -Itests/host -o $@ bench/bench_unwind.c \
+		unwind_v2.c tests/host/test_unwind_v2_gen.c
+
+bench-unwind: $(BENCH_UNWIND)
+	$(Q)bench/run.sh $(BENCH_UNWIND) $(BUILD)/bench
+
+.PHONY: bench-unwind

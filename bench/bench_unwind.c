@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bench-unwind: the cost of unwind_v2 on synthetic stacks.
+ *
+ * One module of NFUNCS functions spread over many 128 KiB pages, each with
+ * one of several prologue shapes (pops, a frame pointer, VFP saves, a big
+ * frame, r0-r3 saves), and stacks of depth 8, 16 and 32 whose frames pick
+ * functions at random (fixed seed), written so that every unwind ends at
+ * a root marker.  Modes:
+ *
+ *   bench_unwind time        ns per frame and per lookup (clock_gettime)
+ *   bench_unwind unwind N D  N passes over the depth-D stacks in
+ *                            bench_unwind_work()
+ *   bench_unwind lookup N    N passes of lookups in bench_lookup_work()
+ *
+ * The last two exist for callgrind --toggle-collect, which counts the
+ * instructions of exactly one function; they print the number of frames
+ * or lookups done so bench/run.sh can divide.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "test_unwind_v2_gen.h"
+#include "unwind_v2.h"
+
+#define NFUNCS		8192
+#define FUNC_SIZE	0x200		/* 4 MiB of text, 32 pages */
+#define CALL_OFF	0x100		/* return addresses sit here */
+#define TEXT_START	0x00400000u
+#define STACK_TOP	0x7f000000u
+#define STACK_BYTES	(64 * 1024)
+#define STACKS_PER_DEPTH 64
+#define MAX_DEPTH	32
+
+/* Prologue shapes: the unwind sequence and the frame it describes. */
+struct shape {
+	const u8 *seq;
+	u32 len;
+	u32 frame;		/* bytes the frame occupies */
+	u32 lr_slot;		/* offset of the saved lr in the frame */
+	int r7_slot;		/* offset of the saved r7, or -1 */
+	bool uses_fp;		/* vsp comes from r7 */
+};
+
+static const u8 seq_push2[] = { 0xa8, 0xb0 };
+static const u8 seq_sub_push5[] = { 0x02, 0xab, 0xb0 };
+static const u8 seq_fp[] = { 0x97, 0x41, 0x84, 0x0b, 0xb0 };
+static const u8 seq_vfp[] = { 0x00, 0xd1, 0xa9, 0xb0 };
+static const u8 seq_big[] = { 0xb2, 0x10, 0xaf, 0xb0 };
+static const u8 seq_r0r1[] = { 0xb1, 0x03, 0xa8, 0xb0 };
+static const u8 seq_finish[] = { 0xb0 };
+static const u8 seq_root[] = { 0xb1, 0x00 };
+
+#define SEQ(s) (s), sizeof(s)
+
+static const struct shape shapes[] = {
+	{ SEQ(seq_push2), 8, 4, -1, false },
+	{ SEQ(seq_sub_push5), 32, 28, 24, false },
+	{ SEQ(seq_fp), 24, 20, 16, true },	/* 8 bytes of locals */
+	{ SEQ(seq_vfp), 32, 28, -1, false },
+	{ SEQ(seq_big), 0x244 + 36, 0x244 + 32, 0x244 + 12, false },
+	{ SEQ(seq_r0r1), 16, 12, -1, false },
+};
+
+#define NSHAPES (sizeof(shapes) / sizeof(shapes[0]))
+
+struct sample {
+	struct uw2_regs regs;
+	u8 *stack;		/* STACK_BYTES, ending at STACK_TOP */
+	u32 lo;
+	u32 depth;
+};
+
+static struct uw2_table table;
+static struct uw2_module module;
+static struct sample samples[3][STACKS_PER_DEPTH];
+static const u32 depths[3] = { 8, 16, 32 };
+static u32 lookup_pcs[4096];
+
+static u32 rng_state = 12345;
+
+static u32 rng(void)
+{
+	rng_state = rng_state * 1103515245u + 12345u;
+	return rng_state >> 8;
+}
+
+static const struct shape *func_shape(u32 f)
+{
+	return &shapes[f % NSHAPES];
+}
+
+/* Function NFUNCS - 1 is the thread entry, marked as the root. */
+static void build_table(void)
+{
+	static struct uw2g_row rows[NFUNCS][2];
+	static struct uw2g_func funcs[NFUNCS];
+	static u8 blob[1 << 20];
+	struct uw2_verror err;
+	u32 size;
+
+	for (u32 f = 0; f < NFUNCS; f++) {
+		const struct shape *s = func_shape(f);
+
+		rows[f][0] = (struct uw2g_row){ 8, s->seq, s->len };
+		rows[f][1] = (struct uw2g_row){ 0, SEQ(seq_finish) };
+		funcs[f] = (struct uw2g_func){ f * FUNC_SIZE, rows[f], 2 };
+	}
+	rows[NFUNCS - 1][0] = (struct uw2g_row){ 0, SEQ(seq_root) };
+	funcs[NFUNCS - 1].nrows = 1;
+	size = uw2g_build(funcs, NFUNCS, NFUNCS * FUNC_SIZE, blob,
+			  sizeof(blob));
+	if (!size || uw2_table_init(&table, blob, size, &err) != UW2_OK) {
+		fprintf(stderr, "bench: table: %s at 0x%x\n",
+			uw2_verr_str(err.code), err.offset);
+		exit(1);
+	}
+	module.text_start = TEXT_START;
+	module.text_end = TEXT_START + NFUNCS * FUNC_SIZE;
+	module.table = &table;
+}
+
+static void put_word(struct sample *s, u32 addr, u32 val)
+{
+	memcpy(s->stack + (addr - s->lo), &val, 4);
+}
+
+/*
+ * Lay out frames from the sampled one outwards.  The r7 a frame-pointer
+ * function needs is whatever the nearest inner frame that saved r7 pops,
+ * or the sampled r7 if none did: @r7_dest tracks where that is.
+ */
+static void build_sample(struct sample *s, u32 depth)
+{
+	u32 sp = STACK_TOP - STACK_BYTES + 64, r7_dest = 0, f;
+	bool r7_in_regs = true;
+
+	s->stack = calloc(1, STACK_BYTES);
+	s->lo = STACK_TOP - STACK_BYTES;
+	s->depth = depth;
+	memset(&s->regs, 0, sizeof(s->regs));
+	s->regs.r[UW2_SP] = sp;
+	f = rng() % (NFUNCS - 1);
+	s->regs.r[UW2_PC] = TEXT_START + f * FUNC_SIZE + CALL_OFF;
+	for (u32 d = 1; d < depth; d++) {
+		const struct shape *sh = func_shape(f);
+		u32 caller = d < depth - 1 ? rng() % (NFUNCS - 1) : NFUNCS - 1;
+
+		if (sh->uses_fp) {
+			u32 r7 = sp + 16;
+
+			if (r7_in_regs)
+				s->regs.r[7] = r7;
+			else
+				put_word(s, r7_dest, r7);
+		}
+		if (sh->r7_slot >= 0) {
+			r7_dest = sp + sh->r7_slot;
+			r7_in_regs = false;
+		}
+		put_word(s, sp + sh->lr_slot,
+			 TEXT_START + caller * FUNC_SIZE + CALL_OFF + 1);
+		sp += sh->frame;
+		f = caller;
+	}
+}
+
+static void build_samples(void)
+{
+	for (u32 i = 0; i < 3; i++)
+		for (u32 k = 0; k < STACKS_PER_DEPTH; k++)
+			build_sample(&samples[i][k], depths[i]);
+	for (u32 i = 0; i < 4096; i++)
+		lookup_pcs[i] = TEXT_START + rng() % (NFUNCS * FUNC_SIZE);
+}
+
+struct reader_ctx {
+	const struct sample *s;
+};
+
+static int read_word(void *ctx, u32 addr, u32 *val)
+{
+	const struct sample *s = ((struct reader_ctx *)ctx)->s;
+
+	memcpy(val, s->stack + (addr - s->lo), 4);
+	return 0;
+}
+
+/* One unwind of @s; returns the frames found, exits if it went wrong. */
+static u32 unwind_sample(const struct sample *s)
+{
+	struct reader_ctx rc = { s };
+	struct uw2_stack stack = { s->lo, STACK_TOP, read_word, &rc };
+	struct uw2_regs regs = s->regs;
+	u32 frames[MAX_DEPTH + 2], n;
+	enum uw2_stop stop;
+
+	stop = uw2_unwind(&module, 1, &regs, &stack, frames, MAX_DEPTH + 2,
+			  &n, 0);
+	if (stop != UW2_STOP_ROOT || n != s->depth) {
+		fprintf(stderr, "bench: depth %u stack: %s after %u frames\n",
+			s->depth, uw2_stop_name(stop), n);
+		exit(1);
+	}
+	return n;
+}
+
+__attribute__((noinline)) u64 bench_unwind_work(u32 passes, int depth_i)
+{
+	u64 frames = 0;
+
+	for (u32 p = 0; p < passes; p++)
+		for (u32 k = 0; k < STACKS_PER_DEPTH; k++)
+			frames += unwind_sample(&samples[depth_i][k]);
+	return frames;
+}
+
+__attribute__((noinline)) u64 bench_lookup_work(u32 passes)
+{
+	u32 instr_off, fot, uit, sink = 0;
+	u64 n = 0;
+
+	for (u32 p = 0; p < passes; p++) {
+		for (u32 i = 0; i < 4096; i++) {
+			u32 pc = lookup_pcs[i];
+			const struct uw2_module *m;
+
+			m = uw2_find_module(&module, 1, pc);
+			if (!m || !uw2_lookup_function(m->table,
+						       pc - m->text_start,
+						       &instr_off, &fot) ||
+			    !uw2_lookup_sequence(m->table, fot, instr_off,
+						 &uit))
+				exit(1);
+			sink += uit;
+			n++;
+		}
+	}
+	if (sink == 0xffffffff)
+		puts("");
+	return n;
+}
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+/* Repeat until at least 0.3 s have passed; the best of 5 rounds. */
+static double time_per_item(u64 (*work)(u32, int), int arg)
+{
+	double best = 1e30;
+
+	for (int round = 0; round < 5; round++) {
+		u32 passes = 1;
+		double t0, t;
+		u64 items;
+
+		for (;;) {
+			t0 = now_ns();
+			items = work(passes, arg);
+			t = now_ns() - t0;
+			if (t > 3e8 / 5)
+				break;
+			passes *= 2;
+		}
+		if (t / items < best)
+			best = t / items;
+	}
+	return best;
+}
+
+static u64 lookup_adapter(u32 passes, int unused)
+{
+	(void)unused;
+	return bench_lookup_work(passes);
+}
+
+int main(int argc, char **argv)
+{
+	build_table();
+	build_samples();
+	if (argc == 4 && !strcmp(argv[1], "unwind")) {
+		for (int i = 0; i < 3; i++) {
+			if (depths[i] != (u32)atoi(argv[3]))
+				continue;
+			printf("frames %llu\n", (unsigned long long)
+			       bench_unwind_work(atoi(argv[2]), i));
+			return 0;
+		}
+	}
+	if (argc == 3 && !strcmp(argv[1], "lookup")) {
+		printf("lookups %llu\n",
+		       (unsigned long long)bench_lookup_work(atoi(argv[2])));
+		return 0;
+	}
+	if (argc != 2 || strcmp(argv[1], "time")) {
+		fprintf(stderr,
+			"usage: bench_unwind time|unwind N 8|16|32|lookup N\n");
+		return 2;
+	}
+	printf("table: %u functions, %u pages, %u bytes of FOT, %u of UIT\n",
+	       table.func_count, table.page_count, table.fot_size,
+	       table.uit_size);
+	for (int i = 0; i < 3; i++)
+		printf("depth %2u: %6.1f ns/frame\n", depths[i],
+		       time_per_item(bench_unwind_work, i));
+	printf("lookup alone: %6.1f ns/lookup\n",
+	       time_per_item(lookup_adapter, 0));
+	return 0;
+}

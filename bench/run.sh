@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# run.sh BENCH_BINARY OUTDIR: wall-clock figures from the binary itself,
+# then instruction counts from callgrind, which are deterministic: each
+# run collects only inside bench_unwind_work() or bench_lookup_work().
+set -eu
+bin=$1 out=$2
+mkdir -p "$out"
+"$bin" time
+
+# callgrind_ir FUNC ARGS...: instructions inside FUNC, then the count the
+# binary printed (frames or lookups)
+callgrind_ir() {
+	local func=$1 file="$out/callgrind.$1.out" printed
+	shift
+	printed=$(valgrind --tool=callgrind --callgrind-out-file="$file" \
+		--toggle-collect="$func" "$bin" "$@" 2>"$out/valgrind.log")
+	echo "$(grep -E '^(summary|totals):' "$file" | head -n 1 | awk '{print $2}')" \
+		"$(awk '{print $2}' <<<"$printed")"
+}
+
+if ! command -v valgrind >/dev/null; then
+	echo "instructions: valgrind not installed, skipped"
+	exit 0
+fi
+for d in 8 16 32; do
+	read -r ir n < <(callgrind_ir bench_unwind_work unwind 4 "$d")
+	awk -v ir="$ir" -v n="$n" -v d="$d" \
+		'BEGIN { printf "depth %2d: %6.1f instructions/frame (callgrind, %d frames)\n", d, ir / n, n }'
+done
+read -r ir n < <(callgrind_ir bench_lookup_work lookup 4)
+awk -v ir="$ir" -v n="$n" \
+	'BEGIN { printf "lookup alone: %6.1f instructions/lookup (callgrind, %d lookups)\n", ir / n, n }'
