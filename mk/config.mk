@@ -14,6 +14,14 @@ HOSTCC		?= cc
 HOST_CFLAGS	?= -O2 -g -Wall -Wextra -Werror -std=gnu11
 HOST_CFLAGS	+= -I$(CURDIR)/tools/include -I$(CURDIR) -I$(CURDIR)/tools/uwprof
 
+# Where things are built.  Fragments use these in rule targets, which make
+# expands as it reads them, so they are defined here, before any fragment.
+HOST_OUT	:= $(BUILD)/host
+UWPROF		:= $(HOST_OUT)/uwprof
+ARM_OUT		:= $(BUILD)/arm
+KSELFTEST_DIR	:= $(BUILD)/linux-source/tools/testing/selftests
+SELFTEST_HDRS	:= $(wildcard selftests/*.h) uapi/uwprof.h
+
 # armhf user programs (selftests, test programs, the device-side uwprof)
 ARM_CC		?= $(CROSS_COMPILE)gcc
 ARM_CFLAGS	?= -O2 -g -Wall -Wextra -static

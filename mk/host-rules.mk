@@ -6,8 +6,6 @@
 #   N_SRCS, N_LIBS              what test N links besides its own file
 #   HOST_TEST_SCRIPTS           shell tests; each ends "N passed, N failed"
 
-HOST_OUT	:= $(BUILD)/host
-UWPROF		:= $(HOST_OUT)/uwprof
 TOOL_SRCS	+= tools/uwprof/uwprof.c
 HOST_HDRS	:= $(wildcard *.h tools/uwprof/*.h tests/host/*.h uapi/*.h tools/include/linux/*.h)
 

@@ -1,11 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Selftests and programs for the emulated ARM machine, and the VM targets.
 
-ARM_OUT		:= $(BUILD)/arm
-KSELFTEST_DIR	:= $(BUILD)/linux-source/tools/testing/selftests
-SELFTEST_SRCS	:= $(wildcard selftests/*_test.c)
+SELFTEST_SRCS	:= $(filter-out selftests/chain_test.c,$(wildcard selftests/*_test.c))
 SELFTEST_BINS	:= $(patsubst selftests/%.c,$(ARM_OUT)/selftests/%,$(SELFTEST_SRCS))
-SELFTEST_HDRS	:= $(wildcard selftests/*.h) uapi/uwprof.h
 
 # Extra files a later fragment wants in the test VM, as SRC:DST pairs.
 VM_TEST_FILES	?=

@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A program with a known call chain, sampled with real tables.
+ *
+ * The build compiles this file with gcc and clang, for Thumb and ARM,
+ * linked statically and dynamically (against the C library the VM runs),
+ * and makes a table for each binary and for libc.so.6 with
+ * "uwprof table".  A child runs
+ *	run_chain -> level1 -> level2 -> level3 -> leaf (spinning)
+ * and every sample must show exactly that chain, then main and the C
+ * library's start code, and end at the outermost frame.  At least 99% of
+ * the samples must do so.  The child is this program re-executed with
+ * --run-chain, so its stack is that of a plain program rather than of the
+ * test harness (whose main never returns and so, under clang, never saves
+ * its return address: nothing can unwind past it).
+ *
+ * Tables are found as $UWPROF_TABLES/<file name>.uwt (default: the
+ * directory of this program); the symbols of the chain functions come
+ * from <program>.syms (nm -S), made at build time.
+ */
+#include <errno.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "kselftest_harness.h"
+#include "attach.h"
+#include "uwprof_util.h"
+
+#define RUN_SECONDS	5
+#define SAMPLE_HZ	1000
+#define MIN_MATCH_PERMILLE 990
+
+#define NOINLINE __attribute__((noinline))
+
+static volatile unsigned long sink;
+
+NOINLINE unsigned long leaf(unsigned long n)
+{
+	unsigned long x = n;
+	int i;
+
+	for (i = 0; i < 2000000; i++)
+		x = x * 1103515245u + 12345u;
+	sink = x;
+	return x;
+}
+
+/* Work after each call keeps the compilers from turning it into a jump. */
+#define CHAIN_LEVEL(name, next)				\
+NOINLINE unsigned long name(unsigned long n)		\
+{							\
+	unsigned long r = next(n + 1);			\
+							\
+	__asm__ volatile("" : "+r"(r));			\
+	return r ^ n;					\
+}
+
+CHAIN_LEVEL(level3, leaf)
+CHAIN_LEVEL(level2, level3)
+CHAIN_LEVEL(level1, level2)
+
+NOINLINE unsigned long run_chain(int seconds)
+{
+	unsigned long r = 0;
+	time_t end = time(NULL) + seconds;
+
+	while (time(NULL) < end)
+		r += level1(r);
+	return r;
+}
+
+enum { F_LEAF, F_LEVEL3, F_LEVEL2, F_LEVEL1, F_RUN_CHAIN, F_NR };
+static const char *const chain_names[F_NR] = {
+	"leaf", "level3", "level2", "level1", "run_chain",
+};
+
+struct chain_syms {
+	uint32_t start[F_NR], end[F_NR];
+};
+
+static const char *own_dir(void)
+{
+	static char exe[512];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	exe[n > 0 ? n : 0] = 0;
+	return dirname(exe);
+}
+
+static const char *table_dir(void)
+{
+	const char *d = getenv("UWPROF_TABLES");
+
+	return d ? d : own_dir();
+}
+
+/* Link-time addresses of the chain functions, from <exe>.syms. */
+static int read_syms(struct chain_syms *s)
+{
+	char path[600], name[64], line[256];
+	unsigned int addr, size, i, found = 0;
+	ssize_t n;
+	FILE *f;
+
+	n = readlink("/proc/self/exe", path, sizeof(path) - 6);
+	if (n <= 0)
+		return -1;
+	strcpy(path + n, ".syms");
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%x %x %*s %63s", &addr, &size, name) == 3)
+			for (i = 0; i < F_NR; i++)
+				if (!strcmp(name, chain_names[i])) {
+					s->start[i] = addr & ~1u;
+					s->end[i] = (addr & ~1u) + size;
+					found |= 1u << i;
+				}
+	fclose(f);
+	return found == (1u << F_NR) - 1 ? 0 : -1;
+}
+
+/*
+ * Attach the table of every executable file mapping of @pid.  Returns
+ * how many were attached; *exe_bias gets the load bias of this program.
+ */
+static int attach_all(int fd, pid_t pid, uint32_t *exe_bias)
+{
+	char self[512], tpath[700], err[256];
+	struct uw_mapping *maps;
+	unsigned int n, i;
+	int attached = 0, id;
+	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	self[len > 0 ? len : 0] = 0;
+	if (uw_read_maps(pid, &maps, &n))
+		return -1;
+	for (i = 0; i < n; i++) {
+		struct uwt_file t;
+		uint32_t start, end;
+
+		if (!maps[i].exec || maps[i].path[0] != '/')
+			continue;
+		snprintf(tpath, sizeof(tpath), "%s/%s.uwt", table_dir(),
+			 basename(maps[i].path));
+		if (uwt_load_file(tpath, &t, err, sizeof(err))) {
+			printf("# no table for %s: %s\n", maps[i].path, err);
+			continue;
+		}
+		if (uw_runtime_text(&t.meta, &maps[i], &start, &end) == 0) {
+			id = uw_dev_upload(fd, t.blob, t.blob_size, NULL);
+			if (id > 0 && !uw_dev_attach(fd, pid, id, start, end)) {
+				attached++;
+				if (!strcmp(maps[i].path, self))
+					*exe_bias = start - t.meta.text_addr;
+			}
+		}
+		free(t.buf);
+	}
+	free(maps);
+	return attached;
+}
+
+struct verdict {
+	unsigned int samples, match, wrong_chain, not_root, bad_record;
+	unsigned int stops[UWPROF_STOP_NR];
+};
+
+static bool in_func(const struct chain_syms *s, uint32_t bias, int f,
+		    uint32_t pc, bool return_address)
+{
+	/* A return address may sit just past a call that ends a function. */
+	uint32_t a = (pc & ~1u) - bias - (return_address ? 1 : 0);
+
+	return a >= s->start[f] && a < s->end[f];
+}
+
+/* The first few samples that miss, in full, to show where they went. */
+static void show_miss(const struct uwprof_record *r, struct verdict *v)
+{
+	unsigned int i;
+
+	if (v->samples - v->match > 3)
+		return;
+	printf("# miss: stop %u, %u frames:", r->stop, r->nframes);
+	for (i = 0; i < r->nframes && i < 12; i++)
+		printf(" %08x", r->frames[i]);
+	printf("\n");
+}
+
+static void judge(const struct uwprof_record *r, const struct chain_syms *s,
+		  uint32_t bias, struct verdict *v)
+{
+	int f;
+
+	v->samples++;
+	if (r->stop < UWPROF_STOP_NR)
+		v->stops[r->stop]++;
+	for (f = 0; f < F_NR; f++)
+		if (f >= (int)r->nframes ||
+		    !in_func(s, bias, f, r->frames[f], f > 0)) {
+			v->wrong_chain++;
+			show_miss(r, v);
+			return;
+		}
+	if (r->stop != UWPROF_STOP_ROOT) {
+		v->not_root++;
+		show_miss(r, v);
+		return;
+	}
+	v->match++;
+}
+
+static void drain(int fd, const struct chain_syms *s, uint32_t bias,
+		  struct verdict *v)
+{
+	static char buf[1 << 16];
+	ssize_t n;
+	char *p;
+
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		for (p = buf; p < buf + n; p += ((struct uwprof_record *)p)->size) {
+			const struct uwprof_record *r = (void *)p;
+
+			if (r->size < sizeof(*r)) {
+				v->bad_record++;
+				break;
+			}
+			judge(r, s, bias, v);
+		}
+}
+
+/*
+ * Start this program again as "--run-chain READY GO": it says it is ready
+ * once exec'd (so tables go to the new image) and waits for the word go.
+ */
+static pid_t spawn_chain(int *go_fd)
+{
+	int ready[2], go[2];
+	char a[16], b[16], c;
+	pid_t pid;
+
+	if (pipe(ready) || pipe(go))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		close(ready[0]);
+		close(go[1]);
+		snprintf(a, sizeof(a), "%d", ready[1]);
+		snprintf(b, sizeof(b), "%d", go[0]);
+		execl("/proc/self/exe", "chain", "--run-chain", a, b, NULL);
+		_exit(127);
+	}
+	close(ready[1]);
+	close(go[0]);
+	if (read(ready[0], &c, 1) != 1) {
+		close(ready[0]);
+		return -1;
+	}
+	close(ready[0]);
+	*go_fd = go[1];
+	return pid;
+}
+
+static int chain_main(int ready, int go)
+{
+	char c;
+
+	if (write(ready, "r", 1) != 1 || read(go, &c, 1) != 1)
+		return 1;
+	return run_chain(RUN_SECONDS) == 42;
+}
+
+TEST(known_chain_unwinds_to_root)
+{
+	static const char *const stop_names[UWPROF_STOP_NR] = {
+		"root", "no-table", "refused", "bad-sp", "no-progress",
+		"read-fault", "bad-opcode", "max-depth",
+	};
+	struct chain_syms syms;
+	struct verdict v = { 0 };
+	uint32_t bias = 0;
+	pid_t child;
+	int fd, i, go;
+
+	ASSERT_EQ(0, read_syms(&syms));
+	ASSERT_EQ(0, uwprof_load());
+	child = spawn_chain(&go);
+	ASSERT_LT(0, child);
+	fd = uwprof_open_dev();
+	ASSERT_LE(0, fd);
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	ASSERT_LT(0, attach_all(fd, child, &bias));
+	ASSERT_EQ(0, uwprof_start(fd, SAMPLE_HZ));
+	ASSERT_EQ(1, write(go, "g", 1));
+	close(go);
+	while (waitpid(child, NULL, WNOHANG) == 0) {
+		drain(fd, &syms, bias, &v);
+		usleep(100000);
+	}
+	ASSERT_EQ(0, ioctl(fd, UWPROF_IOC_STOP));
+	drain(fd, &syms, bias, &v);
+	close(fd);
+
+	printf("# %s: %u of %u samples match the chain down to root (%.2f%%);"
+	       " wrong chain %u, not root %u\n", program_invocation_short_name,
+	       v.match, v.samples, v.samples ? 100.0 * v.match / v.samples : 0,
+	       v.wrong_chain, v.not_root);
+	for (i = 0; i < UWPROF_STOP_NR; i++)
+		if (v.stops[i])
+			printf("#   stop %s: %u\n", stop_names[i], v.stops[i]);
+	EXPECT_EQ(0, v.bad_record);
+	EXPECT_LT(RUN_SECONDS * SAMPLE_HZ / 2, v.samples);
+	EXPECT_LE(MIN_MATCH_PERMILLE * v.samples, 1000 * v.match);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 4 && !strcmp(argv[1], "--run-chain"))
+		return chain_main(atoi(argv[2]), atoi(argv[3]));
+	return test_harness_run(argc, argv);
+}

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Attaching tables to a process: find each executable file mapping's
+ * table, work out where its .text is at run time, upload and attach.
+ * libc only, so record (static, on the device) and the selftests share it.
+ */
+#ifndef UWPROF_ATTACH_H
+#define UWPROF_ATTACH_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "procmaps.h"
+#include "table_uwt.h"
+
+/*
+ * The runtime [start, end) of the table's .text when the file is mapped
+ * as @m (an executable mapping of it).  Returns 0, or -1 if the mapping
+ * does not hold the table's .text.
+ */
+int uw_runtime_text(const struct uwt_meta *meta, const struct uw_mapping *m,
+		    uint32_t *start, uint32_t *end);
+
+/* Upload a table blob; returns the table id or -errno (*verr on EINVAL). */
+int uw_dev_upload(int fd, const void *blob, uint32_t len, uint32_t *verr);
+
+/* Attach an uploaded table to @pid's [start, end); 0 or -errno. */
+int uw_dev_attach(int fd, pid_t pid, uint32_t table_id, uint32_t start,
+		  uint32_t end);
+
+#endif
