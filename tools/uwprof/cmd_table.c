@@ -476,6 +476,11 @@ static int read_inputs(struct gen *g, struct tb_elf *e)
 		uw_err("table: %s: %s", g->o->input, err);
 		return UWPROF_EXIT_FAIL;
 	}
+	/* --chrome-compat tables never hold the root marker. */
+	if (!g->o->compat && tb_add_uncovered_roots(e, &g->in) < 0) {
+		uw_err("table: %s: out of memory", g->o->input);
+		return UWPROF_EXIT_FAIL;
+	}
 	g->meta = e->meta;
 	if (g->o->have_text_start)
 		g->meta.text_addr = g->o->text_start;

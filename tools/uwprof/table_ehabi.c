@@ -194,6 +194,57 @@ static int add_cantunwind(struct tb_elf *e, struct tb_input *in, u32 lo,
 	return 0;
 }
 
+/* The end of @s: its size, or up to the next symbol when it has none. */
+static u32 sym_end(const struct tb_elf *e, u32 i, u32 limit)
+{
+	const struct tb_sym *s = &e->syms[i];
+
+	if (s->size)
+		return s->addr + s->size;
+	for (u32 k = i + 1; k < e->nsyms; k++)
+		if (e->syms[k].addr > s->addr)
+			return e->syms[k].addr < limit ? e->syms[k].addr : limit;
+	return limit;
+}
+
+/*
+ * Thread entry code with no unwind information at all (crt1's _start in a
+ * static binary carries neither DWARF CFI nor an exidx entry) would fall
+ * into a gap filler and unwind into garbage.  It is the outermost frame,
+ * so mark it root; for a stripped binary, the ELF entry point is _start.
+ */
+int tb_add_uncovered_roots(struct tb_elf *e, struct tb_input *in)
+{
+	static const u8 root[] = { 0xb1, 0x00 };
+	u32 text_end = e->meta.text_addr + e->meta.text_size, next, end;
+	GElf_Ehdr eh;
+	bool entry_named = false;
+
+	for (u32 i = 0; i < e->nsyms; i++) {
+		const struct tb_sym *s = &e->syms[i];
+
+		if (!is_root_sym(s->name) || s->addr < e->meta.text_addr ||
+		    s->addr >= text_end)
+			continue;
+		if (gelf_getehdr(e->elf, &eh) && (eh.e_entry & ~1u) == s->addr)
+			entry_named = true;
+		if (dwarf_covers(in, in->n, s->addr, &next))
+			continue;
+		end = sym_end(e, i, next < text_end ? next : text_end);
+		if (add_func(in, s->addr, end - s->addr, TB_SRC_ROOT, root, 2))
+			return -1;
+	}
+	if (entry_named || !gelf_getehdr(e->elf, &eh) || eh.e_type != ET_EXEC)
+		return 0;
+	/* Stripped executable: the entry point alone, up to what follows. */
+	if (eh.e_entry < e->meta.text_addr || eh.e_entry >= text_end ||
+	    dwarf_covers(in, in->n, eh.e_entry & ~1u, &next))
+		return 0;
+	end = next < text_end ? next : text_end;
+	return add_func(in, eh.e_entry & ~1u, end - (eh.e_entry & ~1u),
+			TB_SRC_ROOT, root, 2);
+}
+
 int tb_read_ehabi(struct tb_elf *e, struct tb_input *in,
 		  struct tb_notes *notes, char *err, size_t errlen)
 {

@@ -55,6 +55,9 @@ int tb_read_ehabi(struct tb_elf *e, struct tb_input *in,
  * trailing padding finishes, with one B0 at the end), 0 for CANTUNWIND,
  * -1 for an entry uwprof cannot decode.
  */
+/* Root markers for thread entry code that has no unwind information. */
+int tb_add_uncovered_roots(struct tb_elf *e, struct tb_input *in);
+
 int tb_ehabi_decode(const u8 *words, u32 nwords, u8 *ops, u32 max);
 
 /* Check EHABI opcodes against what the unwinder executes. */
