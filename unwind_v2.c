@@ -684,7 +684,8 @@ static u32 uw2_popcount16(u32 mask)
  * r13 becomes vsp only once the whole pop is done (EHABI's rule).
  */
 static enum uw2_exec uw2_pop(struct uw2_regs *regs, u32 mask,
-			     bool *pc_updated, const struct uw2_stack *stack)
+			     bool *pc_updated, u32 *popped,
+			     const struct uw2_stack *stack)
 {
 	u32 vsp = regs->r[UW2_SP], count = uw2_popcount16(mask);
 	u32 val[16], m, k;
@@ -700,12 +701,14 @@ static enum uw2_exec uw2_pop(struct uw2_regs *regs, u32 mask,
 		regs->r[__builtin_ctz(m)] = val[k++];
 	if (mask & (1u << UW2_PC))
 		*pc_updated = true;
+	*popped |= mask;
 	return UW2_EXEC_NEXT;
 }
 
-enum uw2_exec uw2_exec_op(const u8 *ops, u32 len, u32 *pos,
-			  struct uw2_regs *regs, bool *pc_updated,
-			  const struct uw2_stack *stack)
+/* One opcode; @popped collects the registers it loaded from the stack. */
+static enum uw2_exec uw2_exec(const u8 *ops, u32 len, u32 *pos,
+			      struct uw2_regs *regs, bool *pc_updated,
+			      u32 *popped, const struct uw2_stack *stack)
 {
 	u32 *sp = &regs->r[UW2_SP];
 	struct uw2_insn in;
@@ -729,7 +732,7 @@ enum uw2_exec uw2_exec_op(const u8 *ops, u32 len, u32 *pos,
 		*sp = regs->r[in.arg];
 		return UW2_EXEC_NEXT;
 	case UW2_K_POP:
-		return uw2_pop(regs, in.arg, pc_updated, stack);
+		return uw2_pop(regs, in.arg, pc_updated, popped, stack);
 	case UW2_K_FINISH:
 		if (!*pc_updated)
 			regs->r[UW2_PC] = regs->r[UW2_LR];
@@ -740,6 +743,15 @@ enum uw2_exec uw2_exec_op(const u8 *ops, u32 len, u32 *pos,
 		return UW2_EXEC_ROOT;
 	}
 	return UW2_EXEC_BAD_OPCODE;
+}
+
+enum uw2_exec uw2_exec_op(const u8 *ops, u32 len, u32 *pos,
+			  struct uw2_regs *regs, bool *pc_updated,
+			  const struct uw2_stack *stack)
+{
+	u32 popped = 0;
+
+	return uw2_exec(ops, len, pos, regs, pc_updated, &popped, stack);
 }
 
 /* ---- the frame loop ---- */
@@ -783,14 +795,14 @@ static enum uw2_stop uw2_exec_stop(enum uw2_exec res)
 /* Run one sequence; the loop ends by the UIT's end at the latest. */
 static enum uw2_exec uw2_run_sequence(const struct uw2_walk *w,
 				      const struct uw2_table *t, u32 pos,
-				      struct uw2_regs *regs)
+				      struct uw2_regs *regs, u32 *popped)
 {
 	bool pc_updated = false;
 	enum uw2_exec res;
 
 	do {
-		res = uw2_exec_op(t->uit, t->uit_size, &pos, regs,
-				  &pc_updated, w->stack);
+		res = uw2_exec(t->uit, t->uit_size, &pos, regs, &pc_updated,
+			       popped, w->stack);
 		if (!uw2_sp_ok(w, regs->r[UW2_SP]))
 			return UW2_EXEC_BAD_SP;
 	} while (res == UW2_EXEC_NEXT);
@@ -823,11 +835,16 @@ static bool uw2_find_sequence(const struct uw2_walk *w, u32 addr,
 	       uw2_lookup_sequence(*t, fot_index, instr_off, uit_index);
 }
 
-/* Checks on a completed frame; @depth counts the frames stored so far. */
+/*
+ * Checks on a completed frame; @depth counts the frames stored so far and
+ * @popped holds the registers the frame loaded from the stack.
+ */
 static enum uw2_stop uw2_check_frame(const struct uw2_walk *w,
-				     const struct uw2_regs *regs, u32 depth)
+				     const struct uw2_regs *regs, u32 depth,
+				     u32 popped)
 {
 	u32 sp = regs->r[UW2_SP], pc = regs->r[UW2_PC];
+	u32 ra_regs = (1u << UW2_LR) | (1u << UW2_PC);
 
 	if (sp & 7)
 		return UW2_STOP_BAD_SP;
@@ -836,6 +853,15 @@ static enum uw2_stop uw2_check_frame(const struct uw2_walk *w,
 	if (!pc)
 		return UW2_STOP_ROOT;
 	if (depth == 1 && sp == w->frame_sp && !((pc ^ w->first_pc) & ~1u))
+		return UW2_STOP_NO_PROGRESS;
+	/*
+	 * A caller's own call overwrote lr, so a caller frame that restores
+	 * neither lr nor pc (a noreturn function that never saved them) has
+	 * no return address left: lr would give back this frame's pc, or a
+	 * stale one.
+	 */
+	if (depth > 1 && !(popped & ra_regs) &&
+	    !(w->flags & UW2_F_CHROME_COMPAT))
 		return UW2_STOP_NO_PROGRESS;
 	return UW2_STEP_MORE;
 }
@@ -849,16 +875,16 @@ static enum uw2_stop uw2_step(const struct uw2_walk *w, struct uw2_regs *regs,
 	struct uw2_regs next;
 	enum uw2_stop stop;
 	enum uw2_exec res;
-	u32 uit_index;
+	u32 uit_index, popped = 0;
 
 	if (!uw2_find_sequence(w, addr, &t, &uit_index))
 		return UW2_STOP_NO_TABLE;
 	/* a frame that fails half way must not leave half its registers */
 	next = *regs;
-	res = uw2_run_sequence(w, t, uit_index, &next);
+	res = uw2_run_sequence(w, t, uit_index, &next, &popped);
 	if (res != UW2_EXEC_FINISH)
 		return uw2_exec_stop(res);
-	stop = uw2_check_frame(w, &next, depth);
+	stop = uw2_check_frame(w, &next, depth, popped);
 	if (stop == UW2_STEP_MORE)
 		*regs = next;
 	return stop;

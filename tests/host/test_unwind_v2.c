@@ -974,6 +974,7 @@ TEST(verr_too_complex)
  *   Z  0x700  return to lr, sp unchanged     B0
  *   P  0x800  sp += 4 only                   00 B0
  *   Q  0x900  vsp = r7                       97 B0
+ *   S  0xa00  sp += 8, lr never saved         01 B0 (a noreturn caller)
  */
 #define A_BASE 0x10000u
 #define B_BASE 0x40000u
@@ -988,6 +989,7 @@ static const u8 s_root[] = { 0xb1, 0x00 };
 static const u8 s_refuse[] = { 0x80, 0x00 };
 static const u8 s_p[] = { 0x00, 0xb0 };
 static const u8 s_q[] = { 0x97, 0xb0 };
+static const u8 s_s[] = { 0x01, 0xb0 };
 
 #define ROW(o, s) { (o), (s), sizeof(s) }
 
@@ -1004,6 +1006,7 @@ static const struct uw2g_row r_refuse[] = { ROW(0, s_refuse) };
 static const struct uw2g_row r_z[] = { ROW(0, s_b0) };
 static const struct uw2g_row r_p[] = { ROW(0, s_p) };
 static const struct uw2g_row r_q[] = { ROW(0, s_q) };
+static const struct uw2g_row r_s[] = { ROW(0, s_s) };
 
 #define FN(start, rows) { (start), (rows), sizeof(rows) / sizeof(rows[0]) }
 
@@ -1011,7 +1014,7 @@ static const struct uw2g_func a_funcs[] = {
 	FN(0x000, r_refuse), FN(0x100, r_l), FN(0x200, r_m),
 	FN(0x300, r_t), FN(0x400, r_root), FN(0x500, r_n),
 	FN(0x600, r_refuse), FN(0x700, r_z), FN(0x800, r_p),
-	FN(0x900, r_q), FN(0xa00, r_refuse),
+	FN(0x900, r_q), FN(0xa00, r_s), FN(0xb00, r_refuse),
 };
 
 /* Module B at 0x40000: a leaf and a two-page function. */
@@ -1402,6 +1405,53 @@ TEST(rule_leaf_no_progress)
 	w.regs.r[UW2_PC] = A_BASE + 0x702;
 	w.regs.r[UW2_LR] = A_BASE + 0x703;	/* same, Thumb bit set */
 	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_NO_PROGRESS);
+}
+
+/*
+ * A caller frame that restores neither lr nor pc: its own call overwrote
+ * lr, so there is no return address to go on with.
+ */
+TEST(rule_caller_without_saved_lr)
+{
+	struct world w;
+
+	/* L (saves lr) returns into S, which never saved lr */
+	world_init(&w);
+	w.regs.r[UW2_PC] = A_BASE + 0x104;
+	mem_put(&w.mem, VSP + 4, A_BASE + 0xa05);
+	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_NO_PROGRESS);
+	CHECK_EQ_U32(w.n, 2);
+	CHECK_EQ_U32(w.frames[1], A_BASE + 0xa05);
+	/* as the sampled frame S may return through lr */
+	world_init(&w);
+	w.regs.r[UW2_PC] = A_BASE + 0xa04;
+	w.regs.r[UW2_LR] = RA_R;
+	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_ROOT);
+	CHECK_EQ_U32(w.n, 2);
+	/* Chrome has no such rule: lr is taken again, the same address */
+	world_init(&w);
+	w.regs.r[UW2_PC] = A_BASE + 0x104;
+	mem_put(&w.mem, VSP + 4, A_BASE + 0xa05);
+	CHECK_EQ_U32(world_unwind(&w, 3, UW2_F_CHROME_COMPAT),
+		     UW2_STOP_MAX_DEPTH);
+	CHECK_EQ_U32(w.frames[2], A_BASE + 0xa05);
+}
+
+/* Recursion: every frame pops the same return address, which is fine. */
+TEST(rule_recursion_pops_same_return_address)
+{
+	struct world w;
+	u32 ra = A_BASE + 0x108 + 1;	/* inside L, after its push */
+
+	world_init(&w);
+	w.regs.r[UW2_PC] = A_BASE + 0x104;
+	mem_put(&w.mem, VSP + 4, ra);
+	mem_put(&w.mem, VSP + 12, ra);
+	mem_put(&w.mem, VSP + 20, RA_R);
+	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_ROOT);
+	CHECK_EQ_U32(w.n, 4);
+	CHECK_EQ_U32(w.frames[1], ra);
+	CHECK_EQ_U32(w.frames[2], ra);
 }
 
 TEST(rule_root_marker_and_zero_return)
