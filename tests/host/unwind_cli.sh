@@ -163,6 +163,21 @@ expect_error "--stack twice" "given twice" --table "$A" --stack "$tmp/n.stack" -
 expect_error "max depth too large" "above" --table "$A" --stack "$tmp/n.stack" --stack-base 0 \
 	--reg pc=0 --max-depth 100000000
 
+# A .uwt container knows where its .text was linked: no @TEXT_START needed,
+# and it unwinds exactly as the raw blob placed there does.
+sym=$(dirname "$0")/../data/table/worked.sym
+"$UWPROF" table --breakpad "$sym" --text-start 0x1000 -o "$tmp/w.uwt" >/dev/null &&
+"$UWPROF" table --breakpad "$sym" --text-start 0x1000 --raw -o "$tmp/w.v2" >/dev/null
+printf '\x04\0\0\0\x05\0\0\0\x07\0\0\0\0\0\0\0' >"$tmp/w.stack"
+w_args=(--stack "$tmp/w.stack" --stack-base 0x8000 --reg pc=0x1003)
+expect "container: link address by default" "#0 0x00001003
+stop: root" "$("$UWPROF" unwind --table "$tmp/w.uwt" "${w_args[@]}" 2>&1)"
+expect "container and raw blob agree" \
+	"$("$UWPROF" unwind --table "$tmp/w.v2@0x1000" "${w_args[@]}" 2>&1)" \
+	"$("$UWPROF" unwind --table "$tmp/w.uwt" "${w_args[@]}" 2>&1)"
+expect "raw blob without @TEXT_START is placed at 0" "stop: no-table" \
+	"$("$UWPROF" unwind --table "$tmp/w.v2" "${w_args[@]}" 2>&1 | tail -n 1)"
+
 # garbage tables must never crash the command
 crashed=0
 for i in $(seq 1 40); do

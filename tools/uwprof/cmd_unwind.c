@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "table_uwt.h"
 #include "unwind_v2.h"
 #include "uwprof.h"
 
@@ -28,8 +29,10 @@ static const char usage_text[] =
 "'stop: REASON' (root, no-table, refused, bad-sp, no-progress,\n"
 "read-fault, bad-opcode or max-depth).\n"
 "\n"
-"  --table FILE[@TEXT_START]  a raw v2 table for code whose .text starts\n"
-"                             at TEXT_START (default 0); repeatable\n"
+"  --table FILE[@TEXT_START]  a table (.uwt container or raw v2 blob) for\n"
+"                             code whose .text starts at TEXT_START; the\n"
+"                             default is the container's link address, or\n"
+"                             0 for a raw blob; repeatable\n"
 "  --stack FILE               stack bytes; the first is at --stack-base\n"
 "                             and the window ends at the last\n"
 "  --stack-base ADDR          address of the stack file's first byte\n"
@@ -44,9 +47,9 @@ static const char usage_text[] =
 
 struct loaded_table {
 	const char *path;
-	u8 *blob;
-	u32 size;
+	struct uwt_file file;	/* file.buf is ours to free */
 	u32 text_start;
+	bool have_text_start;
 	struct uw2_table table;
 };
 
@@ -103,20 +106,27 @@ fail_quiet:
 }
 
 /*
- * Load one table file and validate it.  Table files are raw v2 blobs for
- * now; this is the one place to teach about container formats.
+ * Load one table file (a .uwt container or a raw blob) and validate it.
+ * A container says where its .text was linked, which is where it runs in
+ * a non-PIE program; TEXT_START overrides it.
  */
 static bool load_table_file(struct loaded_table *lt)
 {
 	struct uw2_verror err;
+	char msg[256];
 
-	if (!read_file(lt->path, &lt->blob, &lt->size))
+	if (uwt_load_file(lt->path, &lt->file, msg, sizeof(msg))) {
+		uw_err("%s: %s", lt->path, msg);
 		return false;
-	if (uw2_table_init(&lt->table, lt->blob, lt->size, &err) != UW2_OK) {
+	}
+	if (uw2_table_init(&lt->table, lt->file.blob, lt->file.blob_size,
+			   &err) != UW2_OK) {
 		uw_err("%s: invalid v2 table: %s (blob offset 0x%x)", lt->path,
 		       uw2_verr_str(err.code), err.offset);
 		return false;
 	}
+	if (!lt->have_text_start && lt->file.container)
+		lt->text_start = lt->file.meta.text_addr;
 	return true;
 }
 
@@ -131,6 +141,7 @@ static void parse_table_spec(char *spec, struct loaded_table *lt)
 	if (at && uw_parse_u32(at + 1, &start)) {
 		*at = '\0';
 		lt->text_start = start;
+		lt->have_text_start = true;
 	}
 }
 
@@ -296,7 +307,9 @@ static bool build_modules(struct unwind_args *a, struct uw2_module *mods)
 {
 	for (u32 i = 0; i < a->ntables; i++) {
 		const struct loaded_table *lt = &a->tables[i];
-		u32 span = uw2_table_text_span(&lt->table);
+		/* breakpad-made containers know no .text size */
+		u32 span = lt->file.meta.text_size ? lt->file.meta.text_size :
+			   uw2_table_text_span(&lt->table);
 
 		mods[i].text_start = lt->text_start;
 		mods[i].text_end = span > 0xffffffffu - lt->text_start ?
@@ -306,7 +319,7 @@ static bool build_modules(struct unwind_args *a, struct uw2_module *mods)
 	qsort(mods, a->ntables, sizeof(mods[0]), compare_modules);
 	for (u32 i = 1; i < a->ntables; i++) {
 		if (mods[i].text_start < mods[i - 1].text_end) {
-			uw_err("unwind: tables at 0x%08x and 0x%08x overlap (each covers whole 128 KiB pages)",
+			uw_err("unwind: tables at 0x%08x and 0x%08x overlap (a raw blob covers whole 128 KiB pages)",
 			       mods[i - 1].text_start, mods[i].text_start);
 			return false;
 		}
@@ -394,7 +407,7 @@ static int cmd_unwind(int argc, char **argv)
 	rc = parse_args(argc, argv, a) ? run_with_inputs(a) :
 					 UWPROF_EXIT_USAGE;
 	for (u32 i = 0; i < a->ntables; i++)
-		free(a->tables[i].blob);
+		free(a->tables[i].file.buf);
 	free(a);
 	return rc;
 }
