@@ -1,0 +1,28 @@
+# SPDX-License-Identifier: GPL-2.0
+# uwprof record (the collector, also built static for armhf) and
+# uwprof report; the demo.  docs/USAGE.md and docs/DATAFILE.md describe them.
+
+# libc-only sources: the device-side uwprof is made of these.
+RECORD_SRCS	:= tools/uwprof/cmd_record.c tools/uwprof/datafile.c \
+		   tools/uwprof/buildid.c tools/uwprof/attach.c \
+		   tools/uwprof/procmaps.c
+ARM_UWPROF	:= $(ARM_OUT)/uwprof
+ARM_UWPROF_SRCS	:= tools/uwprof/uwprof.c tools/uwprof/table_uwt.c $(RECORD_SRCS)
+
+TOOL_SRCS	+= $(RECORD_SRCS)
+
+$(ARM_UWPROF): $(ARM_UWPROF_SRCS) $(HOST_HDRS)
+	@mkdir -p $(dir $@)
+	$(Q)$(ARM_CC) -static -O2 -g -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE \
+		-I$(CURDIR)/tools/include -I$(CURDIR) -I$(CURDIR)/tools/uwprof \
+		-o $@ $(ARM_UWPROF_SRCS)
+
+uwprof-arm: $(ARM_UWPROF)
+.PHONY: uwprof-arm
+
+REPORT_SRCS	:= tools/uwprof/cmd_report.c tools/uwprof/report_model.c \
+		   tools/uwprof/report_text.c tools/uwprof/report_folded.c \
+		   tools/uwprof/report_pprof.c tools/uwprof/report_svg.c \
+		   tools/uwprof/symbols.c
+TOOL_SRCS	+= $(REPORT_SRCS)
+TOOL_LIBS	+= -lz

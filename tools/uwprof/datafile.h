@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The uwprof.data file that "uwprof record" writes and "uwprof report"
+ * reads.  Layout in docs/DATAFILE.md: a header, then a stream of records,
+ * each starting with (type, size).  libc only, so the device-side record
+ * links it.
+ */
+#ifndef UWPROF_DATAFILE_H
+#define UWPROF_DATAFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define UWD_MAGIC	"UWPROFD\0"
+#define UWD_VERSION	1
+#define UWD_BUILD_ID_MAX 32
+
+struct uwd_header {
+	char magic[8];
+	uint32_t version;
+	uint32_t header_size;	/* bytes of this header; records follow */
+	uint32_t flags;		/* 0 */
+	uint32_t freq_hz;
+	uint64_t start_ns;	/* CLOCK_MONOTONIC, the clock of the samples */
+	uint64_t start_realtime_ns;	/* CLOCK_REALTIME at the same moment */
+};
+
+/* Every record: this header, then its payload; size is a multiple of 8. */
+struct uwd_rec {
+	uint32_t type;
+	uint32_t size;		/* bytes, header included */
+};
+
+enum uwd_type {
+	UWD_SAMPLE = 1,		/* payload: struct uwprof_record, as read */
+	UWD_MAPPING = 2,	/* struct uwd_mapping + path */
+	UWD_PROCESS = 3,	/* struct uwd_process + exe path */
+	UWD_STATS = 4,		/* struct uwprof_stats, as the device gave it */
+	UWD_END = 5,		/* struct uwd_end: the recording finished */
+};
+
+#define UWD_MAP_TABLE	0x1	/* a table is attached to [text_start, text_end) */
+#define UWD_MAP_BIAS	0x2	/* bias is known: link address = runtime - bias */
+
+struct uwd_mapping {
+	uint32_t pid;
+	uint32_t start, end;	/* runtime [start, end) of the mapping */
+	uint32_t offset;	/* file offset of start */
+	uint32_t text_start, text_end;	/* with UWD_MAP_TABLE */
+	uint32_t bias;
+	uint32_t flags;
+	uint32_t build_id_len;
+	uint8_t build_id[UWD_BUILD_ID_MAX];
+	uint32_t reserved;
+	uint64_t time_ns;	/* when record saw it */
+	/* then the path, NUL-terminated, zero padded to 8 */
+};
+
+#define UWD_PROC_EXEC	0x1	/* the process exec'd: its older mappings are gone */
+
+struct uwd_process {
+	uint32_t pid;
+	uint32_t flags;
+	uint64_t time_ns;
+	/* then the executable's path, NUL-terminated, zero padded to 8 */
+};
+
+struct uwd_end {
+	uint64_t end_ns;	/* CLOCK_MONOTONIC */
+	uint64_t samples;	/* sample records written */
+};
+
+/* Writer.  Every call returns 0 or -1 (errno set, from stdio). */
+struct uwd_writer {
+	FILE *f;
+	uint64_t samples;
+};
+
+int uwd_open(struct uwd_writer *w, const char *path, uint32_t freq_hz);
+int uwd_write(struct uwd_writer *w, uint32_t type, const void *a, size_t alen,
+	      const char *str);
+int uwd_close(struct uwd_writer *w, uint64_t end_ns);
+
+/* Reader: the whole file in memory, walked record by record. */
+struct uwd_file {
+	uint8_t *buf;
+	size_t size;
+	struct uwd_header hdr;
+	size_t pos;		/* next record */
+	bool cut_short;		/* the last record ran past the end */
+	bool saw_end;
+};
+
+/* Load @path; 0, or -1 with a message in @err. */
+int uwd_load(const char *path, struct uwd_file *f, char *err, size_t errlen);
+
+/*
+ * The next record (*type, payload at *data, *len bytes).  Returns 1, or 0
+ * at the end of the file or at a record cut short (f->cut_short set).
+ */
+int uwd_next(struct uwd_file *f, uint32_t *type, const void **data,
+	     size_t *len);
+
+void uwd_free(struct uwd_file *f);
+
+/* "root", "no-table", ... for an enum uwprof_stop value. */
+const char *uwd_stop_name(unsigned int stop);
+
+#endif

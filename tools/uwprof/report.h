@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * uwprof report: a data file turned into a symbolized call tree, and the
+ * writers that print it (report_*.c).
+ */
+#ifndef UWPROF_REPORT_H
+#define UWPROF_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "datafile.h"
+#include "uapi/uwprof.h"
+
+/* u64 -> u32 hash map (open addressing); key ~0 is reserved. */
+struct rp_map {
+	uint64_t *keys;
+	uint32_t *vals;
+	uint32_t cap, n;
+};
+
+bool rp_map_get(const struct rp_map *m, uint64_t key, uint32_t *val);
+void rp_map_put(struct rp_map *m, uint64_t key, uint32_t val);
+void rp_map_free(struct rp_map *m);
+
+struct rp_module {
+	char *path;		/* as mapped on the device */
+	const char *name;	/* its base name */
+	uint8_t build_id[UWD_BUILD_ID_MAX];
+	uint32_t build_id_len;
+	uint32_t start, end, offset;	/* first mapping seen (pprof) */
+	bool has_table;
+	struct sym_file *sym;	/* NULL: no symbols found */
+	uint64_t stopped[UWPROF_STOP_NR];	/* unwinds whose last frame is here */
+};
+
+struct rp_func {
+	char *name;
+	uint32_t module;	/* index, or RP_NO_MODULE */
+	uint64_t self, total;
+	uint64_t stopped[UWPROF_STOP_NR];	/* unwinds whose last frame is here */
+	uint64_t stamp;		/* last sample that counted it in total */
+};
+
+#define RP_NO_MODULE	UINT32_MAX
+
+/* Node 0 is the root; children are kept sorted by function name. */
+struct rp_node {
+	uint32_t func, parent, child, next;
+	uint64_t self, total;
+};
+
+struct rp_opts {
+	const char **symfs;
+	unsigned int nsymfs;
+	bool lines;		/* source lines through libdw */
+	bool quiet;		/* no warnings */
+};
+
+struct rp_profile {
+	struct uwd_header hdr;
+	uint64_t samples, stops[UWPROF_STOP_NR], kernel_ctx;
+	uint64_t lost;		/* dropped by the device (buffer full) */
+	bool have_stats;
+	uint64_t first_ns, last_ns;
+	uint32_t processes;
+	struct rp_module *mods;
+	uint32_t nmods, modroom;
+	struct rp_func *funcs;
+	uint32_t nfuncs, funcroom;
+	struct rp_node *nodes;
+	uint32_t nnodes, noderoom;
+	struct rp_map func_ids;	/* (module, name hash) -> func */
+	struct rp_map addr_ids;	/* (module, address, kind) -> func */
+	struct rp_map child_ids;	/* (parent, func) -> node */
+	uint32_t max_depth;
+};
+
+/* Load, symbolize and aggregate; 0, or -1 after printing why. */
+int rp_load(const char *path, const struct rp_opts *o, struct rp_profile *p);
+void rp_free(struct rp_profile *p);
+
+/* Nodes' children sorted by name, so every writer walks the same order. */
+void rp_sort_tree(struct rp_profile *p);
+
+/* Functions sorted by @by_total, then the other count, then name. */
+uint32_t *rp_sorted_funcs(const struct rp_profile *p, bool by_total);
+
+/* Share in percent, 0 when there are no samples. */
+double rp_pct(uint64_t n, uint64_t of);
+
+/* "module`function"-free display name of a function. */
+static inline const char *rp_func_name(const struct rp_profile *p, uint32_t f)
+{
+	return p->funcs[f].name;
+}
+
+const char *rp_func_module(const struct rp_profile *p, uint32_t f);
+
+struct rp_text_opts {
+	unsigned int top;	/* rows per table */
+	const char *input;
+};
+
+int rp_write_text(const struct rp_profile *p, const struct rp_text_opts *o,
+		  FILE *out);
+int rp_write_folded(const struct rp_profile *p, FILE *out);
+int rp_write_pprof(const struct rp_profile *p, FILE *out);
+int rp_write_svg(const struct rp_profile *p, const char *title, FILE *out);
+int rp_write_json(const struct rp_profile *p, FILE *out);
+int rp_write_stats(const struct rp_profile *p, const struct rp_text_opts *o,
+		   FILE *out);
+
+#endif

@@ -1,0 +1,542 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * uwprof report: read a data file, symbolize every frame and build the
+ * call tree and the per-function counts that the writers print.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+#include "symbols.h"
+#include "uwprof.h"
+
+/* ---- u64 -> u32 map ---- */
+
+static uint64_t mix64(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdull;
+	k ^= k >> 33;
+	return k;
+}
+
+static void rp_map_grow(struct rp_map *m)
+{
+	struct rp_map g = { .cap = m->cap ? m->cap * 2 : 1024 };
+
+	g.keys = malloc(g.cap * sizeof(*g.keys));
+	g.vals = malloc(g.cap * sizeof(*g.vals));
+	if (!g.keys || !g.vals) {
+		uw_err("report: out of memory");
+		exit(UWPROF_EXIT_FAIL);
+	}
+	memset(g.keys, 0xff, g.cap * sizeof(*g.keys));
+	for (uint32_t i = 0; i < m->cap; i++)
+		if (m->keys[i] != UINT64_MAX)
+			rp_map_put(&g, m->keys[i], m->vals[i]);
+	rp_map_free(m);
+	*m = g;
+}
+
+bool rp_map_get(const struct rp_map *m, uint64_t key, uint32_t *val)
+{
+	uint32_t i;
+
+	if (!m->cap)
+		return false;
+	for (i = mix64(key) & (m->cap - 1); m->keys[i] != UINT64_MAX;
+	     i = (i + 1) & (m->cap - 1))
+		if (m->keys[i] == key) {
+			*val = m->vals[i];
+			return true;
+		}
+	return false;
+}
+
+void rp_map_put(struct rp_map *m, uint64_t key, uint32_t val)
+{
+	uint32_t i;
+
+	if (2 * (m->n + 1) > m->cap)
+		rp_map_grow(m);
+	for (i = mix64(key) & (m->cap - 1); m->keys[i] != UINT64_MAX;
+	     i = (i + 1) & (m->cap - 1))
+		if (m->keys[i] == key) {
+			m->vals[i] = val;
+			return;
+		}
+	m->keys[i] = key;
+	m->vals[i] = val;
+	m->n++;
+}
+
+void rp_map_free(struct rp_map *m)
+{
+	free(m->keys);
+	free(m->vals);
+	memset(m, 0, sizeof(*m));
+}
+
+static void *grow(void *p, uint32_t *room, uint32_t n, size_t sz)
+{
+	void *g;
+
+	if (n < *room)
+		return p;
+	*room = *room ? *room * 2 : 64;
+	g = realloc(p, (size_t)*room * sz);
+	if (!g) {
+		uw_err("report: out of memory");
+		exit(UWPROF_EXIT_FAIL);
+	}
+	return g;
+}
+
+double rp_pct(uint64_t n, uint64_t of)
+{
+	return of ? 100.0 * (double)n / (double)of : 0;
+}
+
+const char *rp_func_module(const struct rp_profile *p, uint32_t f)
+{
+	uint32_t m = p->funcs[f].module;
+
+	return m == RP_NO_MODULE ? "[unknown]" : p->mods[m].name;
+}
+
+/* ---- loading state ---- */
+
+struct rp_region {
+	uint32_t start, end, bias, module;
+	bool bias_ok;
+};
+
+struct rp_pid {
+	uint32_t pid;
+	struct rp_region *r;
+	uint32_t n, room;
+};
+
+struct rp_load {
+	struct rp_profile *p;
+	const struct rp_opts *o;
+	struct rp_pid *pids;
+	uint32_t npids, pidroom;
+	uint64_t bad_samples;
+};
+
+static struct rp_pid *pid_state(struct rp_load *L, uint32_t pid, bool *fresh)
+{
+	for (uint32_t i = 0; i < L->npids; i++)
+		if (L->pids[i].pid == pid) {
+			*fresh = false;
+			return &L->pids[i];
+		}
+	L->pids = grow(L->pids, &L->pidroom, L->npids, sizeof(*L->pids));
+	memset(&L->pids[L->npids], 0, sizeof(L->pids[0]));
+	L->pids[L->npids].pid = pid;
+	*fresh = true;
+	return &L->pids[L->npids++];
+}
+
+static uint32_t module_for(struct rp_load *L, const struct uwd_mapping *m,
+			   const char *path)
+{
+	struct rp_profile *p = L->p;
+	struct rp_module *mod;
+	const char *base;
+	bool mismatch;
+
+	for (uint32_t i = 0; i < p->nmods; i++)
+		if (!strcmp(p->mods[i].path, path) &&
+		    p->mods[i].build_id_len == m->build_id_len &&
+		    !memcmp(p->mods[i].build_id, m->build_id, m->build_id_len))
+			return i;
+	p->mods = grow(p->mods, &p->modroom, p->nmods, sizeof(*p->mods));
+	mod = &p->mods[p->nmods];
+	memset(mod, 0, sizeof(*mod));
+	mod->path = strdup(path);
+	base = strrchr(mod->path, '/');
+	mod->name = base ? base + 1 : mod->path;
+	mod->build_id_len = m->build_id_len > UWD_BUILD_ID_MAX ?
+		UWD_BUILD_ID_MAX : m->build_id_len;
+	memcpy(mod->build_id, m->build_id, mod->build_id_len);
+	mod->start = m->start;
+	mod->end = m->end;
+	mod->offset = m->offset;
+	mod->sym = sym_open(L->o->symfs, L->o->nsymfs, path, mod->build_id,
+			    mod->build_id_len, &mismatch);
+	if (!mod->sym && !L->o->quiet)
+		uw_err("report: warning: no symbols for %s%s; give its unstripped "
+		       "copy with --symfs DIR", path,
+		       mismatch ? " (a file was found but its build-id differs)" : "");
+	return p->nmods++;
+}
+
+static void on_mapping(struct rp_load *L, const void *data, size_t len)
+{
+	struct uwd_mapping m;
+	struct rp_region *r;
+	struct rp_pid *ps;
+	const char *path = (const char *)data + sizeof(m);
+	bool fresh;
+
+	if (len <= sizeof(m) || !memchr(path, 0, len - sizeof(m)))
+		return;
+	memcpy(&m, data, sizeof(m));
+	ps = pid_state(L, m.pid, &fresh);
+	ps->r = grow(ps->r, &ps->room, ps->n, sizeof(*ps->r));
+	r = &ps->r[ps->n++];
+	r->start = m.start;
+	r->end = m.end;
+	r->module = module_for(L, &m, path);
+	r->bias = m.bias;
+	r->bias_ok = m.flags & UWD_MAP_BIAS;
+	if (!r->bias_ok && L->p->mods[r->module].sym)
+		r->bias_ok = !sym_bias(L->p->mods[r->module].sym, m.start,
+				       m.offset, &r->bias);
+	if (m.flags & UWD_MAP_TABLE)
+		L->p->mods[r->module].has_table = true;
+}
+
+static void on_process(struct rp_load *L, const void *data, size_t len)
+{
+	struct uwd_process pr;
+	struct rp_pid *ps;
+	bool fresh;
+
+	if (len < sizeof(pr))
+		return;
+	memcpy(&pr, data, sizeof(pr));
+	ps = pid_state(L, pr.pid, &fresh);
+	if (fresh)
+		L->p->processes++;
+	if (pr.flags & UWD_PROC_EXEC)
+		ps->n = 0;	/* the old image's mappings are gone */
+}
+
+/* ---- functions and the tree ---- */
+
+static uint64_t name_hash(uint32_t module, const char *name)
+{
+	uint64_t h = 1469598103934665603ull ^ module;
+
+	while (*name)
+		h = (h ^ (uint8_t)*name++) * 1099511628211ull;
+	return h == UINT64_MAX ? 0 : h;
+}
+
+static uint32_t intern_func(struct rp_profile *p, uint32_t module,
+			    const char *name)
+{
+	uint64_t key = name_hash(module, name);
+	struct rp_func *f;
+	uint32_t id;
+
+	/* Collisions are told apart by name, stepping to the next key. */
+	while (rp_map_get(&p->func_ids, key, &id)) {
+		if (p->funcs[id].module == module && !strcmp(p->funcs[id].name, name))
+			return id;
+		key = key + 1 == UINT64_MAX ? 0 : key + 1;
+	}
+	p->funcs = grow(p->funcs, &p->funcroom, p->nfuncs, sizeof(*p->funcs));
+	f = &p->funcs[p->nfuncs];
+	memset(f, 0, sizeof(*f));
+	f->name = strdup(name);
+	f->module = module;
+	f->stamp = UINT64_MAX;
+	rp_map_put(&p->func_ids, key, p->nfuncs);
+	return p->nfuncs++;
+}
+
+static const struct rp_region *region_of(const struct rp_load *L, uint32_t pid,
+					 uint32_t addr)
+{
+	for (uint32_t i = 0; i < L->npids; i++) {
+		const struct rp_pid *ps = &L->pids[i];
+
+		if (ps->pid != pid)
+			continue;
+		for (uint32_t j = ps->n; j-- > 0;)	/* newest first */
+			if (addr >= ps->r[j].start && addr < ps->r[j].end)
+				return &ps->r[j];
+	}
+	return NULL;
+}
+
+static uint32_t name_frame(struct rp_load *L, uint32_t module, uint32_t vaddr)
+{
+	struct rp_profile *p = L->p;
+	struct rp_module *mod = &p->mods[module];
+	const char *name = mod->sym ? sym_lookup(mod->sym, vaddr) : NULL;
+	const char *file;
+	char buf[1024];
+	int line;
+
+	if (!name) {
+		snprintf(buf, sizeof(buf), "[%s]", mod->name);
+		return intern_func(p, module, buf);
+	}
+	if (L->o->lines && !sym_line(mod->sym, vaddr, &file, &line)) {
+		snprintf(buf, sizeof(buf), "%s %s:%d", name, file, line);
+		return intern_func(p, module, buf);
+	}
+	return intern_func(p, module, name);
+}
+
+/*
+ * Frame 0 is the sampled pc; the others are return addresses, looked up
+ * one byte back, inside the call: a call that ends a function returns to
+ * the first byte of the next one.  Bit 0 is the Thumb bit, not an address.
+ */
+static uint32_t frame_func(struct rp_load *L, uint32_t pid, uint32_t addr,
+			   bool ret_addr)
+{
+	uint32_t look = (addr & ~1u) - (ret_addr ? 1 : 0), vaddr, id;
+	const struct rp_region *r = region_of(L, pid, look);
+	uint64_t key;
+
+	if (!r)
+		return intern_func(L->p, RP_NO_MODULE, "[unknown]");
+	vaddr = r->bias_ok ? look - r->bias : look - r->start;
+	key = ((uint64_t)(r->module + 1) << 32) | vaddr;
+	if (key != UINT64_MAX && rp_map_get(&L->p->addr_ids, key, &id))
+		return id;
+	id = name_frame(L, r->module, vaddr);
+	rp_map_put(&L->p->addr_ids, key, id);
+	return id;
+}
+
+static uint32_t child_of(struct rp_profile *p, uint32_t parent, uint32_t func)
+{
+	uint64_t key = ((uint64_t)parent << 32) | func;
+	struct rp_node *n;
+	uint32_t id;
+
+	if (rp_map_get(&p->child_ids, key, &id))
+		return id;
+	p->nodes = grow(p->nodes, &p->noderoom, p->nnodes, sizeof(*p->nodes));
+	n = &p->nodes[p->nnodes];
+	memset(n, 0, sizeof(*n));
+	n->func = func;
+	n->parent = parent;
+	rp_map_put(&p->child_ids, key, p->nnodes);
+	return p->nnodes++;
+}
+
+static void add_sample(struct rp_load *L, const struct uwprof_record *s)
+{
+	struct rp_profile *p = L->p;
+	uint32_t node = 0, f = 0, outer = 0, depth = 0;
+	uint64_t stamp = p->samples;
+	unsigned int stop = s->stop < UWPROF_STOP_NR ? s->stop : UWPROF_STOP_NR - 1;
+
+	p->samples++;
+	p->stops[stop]++;
+	p->kernel_ctx += !!(s->flags & UWPROF_RF_KERNEL);
+	if (!p->first_ns || s->time_ns < p->first_ns)
+		p->first_ns = s->time_ns;
+	if (s->time_ns > p->last_ns)
+		p->last_ns = s->time_ns;
+	p->nodes[0].total++;
+	for (uint32_t i = s->nframes; i-- > 0;) {
+		f = frame_func(L, s->pid, s->frames[i], i > 0);
+		if (i == s->nframes - 1)
+			outer = f;
+		node = child_of(p, node, f);
+		p->nodes[node].total++;
+		if (p->funcs[f].stamp != stamp) {	/* recursion counts once */
+			p->funcs[f].total++;
+			p->funcs[f].stamp = stamp;
+		}
+		depth++;
+	}
+	if (!s->nframes)
+		return;
+	p->nodes[node].self++;
+	p->funcs[f].self++;
+	p->funcs[outer].stopped[stop]++;
+	if (p->funcs[outer].module != RP_NO_MODULE)
+		p->mods[p->funcs[outer].module].stopped[stop]++;
+	if (depth > p->max_depth)
+		p->max_depth = depth;
+}
+
+static void on_sample(struct rp_load *L, const void *data, size_t len)
+{
+	const struct uwprof_record *s = data;
+
+	if (len < sizeof(*s) || s->size > len || s->size < sizeof(*s) ||
+	    s->nframes > (s->size - sizeof(*s)) / 4) {
+		L->bad_samples++;
+		return;
+	}
+	add_sample(L, s);
+}
+
+static void on_stats(struct rp_load *L, const void *data, size_t len)
+{
+	struct uwprof_stats st = { 0 };
+
+	memcpy(&st, data, len < sizeof(st) ? len : sizeof(st));
+	L->p->lost = st.dropped_full;
+	L->p->have_stats = true;
+}
+
+static void walk(struct rp_load *L, struct uwd_file *f)
+{
+	const void *data;
+	uint32_t type;
+	size_t len;
+
+	while (uwd_next(f, &type, &data, &len)) {
+		switch (type) {
+		case UWD_SAMPLE: on_sample(L, data, len); break;
+		case UWD_MAPPING: on_mapping(L, data, len); break;
+		case UWD_PROCESS: on_process(L, data, len); break;
+		case UWD_STATS: on_stats(L, data, len); break;
+		default: break;	/* newer record types: skipped */
+		}
+	}
+}
+
+static void warn_damage(const struct rp_load *L, const struct uwd_file *f,
+			const char *path)
+{
+	if (f->cut_short)
+		uw_err("report: warning: %s: the last record is cut short at byte "
+		       "%zu of %zu (the recording did not finish); it is skipped",
+		       path, f->pos, f->size);
+	else if (!f->saw_end)
+		uw_err("report: warning: %s has no end record: the recording "
+		       "did not finish (killed or crashed?)", path);
+	if (L->bad_samples)
+		uw_err("report: warning: %s: %llu malformed samples skipped", path,
+		       (unsigned long long)L->bad_samples);
+}
+
+int rp_load(const char *path, const struct rp_opts *o, struct rp_profile *p)
+{
+	struct rp_load L = { .p = p, .o = o };
+	struct uwd_file f;
+	char err[512];
+
+	memset(p, 0, sizeof(*p));
+	if (uwd_load(path, &f, err, sizeof(err))) {
+		uw_err("report: %s", err);
+		return -1;
+	}
+	p->hdr = f.hdr;
+	p->noderoom = 64;
+	p->nodes = calloc(p->noderoom, sizeof(*p->nodes));
+	if (!p->nodes) {
+		uw_err("report: out of memory");
+		uwd_free(&f);
+		return -1;
+	}
+	p->nodes[0].func = UINT32_MAX;
+	p->nnodes = 1;
+	walk(&L, &f);
+	warn_damage(&L, &f, path);
+	for (uint32_t i = 0; i < L.npids; i++)
+		free(L.pids[i].r);
+	free(L.pids);
+	uwd_free(&f);
+	rp_sort_tree(p);
+	return 0;
+}
+
+void rp_free(struct rp_profile *p)
+{
+	for (uint32_t i = 0; i < p->nmods; i++) {
+		sym_close(p->mods[i].sym);
+		free(p->mods[i].path);
+	}
+	for (uint32_t i = 0; i < p->nfuncs; i++)
+		free(p->funcs[i].name);
+	free(p->mods);
+	free(p->funcs);
+	free(p->nodes);
+	rp_map_free(&p->func_ids);
+	rp_map_free(&p->addr_ids);
+	rp_map_free(&p->child_ids);
+}
+
+/* ---- ordering ---- */
+
+static const struct rp_profile *sort_p;
+static bool sort_by_total;
+
+static int name_cmp(uint32_t a, uint32_t b)
+{
+	int c = strcmp(sort_p->funcs[a].name, sort_p->funcs[b].name);
+
+	if (c)
+		return c;
+	return strcmp(rp_func_module(sort_p, a), rp_func_module(sort_p, b));
+}
+
+static int node_cmp(const void *x, const void *y)
+{
+	const struct rp_node *a = &sort_p->nodes[*(const uint32_t *)x];
+	const struct rp_node *b = &sort_p->nodes[*(const uint32_t *)y];
+
+	if (a->parent != b->parent)
+		return a->parent < b->parent ? -1 : 1;
+	return name_cmp(a->func, b->func);
+}
+
+void rp_sort_tree(struct rp_profile *p)
+{
+	uint32_t *ids = malloc(p->nnodes * sizeof(*ids)), n = 0;
+
+	if (!ids)
+		return;
+	for (uint32_t i = 1; i < p->nnodes; i++)
+		ids[n++] = i;
+	sort_p = p;
+	qsort(ids, n, sizeof(*ids), node_cmp);
+	for (uint32_t i = 0; i < p->nnodes; i++)
+		p->nodes[i].child = p->nodes[i].next = 0;
+	/* Linked back to front, so each list ends up in sorted order. */
+	for (uint32_t i = n; i-- > 0;) {
+		struct rp_node *c = &p->nodes[ids[i]];
+
+		c->next = p->nodes[c->parent].child;
+		p->nodes[c->parent].child = ids[i];
+	}
+	free(ids);
+}
+
+static int func_cmp(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+	const struct rp_func *fa = &sort_p->funcs[a], *fb = &sort_p->funcs[b];
+	uint64_t ka = sort_by_total ? fa->total : fa->self;
+	uint64_t kb = sort_by_total ? fb->total : fb->self;
+
+	if (ka != kb)
+		return ka > kb ? -1 : 1;
+	ka = sort_by_total ? fa->self : fa->total;
+	kb = sort_by_total ? fb->self : fb->total;
+	if (ka != kb)
+		return ka > kb ? -1 : 1;
+	return name_cmp(a, b);
+}
+
+uint32_t *rp_sorted_funcs(const struct rp_profile *p, bool by_total)
+{
+	uint32_t *ids = malloc((p->nfuncs + 1) * sizeof(*ids));
+
+	if (!ids) {
+		uw_err("report: out of memory");
+		exit(UWPROF_EXIT_FAIL);
+	}
+	for (uint32_t i = 0; i < p->nfuncs; i++)
+		ids[i] = i;
+	sort_p = p;
+	sort_by_total = by_total;
+	qsort(ids, p->nfuncs, sizeof(*ids), func_cmp);
+	return ids;
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Symbols of ARM32 ELF files for uwprof report: function names from the
+ * symbol table (.symtab, else .dynsym) through libelf, source lines
+ * through libdw.
+ */
+#ifndef UWPROF_SYMBOLS_H
+#define UWPROF_SYMBOLS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct sym_file;
+
+/*
+ * Find and open the ELF for a file mapped from @path with build-id @bid
+ * (may be empty).  Looked for in each @symfs directory as <build-id>,
+ * <build-id>.debug, .build-id/xx/rest.debug, <path> below the directory
+ * and <base name>, then at @path itself.  A candidate whose build-id
+ * differs is skipped.  Returns NULL if none fits; *mismatch is set if one
+ * was skipped for its build-id.
+ */
+struct sym_file *sym_open(const char *const *symfs, unsigned int nsymfs,
+			  const char *path, const uint8_t *bid,
+			  uint32_t bidlen, bool *mismatch);
+
+void sym_close(struct sym_file *f);
+
+/* The file the symbols come from. */
+const char *sym_path(const struct sym_file *f);
+
+/*
+ * Load bias of a mapping at @start from file offset @offset (when the data
+ * file does not carry it).  0 on success.
+ */
+int sym_bias(const struct sym_file *f, uint32_t start, uint32_t offset,
+	     uint32_t *bias);
+
+/* The function holding link address @addr, or NULL. */
+const char *sym_lookup(const struct sym_file *f, uint32_t addr);
+
+/* Source file (base name) and line of @addr through libdw; 0 or -1. */
+int sym_line(struct sym_file *f, uint32_t addr, const char **file, int *line);
+
+#endif
