@@ -26,3 +26,11 @@ REPORT_SRCS	:= tools/uwprof/cmd_report.c tools/uwprof/report_model.c \
 		   tools/uwprof/symbols.c
 TOOL_SRCS	+= $(REPORT_SRCS)
 TOOL_LIBS	+= -lz
+
+# make demo: lua5.4 profiled in the VM; leaves build/demo/flame.svg,
+# report.txt and profile.pb.gz.  It does its own set-up, so it is the one
+# command a newcomer needs.
+demo:
+	$(Q)$(MAKE) --no-print-directory setup
+	$(Q)$(MAKE) --no-print-directory module tools uwprof-arm lua-arm
+	$(Q)tools/uwprof/demo.sh $(BUILD)

@@ -19,12 +19,3 @@ test-vm: module selftests $(VM_TEST_DEPS)
 		$(VM_TEST_FILES)
 
 .PHONY: selftests
-
-# Until the collector exists, the demo boots the VM, loads the module and
-# shows the device answering.  It does its own set-up, so it is the one
-# command a newcomer needs.
-demo:
-	$(Q)$(MAKE) --no-print-directory setup
-	$(Q)$(MAKE) --no-print-directory module selftests
-	$(Q)scripts/vm.sh --timeout 300 --add $(ARM_OUT)/selftests/device_test:/bin/device_test -- \
-		'insmod /uwprof.ko && ls -l /dev/unwind_samples && grep uwprof /proc/modules && device_test'

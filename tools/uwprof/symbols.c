@@ -177,17 +177,20 @@ struct sym_file *sym_open(const char *const *symfs, unsigned int nsymfs,
 	*mismatch = false;
 	uw_hex(bid, bidlen, hex);
 	base = base ? base + 1 : path;
+	/* By build-id in every directory first: a debug file beats a stripped copy. */
+	for (i = 0; i < nsymfs && bidlen; i++) {
+		snprintf(cand, sizeof(cand), "%s/%s", symfs[i], hex);
+		if ((f = try_path(cand, bid, bidlen, mismatch)))
+			return f;
+		snprintf(cand, sizeof(cand), "%s/%s.debug", symfs[i], hex);
+		if ((f = try_path(cand, bid, bidlen, mismatch)))
+			return f;
+		snprintf(cand, sizeof(cand), "%s/.build-id/%.2s/%s.debug", symfs[i],
+			 hex, hex + 2);
+		if ((f = try_path(cand, bid, bidlen, mismatch)))
+			return f;
+	}
 	for (i = 0; i < nsymfs; i++) {
-		const char *forms[] = { "%s/%s", "%s/%s.debug", "%s/.build-id/%.2s/%s.debug" };
-
-		for (unsigned int k = 0; bidlen && k < 3; k++) {
-			if (k == 2)
-				snprintf(cand, sizeof(cand), forms[k], symfs[i], hex, hex + 2);
-			else
-				snprintf(cand, sizeof(cand), forms[k], symfs[i], hex);
-			if ((f = try_path(cand, bid, bidlen, mismatch)))
-				return f;
-		}
 		snprintf(cand, sizeof(cand), "%s/%s", symfs[i], path);
 		if ((f = try_path(cand, bid, bidlen, mismatch)))
 			return f;
