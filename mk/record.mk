@@ -34,3 +34,4 @@ demo:
 	$(Q)$(MAKE) --no-print-directory setup
 	$(Q)$(MAKE) --no-print-directory module tools uwprof-arm lua-arm
 	$(Q)tools/uwprof/demo.sh $(BUILD)
+HOST_TEST_SCRIPTS += tests/host/report_cli.sh

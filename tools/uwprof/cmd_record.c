@@ -39,6 +39,7 @@
 #define REC_SCAN_MIN_MS		1
 #define REC_SCAN_MAX_MS		250
 #define REC_SCAN_MAX_ALL_MS	1000
+#define REC_SCAN_HINT_MS	10	/* at most this often for no-table hints */
 #define REC_POLL_MAX_MS		100
 #define REC_PROGRESS_MS		500
 
@@ -65,6 +66,7 @@ struct seen_map {
 	struct uwd_mapping m;
 	char path[256];
 	bool written;
+	bool retry;		/* its table did not fit yet: look again next scan */
 };
 
 struct target {
@@ -93,6 +95,7 @@ struct rec {
 	uint64_t lost;
 	uint64_t t0;
 	bool new_maps;		/* the last scan found something */
+	bool want_scan;		/* a sample hit code with no table attached */
 	bool failed;		/* a fatal error (EACCES on an explicit target) */
 };
 
@@ -361,14 +364,15 @@ static void flush_maps(struct rec *r, struct target *t)
 		}
 }
 
-static bool is_seen(const struct target *t, const struct uw_mapping *m)
+/* The slot of a mapping seen before, or -1. */
+static int seen_slot(const struct target *t, const struct uw_mapping *m)
 {
 	for (unsigned int i = 0; i < t->nseen; i++)
 		if (t->seen[i].m.start == m->start && t->seen[i].m.end == m->end &&
 		    t->seen[i].m.offset == m->offset &&
 		    !strcmp(t->seen[i].path, m->path))
-			return true;
-	return false;
+			return (int)i;
+	return -1;
 }
 
 static void attach_failed(struct rec *r, struct target *t, const char *path,
@@ -416,10 +420,12 @@ static void resolve(struct rec *r, struct target *t, const struct uw_mapping *m,
 	e = table_for(r, bid);
 	if (e->id <= 0)
 		return;
+	/*
+	 * The loader maps a library in steps (the whole file, then each
+	 * segment over it): a mapping caught half-way is looked at again.
+	 */
 	if (uw_runtime_text(&e->meta, m, &s->m.text_start, &s->m.text_end)) {
-		uw_err("record: warning: the table %s/%s.uwt does not fit the "
-		       "mapping of %s in pid %d", r->o.tables, bid, m->path,
-		       (int)t->pid);
+		s->retry = true;
 		return;
 	}
 	err = uw_dev_attach(r->fd, t->pid, (uint32_t)e->id, s->m.text_start,
@@ -467,13 +473,26 @@ static void scan_target(struct rec *r, struct target *t)
 	}
 	check_exec(r, t);
 	for (i = 0; i < n && !t->gone; i++) {
-		if (!maps[i].exec || maps[i].path[0] != '/' || is_seen(t, &maps[i]))
+		bool was_written;
+		int slot;
+
+		if (!maps[i].exec || maps[i].path[0] != '/')
 			continue;
-		t->seen = grow(t->seen, &t->room, t->nseen, sizeof(*t->seen));
-		memset(&t->seen[t->nseen], 0, sizeof(t->seen[0]));
-		resolve(r, t, &maps[i], &t->seen[t->nseen]);
-		t->nseen++;
-		r->new_maps = true;
+		slot = seen_slot(t, &maps[i]);
+		if (slot >= 0 && !t->seen[slot].retry)
+			continue;
+		if (slot < 0) {
+			t->seen = grow(t->seen, &t->room, t->nseen, sizeof(*t->seen));
+			slot = (int)t->nseen++;
+		}
+		was_written = t->seen[slot].written && t->seen[slot].retry;
+		memset(&t->seen[slot], 0, sizeof(t->seen[0]));
+		resolve(r, t, &maps[i], &t->seen[slot]);
+		/* Written once without a table; again only once it has one. */
+		if (t->seen[slot].retry)
+			t->seen[slot].written = was_written;
+		if (!t->seen[slot].retry)
+			r->new_maps = true;
 	}
 	free(maps);
 	if (!t->gone)
@@ -522,6 +541,9 @@ static void take(struct rec *r, const struct uwprof_record *s)
 	r->samples++;
 	if (s->stop < UWPROF_STOP_NR)
 		r->stops[s->stop]++;
+	/* Maybe a library mapped since the last scan: look sooner. */
+	if (s->stop == UWPROF_STOP_NO_TABLE)
+		r->want_scan = true;
 }
 
 static void drain(struct rec *r)
@@ -621,7 +643,7 @@ static void progress(struct rec *r, bool last)
 static void run_loop(struct rec *r, pid_t child)
 {
 	uint64_t deadline = r->o.duration ? r->t0 + (uint64_t)(r->o.duration * 1e9) : 0;
-	uint64_t next_scan = 0, now;
+	uint64_t next_scan = 0, last_scan = 0, now;
 	unsigned int interval = REC_SCAN_MIN_MS;
 	unsigned int max_ms = r->o.all ? REC_SCAN_MAX_ALL_MS : REC_SCAN_MAX_MS;
 	struct pollfd pfd = { .fd = r->fd, .events = POLLIN };
@@ -631,9 +653,13 @@ static void run_loop(struct rec *r, pid_t child)
 		now = now_ns();
 		if (deadline && now >= deadline)
 			break;
+		if (r->want_scan && now >= last_scan + REC_SCAN_HINT_MS * 1000000ull)
+			next_scan = now;
 		if (now >= next_scan) {
 			drain(r);	/* samples of an old image before its exec is seen */
 			scan_all(r);
+			r->want_scan = false;
+			last_scan = now;
 			interval = r->new_maps ? REC_SCAN_MIN_MS :
 				(interval * 2 > max_ms ? max_ms : interval * 2);
 			next_scan = now + interval * 1000000ull;
@@ -701,6 +727,13 @@ static void summary_missing(const struct rec *r)
 
 			if (s->m.flags & UWD_MAP_TABLE)
 				continue;
+			if (s->retry) {
+				uw_err("record: warning: the table %s/%s.uwt does not "
+				       "fit the mapping of %s in pid %d (made from "
+				       "another build?)", r->o.tables, bid, s->path,
+				       (int)t->pid);
+				continue;
+			}
 			uw_hex(s->m.build_id, s->m.build_id_len, bid);
 			for (k = 0; k < ndone && strcmp(done[k], bid[0] ? bid : s->path); k++)
 				;

@@ -198,7 +198,8 @@ struct sym_file *sym_open(const char *const *symfs, unsigned int nsymfs,
 		if ((f = try_path(cand, bid, bidlen, mismatch)))
 			return f;
 	}
-	return try_path(path, bid, bidlen, mismatch);
+	/* As perf does: with --symfs, only there; without, the path itself. */
+	return nsymfs ? NULL : try_path(path, bid, bidlen, mismatch);
 }
 
 void sym_close(struct sym_file *f)
