@@ -35,3 +35,6 @@ demo:
 	$(Q)$(MAKE) --no-print-directory module tools uwprof-arm lua-arm
 	$(Q)tools/uwprof/demo.sh $(BUILD)
 HOST_TEST_SCRIPTS += tests/host/report_cli.sh
+# End to end in the VM (record there, report here): needs the armhf uwprof.
+HOST_TEST_SCRIPTS += tests/host/record_vm.sh
+test-host: $(ARM_UWPROF)
