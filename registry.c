@@ -459,11 +459,10 @@ void uwprof_registry_free(struct uwprof_session *s)
 	struct uwprof_proc *p;
 	unsigned long i;
 
-	xa_for_each(&s->procs, i, p) {
-		xa_erase(&s->procs, i);
-		synchronize_rcu();
+	/* The sampler is stopped; one grace period covers every reader. */
+	synchronize_rcu();
+	xa_for_each(&s->procs, i, p)
 		uwprof_proc_free(p);
-	}
 	xa_destroy(&s->procs);
 	xa_for_each(&s->tables, i, t)
 		uwprof_table_free(t);

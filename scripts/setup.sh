@@ -8,6 +8,8 @@
 #   build/kernel/   Debian's armmp kernel image and headers and the matching
 #                   linux-kbuild, unpacked with dpkg -x (nothing is installed)
 #   build/arm/root/ busybox-static and libc6 for armhf, unpacked likewise
+#   build/arm/dbg/  libc6-dbg for armhf: the C library's separate debug
+#                   files, whose .debug_frame the table builder reads
 #   build/linux-source/  checkpatch.pl and the kselftest headers
 #
 # UWPROF_KERNEL_META picks another kernel flavour's metapackage
@@ -109,7 +111,23 @@ fetch_arm_root() {
 	for deb in "$debs"/*.deb; do
 		dpkg -x "$deb" "$root"
 	done
+	cp "$debs"/libc6_*.deb "$BUILD/arm/libc6.deb"
 	rm -rf "$debs" "$root/usr/share"
+}
+
+# The C library's own .ARM.exidx marks most of it CANTUNWIND; its debug
+# files carry full CFI.  Same version as libc6, or the build-ids differ.
+fetch_arm_dbg() {
+	local dbg=$BUILD/arm/dbg debs=$BUILD/arm/dbg-debs ver
+	[ -d "$dbg/usr/lib/debug/.build-id" ] && return 0
+	ver=$(dpkg-deb -f "$BUILD/arm/libc6.deb" Version 2>/dev/null ||
+		apt-cache show libc6:armhf | sed -n 's/^Version: //p' | head -n 1)
+	log "fetching libc6-dbg $ver for armhf"
+	rm -rf "$dbg" "$debs"
+	mkdir -p "$dbg" "$debs"
+	download "$debs" "libc6-dbg:armhf=$ver"
+	dpkg -x "$debs"/*.deb "$dbg"
+	rm -rf "$debs" "$dbg/usr/share"
 }
 
 # checkpatch.pl and the kselftest harness come from Debian's kernel source.
@@ -130,5 +148,6 @@ extract_linux_source() {
 install_packages
 fetch_kernel
 fetch_arm_root
+fetch_arm_dbg
 extract_linux_source
 log "ready (kernel $(cat "$BUILD/kernel/release"))"
