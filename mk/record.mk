@@ -36,5 +36,5 @@ demo:
 	$(Q)tools/uwprof/demo.sh $(BUILD)
 HOST_TEST_SCRIPTS += tests/host/report_cli.sh
 # End to end in the VM (record there, report here): needs the armhf uwprof.
-HOST_TEST_SCRIPTS += tests/host/record_vm.sh
-test-host: $(ARM_UWPROF)
+VM_TEST_SCRIPTS	+= tests/host/record_vm.sh
+VM_TEST_DEPS	+= $(ARM_UWPROF) $(UWPROF)

@@ -14,8 +14,12 @@ $(ARM_OUT)/selftests/%: selftests/%.c $(SELFTEST_HDRS)
 
 selftests: $(SELFTEST_BINS)
 
+# Shell tests that boot VMs of their own (each ends "N passed, N failed").
+VM_TEST_SCRIPTS	?=
+
 test-vm: module selftests $(VM_TEST_DEPS)
-	$(Q)scripts/test-vm.sh $(ARM_OUT)/selftests/. selftests/run-in-vm.sh \
+	$(Q)VM_TEST_SCRIPTS="$(VM_TEST_SCRIPTS)" UWPROF=$(UWPROF) BUILD=$(BUILD) \
+		scripts/test-vm.sh $(ARM_OUT)/selftests/. selftests/run-in-vm.sh \
 		$(VM_TEST_FILES)
 
 .PHONY: selftests

@@ -2,10 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # test-vm.sh SELFTEST_DIR RUNNER [SRC:DST...]
-# Boots the VM with the selftests and runs them.  Adds up the kselftest
-# "# Totals:" lines and ends with "test-vm: N passed, N failed, N skipped".
-# A VM that times out, shows a kernel splat or exits non-zero with no
-# failed test counts as one more failure.
+# Boots the VM with the selftests and runs them, then runs each script in
+# $VM_TEST_SCRIPTS (which boot VMs of their own).  Adds up the kselftest
+# "# Totals:" lines and the scripts' "N passed, N failed" lines, and ends
+# with "test-vm: N passed, N failed, N skipped".  A VM that times out,
+# shows a kernel splat or exits non-zero with no failed test counts as one
+# more failure.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$top/build}
@@ -25,5 +27,16 @@ if [ "$rc" -ne 0 ] && [ "$fail" -eq 0 ]; then
 	echo "# test-vm: the VM run failed (exit $rc) with no failed test counted"
 	fail=$((fail + 1))
 fi
+for script in ${VM_TEST_SCRIPTS:-}; do
+	echo "== $script"
+	"$script" 2>&1 | tee "$BUILD/vm/script.log"
+	src=${PIPESTATUS[0]}
+	line=$(grep -E '[0-9]+ passed, [0-9]+ failed' "$BUILD/vm/script.log" | tail -n 1)
+	p=$(grep -oE '[0-9]+ passed' <<<"$line" | grep -oE '[0-9]+' || echo 0)
+	f=$(grep -oE '[0-9]+ failed' <<<"$line" | grep -oE '[0-9]+' || echo 0)
+	s=$(grep -oE '[0-9]+ skipped' <<<"$line" | grep -oE '[0-9]+' || echo 0)
+	[ "$src" -eq 0 ] || [ "$f" -gt 0 ] || f=1
+	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
+done
 echo "test-vm: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ] && [ "$rc" -eq 0 ]
