@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# bench/perf/bench.sh: what "make bench" runs after building its inputs.
+#
+#   1. host packages the analysis needs (python3-capstone, -pyelftools);
+#   2. the VM root: Debian's armhf root with perf (scripts/make-perf-root.sh)
+#      plus /bench: the workloads stripped, their unstripped copies where
+#      perf looks for debug files (/usr/lib/debug/.build-id), the static
+#      uwprof and timeit, the tables, the workload scripts;
+#   3. one VM boot that runs bench/perf/run-vm.sh;
+#   4. the checker and the page: bench/perf/analyze.py writes
+#      docs/BENCHMARKS.md.
+#
+# Environment: BENCH_REPS (default 5), BENCH_FREQS (default "100 1000 4000"),
+# BENCH_PROGRAMS (default "lua-gcc lua-clang sqlite-gcc sqlite-clang"),
+# BENCH_DOC (default docs/BENCHMARKS.md).
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${BUILD:-$top/build}
+reps=${BENCH_REPS:-5}
+freqs=${BENCH_FREQS:-100 1000 4000}
+progs=${BENCH_PROGRAMS:-lua-gcc lua-clang sqlite-gcc sqlite-clang}
+doc=${BENCH_DOC:-$top/docs/BENCHMARKS.md}
+bdir=$BUILD/bench-perf
+root=$bdir/vmroot
+out=$bdir/out
+CROSS=${CROSS_COMPILE:-arm-linux-gnueabihf-}
+SUDO=
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+
+say() { echo "bench: $*" >&2; }
+t_start=$(date +%s)
+
+# 1. host packages for the checker (system python3, where Debian's modules go)
+PY=/usr/bin/python3
+if ! $PY -c 'import capstone, elftools' 2>/dev/null; then
+	say "installing python3-capstone python3-pyelftools"
+	$SUDO apt-get install -y -q --no-install-recommends python3-capstone \
+		python3-pyelftools >/dev/null ||
+		{ $SUDO apt-get update -q >/dev/null 2>&1 || true
+		  $SUDO apt-get install -y -q --no-install-recommends \
+			python3-capstone python3-pyelftools >/dev/null; }
+fi
+
+# 2. the VM root
+"$top/scripts/make-perf-root.sh" "$BUILD/perf-root"
+say "assembling the VM root in $root"
+rm -rf "$root" "$out"
+mkdir -p "$bdir"
+cp -a "$BUILD/perf-root" "$root"
+B=$root/bench
+mkdir -p "$B/bin" "$B/tables" "$B/work" "$bdir/unstripped"
+cp "$top/uwprof.ko" "$root/uwprof.ko"
+cp "$BUILD/arm/uwprof" "$B/uwprof"
+cp "$BUILD/arm/bench/timeit" "$B/timeit"
+cp "$top/bench/perf/bench.lua" "$top/bench/perf/bench.sql" "$B/work/"
+cp "$top/bench/perf/run-vm.sh" "$B/run-vm.sh"
+
+src_of() {
+	case $1 in
+	lua-*) echo "$BUILD/arm/$1/lua" ;;
+	sqlite-*) echo "$BUILD/arm/$1/sqlite3" ;;
+	esac
+}
+build_id() {
+	${CROSS}readelf -n "$1" | sed -n 's/.*Build ID: *\([0-9a-f]*\).*/\1/p' | head -n 1
+}
+tables_log=$bdir/tables.txt
+: >"$tables_log"
+for p in $progs; do
+	s=$(src_of "$p")
+	cp "$s" "$bdir/unstripped/$p"
+	# stripped on the target, as shipped
+	${CROSS}strip -o "$B/bin/$p" "$s"
+	# where perf (and gdb) find a -dbg package's debug files
+	bid=$(build_id "$s")
+	mkdir -p "$root/usr/lib/debug/.build-id/${bid:0:2}"
+	cp "$s" "$root/usr/lib/debug/.build-id/${bid:0:2}/${bid:2}.debug"
+	# tables from the unstripped build
+	echo "== $p $s" >>"$tables_log"
+	"$BUILD/host/uwprof" table "$s" --build-id-dir "$B/tables" --stats >>"$tables_log"
+done
+# the C library and the loader as Debian ships them: .ARM.exidx only
+for l in libc.so.6 libm.so.6 libgcc_s.so.1 ld-linux-armhf.so.3; do
+	f=$(readlink -f "$root/usr/lib/arm-linux-gnueabihf/$l")
+	echo "== $l $f" >>"$tables_log"
+	"$BUILD/host/uwprof" table "$f" --build-id-dir "$B/tables" --stats \
+		>>"$tables_log" 2>&1 || echo "(no table)" >>"$tables_log"
+done
+
+# 3. the VM
+mkdir -p "$out"
+say "running the benchmark VM: programs $progs, frequencies $freqs, $reps rounds"
+t_vm=$(date +%s)
+set +e
+"$top/scripts/bench-vm.sh" --root "$root" --share "$out" --timeout 2400 \
+	--log "$bdir/console.log" -- \
+	"/bench/run-vm.sh /out $reps '$freqs' $progs" 2>&1 |
+	grep --line-buffered -E '^(run-vm|bench-vm|lua|sqlite)|perf script took|Kernel panic'
+rc=${PIPESTATUS[0]}
+set -e
+say "VM finished in $(( $(date +%s) - t_vm )) s (status $rc)"
+[ "$rc" -eq 0 ] || { say "the VM run failed; console log: $bdir/console.log"; exit 1; }
+
+# 4. check and write the page
+{
+	echo "host_cpu=$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)"
+	echo "host_cpus=$(nproc)"
+	echo "host_kernel=$(uname -r)"
+	echo "qemu=$(qemu-system-arm --version | head -n 1)"
+	echo "gcc=$(${CROSS}gcc --version | head -n 1)"
+	echo "clang=$(clang --version | head -n 1)"
+	echo "vm_seconds=$(( $(date +%s) - t_vm ))"
+} >"$out/host.txt"
+$PY "$top/bench/perf/analyze.py" --out "$out" --root "$root" \
+	--unstripped "$bdir/unstripped" --tables-log "$tables_log" \
+	--doc "$doc" --total-seconds "$(( $(date +%s) - t_start ))"
+say "done in $(( $(date +%s) - t_start )) s; wrote $doc"

@@ -1,0 +1,107 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Runs inside the benchmark VM (scripts/bench-vm.sh), from /bench:
+#	run-vm.sh OUT REPS FREQS PROGRAMS...
+# Every program, every repetition: unprofiled, under uwprof record and
+# under perf record --call-graph=fp and =dwarf at each frequency, the
+# configurations interleaved (one of each per round, the order rotated
+# from round to round) so drift in the machine's speed touches all alike.
+# Each run is timed by timeit (wall, and CPU of the profiler and the
+# workload together).  The first round keeps each profiler's data for the
+# success-rate checker: the uwprof data file, and perf script's output.
+# Every round keeps the size of each data file, uwprof's stats and perf's
+# event counts.
+set -u
+out=$1 reps=$2 freqs=$3
+shift 3
+progs=("$@")
+B=/bench
+T=$out/times
+mkdir -p "$T" "$out/data" "$out/sizes"
+work=/tmp/w
+mkdir -p "$work"
+
+insmod=insmod
+command -v insmod >/dev/null || insmod="/bench-vm/busybox insmod"
+$insmod /uwprof.ko || { echo "run-vm: insmod failed"; exit 1; }
+# perf as a user would run it as root, without the paranoid limits.
+echo -1 >/proc/sys/kernel/perf_event_paranoid
+echo 0 >/proc/sys/kernel/kptr_restrict
+
+# cmd_of PROG: the workload's command line
+cmd_of() {
+	case $1 in
+	lua-*) echo "$B/bin/$1 $B/work/bench.lua 1" ;;
+	sqlite-*) echo "$B/bin/$1 -init $B/work/bench.sql :memory: .quit" ;;
+	esac
+}
+
+configs=(none)
+for f in $freqs; do configs+=("uwprof-$f" "fp-$f" "dwarf-$f"); done
+
+{
+	echo "kernel=$(uname -r)"
+	echo "kernel_version=$(uname -v)"
+	echo "cpus=$(grep -c ^processor /proc/cpuinfo)"
+	echo "cpu=$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)"
+	echo "mem_kb=$(sed -n 's/^MemTotal: *\([0-9]*\).*/\1/p' /proc/meminfo)"
+	echo "perf=$(perf --version)"
+	echo "perf_max_sample_rate=$(cat /proc/sys/kernel/perf_event_max_sample_rate)"
+	echo "configs=${configs[*]}"
+	echo "reps=$reps"
+	echo "programs=${progs[*]}"
+} >"$out/machine.txt"
+
+# run1 PROG CONFIG REP
+run1() {
+	local prog=$1 cfg=$2 rep=$3 cmd kind hz data rc
+	cmd=$(cmd_of "$prog")
+	kind=${cfg%-*} hz=${cfg##*-}
+	data=$work/data
+	rm -f "$data"
+	case $kind in
+	none)
+		$B/timeit -o "$T/$prog.$cfg" -- $cmd >/dev/null 2>&1 ;;
+	uwprof)
+		$B/timeit -o "$T/$prog.$cfg" -- $B/uwprof record -F "$hz" \
+			-t $B/tables -o "$data" -- $cmd >/dev/null 2>"$work/rec.err" ;;
+	fp|dwarf)
+		$B/timeit -o "$T/$prog.$cfg" -- perf record -q -e cpu-clock \
+			-F "$hz" --call-graph="$kind" -o "$data" -- $cmd \
+			>/dev/null 2>"$work/rec.err" ;;
+	esac
+	rc=$?
+	[ $rc -eq 0 ] || { echo "run-vm: $prog $cfg rep $rep: status $rc"; cat "$work/rec.err" 2>/dev/null | tail -n 5; }
+	[ "$kind" = none ] && return 0
+	echo "$rep $(stat -c %s "$data")" >>"$out/sizes/$prog.$cfg"
+	case $kind in
+	uwprof)
+		cp "$data" "$out/data/$prog.$cfg.rep$rep.uwdata" ;;
+	fp|dwarf)
+		perf report -i "$data" --stats 2>/dev/null >"$out/data/$prog.$cfg.rep$rep.stats"
+		if [ "$rep" = 1 ]; then
+			local t0=$(date +%s)
+			perf script -i "$data" --no-inline --show-mmap-events \
+				-F comm,pid,tid,time,event,ip,dso 2>"$work/script.err" |
+				gzip -1 >"$out/data/$prog.$cfg.script.gz"
+			echo "$prog $cfg perf script took $(( $(date +%s) - t0 )) s"
+		fi ;;
+	esac
+	rm -f "$data"
+}
+
+start=$(date +%s)
+for rep in $(seq 1 "$reps"); do
+	n=${#configs[@]}
+	for prog in "${progs[@]}"; do
+		for i in $(seq 0 $((n - 1))); do
+			cfg=${configs[$(( (i + rep - 1) % n ))]}
+			run1 "$prog" "$cfg" "$rep"
+		done
+	done
+	echo "run-vm: round $rep of $reps done at $(( $(date +%s) - start )) s"
+done
+dmesg | grep -i -E 'perf|uwprof' >"$out/dmesg.txt"
+cat /proc/sys/kernel/perf_event_max_sample_rate >"$out/perf_max_sample_rate_after.txt"
+echo "run-vm: done in $(( $(date +%s) - start )) s"
