@@ -18,6 +18,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "harness.h"
 #include "unwind_v2.h"
@@ -49,15 +50,15 @@ static bool ensure_inputs(void)
 }
 
 /* Generate with the real command; returns the loaded blob. */
-static bool generate(const char *elf, const char *tag, struct uwt_file *u,
-		     char *report, size_t rlen)
+static bool generate_with(const char *elf, const char *tag, const char *args,
+			  struct uwt_file *u, char *report, size_t rlen)
 {
 	char out[512], cmd[2048], err[256];
 
 	snprintf(out, sizeof(out), "%s/host/tests/%s.uwt", build_dir(), tag);
 	snprintf(report, rlen, "%s/host/tests/%s.report", build_dir(), tag);
-	snprintf(cmd, sizeof(cmd), "'%s' table '%s' -o '%s' --report '%s'",
-		 uwprof(), elf, out, report);
+	snprintf(cmd, sizeof(cmd), "'%s' table '%s' %s -o '%s' --report '%s'",
+		 uwprof(), elf, args, out, report);
 	if (system(cmd)) {
 		th_fail(__FILE__, __LINE__, "%s failed", cmd);
 		return false;
@@ -67,6 +68,12 @@ static bool generate(const char *elf, const char *tag, struct uwt_file *u,
 		return false;
 	}
 	return true;
+}
+
+static bool generate(const char *elf, const char *tag, struct uwt_file *u,
+		     char *report, size_t rlen)
+{
+	return generate_with(elf, tag, "", u, report, rlen);
 }
 
 /* ---- synthetic stack ---- */
@@ -129,11 +136,55 @@ static void count_reason(struct counts *c, const char *r)
 		c->by_reason[i]++;
 }
 
+static void note_refused(u32 addr, const char *report, struct counts *c)
+{
+	char buf[64];
+	const char *why = report_reason(report, addr, buf, sizeof(buf));
+
+	c->refused++;
+	if (why) {
+		c->refused_listed++;
+		count_reason(c, why);
+	} else {
+		th_fail(__FILE__, __LINE__, "0x%x: refused but not in the report",
+			addr);
+	}
+}
+
+struct mod_table {
+	const struct uwt_file *u;
+	const struct uw2_table *t;
+};
+
+static struct mod_table mod_table(const struct uwt_file *u,
+				  const struct uw2_table *t)
+{
+	return (struct mod_table){ u, t };
+}
+
+/* A row libdw states in a form the format cannot hold: it must refuse. */
+static void expect_refused(u32 addr, struct mod_table m, const char *report,
+			   struct counts *c)
+{
+	u32 instr, fot, uit;
+
+	c->rows++;
+	if (uw2_lookup_function(m.t, addr - m.u->meta.text_addr, &instr, &fot) &&
+	    uw2_lookup_sequence(m.t, fot, instr, &uit) &&
+	    m.t->uit[uit] == 0x80 && m.t->uit[uit + 1] == 0) {
+		note_refused(addr, report, c);
+		return;
+	}
+	th_fail(__FILE__, __LINE__,
+		"0x%x: CFA or return address not reg/offset, yet the table does not refuse",
+		addr);
+}
+
 /*
  * One row: registers chosen so the CFA is CFA_AT (8-aligned), every other
  * register distinct; the expected caller sp and pc come from libdw.
  */
-static void check_row(Dwarf_CFI *cfi, u32 addr, const struct uwt_file *u,
+static void check_row(Dwarf_CFI *cfi, u32 addr, u32 row, const struct uwt_file *u,
 		      const struct uw2_table *t, const char *report,
 		      struct counts *c)
 {
@@ -150,17 +201,20 @@ static void check_row(Dwarf_CFI *cfi, u32 addr, const struct uwt_file *u,
 
 	if (dwarf_cfi_addrframe(cfi, addr, &fr))
 		return;
-	c->rows++;
 	for (int r = 0; r < 16; r++)
 		regs.r[r] = 0xa0000000u + 0x100 * r;
 	if (dwarf_frame_cfa(fr, &ops, &n) || n != 1 || ops[0].atom != DW_OP_bregx) {
-		th_fail(__FILE__, __LINE__, "0x%x: CFA is not reg+offset", addr);
+		/* Not expressible: the table must refuse, and say why. */
 		free(fr);
+		expect_refused(row, mod_table(u, t), report, c);
 		return;
 	}
 	regs.r[ops[0].number] = CFA_AT - (u32)ops[0].number2;
+	/* sp below the frame's slots, and below a frame pointer that
+	 * points low into a large frame. */
 	if (ops[0].number != 13)
-		regs.r[13] = CFA_AT - 0x800;	/* below the frame's slots */
+		regs.r[13] = (CFA_AT - 0x800 < regs.r[ops[0].number] ?
+			      CFA_AT - 0x800 : regs.r[ops[0].number]) - 0x100;
 	regs.r[14] = 0xb0000000u;		/* lr: outside any module */
 	regs.r[15] = addr;
 	if (dwarf_frame_register(fr, 14, mem, &ops, &n)) {
@@ -176,11 +230,12 @@ static void check_row(Dwarf_CFI *cfi, u32 addr, const struct uwt_file *u,
 		   ops[1].atom == DW_OP_plus_uconst) {
 		want_pc = stack_word(CFA_AT + (u32)ops[1].number);
 	} else {
-		th_fail(__FILE__, __LINE__, "0x%x: unexpected RA rule", addr);
 		free(fr);
+		expect_refused(row, mod_table(u, t), report, c);
 		return;
 	}
 	free(fr);
+	c->rows++;
 	stop = uw2_unwind(&mod, 1, &regs, &stk, frames, 4, &nf, 0);
 	if (root && stop == UW2_STOP_ROOT) {
 		c->root++;
@@ -188,17 +243,8 @@ static void check_row(Dwarf_CFI *cfi, u32 addr, const struct uwt_file *u,
 		return;
 	}
 	if (stop == UW2_STOP_REFUSED) {
-		char buf[64];
-		const char *why = report_reason(report, addr, buf, sizeof(buf));
-
-		c->refused++;
-		if (why) {
-			c->refused_listed++;
-			count_reason(c, why);
-		} else {
-			th_fail(__FILE__, __LINE__,
-				"0x%x: refused but not in the report", addr);
-		}
+		/* The report names the row, by its first address. */
+		note_refused(row, report, c);
 		return;
 	}
 	if (nf < 2 || regs.r[13] != CFA_AT || frames[1] != want_pc) {
@@ -222,38 +268,54 @@ static Elf_Data *section(Elf *elf, const char *want, GElf_Shdr *out)
 
 		gelf_getshdr(scn, out);
 		name = elf_strptr(elf, shstrndx, out->sh_name);
-		if (name && !strcmp(name, want))
-			return elf_getdata(scn, NULL);
+		if (!name || strcmp(name, want))
+			continue;
+		/* Debian's debug files compress their sections. */
+		if ((out->sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
+			return NULL;
+		return elf_getdata(scn, NULL);
 	}
 	return NULL;
 }
 
-static void differential(const char *tag)
+/*
+ * The differential check: @elfpath's table (made with @args) against
+ * libdw on the .debug_frame of @cfipath (the ELF itself, or its separate
+ * debug file), at every row of every @every-th FDE.
+ */
+struct diff_case {
+	const char *tag, *elfpath, *cfipath, *args;
+	u32 every;
+	bool compressed;	/* out: the .debug_frame was SHF_COMPRESSED */
+};
+
+static void differential_case(struct diff_case *dc, struct counts *c)
 {
-	char elfpath[512], report[512];
+	char report[512];
 	struct uwt_file u;
 	struct uw2_table t;
-	struct counts c;
 	GElf_Shdr sh;
 	Elf_Data *d;
 	Dwarf *dw;
 	Dwarf_CFI *cfi;
 	Dwarf_Off off = 0, next;
+	u32 nth = 0;
 	int fd;
 	Elf *elf;
 
-	memset(&c, 0, sizeof(c));
-	snprintf(elfpath, sizeof(elfpath), "%s/arm/%s/lua", build_dir(), tag);
-	if (!generate(elfpath, tag, &u, report, sizeof(report)))
+	memset(c, 0, sizeof(*c));
+	if (!generate_with(dc->elfpath, dc->tag, dc->args, &u, report,
+			   sizeof(report)))
 		return;
 	CHECK(u.container);
 	CHECK_EQ_U32(uw2_table_init(&t, u.blob, u.blob_size, NULL), UW2_OK);
 	elf_version(EV_CURRENT);
-	fd = open(elfpath, O_RDONLY);
+	fd = open(dc->cfipath, O_RDONLY);
 	elf = elf_begin(fd, ELF_C_READ, NULL);
+	d = section(elf, ".debug_frame", &sh);
+	dc->compressed = sh.sh_flags & SHF_COMPRESSED;
 	dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
 	cfi = dw ? dwarf_getcfi(dw) : NULL;
-	d = section(elf, ".debug_frame", &sh);
 	CHECK(cfi && d);
 	while (cfi && d && off < d->d_size) {
 		Dwarf_CFI_Entry ent;
@@ -267,16 +329,17 @@ static void differential(const char *tag)
 			continue;
 		memcpy(&lo, ent.fde.start, 4);
 		memcpy(&range, ent.fde.start + 4, 4);
-		if (!lo || !range)
+		lo &= ~1u;
+		if (!lo || !range || nth++ % dc->every)
 			continue;
-		c.fdes++;
+		c->fdes++;
 		/* The FDE start is a function start in the table. */
 		if (uw2_lookup_function(&t, lo - u.meta.text_addr, &instr, &fot) &&
 		    instr == 0)
-			c.fdes_found++;
+			c->fdes_found++;
 		else
 			th_fail(__FILE__, __LINE__, "%s: FDE 0x%x not a table function",
-				tag, lo);
+				dc->tag, lo);
 		/* Every row, and the middle of long rows. */
 		for (addr = lo; addr < lo + range;) {
 			Dwarf_Frame *fr;
@@ -286,31 +349,42 @@ static void differential(const char *tag)
 				break;
 			dwarf_frame_info(fr, &s, &e, NULL);
 			free(fr);
-			check_row(cfi, addr, &u, &t, report, &c);
+			check_row(cfi, addr, addr, &u, &t, report, c);
 			if (e > addr + 4)
-				check_row(cfi, ((addr + e) / 2) & ~1u, &u, &t,
-					  report, &c);
+				check_row(cfi, ((addr + e) / 2) & ~1u, addr, &u, &t,
+					  report, c);
 			if (e <= addr)
 				break;
 			addr = e;
 		}
 	}
-	printf("# %s: %u FDEs, %u in the table; %u row checks, %u agree with libdw (%u root), %u refused (%u listed in the report)\n",
-	       tag, c.fdes, c.fdes_found, c.rows, c.agree, c.root, c.refused,
-	       c.refused_listed);
-	for (u32 i = 0; i < c.nreasons; i++)
-		printf("#   not expressible: %s %u rows\n", c.reason_names[i],
-		       c.by_reason[i]);
-	CHECK(c.fdes > 300);
-	CHECK_EQ_U32(c.fdes_found, c.fdes);
-	CHECK_EQ_U32(c.agree + c.refused, c.rows);
-	/* Most rows must be expressible, not refused wholesale. */
-	CHECK(c.agree * 100 >= c.rows * 95);
+	printf("# %s: %u FDEs checked, %u in the table; %u row checks, %u agree with libdw (%u root), %u refused (%u listed in the report)\n",
+	       dc->tag, c->fdes, c->fdes_found, c->rows, c->agree, c->root,
+	       c->refused, c->refused_listed);
+	for (u32 i = 0; i < c->nreasons; i++)
+		printf("#   not expressible: %s %u rows\n", c->reason_names[i],
+		       c->by_reason[i]);
+	CHECK_EQ_U32(c->fdes_found, c->fdes);
+	CHECK_EQ_U32(c->agree + c->refused, c->rows);
+	CHECK_EQ_U32(c->refused_listed, c->refused);
 	if (dw)
 		dwarf_end(dw);
 	elf_end(elf);
 	close(fd);
 	free(u.buf);
+}
+
+static void differential(const char *tag)
+{
+	char elfpath[512];
+	struct diff_case dc = { tag, elfpath, elfpath, "", 1, false };
+	struct counts c;
+
+	snprintf(elfpath, sizeof(elfpath), "%s/arm/%s/lua", build_dir(), tag);
+	differential_case(&dc, &c);
+	CHECK(c.fdes > 300);
+	/* Most rows must be expressible, not refused wholesale. */
+	CHECK(c.agree * 100 >= c.rows * 95);
 }
 
 TEST(lua_gcc_differential)
@@ -394,4 +468,172 @@ TEST(libc_exidx_coverage)
 	elf_end(elf);
 	close(fd);
 	free(u.buf);
+}
+
+/* ---- Debian's libc.so.6 with its separate debug file (libc6-dbg) ---- */
+
+static void libc_path(char *buf, size_t n)
+{
+	snprintf(buf, n, "%s/arm/root/lib/arm-linux-gnueabihf/libc.so.6",
+		 build_dir());
+}
+
+static void dbg_dir(char *buf, size_t n)
+{
+	snprintf(buf, n, "%s/arm/dbg/usr/lib/debug", build_dir());
+}
+
+/* DIR/.build-id/xx/rest.debug for @elf's build-id; false without one. */
+static bool debug_file_of(const char *elf, char *out, size_t n)
+{
+	char hex[65] = "", dir[256];
+	Elf_Scn *scn = NULL;
+	int fd = open(elf, O_RDONLY);
+	Elf *e;
+
+	if (fd < 0)
+		return false;
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	while (e && (scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		GElf_Nhdr nh;
+		size_t no, dof, o = 0;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		d = elf_getdata(scn, NULL);
+		while (d && (o = gelf_getnote(d, o, &nh, &no, &dof)))
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_descsz <= 32)
+				for (u32 i = 0; i < nh.n_descsz; i++)
+					sprintf(hex + 2 * i, "%02x",
+						((u8 *)d->d_buf)[dof + i]);
+	}
+	if (e)
+		elf_end(e);
+	close(fd);
+	dbg_dir(dir, sizeof(dir));
+	snprintf(out, n, "%s/.build-id/%.2s/%s.debug", dir, hex, hex + 2);
+	return hex[0] && !access(out, R_OK);
+}
+
+static bool have_libc_dbg(char *dbg, size_t n)
+{
+	char libc[512];
+
+	libc_path(libc, sizeof(libc));
+	if (debug_file_of(libc, dbg, n))
+		return true;
+	th_fail(__FILE__, __LINE__,
+		"%s: no debug file (%s); 'make setup' unpacks libc6-dbg:armhf into build/arm/dbg",
+		libc, dbg);
+	return false;
+}
+
+/* How many report lines name @source for a function called @name (NULL:
+ * any function). */
+static u32 report_count(const char *report, const char *name,
+			const char *source)
+{
+	FILE *f = fopen(report, "r");
+	char line[512], fn[256], why[64];
+	unsigned int a, b;
+	u32 n = 0;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%255s %x %x %63s", fn, &a, &b, why) == 4 &&
+		    !strcmp(why, source) && (!name || !strcmp(fn, name)))
+			n++;
+	if (f)
+		fclose(f);
+	return n;
+}
+
+TEST(libc_debug_file_coverage)
+{
+	static const char *const hot[] = { "memset", "strspn", "__memcpy_neon",
+					   "__vfprintf_internal", "_int_malloc" };
+	char libc[512], dbg[512], dir[512], args[1024], rep0[512], rep1[512];
+	struct uwt_file u0, u1;
+
+	if (!have_libc_dbg(dbg, sizeof(dbg)))
+		return;
+	libc_path(libc, sizeof(libc));
+	dbg_dir(dir, sizeof(dir));
+	snprintf(args, sizeof(args), "--debug-dir '%s'", dir);
+	if (!generate_with(libc, "libc-nodbg", "--no-debug-file", &u0, rep0,
+			   sizeof(rep0)) ||
+	    !generate_with(libc, "libc-dbg", args, &u1, rep1, sizeof(rep1)))
+		return;
+	printf("# libc.so.6 .text covered: %u of %u bytes (%.1f%%) from exidx alone, %u of %u (%.1f%%) with the debug file\n",
+	       u0.meta.text_covered, u0.meta.text_size,
+	       100.0 * u0.meta.text_covered / u0.meta.text_size,
+	       u1.meta.text_covered, u1.meta.text_size,
+	       100.0 * u1.meta.text_covered / u1.meta.text_size);
+	CHECK(!(u0.meta.sources & UWT_SRC_DEBUG_FILE));
+	CHECK(u1.meta.sources & UWT_SRC_DEBUG_FILE);
+	CHECK(u1.meta.text_covered > u0.meta.text_covered);
+	/* glibc's CFI covers nearly all of its code, asm included. */
+	CHECK((uint64_t)u1.meta.text_covered * 100 >= (uint64_t)u1.meta.text_size * 95);
+	CHECK(report_count(rep1, NULL, "debug-file") > 3000);
+	CHECK_EQ_U32(report_count(rep0, NULL, "debug-file"), 0);
+	/* The functions the demo's samples stopped in now have DWARF rows. */
+	for (u32 i = 0; i < sizeof(hot) / sizeof(hot[0]); i++)
+		if (!report_count(rep1, hot[i], "debug-file"))
+			th_fail(__FILE__, __LINE__, "%s not from the debug file",
+				hot[i]);
+	free(u0.buf);
+	free(u1.buf);
+}
+
+TEST(libc_debug_file_differential)
+{
+	char libc[512], dbg[512], dir[512], args[1024];
+	struct diff_case dc = { "libc-dbg-diff", libc, dbg, args, 1, false };
+	struct counts c;
+
+	if (!have_libc_dbg(dbg, sizeof(dbg)))
+		return;
+	libc_path(libc, sizeof(libc));
+	dbg_dir(dir, sizeof(dir));
+	snprintf(args, sizeof(args), "--debug-dir '%s'", dir);
+	differential_case(&dc, &c);
+	/* Debian compresses it: libdw must have read it all the same. */
+	CHECK(dc.compressed);
+	CHECK(c.fdes > 3000);
+	CHECK(c.agree * 100 >= c.rows * 99);
+}
+
+/* A debug file of another build is refused with a message, never used. */
+TEST(libc_debug_file_mismatch)
+{
+	char libc[512], dbg[512], libm[512], other[512], cmd[2048];
+	char errf[512], msg[1024] = "";
+	FILE *f;
+	int rc;
+
+	if (!have_libc_dbg(dbg, sizeof(dbg)))
+		return;
+	libc_path(libc, sizeof(libc));
+	snprintf(libm, sizeof(libm), "%s/arm/root/lib/arm-linux-gnueabihf/libm.so.6",
+		 build_dir());
+	if (!debug_file_of(libm, other, sizeof(other))) {
+		th_fail(__FILE__, __LINE__, "no debug file for libm.so.6");
+		return;
+	}
+	snprintf(errf, sizeof(errf), "%s/host/tests/mismatch.err", build_dir());
+	snprintf(cmd, sizeof(cmd),
+		 "'%s' table '%s' --debug-file '%s' -o /dev/null 2>'%s'",
+		 uwprof(), libc, other, errf);
+	rc = system(cmd);
+	CHECK(WIFEXITED(rc) && WEXITSTATUS(rc) == 2);
+	f = fopen(errf, "r");
+	if (f) {
+		if (!fgets(msg, sizeof(msg), f))
+			msg[0] = 0;
+		fclose(f);
+	}
+	CHECK(strstr(msg, "build-id") != NULL);
+	CHECK(strstr(msg, "another build") != NULL);
 }

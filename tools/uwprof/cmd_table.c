@@ -15,12 +15,19 @@
 #include "table_uwt.h"
 #include "table_dump.h"
 
+#define MAX_DEBUG_DIRS	16
+#define DEFAULT_DEBUG_DIR "/usr/lib/debug"
+
 struct opts {
 	const char *input;
 	const char *breakpad;
 	const char *out;
 	const char *build_id_dir;
 	const char *report;
+	const char *debug_file;
+	const char *debug_dirs[MAX_DEBUG_DIRS];
+	u32 ndebug_dirs;
+	bool no_debug_file;
 	u32 text_start;
 	bool have_text_start;
 	bool raw;
@@ -35,8 +42,9 @@ static void usage(FILE *f)
 		"       uwprof table --breakpad SYMFILE --text-start ADDR [options]\n"
 		"\n"
 		"Build an unwind info v2 table (Chrome's ARM32 format).  From an ELF:\n"
-		"DWARF CFI (.debug_frame, .eh_frame), then .ARM.exidx/.ARM.extab for\n"
-		"functions without DWARF.  From breakpad: its STACK CFI records.\n"
+		"DWARF CFI (a separate debug file's .debug_frame, the ELF's .debug_frame,\n"
+		".eh_frame), then .ARM.exidx/.ARM.extab for functions without DWARF.\n"
+		"From breakpad: its STACK CFI records.\n"
 		"\n"
 		"  -o, --output FILE      write the table here\n"
 		"      --build-id-dir DIR write DIR/<build-id>.uwt\n"
@@ -44,6 +52,11 @@ static void usage(FILE *f)
 		"      --chrome-compat    Chrome's generator exactly (prologue rows only,\n"
 		"                         no root marker, r0-r3/VFP saves as vsp skips)\n"
 		"      --text-start ADDR  link address of .text (breakpad input)\n"
+		"      --debug-file FILE  the ELF's separate debug file: its .debug_frame\n"
+		"                         is read first (the build-ids must match)\n"
+		"      --debug-dir DIR    look for DIR/.build-id/xx/rest.debug (repeatable;\n"
+		"                         " DEFAULT_DEBUG_DIR " is always tried last)\n"
+		"      --no-debug-file    use no separate debug file\n"
 		"      --stats            print sizes and coverage\n"
 		"      --report FILE      list, per function, what could not be expressed\n"
 		"                         and which functions are EHABI-only ('-': stdout)\n");
@@ -60,6 +73,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "chrome-compat", no_argument, NULL, 'c' },
 		{ "stats", no_argument, NULL, 's' },
 		{ "report", required_argument, NULL, 'R' },
+		{ "debug-file", required_argument, NULL, 'F' },
+		{ "debug-dir", required_argument, NULL, 'D' },
+		{ "no-debug-file", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -76,6 +92,16 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case 'c': o->compat = true; break;
 		case 's': o->stats = true; break;
 		case 'R': o->report = optarg; break;
+		case 'F': o->debug_file = optarg; break;
+		case 'N': o->no_debug_file = true; break;
+		case 'D':
+			if (o->ndebug_dirs == MAX_DEBUG_DIRS - 1) {
+				uw_err("table: at most %d --debug-dir options",
+				       MAX_DEBUG_DIRS - 1);
+				return -1;
+			}
+			o->debug_dirs[o->ndebug_dirs++] = optarg;
+			break;
 		case 't':
 			if (!uw_parse_u32(optarg, &o->text_start)) {
 				uw_err("table: --text-start wants a 32-bit address, not '%s'",
@@ -106,6 +132,15 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		uw_err("table: --breakpad needs --text-start ADDR (the link address of .text, e.g. from 'readelf -S')");
 		return -1;
 	}
+	if (o->breakpad && (o->debug_file || o->ndebug_dirs)) {
+		uw_err("table: --debug-file/--debug-dir are for ELF input, not --breakpad");
+		return -1;
+	}
+	if (o->no_debug_file && (o->debug_file || o->ndebug_dirs)) {
+		uw_err("table: --no-debug-file contradicts --debug-file/--debug-dir; give one");
+		return -1;
+	}
+	o->debug_dirs[o->ndebug_dirs++] = DEFAULT_DEBUG_DIR;
 	if (o->build_id_dir && o->raw) {
 		uw_err("table: --build-id-dir writes containers; drop --raw");
 		return -1;
@@ -129,6 +164,9 @@ struct gen {
 	struct tb_blob blob;
 	u32 ehabi_only, root_funcs;
 	u32 dbg_bytes, eh_bytes, exidx_bytes, extab_bytes, exidx_entries;
+	const char *dbgfile;		/* separate debug file used, or NULL */
+	u32 dbgfile_bytes;
+	bool dbgfile_compressed;
 };
 
 /*
@@ -334,7 +372,8 @@ static int write_outputs(struct gen *g)
 static const char *src_name(u8 s)
 {
 	static const char *const n[TB_SRC_COUNT] = {
-		"breakpad", "debug_frame", "eh_frame", "exidx", "root" };
+		"breakpad", "debug_frame", "eh_frame", "exidx", "root",
+		"debug-file", "prologue-analysis" };
 
 	return s < TB_SRC_COUNT ? n[s] : "?";
 }
@@ -394,6 +433,11 @@ static void print_stats(struct gen *g, FILE *f)
 				(double)g->dbg_bytes / src[TB_SRC_DEBUG_FRAME]);
 		fprintf(f, "; .eh_frame %u\n", g->eh_bytes);
 	}
+	if (g->dbgfile)
+		fprintf(f, "debug file: %s (.debug_frame %u bytes%s, %u functions from it)\n",
+			g->dbgfile, g->dbgfile_bytes,
+			g->dbgfile_compressed ? " uncompressed" : "",
+			src[TB_SRC_DEBUG_FILE]);
 	count_reasons(g, by);
 	fprintf(f, "not expressed, by reason (functions):");
 	bool any = false;
@@ -430,17 +474,41 @@ static int write_report(struct gen *g, struct tb_elf *e)
 		fprintf(f, "%s 0x%x 0x%x %s %s\n", func_name(g, e, n->func),
 			n->func, n->addr, tb_reason_name(n->reason), n->detail);
 	}
+	/* Every function's source; the fillers came from none. */
 	for (u32 i = 0; i < g->nfuncs; i++) {
 		const struct tb_func *fn = &g->funcs[i];
+		const char *src = src_name(fn->source);
 
-		if (fn->source == TB_SRC_EHABI || fn->source == TB_SRC_ROOT)
-			fprintf(f, "%s 0x%x 0x%x %s %u bytes\n",
-				func_name(g, e, fn->addr), fn->addr, fn->addr,
-				fn->source == TB_SRC_ROOT ? "root" : "ehabi-only",
-				fn->size);
+		if (fn->filler)
+			continue;
+		if (fn->source == TB_SRC_EHABI)
+			src = "ehabi-only";
+		fprintf(f, "%s 0x%x 0x%x %s %u bytes\n",
+			func_name(g, e, fn->addr), fn->addr, fn->addr, src,
+			fn->size);
 	}
 	if (f != stdout)
 		fclose(f);
+	return 0;
+}
+
+/*
+ * The separate debug file, if one is given or found by build-id.  A file
+ * that does not match the ELF is an error, never silently skipped: its
+ * CFI would describe other code.
+ */
+static int attach_debug_file(struct gen *g, struct tb_elf *e)
+{
+	char path[4096], err[1024];
+
+	if (g->o->no_debug_file ||
+	    !tb_find_debug_file(e, g->o->debug_file, g->o->debug_dirs,
+				g->o->ndebug_dirs, path, sizeof(path)))
+		return 0;
+	if (tb_elf_attach_debug(e, path, err, sizeof(err))) {
+		uw_err("table: %s: %s", g->o->input, err);
+		return -1;
+	}
 	return 0;
 }
 
@@ -471,6 +539,8 @@ static int read_inputs(struct gen *g, struct tb_elf *e)
 		uw_err("table: %s", err);
 		return UWPROF_EXIT_USAGE;
 	}
+	if (attach_debug_file(g, e))
+		return UWPROF_EXIT_USAGE;
 	if (tb_read_dwarf(e, &g->in, err, sizeof(err)) < 0 ||
 	    tb_read_ehabi(e, &g->in, &g->notes, err, sizeof(err)) < 0) {
 		uw_err("table: %s: %s", g->o->input, err);
@@ -485,6 +555,10 @@ static int read_inputs(struct gen *g, struct tb_elf *e)
 	if (g->o->have_text_start)
 		g->meta.text_addr = g->o->text_start;
 	g->dbg_bytes = e->debug_frame_bytes;
+	g->dbgfile_bytes = e->dbg_frame_bytes;
+	g->dbgfile_compressed = e->dbg_frame_compressed;
+	if (e->dbg_elf)
+		g->dbgfile = e->dbg_path;
 	g->eh_bytes = e->eh_frame_bytes;
 	g->exidx_bytes = e->exidx_bytes;
 	g->extab_bytes = e->extab_bytes;

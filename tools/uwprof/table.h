@@ -62,7 +62,10 @@ struct tb_row {
 
 /* Where a function's rows came from. */
 enum tb_source { TB_SRC_BREAKPAD, TB_SRC_DEBUG_FRAME, TB_SRC_EH_FRAME,
-		 TB_SRC_EHABI, TB_SRC_ROOT, TB_SRC_COUNT };
+		 TB_SRC_EHABI, TB_SRC_ROOT,
+		 TB_SRC_DEBUG_FILE,	/* .debug_frame of a separate debug file */
+		 TB_SRC_PROLOGUE,	/* rules from prologue analysis */
+		 TB_SRC_COUNT };
 
 struct tb_cfi_func {
 	u32 addr;

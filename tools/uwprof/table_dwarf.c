@@ -191,46 +191,69 @@ static const u8 *cie_r_encoding(const Dwarf_CIE *cie)
 	return NULL;
 }
 
-static int covered(const struct tb_input *in, u32 from, u32 addr)
+/* Is @addr inside one of the functions [from, to) of @in? */
+static int covered(const struct tb_input *in, u32 from, u32 to, u32 addr)
 {
-	for (u32 i = from; i < in->n; i++)
+	for (u32 i = from; i < to; i++)
 		if (addr >= in->funcs[i].addr &&
 		    addr < in->funcs[i].addr + in->funcs[i].size)
 			return 1;
 	return 0;
 }
 
-static int read_section(struct tb_elf *e, const char *secname, bool eh,
-			Dwarf_CFI *cfi, struct tb_input *in, u32 skip_from,
-			u32 skip_to, char *err, size_t errlen)
+/*
+ * The section's bytes, decompressed when SHF_COMPRESSED (Debian's debug
+ * files compress .debug_frame; dwarf_next_cfi wants the plain bytes).
+ */
+static Elf_Data *section_data(Elf *elf, const char *secname, u32 *addr)
 {
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
-	Elf_Data *d = NULL;
-	u32 sec_addr = 0;
-	Dwarf_Off off = 0, next;
-	int added = 0;
-	GElf_Ehdr eh_mem;
-	u8 ident[EI_NIDENT];
 
-	if (elf_getshdrstrndx(e->elf, &shstrndx))
-		return 0;
-	while ((scn = elf_nextscn(e->elf, scn))) {
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
 		const char *name;
 
 		if (!gelf_getshdr(scn, &sh))
 			continue;
-		name = elf_strptr(e->elf, shstrndx, sh.sh_name);
-		if (name && !strcmp(name, secname) && sh.sh_type != SHT_NOBITS) {
-			d = elf_getdata(scn, NULL);
-			sec_addr = sh.sh_addr;
-			break;
-		}
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!name || strcmp(name, secname) || sh.sh_type == SHT_NOBITS)
+			continue;
+		if ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
+			return NULL;
+		*addr = sh.sh_addr;
+		return elf_getdata(scn, NULL);
 	}
-	if (!d || !cfi)
+	return NULL;
+}
+
+/* Where one section's FDEs go: earlier functions [skip_from, skip_to) win. */
+struct cfi_src {
+	Elf *elf;
+	const char *secname;
+	bool eh;
+	u8 source;
+	Dwarf_CFI *cfi;
+	u32 skip_from, skip_to;
+};
+
+static int read_section(const struct cfi_src *cs, struct tb_input *in,
+			char *err, size_t errlen)
+{
+	Elf_Data *d;
+	u32 sec_addr = 0;
+	Dwarf_Off off = 0, next;
+	int added = 0;
+	GElf_Ehdr eh_mem;
+	u8 ident[EI_NIDENT];
+	bool eh = cs->eh;
+
+	d = section_data(cs->elf, cs->secname, &sec_addr);
+	if (!d || !cs->cfi)
 		return 0;
-	gelf_getehdr(e->elf, &eh_mem);
+	gelf_getehdr(cs->elf, &eh_mem);
 	memcpy(ident, eh_mem.e_ident, EI_NIDENT);
 	for (; off < d->d_size; off = next) {
 		Dwarf_CFI_Entry ent, cie;
@@ -250,8 +273,8 @@ static int read_section(struct tb_elf *e, const char *secname, bool eh,
 			continue;
 		if (!lo || hi <= lo)
 			continue;	/* discarded code */
-		/* .debug_frame wins over .eh_frame for the same code. */
-		if (skip_to > skip_from && covered(in, skip_from, lo))
+		/* An earlier source wins for the same code. */
+		if (covered(in, cs->skip_from, cs->skip_to, lo))
 			continue;
 		f = tb_input_add(in);
 		if (!f) {
@@ -260,8 +283,8 @@ static int read_section(struct tb_elf *e, const char *secname, bool eh,
 		}
 		f->addr = lo;
 		f->size = hi - lo;
-		f->source = eh ? TB_SRC_EH_FRAME : TB_SRC_DEBUG_FRAME;
-		if (walk_fde(cfi, lo, hi, f)) {
+		f->source = cs->source;
+		if (walk_fde(cs->cfi, lo, hi, f)) {
 			/* libdw could not evaluate it: keep it out, noted
 			 * by the caller as an empty function. */
 			f->nrows = 0;
@@ -271,30 +294,54 @@ static int read_section(struct tb_elf *e, const char *secname, bool eh,
 	return added;
 }
 
+/* The separate debug file's .debug_frame, before the ELF's own CFI. */
+static int read_debug_file(struct tb_elf *e, struct tb_input *in, char *err,
+			   size_t errlen)
+{
+	struct cfi_src cs = { e->dbg_elf, ".debug_frame", false,
+			      TB_SRC_DEBUG_FILE, NULL, 0, 0 };
+	int n;
+
+	if (!e->dbg_elf)
+		return 0;
+	e->dbg_dwarf = dwarf_begin_elf(e->dbg_elf, DWARF_C_READ, NULL);
+	if (e->dbg_dwarf)
+		cs.cfi = dwarf_getcfi(e->dbg_dwarf);
+	n = read_section(&cs, in, err, errlen);
+	if (n > 0)
+		e->meta.sources |= UWT_SRC_DEBUG_FILE;
+	return n;
+}
+
 int tb_read_dwarf(struct tb_elf *e, struct tb_input *in, char *err,
 		  size_t errlen)
 {
+	struct cfi_src cs;
 	Dwarf_CFI *ehcfi;
-	Dwarf_CFI *dbg = NULL;
-	u32 start = in->n;
-	int a, b;
+	int a, b, c;
 
+	c = read_debug_file(e, in, err, errlen);
+	if (c < 0)
+		return -1;
 	e->dwarf = dwarf_begin_elf(e->elf, DWARF_C_READ, NULL);
-	if (e->dwarf)
-		dbg = dwarf_getcfi(e->dwarf);
-	a = read_section(e, ".debug_frame", false, dbg, in, 0, 0, err, errlen);
+	cs = (struct cfi_src){ e->elf, ".debug_frame", false,
+			       TB_SRC_DEBUG_FRAME,
+			       e->dwarf ? dwarf_getcfi(e->dwarf) : NULL, 0,
+			       in->n };
+	a = read_section(&cs, in, err, errlen);
 	if (a < 0)
 		return -1;
 	if (a)
 		e->meta.sources |= UWT_SRC_DEBUG_FRAME;
 	ehcfi = dwarf_getcfi_elf(e->elf);
-	b = read_section(e, ".eh_frame", true, ehcfi, in, start, in->n, err,
-			 errlen);
+	cs = (struct cfi_src){ e->elf, ".eh_frame", true, TB_SRC_EH_FRAME,
+			       ehcfi, 0, in->n };
+	b = read_section(&cs, in, err, errlen);
 	if (ehcfi)
 		dwarf_cfi_end(ehcfi);
 	if (b < 0)
 		return -1;
 	if (b)
 		e->meta.sources |= UWT_SRC_EH_FRAME;
-	return a + b;
+	return a + b + c;
 }

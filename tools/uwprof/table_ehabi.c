@@ -245,12 +245,125 @@ int tb_add_uncovered_roots(struct tb_elf *e, struct tb_input *in)
 			TB_SRC_ROOT, root, 2);
 }
 
+/* The generic model: a personality word, then a count and opcodes. */
+static int decode_generic(const u8 *tw, u32 nw, u8 *ops, u32 max)
+{
+	u8 tmp[4 * 256 + 8];
+	u32 w1, extra;
+	int n = 0;
+
+	if (nw < 2)
+		return -1;
+	/* Count in the top byte, then 3 ops: the same layout as PR1
+	 * shifted by one byte. */
+	w1 = rd32(tw + 4);
+	tw += 4;
+	nw--;
+	extra = w1 >> 24;
+	if (extra + 1 > nw)
+		return -1;
+	for (int k = 2; k >= 0; k--)
+		tmp[n++] = w1 >> (8 * k);
+	for (u32 k = 1; k <= extra && n + 4 < (int)max; k++) {
+		u32 x = rd32(tw + 4 * k);
+
+		tmp[n++] = x >> 24;
+		tmp[n++] = x >> 16;
+		tmp[n++] = x >> 8;
+		tmp[n++] = x;
+	}
+	while (n && tmp[n - 1] == 0xb0)
+		n--;
+	if (n + 1 > (int)max)
+		return -1;
+	memcpy(ops, tmp, n);
+	ops[n++] = 0xb0;
+	return n;
+}
+
+struct exidx_secs {
+	Elf_Data *ix, *tab;
+	u32 ix_addr, tab_addr, tab_size;
+};
+
+/* One index entry's opcodes: see tb_ehabi_decode for the return value. */
+static int decode_entry(const struct exidx_secs *x, u32 i, u8 *ops, u32 max)
+{
+	const u8 *p = (const u8 *)x->ix->d_buf + i;
+	u32 w = rd32(p + 4), t, off;
+	const u8 *tw;
+
+	if (w == 1 || (w & 0x80000000u))
+		return tb_ehabi_decode(p + 4, 1, ops, max);
+	t = prel31(p + 4, x->ix_addr + i + 4);
+	off = t - x->tab_addr;
+	if (!x->tab || t < x->tab_addr || off + 4 > x->tab_size)
+		return -1;
+	tw = (const u8 *)x->tab->d_buf + off;
+	if (!(rd32(tw) & 0x80000000u))
+		return decode_generic(tw, (x->tab_size - off) / 4, ops, max);
+	return tb_ehabi_decode(tw, (x->tab_size - off) / 4, ops, max);
+}
+
+/*
+ * The end of the DWARF function covering @addr (0 if none), and in @next
+ * the start of the first DWARF function after @addr.
+ */
+static u32 dwarf_cover_end(const struct tb_input *in, u32 ndwarf, u32 addr,
+			   u32 *next)
+{
+	*next = UINT32_MAX;
+	for (u32 i = 0; i < ndwarf; i++) {
+		const struct tb_cfi_func *f = &in->funcs[i];
+
+		if (addr >= f->addr && addr < f->addr + f->size)
+			return f->addr + f->size;
+		if (f->addr > addr && f->addr < *next)
+			*next = f->addr;
+	}
+	return 0;
+}
+
+/*
+ * An index entry covers [fn, end); DWARF wins per function.  The entry's
+ * opcodes describe the function at fn, so they are used only when no
+ * DWARF function covers fn, up to the first DWARF function.  Other parts
+ * of the range that no DWARF function covers refuse: in glibc one merged
+ * CANTUNWIND entry spans many asm functions with FDEs, and the code
+ * between them (__clone's after its FDE ends, padding after syscall
+ * stubs) has no rule anyone stated; a gap filler there would "return to
+ * lr" with whatever sp the code left.
+ */
+static int add_uncovered(struct tb_elf *e, struct tb_input *in, u32 ndwarf,
+			 u32 fn, u32 end, const u8 *ops, int n)
+{
+	static const u8 refuse[] = { 0x80, 0x00 };
+	u32 at = fn, next, cend, hi;
+	int added = 0;
+
+	while (at < end) {
+		cend = dwarf_cover_end(in, ndwarf, at, &next);
+		if (cend) {
+			at = cend;
+			continue;
+		}
+		hi = next < end ? next : end;
+		if (n == 0 ? add_cantunwind(e, in, at, hi)
+			   : at == fn ? add_func(in, at, hi - at, TB_SRC_EHABI, ops, n)
+			   : add_func(in, at, hi - at, TB_SRC_EHABI, refuse, 2))
+			return -1;
+		added += at == fn;
+		at = hi;
+	}
+	return added;
+}
+
 int tb_read_ehabi(struct tb_elf *e, struct tb_input *in,
 		  struct tb_notes *notes, char *err, size_t errlen)
 {
 	Elf_Scn *scn = NULL;
-	Elf_Data *ix = NULL, *tab = NULL;
-	u32 ix_addr = 0, tab_addr = 0, tab_size = 0, ndwarf = in->n;
+	struct exidx_secs x = { 0 };
+	u32 ndwarf = in->n;
 	u32 text_end = e->meta.text_addr + e->meta.text_size;
 	size_t shstrndx;
 	int added = 0;
@@ -267,108 +380,48 @@ int tb_read_ehabi(struct tb_elf *e, struct tb_input *in,
 		if (!name)
 			continue;
 		if (sh.sh_type == SHT_ARM_EXIDX) {
-			ix = elf_getdata(scn, NULL);
-			ix_addr = sh.sh_addr;
+			x.ix = elf_getdata(scn, NULL);
+			x.ix_addr = sh.sh_addr;
 		} else if (!strcmp(name, ".ARM.extab")) {
-			tab = elf_getdata(scn, NULL);
-			tab_addr = sh.sh_addr;
-			tab_size = sh.sh_size;
+			x.tab = elf_getdata(scn, NULL);
+			x.tab_addr = sh.sh_addr;
+			x.tab_size = sh.sh_size;
 		}
 	}
-	if (!ix || ix->d_size < 8)
+	if (!x.ix || x.ix->d_size < 8)
 		return 0;
 	e->meta.sources |= UWT_SRC_EXIDX;
-	for (u32 i = 0; i + 8 <= ix->d_size; i += 8) {
-		const u8 *p = (const u8 *)ix->d_buf + i;
-		u32 fn = prel31(p, ix_addr + i) & ~1u, end, next, w = rd32(p + 4);
+	for (u32 i = 0; i + 8 <= x.ix->d_size; i += 8) {
+		const u8 *p = (const u8 *)x.ix->d_buf + i;
+		u32 fn = prel31(p, x.ix_addr + i) & ~1u, end, w = rd32(p + 4);
+		enum tb_reason reason;
 		u8 ops[64];
-		int n;
+		int n, k;
 
-		end = i + 16 <= ix->d_size ?
-			prel31(p + 8, ix_addr + i + 8) & ~1u : text_end;
+		end = i + 16 <= x.ix->d_size ?
+			prel31(p + 8, x.ix_addr + i + 8) & ~1u : text_end;
 		if (end <= fn)
 			continue;
-		/* DWARF wins: only the part before the next DWARF function. */
-		if (dwarf_covers(in, ndwarf, fn, &next))
-			continue;
-		if (next < end)
-			end = next;
-		if (w == 1) {
-			if (add_cantunwind(e, in, fn, end))
-				goto oom;
-			added++;
-			continue;
-		}
-		if (w & 0x80000000u) {
-			n = tb_ehabi_decode(p + 4, 1, ops, sizeof(ops));
-		} else {
-			u32 t = prel31(p + 4, ix_addr + i + 4), off = t - tab_addr;
-			const u8 *tw;
-			u32 nw;
-
-			if (!tab || t < tab_addr || off + 4 > tab_size) {
-				n = -1;
-			} else {
-				tw = (const u8 *)tab->d_buf + off;
-				nw = (tab_size - off) / 4;
-				/* Generic model: skip the personality word. */
-				if (!(rd32(tw) & 0x80000000u)) {
-					u32 w1;
-
-					if (nw < 2) {
-						n = -1;
-						goto decoded;
-					}
-					/* Count in the top byte, then 3 ops:
-					 * the same layout as PR1 shifted. */
-					w1 = rd32(tw + 4);
-					tw += 4;
-					nw--;
-					u8 tmp[4 * 256 + 8];
-					u32 extra = w1 >> 24;
-
-					n = 0;
-					if (extra + 1 > nw) {
-						n = -1;
-						goto decoded;
-					}
-					for (int k = 2; k >= 0; k--)
-						tmp[n++] = w1 >> (8 * k);
-					for (u32 k = 1; k <= extra && n + 4 < (int)sizeof(ops); k++) {
-						u32 x = rd32(tw + 4 * k);
-
-						tmp[n++] = x >> 24;
-						tmp[n++] = x >> 16;
-						tmp[n++] = x >> 8;
-						tmp[n++] = x;
-					}
-					while (n && tmp[n - 1] == 0xb0)
-						n--;
-					if (n + 1 > (int)sizeof(ops)) {
-						n = -1;
-						goto decoded;
-					}
-					memcpy(ops, tmp, n);
-					ops[n++] = 0xb0;
-				} else {
-					n = tb_ehabi_decode(tw, nw, ops, sizeof(ops));
-				}
-			}
-		}
-decoded:
+		n = decode_entry(&x, i, ops, sizeof(ops));
+		reason = TB_N_COUNT;
 		if (n > 0 && is_refuse(ops, n)) {
-			tb_note_add(notes, fn, fn, TB_N_EHABI_REFUSE, "refuse opcode");
+			reason = TB_N_EHABI_REFUSE;
 			n = 2;
-		} else if (n <= 0 || !tb_ehabi_ops_ok(ops, n)) {
-			tb_note_add(notes, fn, fn, TB_N_EHABI_BAD,
-				    "entry word 0x%08x", w);
+		} else if (n < 0 || (n > 0 && !tb_ehabi_ops_ok(ops, n))) {
+			reason = TB_N_EHABI_BAD;
 			ops[0] = 0x80;
 			ops[1] = 0x00;
 			n = 2;
 		}
-		if (add_func(in, fn, end - fn, TB_SRC_EHABI, ops, n))
+		k = add_uncovered(e, in, ndwarf, fn, end, ops, n);
+		if (k < 0)
 			goto oom;
-		added++;
+		/* Noted only when the entry's own function uses it. */
+		if (k && reason == TB_N_EHABI_REFUSE)
+			tb_note_add(notes, fn, fn, reason, "refuse opcode");
+		else if (k && reason == TB_N_EHABI_BAD)
+			tb_note_add(notes, fn, fn, reason, "entry word 0x%08x", w);
+		added += k;
 	}
 	return added;
 oom:

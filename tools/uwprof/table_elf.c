@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <elfutils/libdw.h>
 #include "table_elf.h"
 
 static int sym_cmp(const void *a, const void *b)
@@ -24,7 +25,8 @@ static int sym_cmp(const void *a, const void *b)
 	return x->size < y->size ? 1 : x->size > y->size ? -1 : 0;
 }
 
-static void read_symbols(struct tb_elf *e, Elf_Scn *scn, GElf_Shdr *sh)
+static void read_symbols(struct tb_elf *e, Elf *elf, Elf_Scn *scn,
+			 GElf_Shdr *sh)
 {
 	Elf_Data *d = elf_getdata(scn, NULL);
 	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
@@ -43,13 +45,13 @@ static void read_symbols(struct tb_elf *e, Elf_Scn *scn, GElf_Shdr *sh)
 		if (!gelf_getsym(d, i, &s) || GELF_ST_TYPE(s.st_info) != STT_FUNC ||
 		    s.st_shndx == SHN_UNDEF)
 			continue;
-		name = elf_strptr(e->elf, sh->sh_link, s.st_name);
+		name = elf_strptr(elf, sh->sh_link, s.st_name);
 		v[e->nsyms++] = (struct tb_sym){ s.st_value & ~1u, s.st_size,
 						 name ? name : "" };
 	}
 }
 
-static void read_build_id(struct tb_elf *e, Elf_Scn *scn)
+static void read_build_id(Elf_Scn *scn, u8 *id, u32 *len)
 {
 	Elf_Data *d = elf_getdata(scn, NULL);
 	size_t off = 0, name_off, desc_off;
@@ -59,11 +61,16 @@ static void read_build_id(struct tb_elf *e, Elf_Scn *scn)
 		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
 		    !memcmp((char *)d->d_buf + name_off, "GNU", 4) &&
 		    nh.n_descsz <= UWT_BUILD_ID_MAX) {
-			e->meta.build_id_len = nh.n_descsz;
-			memcpy(e->meta.build_id, (char *)d->d_buf + desc_off,
-			       nh.n_descsz);
+			*len = nh.n_descsz;
+			memcpy(id, (char *)d->d_buf + desc_off, nh.n_descsz);
 		}
 	}
+}
+
+static bool is_arm32(const GElf_Ehdr *eh)
+{
+	return eh->e_ident[EI_CLASS] == ELFCLASS32 && eh->e_machine == EM_ARM &&
+	       eh->e_ident[EI_DATA] == ELFDATA2LSB;
 }
 
 int tb_elf_open(struct tb_elf *e, const char *path, char *err, size_t errlen)
@@ -74,6 +81,7 @@ int tb_elf_open(struct tb_elf *e, const char *path, char *err, size_t errlen)
 	bool have_text = false;
 
 	memset(e, 0, sizeof(*e));
+	e->dbg_fd = -1;
 	elf_version(EV_CURRENT);
 	e->fd = open(path, O_RDONLY);
 	if (e->fd < 0) {
@@ -85,8 +93,7 @@ int tb_elf_open(struct tb_elf *e, const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "%s is not an ELF file", path);
 		goto fail;
 	}
-	if (eh.e_ident[EI_CLASS] != ELFCLASS32 || eh.e_machine != EM_ARM ||
-	    eh.e_ident[EI_DATA] != ELFDATA2LSB) {
+	if (!is_arm32(&eh)) {
 		snprintf(err, errlen,
 			 "%s is not a little-endian 32-bit ARM ELF (v2 tables are for ARM32 code)",
 			 path);
@@ -129,10 +136,11 @@ int tb_elf_open(struct tb_elf *e, const char *path, char *err, size_t errlen)
 		} else if (!strcmp(name, ".eh_frame")) {
 			e->eh_frame_bytes = sh.sh_size;
 		} else if (sh.sh_type == SHT_NOTE) {
-			read_build_id(e, scn);
+			read_build_id(scn, e->meta.build_id,
+				      &e->meta.build_id_len);
 		}
 		if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM)
-			read_symbols(e, scn, &sh);
+			read_symbols(e, e->elf, scn, &sh);
 	}
 	if (!have_text) {
 		snprintf(err, errlen, "%s has no .text section", path);
@@ -147,6 +155,17 @@ fail:
 
 void tb_elf_close(struct tb_elf *e)
 {
+	if (e->dbg_dwarf)
+		dwarf_end(e->dbg_dwarf);
+	if (e->dbg_elf)
+		elf_end(e->dbg_elf);
+	if (e->dbg_fd >= 0)
+		close(e->dbg_fd);
+	e->dbg_dwarf = e->dbg_elf = NULL;
+	e->dbg_fd = -1;
+	if (e->dwarf)
+		dwarf_end(e->dwarf);
+	e->dwarf = NULL;
 	if (e->elf)
 		elf_end(e->elf);
 	if (e->fd > 0)
@@ -179,4 +198,105 @@ const struct tb_sym *tb_elf_sym(const struct tb_elf *e, u32 addr)
 					    e->syms[lo - 1].size : 1))
 		return NULL;
 	return &e->syms[lo - 1];
+}
+
+static void hex_id(const u8 *id, u32 len, char *out)
+{
+	for (u32 i = 0; i < len; i++)
+		sprintf(out + 2 * i, "%02x", id[i]);
+	out[2 * len] = 0;
+}
+
+int tb_find_debug_file(const struct tb_elf *e, const char *file,
+		       const char *const *dirs, u32 ndirs, char *out,
+		       size_t outlen)
+{
+	char hex[2 * UWT_BUILD_ID_MAX + 1];
+
+	if (file) {
+		snprintf(out, outlen, "%s", file);
+		return 1;
+	}
+	/* Without a build-id there is nothing to look up by, and nothing to
+	 * check a found file against. */
+	if (e->meta.build_id_len < 2)
+		return 0;
+	hex_id(e->meta.build_id, e->meta.build_id_len, hex);
+	for (u32 i = 0; i < ndirs; i++) {
+		snprintf(out, outlen, "%s/.build-id/%.2s/%s.debug", dirs[i], hex,
+			 hex + 2);
+		if (!access(out, R_OK))
+			return 1;
+	}
+	return 0;
+}
+
+/* Section sizes and symbols of the debug file; its build-id in @id. */
+static void scan_debug(struct tb_elf *e, u8 *id, u32 *idlen)
+{
+	Elf *elf = e->dbg_elf;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (name && !strcmp(name, ".debug_frame") &&
+		    sh.sh_type == SHT_PROGBITS) {
+			GElf_Chdr ch;
+
+			e->dbg_frame_bytes = sh.sh_size;
+			e->dbg_frame_compressed = sh.sh_flags & SHF_COMPRESSED;
+			if (e->dbg_frame_compressed && gelf_getchdr(scn, &ch))
+				e->dbg_frame_bytes = ch.ch_size;
+		} else if (sh.sh_type == SHT_NOTE) {
+			read_build_id(scn, id, idlen);
+		}
+		/* .symtab names the local and asm functions .dynsym lacks. */
+		if (sh.sh_type == SHT_SYMTAB)
+			read_symbols(e, elf, scn, &sh);
+	}
+}
+
+int tb_elf_attach_debug(struct tb_elf *e, const char *path, char *err,
+			size_t errlen)
+{
+	char want[2 * UWT_BUILD_ID_MAX + 1], got[2 * UWT_BUILD_ID_MAX + 1];
+	u8 id[UWT_BUILD_ID_MAX];
+	u32 idlen = 0;
+	GElf_Ehdr eh;
+
+	snprintf(e->dbg_path, sizeof(e->dbg_path), "%s", path);
+	e->dbg_fd = open(path, O_RDONLY);
+	if (e->dbg_fd < 0) {
+		snprintf(err, errlen, "cannot open debug file %s: %s", path,
+			 strerror(errno));
+		return -1;
+	}
+	e->dbg_elf = elf_begin(e->dbg_fd, ELF_C_READ, NULL);
+	if (!e->dbg_elf || elf_kind(e->dbg_elf) != ELF_K_ELF ||
+	    !gelf_getehdr(e->dbg_elf, &eh) || !is_arm32(&eh)) {
+		snprintf(err, errlen, "debug file %s is not a 32-bit ARM ELF",
+			 path);
+		return -1;
+	}
+	scan_debug(e, id, &idlen);
+	hex_id(e->meta.build_id, e->meta.build_id_len, want);
+	hex_id(id, idlen, got);
+	if (!e->meta.build_id_len || idlen != e->meta.build_id_len ||
+	    memcmp(id, e->meta.build_id, idlen)) {
+		snprintf(err, errlen,
+			 "debug file %s has build-id %s but the ELF has %s: it belongs to another build (use the debug package of exactly this version, or drop --debug-file)",
+			 path, idlen ? got : "(none)",
+			 e->meta.build_id_len ? want : "(none)");
+		return -1;
+	}
+	qsort(e->syms, e->nsyms, sizeof(*e->syms), sym_cmp);
+	return 0;
 }

@@ -19,6 +19,13 @@ struct tb_elf {
 	int fd;
 	void *elf;		/* Elf * */
 	void *dwarf;		/* Dwarf *, or NULL without .debug_frame */
+	/* The separate debug file (tb_elf_attach_debug), or -1/NULL. */
+	int dbg_fd;
+	void *dbg_elf;		/* Elf * */
+	void *dbg_dwarf;	/* Dwarf * */
+	char dbg_path[4096];
+	u32 dbg_frame_bytes;	/* its .debug_frame, uncompressed */
+	bool dbg_frame_compressed;
 	struct uwt_meta meta;
 	struct tb_sym *syms;	/* FUNC symbols, sorted by address */
 	u32 nsyms;
@@ -29,6 +36,23 @@ struct tb_elf {
 /* Open @path and read its metadata; 0, or -1 with a message in @err. */
 int tb_elf_open(struct tb_elf *e, const char *path, char *err, size_t errlen);
 void tb_elf_close(struct tb_elf *e);
+
+/*
+ * The separate debug file for @e: @file when given, else
+ * DIR/.build-id/xx/rest.debug for each of @dirs in turn (by @e's
+ * build-id).  Returns 1 with the path in @out, 0 when there is none.
+ */
+int tb_find_debug_file(const struct tb_elf *e, const char *file,
+		       const char *const *dirs, u32 ndirs, char *out,
+		       size_t outlen);
+
+/*
+ * Use @path as @e's separate debug file: its build-id must match @e's.
+ * Its .symtab joins @e's symbols; tb_read_dwarf reads its .debug_frame
+ * first.  0, or -1 with a message in @err.
+ */
+int tb_elf_attach_debug(struct tb_elf *e, const char *path, char *err,
+			size_t errlen);
 
 /* The function symbol containing @addr, or NULL. */
 const struct tb_sym *tb_elf_sym(const struct tb_elf *e, u32 addr);

@@ -23,6 +23,8 @@
 #define UWT_SRC_EH_FRAME	0x2
 #define UWT_SRC_EXIDX		0x4
 #define UWT_SRC_BREAKPAD	0x8
+#define UWT_SRC_DEBUG_FILE	0x10	/* .debug_frame of a separate debug file */
+#define UWT_SRC_PROLOGUE	0x20	/* prologue analysis */
 
 /* Flag bits (uwt_meta.flags). */
 #define UWT_F_CHROME_COMPAT	0x1	/* built with --chrome-compat */
