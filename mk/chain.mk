@@ -29,7 +29,7 @@ $(foreach cc,gcc clang,$(foreach isa,thumb arm,$(foreach link,static dynamic,\
 	$(Q)$(UWPROF) table $< -o $@ >/dev/null
 
 $(ARM_OUT)/selftests/libc.so.6.uwt: $(ARM_LIBC) $(UWPROF)
-	$(Q)$(UWPROF) table $< -o $@ >/dev/null
+	$(Q)$(UWPROF) table $< --debug-dir $(BUILD)/arm/dbg/usr/lib/debug -o $@ >/dev/null
 
 chain-tests: $(CHAIN_BINS) $(CHAIN_BINS:=.syms) $(CHAIN_BINS:=.uwt) \
 	$(ARM_OUT)/selftests/libc.so.6.uwt

@@ -35,13 +35,29 @@ fetch_libc_dbg() {
 	fi
 }
 
+# Tables for lua and the C libraries it maps.  Debian's libc.so.6 and
+# libm.so.6 carry little or no unwind information themselves (libc's
+# exidx marks its asm CANTUNWIND, libm has none); their separate debug
+# files (libc6-dbg) hold .debug_frame CFI for nearly every function, found
+# by build-id under --debug-dir.  UWPROF_DEMO_NO_DEBUG_FILE=1 builds the
+# tables without them, to compare.
 make_tables() {
-	local f
+	local f dbg=()
+	rm -rf "$demo/tables"
 	mkdir -p "$demo/tables"
-	for f in "$lua" "$libdir/libc.so.6" "$libdir/ld-linux-armhf.so.3" "$libgcc"; do
-		"$uwprof" table "$f" --build-id-dir "$demo/tables" >/dev/null
+	if [ -n "${UWPROF_DEMO_NO_DEBUG_FILE:-}" ]; then
+		dbg=(--no-debug-file)
+	else
+		[ -d "$demo/dbg/usr/lib/debug" ] && dbg+=(--debug-dir "$demo/dbg/usr/lib/debug")
+		[ -d "$BUILD/arm/dbg/usr/lib/debug" ] && dbg+=(--debug-dir "$BUILD/arm/dbg/usr/lib/debug")
+	fi
+	for f in "$lua" "$libdir/libc.so.6" "$libdir/libm.so.6" \
+		"$libdir/ld-linux-armhf.so.3" "$libgcc"; do
+		# libm.so.6 has nothing to build from without its debug file.
+		"$uwprof" table "$f" ${dbg[@]+"${dbg[@]}"} --build-id-dir "$demo/tables" \
+			>/dev/null 2>"$demo/table.err" ||
+			say "no table for $(basename "$f"): $(head -n 1 "$demo/table.err")"
 	done
-	# libm.so.6 carries no unwind information at all: record names it.
 }
 
 record_in_vm() {
