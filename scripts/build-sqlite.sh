@@ -52,7 +52,7 @@ SRC
 
 fetch_source() {
 	local d
-	d=$(find "$src_dir" -maxdepth 1 -type d -name 'sqlite3-*' | head -n 1)
+	d=$(find "$src_dir" -maxdepth 1 -type d -name 'sqlite3-[0-9]*' | head -n 1)
 	if [ -n "$d" ] && [ -f "$d/src/vdbe.c" ]; then
 		echo "$d"
 		return 0
@@ -61,7 +61,7 @@ fetch_source() {
 	say "fetching the sqlite3 source package"
 	(cd "$src_dir" && apt-get source -q --download-only sqlite3 >&2 &&
 		dpkg-source --no-check -x sqlite3_*.dsc >&2)
-	d=$(find "$src_dir" -maxdepth 1 -type d -name 'sqlite3-*' | head -n 1)
+	d=$(find "$src_dir" -maxdepth 1 -type d -name 'sqlite3-[0-9]*' | head -n 1)
 	[ -n "$d" ] || { say "no sqlite3 source tree after extraction"; exit 1; }
 	echo "$d"
 }

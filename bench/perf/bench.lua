@@ -38,6 +38,6 @@ end
 
 local total = 0
 for _ = 1, scale do
-  total = total + fib(22) + strings(20000) + tables(30000) + closures(200000)
+  total = total + fib(20) + strings(8000) + tables(12000) + closures(80000)
 end
 print(total)

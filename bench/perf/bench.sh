@@ -44,6 +44,12 @@ if ! $PY -c 'import capstone, elftools' 2>/dev/null; then
 			python3-capstone python3-pyelftools >/dev/null; }
 fi
 
+if [ -n "${BENCH_ANALYZE_ONLY:-}" ]; then	# re-check the last run's results
+	exec $PY "$top/bench/perf/analyze.py" --out "$out" --root "$root" \
+		--unstripped "$bdir/unstripped" --tables-log "$bdir/tables.txt" \
+		--doc "$doc" --total-seconds "$(cat "$out/total_seconds" 2>/dev/null || echo 0)"
+fi
+
 # 2. the VM root
 "$top/scripts/make-perf-root.sh" "$BUILD/perf-root"
 say "assembling the VM root in $root"
@@ -113,7 +119,9 @@ say "VM finished in $(( $(date +%s) - t_vm )) s (status $rc)"
 	echo "gcc=$(${CROSS}gcc --version | head -n 1)"
 	echo "clang=$(clang --version | head -n 1)"
 	echo "vm_seconds=$(( $(date +%s) - t_vm ))"
+	echo "host_loadavg=$(cut -d' ' -f1-3 /proc/loadavg)"
 } >"$out/host.txt"
+echo "$(( $(date +%s) - t_start ))" >"$out/total_seconds"
 $PY "$top/bench/perf/analyze.py" --out "$out" --root "$root" \
 	--unstripped "$bdir/unstripped" --tables-log "$tables_log" \
 	--doc "$doc" --total-seconds "$(( $(date +%s) - t_start ))"

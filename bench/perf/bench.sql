@@ -1,7 +1,7 @@
 -- uwprof benchmark workload: sqlite3 in memory; inserts, an index,
 -- aggregates, a join, sorting, string functions and JSON.
 CREATE TABLE t(id INTEGER PRIMARY KEY, a INTEGER, b TEXT, c REAL);
-WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 60000)
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 12000)
 INSERT INTO t(a, b, c) SELECT (i * 7919) % 1000, printf('row-%08d-%s', i, hex(i * 31)), i / 7.0 FROM n;
 CREATE INDEX t_a ON t(a);
 CREATE TABLE u(a INTEGER PRIMARY KEY, name TEXT);

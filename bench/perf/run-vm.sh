@@ -10,8 +10,8 @@
 # Each run is timed by timeit (wall, and CPU of the profiler and the
 # workload together).  The first round keeps each profiler's data for the
 # success-rate checker: the uwprof data file, and perf script's output.
-# Every round keeps the size of each data file, uwprof's stats and perf's
-# event counts.
+# Every round keeps the size of each data file and uwprof's data files (with
+# the module's stats); perf's event counts come from the first round.
 set -u
 out=$1 reps=$2 freqs=$3
 shift 3
@@ -79,8 +79,8 @@ run1() {
 	uwprof)
 		cp "$data" "$out/data/$prog.$cfg.rep$rep.uwdata" ;;
 	fp|dwarf)
-		perf report -i "$data" --stats 2>/dev/null >"$out/data/$prog.$cfg.rep$rep.stats"
 		if [ "$rep" = 1 ]; then
+			perf report -i "$data" --stats 2>/dev/null >"$out/data/$prog.$cfg.rep$rep.stats"
 			local t0=$(date +%s)
 			perf script -i "$data" --no-inline --show-mmap-events \
 				-F comm,pid,tid,time,event,ip,dso 2>"$work/script.err" |

@@ -1,0 +1,683 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Checks the benchmark VM's results and writes docs/BENCHMARKS.md.
+
+Input: the directory run-vm.sh filled (times/, sizes/, data/, machine.txt)
+plus host.txt from bench.sh.  Every figure on the page comes from there.
+
+The success-rate checker verifies every frame of every sample itself, for
+uwprof and for perf alike (the module's own stop reason is only used to
+name why an unwind that fails the check ended):
+  - every return address lies in an executable file mapping of the process,
+    and the instruction just before it is a call: for Thumb a 32-bit BL or
+    BLX (immediate) ending at it or a 16-bit BLX (register); for ARM a BL,
+    BLX (immediate) or BLX (register); decoded with capstone from the very
+    bytes of the file that was mapped;
+  - the last frame is in the process's outermost function: the entry
+    function of the executable (_start, from the unstripped build's symbol
+    table) or of the dynamic loader (its ELF entry point), where a thread
+    starts before main runs.
+A sample passing both is fully unwound (DESIGN.md section 5).
+"""
+import argparse
+import collections
+import gzip
+import os
+import re
+import statistics
+import struct
+import sys
+
+import capstone
+from capstone import arm as cs_arm
+from elftools.elf.elffile import ELFFile
+
+STOP_NAMES = ["root", "no-table", "refused", "bad-sp", "no-progress",
+              "read-fault", "bad-opcode", "max-depth"]
+
+
+def kv_file(path):
+    d = {}
+    if os.path.exists(path):
+        for line in open(path, encoding="utf-8", errors="replace"):
+            if "=" in line:
+                k, v = line.rstrip("\n").split("=", 1)
+                d[k] = v
+    return d
+
+
+# ---- the uwprof data file (docs/DATAFILE.md, tools/uwprof/datafile.h) ----
+
+def load_uwdata(path):
+    b = open(path, "rb").read()
+    magic, _ver, hsz = struct.unpack_from("<8sII", b, 0)
+    if magic != b"UWPROFD\0":
+        raise ValueError(path + ": not a uwprof data file")
+    pos = hsz
+    samples, maps, stats = [], [], None
+    while pos + 8 <= len(b):
+        typ, size = struct.unpack_from("<II", b, pos)
+        if size < 8 or pos + size > len(b):
+            break
+        p = b[pos + 8:pos + size]
+        if typ == 1:
+            (_rs, _rt, stop, flags, _cpu, pid, tid, _t,
+             nf) = struct.unpack_from("<HHBBHIIQI", p, 0)
+            frames = struct.unpack_from("<%dI" % nf, p, 32)
+            samples.append((pid, stop, flags, frames))
+        elif typ == 2:
+            v = struct.unpack_from("<8I", p, 0)
+            path_ = p[80:].split(b"\0")[0].decode(errors="replace")
+            maps.append(dict(pid=v[0], start=v[1], end=v[2], offset=v[3],
+                             path=path_))
+        elif typ == 4:
+            f = struct.unpack_from("<II6Q16Q2Q", p, 0)
+            stats = dict(taken=f[2], delivered=f[3], dropped=f[4], kctx=f[5],
+                         hsum=f[6], hmax=f[7], stop=list(f[8:24]),
+                         frames=f[24], bytes=f[25])
+        pos += size
+    return dict(samples=samples, maps=maps, stats=stats, size=len(b))
+
+
+# ---- ELF files as mapped in the VM ----
+
+class Elf:
+    def __init__(self, path, symfile=None):
+        self.data = open(path, "rb").read()
+        with open(path, "rb") as f:
+            e = ELFFile(f)
+            self.entry = e.header.e_entry & ~1
+            self.loads = [(s["p_offset"], s["p_vaddr"], s["p_filesz"])
+                          for s in e.iter_segments() if s["p_type"] == "PT_LOAD"]
+        # The entry function's range: _start from a symbol table, else a
+        # few instructions from the entry point (the loader's _start).
+        self.entry_range = (self.entry, self.entry + 0x40)
+        self.mapsyms = []
+        for p in ([symfile] if symfile else []) + [path]:
+            with open(p, "rb") as f:
+                e = ELFFile(f)
+                st = e.get_section_by_name(".symtab")
+                if not st:
+                    continue
+                for s in st.iter_symbols():
+                    if s.name == "_start" and s["st_size"]:
+                        a = s["st_value"] & ~1
+                        self.entry_range = (a, a + s["st_size"])
+                    elif s.name in ("$a", "$t", "$d") or s.name.startswith(("$a.", "$t.", "$d.")):
+                        self.mapsyms.append((s["st_value"], s.name[1]))
+                self.mapsyms.sort()
+                break
+
+    def vaddr(self, off):
+        for o, v, n in self.loads:
+            if o <= off < o + n:
+                return off - o + v
+        return None
+
+    def mode_at(self, vaddr):
+        """'t' or 'a' from mapping symbols, None if unknown."""
+        lo, hi, m = 0, len(self.mapsyms), None
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self.mapsyms[mid][0] <= vaddr:
+                m = self.mapsyms[mid][1]
+                lo = mid + 1
+            else:
+                hi = mid
+        return m if m in ("a", "t") else None
+
+
+CS_T = capstone.Cs(capstone.CS_ARCH_ARM, capstone.CS_MODE_THUMB)
+CS_A = capstone.Cs(capstone.CS_ARCH_ARM, capstone.CS_MODE_ARM)
+CALLS = (cs_arm.ARM_INS_BL, cs_arm.ARM_INS_BLX)
+
+
+def one_insn(md, code, addr):
+    for i in md.disasm(code, addr):
+        return i
+    return None
+
+
+def call_before(data, off, mode):
+    """Is the instruction ending at file offset @off a call?  mode 't',
+    'a' or None (try both)."""
+    if off < 4 or off > len(data):
+        return False
+    if mode in ("t", None):
+        i = one_insn(CS_T, data[off - 4:off], off - 4)
+        if i and i.size == 4 and i.id in CALLS:
+            return True
+        i = one_insn(CS_T, data[off - 2:off], off - 2)
+        if i and i.size == 2 and i.id == cs_arm.ARM_INS_BLX:
+            return True
+    if mode in ("a", None) and off % 4 == 0:
+        i = one_insn(CS_A, data[off - 4:off], off - 4)
+        if i and i.id in CALLS:
+            return True
+    return False
+
+
+class Checker:
+    def __init__(self, root, unstripped):
+        self.root, self.unstripped, self.elves = root, unstripped, {}
+
+    def elf(self, path):
+        if path not in self.elves:
+            host = os.path.join(self.root, path.lstrip("/"))
+            sym = None
+            if path.startswith("/bench/bin/"):
+                sym = os.path.join(self.unstripped, os.path.basename(path))
+            try:
+                self.elves[path] = Elf(host, sym)
+            except (OSError, Exception):  # noqa: BLE001 - any unreadable file
+                self.elves[path] = None
+        return self.elves[path]
+
+    def check(self, frames, thumb_bit_reliable):
+        """frames: [(path or None, file offset with the Thumb bit as given)],
+        pc first.  Returns None if fully unwound, else a reason."""
+        for k, (path, off) in enumerate(frames):
+            if path is None:
+                return "frame outside executable file mappings"
+            e = self.elf(path)
+            if e is None:
+                return "frame in an unreadable file"
+            if k == 0:
+                continue
+            a = off & ~1
+            if off & 1:
+                mode = "t"
+            elif thumb_bit_reliable:
+                mode = "a"
+            else:
+                va = e.vaddr(a)
+                mode = e.mode_at(va - 1) if va is not None else None
+            if not call_before(e.data, a, mode):
+                return "return address not after a call"
+        path, off = frames[-1]
+        e = self.elf(path)
+        va = e.vaddr(off & ~1)
+        # A return address belongs to the call before it.
+        if len(frames) > 1 and va is not None:
+            va -= 1
+        lo, hi = e.entry_range
+        if va is None or not lo <= va < hi:
+            return "ended in %s before the entry" % os.path.basename(path)
+        return None
+
+
+# ---- uwprof results ----
+
+def uw_frames(sample, maps):
+    out = []
+    for a in sample[3]:
+        for m in maps:
+            if m["start"] <= (a & ~1) < m["end"]:
+                out.append((m["path"], a - m["start"] + m["offset"]))
+                break
+        else:
+            out.append((None, a))
+    return out
+
+
+def check_uwprof(chk, d):
+    by_pid = collections.defaultdict(list)
+    for m in d["maps"]:
+        by_pid[m["pid"]].append(m)
+    res = collections.Counter()
+    depth = []
+    for s in d["samples"]:
+        fr = uw_frames(s, by_pid[s[0]])
+        why = chk.check(fr, True) if fr else "no frames"
+        stop = STOP_NAMES[s[1]] if s[1] < len(STOP_NAMES) else str(s[1])
+        if why is None and s[1] == 0:
+            res["ok"] += 1
+            depth.append(len(fr))
+        elif why is None:
+            res["stop %s (frames check out)" % stop] += 1
+        elif s[1] == 0:
+            res["root, but %s" % why] += 1
+        else:
+            res[stop] += 1
+    return res, depth
+
+
+# ---- perf results ----
+
+HDR = re.compile(r"^(\S.*?)\s+(\d+)/(\d+)\s+[\d.]+:\s+(.*)$")
+MMAP = re.compile(r"PERF_RECORD_MMAP2? (\d+)/\d+: \[(0x[0-9a-f]+)\((0x[0-9a-f]+)\) @ (0x[0-9a-f]+|0)[^\]]*\]: (\S+) (.*)$")
+FRAME = re.compile(r"^\s+([0-9a-f]+) \((.*)\)$")
+
+
+def perf_samples(path, comm):
+    """Yields (user frames as (path, offset)) for each sample of @comm;
+    a sample with kernel frames only yields []."""
+    cur = None
+    with gzip.open(path, "rt", errors="replace") as f:
+        for line in f:
+            if line[:1] not in ("\t", " ", "\n"):
+                if cur is not None:
+                    yield cur
+                cur = None
+                m = HDR.match(line.rstrip("\n"))
+                if m and m.group(4).startswith("cpu-clock") and m.group(1) == comm:
+                    cur = []
+                continue
+            if cur is None:
+                continue
+            m = FRAME.match(line.rstrip("\n"))
+            if not m:
+                continue
+            a, dso = int(m.group(1), 16), m.group(2)
+            if dso.startswith("[kernel") or (dso == "[unknown]" and a >= 0xbf000000 and not cur):
+                continue
+            if dso.startswith("/"):
+                cur.append((dso, a))
+            else:
+                cur.append((None, a))
+    if cur is not None:
+        yield cur
+
+
+def check_perf(chk, path, comm):
+    res = collections.Counter()
+    depth = []
+    kernel_only = 0
+    for fr in perf_samples(path, comm):
+        if not fr:
+            kernel_only += 1
+            continue
+        why = chk.check(fr, False)
+        if why is None:
+            res["ok"] += 1
+            depth.append(len(fr))
+        else:
+            res[why] += 1
+    return res, depth, kernel_only
+
+
+def perf_stats(path):
+    d = {}
+    if not os.path.exists(path):
+        return d
+    section = "all"
+    for line in open(path, errors="replace"):
+        if line.strip().endswith("stats:"):
+            section = line.strip()[:-1]
+        m = re.match(r"\s*(\w+) events:\s+(\d+)", line)
+        if m:
+            d[(section, m.group(1))] = int(m.group(2))
+    return d
+
+
+# ---- the page ----
+
+def med(xs):
+    return statistics.median(xs) if xs else float("nan")
+
+
+def pct(a, b):
+    return 100.0 * a / b if b else float("nan")
+
+
+def fmt_bytes(n):
+    if n >= 1 << 20:
+        return "%.1f MiB" % (n / (1 << 20))
+    if n >= 1 << 10:
+        return "%.1f KiB" % (n / (1 << 10))
+    return "%d B" % n
+
+
+def read_times(out, prog, cfg):
+    rows = []
+    p = os.path.join(out, "times", "%s.%s" % (prog, cfg))
+    if os.path.exists(p):
+        for line in open(p):
+            d = dict(kv.split("=") for kv in line.split())
+            rows.append((int(d["wall_ns"]) / 1e9,
+                         (int(d["user_us"]) + int(d["sys_us"])) / 1e6,
+                         int(d["status"])))
+    return rows
+
+
+def read_sizes(out, prog, cfg):
+    p = os.path.join(out, "sizes", "%s.%s" % (prog, cfg))
+    d = {}
+    if os.path.exists(p):
+        for line in open(p):
+            r, s = line.split()
+            d[int(r)] = int(s)
+    return d
+
+
+def parse_tables_log(path):
+    """name -> dict of the 'uwprof table --stats' figures."""
+    t, cur = {}, None
+    for line in open(path, errors="replace"):
+        if line.startswith("== "):
+            cur = line.split()[1]
+            t[cur] = {}
+            continue
+        if cur is None:
+            continue
+        m = re.match(r"functions: (\d+) in the inputs, (\d+) in the table", line)
+        if m:
+            t[cur]["funcs"] = int(m.group(2))
+        m = re.match(r"bytes: (\d+) total", line)
+        if m:
+            t[cur]["bytes"] = int(m.group(1))
+        m = re.match(r"bytes/function: ([\d.]+)", line)
+        if m:
+            t[cur]["per_func"] = float(m.group(1))
+        m = re.match(r"\.text covered: (\d+) of (\d+)", line)
+        if m:
+            t[cur]["covered"] = (int(m.group(1)), int(m.group(2)))
+        m = re.match(r"input unwind sections: \.ARM\.exidx (\d+) \+ \.ARM\.extab (\d+) = (\d+) bytes \((\d+) entries.*?\.debug_frame (\d+)", line)
+        if m:
+            t[cur]["exidx"] = int(m.group(3))
+            t[cur]["exidx_entries"] = int(m.group(4))
+            t[cur]["debug_frame"] = int(m.group(5))
+        if "no unwind information" in line or line.startswith("(no table)"):
+            t[cur]["none"] = True
+    return t
+
+
+def dpkg_version(root, pkg):
+    try:
+        txt = open(os.path.join(root, "var/lib/dpkg/status"), errors="replace").read()
+    except OSError:
+        return "?"
+    for block in txt.split("\n\n"):
+        if re.search(r"^Package: %s$" % re.escape(pkg), block, re.M):
+            m = re.search(r"^Version: (.*)$", block, re.M)
+            if m:
+                return m.group(1)
+    return "?"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--root", required=True)
+    ap.add_argument("--unstripped", required=True)
+    ap.add_argument("--tables-log", required=True)
+    ap.add_argument("--doc", required=True)
+    ap.add_argument("--total-seconds", type=int, default=0)
+    a = ap.parse_args()
+
+    mach = kv_file(os.path.join(a.out, "machine.txt"))
+    host = kv_file(os.path.join(a.out, "host.txt"))
+    progs = mach["programs"].split()
+    configs = mach["configs"].split()
+    freqs = sorted({int(c.split("-")[1]) for c in configs if c != "none"})
+    reps = int(mach["reps"])
+    chk = Checker(a.root, a.unstripped)
+
+    R = {}   # (prog, tool, hz) -> dict of figures
+    for prog in progs:
+        base = read_times(a.out, prog, "none")
+        bw, bc = med([r[0] for r in base]), med([r[1] for r in base])
+        R[(prog, "none", 0)] = dict(wall=bw, cpu=bc, n=len(base))
+        for hz in freqs:
+            for tool in ("uwprof", "fp", "dwarf"):
+                cfg = "%s-%d" % (tool, hz)
+                t = read_times(a.out, prog, cfg)
+                sizes = read_sizes(a.out, prog, cfg)
+                f = dict(wall=med([r[0] for r in t]), cpu=med([r[1] for r in t]),
+                         n=len(t), failed=sum(1 for r in t if r[2]))
+                f["wall_ovh"] = pct(f["wall"] - bw, bw)
+                f["cpu_ovh"] = pct(f["cpu"] - bc, bc)
+                f["bps"] = med([sizes[i + 1] / t[i][0] for i in range(len(t))
+                                if i + 1 in sizes and t[i][0] > 0])
+                if tool == "uwprof":
+                    taken = delivered = lost = hsum = kctx = 0
+                    hmax = 0
+                    for rep in range(1, reps + 1):
+                        p = os.path.join(a.out, "data", "%s.%s.rep%d.uwdata" % (prog, cfg, rep))
+                        if not os.path.exists(p):
+                            continue
+                        d = load_uwdata(p)
+                        st = d["stats"] or {}
+                        taken += st.get("taken", 0)
+                        delivered += st.get("delivered", 0)
+                        lost += st.get("dropped", 0)
+                        hsum += st.get("hsum", 0)
+                        kctx += st.get("kctx", 0)
+                        hmax = max(hmax, st.get("hmax", 0))
+                        if rep == 1:
+                            res, depth = check_uwprof(chk, d)
+                            f["samples"] = len(d["samples"])
+                            f["bytes_per_sample"] = d["size"] / max(1, len(d["samples"]))
+                            f["rec_bytes_per_sample"] = st.get("bytes", 0) / max(1, st.get("delivered", 1))
+                            f["res"], f["depth"] = res, depth
+                    f.update(taken=taken, delivered=delivered, lost=lost,
+                             lost_of=taken, kctx=kctx,
+                             h_mean=hsum / taken if taken else float("nan"),
+                             h_max=hmax)
+                else:
+                    p = os.path.join(a.out, "data", "%s.%s.script.gz" % (prog, cfg))
+                    if os.path.exists(p):
+                        res, depth, konly = check_perf(chk, p, prog[:15])
+                        f["res"], f["depth"], f["kernel_only"] = res, depth, konly
+                    ps = perf_stats(os.path.join(a.out, "data", "%s.%s.rep1.stats" % (prog, cfg)))
+                    n = ps.get(("all", "SAMPLE"), 0)
+                    f["samples"] = n
+                    f["lost"] = ps.get(("cpu-clock stats", "LOST_SAMPLES"),
+                                       ps.get(("all", "LOST_SAMPLES"), 0))
+                    f["lost_records"] = ps.get(("all", "LOST"), 0)
+                    f["lost_of"] = n + f["lost"]
+                    f["bytes_per_sample"] = sizes.get(1, 0) / n if n else float("nan")
+                R[(prog, tool, hz)] = f
+
+    tables = parse_tables_log(a.tables_log)
+    write_doc(a, mach, host, progs, freqs, reps, R, tables)
+
+
+TOOL_NAME = {"uwprof": "uwprof", "fp": "perf fp", "dwarf": "perf dwarf"}
+
+
+def write_doc(a, mach, host, progs, freqs, reps, R, tables):
+    L = []
+    w = L.append
+    w("# Benchmarks")
+    w("")
+    w("Written by `make bench` (bench/perf/bench.sh); every figure below was "
+      "measured by the run that wrote this page. Rerun `make bench` to "
+      "regenerate it.")
+    w("")
+    w("uwprof, `perf record --call-graph=fp` and `perf record --call-graph=dwarf` "
+      "sample the same workloads at the same frequencies in the same emulated "
+      "ARM machine, one after the other.")
+    w("")
+    w("## Machine")
+    w("")
+    w("| | |")
+    w("|---|---|")
+    w("| host | %s, %s cores, Linux %s; load average at the end of the run %s |"
+      % (host.get("host_cpu", "?"), host.get("host_cpus", "?"),
+         host.get("host_kernel", "?"), host.get("host_loadavg", "?")))
+    w("| emulator | %s, `-M virt -cpu cortex-a15 -smp 2 -m 2048` (TCG: no KVM) |"
+      % host.get("qemu", "?"))
+    w("| guest | %s CPUs (%s), %s MiB, Debian kernel %s %s |"
+      % (mach.get("cpus"), mach.get("cpu"), int(mach.get("mem_kb", "0")) // 1024,
+         mach.get("kernel"), mach.get("kernel_version")))
+    w("| guest root | Debian bookworm armhf (debootstrap minbase) with linux-perf %s, libc6 %s, binutils %s |"
+      % (dpkg_version(a.root, "linux-perf"), dpkg_version(a.root, "libc6"),
+         dpkg_version(a.root, "binutils")))
+    w("| perf | %s; `perf_event_max_sample_rate` %s at the start, %s at the end |"
+      % (mach.get("perf"), mach.get("perf_max_sample_rate"),
+         open(os.path.join(a.out, "perf_max_sample_rate_after.txt")).read().strip()
+         if os.path.exists(os.path.join(a.out, "perf_max_sample_rate_after.txt")) else "?"))
+    w("| compilers | %s; %s |" % (host.get("gcc", "?"), host.get("clang", "?")))
+    w("| duration | VM part %s s; whole `make bench` analysis included %s s |"
+      % (host.get("vm_seconds", "?"), a.total_seconds or "?"))
+    w("")
+    w("The guest is emulated instruction by instruction on a host shared with "
+      "other work, so absolute times are those of a slow machine and vary from "
+      "run to run; ratios between configurations measured in the same rounds "
+      "are what the tables compare. Handler times are guest clock times.")
+    w("")
+    w("## Workloads and commands")
+    w("")
+    w("- `lua-gcc`, `lua-clang`: lua 5.4 from Debian's source package running "
+      "`bench/perf/bench.lua` (recursion, string formatting and patterns, table "
+      "sort, closures). `sqlite-gcc`, `sqlite-clang`: the sqlite3 shell from "
+      "Debian's source package running `bench/perf/bench.sql` on an in-memory "
+      "database (inserts, an index, aggregates, a join, sorting, JSON). Built by "
+      "`scripts/build-lua.sh` and `scripts/build-sqlite.sh`: `-O2 -g -mthumb "
+      "-funwind-tables`, dynamically linked against Debian's libc6:armhf. Both "
+      "workloads are single-threaded.")
+    w("- On the target the binaries are stripped (`arm-linux-gnueabihf-strip`). "
+      "Their unstripped copies are installed where debug packages put them, "
+      "`/usr/lib/debug/.build-id/xx/yyyy.debug`, for perf.")
+    w("- uwprof tables: `uwprof table FILE --build-id-dir tables` on the "
+      "unstripped builds and on Debian's libc.so.6, libgcc_s.so.1, "
+      "ld-linux-armhf.so.3 and libm.so.6 as shipped (their `.ARM.exidx`; libm "
+      "has none, so it has no table).")
+    w("- unprofiled: `timeit -o T -- WORKLOAD`")
+    w("- uwprof: `timeit -o T -- uwprof record -F HZ -t tables -o uwprof.data -- WORKLOAD` "
+      "(the static armhf `uwprof`, module `uwprof.ko` loaded)")
+    w("- perf: `timeit -o T -- perf record -q -e cpu-clock -F HZ --call-graph=fp|dwarf "
+      "-o perf.data -- WORKLOAD` (cpu-clock, as uwprof's sampler uses; the "
+      "virt machine has no PMU), then `perf report --stats` and "
+      "`perf script --no-inline --show-mmap-events -F comm,pid,tid,time,event,ip,dso`")
+    w("- `timeit` (bench/timeit.c) reports the wall time and the CPU time "
+      "(user + system) of the command and everything it waited for: for a "
+      "profiled run, profiler and workload together.")
+    w("- %d rounds; in each, every configuration of a workload runs once, in an "
+      "order rotated from round to round. Times are medians over the rounds. "
+      "The success rate, bytes per sample and perf's counts are from the first "
+      "round; uwprof's lost samples and handler times add up all rounds."
+      % reps)
+    w("")
+
+    w("## Success rate")
+    w("")
+    w("Fully unwound samples / samples of the workload, checked frame by frame "
+      "by `bench/perf/analyze.py`: every return address must lie in an "
+      "executable file mapping with a call instruction (capstone: Thumb BL/BLX "
+      "immediate or BLX register, ARM BL/BLX) just before it, and the last "
+      "frame must be in the entry function of the executable (`_start`) or of "
+      "the dynamic loader. For uwprof, samples that fail are named by the "
+      "module's stop reason; for perf, by the first check that fails. perf "
+      "samples whose call chain has kernel frames only (during exec, before "
+      "the process has user context) are left out and counted apart.")
+    w("")
+    w("| workload | Hz | tool | samples | fully unwound | mean depth (fully unwound) | the rest, by reason |")
+    w("|---|---:|---|---:|---:|---:|---|")
+    for prog in progs:
+        for hz in freqs:
+            for tool in ("uwprof", "fp", "dwarf"):
+                f = R[(prog, tool, hz)]
+                res = f.get("res")
+                if res is None:
+                    w("| %s | %d | %s | - | not measured | | |" % (prog, hz, TOOL_NAME[tool]))
+                    continue
+                n = sum(res.values())
+                ok = res.get("ok", 0)
+                rest = ", ".join("%s %d (%.1f%%)" % (k, v, pct(v, n))
+                                 for k, v in res.most_common() if k != "ok")
+                if f.get("kernel_only"):
+                    rest += "%s(+%d kernel-only samples left out)" % ("; " if rest else "", f["kernel_only"])
+                dep = "%.1f" % statistics.mean(f["depth"]) if f["depth"] else "-"
+                w("| %s | %d | %s | %d | **%.1f%%** | %s | %s |"
+                  % (prog, hz, TOOL_NAME[tool], n, pct(ok, n), dep, rest or "-"))
+    w("")
+
+    w("## Overhead")
+    w("")
+    w("Median wall and CPU time of the profiled command (profiler and workload "
+      "together) against the unprofiled workload, same rounds.")
+    w("")
+    w("| workload | unprofiled wall / CPU | Hz | uwprof wall / CPU | perf fp wall / CPU | perf dwarf wall / CPU |")
+    w("|---|---|---:|---|---|---|")
+    for prog in progs:
+        b = R[(prog, "none", 0)]
+        for k, hz in enumerate(freqs):
+            cells = []
+            for tool in ("uwprof", "fp", "dwarf"):
+                f = R[(prog, tool, hz)]
+                c = "%.2f s (%+.0f%%) / %.2f s (%+.0f%%)" % (
+                    f["wall"], f["wall_ovh"], f["cpu"], f["cpu_ovh"])
+                if f.get("failed"):
+                    c += "; %d runs failed" % f["failed"]
+                cells.append(c)
+            w("| %s | %s | %d | %s |" % (
+                prog if k == 0 else "",
+                ("%.2f s / %.2f s (n=%d)" % (b["wall"], b["cpu"], b["n"])) if k == 0 else "",
+                hz, " | ".join(cells)))
+    w("")
+
+    w("## Data written and lost samples")
+    w("")
+    w("Bytes per sample: the data file of the first round over its samples "
+      "(uwprof.data with its mapping and stats records; perf.data with its "
+      "headers). Bytes per second: data file size over the wall time of its "
+      "run, median of the rounds. Lost: uwprof, samples the module dropped "
+      "(buffer full) out of those it took, all rounds; perf, the lost-sample "
+      "count and LOST records of `perf report --stats`, first round.")
+    w("")
+    w("| workload | Hz | uwprof B/sample | uwprof B/s | uwprof lost | perf fp B/sample | perf fp B/s | perf fp lost | perf dwarf B/sample | perf dwarf B/s | perf dwarf lost |")
+    w("|---|---:|---:|---:|---|---:|---:|---|---:|---:|---|")
+    for prog in progs:
+        for hz in freqs:
+            cells = []
+            for tool in ("uwprof", "fp", "dwarf"):
+                f = R[(prog, tool, hz)]
+                if tool == "uwprof":
+                    lost = "%d of %d" % (f["lost"], f["lost_of"])
+                else:
+                    lost = "%d of %d (%d LOST records)" % (f["lost"], f["lost_of"], f["lost_records"])
+                cells.append("%.0f | %s/s | %s" % (f.get("bytes_per_sample", float("nan")),
+                                                  fmt_bytes(f["bps"]) if f["bps"] == f["bps"] else "-", lost))
+            w("| %s | %d | %s |" % (prog, hz, " | ".join(cells)))
+    w("")
+    w("uwprof's records alone (the module's `bytes` / `delivered`, first round): " +
+      ", ".join("%s %d Hz %.1f B" % (p, hz, R[(p, "uwprof", hz)].get("rec_bytes_per_sample", float("nan")))
+                for p in progs for hz in freqs) + ".")
+    w("")
+
+    w("## uwprof handler time per sample")
+    w("")
+    w("From the module's counters (`UWPROF_IOC_STATS`: `handler_ns_sum`, "
+      "`handler_ns_max`, `taken`), all rounds. The module keeps a sum and a "
+      "maximum only, and records carry no per-sample time, so no p99 can be "
+      "computed from what it reports: the p99 column stays empty until the "
+      "ABI gives per-sample times or a histogram.")
+    w("")
+    w("| workload | Hz | samples taken | in the kernel when taken | mean | p99 | max |")
+    w("|---|---:|---:|---:|---:|---:|---:|")
+    for prog in progs:
+        for hz in freqs:
+            f = R[(prog, "uwprof", hz)]
+            w("| %s | %d | %d | %d | %.1f µs | n/a | %.1f µs |" % (
+                prog, hz, f["taken"], f["kctx"], f["h_mean"] / 1e3, f["h_max"] / 1e3))
+    w("")
+
+    w("## Table sizes")
+    w("")
+    w("`uwprof table --stats` on each file: the v2 table against the unwind "
+      "sections of the same ELF. Per function: the table over the functions it "
+      "holds; `.ARM.exidx` + `.ARM.extab` over their entries (one per function "
+      "or range); `.debug_frame` over the table's functions.")
+    w("")
+    w("| file | functions in table | .text covered | table bytes | per function | .ARM.exidx + .ARM.extab | per entry | .debug_frame | per function |")
+    w("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for name, t in tables.items():
+        if t.get("none") or "bytes" not in t:
+            w("| %s | no unwind information: no table | | | | | | | |" % name)
+            continue
+        cov = t.get("covered", (0, 0))
+        ex, ne, df, nf = t.get("exidx", 0), t.get("exidx_entries", 0), t.get("debug_frame", 0), t.get("funcs", 0)
+        w("| %s | %d | %.1f%% | %d | %.2f | %d | %s | %d | %s |" % (
+            name, nf, pct(cov[0], cov[1]), t["bytes"], t.get("per_func", float("nan")),
+            ex, "%.2f" % (ex / ne) if ne else "-", df, "%.2f" % (df / nf) if df and nf else "-"))
+    w("")
+    os.makedirs(os.path.dirname(os.path.abspath(a.doc)), exist_ok=True)
+    with open(a.doc, "w") as f:
+        f.write("\n".join(L) + "\n")
+    print("\n".join(L))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
