@@ -10,6 +10,7 @@
 # more failure.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/scripts/counts.sh"
 BUILD=${BUILD:-$top/build}
 dir=$1 runner=$2
 shift 2
@@ -22,21 +23,16 @@ out=$BUILD/vm/test-vm.log
 rc=${PIPESTATUS[0]}
 sum() { grep -oE "# Totals: .*" "$out" | grep -oE "$1:[0-9]+" | cut -d: -f2 |
 	awk '{s += $1} END {print s + 0}'; }
-pass=$(sum pass) fail=$(( $(sum fail) + $(sum error) )) skip=$(sum skip)
-if [ "$rc" -ne 0 ] && [ "$fail" -eq 0 ]; then
+count_passed=$(sum pass) count_skipped=$(sum skip)
+count_failed=$(( $(sum fail) + $(sum error) ))
+if [ "$rc" -ne 0 ] && [ "$count_failed" -eq 0 ]; then
 	echo "# test-vm: the VM run failed (exit $rc) with no failed test counted"
-	fail=$((fail + 1))
+	count_failed=1
 fi
 for script in ${VM_TEST_SCRIPTS:-}; do
 	echo "== $script"
 	"$script" 2>&1 | tee "$BUILD/vm/script.log"
-	src=${PIPESTATUS[0]}
-	line=$(grep -E '[0-9]+ passed, [0-9]+ failed' "$BUILD/vm/script.log" | tail -n 1)
-	p=$(grep -oE '[0-9]+ passed' <<<"$line" | grep -oE '[0-9]+' || echo 0)
-	f=$(grep -oE '[0-9]+ failed' <<<"$line" | grep -oE '[0-9]+' || echo 0)
-	s=$(grep -oE '[0-9]+ skipped' <<<"$line" | grep -oE '[0-9]+' || echo 0)
-	[ "$src" -eq 0 ] || [ "$f" -gt 0 ] || f=1
-	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
+	count_add "$BUILD/vm/script.log" "${PIPESTATUS[0]}" "$script"
 done
-echo "test-vm: $pass passed, $fail failed, $skip skipped"
-[ "$fail" -eq 0 ] && [ "$rc" -eq 0 ]
+count_line test-vm
+[ "$count_failed" -eq 0 ]
