@@ -5,10 +5,10 @@
 TABLE_CORE	:= tools/uwprof/table_enc.c tools/uwprof/table_conv.c \
 		   tools/uwprof/table_layout.c tools/uwprof/table_breakpad.c
 TABLE_ELF	:= tools/uwprof/table_dwarf.c tools/uwprof/table_ehabi.c \
-		   tools/uwprof/table_elf.c
+		   tools/uwprof/table_elf.c tools/uwprof/prologue.c
 TABLE_READ	:= tools/uwprof/table_uwt.c tools/uwprof/table_dump.c
 TABLE_SRCS	:= $(TABLE_CORE) $(wildcard $(TABLE_ELF)) $(wildcard $(TABLE_READ))
-TABLE_LIBS	:= -ldw -lelf -lz
+TABLE_LIBS	:= -ldw -lelf -lz -lcapstone
 
 TOOL_SRCS	+= $(TABLE_SRCS) $(wildcard tools/uwprof/cmd_table.c tools/uwprof/cmd_dump.c)
 TOOL_LIBS	+= $(TABLE_LIBS)
@@ -33,3 +33,9 @@ test_table_real_SRCS := unwind_v2.c tools/uwprof/table_uwt.c
 test_table_real_LIBS := -ldw -lelf
 
 HOST_TEST_SCRIPTS += tests/host/table_cli.sh
+
+# Prologue analysis: hand-assembled sequences, and lua5.4 against DWARF.
+HOST_TESTS	+= test_table_prologue
+test_table_prologue_SRCS := $(TABLE_CORE) tools/uwprof/table_elf.c \
+		   tools/uwprof/prologue.c
+test_table_prologue_LIBS := -ldw -lelf -lcapstone

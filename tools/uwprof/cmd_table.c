@@ -14,6 +14,7 @@
 #include "table_elf.h"
 #include "table_uwt.h"
 #include "table_dump.h"
+#include "prologue.h"
 
 #define MAX_DEBUG_DIRS	16
 #define DEFAULT_DEBUG_DIR "/usr/lib/debug"
@@ -28,6 +29,7 @@ struct opts {
 	const char *debug_dirs[MAX_DEBUG_DIRS];
 	u32 ndebug_dirs;
 	bool no_debug_file;
+	bool prologue;
 	u32 text_start;
 	bool have_text_start;
 	bool raw;
@@ -57,6 +59,8 @@ static void usage(FILE *f)
 		"      --debug-dir DIR    look for DIR/.build-id/xx/rest.debug (repeatable;\n"
 		"                         " DEFAULT_DEBUG_DIR " is always tried last)\n"
 		"      --no-debug-file    use no separate debug file\n"
+		"      --prologue-analysis  derive rules from the instructions of functions\n"
+		"                         that would only refuse (CANTUNWIND, no unwind info)\n"
 		"      --stats            print sizes and coverage\n"
 		"      --report FILE      list, per function, what could not be expressed\n"
 		"                         and which functions are EHABI-only ('-': stdout)\n");
@@ -76,6 +80,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "debug-file", required_argument, NULL, 'F' },
 		{ "debug-dir", required_argument, NULL, 'D' },
 		{ "no-debug-file", no_argument, NULL, 'N' },
+		{ "prologue-analysis", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -94,6 +99,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case 'R': o->report = optarg; break;
 		case 'F': o->debug_file = optarg; break;
 		case 'N': o->no_debug_file = true; break;
+		case 'P': o->prologue = true; break;
 		case 'D':
 			if (o->ndebug_dirs == MAX_DEBUG_DIRS - 1) {
 				uw_err("table: at most %d --debug-dir options",
@@ -551,6 +557,13 @@ static int read_inputs(struct gen *g, struct tb_elf *e)
 		uw_err("table: %s: out of memory", g->o->input);
 		return UWPROF_EXIT_FAIL;
 	}
+	/* After the roots, so thread entry code is never analysed. */
+	if (g->o->prologue && !g->o->compat &&
+	    tb_prologue_pass(e, &g->in, &g->notes) < 0) {
+		uw_err("table: %s: prologue analysis failed (capstone or out of memory)",
+		       g->o->input);
+		return UWPROF_EXIT_FAIL;
+	}
 	g->meta = e->meta;
 	if (g->o->have_text_start)
 		g->meta.text_addr = g->o->text_start;
@@ -564,7 +577,7 @@ static int read_inputs(struct gen *g, struct tb_elf *e)
 	g->extab_bytes = e->extab_bytes;
 	g->exidx_entries = e->exidx_entries;
 	if (!g->in.n) {
-		uw_err("table: %s has no unwind information (.debug_frame, .eh_frame or .ARM.exidx); build it with -g or -funwind-tables",
+		uw_err("table: %s has no unwind information (.debug_frame, .eh_frame or .ARM.exidx); give its debug file (--debug-file/--debug-dir), build it with -g or -funwind-tables, or try --prologue-analysis",
 		       g->o->input);
 		return UWPROF_EXIT_USAGE;
 	}

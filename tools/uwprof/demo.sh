@@ -39,10 +39,13 @@ fetch_libc_dbg() {
 # libm.so.6 carry little or no unwind information themselves (libc's
 # exidx marks its asm CANTUNWIND, libm has none); their separate debug
 # files (libc6-dbg) hold .debug_frame CFI for nearly every function, found
-# by build-id under --debug-dir.  UWPROF_DEMO_NO_DEBUG_FILE=1 builds the
-# tables without them, to compare.
+# by build-id under --debug-dir.  What still has no CFI (libgcc's helpers
+# linked into lua) gets rules from prologue analysis where the
+# instructions justify them.  UWPROF_DEMO_NO_DEBUG_FILE=1 and
+# UWPROF_DEMO_NO_PROLOGUE=1 leave either out, to compare.
 make_tables() {
-	local f dbg=()
+	local f dbg=() pa=(--prologue-analysis)
+	[ -n "${UWPROF_DEMO_NO_PROLOGUE:-}" ] && pa=()
 	rm -rf "$demo/tables"
 	mkdir -p "$demo/tables"
 	if [ -n "${UWPROF_DEMO_NO_DEBUG_FILE:-}" ]; then
@@ -53,8 +56,10 @@ make_tables() {
 	fi
 	for f in "$lua" "$libdir/libc.so.6" "$libdir/libm.so.6" \
 		"$libdir/ld-linux-armhf.so.3" "$libgcc"; do
-		# libm.so.6 has nothing to build from without its debug file.
-		"$uwprof" table "$f" ${dbg[@]+"${dbg[@]}"} --build-id-dir "$demo/tables" \
+		# Without a debug file and prologue analysis libm.so.6 has
+		# nothing to build from: say so and go on.
+		"$uwprof" table "$f" ${dbg[@]+"${dbg[@]}"} ${pa[@]+"${pa[@]}"} \
+			--build-id-dir "$demo/tables" \
 			>/dev/null 2>"$demo/table.err" ||
 			say "no table for $(basename "$f"): $(head -n 1 "$demo/table.err")"
 	done

@@ -25,6 +25,28 @@ static int sym_cmp(const void *a, const void *b)
 	return x->size < y->size ? 1 : x->size > y->size ? -1 : 0;
 }
 
+/* $a, $t, $d (optionally followed by ".suffix"). */
+static void add_map(struct tb_elf *e, u32 addr, const char *name)
+{
+	struct tb_map *m;
+
+	if (name[0] != '$' || !strchr("atd", name[1]) || !name[1] ||
+	    (name[2] && name[2] != '.'))
+		return;
+	m = realloc(e->maps, (e->nmaps + 1) * sizeof(*m));
+	if (!m)
+		return;
+	e->maps = m;
+	e->maps[e->nmaps++] = (struct tb_map){ addr & ~1u, name[1] };
+}
+
+static int map_cmp(const void *a, const void *b)
+{
+	const struct tb_map *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
 static void read_symbols(struct tb_elf *e, Elf *elf, Elf_Scn *scn,
 			 GElf_Shdr *sh)
 {
@@ -42,12 +64,16 @@ static void read_symbols(struct tb_elf *e, Elf *elf, Elf_Scn *scn,
 		GElf_Sym s;
 		const char *name;
 
-		if (!gelf_getsym(d, i, &s) || GELF_ST_TYPE(s.st_info) != STT_FUNC ||
-		    s.st_shndx == SHN_UNDEF)
+		if (!gelf_getsym(d, i, &s) || s.st_shndx == SHN_UNDEF)
 			continue;
 		name = elf_strptr(elf, sh->sh_link, s.st_name);
+		if (GELF_ST_TYPE(s.st_info) == STT_NOTYPE && name)
+			add_map(e, s.st_value, name);
+		if (GELF_ST_TYPE(s.st_info) != STT_FUNC)
+			continue;
 		v[e->nsyms++] = (struct tb_sym){ s.st_value & ~1u, s.st_size,
-						 name ? name : "" };
+						 name ? name : "",
+						 s.st_value & 1 };
 	}
 }
 
@@ -147,6 +173,7 @@ int tb_elf_open(struct tb_elf *e, const char *path, char *err, size_t errlen)
 		goto fail;
 	}
 	qsort(e->syms, e->nsyms, sizeof(*e->syms), sym_cmp);
+	qsort(e->maps, e->nmaps, sizeof(*e->maps), map_cmp);
 	return 0;
 fail:
 	tb_elf_close(e);
@@ -172,6 +199,8 @@ void tb_elf_close(struct tb_elf *e)
 		close(e->fd);
 	free(e->syms);
 	e->syms = NULL;
+	free(e->maps);
+	e->maps = NULL;
 	e->elf = NULL;
 	e->fd = -1;
 }
@@ -298,5 +327,6 @@ int tb_elf_attach_debug(struct tb_elf *e, const char *path, char *err,
 		return -1;
 	}
 	qsort(e->syms, e->nsyms, sizeof(*e->syms), sym_cmp);
+	qsort(e->maps, e->nmaps, sizeof(*e->maps), map_cmp);
 	return 0;
 }

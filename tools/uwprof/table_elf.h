@@ -13,6 +13,13 @@ struct tb_sym {
 	u32 addr;		/* Thumb bit cleared */
 	u32 size;
 	const char *name;
+	bool thumb;		/* the symbol's value had bit 0 set */
+};
+
+/* ARM ELF mapping symbols: where ARM code, Thumb code and data start. */
+struct tb_map {
+	u32 addr;
+	char kind;		/* 'a', 't' or 'd' */
 };
 
 struct tb_elf {
@@ -29,6 +36,8 @@ struct tb_elf {
 	struct uwt_meta meta;
 	struct tb_sym *syms;	/* FUNC symbols, sorted by address */
 	u32 nsyms;
+	struct tb_map *maps;	/* mapping symbols, sorted by address */
+	u32 nmaps;
 	u32 exidx_entries, exidx_bytes, extab_bytes, debug_frame_bytes,
 	    eh_frame_bytes;
 };

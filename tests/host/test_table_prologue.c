@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Prologue analysis (tools/uwprof/prologue.c).
+ *
+ * Hand-assembled ARM and Thumb sequences (bytes checked against the
+ * encodings in the ARM ARM) with the rules each instruction boundary must
+ * get, and the forms the analysis must refuse.  Then lua5.4 (gcc and
+ * clang builds, which carry DWARF CFI): every function the analysis
+ * accepts must agree with libdw's CFI at every address where either
+ * changes.
+ */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <stdlib.h>
+#include "harness.h"
+#include "prologue.h"
+#include "table_elf.h"
+
+/* The full state the analysis gives at @addr (rows are full states). */
+static const struct tb_row *state_at(const struct tb_cfi_func *f, u32 addr)
+{
+	const struct tb_row *r = NULL;
+
+	for (u32 i = 0; i < f->nrows && f->rows[i].addr <= addr; i++)
+		r = &f->rows[i];
+	return r;
+}
+
+static void free_func(struct tb_cfi_func *f)
+{
+	free(f->rows);
+	memset(f, 0, sizeof(*f));
+}
+
+/* Expected state: cfa, then (slot, offset) pairs; slot TB_RA for lr. */
+struct want {
+	u32 off;
+	s32 cfa;
+	int nsaved;
+	int reg[8];
+	s32 at[8];
+};
+
+static void check_state(const struct tb_cfi_func *f, u32 base,
+			const struct want *w)
+{
+	const struct tb_row *r = state_at(f, base + w->off);
+	int saved = 0;
+
+	if (!r) {
+		th_fail(__FILE__, __LINE__, "+0x%x: no row", w->off);
+		return;
+	}
+	if (r->cfa_kind != TB_CFA_REG || r->cfa_reg != 13 || r->cfa_off != w->cfa)
+		th_fail(__FILE__, __LINE__, "+0x%x: CFA sp+%d, want sp+%d",
+			w->off, r->cfa_off, w->cfa);
+	for (int i = 0; i < TB_NREGS; i++)
+		saved += r->r[i].kind == TB_R_OFFSET;
+	if (saved != w->nsaved)
+		th_fail(__FILE__, __LINE__, "+0x%x: %d saved, want %d", w->off,
+			saved, w->nsaved);
+	for (int k = 0; k < w->nsaved; k++) {
+		const struct tb_rule *ru = &r->r[w->reg[k]];
+
+		if (ru->kind != TB_R_OFFSET || ru->off != w->at[k])
+			th_fail(__FILE__, __LINE__, "+0x%x: slot %d at %d, want %d",
+				w->off, w->reg[k], ru->kind == TB_R_OFFSET ?
+				ru->off : 0, w->at[k]);
+	}
+	if (!w->nsaved && !(r->r[TB_RA].kind == TB_R_SAME ||
+			    (r->r[TB_RA].kind == TB_R_REG && r->r[TB_RA].reg == 14)))
+		th_fail(__FILE__, __LINE__, "+0x%x: return address not in lr",
+			w->off);
+}
+
+static int analyse(const u8 *b, u32 n, bool thumb, struct tb_cfi_func *f)
+{
+	char why[160];
+	int r;
+
+	memset(f, 0, sizeof(*f));
+	r = tb_prologue_analyse(b, n, 0x1000, thumb, f, why, sizeof(why));
+	if (r <= 0)
+		printf("# not analysed: %s\n", why);
+	return r;
+}
+
+TEST(thumb_push_sub_epilogue)
+{
+	/* push {r4-r7, lr}; sub sp, #16; movs r0, #0; add sp, #16;
+	 * pop {r4-r7, pc} */
+	static const u8 code[] = { 0xf0, 0xb5, 0x84, 0xb0, 0x00, 0x20,
+				   0x04, 0xb0, 0xf0, 0xbd };
+	static const struct want w[] = {
+		{ 0, 0, 0, { 0 }, { 0 } },
+		{ 2, 20, 5, { 4, 5, 6, 7, TB_RA }, { -20, -16, -12, -8, -4 } },
+		{ 4, 36, 5, { 4, 5, 6, 7, TB_RA }, { -20, -16, -12, -8, -4 } },
+		{ 6, 36, 5, { 4, 5, 6, 7, TB_RA }, { -20, -16, -12, -8, -4 } },
+		{ 8, 20, 5, { 4, 5, 6, 7, TB_RA }, { -20, -16, -12, -8, -4 } },
+	};
+	struct tb_cfi_func f;
+
+	CHECK_EQ_U32(analyse(code, sizeof(code), true, &f), sizeof(code));
+	for (u32 i = 0; i < sizeof(w) / sizeof(w[0]); i++)
+		check_state(&f, 0x1000, &w[i]);
+	CHECK_EQ_U32(f.source, TB_SRC_PROLOGUE);
+	free_func(&f);
+}
+
+TEST(thumb_vpush)
+{
+	/* push {r4, lr}; vpush {d8-d9}; movs r0, #0; vpop {d8-d9};
+	 * pop {r4, pc} */
+	static const u8 code[] = { 0x10, 0xb5, 0x2d, 0xed, 0x04, 0x8b, 0x00,
+				   0x20, 0xbd, 0xec, 0x04, 0x8b, 0x10, 0xbd };
+	static const struct want w[] = {
+		{ 2, 8, 2, { 4, TB_RA }, { -8, -4 } },
+		{ 6, 24, 4, { 4, TB_RA, TB_D0 + 8, TB_D0 + 9 },
+		  { -8, -4, -24, -16 } },
+		{ 12, 8, 2, { 4, TB_RA }, { -8, -4 } },
+	};
+	struct tb_cfi_func f;
+
+	CHECK_EQ_U32(analyse(code, sizeof(code), true, &f), sizeof(code));
+	for (u32 i = 0; i < sizeof(w) / sizeof(w[0]); i++)
+		check_state(&f, 0x1000, &w[i]);
+	free_func(&f);
+}
+
+TEST(thumb_leaf_returns_to_lr)
+{
+	/* adds r0, r0, r1; bx lr */
+	static const u8 code[] = { 0x40, 0x18, 0x70, 0x47 };
+	static const struct want w = { 2, 0, 0, { 0 }, { 0 } };
+	struct tb_cfi_func f;
+
+	CHECK_EQ_U32(analyse(code, sizeof(code), true, &f), sizeof(code));
+	check_state(&f, 0x1000, &w);
+	CHECK_EQ_U32(f.nrows, 1);
+	free_func(&f);
+}
+
+TEST(arm_push_sub_epilogue)
+{
+	/* push {r4, r5, fp, lr}; sub sp, sp, #8; mov r0, #0;
+	 * add sp, sp, #8; pop {r4, r5, fp, pc} */
+	static const u8 code[] = { 0x30, 0x48, 0x2d, 0xe9, 0x08, 0xd0, 0x4d,
+				   0xe2, 0x00, 0x00, 0xa0, 0xe3, 0x08, 0xd0,
+				   0x8d, 0xe2, 0x30, 0x88, 0xbd, 0xe8 };
+	static const struct want w[] = {
+		{ 0, 0, 0, { 0 }, { 0 } },
+		{ 4, 16, 4, { 4, 5, 11, TB_RA }, { -16, -12, -8, -4 } },
+		{ 8, 24, 4, { 4, 5, 11, TB_RA }, { -16, -12, -8, -4 } },
+		{ 16, 16, 4, { 4, 5, 11, TB_RA }, { -16, -12, -8, -4 } },
+	};
+	struct tb_cfi_func f;
+
+	CHECK_EQ_U32(analyse(code, sizeof(code), false, &f), sizeof(code));
+	for (u32 i = 0; i < sizeof(w) / sizeof(w[0]); i++)
+		check_state(&f, 0x1000, &w[i]);
+	free_func(&f);
+}
+
+TEST(arm_single_register_push)
+{
+	/* str lr, [sp, #-4]!; mov r0, #0; ldr pc, [sp], #4 */
+	static const u8 code[] = { 0x04, 0xe0, 0x2d, 0xe5, 0x00, 0x00, 0xa0,
+				   0xe3, 0x04, 0xf0, 0x9d, 0xe4 };
+	static const struct want w = { 4, 4, 1, { TB_RA }, { -4 } };
+	struct tb_cfi_func f;
+
+	CHECK_EQ_U32(analyse(code, sizeof(code), false, &f), sizeof(code));
+	check_state(&f, 0x1000, &w);
+	free_func(&f);
+}
+
+/* What must never get rows. */
+TEST(refused_forms)
+{
+	static const struct {
+		const char *what;
+		bool thumb;
+		u8 n;
+		u8 b[12];
+	} v[] = {
+		/* push {r4, lr}; mov sp, r7; pop {r4, pc} */
+		{ "sp from a register", true, 6,
+		  { 0x10, 0xb5, 0xbd, 0x46, 0x10, 0xbd } },
+		/* movs r4, #1; bx lr: a callee-saved register clobbered */
+		{ "callee-saved written unsaved", true, 4,
+		  { 0x01, 0x24, 0x70, 0x47 } },
+		/* bl .; bx lr: the call overwrites the return address */
+		{ "call from a leaf", true, 6,
+		  { 0xff, 0xf7, 0xfe, 0xff, 0x70, 0x47 } },
+		/* cbz r0, +4; push {r4, lr}; pop {r4, pc}; bx lr:
+		 * shrink-wrapped, the frame comes after a branch */
+		{ "frame after a branch", true, 8,
+		  { 0x00, 0xb1, 0x10, 0xb5, 0x10, 0xbd, 0x70, 0x47 } },
+		/* push {r4, lr}; pop {r5, pc}: pops a slot it did not save */
+		{ "epilogue mismatch", true, 4, { 0x10, 0xb5, 0x20, 0xbd } },
+		/* push {r4, lr}; movs r0, r0 then undecodable bytes */
+		{ "undecodable", false, 8,
+		  { 0x10, 0x40, 0x2d, 0xe9, 0xff, 0xff, 0xff, 0xff } },
+	};
+
+	for (u32 i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		struct tb_cfi_func f;
+		int r = analyse(v[i].b, v[i].n, v[i].thumb, &f);
+
+		if (r != 0)
+			th_fail(__FILE__, __LINE__, "%s: analysed (%d)", v[i].what, r);
+		free_func(&f);
+	}
+}
+
+/* ---- against DWARF on lua5.4 ---- */
+
+static const char *build_dir(void)
+{
+	const char *b = getenv("BUILD");
+
+	return b && *b ? b : "build";
+}
+
+struct agree {
+	u32 funcs, analysed, points, agree, skipped;
+};
+
+/* Is DWARF register @regno saved at CFA + @off? */
+static bool dw_slot(Dwarf_Frame *fr, int regno, s32 *off)
+{
+	Dwarf_Op mem[3], *ops;
+	size_t n;
+
+	if (dwarf_frame_register(fr, regno, mem, &ops, &n) || n != 2 ||
+	    ops[0].atom != DW_OP_call_frame_cfa ||
+	    ops[1].atom != DW_OP_plus_uconst)
+		return false;
+	*off = (s32)ops[1].number;
+	return true;
+}
+
+/* Compare the analysis with libdw at one address. */
+static bool same_at(Dwarf_CFI *cfi, const struct tb_cfi_func *f, u32 addr,
+		    struct agree *c)
+{
+	const struct tb_row *r = state_at(f, addr);
+	Dwarf_Frame *fr;
+	Dwarf_Op *ops;
+	size_t n;
+	bool ok = true;
+
+	if (!r || dwarf_cfi_addrframe(cfi, addr, &fr))
+		return true;
+	if (dwarf_frame_cfa(fr, &ops, &n) || n != 1 ||
+	    ops[0].atom != DW_OP_bregx || ops[0].number != 13) {
+		c->skipped++;		/* fp-based CFA: not comparable */
+		free(fr);
+		return true;
+	}
+	c->points++;
+	ok = (s32)ops[0].number2 == r->cfa_off;
+	for (int i = 0; ok && i < TB_NREGS; i++) {
+		int regno = i == TB_RA ? 14 : i < 16 ? i : 256 + (i - TB_D0);
+		bool dw_saved = false, pa_saved = r->r[i].kind == TB_R_OFFSET;
+		s32 dw_off = 0;
+
+		if (i == 13 || i == 14 || i == 15)
+			continue;
+		dw_saved = dw_slot(fr, regno, &dw_off);
+		/* gcc describes d0-d15 as pairs of s registers (64 + 2n). */
+		if (!dw_saved && i >= TB_D0 && i < TB_D0 + 16)
+			dw_saved = dw_slot(fr, 64 + 2 * (i - TB_D0), &dw_off);
+		/* r0-r3 pushed for alignment: gcc may leave them out of the
+		 * CFI; restoring them is harmless, losing others is not. */
+		if (i <= 3 && pa_saved && !dw_saved)
+			continue;
+		ok = dw_saved == pa_saved && (!pa_saved || dw_off == r->r[i].off);
+	}
+	free(fr);
+	if (ok)
+		c->agree++;
+	else
+		th_fail(__FILE__, __LINE__,
+			"0x%x (function 0x%x): prologue analysis disagrees with DWARF (CFA sp+%d)",
+			addr, f->addr, r->cfa_off);
+	return ok;
+}
+
+/*
+ * At every address where the DWARF CFI changes.  Not between: gcc states
+ * a multi-instruction sp adjustment once, after its last instruction
+ * (e.g. add.w sp, #8192; add sp, #36), so DWARF is stale in between
+ * where the analysis is exact.
+ */
+static void compare_fn(Dwarf_CFI *cfi, const struct tb_cfi_func *f,
+		       struct agree *c)
+{
+	for (u32 a = f->addr; a < f->addr + f->size;) {
+		Dwarf_Frame *fr;
+		Dwarf_Addr s, e;
+
+		if (dwarf_cfi_addrframe(cfi, a, &fr))
+			break;
+		dwarf_frame_info(fr, &s, &e, NULL);
+		free(fr);
+		same_at(cfi, f, a, c);
+		if (e <= a)
+			break;
+		a = e;
+	}
+}
+
+static void against_dwarf(const char *tag)
+{
+	char path[512], err[256], why[160];
+	struct tb_elf e;
+	struct agree c = { 0 };
+	Dwarf *dw;
+	Dwarf_CFI *cfi;
+
+	snprintf(path, sizeof(path), "%s/arm/%s/lua", build_dir(), tag);
+	if (tb_elf_open(&e, path, err, sizeof(err))) {
+		th_fail(__FILE__, __LINE__, "%s (run scripts/build-lua.sh)", err);
+		return;
+	}
+	dw = dwarf_begin_elf(e.elf, DWARF_C_READ, NULL);
+	cfi = dw ? dwarf_getcfi(dw) : NULL;
+	CHECK(cfi != NULL);
+	for (u32 i = 0; cfi && i < e.nsyms; i++) {
+		struct tb_cfi_func f = { 0 };
+		Dwarf_Frame *fr;
+
+		if ((i && e.syms[i].addr == e.syms[i - 1].addr) ||
+		    dwarf_cfi_addrframe(cfi, e.syms[i].addr, &fr))
+			continue;	/* no CFI to compare with */
+		free(fr);
+		c.funcs++;
+		if (tb_prologue_sym(&e, i, &f, why, sizeof(why)) == 1) {
+			c.analysed++;
+			compare_fn(cfi, &f, &c);
+		}
+		free_func(&f);
+	}
+	printf("# %s: %u functions with CFI, %u analysed; %u points agree of %u compared (%u fp-based skipped)\n",
+	       tag, c.funcs, c.analysed, c.agree, c.points, c.skipped);
+	CHECK(c.funcs > 300);
+	/* The analysis must accept a real share, and never disagree. */
+	CHECK(c.analysed * 4 >= c.funcs);
+	CHECK_EQ_U32(c.agree, c.points);
+	if (dw)
+		dwarf_end(dw);
+	tb_elf_close(&e);
+}
+
+TEST(lua_gcc_agrees_with_dwarf)
+{
+	against_dwarf("lua-gcc");
+}
+
+TEST(lua_clang_agrees_with_dwarf)
+{
+	against_dwarf("lua-clang");
+}

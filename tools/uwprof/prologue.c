@@ -1,0 +1,825 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Prologue analysis with capstone (ARM and Thumb).
+ *
+ * The analysis walks the function once, in address order, with a state:
+ * the CFA as sp + cfa, and for each register the CFA-relative slot it
+ * was saved at.  It has two phases.
+ *
+ *  prologue: from the entry, straight-line code.  push/stmdb sp!, a
+ *	single-register str rN, [sp, #-4]!, sub sp, #imm and vpush/vstmdb
+ *	sp! grow the frame; instructions that touch neither sp, lr nor pc
+ *	pass.  The first other instruction ends the prologue; the state
+ *	there is the body state.
+ *  body: every path into the rest of the function went through the whole
+ *	prologue (no branch came before its end), so code reached by a
+ *	branch taken in the body state is in the body state.  Epilogues are
+ *	followed (add sp, #imm; pop/ldm sp!; vpop), and after a return
+ *	(bx lr, pop {..., pc}, a tail call) the next instruction can only
+ *	be reached by a branch, so it is in the body state again.
+ *
+ * Anything else ends the analysis at that instruction, and the caller
+ * refuses the rest: sp written any other way, a branch taken in a state
+ * other than the body state, lr or a callee-saved register written while
+ * it holds the caller's value, a conditional frame change, or an
+ * instruction capstone cannot decode.
+ */
+#include <capstone/capstone.h>
+#include <stdlib.h>
+#include <string.h>
+#include "prologue.h"
+
+#define PA_NONE	INT32_MIN	/* register not saved */
+
+struct pa_state {
+	s32 cfa;		/* CFA = sp + cfa */
+	s32 slot[TB_NREGS];	/* CFA-relative, or PA_NONE */
+	bool touched[TB_NREGS];	/* saved at some point: SAME when back */
+};
+
+/* capstone register -> row slot (r0-r15, d0-d31), or -1. */
+static int slot_of(unsigned int reg)
+{
+	if (reg >= ARM_REG_R0 && reg <= ARM_REG_R12)
+		return reg - ARM_REG_R0;
+	if (reg == ARM_REG_SP)
+		return 13;
+	if (reg == ARM_REG_LR)
+		return 14;
+	if (reg == ARM_REG_PC)
+		return 15;
+	if (reg >= ARM_REG_D0 && reg <= ARM_REG_D31)
+		return TB_D0 + (reg - ARM_REG_D0);
+	return -1;
+}
+
+static bool callee_saved(int s)
+{
+	return (s >= 4 && s <= 11) || (s >= TB_D0 + 8 && s <= TB_D0 + 15);
+}
+
+static bool state_eq(const struct pa_state *a, const struct pa_state *b)
+{
+	return a->cfa == b->cfa && !memcmp(a->slot, b->slot, sizeof(a->slot));
+}
+
+/* The row for @st at @addr: every rule stated, so rows never depend on
+ * the delta order. */
+static int add_row(struct tb_cfi_func *f, const struct pa_state *st, u32 addr)
+{
+	struct tb_row *r = tb_func_add_row(f);
+
+	if (!r)
+		return -1;
+	memset(r, 0, sizeof(*r));
+	r->addr = addr;
+	r->cfa_kind = TB_CFA_REG;
+	r->cfa_reg = 13;
+	r->cfa_off = st->cfa;
+	for (int i = 0; i < TB_NREGS; i++) {
+		int s = i == TB_RA ? 14 : i;
+
+		if (i == 13 || i == 14 || i == 15)
+			continue;
+		if (st->slot[s] != PA_NONE)
+			r->r[i] = (struct tb_rule){ TB_R_OFFSET, 0, st->slot[s] };
+		else if (st->touched[s])
+			r->r[i].kind = TB_R_SAME;
+	}
+	if (r->r[TB_RA].kind == TB_R_UNSET)
+		r->r[TB_RA] = (struct tb_rule){ TB_R_REG, 14, 0 };
+	return 0;
+}
+
+static bool ra_in_lr(const struct pa_state *st)
+{
+	return st->slot[14] == PA_NONE && st->cfa == 0;
+}
+
+/* Registers of a push/pop list, ascending, as slots; -1 if odd. */
+static int reg_list(const cs_arm *a, int first, int *regs)
+{
+	int n = 0;
+
+	for (int i = first; i < a->op_count; i++) {
+		int s;
+
+		if (a->operands[i].type != ARM_OP_REG)
+			return -1;
+		s = slot_of(a->operands[i].reg);
+		if (s < 0 || s == 13 || (n && s <= regs[n - 1]))
+			return -1;
+		regs[n++] = s;
+	}
+	return n;
+}
+
+static s32 reg_size(int s)
+{
+	return s >= TB_D0 ? 8 : 4;
+}
+
+/* A store-multiple below sp: the lowest register at the lowest address. */
+static bool do_push(struct pa_state *st, const int *regs, int n)
+{
+	s32 total = 0, at;
+
+	for (int i = 0; i < n; i++)
+		total += reg_size(regs[i]);
+	st->cfa += total;
+	at = -st->cfa;
+	for (int i = 0; i < n; i++) {
+		if (regs[i] == 15)
+			return false;
+		/* A second save of the same register: the first one's slot
+		 * is what the caller's value is in. */
+		if (st->slot[regs[i]] == PA_NONE)
+			st->slot[regs[i]] = at;
+		st->touched[regs[i]] = true;
+		at += reg_size(regs[i]);
+	}
+	return true;
+}
+
+/* A load-multiple from sp: each register must come from its own slot. */
+static bool do_pop(struct pa_state *st, const int *regs, int n)
+{
+	s32 at = -st->cfa;
+
+	for (int i = 0; i < n; i++) {
+		int s = regs[i] == 15 ? 14 : regs[i];
+
+		if (st->slot[s] != at && !(regs[i] <= 3 && st->slot[s] == PA_NONE))
+			return false;
+		st->slot[s] = PA_NONE;
+		at += reg_size(regs[i]);
+		st->cfa -= reg_size(regs[i]);
+	}
+	return st->cfa >= 0;
+}
+
+enum pa_kind { PA_OTHER, PA_PUSH, PA_POP, PA_SUB_SP, PA_ADD_SP };
+
+/* Classify the frame-changing forms; @regs/@n or @imm filled. */
+static enum pa_kind classify(const cs_insn *in, int *regs, int *n, s32 *imm)
+{
+	const cs_arm *a = &in->detail->arm;
+	const cs_arm_op *op = a->operands;
+
+	switch (in->id) {
+	case ARM_INS_PUSH:
+	case ARM_INS_VPUSH:
+		*n = reg_list(a, 0, regs);
+		return *n > 0 ? PA_PUSH : PA_OTHER;
+	case ARM_INS_POP:
+	case ARM_INS_VPOP:
+		*n = reg_list(a, 0, regs);
+		return *n > 0 ? PA_POP : PA_OTHER;
+	case ARM_INS_STMDB:
+	case ARM_INS_VSTMDB:
+	case ARM_INS_LDM:
+	case ARM_INS_VLDMIA:
+		if (!a->writeback || op[0].type != ARM_OP_REG ||
+		    op[0].reg != ARM_REG_SP)
+			return PA_OTHER;
+		*n = reg_list(a, 1, regs);
+		if (*n <= 0)
+			return PA_OTHER;
+		return in->id == ARM_INS_STMDB || in->id == ARM_INS_VSTMDB ?
+			PA_PUSH : PA_POP;
+	case ARM_INS_STR:
+		/* str rN, [sp, #-4]!: a one-register push. */
+		if (a->writeback && a->op_count == 2 && op[1].type == ARM_OP_MEM &&
+		    op[1].mem.base == ARM_REG_SP && op[1].mem.index == ARM_REG_INVALID &&
+		    op[1].mem.disp == -4 && op[0].type == ARM_OP_REG) {
+			regs[0] = slot_of(op[0].reg);
+			*n = 1;
+			return regs[0] >= 0 && regs[0] != 13 ? PA_PUSH : PA_OTHER;
+		}
+		return PA_OTHER;
+	case ARM_INS_SUB:
+	case ARM_INS_SUBW:
+	case ARM_INS_ADD:
+	case ARM_INS_ADDW:
+		if (a->update_flags || op[0].type != ARM_OP_REG ||
+		    op[0].reg != ARM_REG_SP)
+			return PA_OTHER;
+		if (a->op_count == 3 && op[1].type == ARM_OP_REG &&
+		    op[1].reg == ARM_REG_SP && op[2].type == ARM_OP_IMM &&
+		    !op[2].shift.value)
+			*imm = op[2].imm;
+		else if (a->op_count == 2 && op[1].type == ARM_OP_IMM)
+			*imm = op[1].imm;
+		else
+			return PA_OTHER;
+		if (*imm < 0 || (*imm & 3))
+			return PA_OTHER;
+		return in->id == ARM_INS_SUB || in->id == ARM_INS_SUBW ?
+			PA_SUB_SP : PA_ADD_SP;
+	default:
+		return PA_OTHER;
+	}
+}
+
+struct pa_walk {
+	csh cs;
+	u32 lo, hi;		/* the function */
+	struct pa_state cur, body;
+	bool in_body;
+	u32 body_start;
+	u32 targets[256];	/* branch targets inside the function */
+	u32 ntargets;
+	struct tb_cfi_func *f;
+	char *why;
+	size_t wlen;
+};
+
+static bool conditional(const cs_insn *in)
+{
+	arm_cc cc = in->detail->arm.cc;
+
+	return cc != ARM_CC_AL && cc != ARM_CC_INVALID;
+}
+
+/*
+ * Does @in change the flow?  By instruction id for branches, and by a
+ * destination (first operand) or load list naming pc otherwise; "add r1,
+ * pc" reads pc, "push {lr}"/"str pc" store it.
+ */
+static bool writes_pc(const cs_insn *in)
+{
+	const cs_arm *a = &in->detail->arm;
+
+	switch (in->id) {
+	case ARM_INS_B: case ARM_INS_BL: case ARM_INS_BLX: case ARM_INS_BX:
+	case ARM_INS_BXJ: case ARM_INS_CBZ: case ARM_INS_CBNZ:
+	case ARM_INS_TBB: case ARM_INS_TBH:
+	case ARM_INS_BKPT: case ARM_INS_UDF:
+		return true;
+	case ARM_INS_PUSH: case ARM_INS_STR: case ARM_INS_STM:
+	case ARM_INS_STMDB: case ARM_INS_STMDA: case ARM_INS_STMIB:
+	case ARM_INS_CMP: case ARM_INS_CMN: case ARM_INS_TST: case ARM_INS_TEQ:
+		return false;
+	default:
+		break;
+	}
+	for (int i = 0; i < a->op_count; i++)
+		if (a->operands[i].type == ARM_OP_REG &&
+		    a->operands[i].reg == ARM_REG_PC &&
+		    (i == 0 || in->id == ARM_INS_POP || in->id == ARM_INS_LDM ||
+		     in->id == ARM_INS_LDMDA || in->id == ARM_INS_LDMDB ||
+		     in->id == ARM_INS_LDMIB))
+			return true;
+	return false;
+}
+
+/* Which of sp, lr, pc and the callee-saved registers @in writes. */
+static void writes(csh cs, const cs_insn *in, bool *w, u32 nw)
+{
+	cs_regs rr, ww;
+	uint8_t nr = 0, nwr = 0;
+
+	const cs_arm *a = &in->detail->arm;
+
+	memset(w, 0, nw * sizeof(*w));
+	/* capstone 4 leaves sp out of vpush/vpop's written registers, so
+	 * any write-back to sp counts, whatever capstone lists. */
+	if (in->id == ARM_INS_VPUSH || in->id == ARM_INS_VPOP)
+		w[13] = true;
+	for (int i = 0; a->writeback && i < a->op_count; i++)
+		if ((a->operands[i].type == ARM_OP_MEM &&
+		     a->operands[i].mem.base == ARM_REG_SP) ||
+		    (i == 0 && a->operands[i].type == ARM_OP_REG &&
+		     a->operands[i].reg == ARM_REG_SP))
+			w[13] = true;
+	/* Nor does it list pc for branches, or for a load into pc. */
+	if (writes_pc(in))
+		w[15] = true;
+	if (cs_regs_access(cs, in, rr, &nr, ww, &nwr)) {
+		/* Unknown writes: assume the worst. */
+		w[13] = w[14] = w[15] = true;
+		return;
+	}
+	for (int i = 0; i < nwr; i++) {
+		int s = slot_of(ww[i]);
+
+		if (s >= 0 && (u32)s < nw)
+			w[s] = true;
+	}
+}
+
+/* The direct branch target, or 0. */
+static u32 branch_target(const cs_insn *in)
+{
+	const cs_arm *a = &in->detail->arm;
+
+	for (int i = 0; i < a->op_count; i++)
+		if (a->operands[i].type == ARM_OP_IMM)
+			return (u32)a->operands[i].imm;
+	return 0;
+}
+
+static int stop(struct pa_walk *w, const cs_insn *in, const char *what)
+{
+	snprintf(w->why, w->wlen, "%s at 0x%x (%s %s)", what, (u32)in->address,
+		 in->mnemonic, in->op_str);
+	return 0;
+}
+
+static bool is_call(const cs_insn *in)
+{
+	return in->id == ARM_INS_BL || in->id == ARM_INS_BLX;
+}
+
+/* A return or tail call: bx lr, pop {.., pc}, b outside the function. */
+static int body_return(struct pa_walk *w, const cs_insn *in, int *regs,
+		       int n, enum pa_kind k)
+{
+	u32 t;
+
+	if (k == PA_POP) {
+		if (!do_pop(&w->cur, regs, n) || w->cur.cfa != 0)
+			return stop(w, in, "pop to pc from an unknown slot");
+		return 1;
+	}
+	if (!ra_in_lr(&w->cur))
+		return stop(w, in, "return with the frame still up");
+	if (in->id == ARM_INS_BX && in->detail->arm.operands[0].reg == ARM_REG_LR)
+		return 1;
+	t = branch_target(in);
+	if (in->id == ARM_INS_B && t && (t < w->lo || t >= w->hi))
+		return 1;	/* tail call */
+	return stop(w, in, "indirect jump");
+}
+
+/* One body instruction: 1 to go on, 0 to stop. */
+static int body_insn(struct pa_walk *w, const cs_insn *in)
+{
+	int regs[48], n = 0;
+	s32 imm = 0;
+	bool wr[TB_NREGS];
+	enum pa_kind k = classify(in, regs, &n, &imm);
+	bool cond = conditional(in), pops_pc = k == PA_POP && regs[n - 1] == 15;
+
+	writes(w->cs, in, wr, TB_NREGS);
+	if (pops_pc || (wr[15] && !is_call(in) && in->id != ARM_INS_B &&
+			in->id != ARM_INS_CBZ && in->id != ARM_INS_CBNZ)) {
+		struct pa_state save = w->cur;
+
+		if (!body_return(w, in, regs, n, k))
+			return 0;
+		/* Not taken, nothing changed; taken, the path ends. */
+		w->cur = cond ? save : w->body;
+		return 1;
+	}
+	if (k == PA_ADD_SP || k == PA_POP) {
+		if (cond)
+			return stop(w, in, "conditional epilogue");
+		if (k == PA_ADD_SP)
+			w->cur.cfa -= imm;
+		if ((k == PA_POP && !do_pop(&w->cur, regs, n)) || w->cur.cfa < 0)
+			return stop(w, in, "epilogue that does not match the prologue");
+		return 1;
+	}
+	if (wr[13])
+		return stop(w, in, "sp changed");
+	if (wr[15]) {
+		u32 t = branch_target(in);
+
+		if (is_call(in)) {
+			if (w->cur.slot[14] == PA_NONE)
+				return stop(w, in, "call with the return address in lr");
+			return 1;
+		}
+		if (!state_eq(&w->cur, &w->body))
+			return stop(w, in, "branch inside the epilogue");
+		if (!t)
+			return stop(w, in, "indirect branch");
+		if (t >= w->lo && t < w->hi) {
+			if (t < w->body_start || w->ntargets == 256)
+				return stop(w, in, "branch back into the prologue");
+			w->targets[w->ntargets++] = t;
+			return 1;
+		}
+		if (!ra_in_lr(&w->cur))
+			return stop(w, in, "tail call with the frame still up");
+		if (!cond)
+			w->cur = w->body;
+		return 1;
+	}
+	if (wr[14] && w->cur.slot[14] == PA_NONE)
+		return stop(w, in, "lr overwritten");
+	for (int s = 4; s < TB_NREGS; s++)
+		if (wr[s] && callee_saved(s) && w->cur.slot[s] == PA_NONE &&
+		    !w->cur.touched[s])
+			return stop(w, in, "callee-saved register written unsaved");
+	return 1;
+}
+
+/* One prologue instruction: 1 if it belongs to the prologue. */
+static int prologue_insn(struct pa_walk *w, const cs_insn *in)
+{
+	int regs[48], n = 0;
+	s32 imm = 0;
+	bool wr[TB_NREGS];
+	enum pa_kind k = classify(in, regs, &n, &imm);
+
+	if (conditional(in))
+		return 0;
+	if (k == PA_PUSH)
+		return do_push(&w->cur, regs, n);
+	if (k == PA_SUB_SP) {
+		w->cur.cfa += imm;
+		return 1;
+	}
+	if (k != PA_OTHER)
+		return 0;	/* a pop or add sp: the body has begun */
+	writes(w->cs, in, wr, TB_NREGS);
+	if (wr[13] || wr[14] || wr[15] || in->id == ARM_INS_IT)
+		return 0;
+	for (int s = 4; s < TB_NREGS; s++)
+		if (wr[s] && callee_saved(s) && w->cur.slot[s] == PA_NONE)
+			return 0;
+	return 1;
+}
+
+static int walk(struct pa_walk *w, const u8 *code, u32 len)
+{
+	cs_insn *in = cs_malloc(w->cs);
+	const uint8_t *p = code;
+	size_t left = len;
+	uint64_t at = w->lo;
+	u32 done = 0;
+
+	if (!in)
+		return -1;
+	while (left) {
+		struct pa_state before = w->cur;
+		u32 ia = (u32)at;
+
+		if (!cs_disasm_iter(w->cs, &p, &left, &at, in)) {
+			snprintf(w->why, w->wlen, "undecodable at 0x%x", ia);
+			break;
+		}
+		if (!w->in_body && !prologue_insn(w, in)) {
+			w->in_body = true;
+			w->cur = before;
+			w->body = before;
+			w->body_start = ia;
+		}
+		if (w->in_body && !body_insn(w, in)) {
+			w->cur = before;
+			break;
+		}
+		done = (u32)at - w->lo;
+		if (!state_eq(&before, &w->cur) &&
+		    add_row(w->f, &w->cur, (u32)at)) {
+			done = -1u;
+			break;
+		}
+	}
+	cs_free(in, 1);
+	return done == -1u ? -1 : (int)done;
+}
+
+/* The state the rows give at @addr, compared with the body state. */
+static bool row_is_body(const struct tb_cfi_func *f, u32 addr,
+			const struct pa_state *body)
+{
+	const struct tb_row *r = NULL;
+
+	for (u32 i = 0; i < f->nrows && f->rows[i].addr <= addr; i++)
+		r = &f->rows[i];
+	if (!r || r->cfa_off != body->cfa)
+		return false;
+	for (int i = 0; i < TB_NREGS; i++) {
+		int s = i == TB_RA ? 14 : i;
+		bool saved = r->r[i].kind == TB_R_OFFSET;
+
+		if (i == 13 || i == 14 || i == 15)
+			continue;
+		if (saved != (body->slot[s] != PA_NONE) ||
+		    (saved && r->r[i].off != body->slot[s]))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Rows are justified only when the whole function was followed: code
+ * past an unanalysed instruction could branch back into analysed code in
+ * another state.  And every branch must land where the rows say "body
+ * state", the state it was taken in.
+ */
+static int justified(struct pa_walk *w, int done, u32 len)
+{
+	if (done < 0)
+		return done;
+	if ((u32)done < len)
+		return 0;
+	for (u32 i = 0; i < w->ntargets; i++)
+		if (!row_is_body(w->f, w->targets[i], &w->body)) {
+			snprintf(w->why, w->wlen,
+				 "branch to 0x%x, where the frame differs",
+				 w->targets[i]);
+			return 0;
+		}
+	return done;
+}
+
+int tb_prologue_analyse(const u8 *code, u32 len, u32 addr, bool thumb,
+			struct tb_cfi_func *f, char *why, size_t wlen)
+{
+	struct pa_walk w = { .lo = addr, .hi = addr + len, .f = f,
+			     .why = why, .wlen = wlen };
+	int r;
+
+	why[0] = 0;
+	for (int i = 0; i < TB_NREGS; i++)
+		w.cur.slot[i] = PA_NONE;
+	w.body = w.cur;
+	if (cs_open(CS_ARCH_ARM, thumb ? CS_MODE_THUMB : CS_MODE_ARM, &w.cs))
+		return -1;
+	cs_option(w.cs, CS_OPT_DETAIL, CS_OPT_ON);
+	f->addr = addr;
+	f->size = len;
+	f->source = TB_SRC_PROLOGUE;
+	if (add_row(f, &w.cur, addr)) {
+		cs_close(&w.cs);
+		return -1;
+	}
+	r = justified(&w, walk(&w, code, len), len);
+	cs_close(&w.cs);
+	/* A row at the function's end describes nothing. */
+	while (r > 0 && f->nrows > 1 && f->rows[f->nrows - 1].addr >= addr + (u32)r)
+		f->nrows--;
+	return r;
+}
+
+/* ------------------------------------------------------------------ */
+/* Which functions get analysed                                        */
+
+#include <gelf.h>
+#include "table_elf.h"
+
+static bool is_refusal(const struct tb_cfi_func *f)
+{
+	return f->source == TB_SRC_EHABI && f->ehabi_len == 2 &&
+	       f->ehabi[0] == 0x80 && !f->ehabi[1];
+}
+
+/* [lo, hi) is only refused or covered by nothing. */
+static bool only_refused(const struct tb_input *in, u32 lo, u32 hi)
+{
+	for (u32 i = 0; i < in->n; i++) {
+		const struct tb_cfi_func *f = &in->funcs[i];
+
+		if (f->addr < hi && f->addr + f->size > lo && !is_refusal(f))
+			return false;
+	}
+	return true;
+}
+
+/* The mapping symbol in force at @addr ('a', 't', 'd'), or 0. */
+static char map_at(const struct tb_elf *e, u32 addr)
+{
+	char k = 0;
+
+	for (u32 i = 0; i < e->nmaps && e->maps[i].addr <= addr; i++)
+		k = e->maps[i].kind;
+	return k;
+}
+
+/*
+ * How much of [lo, hi) is code in one instruction set: up to the first
+ * data mapping symbol, which must run to the end (a literal pool after
+ * the last return); 0 when code and data interleave.
+ */
+static u32 code_len(const struct tb_elf *e, u32 lo, u32 hi)
+{
+	u32 end = hi;
+
+	for (u32 i = 0; i < e->nmaps; i++) {
+		const struct tb_map *m = &e->maps[i];
+
+		if (m->addr <= lo || m->addr >= hi)
+			continue;
+		if (m->kind == 'd' && end == hi)
+			end = m->addr;
+		else if (m->kind != 'd' && end != hi)
+			return 0;
+		else if (m->kind != 'd' && m->kind != map_at(e, lo))
+			return 0;
+	}
+	return end - lo;
+}
+
+static u32 sym_limit(const struct tb_elf *e, u32 i, u32 text_end)
+{
+	const struct tb_sym *s = &e->syms[i];
+
+	if (s->size)
+		return s->addr + s->size;
+	for (u32 k = i + 1; k < e->nsyms; k++)
+		if (e->syms[k].addr > s->addr)
+			return e->syms[k].addr < text_end ? e->syms[k].addr : text_end;
+	return text_end;
+}
+
+static const u8 *text_bytes(struct tb_elf *e, u32 *addr, u32 *size)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(e->elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(e->elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		name = elf_strptr(e->elf, shstrndx, sh.sh_name);
+		if (!name || strcmp(name, ".text") || sh.sh_type != SHT_PROGBITS)
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d || d->d_size < sh.sh_size)
+			return NULL;
+		*addr = sh.sh_addr;
+		*size = sh.sh_size;
+		return d->d_buf;
+	}
+	return NULL;
+}
+
+/* Refusals with the analysed ranges @done cut out of them. */
+static int carve(struct tb_input *in, struct tb_input *done)
+{
+	static const u8 refuse[] = { 0x80, 0x00 };
+	struct tb_input out = { 0 };
+
+	for (u32 i = 0; i < in->n; i++) {
+		struct tb_cfi_func *f = &in->funcs[i], *g;
+		u32 at = f->addr, end = f->addr + f->size;
+
+		if (!is_refusal(f)) {
+			if (!(g = tb_input_add(&out)))
+				return -1;
+			*g = *f;
+			memset(f, 0, sizeof(*f));
+			continue;
+		}
+		while (at < end) {
+			u32 hi = end, skip = 0;
+
+			for (u32 k = 0; k < done->n; k++) {
+				const struct tb_cfi_func *d = &done->funcs[k];
+
+				if (d->addr <= at && d->addr + d->size > at)
+					skip = d->addr + d->size;
+				else if (d->addr > at && d->addr < hi)
+					hi = d->addr;
+			}
+			if (skip) {
+				at = skip;
+				continue;
+			}
+			if (!(g = tb_input_add(&out)) || !(g->ehabi = malloc(2)))
+				return -1;
+			*g = (struct tb_cfi_func){ .addr = at, .size = hi - at,
+						   .source = TB_SRC_EHABI,
+						   .ehabi = g->ehabi, .ehabi_len = 2 };
+			memcpy(g->ehabi, refuse, 2);
+			at = hi;
+		}
+	}
+	for (u32 k = 0; k < done->n; k++) {
+		struct tb_cfi_func *g = tb_input_add(&out);
+
+		if (!g)
+			return -1;
+		*g = done->funcs[k];
+		memset(&done->funcs[k], 0, sizeof(done->funcs[k]));
+	}
+	tb_input_free(in);
+	*in = out;
+	return 0;
+}
+
+/* Every other entry point inside the function must see the entry state. */
+static bool entries_ok(const struct tb_elf *e, const struct tb_cfi_func *f)
+{
+	struct pa_state entry;
+
+	for (int i = 0; i < TB_NREGS; i++)
+		entry.slot[i] = PA_NONE;
+	entry.cfa = 0;
+	for (u32 k = 0; k < e->nsyms; k++) {
+		u32 a = e->syms[k].addr;
+		const struct tb_row *r = NULL;
+
+		if (a <= f->addr || a >= f->addr + f->size)
+			continue;
+		if (!row_is_body(f, a, &entry))
+			return false;
+		for (u32 i = 0; i < f->nrows && f->rows[i].addr <= a; i++)
+			r = &f->rows[i];
+		if (r && r->r[TB_RA].kind == TB_R_OFFSET)
+			return false;
+	}
+	return true;
+}
+
+int tb_prologue_sym(struct tb_elf *e, u32 i, struct tb_cfi_func *f,
+		    char *why, size_t wlen)
+{
+	const struct tb_sym *s = &e->syms[i];
+	u32 taddr, tsize, end, len;
+	const u8 *text = text_bytes(e, &taddr, &tsize);
+	char want = s->thumb ? 't' : 'a';
+	int r;
+
+	snprintf(why, wlen, "not in .text");
+	if (!text)
+		return 0;
+	end = sym_limit(e, i, taddr + tsize);
+	if (s->addr < taddr || end > taddr + tsize || end <= s->addr)
+		return 0;
+	/*
+	 * The instruction set must be certain (bit 0 and $a/$t agree), and
+	 * data must be known: without mapping symbols a literal pool after
+	 * an in-function branch would be decoded as instructions.
+	 */
+	snprintf(why, wlen, "no mapping symbols, or they disagree with bit 0");
+	if (!e->nmaps || map_at(e, s->addr) != want)
+		return 0;
+	snprintf(why, wlen, "code and data interleave");
+	len = code_len(e, s->addr, end);
+	if (!len)
+		return 0;
+	r = tb_prologue_analyse(text + (s->addr - taddr), len, s->addr,
+				s->thumb, f, why, wlen);
+	if (r <= 0)
+		return r;
+	f->size = end - s->addr;	/* a trailing literal pool included */
+	if (!entries_ok(e, f)) {
+		snprintf(why, wlen, "another entry point inside the frame");
+		return 0;
+	}
+	return 1;
+}
+
+static int analyse_sym(struct tb_elf *e, const struct tb_input *in, u32 i,
+		       struct tb_input *done)
+{
+	const struct tb_sym *s = &e->syms[i];
+	u32 end = sym_limit(e, i, e->meta.text_addr + e->meta.text_size);
+	struct tb_cfi_func *f;
+	char why[160];
+	int r;
+
+	if (end <= s->addr || !only_refused(in, s->addr, end))
+		return 0;
+	if (!(f = tb_input_add(done)))
+		return -1;
+	r = tb_prologue_sym(e, i, f, why, sizeof(why));
+	if (r <= 0) {
+		free(f->rows);
+		done->n--;
+	}
+	return r;
+}
+
+int tb_prologue_pass(struct tb_elf *e, struct tb_input *in,
+		     struct tb_notes *notes)
+{
+	struct tb_input done = { 0 };
+	int n = 0;
+
+	(void)notes;
+	for (u32 i = 0; i < e->nsyms; i++) {
+		int r;
+
+		/* One function per address: aliases share the code. */
+		if (i && e->syms[i].addr == e->syms[i - 1].addr)
+			continue;
+		if (done.n && e->syms[i].addr < done.funcs[done.n - 1].addr +
+		    done.funcs[done.n - 1].size)
+			continue;
+		r = analyse_sym(e, in, i, &done);
+		if (r < 0) {
+			tb_input_free(&done);
+			return -1;
+		}
+		n += r;
+	}
+	if (n && carve(in, &done)) {
+		tb_input_free(&done);
+		return -1;
+	}
+	tb_input_free(&done);
+	if (n)
+		e->meta.sources |= UWT_SRC_PROLOGUE;
+	return n;
+}
