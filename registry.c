@@ -227,12 +227,17 @@ void uwprof_reap_dead(struct uwprof_session *s)
 	} while (n == ARRAY_SIZE(dead));
 }
 
-/* Get the entry of @tgid for @mm, replacing one left from before an exec. */
+/*
+ * Get the entry of @tgid for @mm, replacing one left from before an exec.
+ * *@fresh tells whether the process is new to the session.
+ */
 static struct uwprof_proc *uwprof_proc_get(struct uwprof_session *s, u32 tgid,
-					   u32 user_pid, struct mm_struct *mm)
+					   u32 user_pid, struct mm_struct *mm,
+					   bool *fresh)
 {
 	struct uwprof_proc *p = xa_load(&s->procs, tgid), *old;
 
+	*fresh = !p;
 	if (p && p->mm == mm) {
 		mmdrop(mm);	/* the entry holds one already */
 		return p;
@@ -310,6 +315,7 @@ static long uwprof_attach_locked(struct uwprof_session *s,
 	struct uw2_module mod;
 	struct mm_struct *mm;
 	struct uwprof_proc *p;
+	bool fresh;
 	u32 tgid;
 	int ret;
 
@@ -319,11 +325,13 @@ static long uwprof_attach_locked(struct uwprof_session *s,
 	ret = uwprof_find_process(a->pid, &tgid, &mm);
 	if (ret)
 		return ret;
-	p = uwprof_proc_get(s, tgid, a->pid, mm);
+	p = uwprof_proc_get(s, tgid, a->pid, mm, &fresh);
 	if (IS_ERR(p)) {
 		mmdrop(mm);
 		return PTR_ERR(p);
 	}
+	if (fresh)
+		uwprof_sampler_follow(s, tgid);
 	m = rcu_dereference_protected(p->mods, true);
 	if (m && m->n >= UWPROF_MAX_MODULES)
 		return -E2BIG;

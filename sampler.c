@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The sampler: one cpu-clock perf event per online CPU.  Its overflow
- * handler runs in hard interrupt context on the CPU that was interrupted;
- * if the task there belongs to an attached process, it takes the task's
- * user registers, unwinds its user stack with the process's tables and
- * appends one record to that CPU's ring.
+ * The sampler: one cpu-clock perf event per online CPU, or, per task, one
+ * inherited task-clock event per thread of each attached process.  The
+ * overflow handler runs in hard interrupt context on the CPU that was
+ * interrupted; if the task there belongs to an attached process, it takes
+ * the task's user registers, unwinds its user stack with the process's
+ * tables and appends one record to that CPU's ring.
  *
  * The handler never sleeps, allocates or takes the mmap lock: the process
  * entry is found under RCU, and the stack is read a page at a time with
@@ -13,6 +14,8 @@
  */
 #include <linux/cpu.h>
 #include <linux/ktime.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
 #include <linux/sched/task_stack.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -148,31 +151,43 @@ static void uwprof_overflow(struct perf_event *event,
 static void uwprof_events_release(struct uwprof_session *s)
 {
 	int cpu;
+	u32 i;
 
+	/* Each release cancels the timer and waits for a running handler. */
 	for_each_possible_cpu(cpu) {
 		struct uwprof_cpu *c = per_cpu_ptr(s->cpu, cpu);
 
 		if (c->event) {
-			/* Cancels the timer and waits for a running handler. */
 			perf_event_release_kernel(c->event);
 			c->event = NULL;
 		}
 	}
+	/* Releasing a task's event releases what its new threads inherited. */
+	for (i = 0; i < s->n_task_events; i++)
+		perf_event_release_kernel(s->task_events[i]);
+	kfree(s->task_events);
+	s->task_events = NULL;
+	s->n_task_events = 0;
+}
+
+static void uwprof_attr(struct perf_event_attr *attr, u64 config, u32 freq)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->type = PERF_TYPE_SOFTWARE;
+	attr->config = config;
+	attr->size = sizeof(*attr);
+	attr->sample_period = NSEC_PER_SEC / freq;
+	attr->exclude_idle = 1;
 }
 
 static int uwprof_events_create(struct uwprof_session *s, u32 freq_hz)
 {
-	struct perf_event_attr attr = {
-		.type = PERF_TYPE_SOFTWARE,
-		.config = PERF_COUNT_SW_CPU_CLOCK,
-		.size = sizeof(attr),
-		.sample_period = NSEC_PER_SEC / freq_hz,
-		.pinned = 1,
-		.exclude_idle = 1,
-	};
+	struct perf_event_attr attr;
 	struct perf_event *ev;
 	int cpu, ret = 0;
 
+	uwprof_attr(&attr, PERF_COUNT_SW_CPU_CLOCK, freq_hz);
+	attr.pinned = 1;
 	cpus_read_lock();
 	for_each_online_cpu(cpu) {
 		ev = perf_event_create_kernel_counter(&attr, cpu, NULL,
@@ -184,8 +199,101 @@ static int uwprof_events_create(struct uwprof_session *s, u32 freq_hz)
 		per_cpu_ptr(s->cpu, cpu)->event = ev;
 	}
 	cpus_read_unlock();
+	return ret;
+}
+
+/* References to the threads of @tgid, at most @max; returns how many. */
+static u32 uwprof_threads(u32 tgid, struct task_struct **out, u32 max)
+{
+	struct task_struct *leader, *t;
+	u32 n = 0;
+
+	rcu_read_lock();
+	leader = pid_task(find_pid_ns(tgid, &init_pid_ns), PIDTYPE_PID);
+	if (leader)
+		for_each_thread(leader, t) {
+			if (n == max)
+				break;
+			get_task_struct(t);
+			out[n++] = t;
+		}
+	rcu_read_unlock();
+	return n;
+}
+
+static u32 uwprof_thread_count(u32 tgid)
+{
+	struct task_struct *leader;
+	u32 n = 0;
+
+	rcu_read_lock();
+	leader = pid_task(find_pid_ns(tgid, &init_pid_ns), PIDTYPE_PID);
+	if (leader)
+		n = get_nr_threads(leader);
+	rcu_read_unlock();
+	return n;
+}
+
+/*
+ * Per-task mode: an inherited task-clock event on every thread of @tgid.
+ * Threads it creates later inherit the event of the thread that creates
+ * them.  A thread that exits meanwhile is skipped.  Called with s->lock.
+ */
+static int uwprof_follow_process(struct uwprof_session *s, u32 tgid)
+{
+	u32 room = uwprof_thread_count(tgid) + 8, n, i;
+	struct task_struct **tasks;
+	struct perf_event **evs, *ev;
+	struct perf_event_attr attr;
+	int ret = 0;
+
+	tasks = kcalloc(room, sizeof(*tasks), GFP_KERNEL);
+	evs = krealloc_array(s->task_events, s->n_task_events + room,
+			     sizeof(*evs), GFP_KERNEL);
+	if (evs)
+		s->task_events = evs;
+	if (!tasks || !evs) {
+		kfree(tasks);
+		return -ENOMEM;
+	}
+	uwprof_attr(&attr, PERF_COUNT_SW_TASK_CLOCK, s->freq_hz);
+	attr.inherit = 1;
+	n = uwprof_threads(tgid, tasks, room);
+	for (i = 0; i < n; i++) {
+		ev = perf_event_create_kernel_counter(&attr, -1, tasks[i],
+						      uwprof_overflow, s);
+		if (!IS_ERR(ev))
+			s->task_events[s->n_task_events++] = ev;
+		else if (PTR_ERR(ev) != -ESRCH && !ret)
+			ret = PTR_ERR(ev);
+		put_task_struct(tasks[i]);
+	}
+	kfree(tasks);
+	return ret;
+}
+
+/* A process attached while sampling per task is followed too. */
+void uwprof_sampler_follow(struct uwprof_session *s, u32 tgid)
+{
+	int ret;
+
+	if (!s->sampling || !s->per_task)
+		return;
+	ret = uwprof_follow_process(s, tgid);
 	if (ret)
-		uwprof_events_release(s);
+		pr_warn_ratelimited("uwprof: cannot follow the threads of %u: %d\n",
+				    tgid, ret);
+}
+
+static int uwprof_follow_all(struct uwprof_session *s)
+{
+	struct uwprof_proc *p;
+	unsigned long tgid;
+	int ret = 0;
+
+	xa_for_each(&s->procs, tgid, p)
+		if (!ret)
+			ret = uwprof_follow_process(s, tgid);
 	return ret;
 }
 
@@ -197,14 +305,19 @@ long uwprof_ioctl_start(struct uwprof_session *s, void __user *arg)
 	ret = uwprof_copy_arg(&st, sizeof(st), arg);
 	if (ret)
 		return ret;
-	if (st.flags || st.reserved || !st.freq_hz ||
-	    st.freq_hz > UWPROF_FREQ_MAX)
+	if ((st.flags & ~UWPROF_START_PER_TASK) || st.reserved ||
+	    !st.freq_hz || st.freq_hz > UWPROF_FREQ_MAX)
 		return -EINVAL;
 	mutex_lock(&s->lock);
 	if (s->sampling) {
 		ret = -EBUSY;
 	} else {
-		ret = uwprof_events_create(s, st.freq_hz);
+		s->freq_hz = st.freq_hz;
+		s->per_task = st.flags & UWPROF_START_PER_TASK;
+		ret = s->per_task ? uwprof_follow_all(s) :
+				    uwprof_events_create(s, st.freq_hz);
+		if (ret)
+			uwprof_events_release(s);
 		s->sampling = !ret;
 	}
 	mutex_unlock(&s->lock);

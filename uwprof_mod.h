@@ -99,6 +99,10 @@ struct uwprof_session {
 	u32 max_depth;
 	u32 stack_window;
 	bool sampling;
+	bool per_task;			/* events follow threads, not CPUs */
+	u32 freq_hz;
+	struct perf_event **task_events;	/* per-task mode */
+	u32 n_task_events;
 	struct irq_work wakeup_work;
 	wait_queue_head_t readers;
 	struct mutex read_lock;		/* one reader drains at a time */
@@ -134,6 +138,7 @@ bool uwprof_rings_empty(struct uwprof_session *s);
 long uwprof_ioctl_start(struct uwprof_session *s, void __user *arg);
 long uwprof_ioctl_stop(struct uwprof_session *s);
 void uwprof_sampler_stop(struct uwprof_session *s);
+void uwprof_sampler_follow(struct uwprof_session *s, u32 tgid);
 long uwprof_ioctl_stats(struct uwprof_session *s, void __user *arg);
 
 #endif /* UWPROF_MOD_H */

@@ -116,6 +116,30 @@ static void drain(int fd, struct tally *t)
 	}
 }
 
+/* Like drain(), for records of two processes. */
+static void drain_both(int fd, struct tally *a, struct tally *b)
+{
+	static char buf[1 << 16];
+	ssize_t n;
+	char *p;
+
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		for (p = buf; p < buf + n;) {
+			struct uwprof_record *r = (void *)p;
+			struct tally *t = r->pid == (__u32)a->pid ? a : b;
+
+			if (r->size < sizeof(*r) || r->size % 8 ||
+			    (r->pid != (__u32)a->pid && r->pid != (__u32)b->pid)) {
+				a->bad++;
+				break;
+			}
+			t->records++;
+			tally_tid(t, r->tid);
+			p += r->size;
+		}
+	}
+}
+
 static int open_nonblock(void)
 {
 	int fd = uwprof_open_dev();
@@ -169,6 +193,40 @@ TEST(all_threads_sampled_including_later_ones)
 	EXPECT_EQ(2, t.ntids) TH_LOG("threads seen: %d", t.ntids);
 	EXPECT_EQ(st.delivered, t.records);
 	EXPECT_EQ(st.taken, st.delivered + st.dropped_full);
+	close(fd);
+}
+
+/* Per task: the timers follow the threads, including one created later. */
+TEST(per_task_follows_threads_including_later_ones)
+{
+	struct uwprof_start st = {
+		.size = sizeof(st), .freq_hz = 1000,
+		.flags = UWPROF_START_PER_TASK,
+	};
+	struct tally t = { 0 }, u = { 0 };
+	struct uwprof_stats stats;
+	int fd;
+
+	ASSERT_EQ(0, uwprof_load());
+	fd = open_nonblock();
+	ASSERT_LE(0, fd);
+	t.pid = spawn_spinner(300, 1500);
+	ASSERT_EQ(0, attach_tiny(fd, t.pid));
+	ASSERT_EQ(0, ioctl(fd, UWPROF_IOC_START, &st));
+	/* attached while sampling: followed from then on */
+	u.pid = spawn_spinner(0, 800);
+	ASSERT_EQ(0, attach_tiny(fd, u.pid));
+	waitpid(t.pid, NULL, 0);
+	waitpid(u.pid, NULL, 0);
+	ASSERT_EQ(0, ioctl(fd, UWPROF_IOC_STOP));
+	ASSERT_EQ(0, uwprof_stats(fd, &stats));
+	drain_both(fd, &t, &u);
+	EXPECT_EQ(0, t.bad + u.bad);
+	EXPECT_LT(100, t.records);
+	EXPECT_EQ(2, t.ntids) TH_LOG("threads seen: %d", t.ntids);
+	EXPECT_LT(50, u.records);
+	EXPECT_EQ(stats.delivered, t.records + u.records);
+	EXPECT_EQ(stats.taken, stats.delivered + stats.dropped_full);
 	close(fd);
 }
 

@@ -98,13 +98,20 @@ struct uwprof_list {
 };
 
 /*
- * Start sampling every attached process at freq_hz (1 to 10000) on every
- * online CPU.  EBUSY: already sampling.  EINVAL: bad frequency or flags.
+ * Start sampling every attached process at freq_hz (1 to 10000).  By
+ * default a timer runs on every online CPU and samples whatever attached
+ * thread it interrupts.  With UWPROF_START_PER_TASK the timers follow the
+ * threads of the attached processes instead (task-clock, inherited by
+ * threads they create), so nothing fires where no target runs; processes
+ * attached while sampling are followed too.
+ * EBUSY: already sampling.  EINVAL: bad frequency or flags.
  */
+#define UWPROF_START_PER_TASK	0x1
+
 struct uwprof_start {
 	__u32 size;
 	__u32 freq_hz;
-	__u32 flags;		/* in: 0 */
+	__u32 flags;		/* in: UWPROF_START_* */
 	__u32 reserved;
 };
 
