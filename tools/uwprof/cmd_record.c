@@ -826,7 +826,14 @@ static void finish(struct rec *r)
 
 static int run(struct rec *r)
 {
-	struct uwprof_start st = { .size = sizeof(st), .freq_hz = r->o.freq };
+	/*
+	 * As perf does: -p and a command are sampled per task (timers follow
+	 * their threads), -a per CPU (one timer per CPU for every process).
+	 */
+	struct uwprof_start st = {
+		.size = sizeof(st), .freq_hz = r->o.freq,
+		.flags = r->o.all ? 0 : UWPROF_START_PER_TASK,
+	};
 	struct sigaction sa = { .sa_handler = on_signal };
 	pid_t child = 0;
 
