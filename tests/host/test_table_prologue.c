@@ -79,7 +79,7 @@ static int analyse(const u8 *b, u32 n, bool thumb, struct tb_cfi_func *f)
 	int r;
 
 	memset(f, 0, sizeof(*f));
-	r = tb_prologue_analyse(b, n, 0x1000, thumb, f, why, sizeof(why));
+	r = tb_prologue_analyse(b, n, 0x1000, thumb, NULL, 0, f, why, sizeof(why));
 	if (r <= 0)
 		printf("# not analysed: %s\n", why);
 	return r;
@@ -174,6 +174,50 @@ TEST(arm_single_register_push)
 	free_func(&f);
 }
 
+TEST(thumb_shrink_wrapped)
+{
+	/* cbz r0, 1f; push {r4, lr}; movs r4, #1; pop {r4, pc};
+	 * 1: bx lr -- the early return has no frame */
+	static const u8 code[] = { 0x10, 0xb1, 0x10, 0xb5, 0x01, 0x24, 0x10,
+				   0xbd, 0x70, 0x47 };
+	static const struct want w[] = {
+		{ 0, 0, 0, { 0 }, { 0 } },
+		{ 2, 0, 0, { 0 }, { 0 } },
+		{ 4, 8, 2, { 4, TB_RA }, { -8, -4 } },
+		{ 6, 8, 2, { 4, TB_RA }, { -8, -4 } },
+		{ 8, 0, 0, { 0 }, { 0 } },
+	};
+	struct tb_cfi_func f;
+
+	CHECK_EQ_U32(analyse(code, sizeof(code), true, &f), sizeof(code));
+	for (u32 i = 0; i < sizeof(w) / sizeof(w[0]); i++)
+		check_state(&f, 0x1000, &w[i]);
+	free_func(&f);
+}
+
+TEST(thumb_strd_frame)
+{
+	/* The libgcc division wrappers: sub.w ip, sp, #8;
+	 * strd ip, lr, [sp, #-16]!; bl .; ldr.w lr, [sp, #4];
+	 * add sp, #16; bx lr */
+	static const u8 code[] = { 0xad, 0xf1, 0x08, 0x0c, 0x6d, 0xe9, 0x04,
+				   0xce, 0xff, 0xf7, 0xfe, 0xff, 0xdd, 0xf8,
+				   0x04, 0xe0, 0x04, 0xb0, 0x70, 0x47 };
+	static const struct want w[] = {
+		{ 4, 0, 0, { 0 }, { 0 } },
+		{ 8, 16, 2, { 12, TB_RA }, { -16, -12 } },
+		{ 12, 16, 2, { 12, TB_RA }, { -16, -12 } },
+		{ 16, 16, 1, { 12 }, { -16 } },
+		{ 18, 0, 0, { 0 }, { 0 } },
+	};
+	struct tb_cfi_func f;
+
+	CHECK_EQ_U32(analyse(code, sizeof(code), true, &f), sizeof(code));
+	for (u32 i = 0; i < sizeof(w) / sizeof(w[0]); i++)
+		check_state(&f, 0x1000, &w[i]);
+	free_func(&f);
+}
+
 /* What must never get rows. */
 TEST(refused_forms)
 {
@@ -192,10 +236,16 @@ TEST(refused_forms)
 		/* bl .; bx lr: the call overwrites the return address */
 		{ "call from a leaf", true, 6,
 		  { 0xff, 0xf7, 0xfe, 0xff, 0x70, 0x47 } },
-		/* cbz r0, +4; push {r4, lr}; pop {r4, pc}; bx lr:
-		 * shrink-wrapped, the frame comes after a branch */
-		{ "frame after a branch", true, 8,
-		  { 0x00, 0xb1, 0x10, 0xb5, 0x10, 0xbd, 0x70, 0x47 } },
+		/* cbz r0, 1f; push {r4, lr}; 1: pop {r4, pc}: the pop is
+		 * reached with and without the frame */
+		{ "paths disagree", true, 6,
+		  { 0x00, 0xb1, 0x10, 0xb5, 0x10, 0xbd } },
+		/* push {r4, lr}; add sp, #8; bx lr: the slots are freed
+		 * before anything reloads them */
+		{ "frame freed unread", true, 6,
+		  { 0x10, 0xb5, 0x02, 0xb0, 0x70, 0x47 } },
+		/* push {r4, lr}; movs r0, #0: runs off the end */
+		{ "falls off the end", true, 4, { 0x10, 0xb5, 0x00, 0x20 } },
 		/* push {r4, lr}; pop {r5, pc}: pops a slot it did not save */
 		{ "epilogue mismatch", true, 4, { 0x10, 0xb5, 0x20, 0xbd } },
 		/* push {r4, lr}; movs r0, r0 then undecodable bytes */

@@ -158,7 +158,9 @@ static bool do_pop(struct pa_state *st, const int *regs, int n)
 	return st->cfa >= 0;
 }
 
-enum pa_kind { PA_OTHER, PA_PUSH, PA_POP, PA_SUB_SP, PA_ADD_SP };
+enum pa_kind { PA_OTHER, PA_PUSH, PA_POP, PA_SUB_SP, PA_ADD_SP,
+	       PA_STRD,		/* strd rA, rB, [sp, #-N]!: a push with room */
+	       PA_LDR_LR };	/* ldr lr, [sp, #d]: the return address back */
 
 /* Classify the frame-changing forms; @regs/@n or @imm filled. */
 static enum pa_kind classify(const cs_insn *in, int *regs, int *n, s32 *imm)
@@ -197,6 +199,29 @@ static enum pa_kind classify(const cs_insn *in, int *regs, int *n, s32 *imm)
 			return regs[0] >= 0 && regs[0] != 13 ? PA_PUSH : PA_OTHER;
 		}
 		return PA_OTHER;
+	case ARM_INS_STRD:
+		if (a->writeback && a->op_count == 3 && op[2].type == ARM_OP_MEM &&
+		    op[2].mem.base == ARM_REG_SP &&
+		    op[2].mem.index == ARM_REG_INVALID && op[2].mem.disp <= -8 &&
+		    !(op[2].mem.disp & 3)) {
+			regs[0] = slot_of(op[0].reg);
+			regs[1] = slot_of(op[1].reg);
+			*imm = -op[2].mem.disp;
+			*n = 2;
+			return regs[0] >= 0 && regs[1] >= 0 && regs[0] != 13 &&
+			       regs[1] != 13 && regs[0] != 15 && regs[1] != 15 ?
+				PA_STRD : PA_OTHER;
+		}
+		return PA_OTHER;
+	case ARM_INS_LDR:
+		if (!a->writeback && a->op_count == 2 && op[0].type == ARM_OP_REG &&
+		    op[0].reg == ARM_REG_LR && op[1].type == ARM_OP_MEM &&
+		    op[1].mem.base == ARM_REG_SP &&
+		    op[1].mem.index == ARM_REG_INVALID && op[1].mem.disp >= 0) {
+			*imm = op[1].mem.disp;
+			return PA_LDR_LR;
+		}
+		return PA_OTHER;
 	case ARM_INS_SUB:
 	case ARM_INS_SUBW:
 	case ARM_INS_ADD:
@@ -220,19 +245,6 @@ static enum pa_kind classify(const cs_insn *in, int *regs, int *n, s32 *imm)
 		return PA_OTHER;
 	}
 }
-
-struct pa_walk {
-	csh cs;
-	u32 lo, hi;		/* the function */
-	struct pa_state cur, body;
-	bool in_body;
-	u32 body_start;
-	u32 targets[256];	/* branch targets inside the function */
-	u32 ntargets;
-	struct tb_cfi_func *f;
-	char *why;
-	size_t wlen;
-};
 
 static bool conditional(const cs_insn *in)
 {
@@ -319,241 +331,316 @@ static u32 branch_target(const cs_insn *in)
 	return 0;
 }
 
-static int stop(struct pa_walk *w, const cs_insn *in, const char *what)
-{
-	snprintf(w->why, w->wlen, "%s at 0x%x (%s %s)", what, (u32)in->address,
-		 in->mnemonic, in->op_str);
-	return 0;
-}
-
 static bool is_call(const cs_insn *in)
 {
 	return in->id == ARM_INS_BL || in->id == ARM_INS_BLX;
 }
 
-/* A return or tail call: bx lr, pop {.., pc}, b outside the function. */
-static int body_return(struct pa_walk *w, const cs_insn *in, int *regs,
-		       int n, enum pa_kind k)
+/*
+ * Slots freed by moving sp up.  The return address and callee-saved
+ * registers must not be: below sp they can be clobbered (a signal frame)
+ * before anything reloads them.  Scratch registers stored in the frame
+ * (ip by the libgcc division wrappers, r3 as alignment padding) are
+ * simply forgotten.
+ */
+static bool slots_above_sp(struct pa_state *st)
 {
-	u32 t;
-
-	if (k == PA_POP) {
-		if (!do_pop(&w->cur, regs, n) || w->cur.cfa != 0)
-			return stop(w, in, "pop to pc from an unknown slot");
-		return 1;
+	for (int r = 0; r < TB_NREGS; r++) {
+		if (st->slot[r] == PA_NONE || st->slot[r] >= -st->cfa)
+			continue;
+		if (r == 14 || callee_saved(r))
+			return false;
+		st->slot[r] = PA_NONE;
 	}
-	if (!ra_in_lr(&w->cur))
-		return stop(w, in, "return with the frame still up");
-	if (in->id == ARM_INS_BX && in->detail->arm.operands[0].reg == ARM_REG_LR)
-		return 1;
-	t = branch_target(in);
-	if (in->id == ARM_INS_B && t && (t < w->lo || t >= w->hi))
-		return 1;	/* tail call */
-	return stop(w, in, "indirect jump");
+	return st->cfa >= 0;
 }
 
-/* One body instruction: 1 to go on, 0 to stop. */
-static int body_insn(struct pa_walk *w, const cs_insn *in)
+/* A recognised frame change; false if it does not fit the frame. */
+static bool apply(struct pa_state *st, enum pa_kind k, const int *regs,
+		  int n, s32 imm)
 {
+	switch (k) {
+	case PA_PUSH:
+		return do_push(st, regs, n);
+	case PA_POP:
+		return do_pop(st, regs, n) && slots_above_sp(st);
+	case PA_SUB_SP:
+		st->cfa += imm;
+		return true;
+	case PA_ADD_SP:
+		st->cfa -= imm;
+		return slots_above_sp(st);
+	case PA_STRD:
+		st->cfa += imm;
+		for (int i = 0; i < 2; i++) {
+			if (st->slot[regs[i]] == PA_NONE)
+				st->slot[regs[i]] = -st->cfa + 4 * i;
+			st->touched[regs[i]] = true;
+		}
+		return true;
+	case PA_LDR_LR:
+		/* Reloading the return address from its own slot puts it
+		 * back in lr; from anywhere else it is lost. */
+		if (st->slot[14] == PA_NONE || st->slot[14] != -st->cfa + imm)
+			return false;
+		st->slot[14] = PA_NONE;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* ---------------------------- the flow ---------------------------- */
+
+struct pa_flow {
+	csh cs;
+	u32 lo, hi;		/* the function */
+	cs_insn *ins;		/* decoded, in address order */
+	u32 n;
+	struct pa_state *st;	/* state before each instruction */
+	bool *have;
+	u32 *work;		/* instruction indexes still to follow */
+	u32 nwork;
+	char *why;
+	size_t wlen;
+};
+
+static int fail(struct pa_flow *fl, const cs_insn *in, const char *what)
+{
+	snprintf(fl->why, fl->wlen, "%s at 0x%x (%s %s)", what,
+		 (u32)in->address, in->mnemonic, in->op_str);
+	return -1;
+}
+
+/* The instruction at @addr, or -1 (not an instruction start). */
+static long index_of(const struct pa_flow *fl, u32 addr)
+{
+	u32 lo = 0, hi = fl->n;
+
+	while (lo < hi) {
+		u32 mid = (lo + hi) / 2;
+
+		if (fl->ins[mid].address < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < fl->n && fl->ins[lo].address == addr ? (long)lo : -1;
+}
+
+/* Reach @addr in state @st: the first path sets it, later ones must
+ * agree, since one row holds for every path through an address. */
+static int reach(struct pa_flow *fl, const cs_insn *from, u32 addr,
+		 const struct pa_state *st)
+{
+	long i = index_of(fl, addr);
+
+	if (i < 0)
+		return fail(fl, from, "branch into the middle of an instruction");
+	if (fl->have[i])
+		return state_eq(&fl->st[i], st) ? 0 :
+			fail(fl, &fl->ins[i], "paths arrive with different frames");
+	fl->st[i] = *st;
+	fl->have[i] = true;
+	fl->work[fl->nwork++] = i;
+	return 0;
+}
+
+static int next(struct pa_flow *fl, u32 i, const struct pa_state *st)
+{
+	if (i + 1 >= fl->n)
+		return fail(fl, &fl->ins[i], "falls off the end of the function");
+	return reach(fl, &fl->ins[i], fl->ins[i + 1].address, st);
+}
+
+/* A return: the frame must be gone and the return address in lr. */
+static int ret_ok(struct pa_flow *fl, const cs_insn *in,
+		  const struct pa_state *st)
+{
+	return ra_in_lr(st) ? 0 : fail(fl, in, "return with the frame still up");
+}
+
+/* Branches and calls; the frame itself is unchanged. */
+static int flow_branch(struct pa_flow *fl, u32 i, const struct pa_state *st)
+{
+	const cs_insn *in = &fl->ins[i];
+	bool cond = conditional(in) || in->id == ARM_INS_CBZ ||
+		    in->id == ARM_INS_CBNZ;
+	u32 t = branch_target(in);
+
+	if (is_call(in)) {
+		if (st->slot[14] == PA_NONE)
+			return fail(fl, in, "call with the return address in lr");
+		return next(fl, i, st);
+	}
+	if (in->id == ARM_INS_BX && in->detail->arm.operands[0].reg == ARM_REG_LR) {
+		if (ret_ok(fl, in, st))
+			return -1;
+		return cond ? next(fl, i, st) : 0;
+	}
+	if ((in->id != ARM_INS_B && in->id != ARM_INS_CBZ &&
+	     in->id != ARM_INS_CBNZ) || !t)
+		return fail(fl, in, "indirect or table branch");
+	if (t >= fl->lo && t < fl->hi) {
+		if (reach(fl, in, t, st))
+			return -1;
+	} else if (ret_ok(fl, in, st)) {	/* tail call */
+		return -1;
+	}
+	return cond ? next(fl, i, st) : 0;
+}
+
+/* One instruction in state @st: its successors are reached. */
+static int flow_insn(struct pa_flow *fl, u32 i, struct pa_state st)
+{
+	const cs_insn *in = &fl->ins[i];
 	int regs[48], n = 0;
 	s32 imm = 0;
-	bool wr[TB_NREGS];
+	bool wr[TB_NREGS], cond = conditional(in);
 	enum pa_kind k = classify(in, regs, &n, &imm);
-	bool cond = conditional(in), pops_pc = k == PA_POP && regs[n - 1] == 15;
 
-	writes(w->cs, in, wr, TB_NREGS);
-	if (pops_pc || (wr[15] && !is_call(in) && in->id != ARM_INS_B &&
-			in->id != ARM_INS_CBZ && in->id != ARM_INS_CBNZ)) {
-		struct pa_state save = w->cur;
+	if (k == PA_POP && regs[n - 1] == 15) {
+		struct pa_state after = st;
 
-		if (!body_return(w, in, regs, n, k))
-			return 0;
-		/* Not taken, nothing changed; taken, the path ends. */
-		w->cur = cond ? save : w->body;
-		return 1;
+		if (!do_pop(&after, regs, n) || ret_ok(fl, in, &after))
+			return fail(fl, in, "return that does not undo the frame");
+		return cond ? next(fl, i, &st) : 0;
 	}
-	if (k == PA_ADD_SP || k == PA_POP) {
+	if (k != PA_OTHER) {
 		if (cond)
-			return stop(w, in, "conditional epilogue");
-		if (k == PA_ADD_SP)
-			w->cur.cfa -= imm;
-		if ((k == PA_POP && !do_pop(&w->cur, regs, n)) || w->cur.cfa < 0)
-			return stop(w, in, "epilogue that does not match the prologue");
-		return 1;
+			return fail(fl, in, "conditional frame change");
+		if (!apply(&st, k, regs, n, imm))
+			return fail(fl, in, "frame change that does not match the frame");
+		return next(fl, i, &st);
 	}
+	writes(fl->cs, in, wr, TB_NREGS);
+	if (wr[15])
+		return flow_branch(fl, i, &st);
 	if (wr[13])
-		return stop(w, in, "sp changed");
-	if (wr[15]) {
-		u32 t = branch_target(in);
-
-		if (is_call(in)) {
-			if (w->cur.slot[14] == PA_NONE)
-				return stop(w, in, "call with the return address in lr");
-			return 1;
-		}
-		if (!state_eq(&w->cur, &w->body))
-			return stop(w, in, "branch inside the epilogue");
-		if (!t)
-			return stop(w, in, "indirect branch");
-		if (t >= w->lo && t < w->hi) {
-			if (t < w->body_start || w->ntargets == 256)
-				return stop(w, in, "branch back into the prologue");
-			w->targets[w->ntargets++] = t;
-			return 1;
-		}
-		if (!ra_in_lr(&w->cur))
-			return stop(w, in, "tail call with the frame still up");
-		if (!cond)
-			w->cur = w->body;
-		return 1;
-	}
-	if (wr[14] && w->cur.slot[14] == PA_NONE)
-		return stop(w, in, "lr overwritten");
-	for (int s = 4; s < TB_NREGS; s++)
-		if (wr[s] && callee_saved(s) && w->cur.slot[s] == PA_NONE &&
-		    !w->cur.touched[s])
-			return stop(w, in, "callee-saved register written unsaved");
-	return 1;
+		return fail(fl, in, "sp changed");
+	if (wr[14] && st.slot[14] == PA_NONE)
+		return fail(fl, in, "lr overwritten while it holds the return address");
+	for (int r = 4; r < TB_NREGS; r++)
+		if (wr[r] && callee_saved(r) && st.slot[r] == PA_NONE)
+			return fail(fl, in, "callee-saved register written unsaved");
+	return next(fl, i, &st);
 }
 
-/* One prologue instruction: 1 if it belongs to the prologue. */
-static int prologue_insn(struct pa_walk *w, const cs_insn *in)
+static int decode_all(struct pa_flow *fl, const u8 *code, u32 len)
 {
-	int regs[48], n = 0;
-	s32 imm = 0;
-	bool wr[TB_NREGS];
-	enum pa_kind k = classify(in, regs, &n, &imm);
-
-	if (conditional(in))
-		return 0;
-	if (k == PA_PUSH)
-		return do_push(&w->cur, regs, n);
-	if (k == PA_SUB_SP) {
-		w->cur.cfa += imm;
-		return 1;
-	}
-	if (k != PA_OTHER)
-		return 0;	/* a pop or add sp: the body has begun */
-	writes(w->cs, in, wr, TB_NREGS);
-	if (wr[13] || wr[14] || wr[15] || in->id == ARM_INS_IT)
-		return 0;
-	for (int s = 4; s < TB_NREGS; s++)
-		if (wr[s] && callee_saved(s) && w->cur.slot[s] == PA_NONE)
-			return 0;
-	return 1;
-}
-
-static int walk(struct pa_walk *w, const u8 *code, u32 len)
-{
-	cs_insn *in = cs_malloc(w->cs);
 	const uint8_t *p = code;
 	size_t left = len;
-	uint64_t at = w->lo;
-	u32 done = 0;
+	uint64_t at = fl->lo;
+	u32 cap = 0;
 
-	if (!in)
-		return -1;
 	while (left) {
-		struct pa_state before = w->cur;
-		u32 ia = (u32)at;
+		if (fl->n == cap) {
+			cs_insn *v = realloc(fl->ins, (cap = cap ? 2 * cap : 64) *
+					     sizeof(*v));
 
-		if (!cs_disasm_iter(w->cs, &p, &left, &at, in)) {
-			snprintf(w->why, w->wlen, "undecodable at 0x%x", ia);
-			break;
+			if (!v)
+				return -2;
+			fl->ins = v;
 		}
-		if (!w->in_body && !prologue_insn(w, in)) {
-			w->in_body = true;
-			w->cur = before;
-			w->body = before;
-			w->body_start = ia;
+		fl->ins[fl->n].detail = malloc(sizeof(cs_detail));
+		if (!fl->ins[fl->n].detail)
+			return -2;
+		if (!cs_disasm_iter(fl->cs, &p, &left, &at, &fl->ins[fl->n])) {
+			free(fl->ins[fl->n].detail);
+			snprintf(fl->why, fl->wlen, "undecodable at 0x%x", (u32)at);
+			return -1;
 		}
-		if (w->in_body && !body_insn(w, in)) {
-			w->cur = before;
-			break;
-		}
-		done = (u32)at - w->lo;
-		if (!state_eq(&before, &w->cur) &&
-		    add_row(w->f, &w->cur, (u32)at)) {
-			done = -1u;
-			break;
-		}
+		fl->n++;
 	}
-	cs_free(in, 1);
-	return done == -1u ? -1 : (int)done;
-}
-
-/* The state the rows give at @addr, compared with the body state. */
-static bool row_is_body(const struct tb_cfi_func *f, u32 addr,
-			const struct pa_state *body)
-{
-	const struct tb_row *r = NULL;
-
-	for (u32 i = 0; i < f->nrows && f->rows[i].addr <= addr; i++)
-		r = &f->rows[i];
-	if (!r || r->cfa_off != body->cfa)
-		return false;
-	for (int i = 0; i < TB_NREGS; i++) {
-		int s = i == TB_RA ? 14 : i;
-		bool saved = r->r[i].kind == TB_R_OFFSET;
-
-		if (i == 13 || i == 14 || i == 15)
-			continue;
-		if (saved != (body->slot[s] != PA_NONE) ||
-		    (saved && r->r[i].off != body->slot[s]))
-			return false;
-	}
-	return true;
+	return 0;
 }
 
 /*
- * Rows are justified only when the whole function was followed: code
- * past an unanalysed instruction could branch back into analysed code in
- * another state.  And every branch must land where the rows say "body
- * state", the state it was taken in.
+ * Rows in address order: the state before each reachable instruction,
+ * one row where it changes.  Unreachable code (padding) keeps the rows
+ * before it: it never runs.
  */
-static int justified(struct pa_walk *w, int done, u32 len)
+static int emit_rows(struct pa_flow *fl, struct tb_cfi_func *f)
 {
-	if (done < 0)
-		return done;
-	if ((u32)done < len)
-		return 0;
-	for (u32 i = 0; i < w->ntargets; i++)
-		if (!row_is_body(w->f, w->targets[i], &w->body)) {
-			snprintf(w->why, w->wlen,
-				 "branch to 0x%x, where the frame differs",
-				 w->targets[i]);
-			return 0;
-		}
-	return done;
+	const struct pa_state *last = NULL;
+
+	for (u32 i = 0; i < fl->n; i++) {
+		if (!fl->have[i] || (last && state_eq(last, &fl->st[i])))
+			continue;
+		if (add_row(f, &fl->st[i], (u32)fl->ins[i].address))
+			return -1;
+		last = &fl->st[i];
+	}
+	return 0;
+}
+
+static int run_flow(struct pa_flow *fl, const u32 *entries, u32 nentries)
+{
+	struct pa_state entry;
+
+	for (int i = 0; i < TB_NREGS; i++)
+		entry.slot[i] = PA_NONE;
+	memset(entry.touched, 0, sizeof(entry.touched));
+	entry.cfa = 0;
+	fl->st = calloc(fl->n, sizeof(*fl->st));
+	fl->have = calloc(fl->n, sizeof(*fl->have));
+	/* Each instruction enters the work list once. */
+	fl->work = calloc(fl->n, sizeof(*fl->work));
+	if (!fl->st || !fl->have || !fl->work)
+		return -2;
+	if (reach(fl, &fl->ins[0], fl->lo, &entry))
+		return -1;
+	/* Other symbols inside are entry points too (__adddf3 inside
+	 * __subdf3): the frame there must be the entry frame. */
+	for (u32 k = 0; k < nentries; k++)
+		if (entries[k] > fl->lo && entries[k] < fl->hi &&
+		    reach(fl, &fl->ins[0], entries[k], &entry))
+			return -1;
+	while (fl->nwork) {
+		u32 i = fl->work[--fl->nwork];
+
+		if (flow_insn(fl, i, fl->st[i]))
+			return -1;
+	}
+	return 0;
 }
 
 int tb_prologue_analyse(const u8 *code, u32 len, u32 addr, bool thumb,
+			const u32 *entries, u32 nentries,
 			struct tb_cfi_func *f, char *why, size_t wlen)
 {
-	struct pa_walk w = { .lo = addr, .hi = addr + len, .f = f,
-			     .why = why, .wlen = wlen };
+	struct pa_flow fl = { .lo = addr, .hi = addr + len, .why = why,
+			      .wlen = wlen };
 	int r;
 
 	why[0] = 0;
-	for (int i = 0; i < TB_NREGS; i++)
-		w.cur.slot[i] = PA_NONE;
-	w.body = w.cur;
-	if (cs_open(CS_ARCH_ARM, thumb ? CS_MODE_THUMB : CS_MODE_ARM, &w.cs))
-		return -1;
-	cs_option(w.cs, CS_OPT_DETAIL, CS_OPT_ON);
+	memset(f, 0, sizeof(*f));
 	f->addr = addr;
 	f->size = len;
 	f->source = TB_SRC_PROLOGUE;
-	if (add_row(f, &w.cur, addr)) {
-		cs_close(&w.cs);
+	if (cs_open(CS_ARCH_ARM, thumb ? CS_MODE_THUMB : CS_MODE_ARM, &fl.cs))
 		return -1;
+	cs_option(fl.cs, CS_OPT_DETAIL, CS_OPT_ON);
+	r = decode_all(&fl, code, len);
+	if (!r && !fl.n)
+		r = -1;
+	if (!r)
+		r = run_flow(&fl, entries, nentries);
+	if (!r && emit_rows(&fl, f))
+		r = -2;
+	for (u32 i = 0; i < fl.n; i++)
+		free(fl.ins[i].detail);
+	free(fl.ins);
+	free(fl.st);
+	free(fl.have);
+	free(fl.work);
+	cs_close(&fl.cs);
+	if (r) {
+		free(f->rows);
+		f->rows = NULL;
+		f->nrows = 0;
 	}
-	r = justified(&w, walk(&w, code, len), len);
-	cs_close(&w.cs);
-	/* A row at the function's end describes nothing. */
-	while (r > 0 && f->nrows > 1 && f->rows[f->nrows - 1].addr >= addr + (u32)r)
-		f->nrows--;
-	return r;
+	return r == -2 ? -1 : r == -1 ? 0 : (int)len;
 }
 
 /* ------------------------------------------------------------------ */
@@ -707,28 +794,16 @@ static int carve(struct tb_input *in, struct tb_input *done)
 	return 0;
 }
 
-/* Every other entry point inside the function must see the entry state. */
-static bool entries_ok(const struct tb_elf *e, const struct tb_cfi_func *f)
+/* Addresses of the other symbols inside [lo, hi): entry points too. */
+static u32 *inner_symbols(const struct tb_elf *e, u32 lo, u32 hi, u32 *n)
 {
-	struct pa_state entry;
+	u32 *v = malloc((e->nsyms + 1) * sizeof(*v));
 
-	for (int i = 0; i < TB_NREGS; i++)
-		entry.slot[i] = PA_NONE;
-	entry.cfa = 0;
-	for (u32 k = 0; k < e->nsyms; k++) {
-		u32 a = e->syms[k].addr;
-		const struct tb_row *r = NULL;
-
-		if (a <= f->addr || a >= f->addr + f->size)
-			continue;
-		if (!row_is_body(f, a, &entry))
-			return false;
-		for (u32 i = 0; i < f->nrows && f->rows[i].addr <= a; i++)
-			r = &f->rows[i];
-		if (r && r->r[TB_RA].kind == TB_R_OFFSET)
-			return false;
-	}
-	return true;
+	*n = 0;
+	for (u32 k = 0; v && k < e->nsyms; k++)
+		if (e->syms[k].addr > lo && e->syms[k].addr < hi)
+			v[(*n)++] = e->syms[k].addr;
+	return v;
 }
 
 int tb_prologue_sym(struct tb_elf *e, u32 i, struct tb_cfi_func *f,
@@ -738,6 +813,7 @@ int tb_prologue_sym(struct tb_elf *e, u32 i, struct tb_cfi_func *f,
 	u32 taddr, tsize, end, len;
 	const u8 *text = text_bytes(e, &taddr, &tsize);
 	char want = s->thumb ? 't' : 'a';
+	u32 *entries, nentries;
 	int r;
 
 	snprintf(why, wlen, "not in .text");
@@ -758,20 +834,18 @@ int tb_prologue_sym(struct tb_elf *e, u32 i, struct tb_cfi_func *f,
 	len = code_len(e, s->addr, end);
 	if (!len)
 		return 0;
+	entries = inner_symbols(e, s->addr, s->addr + len, &nentries);
 	r = tb_prologue_analyse(text + (s->addr - taddr), len, s->addr,
-				s->thumb, f, why, wlen);
+				s->thumb, entries, nentries, f, why, wlen);
+	free(entries);
 	if (r <= 0)
 		return r;
 	f->size = end - s->addr;	/* a trailing literal pool included */
-	if (!entries_ok(e, f)) {
-		snprintf(why, wlen, "another entry point inside the frame");
-		return 0;
-	}
 	return 1;
 }
 
 static int analyse_sym(struct tb_elf *e, const struct tb_input *in, u32 i,
-		       struct tb_input *done)
+		       struct tb_input *done, struct tb_notes *notes)
 {
 	const struct tb_sym *s = &e->syms[i];
 	u32 end = sym_limit(e, i, e->meta.text_addr + e->meta.text_size);
@@ -788,6 +862,8 @@ static int analyse_sym(struct tb_elf *e, const struct tb_input *in, u32 i,
 		free(f->rows);
 		done->n--;
 	}
+	if (!r)
+		tb_note_add(notes, s->addr, s->addr, TB_N_PROLOGUE, "%s", why);
 	return r;
 }
 
@@ -797,7 +873,6 @@ int tb_prologue_pass(struct tb_elf *e, struct tb_input *in,
 	struct tb_input done = { 0 };
 	int n = 0;
 
-	(void)notes;
 	for (u32 i = 0; i < e->nsyms; i++) {
 		int r;
 
@@ -807,7 +882,7 @@ int tb_prologue_pass(struct tb_elf *e, struct tb_input *in,
 		if (done.n && e->syms[i].addr < done.funcs[done.n - 1].addr +
 		    done.funcs[done.n - 1].size)
 			continue;
-		r = analyse_sym(e, in, i, &done);
+		r = analyse_sym(e, in, i, &done, notes);
 		if (r < 0) {
 			tb_input_free(&done);
 			return -1;

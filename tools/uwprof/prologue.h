@@ -13,13 +13,15 @@
 struct tb_elf;
 
 /*
- * Analyse the function at @addr (@len bytes of @code; Thumb when @thumb).
+ * Analyse the function at @addr (@len bytes of @code; Thumb when @thumb),
+ * entered at @addr and at each of @entries with the caller's frame.
  * Rows (full states at every change) go to @f, which the caller owns.
- * Returns @len when every instruction was followed and the rows hold for
- * the whole function, 0 when they cannot be justified (@why says why),
- * -1 when capstone fails or memory runs out.
+ * Returns @len when every path was followed and the rows hold for the
+ * whole function, 0 when they cannot be justified (@why says why), -1
+ * when capstone fails or memory runs out.
  */
 int tb_prologue_analyse(const u8 *code, u32 len, u32 addr, bool thumb,
+			const u32 *entries, u32 nentries,
 			struct tb_cfi_func *f, char *why, size_t wlen);
 
 /*

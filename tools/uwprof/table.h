@@ -103,6 +103,7 @@ enum tb_reason {
 	TB_N_UNPARSED,		/* --chrome-compat: row no parser accepts */
 	TB_N_EHABI_BAD,		/* EHABI entry that cannot be decoded */
 	TB_N_EHABI_REFUSE,	/* EHABI CANTUNWIND or refuse: kept as refuse */
+	TB_N_PROLOGUE,		/* prologue analysis found no justified rules */
 	TB_N_COUNT
 };
 

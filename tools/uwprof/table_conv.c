@@ -32,6 +32,7 @@ static const char *const reason_names[TB_N_COUNT][2] = {
 	[TB_N_EPILOGUE] = { "epilogue-dropped", "--chrome-compat: rows from the first epilogue on dropped" },
 	[TB_N_UNPARSED] = { "row-unparsed", "--chrome-compat: no Chrome row parser accepts the row (skipped)" },
 	[TB_N_EHABI_BAD] = { "ehabi-undecodable", "EHABI entry that cannot be decoded (refused)" },
+	[TB_N_PROLOGUE] = { "prologue-refused", "--prologue-analysis could not justify rules (still refused)" },
 	[TB_N_EHABI_REFUSE] = { "ehabi-cantunwind", "EHABI says CANTUNWIND or refuse (refused)" },
 };
 
