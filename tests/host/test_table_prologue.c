@@ -244,6 +244,9 @@ TEST(refused_forms)
 		 * before anything reloads them */
 		{ "frame freed unread", true, 6,
 		  { 0x10, 0xb5, 0x02, 0xb0, 0x70, 0x47 } },
+		/* push {r4, lr}; pop {r4, pc}; movs r1, #2: code after the
+		 * return that only another function could reach */
+		{ "unreached code", true, 6, { 0x10, 0xb5, 0x10, 0xbd, 0x02, 0x21 } },
 		/* push {r4, lr}; movs r0, #0: runs off the end */
 		{ "falls off the end", true, 4, { 0x10, 0xb5, 0x00, 0x20 } },
 		/* push {r4, lr}; pop {r5, pc}: pops a slot it did not save */

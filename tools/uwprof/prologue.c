@@ -555,10 +555,36 @@ static int decode_all(struct pa_flow *fl, const u8 *code, u32 len)
 	return 0;
 }
 
+/* Alignment padding: nop, or a move of a register to itself. */
+static bool is_padding(const cs_insn *in)
+{
+	const cs_arm *a = &in->detail->arm;
+
+	if (in->id == ARM_INS_NOP)
+		return true;
+	return (in->id == ARM_INS_MOV || in->id == ARM_INS_LSL) &&
+	       a->op_count == 2 && a->operands[0].type == ARM_OP_REG &&
+	       a->operands[1].type == ARM_OP_REG &&
+	       a->operands[0].reg == a->operands[1].reg;
+}
+
+/*
+ * Code no path reaches must be padding.  Anything else is reached from
+ * outside (another function branching into this one, as libgcc's
+ * conversions do into __adddf3) in a frame nothing here describes.
+ */
+static int unreached_ok(struct pa_flow *fl)
+{
+	for (u32 i = 0; i < fl->n; i++)
+		if (!fl->have[i] && !is_padding(&fl->ins[i]))
+			return fail(fl, &fl->ins[i], "code no path reaches");
+	return 0;
+}
+
 /*
  * Rows in address order: the state before each reachable instruction,
- * one row where it changes.  Unreachable code (padding) keeps the rows
- * before it: it never runs.
+ * one row where it changes.  Padding keeps the rows before it: it never
+ * runs.
  */
 static int emit_rows(struct pa_flow *fl, struct tb_cfi_func *f)
 {
@@ -602,7 +628,7 @@ static int run_flow(struct pa_flow *fl, const u32 *entries, u32 nentries)
 		if (flow_insn(fl, i, fl->st[i]))
 			return -1;
 	}
-	return 0;
+	return unreached_ok(fl);
 }
 
 int tb_prologue_analyse(const u8 *code, u32 len, u32 addr, bool thumb,
