@@ -637,3 +637,170 @@ TEST(libc_debug_file_mismatch)
 	CHECK(strstr(msg, "build-id") != NULL);
 	CHECK(strstr(msg, "another build") != NULL);
 }
+
+/* ---- code outside .text: PLT stubs ---- */
+
+/*
+ * Every pc of .plt and .iplt resolves to a function of the table, and one
+ * unwind step from it (uwprof's unwinder) gives what the stub does: an
+ * entry touches neither sp nor lr, so the frame returns to lr with sp
+ * unchanged; PLT0 returns to lr at its first instruction and, after its
+ * "str lr, [sp, #-4]!", pops lr back (sp + 4).  lr points into a
+ * function of .text, as after a call.  Returns the pcs checked.
+ */
+static u32 plt_case(const char *elf, const char *tag)
+{
+	struct uwt_file u;
+	struct uw2_table t;
+	char report[512];
+	u32 checked = 0, caller = 0;
+	Elf *e;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	int fd;
+
+	if (!generate(elf, tag, &u, report, sizeof(report)))
+		return 0;
+	CHECK_EQ_U32(uw2_table_init(&t, u.blob, u.blob_size, NULL), UW2_OK);
+	fd = open(elf, O_RDONLY);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	if (!e || elf_getshdrstrndx(e, &shstrndx)) {
+		th_fail(__FILE__, __LINE__, "%s: not an ELF", elf);
+		return 0;
+	}
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) ||
+		    !(name = elf_strptr(e, shstrndx, sh.sh_name)))
+			continue;
+		if (!strcmp(name, ".text")) {
+			caller = (u32)sh.sh_addr + 0x100;
+			/* The region starts at or below .text. */
+			CHECK(u.meta.text_addr <= sh.sh_addr);
+			CHECK(u.meta.text_addr + u.meta.text_size >=
+			      sh.sh_addr + sh.sh_size);
+		}
+	}
+	scn = NULL;
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+		bool plt;
+
+		if (!gelf_getshdr(scn, &sh) ||
+		    !(name = elf_strptr(e, shstrndx, sh.sh_name)))
+			continue;
+		plt = !strcmp(name, ".plt");
+		if (!plt && strcmp(name, ".iplt"))
+			continue;
+		CHECK(sh.sh_addr >= u.meta.text_addr);
+		for (u32 pc = (u32)sh.sh_addr; pc < sh.sh_addr + sh.sh_size;
+		     pc += 4) {
+			struct uw2_module mod = { u.meta.text_addr,
+				u.meta.text_addr + u.meta.text_size, &t };
+			struct uw2_stack stk = { STK_LO, STK_HI, read_word, NULL };
+			struct uw2_regs regs;
+			u32 off = pc - (u32)sh.sh_addr, frames[2], nf;
+			u32 sp = CFA_AT, want_pc = caller;
+			enum uw2_stop stop;
+
+			if (plt && off == 16)
+				continue;	/* PLT0's literal word */
+			if (plt && off >= 4 && off < 16) {
+				sp = CFA_AT - 4;	/* lr pushed */
+				want_pc = stack_word(sp);
+			}
+			for (int r = 0; r < 16; r++)
+				regs.r[r] = 0xa0000000u + 0x100 * r;
+			regs.r[13] = sp;
+			regs.r[14] = caller;
+			regs.r[15] = pc;
+			stop = uw2_unwind(&mod, 1, &regs, &stk, frames, 1, &nf, 0);
+			checked++;
+			if (stop != UW2_STOP_MAX_DEPTH || regs.r[13] != CFA_AT ||
+			    regs.r[15] != want_pc)
+				th_fail(__FILE__, __LINE__,
+					"%s %s+0x%x (0x%x): stop %s sp 0x%x (want 0x%x) pc 0x%x (want 0x%x)",
+					tag, name, off, pc, uw2_stop_name(stop),
+					regs.r[13], CFA_AT, regs.r[15], want_pc);
+		}
+	}
+	CHECK(caller != 0);
+	elf_end(e);
+	close(fd);
+	free(u.buf);
+	return checked;
+}
+
+TEST(plt_stubs_unwind)
+{
+	char lua[512], libc[512];
+	u32 n;
+
+	if (!ensure_inputs()) {
+		th_fail(__FILE__, __LINE__, "lua builds missing");
+		return;
+	}
+	elf_version(EV_CURRENT);
+	snprintf(lua, sizeof(lua), "%s/arm/lua-gcc/lua", build_dir());
+	n = plt_case(lua, "plt-lua-gcc");
+	CHECK(n > 250);
+	snprintf(lua, sizeof(lua), "%s/arm/lua-clang/lua", build_dir());
+	n = plt_case(lua, "plt-lua-clang");
+	CHECK(n > 250);
+	/* Stripped, no mapping symbols; has .iplt too. */
+	libc_path(libc, sizeof(libc));
+	n = plt_case(libc, "plt-libc");
+	CHECK(n > 50);
+	printf("# PLT pcs unwound: lua gcc/clang and libc.so.6 (.plt and .iplt)\n");
+}
+
+static u32 sec_addr(const char *elf, const char *want)
+{
+	int fd = open(elf, O_RDONLY);
+	Elf *e;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	u32 addr = 0;
+
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	if (e && !elf_getshdrstrndx(e, &shstrndx))
+		while ((scn = elf_nextscn(e, scn))) {
+			GElf_Shdr sh;
+			const char *name;
+
+			if (gelf_getshdr(scn, &sh) &&
+			    (name = elf_strptr(e, shstrndx, sh.sh_name)) &&
+			    !strcmp(name, want))
+				addr = (u32)sh.sh_addr;
+		}
+	if (e)
+		elf_end(e);
+	close(fd);
+	return addr;
+}
+
+/* --chrome-compat keeps Chrome's .text as the table's start. */
+TEST(plt_chrome_compat_keeps_text)
+{
+	char lua[512], report[512];
+	struct uwt_file u;
+
+	if (!ensure_inputs())
+		return;
+	snprintf(lua, sizeof(lua), "%s/arm/lua-gcc/lua", build_dir());
+	if (!generate_with(lua, "plt-compat", "--chrome-compat", &u, report,
+			   sizeof(report)))
+		return;
+	CHECK_EQ_U32(u.meta.text_addr, sec_addr(lua, ".text"));
+	free(u.buf);
+	/* The default mode starts at .init, below .text. */
+	if (!generate(lua, "plt-default", &u, report, sizeof(report)))
+		return;
+	CHECK_EQ_U32(u.meta.text_addr, sec_addr(lua, ".init"));
+	CHECK(u.meta.text_addr < sec_addr(lua, ".text"));
+	free(u.buf);
+}

@@ -26,14 +26,17 @@ static void print_meta(const struct uwt_file *u)
 	char hex[2 * UWT_BUILD_ID_MAX + 1];
 
 	uwt_build_id_hex(m, hex);
-	printf("container: build-id %s, .text 0x%x size 0x%x, sources%s%s%s%s%s%s%s\n",
-	       m->build_id_len ? hex : "(none)", m->text_addr, m->text_size,
+	printf("container: build-id %s, %s 0x%x size 0x%x, sources%s%s%s%s%s%s%s%s\n",
+	       m->build_id_len ? hex : "(none)",
+	       m->flags & UWT_F_CHROME_COMPAT ? ".text" : "code",
+	       m->text_addr, m->text_size,
 	       m->sources & UWT_SRC_DEBUG_FRAME ? " debug_frame" : "",
 	       m->sources & UWT_SRC_EH_FRAME ? " eh_frame" : "",
 	       m->sources & UWT_SRC_EXIDX ? " exidx" : "",
 	       m->sources & UWT_SRC_BREAKPAD ? " breakpad" : "",
 	       m->sources & UWT_SRC_DEBUG_FILE ? " debug-file" : "",
 	       m->sources & UWT_SRC_PROLOGUE ? " prologue-analysis" : "",
+	       m->sources & UWT_SRC_PLT ? " plt" : "",
 	       m->flags & UWT_F_CHROME_COMPAT ? ", chrome-compat" : "");
 	for (u32 i = 0; i < m->nsegs; i++)
 		printf("  LOAD vaddr 0x%x offset 0x%x filesz 0x%x memsz 0x%x %c%c%c\n",

@@ -379,7 +379,7 @@ static const char *src_name(u8 s)
 {
 	static const char *const n[TB_SRC_COUNT] = {
 		"breakpad", "debug_frame", "eh_frame", "exidx", "root",
-		"debug-file", "prologue-analysis" };
+		"debug-file", "prologue-analysis", "plt", "uncovered" };
 
 	return s < TB_SRC_COUNT ? n[s] : "?";
 }
@@ -518,6 +518,16 @@ static int attach_debug_file(struct gen *g, struct tb_elf *e)
 	return 0;
 }
 
+/* Something besides PLT stubs and refusals of code outside .text. */
+static bool has_unwind_info(const struct tb_input *in)
+{
+	for (u32 i = 0; i < in->n; i++)
+		if (in->funcs[i].source != TB_SRC_PLT &&
+		    in->funcs[i].source != TB_SRC_UNCOVERED)
+			return true;
+	return false;
+}
+
 static int read_inputs(struct gen *g, struct tb_elf *e)
 {
 	char err[512];
@@ -547,6 +557,10 @@ static int read_inputs(struct gen *g, struct tb_elf *e)
 	}
 	if (attach_debug_file(g, e))
 		return UWPROF_EXIT_USAGE;
+	/* The table covers all executable code of .text's segment;
+	 * --chrome-compat keeps Chrome's .text. */
+	if (!g->o->compat)
+		tb_elf_cover_code(e);
 	if (tb_read_dwarf(e, &g->in, err, sizeof(err)) < 0 ||
 	    tb_read_ehabi(e, &g->in, &g->notes, err, sizeof(err)) < 0) {
 		uw_err("table: %s: %s", g->o->input, err);
@@ -564,6 +578,12 @@ static int read_inputs(struct gen *g, struct tb_elf *e)
 		       g->o->input);
 		return UWPROF_EXIT_FAIL;
 	}
+	/* Last: PLT stubs and refusals only where nothing else applies. */
+	if (!g->o->compat && tb_plt_pass(e, &g->in, &g->notes) < 0) {
+		uw_err("table: %s: PLT decoding failed (capstone or out of memory)",
+		       g->o->input);
+		return UWPROF_EXIT_FAIL;
+	}
 	g->meta = e->meta;
 	if (g->o->have_text_start)
 		g->meta.text_addr = g->o->text_start;
@@ -576,7 +596,7 @@ static int read_inputs(struct gen *g, struct tb_elf *e)
 	g->exidx_bytes = e->exidx_bytes;
 	g->extab_bytes = e->extab_bytes;
 	g->exidx_entries = e->exidx_entries;
-	if (!g->in.n) {
+	if (!has_unwind_info(&g->in)) {
 		uw_err("table: %s has no unwind information (.debug_frame, .eh_frame or .ARM.exidx); give its debug file (--debug-file/--debug-dir), build it with -g or -funwind-tables, or try --prologue-analysis",
 		       g->o->input);
 		return UWPROF_EXIT_USAGE;

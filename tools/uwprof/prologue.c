@@ -739,32 +739,6 @@ static u32 sym_limit(const struct tb_elf *e, u32 i, u32 text_end)
 	return text_end;
 }
 
-static const u8 *text_bytes(struct tb_elf *e, u32 *addr, u32 *size)
-{
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-
-	if (elf_getshdrstrndx(e->elf, &shstrndx))
-		return NULL;
-	while ((scn = elf_nextscn(e->elf, scn))) {
-		GElf_Shdr sh;
-		const char *name;
-		Elf_Data *d;
-
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		name = elf_strptr(e->elf, shstrndx, sh.sh_name);
-		if (!name || strcmp(name, ".text") || sh.sh_type != SHT_PROGBITS)
-			continue;
-		d = elf_getdata(scn, NULL);
-		if (!d || d->d_size < sh.sh_size)
-			return NULL;
-		*addr = sh.sh_addr;
-		*size = sh.sh_size;
-		return d->d_buf;
-	}
-	return NULL;
-}
 
 /* Refusals with the analysed ranges @done cut out of them. */
 static int carve(struct tb_input *in, struct tb_input *done)
@@ -836,14 +810,18 @@ int tb_prologue_sym(struct tb_elf *e, u32 i, struct tb_cfi_func *f,
 		    char *why, size_t wlen)
 {
 	const struct tb_sym *s = &e->syms[i];
-	u32 taddr, tsize, end, len;
-	const u8 *text = text_bytes(e, &taddr, &tsize);
+	const struct tb_sec *sec = tb_elf_sec(e, s->addr);
+	const u8 *text = sec ? tb_elf_sec_bytes(e, sec) : NULL;
+	u32 taddr = sec ? sec->addr : 0, tsize = sec ? sec->size : 0, end, len;
 	char want = s->thumb ? 't' : 'a';
 	u32 *entries, nentries;
 	int r;
 
-	snprintf(why, wlen, "not in .text");
-	if (!text)
+	/* Code of any executable section (.init, .text, .fini, ...) inside
+	 * the table's range; a symbol ends with its section. */
+	snprintf(why, wlen, "not in the table's code");
+	if (!text || s->addr < e->meta.text_addr ||
+	    s->addr - e->meta.text_addr >= e->meta.text_size)
 		return 0;
 	end = sym_limit(e, i, taddr + tsize);
 	if (s->addr < taddr || end > taddr + tsize || end <= s->addr)
@@ -874,7 +852,9 @@ static int analyse_sym(struct tb_elf *e, const struct tb_input *in, u32 i,
 		       struct tb_input *done, struct tb_notes *notes)
 {
 	const struct tb_sym *s = &e->syms[i];
-	u32 end = sym_limit(e, i, e->meta.text_addr + e->meta.text_size);
+	const struct tb_sec *sec = tb_elf_sec(e, s->addr);
+	u32 end = sym_limit(e, i, sec ? sec->addr + sec->size :
+			    e->meta.text_addr + e->meta.text_size);
 	struct tb_cfi_func *f;
 	char why[160];
 	int r;

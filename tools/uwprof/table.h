@@ -65,6 +65,9 @@ enum tb_source { TB_SRC_BREAKPAD, TB_SRC_DEBUG_FRAME, TB_SRC_EH_FRAME,
 		 TB_SRC_EHABI, TB_SRC_ROOT,
 		 TB_SRC_DEBUG_FILE,	/* .debug_frame of a separate debug file */
 		 TB_SRC_PROLOGUE,	/* rules from prologue analysis */
+		 TB_SRC_PLT,		/* a decoded PLT stub (.plt, .iplt) */
+		 TB_SRC_UNCOVERED,	/* code outside .text nothing describes:
+					 * refused */
 		 TB_SRC_COUNT };
 
 struct tb_cfi_func {
@@ -104,6 +107,8 @@ enum tb_reason {
 	TB_N_EHABI_BAD,		/* EHABI entry that cannot be decoded */
 	TB_N_EHABI_REFUSE,	/* EHABI CANTUNWIND or refuse: kept as refuse */
 	TB_N_PROLOGUE,		/* prologue analysis found no justified rules */
+	TB_N_PLT,		/* a PLT stub that does not decode as one:
+				 * the rest of the section refuses */
 	TB_N_COUNT
 };
 

@@ -77,6 +77,69 @@ static void read_symbols(struct tb_elf *e, Elf *elf, Elf_Scn *scn,
 	}
 }
 
+static int sec_cmp(const void *a, const void *b)
+{
+	const struct tb_sec *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+void tb_elf_cover_code(struct tb_elf *e)
+{
+	const struct uwt_seg *seg = NULL;
+	u32 lo = e->dot_text_addr, hi = e->dot_text_addr + e->dot_text_size;
+
+	for (u32 i = 0; i < e->meta.nsegs; i++) {
+		const struct uwt_seg *s = &e->meta.segs[i];
+
+		if ((s->flags & PF_X) && lo >= s->vaddr &&
+		    hi <= s->vaddr + s->memsz)
+			seg = s;
+	}
+	if (!seg)
+		return;
+	for (u32 i = 0; i < e->nsecs; i++) {
+		const struct tb_sec *x = &e->secs[i];
+
+		if (x->addr < seg->vaddr ||
+		    x->addr + x->size > seg->vaddr + seg->memsz)
+			continue;
+		if (x->addr < lo)
+			lo = x->addr;
+		if (x->addr + x->size > hi)
+			hi = x->addr + x->size;
+	}
+	e->meta.text_addr = lo;
+	e->meta.text_size = hi - lo;
+}
+
+const struct tb_sec *tb_elf_sec(const struct tb_elf *e, u32 addr)
+{
+	for (u32 i = 0; i < e->nsecs; i++)
+		if (addr >= e->secs[i].addr &&
+		    addr - e->secs[i].addr < e->secs[i].size)
+			return &e->secs[i];
+	return NULL;
+}
+
+const u8 *tb_elf_sec_bytes(struct tb_elf *e, const struct tb_sec *s)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(e->elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_addr != s->addr ||
+		    sh.sh_size != s->size || sh.sh_type != SHT_PROGBITS ||
+		    !(sh.sh_flags & SHF_EXECINSTR))
+			continue;
+		d = elf_getdata(scn, NULL);
+		return d && d->d_size >= sh.sh_size ? d->d_buf : NULL;
+	}
+	return NULL;
+}
+
 static void read_build_id(Elf_Scn *scn, u8 *id, u32 *len)
 {
 	Elf_Data *d = elf_getdata(scn, NULL);
@@ -148,7 +211,18 @@ int tb_elf_open(struct tb_elf *e, const char *path, char *err, size_t errlen)
 		name = elf_strptr(e->elf, shstrndx, sh.sh_name);
 		if (!name)
 			continue;
+		if ((sh.sh_flags & SHF_EXECINSTR) && (sh.sh_flags & SHF_ALLOC) &&
+		    sh.sh_type == SHT_PROGBITS && sh.sh_size &&
+		    e->nsecs < TB_MAX_SECS) {
+			struct tb_sec *x = &e->secs[e->nsecs++];
+
+			x->addr = sh.sh_addr;
+			x->size = sh.sh_size;
+			snprintf(x->name, sizeof(x->name), "%s", name);
+		}
 		if (!strcmp(name, ".text")) {
+			e->dot_text_addr = sh.sh_addr;
+			e->dot_text_size = sh.sh_size;
 			e->meta.text_addr = sh.sh_addr;
 			e->meta.text_size = sh.sh_size;
 			have_text = true;
@@ -174,6 +248,7 @@ int tb_elf_open(struct tb_elf *e, const char *path, char *err, size_t errlen)
 	}
 	qsort(e->syms, e->nsyms, sizeof(*e->syms), sym_cmp);
 	qsort(e->maps, e->nmaps, sizeof(*e->maps), map_cmp);
+	qsort(e->secs, e->nsecs, sizeof(*e->secs), sec_cmp);
 	return 0;
 fail:
 	tb_elf_close(e);

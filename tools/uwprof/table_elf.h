@@ -22,6 +22,14 @@ struct tb_map {
 	char kind;		/* 'a', 't' or 'd' */
 };
 
+/* An executable section (SHF_EXECINSTR, allocated, with bytes). */
+struct tb_sec {
+	u32 addr, size;
+	char name[32];
+};
+
+#define TB_MAX_SECS	32
+
 struct tb_elf {
 	int fd;
 	void *elf;		/* Elf * */
@@ -40,6 +48,9 @@ struct tb_elf {
 	u32 nmaps;
 	u32 exidx_entries, exidx_bytes, extab_bytes, debug_frame_bytes,
 	    eh_frame_bytes;
+	struct tb_sec secs[TB_MAX_SECS];	/* executable, by address */
+	u32 nsecs;
+	u32 dot_text_addr, dot_text_size;	/* .text itself */
 };
 
 /* Open @path and read its metadata; 0, or -1 with a message in @err. */
@@ -62,6 +73,31 @@ int tb_find_debug_file(const struct tb_elf *e, const char *file,
  */
 int tb_elf_attach_debug(struct tb_elf *e, const char *path, char *err,
 			size_t errlen);
+
+/*
+ * Widen @e->meta's text_addr/text_size from .text to the code the table
+ * covers: from the start of the first executable section to the end of
+ * the last one inside the R-X PT_LOAD that holds .text (.init, .plt,
+ * .iplt, .text, __libc_freeres_fn, .fini).  Default mode only:
+ * --chrome-compat keeps .text.
+ */
+void tb_elf_cover_code(struct tb_elf *e);
+
+/* The executable section holding @addr, or NULL. */
+const struct tb_sec *tb_elf_sec(const struct tb_elf *e, u32 addr);
+
+/* The bytes of executable section @s (NULL when unreadable). */
+const u8 *tb_elf_sec_bytes(struct tb_elf *e, const struct tb_sec *s);
+
+/*
+ * PLT stubs (.plt, .iplt) decoded into functions (source TB_SRC_PLT),
+ * then every part of an executable section other than .text that no
+ * function covers made a refusal (TB_SRC_UNCOVERED).  Default mode,
+ * after tb_elf_cover_code and every other source.  Returns the number
+ * of PLT functions added, or -1 (capstone or memory).
+ */
+int tb_plt_pass(struct tb_elf *e, struct tb_input *in,
+		struct tb_notes *notes);
 
 /* The function symbol containing @addr, or NULL. */
 const struct tb_sym *tb_elf_sym(const struct tb_elf *e, u32 addr);

@@ -25,6 +25,7 @@
 #define UWT_SRC_BREAKPAD	0x8
 #define UWT_SRC_DEBUG_FILE	0x10	/* .debug_frame of a separate debug file */
 #define UWT_SRC_PROLOGUE	0x20	/* prologue analysis */
+#define UWT_SRC_PLT		0x40	/* decoded PLT stubs */
 
 /* Flag bits (uwt_meta.flags). */
 #define UWT_F_CHROME_COMPAT	0x1	/* built with --chrome-compat */
@@ -40,7 +41,8 @@ struct uwt_seg {
 struct uwt_meta {
 	uint32_t flags;
 	uint32_t sources;
-	uint32_t text_addr;	/* .text link address */
+	uint32_t text_addr;	/* start of the covered code (.text in
+				 * --chrome-compat and breakpad tables) */
 	uint32_t text_size;
 	uint32_t build_id_len;
 	uint8_t build_id[UWT_BUILD_ID_MAX];
