@@ -93,6 +93,16 @@ class Elf:
         # few instructions from the entry point (the loader's _start).
         self.entry_range = (self.entry, self.entry + 0x40)
         self.mapsyms = []
+        self.funcs = []
+        for p in ([symfile] if symfile else []) + [path]:
+            with open(p, "rb") as f:
+                e = ELFFile(f)
+                for sec in (".symtab", ".dynsym"):
+                    st = e.get_section_by_name(sec)
+                    if st and not self.funcs:
+                        self.funcs = sorted((x["st_value"] & ~1, x["st_size"], x.name)
+                                            for x in st.iter_symbols()
+                                            if x["st_info"]["type"] == "STT_FUNC" and x["st_size"])
         for p in ([symfile] if symfile else []) + [path]:
             with open(p, "rb") as f:
                 e = ELFFile(f)
@@ -112,6 +122,19 @@ class Elf:
         for o, v, n in self.loads:
             if o <= off < o + n:
                 return off - o + v
+        return None
+
+    def symbolize(self, vaddr):
+        lo, hi, best = 0, len(self.funcs), None
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self.funcs[mid][0] <= vaddr:
+                best = self.funcs[mid]
+                lo = mid + 1
+            else:
+                hi = mid
+        if best and vaddr < best[0] + best[1]:
+            return best[2]
         return None
 
     def mode_at(self, vaddr):
@@ -173,6 +196,19 @@ class Checker:
                 self.elves[path] = None
         return self.elves[path]
 
+    def where(self, frame, is_ra):
+        """'file:function' (or file+offset) of a frame, for the page."""
+        path, off = frame
+        if path is None:
+            return "unmapped 0x%x" % off
+        e = self.elf(path)
+        base = os.path.basename(path)
+        va = e.vaddr(off & ~1) if e else None
+        if va is None:
+            return "%s+0x%x" % (base, off)
+        name = e.symbolize(va - (1 if is_ra else 0))
+        return "%s:%s" % (base, name) if name else "%s+0x%x" % (base, va)
+
     def check(self, frames, thumb_bit_reliable):
         """frames: [(path or None, file offset with the Thumb bit as given)],
         pc first.  Returns None if fully unwound, else a reason."""
@@ -225,6 +261,7 @@ def check_uwprof(chk, d):
     for m in d["maps"]:
         by_pid[m["pid"]].append(m)
     res = collections.Counter()
+    where = collections.Counter()
     depth = []
     for s in d["samples"]:
         fr = uw_frames(s, by_pid[s[0]])
@@ -233,13 +270,16 @@ def check_uwprof(chk, d):
         if why is None and s[1] == 0:
             res["ok"] += 1
             depth.append(len(fr))
-        elif why is None:
+            continue
+        if fr:
+            where[(stop, chk.where(fr[-1], len(fr) > 1))] += 1
+        if why is None:
             res["stop %s (frames check out)" % stop] += 1
         elif s[1] == 0:
             res["root, but %s" % why] += 1
         else:
             res[stop] += 1
-    return res, depth
+    return res, depth, where
 
 
 # ---- perf results ----
@@ -304,6 +344,8 @@ def perf_stats(path):
     for line in open(path, errors="replace"):
         if line.strip().endswith("stats:"):
             section = line.strip()[:-1]
+            if section == "Aggregated stats":
+                section = "all"
         m = re.match(r"\s*(\w+) events:\s+(\d+)", line)
         if m:
             d[(section, m.group(1))] = int(m.group(2))
@@ -445,7 +487,8 @@ def main():
                         kctx += st.get("kctx", 0)
                         hmax = max(hmax, st.get("hmax", 0))
                         if rep == 1:
-                            res, depth = check_uwprof(chk, d)
+                            res, depth, where = check_uwprof(chk, d)
+                            f["where"] = where
                             f["samples"] = len(d["samples"])
                             f["bytes_per_sample"] = d["size"] / max(1, len(d["samples"]))
                             f["rec_bytes_per_sample"] = st.get("bytes", 0) / max(1, st.get("delivered", 1))
@@ -509,7 +552,7 @@ def write_doc(a, mach, host, progs, freqs, reps, R, tables):
          open(os.path.join(a.out, "perf_max_sample_rate_after.txt")).read().strip()
          if os.path.exists(os.path.join(a.out, "perf_max_sample_rate_after.txt")) else "?"))
     w("| compilers | %s; %s |" % (host.get("gcc", "?"), host.get("clang", "?")))
-    w("| duration | VM part %s s; whole `make bench` analysis included %s s |"
+    w("| duration | the VM: %s s; bench/perf/bench.sh from start to the checker: %s s |"
       % (host.get("vm_seconds", "?"), a.total_seconds or "?"))
     w("")
     w("The guest is emulated instruction by instruction on a host shared with "
@@ -582,6 +625,20 @@ def write_doc(a, mach, host, progs, freqs, reps, R, tables):
                 dep = "%.1f" % statistics.mean(f["depth"]) if f["depth"] else "-"
                 w("| %s | %d | %s | %d | **%.1f%%** | %s | %s |"
                   % (prog, hz, TOOL_NAME[tool], n, pct(ok, n), dep, rest or "-"))
+    w("")
+
+    mid = freqs[len(freqs) // 2]
+    w("Where the uwprof samples that are not fully unwound stopped (first round "
+      "at %d Hz; the last frame of each, by stop reason; file:function from the "
+      "unstripped build's symbols or the library's dynamic symbols, else "
+      "file+address), most frequent first:" % mid)
+    w("")
+    w("| workload | stop | last frame | samples |")
+    w("|---|---|---|---:|")
+    for prog in progs:
+        wh = R[(prog, "uwprof", mid)].get("where") or {}
+        for (stop, loc), n in collections.Counter(wh).most_common(6):
+            w("| %s | %s | `%s` | %d |" % (prog, stop, loc, n))
     w("")
 
     w("## Overhead")
