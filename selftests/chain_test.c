@@ -7,9 +7,9 @@
  * and makes a table for each binary and for libc.so.6 with
  * "uwprof table".  A child runs
  *	run_chain -> level1 -> level2 -> level3 -> leaf (spinning)
- * and every sample must show exactly that chain, then main and the C
- * library's start code, and end at the outermost frame.  At least 99% of
- * the samples must do so.  The child is this program re-executed with
+ * and every sample must show exactly that chain from the function its pc
+ * is in, then main and the C library's start code, and end at the
+ * outermost frame.  At least 99% of the samples must do so.  The child is this program re-executed with
  * --run-chain, so its stack is that of a plain program rather than of the
  * test harness (whose main never returns and so, under clang, never saves
  * its return address: nothing can unwind past it).
@@ -201,21 +201,34 @@ static void show_miss(const struct uwprof_record *r, struct verdict *v)
 	printf("\n");
 }
 
+/*
+ * A sample matches when its pc is in one of the chain's functions and
+ * the frames from there are exactly that function's callers in the chain
+ * (a pc in level2 must show level2 <- level1 <- run_chain), then main and
+ * the start code, ending at root.  A pc anywhere else is a miss.
+ */
 static void judge(const struct uwprof_record *r, const struct chain_syms *s,
 		  uint32_t bias, struct verdict *v)
 {
-	int f;
+	int f, k = F_NR;
 
 	v->samples++;
 	if (r->stop < UWPROF_STOP_NR)
 		v->stops[r->stop]++;
-	for (f = 0; f < F_NR; f++)
-		if (f >= (int)r->nframes ||
-		    !in_func(s, bias, f, r->frames[f], f > 0)) {
-			v->wrong_chain++;
-			show_miss(r, v);
-			return;
+	for (f = 0; f < F_NR && r->nframes; f++)
+		if (in_func(s, bias, f, r->frames[0], false)) {
+			k = f;
+			break;
 		}
+	for (f = k; f < F_NR; f++)
+		if ((uint32_t)(f - k) >= r->nframes ||
+		    !in_func(s, bias, f, r->frames[f - k], f > k))
+			break;
+	if (k == F_NR || f < F_NR) {
+		v->wrong_chain++;
+		show_miss(r, v);
+		return;
+	}
 	if (r->stop != UWPROF_STOP_ROOT) {
 		v->not_root++;
 		show_miss(r, v);
