@@ -40,6 +40,12 @@
 #define REC_SCAN_MAX_MS		250
 #define REC_SCAN_MAX_ALL_MS	1000
 #define REC_SCAN_HINT_MS	10	/* at most this often for no-table hints */
+/*
+ * After the maps change (an exec, the loader mapping libraries), keep
+ * scanning at the fastest rate for a while: the loader maps the next
+ * library a few milliseconds later, and main may already run in it.
+ */
+#define REC_SCAN_SETTLE_MS	50
 #define REC_POLL_MAX_MS		100
 #define REC_PROGRESS_MS		500
 
@@ -643,7 +649,7 @@ static void progress(struct rec *r, bool last)
 static void run_loop(struct rec *r, pid_t child)
 {
 	uint64_t deadline = r->o.duration ? r->t0 + (uint64_t)(r->o.duration * 1e9) : 0;
-	uint64_t next_scan = 0, last_scan = 0, now;
+	uint64_t next_scan = 0, last_scan = 0, last_change = 0, now;
 	unsigned int interval = REC_SCAN_MIN_MS;
 	unsigned int max_ms = r->o.all ? REC_SCAN_MAX_ALL_MS : REC_SCAN_MAX_MS;
 	struct pollfd pfd = { .fd = r->fd, .events = POLLIN };
@@ -660,7 +666,10 @@ static void run_loop(struct rec *r, pid_t child)
 			scan_all(r);
 			r->want_scan = false;
 			last_scan = now;
-			interval = r->new_maps ? REC_SCAN_MIN_MS :
+			if (r->new_maps)
+				last_change = now;
+			interval = now < last_change + REC_SCAN_SETTLE_MS * 1000000ull ?
+				REC_SCAN_MIN_MS :
 				(interval * 2 > max_ms ? max_ms : interval * 2);
 			next_scan = now + interval * 1000000ull;
 		}
