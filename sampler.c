@@ -77,7 +77,7 @@ static u32 uwprof_unwind(struct uwprof_session *s, struct uwprof_cpu *c,
 
 static void uwprof_emit(struct uwprof_session *s, struct uwprof_cpu *c,
 			struct uwprof_proc *p, u32 nframes, enum uw2_stop stop,
-			bool in_kernel)
+			bool in_kernel, u64 t0)
 {
 	u32 len = ALIGN(sizeof(struct uwprof_record) + nframes * sizeof(u32),
 			8);
@@ -96,7 +96,8 @@ static void uwprof_emit(struct uwprof_session *s, struct uwprof_cpu *c,
 	rec->tid = task_pid_nr_ns(current, s->pid_ns);
 	rec->time_ns = ktime_get_ns();
 	rec->nframes = nframes;
-	rec->reserved = 0;
+	/* per sample, so collectors can see the spread, not just sum and max */
+	rec->handler_ns = min_t(u64, rec->time_ns - t0, U32_MAX);
 	memcpy(rec->frames, c->frames, nframes * sizeof(u32));
 	uwprof_ring_commit(s, &c->ring, len);
 	c->stats.delivered++;
@@ -105,7 +106,7 @@ static void uwprof_emit(struct uwprof_session *s, struct uwprof_cpu *c,
 }
 
 static void uwprof_sample(struct uwprof_session *s, struct uwprof_cpu *c,
-			  struct uwprof_proc *p, struct pt_regs *regs)
+			  struct uwprof_proc *p, struct pt_regs *regs, u64 t0)
 {
 	struct uw2_regs uregs;
 	bool in_kernel, thumb;
@@ -119,7 +120,7 @@ static void uwprof_sample(struct uwprof_session *s, struct uwprof_cpu *c,
 	c->stats.taken++;
 	c->stats.kernel_context += in_kernel;
 	c->stats.stop[stop]++;
-	uwprof_emit(s, c, p, nframes, stop, in_kernel);
+	uwprof_emit(s, c, p, nframes, stop, in_kernel, t0);
 }
 
 static void uwprof_overflow(struct perf_event *event,
@@ -138,7 +139,7 @@ static void uwprof_overflow(struct perf_event *event,
 	p = uwprof_proc_of_current(s);
 	if (p) {
 		u64_stats_update_begin(&c->syncp);
-		uwprof_sample(s, c, p, regs);
+		uwprof_sample(s, c, p, regs, t0);
 		dt = ktime_get_ns() - t0;
 		c->stats.handler_ns_sum += dt;
 		if (dt > c->stats.handler_ns_max)

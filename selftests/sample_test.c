@@ -75,6 +75,7 @@ static int attach_tiny(int fd, pid_t pid)
 
 struct tally {
 	int records, kernel, bad, tids[8], ntids;
+	unsigned int zero_time, max_time;	/* record handler_ns */
 	pid_t pid;
 };
 
@@ -110,6 +111,9 @@ static void drain(int fd, struct tally *t)
 			}
 			t->records++;
 			t->kernel += !!(r->flags & UWPROF_RF_KERNEL);
+			t->zero_time += !r->handler_ns;
+			if (r->handler_ns > t->max_time)
+				t->max_time = r->handler_ns;
 			tally_tid(t, r->tid);
 			p += r->size;
 		}
@@ -193,6 +197,9 @@ TEST(all_threads_sampled_including_later_ones)
 	EXPECT_EQ(2, t.ntids) TH_LOG("threads seen: %d", t.ntids);
 	EXPECT_EQ(st.delivered, t.records);
 	EXPECT_EQ(st.taken, st.delivered + st.dropped_full);
+	/* each record's own handler time, bounded by the counters' maximum */
+	EXPECT_EQ(0, t.zero_time);
+	EXPECT_LE(t.max_time, st.handler_ns_max);
 	close(fd);
 }
 

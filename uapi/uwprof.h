@@ -178,7 +178,8 @@ struct uwprof_record {
 	__u32 tid;
 	__u64 time_ns;		/* CLOCK_MONOTONIC */
 	__u32 nframes;
-	__u32 reserved;
+	/* Time in the sample handler up to this record (once 0, reserved). */
+	__u32 handler_ns;
 	__u32 frames[];		/* pc first, then return addresses */
 };
 
