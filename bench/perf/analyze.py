@@ -54,7 +54,7 @@ def load_uwdata(path):
     if magic != b"UWPROFD\0":
         raise ValueError(path + ": not a uwprof data file")
     pos = hsz
-    samples, maps, stats = [], [], None
+    samples, maps, stats, htimes = [], [], None, []
     while pos + 8 <= len(b):
         typ, size = struct.unpack_from("<II", b, pos)
         if size < 8 or pos + size > len(b):
@@ -62,9 +62,10 @@ def load_uwdata(path):
         p = b[pos + 8:pos + size]
         if typ == 1:
             (_rs, _rt, stop, flags, _cpu, pid, tid, _t,
-             nf) = struct.unpack_from("<HHBBHIIQI", p, 0)
+             nf, hns) = struct.unpack_from("<HHBBHIIQII", p, 0)
             frames = struct.unpack_from("<%dI" % nf, p, 32)
             samples.append((pid, stop, flags, frames))
+            htimes.append(hns)
         elif typ == 2:
             v = struct.unpack_from("<8I", p, 0)
             path_ = p[80:].split(b"\0")[0].decode(errors="replace")
@@ -76,7 +77,16 @@ def load_uwdata(path):
                          hsum=f[6], hmax=f[7], stop=list(f[8:24]),
                          frames=f[24], bytes=f[25])
         pos += size
-    return dict(samples=samples, maps=maps, stats=stats, size=len(b))
+    return dict(samples=samples, maps=maps, stats=stats, size=len(b),
+                htimes=htimes)
+
+
+def p99(values):
+    """The nearest-rank 99th percentile, or NaN without values."""
+    if not values:
+        return float("nan")
+    v = sorted(values)
+    return v[max(0, -(-99 * len(v) // 100) - 1)]
 
 
 # ---- ELF files as mapped in the VM ----
@@ -474,6 +484,7 @@ def main():
                 if tool == "uwprof":
                     taken = delivered = lost = hsum = kctx = 0
                     hmax = 0
+                    htimes = []
                     for rep in range(1, reps + 1):
                         p = os.path.join(a.out, "data", "%s.%s.rep%d.uwdata" % (prog, cfg, rep))
                         if not os.path.exists(p):
@@ -486,6 +497,7 @@ def main():
                         hsum += st.get("hsum", 0)
                         kctx += st.get("kctx", 0)
                         hmax = max(hmax, st.get("hmax", 0))
+                        htimes += d["htimes"]
                         if rep == 1:
                             res, depth, where = check_uwprof(chk, d)
                             f["where"] = where
@@ -496,7 +508,8 @@ def main():
                     f.update(taken=taken, delivered=delivered, lost=lost,
                              lost_of=taken, kctx=kctx,
                              h_mean=hsum / taken if taken else float("nan"),
-                             h_max=hmax)
+                             h_max=hmax,
+                             h_p99=p99([h for h in htimes if h]))
                 else:
                     p = os.path.join(a.out, "data", "%s.%s.script.gz" % (prog, cfg))
                     if os.path.exists(p):
@@ -573,10 +586,12 @@ def write_doc(a, mach, host, progs, freqs, reps, R, tables):
     w("- On the target the binaries are stripped (`arm-linux-gnueabihf-strip`). "
       "Their unstripped copies are installed where debug packages put them, "
       "`/usr/lib/debug/.build-id/xx/yyyy.debug`, for perf.")
-    w("- uwprof tables: `uwprof table FILE --build-id-dir tables` on the "
-      "unstripped builds and on Debian's libc.so.6, libgcc_s.so.1, "
-      "ld-linux-armhf.so.3 and libm.so.6 as shipped (their `.ARM.exidx`; libm "
-      "has none, so it has no table).")
+    w("- uwprof tables: `uwprof table FILE --build-id-dir tables "
+      "--prologue-analysis` on the unstripped builds, and on Debian's "
+      "libc.so.6, libgcc_s.so.1, ld-linux-armhf.so.3 and libm.so.6 as shipped "
+      "with `--debug-dir` pointing at Debian's libc6-dbg debug files (whose "
+      "`.debug_frame` the libraries' own `.ARM.exidx` lacks). perf's root has "
+      "the same debug files under `/usr/lib/debug`.")
     w("- unprofiled: `timeit -o T -- WORKLOAD`")
     w("- uwprof: `timeit -o T -- uwprof record -F HZ -t tables -o uwprof.data -- WORKLOAD` "
       "(the static armhf `uwprof`, module `uwprof.ko` loaded)")
@@ -696,19 +711,19 @@ def write_doc(a, mach, host, progs, freqs, reps, R, tables):
 
     w("## uwprof handler time per sample")
     w("")
-    w("From the module's counters (`UWPROF_IOC_STATS`: `handler_ns_sum`, "
-      "`handler_ns_max`, `taken`), all rounds. The module keeps a sum and a "
-      "maximum only, and records carry no per-sample time, so no p99 can be "
-      "computed from what it reports: the p99 column stays empty until the "
-      "ABI gives per-sample times or a histogram.")
+    w("Mean and max from the module's counters (`UWPROF_IOC_STATS`: "
+      "`handler_ns_sum`, `handler_ns_max`, `taken`); p99 from each delivered "
+      "record's own `handler_ns` (the time up to writing the record); all "
+      "rounds.")
     w("")
     w("| workload | Hz | samples taken | in the kernel when taken | mean | p99 | max |")
     w("|---|---:|---:|---:|---:|---:|---:|")
     for prog in progs:
         for hz in freqs:
             f = R[(prog, "uwprof", hz)]
-            w("| %s | %d | %d | %d | %.1f µs | n/a | %.1f µs |" % (
-                prog, hz, f["taken"], f["kctx"], f["h_mean"] / 1e3, f["h_max"] / 1e3))
+            w("| %s | %d | %d | %d | %.1f µs | %.1f µs | %.1f µs |" % (
+                prog, hz, f["taken"], f["kctx"], f["h_mean"] / 1e3,
+                f["h_p99"] / 1e3, f["h_max"] / 1e3))
     w("")
 
     w("## Table sizes")

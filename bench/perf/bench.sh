@@ -86,13 +86,21 @@ for p in $progs; do
 	cp "$s" "$root/usr/lib/debug/.build-id/${bid:0:2}/${bid:2}.debug"
 	# tables from the unstripped build
 	echo "== $p $s" >>"$tables_log"
-	"$BUILD/host/uwprof" table "$s" --build-id-dir "$B/tables" --stats >>"$tables_log"
+	"$BUILD/host/uwprof" table "$s" --build-id-dir "$B/tables" \
+		--prologue-analysis --stats >>"$tables_log"
 done
-# the C library and the loader as Debian ships them: .ARM.exidx only
+# The C library, as Debian ships it, with its libc6-dbg debug files (the
+# CFI its own .ARM.exidx lacks), as a user would build them.  perf gets the
+# same debug files in its root, where it looks for them.
+dbg=$BUILD/arm/dbg/usr/lib/debug
+[ -d "$dbg/.build-id" ] || { echo "bench: no $dbg; run make setup" >&2; exit 1; }
+mkdir -p "$root/usr/lib/debug"
+cp -a "$dbg/.build-id" "$root/usr/lib/debug/"
 for l in libc.so.6 libm.so.6 libgcc_s.so.1 ld-linux-armhf.so.3; do
 	f=$(readlink -f "$root/usr/lib/arm-linux-gnueabihf/$l")
 	echo "== $l $f" >>"$tables_log"
-	"$BUILD/host/uwprof" table "$f" --build-id-dir "$B/tables" --stats \
+	"$BUILD/host/uwprof" table "$f" --build-id-dir "$B/tables" \
+		--debug-dir "$dbg" --prologue-analysis --stats \
 		>>"$tables_log" 2>&1 || echo "(no table)" >>"$tables_log"
 done
 
