@@ -90,23 +90,38 @@ static void tally_tid(struct tally *t, int tid)
 		t->tids[t->ntids++] = tid;
 }
 
-/* Read every record that is there now; checks each one's shape. */
-static void drain(int fd, struct tally *t)
+/* The tally of @pid among @n, or NULL. */
+static struct tally *tally_of(struct tally **ts, int n, __u32 pid)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if ((__u32)ts[i]->pid == pid)
+			return ts[i];
+	return NULL;
+}
+
+/*
+ * Read every record that is there now, check each one's shape and count
+ * it in the tally of its process; a bad record is counted in the first.
+ */
+static void drain_into(int fd, struct tally **ts, int n)
 {
 	static char buf[1 << 16];
-	ssize_t n;
+	struct tally *t;
+	ssize_t len;
 	char *p;
 
-	while ((n = read(fd, buf, sizeof(buf))) > 0) {
-		for (p = buf; p < buf + n;) {
+	while ((len = read(fd, buf, sizeof(buf))) > 0) {
+		for (p = buf; p < buf + len;) {
 			struct uwprof_record *r = (void *)p;
 
+			t = tally_of(ts, n, r->pid);
 			if (r->size < sizeof(*r) || r->size % 8 ||
 			    r->type != UWPROF_RECORD_SAMPLE ||
 			    r->size != ((sizeof(*r) + 4 * r->nframes + 7) & ~7) ||
-			    r->stop >= UWPROF_STOP_NR || r->pid != t->pid ||
-			    !r->nframes) {
-				t->bad++;
+			    r->stop >= UWPROF_STOP_NR || !t || !r->nframes) {
+				ts[0]->bad++;
 				break;
 			}
 			t->records++;
@@ -120,28 +135,9 @@ static void drain(int fd, struct tally *t)
 	}
 }
 
-/* Like drain(), for records of two processes. */
-static void drain_both(int fd, struct tally *a, struct tally *b)
+static void drain(int fd, struct tally *t)
 {
-	static char buf[1 << 16];
-	ssize_t n;
-	char *p;
-
-	while ((n = read(fd, buf, sizeof(buf))) > 0) {
-		for (p = buf; p < buf + n;) {
-			struct uwprof_record *r = (void *)p;
-			struct tally *t = r->pid == (__u32)a->pid ? a : b;
-
-			if (r->size < sizeof(*r) || r->size % 8 ||
-			    (r->pid != (__u32)a->pid && r->pid != (__u32)b->pid)) {
-				a->bad++;
-				break;
-			}
-			t->records++;
-			tally_tid(t, r->tid);
-			p += r->size;
-		}
-	}
+	drain_into(fd, &t, 1);
 }
 
 static int open_nonblock(void)
@@ -227,7 +223,7 @@ TEST(per_task_follows_threads_including_later_ones)
 	waitpid(u.pid, NULL, 0);
 	ASSERT_EQ(0, ioctl(fd, UWPROF_IOC_STOP));
 	ASSERT_EQ(0, uwprof_stats(fd, &stats));
-	drain_both(fd, &t, &u);
+	drain_into(fd, (struct tally *[]){ &t, &u }, 2);
 	EXPECT_EQ(0, t.bad + u.bad);
 	EXPECT_LT(100, t.records);
 	EXPECT_EQ(2, t.ntids) TH_LOG("threads seen: %d", t.ntids);
