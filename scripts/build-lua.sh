@@ -21,35 +21,9 @@ src_dir=$BUILD/src
 arm_dir=$BUILD/arm
 mkdir -p "$src_dir" "$arm_dir"
 
-SUDO=
-[ "$(id -u)" -eq 0 ] || SUDO=sudo
-
 say() { echo "build-lua: $*" >&2; }
 
-# apt-get update sometimes fails on one index while a mirror syncs: retry,
-# then carry on with what we have.
-apt_update() {
-	for _ in 1 2 3; do
-		$SUDO apt-get update -q >/dev/null 2>&1 && return 0
-		sleep 3
-	done
-	say "warning: apt-get update failed; using the cached indexes"
-}
-
-ensure_deb_src() {
-	if apt-get source --print-uris lua5.4 >/dev/null 2>&1; then
-		return 0
-	fi
-	say "enabling deb-src for bookworm"
-	$SUDO tee /etc/apt/sources.list.d/uwprof-deb-src.sources >/dev/null <<SRC
-Types: deb-src
-URIs: http://deb.debian.org/debian
-Suites: bookworm bookworm-updates
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-SRC
-	apt_update
-}
+. "$here/scripts/apt.sh"
 
 fetch_lua_source() {
 	local d
@@ -58,7 +32,7 @@ fetch_lua_source() {
 		echo "$d"
 		return 0
 	fi
-	ensure_deb_src
+	ensure_deb_src lua5.4
 	say "fetching the lua5.4 source package"
 	(cd "$src_dir" && apt-get source -q --download-only lua5.4 >&2 &&
 		dpkg-source --no-check -x lua5.4_*.dsc >&2)

@@ -19,25 +19,11 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$top/build}
 META=${UWPROF_KERNEL_META:-linux-image-armmp:armhf}
-SUDO=
-[ "$(id -u)" -eq 0 ] || SUDO=sudo
 
 log() { echo "setup: $*"; }
+say() { log "$@"; }
+. "$top/scripts/apt.sh"
 die() { echo "setup: $*" >&2; exit 1; }
-
-# apt-get update fails now and then on one index while a mirror syncs; what
-# did download is still usable, so retry a few times and carry on.
-apt_update() {
-	local i
-	for i in 1 2 3; do
-		if $SUDO apt-get update -q >/dev/null 2>&1; then
-			return 0
-		fi
-		log "apt-get update failed (try $i of 3), retrying"
-		sleep $((i * 5))
-	done
-	log "apt-get update kept failing; continuing with the indexes we have"
-}
 
 missing_packages() {
 	local p
