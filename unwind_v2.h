@@ -27,6 +27,16 @@
 #define UW2_OP_ROOT_0		0xb1
 #define UW2_OP_ROOT_1		0x00
 
+/*
+ * The never-returning-call marker, a uwprof extension on another spare
+ * EHABI encoding ("B1 10").  The table generator puts it at the return
+ * address of a call made with the return address saved nowhere (clang's
+ * noreturn main calling exit): nothing above that frame can run again, so
+ * the live chain is complete there and the unwind ends as "noreturn".
+ */
+#define UW2_OP_NORETURN_0	0xb1
+#define UW2_OP_NORETURN_1	0x10
+
 /* A table whose header has been checked; the spans point into the blob. */
 struct uw2_table {
 	const u8 *page_table;	/* page_count little-endian u32 */
@@ -125,11 +135,12 @@ enum uw2_stop {
 	UW2_STOP_ROOT,		/* outermost frame reached */
 	UW2_STOP_NO_TABLE,	/* pc in no module, or outside its table */
 	UW2_STOP_REFUSED,	/* the table says this pc cannot be unwound */
-	UW2_STOP_BAD_SP,	/* sp out of the window, misaligned, not rising */
+	UW2_STOP_BAD_SP,	/* sp out of the window, not word aligned, not rising */
 	UW2_STOP_NO_PROGRESS,	/* leaf frame gave back the same pc and sp */
 	UW2_STOP_READ_FAULT,	/* the stack reader failed */
 	UW2_STOP_BAD_OPCODE,	/* spare or reserved opcode */
 	UW2_STOP_MAX_DEPTH,	/* the frame array is full */
+	UW2_STOP_NORETURN,	/* a call that never returns: chain complete */
 	UW2_STOP_COUNT
 };
 
@@ -152,6 +163,7 @@ enum uw2_exec {
 	UW2_EXEC_NEXT,		/* done; more opcodes follow */
 	UW2_EXEC_FINISH,	/* frame complete, pc holds the return address */
 	UW2_EXEC_ROOT,		/* the outermost-frame marker */
+	UW2_EXEC_NORETURN,	/* the never-returning-call marker */
 	UW2_EXEC_REFUSE,	/* "refuse to unwind" */
 	UW2_EXEC_BAD_OPCODE,	/* spare, reserved or truncated opcode */
 	UW2_EXEC_BAD_SP,	/* vsp would wrap, or a pop leaves the window */

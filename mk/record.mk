@@ -7,7 +7,8 @@ RECORD_SRCS	:= tools/uwprof/cmd_record.c tools/uwprof/datafile.c \
 		   tools/uwprof/buildid.c tools/uwprof/attach.c \
 		   tools/uwprof/procmaps.c
 ARM_UWPROF	:= $(ARM_OUT)/uwprof
-ARM_UWPROF_SRCS	:= tools/uwprof/uwprof.c tools/uwprof/table_uwt.c $(RECORD_SRCS)
+ARM_UWPROF_SRCS	:= tools/uwprof/uwprof.c tools/uwprof/table_uwt.c unwind_v2.c \
+		   $(RECORD_SRCS)
 
 TOOL_SRCS	+= $(RECORD_SRCS)
 

@@ -301,7 +301,7 @@ TEST(known_chain_unwinds_to_root)
 {
 	static const char *const stop_names[UWPROF_STOP_NR] = {
 		"root", "no-table", "refused", "bad-sp", "no-progress",
-		"read-fault", "bad-opcode", "max-depth",
+		"read-fault", "bad-opcode", "max-depth", "noreturn",
 	};
 	struct chain_syms syms;
 	struct verdict v = { 0 };

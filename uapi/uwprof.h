@@ -125,6 +125,7 @@ enum uwprof_stop {
 	UWPROF_STOP_READ_FAULT,
 	UWPROF_STOP_BAD_OPCODE,
 	UWPROF_STOP_MAX_DEPTH,
+	UWPROF_STOP_NORETURN,	/* a call that never returns: chain complete */
 	UWPROF_STOP_NR
 };
 

@@ -423,8 +423,8 @@ static u32 spec_opcode_len(u8 op, u8 b)
 		return 0;
 	if (op < 0xb1)
 		return 1;
-	if (op == 0xb1)
-		return (b & 0xf0) ? 0 : 2;
+	if (op == 0xb1)	/* B1 10: uwprof's never-returning-call marker */
+		return (b & 0xf0) && b != 0x10 ? 0 : 2;
 	if (op == 0xb2)
 		return 2;
 	if (op == 0xb3 || op == 0xc8 || op == 0xc9)
@@ -880,7 +880,7 @@ TEST(verr_uit_index)
 TEST(verr_uit_opcode)
 {
 	static const u8 spare[][2] = {
-		{ 0x9d }, { 0x9f }, { 0xb1, 0x10 }, { 0xb4 }, { 0xb7 },
+		{ 0x9d }, { 0x9f }, { 0xb1, 0x20 }, { 0xb4 }, { 0xb7 },
 		{ 0xc0 }, { 0xc6, 0x00 }, { 0xc7 }, { 0xca }, { 0xcf },
 		{ 0xd8 }, { 0xff }, { 0xb3, 0x88 }, { 0xc9, 0x1f },
 	};
@@ -975,6 +975,7 @@ TEST(verr_too_complex)
  *   P  0x800  sp += 4 only                   00 B0
  *   Q  0x900  vsp = r7                       97 B0
  *   S  0xa00  sp += 8, lr never saved         01 B0 (a noreturn caller)
+ *      0xa10  its call the generator proved   B1 10 (never returns)
  */
 #define A_BASE 0x10000u
 #define B_BASE 0x40000u
@@ -990,6 +991,7 @@ static const u8 s_refuse[] = { 0x80, 0x00 };
 static const u8 s_p[] = { 0x00, 0xb0 };
 static const u8 s_q[] = { 0x97, 0xb0 };
 static const u8 s_s[] = { 0x01, 0xb0 };
+static const u8 s_noret[] = { 0xb1, 0x10 };
 
 #define ROW(o, s) { (o), (s), sizeof(s) }
 
@@ -1006,7 +1008,7 @@ static const struct uw2g_row r_refuse[] = { ROW(0, s_refuse) };
 static const struct uw2g_row r_z[] = { ROW(0, s_b0) };
 static const struct uw2g_row r_p[] = { ROW(0, s_p) };
 static const struct uw2g_row r_q[] = { ROW(0, s_q) };
-static const struct uw2g_row r_s[] = { ROW(0, s_s) };
+static const struct uw2g_row r_s[] = { ROW(8, s_noret), ROW(0, s_s) };
 
 #define FN(start, rows) { (start), (rows), sizeof(rows) / sizeof(rows[0]) }
 
@@ -1363,15 +1365,18 @@ TEST(rule_sp_below_window)
 	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_BAD_SP);
 }
 
-TEST(rule_frame_sp_not_8_aligned)
+/* Hand-written code calls with sp at 4 mod 8: word alignment suffices. */
+TEST(rule_frame_sp_word_aligned)
 {
 	struct world w;
 
 	world_init(&w);
 	w.regs.r[UW2_PC] = A_BASE + 0x800;	/* P: sp += 4 */
 	w.regs.r[UW2_LR] = RA_R;
-	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_BAD_SP);
-	CHECK_EQ_U32(w.n, 1);
+	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_ROOT);
+	CHECK_EQ_U32(w.n, 2);
+	CHECK_EQ_U32(w.frames[1], RA_R);
+	CHECK_EQ_U32(w.regs.r[UW2_SP], VSP + 4);
 }
 
 TEST(rule_caller_must_raise_sp)
@@ -1437,6 +1442,30 @@ TEST(rule_caller_without_saved_lr)
 	CHECK_EQ_U32(w.frames[2], A_BASE + 0xa05);
 }
 
+/*
+ * A call the table marks as never returning ends the walk as complete,
+ * with the caller's return address kept as the last frame; the same
+ * function's other calls keep the no-progress rule.
+ */
+TEST(rule_noreturn_call_site)
+{
+	struct world w;
+
+	world_init(&w);
+	w.regs.r[UW2_PC] = A_BASE + 0x104;	/* L: pops r4, lr */
+	mem_put(&w.mem, VSP + 4, A_BASE + 0xa15);
+	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_NORETURN);
+	CHECK_EQ_U32(w.n, 2);
+	CHECK_EQ_U32(w.frames[1], A_BASE + 0xa15);
+	/* the frame's registers are those of the marked frame, untouched */
+	CHECK_EQ_U32(w.regs.r[UW2_SP], VSP + 8);
+	/* a return address before the marked call is still no-progress */
+	world_init(&w);
+	w.regs.r[UW2_PC] = A_BASE + 0x104;
+	mem_put(&w.mem, VSP + 4, A_BASE + 0xa0f);
+	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_NO_PROGRESS);
+}
+
 /* Recursion: every frame pops the same return address, which is fine. */
 TEST(rule_recursion_pops_same_return_address)
 {
@@ -1480,7 +1509,7 @@ TEST(rule_root_marker_and_zero_return)
 /* Tables are validated, but the walk still stops on bad opcodes. */
 TEST(rule_bad_opcode_at_run_time)
 {
-	static const u8 seqs[][2] = { { 0x9d }, { 0xb1, 0x10 }, { 0xc0 },
+	static const u8 seqs[][2] = { { 0x9d }, { 0xb1, 0x20 }, { 0xc0 },
 				      { 0x00 } };
 	u8 b[VB_SIZE];
 	struct uw2_table t;
@@ -1513,10 +1542,10 @@ TEST(stop_names)
 {
 	static const char *const want[] = {
 		"root", "no-table", "refused", "bad-sp", "no-progress",
-		"read-fault", "bad-opcode", "max-depth",
+		"read-fault", "bad-opcode", "max-depth", "noreturn",
 	};
 
-	CHECK_EQ_U32(UW2_STOP_COUNT, 8);
+	CHECK_EQ_U32(UW2_STOP_COUNT, 9);
 	for (u32 i = 0; i < UW2_STOP_COUNT; i++)
 		CHECK_STR(uw2_stop_name(i), want[i]);
 	CHECK_STR(uw2_stop_name(UW2_STOP_COUNT), "unknown");

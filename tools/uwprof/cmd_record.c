@@ -775,8 +775,8 @@ static void summary(const struct rec *r, double secs)
 		secs, r->o.out, (unsigned long long)r->lost);
 	if (r->samples) {
 		fprintf(stderr, "uwprof record: fully unwound: %.1f%% (%llu of %llu)\n",
-			100.0 * r->stops[UWPROF_STOP_ROOT] / r->samples,
-			(unsigned long long)r->stops[UWPROF_STOP_ROOT],
+			100.0 * uwd_complete_count(r->stops) / r->samples,
+			(unsigned long long)uwd_complete_count(r->stops),
 			(unsigned long long)r->samples);
 		summary_stops(r);
 	}

@@ -152,7 +152,7 @@ static int write_report(const struct rp_profile *p, const struct report_opts *o,
 	case F_SVG:
 		snprintf(title, sizeof(title), "%s: %llu samples, %.1f%% fully unwound",
 			 o->input, (unsigned long long)p->samples,
-			 rp_pct(p->stops[UWPROF_STOP_ROOT], p->samples));
+			 rp_pct(uwd_complete_count(p->stops), p->samples));
 		return rp_write_svg(p, o->title ? o->title : title, out);
 	}
 	return -1;

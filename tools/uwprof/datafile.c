@@ -7,6 +7,7 @@
 
 #include "datafile.h"
 #include "uapi/uwprof.h"
+#include "unwind_v2.h"
 
 static uint64_t clock_ns(clockid_t c)
 {
@@ -172,12 +173,21 @@ void uwd_free(struct uwd_file *f)
 	f->buf = NULL;
 }
 
+/* The unwinder names its stops; the record's byte is the same enum. */
+_Static_assert((int)UWPROF_STOP_NR == (int)UW2_STOP_COUNT,
+	       "enum uwprof_stop and enum uw2_stop differ");
+
 const char *uwd_stop_name(unsigned int stop)
 {
-	static const char *const names[UWPROF_STOP_NR] = {
-		"root", "no-table", "refused", "bad-sp", "no-progress",
-		"read-fault", "bad-opcode", "max-depth",
-	};
+	return uw2_stop_name((enum uw2_stop)stop);
+}
 
-	return stop < UWPROF_STOP_NR ? names[stop] : "unknown";
+bool uwd_stop_complete(unsigned int stop)
+{
+	return stop == UWPROF_STOP_ROOT || stop == UWPROF_STOP_NORETURN;
+}
+
+uint64_t uwd_complete_count(const uint64_t *stops)
+{
+	return stops[UWPROF_STOP_ROOT] + stops[UWPROF_STOP_NORETURN];
 }

@@ -108,4 +108,13 @@ void uwd_free(struct uwd_file *f);
 /* "root", "no-table", ... for an enum uwprof_stop value. */
 const char *uwd_stop_name(unsigned int stop);
 
+/*
+ * A complete live chain: the walk reached the outermost frame (root) or a
+ * call that never returns (noreturn).
+ */
+bool uwd_stop_complete(unsigned int stop);
+
+/* The samples of @stops (indexed by enum uwprof_stop) that are complete. */
+uint64_t uwd_complete_count(const uint64_t *stops);
+
 #endif

@@ -11,7 +11,7 @@
 
 static const char *stop_desc(unsigned int stop)
 {
-	return stop == UWPROF_STOP_ROOT ? "fully unwound" : "stopped early";
+	return uwd_stop_complete(stop) ? "fully unwound" : "stopped early";
 }
 
 static void header(const struct rp_profile *p, const struct rp_text_opts *o,
@@ -28,8 +28,8 @@ static void header(const struct rp_profile *p, const struct rp_text_opts *o,
 		(unsigned long long)p->lost,
 		p->have_stats ? "" : " (not known: the recording did not finish)");
 	fprintf(out, "# fully unwound: %.1f%% (%llu of %llu samples)",
-		rp_pct(p->stops[UWPROF_STOP_ROOT], p->samples),
-		(unsigned long long)p->stops[UWPROF_STOP_ROOT],
+		rp_pct(uwd_complete_count(p->stops), p->samples),
+		(unsigned long long)uwd_complete_count(p->stops),
 		(unsigned long long)p->samples);
 	for (s = 1; s < UWPROF_STOP_NR; s++)
 		if (p->stops[s]) {
