@@ -379,7 +379,8 @@ static const char *src_name(u8 s)
 {
 	static const char *const n[TB_SRC_COUNT] = {
 		"breakpad", "debug_frame", "eh_frame", "exidx", "root",
-		"debug-file", "prologue-analysis", "plt", "uncovered" };
+		"debug-file", "prologue-analysis", "plt", "uncovered",
+		"thread-entry" };
 
 	return s < TB_SRC_COUNT ? n[s] : "?";
 }
@@ -569,6 +570,12 @@ static int read_inputs(struct gen *g, struct tb_elf *e)
 	/* --chrome-compat tables never hold the root marker. */
 	if (!g->o->compat && tb_add_uncovered_roots(e, &g->in) < 0) {
 		uw_err("table: %s: out of memory", g->o->input);
+		return UWPROF_EXIT_FAIL;
+	}
+	/* Clone wrappers: exact rules, their child path root. */
+	if (!g->o->compat && tb_thread_entry_pass(e, &g->in, &g->notes) < 0) {
+		uw_err("table: %s: thread entry analysis failed (capstone or out of memory)",
+		       g->o->input);
 		return UWPROF_EXIT_FAIL;
 	}
 	/* After the roots, so thread entry code is never analysed. */

@@ -31,10 +31,15 @@
 
 #define PA_NONE	INT32_MIN	/* register not saved */
 
+/* Thread entries: what is known of the clone system call's result. */
+enum pa_clone { PA_CL_NONE, PA_CL_R0, PA_CL_FLAGS };
+
 struct pa_state {
 	s32 cfa;		/* CFA = sp + cfa */
 	s32 slot[TB_NREGS];	/* CFA-relative, or PA_NONE */
 	bool touched[TB_NREGS];	/* saved at some point: SAME when back */
+	bool child;		/* the new thread's path: outermost frame */
+	u8 clone;		/* enum pa_clone */
 };
 
 /* capstone register -> row slot (r0-r15, d0-d31), or -1. */
@@ -58,9 +63,17 @@ static bool callee_saved(int s)
 	return (s >= 4 && s <= 11) || (s >= TB_D0 + 8 && s <= TB_D0 + 15);
 }
 
+/* The same frame: what a row states. */
+static bool frame_eq(const struct pa_state *a, const struct pa_state *b)
+{
+	return a->cfa == b->cfa && a->child == b->child &&
+	       !memcmp(a->slot, b->slot, sizeof(a->slot));
+}
+
+/* The same frame and the same knowledge of a clone's result. */
 static bool state_eq(const struct pa_state *a, const struct pa_state *b)
 {
-	return a->cfa == b->cfa && !memcmp(a->slot, b->slot, sizeof(a->slot));
+	return frame_eq(a, b) && a->clone == b->clone;
 }
 
 /* The row for @st at @addr: every rule stated, so rows never depend on
@@ -73,6 +86,11 @@ static int add_row(struct tb_cfi_func *f, const struct pa_state *st, u32 addr)
 		return -1;
 	memset(r, 0, sizeof(*r));
 	r->addr = addr;
+	if (st->child) {
+		/* The thread's first frame: nothing called it. */
+		r->r[TB_RA].kind = TB_R_UNDEF;
+		return 0;
+	}
 	r->cfa_kind = TB_CFA_REG;
 	r->cfa_reg = 13;
 	r->cfa_off = st->cfa;
@@ -318,6 +336,11 @@ static void writes(csh cs, const cs_insn *in, bool *w, u32 nw)
 		if (s >= 0 && (u32)s < nw)
 			w[s] = true;
 	}
+	/* capstone has svc write lr; a system call preserves all but r0. */
+	if (in->id == ARM_INS_SVC) {
+		memset(w, 0, nw * sizeof(*w));
+		w[0] = true;
+	}
 }
 
 /* The direct branch target, or 0. */
@@ -401,6 +424,7 @@ struct pa_flow {
 	bool *have;
 	u32 *work;		/* instruction indexes still to follow */
 	u32 nwork;
+	bool thread_entry;	/* a clone wrapper: its child path is root */
 	char *why;
 	size_t wlen;
 };
@@ -460,6 +484,34 @@ static int ret_ok(struct pa_flow *fl, const cs_insn *in,
 	return ra_in_lr(st) ? 0 : fail(fl, in, "return with the frame still up");
 }
 
+/*
+ * A conditional branch on the clone system call's result splits the
+ * paths: where r0 is 0 runs the new thread (the outermost frame), the
+ * other side the caller.  @taken and @fall get each side's state.
+ */
+static void clone_split(const cs_insn *in, const struct pa_state *st,
+			struct pa_state *taken, struct pa_state *fall)
+{
+	const cs_arm *a = &in->detail->arm;
+	bool zero_taken = false, known = false;
+
+	*taken = *st;
+	*fall = *st;
+	taken->clone = fall->clone = PA_CL_NONE;
+	if (st->clone == PA_CL_FLAGS && (a->cc == ARM_CC_EQ || a->cc == ARM_CC_NE)) {
+		zero_taken = a->cc == ARM_CC_EQ;
+		known = true;
+	} else if (st->clone == PA_CL_R0 &&
+		   (in->id == ARM_INS_CBZ || in->id == ARM_INS_CBNZ) &&
+		   a->operands[0].type == ARM_OP_REG &&
+		   a->operands[0].reg == ARM_REG_R0) {
+		zero_taken = in->id == ARM_INS_CBZ;
+		known = true;
+	}
+	if (known)
+		(zero_taken ? taken : fall)->child = true;
+}
+
 /* Branches and calls; the frame itself is unchanged. */
 static int flow_branch(struct pa_flow *fl, u32 i, const struct pa_state *st)
 {
@@ -467,6 +519,7 @@ static int flow_branch(struct pa_flow *fl, u32 i, const struct pa_state *st)
 	bool cond = conditional(in) || in->id == ARM_INS_CBZ ||
 		    in->id == ARM_INS_CBNZ;
 	u32 t = branch_target(in);
+	struct pa_state taken, fall;
 
 	if (is_call(in)) {
 		if (st->slot[14] == PA_NONE)
@@ -481,13 +534,66 @@ static int flow_branch(struct pa_flow *fl, u32 i, const struct pa_state *st)
 	if ((in->id != ARM_INS_B && in->id != ARM_INS_CBZ &&
 	     in->id != ARM_INS_CBNZ) || !t)
 		return fail(fl, in, "indirect or table branch");
+	clone_split(in, st, &taken, &fall);
 	if (t >= fl->lo && t < fl->hi) {
-		if (reach(fl, in, t, st))
+		if (reach(fl, in, t, &taken))
 			return -1;
+	} else if (taken.child) {
+		return fail(fl, in, "the new thread's path leaves the function");
 	} else if (ret_ok(fl, in, st)) {	/* tail call */
 		return -1;
 	}
-	return cond ? next(fl, i, st) : 0;
+	return cond ? next(fl, i, &fall) : 0;
+}
+
+/*
+ * The new thread's path: the outermost frame, whatever it does.  Every
+ * instruction of it is followed (direct branches and calls inside the
+ * function too), and it may end anywhere: it ends in the exit system
+ * call, which never returns.
+ */
+static int flow_child(struct pa_flow *fl, u32 i, const struct pa_state *st)
+{
+	const cs_insn *in = &fl->ins[i];
+	u32 t = branch_target(in);
+	bool wr[TB_NREGS], more;
+
+	writes(fl->cs, in, wr, TB_NREGS);
+	/* Calls come back, conditional branches may fall through. */
+	more = !wr[15] || is_call(in) || conditional(in) ||
+	       in->id == ARM_INS_CBZ || in->id == ARM_INS_CBNZ;
+	if (wr[15] && t >= fl->lo && t < fl->hi && reach(fl, in, t, st))
+		return -1;
+	return more && i + 1 < fl->n ? next(fl, i, st) : 0;
+}
+
+/*
+ * The clone system call and the test of its result, in a thread entry:
+ * "svc 0", then "cmp r0, #0", "tst r0, r0" or "movs r0, r0" (or a cbz/cbnz
+ * on r0) before the branch.  Anything else forgets the result.
+ */
+static void clone_track(const struct pa_flow *fl, const cs_insn *in,
+			struct pa_state *st)
+{
+	const cs_arm *a = &in->detail->arm;
+	const cs_arm_op *op = a->operands;
+	bool r0_first = a->op_count == 2 && op[0].type == ARM_OP_REG &&
+			op[0].reg == ARM_REG_R0;
+	u8 was = st->clone;
+
+	st->clone = PA_CL_NONE;
+	if (!fl->thread_entry || conditional(in))
+		return;
+	if (in->id == ARM_INS_SVC) {
+		st->clone = PA_CL_R0;
+	} else if (was == PA_CL_R0 && r0_first &&
+		   ((in->id == ARM_INS_CMP && op[1].type == ARM_OP_IMM &&
+		     !op[1].imm) ||
+		    ((in->id == ARM_INS_TST || (in->id == ARM_INS_MOV &&
+						a->update_flags)) &&
+		     op[1].type == ARM_OP_REG && op[1].reg == ARM_REG_R0))) {
+		st->clone = PA_CL_FLAGS;
+	}
 }
 
 /* One instruction in state @st: its successors are reached. */
@@ -498,6 +604,13 @@ static int flow_insn(struct pa_flow *fl, u32 i, struct pa_state st)
 	s32 imm = 0;
 	bool wr[TB_NREGS], cond = conditional(in);
 	enum pa_kind k = classify(in, regs, &n, &imm);
+
+	if (st.child)
+		return flow_child(fl, i, &st);
+	writes(fl->cs, in, wr, TB_NREGS);
+	/* A branch reads the clone state; everything else updates it. */
+	if (!wr[15])
+		clone_track(fl, in, &st);
 
 	if (k == PA_POP && regs[n - 1] == 15) {
 		struct pa_state after = st;
@@ -513,7 +626,6 @@ static int flow_insn(struct pa_flow *fl, u32 i, struct pa_state st)
 			return fail(fl, in, "frame change that does not match the frame");
 		return next(fl, i, &st);
 	}
-	writes(fl->cs, in, wr, TB_NREGS);
 	if (wr[15])
 		return flow_branch(fl, i, &st);
 	if (wr[13])
@@ -591,7 +703,7 @@ static int emit_rows(struct pa_flow *fl, struct tb_cfi_func *f)
 	const struct pa_state *last = NULL;
 
 	for (u32 i = 0; i < fl->n; i++) {
-		if (!fl->have[i] || (last && state_eq(last, &fl->st[i])))
+		if (!fl->have[i] || (last && frame_eq(last, &fl->st[i])))
 			continue;
 		if (add_row(f, &fl->st[i], (u32)fl->ins[i].address))
 			return -1;
@@ -604,10 +716,9 @@ static int run_flow(struct pa_flow *fl, const u32 *entries, u32 nentries)
 {
 	struct pa_state entry;
 
+	memset(&entry, 0, sizeof(entry));
 	for (int i = 0; i < TB_NREGS; i++)
 		entry.slot[i] = PA_NONE;
-	memset(entry.touched, 0, sizeof(entry.touched));
-	entry.cfa = 0;
 	fl->st = calloc(fl->n, sizeof(*fl->st));
 	fl->have = calloc(fl->n, sizeof(*fl->have));
 	/* Each instruction enters the work list once. */
@@ -631,12 +742,20 @@ static int run_flow(struct pa_flow *fl, const u32 *entries, u32 nentries)
 	return unreached_ok(fl);
 }
 
-int tb_prologue_analyse(const u8 *code, u32 len, u32 addr, bool thumb,
-			const u32 *entries, u32 nentries,
-			struct tb_cfi_func *f, char *why, size_t wlen)
+static bool has_child_row(const struct tb_cfi_func *f)
+{
+	for (u32 i = 0; i < f->nrows; i++)
+		if (f->rows[i].r[TB_RA].kind == TB_R_UNDEF)
+			return true;
+	return false;
+}
+
+static int analyse(const u8 *code, u32 len, u32 addr, bool thumb,
+		   const u32 *entries, u32 nentries, bool thread_entry,
+		   struct tb_cfi_func *f, char *why, size_t wlen)
 {
 	struct pa_flow fl = { .lo = addr, .hi = addr + len, .why = why,
-			      .wlen = wlen };
+			      .wlen = wlen, .thread_entry = thread_entry };
 	int r;
 
 	why[0] = 0;
@@ -667,6 +786,30 @@ int tb_prologue_analyse(const u8 *code, u32 len, u32 addr, bool thumb,
 		f->nrows = 0;
 	}
 	return r == -2 ? -1 : r == -1 ? 0 : (int)len;
+}
+
+int tb_prologue_analyse(const u8 *code, u32 len, u32 addr, bool thumb,
+			const u32 *entries, u32 nentries,
+			struct tb_cfi_func *f, char *why, size_t wlen)
+{
+	return analyse(code, len, addr, thumb, entries, nentries, false, f,
+		       why, wlen);
+}
+
+int tb_thread_entry_analyse(const u8 *code, u32 len, u32 addr, bool thumb,
+			    struct tb_cfi_func *f, char *why, size_t wlen)
+{
+	int r = analyse(code, len, addr, thumb, NULL, 0, true, f, why, wlen);
+
+	/* Without a child path this is no thread entry. */
+	if (r > 0 && !has_child_row(f)) {
+		snprintf(why, wlen, "no clone system call with a test of its result");
+		free(f->rows);
+		f->rows = NULL;
+		f->nrows = 0;
+		r = 0;
+	}
+	return r;
 }
 
 /* ------------------------------------------------------------------ */
@@ -740,10 +883,33 @@ static u32 sym_limit(const struct tb_elf *e, u32 i, u32 text_end)
 }
 
 
+/* A refusal of [lo, hi) added to @in. */
+static int add_refusal(struct tb_input *in, u32 lo, u32 hi)
+{
+	static const u8 refuse[] = { 0x80, 0x00 };
+	struct tb_cfi_func *g = tb_input_add(in);
+
+	if (!g || !(g->ehabi = malloc(2)))
+		return -1;
+	*g = (struct tb_cfi_func){ .addr = lo, .size = hi - lo,
+				   .source = TB_SRC_EHABI, .ehabi = g->ehabi,
+				   .ehabi_len = 2 };
+	memcpy(g->ehabi, refuse, 2);
+	return 0;
+}
+
+/* The next symbol's start after symbol @i's, or @limit. */
+static u32 next_sym_addr(const struct tb_elf *e, u32 i, u32 limit)
+{
+	for (u32 k = i + 1; k < e->nsyms; k++)
+		if (e->syms[k].addr > e->syms[i].addr)
+			return e->syms[k].addr < limit ? e->syms[k].addr : limit;
+	return limit;
+}
+
 /* Refusals with the analysed ranges @done cut out of them. */
 static int carve(struct tb_input *in, struct tb_input *done)
 {
-	static const u8 refuse[] = { 0x80, 0x00 };
 	struct tb_input out = { 0 };
 
 	for (u32 i = 0; i < in->n; i++) {
@@ -772,12 +938,8 @@ static int carve(struct tb_input *in, struct tb_input *done)
 				at = skip;
 				continue;
 			}
-			if (!(g = tb_input_add(&out)) || !(g->ehabi = malloc(2)))
+			if (add_refusal(&out, at, hi))
 				return -1;
-			*g = (struct tb_cfi_func){ .addr = at, .size = hi - at,
-						   .source = TB_SRC_EHABI,
-						   .ehabi = g->ehabi, .ehabi_len = 2 };
-			memcpy(g->ehabi, refuse, 2);
 			at = hi;
 		}
 	}
@@ -806,8 +968,8 @@ static u32 *inner_symbols(const struct tb_elf *e, u32 lo, u32 hi, u32 *n)
 	return v;
 }
 
-int tb_prologue_sym(struct tb_elf *e, u32 i, struct tb_cfi_func *f,
-		    char *why, size_t wlen)
+static int analyse_symbol(struct tb_elf *e, u32 i, bool thread_entry,
+			  struct tb_cfi_func *f, char *why, size_t wlen)
 {
 	const struct tb_sym *s = &e->syms[i];
 	const struct tb_sec *sec = tb_elf_sec(e, s->addr);
@@ -823,7 +985,13 @@ int tb_prologue_sym(struct tb_elf *e, u32 i, struct tb_cfi_func *f,
 	if (!text || s->addr < e->meta.text_addr ||
 	    s->addr - e->meta.text_addr >= e->meta.text_size)
 		return 0;
-	end = sym_limit(e, i, taddr + tsize);
+	/*
+	 * A clone wrapper's child path may lie past the symbol's size
+	 * (glibc's __clone ends its symbol before it), so it runs to the
+	 * next symbol; only what its paths reach may be there.
+	 */
+	end = thread_entry ? next_sym_addr(e, i, taddr + tsize) :
+			     sym_limit(e, i, taddr + tsize);
 	if (s->addr < taddr || end > taddr + tsize || end <= s->addr)
 		return 0;
 	/*
@@ -838,14 +1006,26 @@ int tb_prologue_sym(struct tb_elf *e, u32 i, struct tb_cfi_func *f,
 	len = code_len(e, s->addr, end);
 	if (!len)
 		return 0;
-	entries = inner_symbols(e, s->addr, s->addr + len, &nentries);
-	r = tb_prologue_analyse(text + (s->addr - taddr), len, s->addr,
-				s->thumb, entries, nentries, f, why, wlen);
-	free(entries);
+	if (thread_entry) {
+		r = tb_thread_entry_analyse(text + (s->addr - taddr), len,
+					    s->addr, s->thumb, f, why, wlen);
+	} else {
+		entries = inner_symbols(e, s->addr, s->addr + len, &nentries);
+		r = tb_prologue_analyse(text + (s->addr - taddr), len, s->addr,
+					s->thumb, entries, nentries, f, why,
+					wlen);
+		free(entries);
+	}
 	if (r <= 0)
 		return r;
 	f->size = end - s->addr;	/* a trailing literal pool included */
 	return 1;
+}
+
+int tb_prologue_sym(struct tb_elf *e, u32 i, struct tb_cfi_func *f,
+		    char *why, size_t wlen)
+{
+	return analyse_symbol(e, i, false, f, why, wlen);
 }
 
 static int analyse_sym(struct tb_elf *e, const struct tb_input *in, u32 i,
@@ -902,5 +1082,87 @@ int tb_prologue_pass(struct tb_elf *e, struct tb_input *in,
 	tb_input_free(&done);
 	if (n)
 		e->meta.sources |= UWT_SRC_PROLOGUE;
+	return n;
+}
+
+/* ------------------------------------------------------------------ */
+/* Thread entries                                                      */
+
+/*
+ * Take [lo, hi) out of the functions of @in: functions inside it go,
+ * refusals across its edges are cut.  Returns 1, changing nothing, when
+ * any other function crosses an edge (its rules would need cutting).
+ */
+static int clear_range(struct tb_input *in, u32 lo, u32 hi)
+{
+	struct tb_input out = { 0 };
+	struct tb_cfi_func *g;
+
+	for (u32 i = 0; i < in->n; i++) {
+		const struct tb_cfi_func *f = &in->funcs[i];
+
+		if (f->addr < hi && f->addr + f->size > lo && !is_refusal(f) &&
+		    (f->addr < lo || f->addr + f->size > hi))
+			return 1;
+	}
+	for (u32 i = 0; i < in->n; i++) {
+		struct tb_cfi_func *f = &in->funcs[i];
+		u32 end = f->addr + f->size;
+
+		if (f->addr >= hi || end <= lo) {
+			if (!(g = tb_input_add(&out)))
+				goto oom;
+			*g = *f;
+			memset(f, 0, sizeof(*f));
+			continue;
+		}
+		if ((f->addr < lo && add_refusal(&out, f->addr, lo)) ||
+		    (end > hi && add_refusal(&out, hi, end)))
+			goto oom;
+	}
+	tb_input_free(in);
+	*in = out;
+	return 0;
+oom:
+	tb_input_free(&out);
+	return -1;
+}
+
+/* Thread entries (clone wrappers) named in @e's symbols. */
+int tb_thread_entry_pass(struct tb_elf *e, struct tb_input *in,
+			 struct tb_notes *notes)
+{
+	struct tb_cfi_func f, *g;
+	char why[160];
+	u32 done = 0;
+	int n = 0, r;
+
+	for (u32 i = 0; i < e->nsyms; i++) {
+		const struct tb_sym *s = &e->syms[i];
+
+		/* Once per address: clone and __clone are one function. */
+		if (!tb_thread_entry_sym(s->name) || (n && s->addr == done))
+			continue;
+		done = s->addr;
+		r = analyse_symbol(e, i, true, &f, why, sizeof(why));
+		if (r > 0) {
+			r = clear_range(in, f.addr, f.addr + f.size);
+			if (!r && (g = tb_input_add(in))) {
+				f.source = TB_SRC_THREAD;
+				*g = f;
+				n++;
+				continue;
+			}
+			free(f.rows);
+			if (r <= 0)
+				return -1;
+			snprintf(why, sizeof(why),
+				 "other unwind rules cross its ends");
+		}
+		if (r < 0)
+			return -1;
+		tb_note_add(notes, s->addr, s->addr, TB_N_PROLOGUE,
+			    "thread entry not analysed: %s", why);
+	}
 	return n;
 }

@@ -41,4 +41,25 @@ int tb_prologue_sym(struct tb_elf *e, u32 i, struct tb_cfi_func *f,
 int tb_prologue_pass(struct tb_elf *e, struct tb_input *in,
 		     struct tb_notes *notes);
 
+/*
+ * A clone wrapper (__clone, __clone3, __bionic_clone, ...) analysed as
+ * tb_prologue_analyse does, with one addition: after "svc 0", a branch on
+ * r0 == 0 (cmp/tst/movs then beq/bne, or cbz/cbnz) starts the new
+ * thread's path, whose every instruction is the outermost frame (rows
+ * with the return address undefined, the root marker).  Returns as
+ * tb_prologue_analyse, and 0 when no such path was found.
+ */
+int tb_thread_entry_analyse(const u8 *code, u32 len, u32 addr, bool thumb,
+			    struct tb_cfi_func *f, char *why, size_t wlen);
+
+/*
+ * Every thread entry symbol of @e analysed so: on success its rows
+ * replace whatever else covered it (its CFI ends at the system call, the
+ * rest refused or whole-root before); otherwise it keeps those, with a
+ * note.  Default mode, before prologue analysis.  Returns the number of
+ * entries analysed, or -1.
+ */
+int tb_thread_entry_pass(struct tb_elf *e, struct tb_input *in,
+			 struct tb_notes *notes);
+
 #endif

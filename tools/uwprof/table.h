@@ -68,6 +68,7 @@ enum tb_source { TB_SRC_BREAKPAD, TB_SRC_DEBUG_FRAME, TB_SRC_EH_FRAME,
 		 TB_SRC_PLT,		/* a decoded PLT stub (.plt, .iplt) */
 		 TB_SRC_UNCOVERED,	/* code outside .text nothing describes:
 					 * refused */
+		 TB_SRC_THREAD,		/* a clone wrapper, its child path root */
 		 TB_SRC_COUNT };
 
 struct tb_cfi_func {

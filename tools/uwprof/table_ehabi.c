@@ -115,16 +115,23 @@ static bool is_refuse(const u8 *ops, int n)
 	return n >= 2 && ops[0] == 0x80 && ops[1] == 0x00;
 }
 
+bool tb_thread_entry_sym(const char *name)
+{
+	static const char *const entries[] = {
+		"__clone", "clone", "__clone3", "thread_start",	/* glibc */
+		"__bionic_clone",				/* bionic */
+	};
+
+	for (size_t i = 0; i < sizeof(entries) / sizeof(entries[0]); i++)
+		if (!strcmp(name, entries[i]))
+			return true;
+	return false;
+}
+
 /* Code that starts a thread: the outermost frame, never unwound past. */
 static bool is_root_sym(const char *name)
 {
-	static const char *const roots[] = { "_start", "__clone", "clone",
-					     "__clone3", "thread_start" };
-
-	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++)
-		if (!strcmp(name, roots[i]))
-			return true;
-	return false;
+	return !strcmp(name, "_start") || tb_thread_entry_sym(name);
 }
 
 static bool dwarf_covers(const struct tb_input *in, u32 ndwarf, u32 addr,

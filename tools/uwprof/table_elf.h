@@ -124,6 +124,12 @@ int tb_read_ehabi(struct tb_elf *e, struct tb_input *in,
  * trailing padding finishes, with one B0 at the end), 0 for CANTUNWIND,
  * -1 for an entry uwprof cannot decode.
  */
+/*
+ * A clone wrapper of a C library (glibc's __clone, musl's __clone,
+ * bionic's __bionic_clone): its child path is a thread's outermost frame.
+ */
+bool tb_thread_entry_sym(const char *name);
+
 /* Root markers for thread entry code that has no unwind information. */
 int tb_add_uncovered_roots(struct tb_elf *e, struct tb_input *in);
 
