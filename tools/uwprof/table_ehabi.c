@@ -115,19 +115,6 @@ static bool is_refuse(const u8 *ops, int n)
 	return n >= 2 && ops[0] == 0x80 && ops[1] == 0x00;
 }
 
-bool tb_thread_entry_sym(const char *name)
-{
-	static const char *const entries[] = {
-		"__clone", "clone", "__clone3", "thread_start",	/* glibc */
-		"__bionic_clone",				/* bionic */
-	};
-
-	for (size_t i = 0; i < sizeof(entries) / sizeof(entries[0]); i++)
-		if (!strcmp(name, entries[i]))
-			return true;
-	return false;
-}
-
 /* Code that starts a thread: the outermost frame, never unwound past. */
 static bool is_root_sym(const char *name)
 {

@@ -405,3 +405,16 @@ int tb_elf_attach_debug(struct tb_elf *e, const char *path, char *err,
 	qsort(e->maps, e->nmaps, sizeof(*e->maps), map_cmp);
 	return 0;
 }
+
+bool tb_thread_entry_sym(const char *name)
+{
+	static const char *const entries[] = {
+		"__clone", "clone", "__clone3", "thread_start",	/* glibc */
+		"__bionic_clone",				/* bionic */
+	};
+
+	for (size_t i = 0; i < sizeof(entries) / sizeof(entries[0]); i++)
+		if (!strcmp(name, entries[i]))
+			return true;
+	return false;
+}
