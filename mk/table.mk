@@ -6,7 +6,7 @@ TABLE_CORE	:= tools/uwprof/table_enc.c tools/uwprof/table_conv.c \
 		   tools/uwprof/table_layout.c tools/uwprof/table_breakpad.c
 TABLE_ELF	:= tools/uwprof/table_dwarf.c tools/uwprof/table_ehabi.c \
 		   tools/uwprof/table_elf.c tools/uwprof/prologue.c \
-		   tools/uwprof/table_plt.c
+		   tools/uwprof/table_plt.c tools/uwprof/table_noreturn.c
 TABLE_READ	:= tools/uwprof/table_uwt.c tools/uwprof/table_dump.c
 TABLE_SRCS	:= $(TABLE_CORE) $(wildcard $(TABLE_ELF)) $(wildcard $(TABLE_READ))
 TABLE_LIBS	:= -ldw -lelf -lz -lcapstone

@@ -173,6 +173,7 @@ struct gen {
 	const char *dbgfile;		/* separate debug file used, or NULL */
 	u32 dbgfile_bytes;
 	bool dbgfile_compressed;
+	int noreturn_sites;		/* calls marked as never returning */
 };
 
 /*
@@ -416,6 +417,9 @@ static void print_stats(struct gen *g, FILE *f)
 			fprintf(f, ", %u from %s", src[s], src_name(s));
 	fprintf(f, "\nrows: %u (offset, sequence) pairs, %u distinct sequences\n",
 		g->meta.rows, b->nseqs);
+	if (g->noreturn_sites)
+		fprintf(f, "calls that never return (return address saved nowhere): %d\n",
+			g->noreturn_sites);
 	fprintf(f, "bytes: %u total = header 32 + page table %u + function table %u + FOT %u + UIT %u\n",
 		b->size, 4 * b->page_entries, 4 * b->func_entries, b->fot_size,
 		b->uit_size);
@@ -590,6 +594,15 @@ static int read_inputs(struct gen *g, struct tb_elf *e)
 		uw_err("table: %s: PLT decoding failed (capstone or out of memory)",
 		       g->o->input);
 		return UWPROF_EXIT_FAIL;
+	}
+	/* After every source: marks calls in the rows they all gave. */
+	if (!g->o->compat) {
+		g->noreturn_sites = tb_noreturn_pass(e, &g->in);
+		if (g->noreturn_sites < 0) {
+			uw_err("table: %s: call decoding failed (capstone or out of memory)",
+			       g->o->input);
+			return UWPROF_EXIT_FAIL;
+		}
 	}
 	g->meta = e->meta;
 	if (g->o->have_text_start)

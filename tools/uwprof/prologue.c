@@ -836,14 +836,9 @@ static bool only_refused(const struct tb_input *in, u32 lo, u32 hi)
 	return true;
 }
 
-/* The mapping symbol in force at @addr ('a', 't', 'd'), or 0. */
 static char map_at(const struct tb_elf *e, u32 addr)
 {
-	char k = 0;
-
-	for (u32 i = 0; i < e->nmaps && e->maps[i].addr <= addr; i++)
-		k = e->maps[i].kind;
-	return k;
+	return tb_elf_map_at(e, addr);
 }
 
 /*

@@ -36,6 +36,8 @@ enum tb_rule_kind {
 	TB_R_VAL_OFFSET,	/* value is CFA + off */
 	TB_R_REG,		/* value is in register reg */
 	TB_R_EXPR,		/* a DWARF expression or breakpad postfix form */
+	TB_R_NORETURN,		/* RA only: a call that never returns was made
+				 * here (the never-returning-call marker) */
 };
 
 struct tb_rule {

@@ -377,6 +377,11 @@ bool tb_encode_state(const struct tb_row *st, struct tb_seq *out,
 
 		return tb_seq_put(out, root, 2);
 	}
+	if (ra->kind == TB_R_NORETURN) {
+		static const u8 noreturn[] = { 0xb1, 0x10 };
+
+		return tb_seq_put(out, noreturn, 2);
+	}
 	if (st->cfa_kind == TB_CFA_EXPR)
 		return fail(reason, TB_N_CFA_EXPR, detail, dlen, "CFA", -1);
 	if (st->cfa_kind != TB_CFA_REG)

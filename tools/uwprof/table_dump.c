@@ -110,6 +110,10 @@ u32 tb_ops_words(const u8 *ops, u32 len, char *out, size_t outlen)
 				sb(&s, "root");
 				return i;
 			}
+			if (b == 0x10) {
+				sb(&s, "noreturn");
+				return i;
+			}
 			sb(&s, "pop ");
 			reglist(&s, b);
 		} else if (b == 0xb2) {

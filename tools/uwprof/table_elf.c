@@ -418,3 +418,19 @@ bool tb_thread_entry_sym(const char *name)
 			return true;
 	return false;
 }
+
+char tb_elf_map_at(const struct tb_elf *e, u32 addr)
+{
+	u32 lo = 0, hi = e->nmaps;
+
+	/* the last mapping symbol at or before @addr */
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (e->maps[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? e->maps[lo - 1].kind : 0;
+}

@@ -99,6 +99,20 @@ const u8 *tb_elf_sec_bytes(struct tb_elf *e, const struct tb_sec *s);
 int tb_plt_pass(struct tb_elf *e, struct tb_input *in,
 		struct tb_notes *notes);
 
+/* The mapping symbol in force at @addr ('a', 't', 'd'), or 0. */
+char tb_elf_map_at(const struct tb_elf *e, u32 addr);
+
+/*
+ * Calls made with the return address saved nowhere (still in lr, which
+ * the call overwrites) can never return: nothing above their frame runs
+ * again.  For each such call in a function with CFI rows, a row marks
+ * the call's return address (looked up 2 bytes before it) with the
+ * never-returning-call marker.  Needs mapping symbols; default mode,
+ * after every other source.  Returns the number of call sites marked,
+ * or -1 (capstone or memory).
+ */
+int tb_noreturn_pass(struct tb_elf *e, struct tb_input *in);
+
 /* The function symbol containing @addr, or NULL. */
 const struct tb_sym *tb_elf_sym(const struct tb_elf *e, u32 addr);
 
