@@ -27,7 +27,7 @@ static const char usage_text[] =
 "Replays one unwind with v2 tables and prints the frames it finds:\n"
 "one line '#N 0xADDRESS' per frame (#0 is the sampled pc), then\n"
 "'stop: REASON' (root, no-table, refused, bad-sp, no-progress,\n"
-"read-fault, bad-opcode or max-depth).\n"
+"read-fault, bad-opcode, max-depth or noreturn).\n"
 "\n"
 "  --table FILE[@TEXT_START]  a table (.uwt container or raw v2 blob) for\n"
 "                             code whose .text starts at TEXT_START; the\n"

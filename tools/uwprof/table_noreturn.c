@@ -64,30 +64,47 @@ struct nr_walk {
 				 * or pc loaded: the function may return */
 };
 
+/* A load into pc: a return (pop {pc}, ldr pc) or a computed jump. */
+static bool loads_pc(const cs_insn *in)
+{
+	const cs_arm *a = &in->detail->arm;
+
+	switch (in->id) {
+	case ARM_INS_LDR: case ARM_INS_POP: case ARM_INS_LDM:
+	case ARM_INS_LDMDA: case ARM_INS_LDMDB: case ARM_INS_LDMIB:
+		break;
+	default:
+		return false;
+	}
+	for (int i = 0; i < a->op_count; i++)
+		if (a->operands[i].type == ARM_OP_REG &&
+		    a->operands[i].reg == ARM_REG_PC)
+			return true;
+	return false;
+}
+
 /* @in reads or writes lr (not as a call), or loads pc. */
 static bool uses_lr(csh cs, const cs_insn *in)
 {
+	const cs_arm *a = &in->detail->arm;
 	cs_regs rd, wr;
 	uint8_t nrd = 0, nwr = 0;
 
 	if (in->id == ARM_INS_BL || in->id == ARM_INS_BLX)
 		return false;
-	if (cs_regs_access(cs, in, rd, &nrd, wr, &nwr))
+	if (loads_pc(in) || cs_regs_access(cs, in, rd, &nrd, wr, &nwr))
 		return true;
 	for (int i = 0; i < nrd; i++)
 		if (rd[i] == ARM_REG_LR)
 			return true;
 	for (int i = 0; i < nwr; i++)
-		if (wr[i] == ARM_REG_LR || wr[i] == ARM_REG_PC)
+		if (wr[i] == ARM_REG_LR)
 			return true;
-	/* capstone lists neither pc for loads into it nor lr for bx lr */
-	for (int i = 0; i < in->detail->arm.op_count; i++) {
-		const cs_arm_op *op = &in->detail->arm.operands[i];
-
-		if (op->type == ARM_OP_REG &&
-		    (op->reg == ARM_REG_LR || op->reg == ARM_REG_PC))
+	/* capstone 4 does not list lr for every form (bx lr, push {lr}) */
+	for (int i = 0; i < a->op_count; i++)
+		if (a->operands[i].type == ARM_OP_REG &&
+		    a->operands[i].reg == ARM_REG_LR)
 			return true;
-	}
 	return false;
 }
 

@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Outermost frames the table generator proves: the child path of a clone
+# wrapper (Debian's libc.so.6 with its debug file, and a static program's
+# own copy) ends the walk as root while the parent's path unwinds, and a
+# clang noreturn main's calls end it as noreturn while a leaf called from
+# there is still unwound through lr.  Addresses come from objdump's
+# disassembly of the same bytes, not from the generator.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+top=$(cd "$here/../.." && pwd)
+UWPROF=${UWPROF:-$top/build/host/uwprof}
+BUILD=${BUILD:-$top/build}
+OBJDUMP=arm-linux-gnueabihf-objdump
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+head -c 256 /dev/zero >"$tmp/stack"
+
+unwind() {
+	"$UWPROF" unwind --table "$1" --stack "$tmp/stack" \
+		--stack-base 0x7e000000 "${@:2}" 2>&1
+}
+
+# The disassembly of symbol $2 in $1 (Thumb), up to the next symbol.
+disasm() {
+	local start
+	start=$(arm-linux-gnueabihf-nm "${3:-$1}" | awk -v s="$2" '$3 == s { print $1; exit }')
+	[ -n "$start" ] || return 1
+	$OBJDUMP -d -M force-thumb "$1" --start-address=0x$start \
+		--stop-address=$(printf '0x%x' $((0x$start + 0x60))) |
+		awk -F'\t' '/^ *[0-9a-f]+:/ { sub(/:$/, "", $1); gsub(/ /, "", $1); print $1 "\t" $3 "\t" $4 }'
+}
+
+# clone_case NAME ELF TABLE [SYMFILE]: the child path is root, the parent
+# returns through lr.
+clone_case() {
+	local name=$1 elf=$2 table=$3 sym=${4:-$2} d svc child ret bxlr addr
+	d=$(disasm "$elf" __clone "$sym") || { fail "$name: no __clone symbol"; return; }
+	svc=$(awk -F'\t' '$2 ~ /^svc/ { print $1; exit }' <<<"$d")
+	# disassembly lines come in address order: state, not arithmetic
+	child=$(awk -F'\t' '$2 ~ /^svc/ { s = 1; next } s && $2 ~ /^(beq|cbz)/ { split($3, t, " "); print t[1]; exit }' <<<"$d")
+	ret=$(awk -F'\t' -v c="$child" '$1 == c { s = 1 } s && $2 ~ /^blx/ { print $1; exit }' <<<"$d")
+	bxlr=$(awk -F'\t' '$2 ~ /^svc/ { s = 1; next } s && $2 ~ /^bx/ && $3 ~ /lr/ { print $1; exit }' <<<"$d")
+	if [ -z "$svc" ] || [ -z "$child" ] || [ -z "$ret" ] || [ -z "$bxlr" ]; then
+		fail "$name: __clone's shape not found (svc '$svc' child '$child' blx '$ret' bx lr '$bxlr')"
+		return
+	fi
+	# The return address of the child's call into start_thread.
+	ret=$(printf '0x%x' $((0x$ret + 3)))
+	expect "$name: a thread's outermost frame ends as root" "#0 $(printf '0x%08x' $ret)
+stop: root" "$(unwind "$table" --reg pc=$ret --reg lr=0x1235 --max-depth 8)"
+	expect "$name: the parent's return after clone goes through lr" "#0 $(printf '0x%08x' 0x$bxlr)
+#1 0x00001235
+stop: no-table" "$(unwind "$table" --reg pc=0x$bxlr --reg lr=0x1235)"
+	addr=$(arm-linux-gnueabihf-nm "$sym" | awk '$3 == "__clone" { print $1; exit }')
+	addr=$(printf '%x' $((0x$addr)))
+	if "$UWPROF" dump "$table" | grep -q "^0x$addr\.\."; then
+		ok "$name: __clone has rows of its own"
+	else
+		fail "$name: __clone has no rows of its own"
+	fi
+}
+
+# Debian's libc.so.6 with libc6-dbg's debug file (as make demo builds it).
+libc=$BUILD/arm/root/lib/arm-linux-gnueabihf/libc.so.6
+dbgdir=$BUILD/arm/dbg/usr/lib/debug
+if [ -f "$libc" ] && [ -d "$dbgdir" ]; then
+	"$UWPROF" table "$libc" --debug-dir "$dbgdir" --prologue-analysis \
+		-o "$tmp/libc.uwt" --report "$tmp/libc.rep" >/dev/null
+	bid=$(arm-linux-gnueabihf-readelf -n "$libc" | awk '/Build ID/ { print $3 }')
+	clone_case "libc.so.6" "$libc" "$tmp/libc.uwt" \
+		"$dbgdir/.build-id/${bid:0:2}/${bid:2}.debug"
+	expect "libc.so.6: __clone's source is thread-entry" "thread-entry" \
+		"$(awk '$1 == "__clone" { print $4; exit }' "$tmp/libc.rep")"
+else
+	skip "libc.so.6 or its debug file not unpacked (make setup)"
+fi
+
+# A static pthread program: glibc's __clone linked in.
+cat >"$tmp/thr.c" <<'C'
+#include <pthread.h>
+static void *worker(void *arg) { return arg; }
+int main(void)
+{
+	pthread_t t;
+
+	if (pthread_create(&t, 0, worker, 0))
+		return 1;
+	return pthread_join(t, 0);
+}
+C
+if arm-linux-gnueabihf-gcc -O2 -g -mthumb -static -pthread -o "$tmp/thr" \
+	"$tmp/thr.c" 2>"$tmp/cc.log"; then
+	"$UWPROF" table "$tmp/thr" --prologue-analysis -o "$tmp/thr.uwt" \
+		>/dev/null
+	clone_case "static" "$tmp/thr" "$tmp/thr.uwt"
+else
+	fail "static pthread program does not build: $(head -n 3 "$tmp/cc.log")"
+fi
+
+# clang's noreturn main keeps its return address nowhere.
+cat >"$tmp/nr.c" <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+__attribute__((noinline, noreturn)) static void done(int n)
+{
+	printf("%d\n", n);
+	exit(n & 1);
+}
+__attribute__((noinline)) int work(int n)
+{
+	return n * 7 + (n >> 3);
+}
+int main(int argc, char **argv)
+{
+	int n = 0;
+
+	for (int i = 0; i < argc * 1000; i++)
+		n += work(i + (argv[0][0] & 3));
+	done(n);
+}
+C
+if clang --target=arm-linux-gnueabihf -march=armv7-a -mthumb -mfloat-abi=hard \
+	-O2 -g -o "$tmp/nr" "$tmp/nr.c" 2>"$tmp/cc.log"; then
+	stats=$("$UWPROF" table "$tmp/nr" -o "$tmp/nr.uwt" --stats)
+	if grep -q '^calls that never return (return address saved nowhere): [1-9]' <<<"$stats"; then
+		ok "clang noreturn main: its calls are marked"
+	else
+		fail "clang noreturn main: no call marked: $stats"
+	fi
+	d=$(disasm "$tmp/nr" main)
+	call=$(awk -F'\t' '$2 ~ /^bl/ && $3 ~ /<work>/ { print $1; exit }' <<<"$d")
+	work=$(arm-linux-gnueabihf-nm "$tmp/nr" | awk '$3 == "work" { print $1 }')
+	if [ -n "$call" ] && [ -n "$work" ]; then
+		ra=$(printf '0x%08x' $((0x$call + 4 + 1)))
+		expect "clang noreturn main: a sample in work ends complete in main" \
+			"#0 $(printf '0x%08x' 0x$work)
+#1 $ra
+stop: noreturn" "$(unwind "$tmp/nr.uwt" --reg pc=0x$work --reg lr=$ra)"
+	else
+		fail "clang noreturn main: no call to work found in main"
+	fi
+	# A leaf that returns normally is still unwound through lr.
+	expect "a leaf is unwound through lr" "#0 $(printf '0x%08x' 0x$work)
+#1 0x00001235
+stop: no-table" "$(unwind "$tmp/nr.uwt" --reg pc=0x$work --reg lr=0x1235)"
+else
+	fail "clang noreturn program does not build: $(head -n 3 "$tmp/cc.log")"
+fi
+
+finish
