@@ -13,11 +13,17 @@ name why an unwind that fails the check ended):
     BLX (immediate) ending at it or a 16-bit BLX (register); for ARM a BL,
     BLX (immediate) or BLX (register); decoded with capstone from the very
     bytes of the file that was mapped;
-  - the last frame is in the process's outermost function: the entry
-    function of the executable (_start, from the unstripped build's symbol
-    table) or of the dynamic loader (its ELF entry point), where a thread
-    starts before main runs.
-A sample passing both is fully unwound (DESIGN.md section 5).
+  - the last frame is a thread's outermost frame: the entry function of the
+    executable (_start, from the unstripped build's symbol table) or of the
+    dynamic loader (its ELF entry point) for the main thread; a C library
+    thread entry (glibc's and musl's clone, bionic's __bionic_clone and
+    __start_thread, named by the nearest symbol at or before it, since
+    glibc's child path lies past __clone's symbol size) for the others; or,
+    for a walk the module ended as "noreturn", the return address of the
+    call the table marks as never returning (a call after which the caller
+    cannot return; its call instruction is checked like any other).
+A sample passing both is fully unwound (DESIGN.md section 5).  Main-thread
+samples (tid == pid) and other threads' are counted apart.
 """
 import argparse
 import collections
@@ -33,7 +39,12 @@ from capstone import arm as cs_arm
 from elftools.elf.elffile import ELFFile
 
 STOP_NAMES = ["root", "no-table", "refused", "bad-sp", "no-progress",
-              "read-fault", "bad-opcode", "max-depth"]
+              "read-fault", "bad-opcode", "max-depth", "noreturn"]
+STOP_NORETURN = STOP_NAMES.index("noreturn")
+
+# C library code where a thread other than the main one starts.
+THREAD_ENTRIES = ("clone", "__clone", "__clone3", "thread_start",
+                  "__bionic_clone", "__start_thread")
 
 
 def kv_file(path):
@@ -64,7 +75,7 @@ def load_uwdata(path):
             (_rs, _rt, stop, flags, _cpu, pid, tid, _t,
              nf, hns) = struct.unpack_from("<HHBBHIIQII", p, 0)
             frames = struct.unpack_from("<%dI" % nf, p, 32)
-            samples.append((pid, stop, flags, frames))
+            samples.append((pid, stop, flags, frames, tid))
             htimes.append(hns)
         elif typ == 2:
             v = struct.unpack_from("<8I", p, 0)
@@ -104,15 +115,18 @@ class Elf:
         self.entry_range = (self.entry, self.entry + 0x40)
         self.mapsyms = []
         self.funcs = []
+        self.all_funcs = []     # with sizeless and sized alike, by address
         for p in ([symfile] if symfile else []) + [path]:
             with open(p, "rb") as f:
                 e = ELFFile(f)
                 for sec in (".symtab", ".dynsym"):
                     st = e.get_section_by_name(sec)
                     if st and not self.funcs:
-                        self.funcs = sorted((x["st_value"] & ~1, x["st_size"], x.name)
-                                            for x in st.iter_symbols()
-                                            if x["st_info"]["type"] == "STT_FUNC" and x["st_size"])
+                        fs = [(x["st_value"] & ~1, x["st_size"], x.name)
+                              for x in st.iter_symbols()
+                              if x["st_info"]["type"] == "STT_FUNC"]
+                        self.funcs = sorted(f for f in fs if f[1])
+                        self.all_funcs = sorted(fs)
         for p in ([symfile] if symfile else []) + [path]:
             with open(p, "rb") as f:
                 e = ELFFile(f)
@@ -144,6 +158,21 @@ class Elf:
             else:
                 hi = mid
         if best and vaddr < best[0] + best[1]:
+            return best[2]
+        return None
+
+    def nearest(self, vaddr, limit=0x100):
+        """The name of the last function symbol at or before @vaddr,
+        at most @limit bytes before it, whatever its size."""
+        lo, hi, best = 0, len(self.all_funcs), None
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self.all_funcs[mid][0] <= vaddr:
+                best = self.all_funcs[mid]
+                lo = mid + 1
+            else:
+                hi = mid
+        if best and vaddr - best[0] < limit:
             return best[2]
         return None
 
@@ -219,9 +248,10 @@ class Checker:
         name = e.symbolize(va - (1 if is_ra else 0))
         return "%s:%s" % (base, name) if name else "%s+0x%x" % (base, va)
 
-    def check(self, frames, thumb_bit_reliable):
+    def check(self, frames, thumb_bit_reliable, noreturn=False):
         """frames: [(path or None, file offset with the Thumb bit as given)],
-        pc first.  Returns None if fully unwound, else a reason."""
+        pc first; @noreturn when the walk ended at a call marked as never
+        returning.  Returns None if fully unwound, else a reason."""
         for k, (path, off) in enumerate(frames):
             if path is None:
                 return "frame outside executable file mappings"
@@ -247,9 +277,13 @@ class Checker:
         if len(frames) > 1 and va is not None:
             va -= 1
         lo, hi = e.entry_range
-        if va is None or not lo <= va < hi:
-            return "ended in %s before the entry" % os.path.basename(path)
-        return None
+        if va is not None and lo <= va < hi:
+            return None
+        if va is not None and len(frames) > 1 and e.nearest(va) in THREAD_ENTRIES:
+            return None
+        if noreturn and len(frames) > 1:
+            return None
+        return "ended in %s before the entry" % os.path.basename(path)
 
 
 # ---- uwprof results ----
@@ -266,18 +300,26 @@ def uw_frames(sample, maps):
     return out
 
 
+def complete_stop(stop):
+    return stop in (0, STOP_NORETURN)
+
+
 def check_uwprof(chk, d):
+    """Results overall, and by thread kind in res_kind["main"/"other"]."""
     by_pid = collections.defaultdict(list)
     for m in d["maps"]:
         by_pid[m["pid"]].append(m)
     res = collections.Counter()
+    res_kind = {"main": collections.Counter(), "other": collections.Counter()}
     where = collections.Counter()
     depth = []
     for s in d["samples"]:
         fr = uw_frames(s, by_pid[s[0]])
-        why = chk.check(fr, True) if fr else "no frames"
+        why = chk.check(fr, True, s[1] == STOP_NORETURN) if fr else "no frames"
         stop = STOP_NAMES[s[1]] if s[1] < len(STOP_NAMES) else str(s[1])
-        if why is None and s[1] == 0:
+        kind = "main" if s[4] == s[0] else "other"
+        res_kind[kind]["ok" if why is None and complete_stop(s[1]) else "not"] += 1
+        if why is None and complete_stop(s[1]):
             res["ok"] += 1
             depth.append(len(fr))
             continue
@@ -285,10 +327,11 @@ def check_uwprof(chk, d):
             where[(stop, chk.where(fr[-1], len(fr) > 1))] += 1
         if why is None:
             res["stop %s (frames check out)" % stop] += 1
-        elif s[1] == 0:
-            res["root, but %s" % why] += 1
+        elif complete_stop(s[1]):
+            res["%s, but %s" % (stop, why)] += 1
         else:
             res[stop] += 1
+    res.kinds = res_kind
     return res, depth, where
 
 
@@ -621,8 +664,8 @@ def write_doc(a, mach, host, progs, freqs, reps, R, tables):
       "samples whose call chain has kernel frames only (during exec, before "
       "the process has user context) are left out and counted apart.")
     w("")
-    w("| workload | Hz | tool | samples | fully unwound | mean depth (fully unwound) | the rest, by reason |")
-    w("|---|---:|---|---:|---:|---:|---|")
+    w("| workload | Hz | tool | samples | fully unwound | main thread | other threads | mean depth (fully unwound) | the rest, by reason |")
+    w("|---|---:|---|---:|---:|---:|---:|---:|---|")
     for prog in progs:
         for hz in freqs:
             for tool in ("uwprof", "fp", "dwarf"):
@@ -638,8 +681,15 @@ def write_doc(a, mach, host, progs, freqs, reps, R, tables):
                 if f.get("kernel_only"):
                     rest += "%s(+%d kernel-only samples left out)" % ("; " if rest else "", f["kernel_only"])
                 dep = "%.1f" % statistics.mean(f["depth"]) if f["depth"] else "-"
-                w("| %s | %d | %s | %d | **%.1f%%** | %s | %s |"
-                  % (prog, hz, TOOL_NAME[tool], n, pct(ok, n), dep, rest or "-"))
+                kinds = getattr(res, "kinds", None)
+                by_kind = []
+                for k in ("main", "other"):
+                    c = kinds[k] if kinds else None
+                    t = sum(c.values()) if c else 0
+                    by_kind.append("%.1f%% of %d" % (pct(c["ok"], t), t) if t else "-")
+                w("| %s | %d | %s | %d | **%.1f%%** | %s | %s | %s | %s |"
+                  % (prog, hz, TOOL_NAME[tool], n, pct(ok, n), by_kind[0],
+                     by_kind[1], dep, rest or "-"))
     w("")
 
     mid = freqs[len(freqs) // 2]
