@@ -772,10 +772,13 @@ struct uw2_walk {
 	unsigned int flags;
 	u32 first_pc;		/* the sampled pc */
 	u32 frame_sp;		/* sp when the current frame was entered */
+	u32 first_func;		/* start of the sampled pc's function */
 };
 
 /* Returned by uw2_step() when the frame unwound and the walk goes on. */
 #define UW2_STEP_MORE	UW2_STOP_COUNT
+/* ... and when the frame it was given is not one: drop it, noreturn. */
+#define UW2_STEP_STALE	(UW2_STOP_COUNT + 1)
 
 /* The sp checks made after every opcode. */
 static bool uw2_sp_ok(const struct uw2_walk *w, u32 sp)
@@ -831,8 +834,10 @@ static u32 uw2_lookup_addr(const struct uw2_walk *w, u32 pc, u32 depth)
 	return (pc & ~1u) - 2;
 }
 
+/* The sequence for @addr, and the start of the function holding it. */
 static bool uw2_find_sequence(const struct uw2_walk *w, u32 addr,
-			      const struct uw2_table **t, u32 *uit_index)
+			      const struct uw2_table **t, u32 *uit_index,
+			      u32 *func)
 {
 	const struct uw2_module *m = uw2_find_module(w->mods, w->nmods, addr);
 	u32 instr_off, fot_index;
@@ -840,9 +845,11 @@ static bool uw2_find_sequence(const struct uw2_walk *w, u32 addr,
 	if (!m || !m->table)
 		return false;
 	*t = m->table;
-	return uw2_lookup_function(*t, addr - m->text_start, &instr_off,
-				   &fot_index) &&
-	       uw2_lookup_sequence(*t, fot_index, instr_off, uit_index);
+	if (!uw2_lookup_function(*t, addr - m->text_start, &instr_off,
+				 &fot_index))
+		return false;
+	*func = (addr & ~1u) - 2 * instr_off;
+	return uw2_lookup_sequence(*t, fot_index, instr_off, uit_index);
 }
 
 /*
@@ -880,7 +887,7 @@ static enum uw2_stop uw2_check_frame(const struct uw2_walk *w,
 }
 
 /* Unwind the frame whose pc is regs->r[15]; @depth frames stored so far. */
-static enum uw2_stop uw2_step(const struct uw2_walk *w, struct uw2_regs *regs,
+static enum uw2_stop uw2_step(struct uw2_walk *w, struct uw2_regs *regs,
 			      u32 depth)
 {
 	u32 addr = uw2_lookup_addr(w, regs->r[UW2_PC], depth);
@@ -888,13 +895,22 @@ static enum uw2_stop uw2_step(const struct uw2_walk *w, struct uw2_regs *regs,
 	struct uw2_regs next;
 	enum uw2_stop stop;
 	enum uw2_exec res;
-	u32 uit_index, popped = 0;
+	u32 uit_index, popped = 0, func;
 
-	if (!uw2_find_sequence(w, addr, &t, &uit_index))
+	if (!uw2_find_sequence(w, addr, &t, &uit_index, &func))
 		return UW2_STOP_NO_TABLE;
+	if (depth == 1)
+		w->first_func = func;
 	/* a frame that fails half way must not leave half its registers */
 	next = *regs;
 	res = uw2_run_sequence(w, t, uit_index, &next, &popped);
+	/*
+	 * The sampled function's own lr, left by a call that never returns
+	 * made from that very function, is no caller: the sampled frame
+	 * alone is the complete chain.
+	 */
+	if (res == UW2_EXEC_NORETURN && depth == 2 && func == w->first_func)
+		return UW2_STEP_STALE;
 	if (res != UW2_EXEC_FINISH)
 		return uw2_exec_stop(res);
 	stop = uw2_check_frame(w, &next, depth, popped);
@@ -912,8 +928,9 @@ enum uw2_stop uw2_unwind(const struct uw2_module *mods, u32 nmods,
 		.mods = mods, .nmods = nmods, .stack = stack, .flags = flags,
 		.first_pc = regs->r[UW2_PC], .frame_sp = regs->r[UW2_SP],
 	};
+	struct uw2_regs sampled;
 	enum uw2_stop stop;
-	u32 n = 0;
+	u32 n = 0, kept = 0;
 
 	/*
 	 * Ends: every frame but a leaf raises sp by at least 8 and sp never
@@ -924,8 +941,17 @@ enum uw2_stop uw2_unwind(const struct uw2_module *mods, u32 nmods,
 			stop = UW2_STOP_MAX_DEPTH;
 			break;
 		}
+		if (!n)
+			sampled = *regs;
+		else if (n == 1)
+			kept = frames[1];	/* a stale frame leaves no trace */
 		frames[n++] = regs->r[UW2_PC];
 		stop = uw2_step(&w, regs, n);
+		if (stop == UW2_STEP_STALE) {
+			frames[--n] = kept;
+			*regs = sampled;
+			stop = UW2_STOP_NORETURN;
+		}
 		if (stop != UW2_STEP_MORE)
 			break;
 		w.frame_sp = regs->r[UW2_SP];
