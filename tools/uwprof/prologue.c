@@ -39,6 +39,7 @@ struct pa_state {
 	s32 slot[TB_NREGS];	/* CFA-relative, or PA_NONE */
 	bool touched[TB_NREGS];	/* saved at some point: SAME when back */
 	bool child;		/* the new thread's path: outermost frame */
+	bool ambiguous;		/* two frames meet here: refused */
 	u8 clone;		/* enum pa_clone */
 };
 
@@ -67,6 +68,7 @@ static bool callee_saved(int s)
 static bool frame_eq(const struct pa_state *a, const struct pa_state *b)
 {
 	return a->cfa == b->cfa && a->child == b->child &&
+	       a->ambiguous == b->ambiguous &&
 	       !memcmp(a->slot, b->slot, sizeof(a->slot));
 }
 
@@ -91,6 +93,10 @@ static int add_row(struct tb_cfi_func *f, const struct pa_state *st, u32 addr)
 		r->r[TB_RA].kind = TB_R_UNDEF;
 		return 0;
 	}
+	if (st->ambiguous) {
+		r->r[TB_RA].kind = TB_R_AMBIGUOUS;
+		return 0;
+	}
 	r->cfa_kind = TB_CFA_REG;
 	r->cfa_reg = 13;
 	r->cfa_off = st->cfa;
@@ -99,9 +105,11 @@ static int add_row(struct tb_cfi_func *f, const struct pa_state *st, u32 addr)
 
 		if (i == 13 || i == 14 || i == 15)
 			continue;
+		/* every rule stated: which path reached a row first must
+		 * not matter (flooded code has not seen the pushes) */
 		if (st->slot[s] != PA_NONE)
 			r->r[i] = (struct tb_rule){ TB_R_OFFSET, 0, st->slot[s] };
-		else if (st->touched[s])
+		else if (st->touched[s] || callee_saved(s))
 			r->r[i].kind = TB_R_SAME;
 	}
 	if (r->r[TB_RA].kind == TB_R_UNSET)
@@ -447,6 +455,7 @@ static bool apply(struct pa_state *st, enum pa_kind k, const int *regs,
 
 /* Data inside a function (a literal pool between its instructions). */
 #define PA_MAX_POOLS	64
+#define PA_MAX_FWD	16	/* forward computed jumps in one function */
 struct pa_range {
 	u32 lo, hi;
 };
@@ -463,8 +472,10 @@ struct pa_flow {
 	bool thread_entry;	/* a clone wrapper: its child path is root */
 	const struct pa_range *data;	/* literal pools inside, by address */
 	u32 ndata;
-	struct pa_state jump;	/* the state of its computed jumps */
+	struct pa_state jump;	/* the state of its "anywhere" jumps */
 	bool have_jump;
+	struct pa_fwd { u32 addr; struct pa_state st; } fwd[PA_MAX_FWD];
+	u32 nfwd;		/* forward jumps, in the order found */
 	bool returns;		/* some path returns (or tail-calls) */
 	const cs_insn *clobber;	/* first callee-saved register written
 				 * unsaved, allowed if nothing returns */
@@ -536,40 +547,42 @@ static int ret_ok(struct pa_flow *fl, const cs_insn *in,
 }
 
 /*
- * A jump computed from a register into the function itself: an add to
- * pc ("add pc, pc, r3, lsl #2", libgcc's __udivsi3 and glibc's memcpy
- * enter unrolled code so), a pc-relative table load or tbb/tbh.  Its
- * targets are unknown, so every instruction no path reaches is taken as
- * one, in the jump's state (jump_state).
+ * Jumps computed from a register.  Forward ones enter code after them:
+ * "add pc, pc, r3" (glibc's memcpy and memmove enter unrolled code so)
+ * and tbb/tbh with their table after them; code no path reaches after
+ * such a jump is taken as its target, in its frame (the nearest jump
+ * before it).  Other ones ("mov pc, r3" in libgcc's division, "bx r3",
+ * a pc-relative table load) go anywhere: every instruction no path
+ * reaches is taken as a target, in the jump's frame (jump_state).  These
+ * may as well be tail calls through a pointer, which leave that frame.
  */
-static bool computed_jump(const cs_insn *in)
+enum pa_jump { PA_J_NONE, PA_J_FORWARD, PA_J_ANY };
+
+static enum pa_jump computed_jump(const cs_insn *in)
 {
 	const cs_arm *a = &in->detail->arm;
+	const cs_arm_op *last = &a->operands[a->op_count - 1];
 
 	switch (in->id) {
 	case ARM_INS_TBB:
 	case ARM_INS_TBH:
-		return true;
+		return PA_J_FORWARD;
 	case ARM_INS_ADD:
 		return a->op_count == 3 && a->operands[1].type == ARM_OP_REG &&
 		       a->operands[1].reg == ARM_REG_PC &&
-		       a->operands[2].type == ARM_OP_REG;
+		       a->operands[2].type == ARM_OP_REG ? PA_J_FORWARD :
+							   PA_J_NONE;
 	case ARM_INS_LDR:
 		return a->op_count == 2 && a->operands[1].type == ARM_OP_MEM &&
 		       a->operands[1].mem.base == ARM_REG_PC &&
-		       a->operands[1].mem.index != ARM_REG_INVALID;
+		       a->operands[1].mem.index != ARM_REG_INVALID ?
+			       PA_J_ANY : PA_J_NONE;
 	case ARM_INS_MOV:
 	case ARM_INS_BX:
-		/*
-		 * "mov pc, r3" (libgcc's ARM __udivsi3), or a tail call
-		 * through a pointer: either way the code after it runs in
-		 * the state it has here, if at all.
-		 */
-		return a->operands[a->op_count - 1].type == ARM_OP_REG &&
-		       a->operands[a->op_count - 1].reg != ARM_REG_LR &&
-		       a->operands[a->op_count - 1].reg != ARM_REG_PC;
+		return last->type == ARM_OP_REG && last->reg != ARM_REG_LR &&
+		       last->reg != ARM_REG_PC ? PA_J_ANY : PA_J_NONE;
 	default:
-		return false;
+		return PA_J_NONE;
 	}
 }
 
@@ -638,9 +651,19 @@ static int flow_branch(struct pa_flow *fl, u32 i, const struct pa_state *st)
 			return -1;
 		return cond ? next(fl, i, st) : 0;
 	}
-	if (computed_jump(in))
+	switch (computed_jump(in)) {
+	case PA_J_FORWARD:
+		if (fl->nfwd == PA_MAX_FWD)
+			return fail(fl, in, "too many computed jumps");
+		fl->fwd[fl->nfwd].addr = (u32)in->address;
+		fl->fwd[fl->nfwd++].st = *st;
+		return cond ? next(fl, i, st) : 0;
+	case PA_J_ANY:
 		return jump_state(fl, in, st) ? -1 :
 		       cond ? next(fl, i, st) : 0;
+	default:
+		break;
+	}
 	if ((in->id != ARM_INS_B && in->id != ARM_INS_CBZ &&
 	     in->id != ARM_INS_CBNZ) || !t)
 		return fail(fl, in, "indirect or table branch");
@@ -706,6 +729,39 @@ static void clone_track(const struct pa_flow *fl, const cs_insn *in,
 	}
 }
 
+/*
+ * A conditional frame change and a branch on the same condition right
+ * after it ("popcc {r8}; bcc loop" in glibc's memcpy): the branch goes
+ * with the frame changed, the code after it with the frame as it was.
+ * The branch instruction itself has both, so its row refuses.
+ */
+static int cond_frame_change(struct pa_flow *fl, u32 i, struct pa_state st,
+			     enum pa_kind k, const int *regs, int n, s32 imm)
+{
+	const cs_insn *in = &fl->ins[i], *br = i + 1 < fl->n ? &fl->ins[i + 1] : NULL;
+	struct pa_state changed = st, both = st;
+	u32 t;
+
+	if (!br || br->address != in->address + in->size ||
+	    br->detail->arm.cc != in->detail->arm.cc ||
+	    (br->id != ARM_INS_B && !(br->id == ARM_INS_BX &&
+	     br->detail->arm.operands[0].reg == ARM_REG_LR)))
+		return fail(fl, in, "conditional frame change");
+	if (!apply(&changed, k, regs, n, imm))
+		return fail(fl, in, "frame change that does not match the frame");
+	both.ambiguous = true;
+	if (reach(fl, in, (u32)br->address, &both))
+		return -1;
+	t = br->id == ARM_INS_B ? branch_target(br) : 0;
+	if (t >= fl->lo && t < fl->hi) {
+		if (reach(fl, br, t, &changed))
+			return -1;
+	} else if (ret_ok(fl, br, &changed)) {	/* a return or tail call */
+		return -1;
+	}
+	return next(fl, i + 1, &st);
+}
+
 /* One instruction in state @st: its successors are reached. */
 static int flow_insn(struct pa_flow *fl, u32 i, struct pa_state st)
 {
@@ -717,6 +773,8 @@ static int flow_insn(struct pa_flow *fl, u32 i, struct pa_state st)
 
 	if (st.child)
 		return flow_child(fl, i, &st);
+	if (st.ambiguous)
+		return 0;	/* cond_frame_change() followed both ways */
 	writes(fl->cs, in, wr, TB_NREGS);
 	/* A branch reads the clone state; everything else updates it. */
 	if (!wr[15])
@@ -731,7 +789,7 @@ static int flow_insn(struct pa_flow *fl, u32 i, struct pa_state st)
 	}
 	if (k != PA_OTHER) {
 		if (cond)
-			return fail(fl, in, "conditional frame change");
+			return cond_frame_change(fl, i, st, k, regs, n, imm);
 		if (!apply(&st, k, regs, n, imm))
 			return fail(fl, in, "frame change that does not match the frame");
 		return next(fl, i, &st);
@@ -836,9 +894,21 @@ static int flood_jump_targets(struct pa_flow *fl)
 	int added = 0;
 
 	for (u32 i = 0; i < fl->n; i++) {
+		const struct pa_state *st = fl->have_jump ? &fl->jump : NULL;
+		u32 best = 0;
+
 		if (fl->have[i] || is_padding(&fl->ins[i]))
 			continue;
-		if (reach(fl, &fl->ins[i], (u32)fl->ins[i].address, &fl->jump))
+		/* the nearest forward jump before it, if any */
+		for (u32 k = 0; k < fl->nfwd; k++)
+			if (fl->fwd[k].addr < fl->ins[i].address &&
+			    fl->fwd[k].addr >= best) {
+				best = fl->fwd[k].addr;
+				st = &fl->fwd[k].st;
+			}
+		if (!st)
+			continue;
+		if (reach(fl, &fl->ins[i], (u32)fl->ins[i].address, st))
 			return -1;
 		added++;
 	}
@@ -907,7 +977,7 @@ static int run_flow(struct pa_flow *fl, const u32 *entries, u32 nentries)
 			if (flow_insn(fl, i, fl->st[i]))
 				return -1;
 		}
-		flooded = fl->have_jump ? flood_jump_targets(fl) : 0;
+		flooded = fl->have_jump || fl->nfwd ? flood_jump_targets(fl) : 0;
 		if (flooded < 0)
 			return -1;
 		if (!flooded)
