@@ -285,7 +285,8 @@ static const char *sym_name(uint32_t addr)
 		else
 			hi = mid;
 	}
-	return lo ? syms[lo - 1].name : "?";
+	/* past the last function of a module: no function at all */
+	return lo && addr - syms[lo - 1].addr < 0x10000 ? syms[lo - 1].name : "?";
 }
 
 static int add_module(struct dl_phdr_info *info, size_t size, void *data)
@@ -375,6 +376,20 @@ static int judge(const struct worker *w, const struct sample *s,
 					 (s->n > 1)) : "-");
 		return s->stop == UW2_STOP_ROOT || s->stop == UW2_STOP_NORETURN ? 2 : 1;
 	}
+	/*
+	 * Before it, the routine's own frames: at most three (time, then
+	 * clock_gettime, then __libc_do_syscall from chain_a's clock check),
+	 * each in a known function.
+	 */
+	if (k > 3) {
+		snprintf(why, wlen, "%u frames before %s", k, chain_names[c]);
+		return 2;
+	}
+	for (uint32_t j = 1; j < k; j++)
+		if (!strcmp(sym_name((s->frames[j] & ~1u) - 1), "?")) {
+			snprintf(why, wlen, "frame %u in no function", j);
+			return 2;
+		}
 	/* from chain_X on: exactly the rest of the chain */
 	for (int want = c; want < NCHAIN; want++, k++) {
 		const char *got = k < s->n ?

@@ -1,0 +1,12 @@
+# SPDX-License-Identifier: GPL-2.0
+# Ground truth under qemu-user: tests/gt/gt.c unwinds its own threads with
+# the tables uwprof builds and judges every sample (tests/host/ground_truth.sh).
+# make check runs it with GT_SAMPLES=1000 per routine and build; the full
+# run takes 100000.
+
+HOST_TEST_SCRIPTS += tests/host/ground_truth.sh
+
+ground-truth: $(UWPROF)
+	$(Q)GT_SAMPLES=$${GT_SAMPLES:-100000} UWPROF=$(UWPROF) BUILD=$(BUILD) \
+		tests/host/ground_truth.sh
+.PHONY: ground-truth
