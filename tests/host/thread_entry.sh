@@ -74,6 +74,13 @@ if [ -f "$libc" ] && [ -d "$dbgdir" ]; then
 		"$dbgdir/.build-id/${bid:0:2}/${bid:2}.debug"
 	expect "libc.so.6: __clone's source is thread-entry" "thread-entry" \
 		"$(awk '$1 == "__clone" { print $4; exit }' "$tmp/libc.rep")"
+	# The loader's main thread runs the constructors from _dl_start_user
+	# on the process's first frame.
+	ld=$(dirname "$libc")/ld-linux-armhf.so.3
+	"$UWPROF" table "$ld" --debug-dir "$dbgdir" -o "$tmp/ld.uwt" \
+		--report "$tmp/ld.rep" >/dev/null
+	expect "ld.so: _dl_start_user is an outermost frame" "root" \
+		"$(awk '$1 == "_dl_start_user" { print $4; exit }' "$tmp/ld.rep")"
 else
 	skip "libc.so.6 or its debug file not unpacked (make setup)"
 fi
