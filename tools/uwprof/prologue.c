@@ -2,27 +2,15 @@
 /*
  * Prologue analysis with capstone (ARM and Thumb).
  *
- * The analysis walks the function once, in address order, with a state:
- * the CFA as sp + cfa, and for each register the CFA-relative slot it
- * was saved at.  It has two phases.
- *
- *  prologue: from the entry, straight-line code.  push/stmdb sp!, a
- *	single-register str rN, [sp, #-4]!, sub sp, #imm and vpush/vstmdb
- *	sp! grow the frame; instructions that touch neither sp, lr nor pc
- *	pass.  The first other instruction ends the prologue; the state
- *	there is the body state.
- *  body: every path into the rest of the function went through the whole
- *	prologue (no branch came before its end), so code reached by a
- *	branch taken in the body state is in the body state.  Epilogues are
- *	followed (add sp, #imm; pop/ldm sp!; vpop), and after a return
- *	(bx lr, pop {..., pc}, a tail call) the next instruction can only
- *	be reached by a branch, so it is in the body state again.
- *
- * Anything else ends the analysis at that instruction, and the caller
- * refuses the rest: sp written any other way, a branch taken in a state
- * other than the body state, lr or a callee-saved register written while
- * it holds the caller's value, a conditional frame change, or an
- * instruction capstone cannot decode.
+ * Every path through the function is followed from its entry with a
+ * state: the CFA as sp + cfa, and for each register the CFA-relative slot
+ * it was saved at.  Paths that meet must agree, since one row serves
+ * every path through an address; rows are emitted where the state
+ * changes.  Frame changes, returns, calls, computed jumps and what
+ * refuses a function are listed in docs/TABLES.md ("Prologue analysis");
+ * anything not recognised ends the analysis and the function keeps what
+ * it had.  In thread-entry mode the clone system call's result is
+ * tracked too, and the new thread's path is the outermost frame.
  */
 #include <capstone/capstone.h>
 #include <stdlib.h>
