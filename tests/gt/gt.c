@@ -12,7 +12,13 @@
  *   rest of the chain from the first chain function on, ending at the
  *   thread's outermost frame (stop root or noreturn).
  *
- *   gt [--samples N] [--seconds S] --table NAME=FILE... --syms NAME=FILE...
+ *   gt [--samples N] [--seconds S] [--timer prof|thread]
+ *      --table NAME=FILE... --syms NAME=FILE...
+ *
+ * The timer is ITIMER_PROF (process CPU time, checked at the kernel's
+ * tick: a few hundred samples a second) or, with --timer thread, one
+ * CLOCK_MONOTONIC timer per thread signalling that thread at 10 kHz, for
+ * runs of 10^5 samples per routine.
  *
  * NAME is "main" for the program or a library's file name (libc.so.6);
  * --syms files are `nm -n` output of the unstripped program or the
@@ -29,6 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <link.h>
+#include <sys/syscall.h>
 
 #include "unwind_v2.h"
 #include "table_uwt.h"
@@ -64,6 +71,7 @@ struct worker {
 
 /* volatile: only the signal handler reads it, which the compiler cannot see */
 static __thread struct worker *volatile self;
+static bool thread_timers;
 static volatile int stop_all;
 static struct worker *workers;
 static time_t deadline;
@@ -203,14 +211,42 @@ static void stack_bounds(struct worker *w)
 	w->stack_hi = (uint32_t)(uintptr_t)addr + size;
 }
 
-static void *worker_main(void *arg)
+/* --timer thread: this thread's own 10 kHz SIGPROF, until it is done. */
+static int thread_timer(timer_t *t)
 {
-	struct worker *w = arg;
+	struct sigevent ev = { 0 };
+	struct itimerspec its = { { 0, 100000 }, { 0, 100000 } };
+
+	ev.sigev_notify = SIGEV_THREAD_ID;
+	ev.sigev_signo = SIGPROF;
+	ev._sigev_un._tid = syscall(SYS_gettid);
+	if (timer_create(CLOCK_MONOTONIC, &ev, t) ||
+	    timer_settime(*t, 0, &its, NULL)) {
+		perror("gt: timer_create");
+		return -1;
+	}
+	return 0;
+}
+
+/* The thread's chain, sampled while it runs. */
+__attribute__((noinline)) static void run_sampled(struct worker *w)
+{
+	timer_t t;
 
 	stack_bounds(w);
+	if (thread_timers && thread_timer(&t))
+		exit(2);
 	self = w;
 	chain_a(w);
 	self = NULL;
+	if (thread_timers)
+		timer_delete(t);
+}
+
+__attribute__((noinline)) static void *worker_main(void *arg)
+{
+	run_sampled(arg);
+	__asm__ volatile("");	/* a call, not a tail call */
 	return NULL;
 }
 
@@ -338,13 +374,14 @@ static int chain_index(const char *name)
 static bool outer_ok(const struct worker *w, const struct sample *s, uint32_t k)
 {
 	static const char *const main_chain[] = {
-		"main", "__libc_start_call_main", "__libc_start_main", "_start",
+		"run_sampled", "main", "__libc_start_call_main",
+		"__libc_start_main", "_start",
 	};
 	static const char *const thread_chain[] = {
-		"worker_main", "start_thread", "__clone",
+		"run_sampled", "worker_main", "start_thread", "__clone",
 	};
 	const char *const *want = w->main_thread ? main_chain : thread_chain;
-	uint32_t nwant = w->main_thread ? 4 : 3, j;
+	uint32_t nwant = w->main_thread ? 5 : 4, j;
 
 	for (j = 0; j < nwant && k + j < s->n; j++) {
 		const char *got = sym_name((s->frames[k + j] & ~1u) - (k + j ? 1 : 0));
@@ -355,6 +392,29 @@ static bool outer_ok(const struct worker *w, const struct sample *s, uint32_t k)
 			return false;
 	}
 	return j == nwant && k + j == s->n;
+}
+
+static uint32_t half(uint32_t a)
+{
+	return *(const uint16_t *)(uintptr_t)a;
+}
+
+/*
+ * Is the instruction before return address @ra a call?  Thumb (bit 0
+ * set): BL or BLX (immediate), or BLX (register); ARM: BL, BLX.
+ */
+static bool after_call(uint32_t ra)
+{
+	uint32_t a = ra & ~1u, w;
+
+	if (ra & 1)
+		return (half(a - 2) & 0xff87) == 0x4780 ||
+		       ((half(a - 4) & 0xf800) == 0xf000 &&
+			(half(a - 2) & 0xc000) == 0xc000);
+	w = *(const uint32_t *)(uintptr_t)(a - 4);
+	return (w & 0x0f000000) == 0x0b000000 ||
+	       (w & 0xfe000000) == 0xfa000000 ||
+	       (w & 0x0ffffff0) == 0x012fff30;
 }
 
 /* 0: exact; 1: stopped early; 2: a wrong frame. */
@@ -377,17 +437,15 @@ static int judge(const struct worker *w, const struct sample *s,
 		return s->stop == UW2_STOP_ROOT || s->stop == UW2_STOP_NORETURN ? 2 : 1;
 	}
 	/*
-	 * Before it, the routine's own frames: at most three (time, then
-	 * clock_gettime, then __libc_do_syscall from chain_a's clock check),
-	 * each in a known function.
+	 * Before it, the routine's own frames (the loader's lazy binding
+	 * adds six): each a return address just after a call, in a known
+	 * function.
 	 */
-	if (k > 3) {
-		snprintf(why, wlen, "%u frames before %s", k, chain_names[c]);
-		return 2;
-	}
 	for (uint32_t j = 1; j < k; j++)
-		if (!strcmp(sym_name((s->frames[j] & ~1u) - 1), "?")) {
-			snprintf(why, wlen, "frame %u in no function", j);
+		if (!strcmp(sym_name((s->frames[j] & ~1u) - 1), "?") ||
+		    !after_call(s->frames[j])) {
+			snprintf(why, wlen, "frame %u (%s) is no return address",
+				 j, sym_name((s->frames[j] & ~1u) - 1));
 			return 2;
 		}
 	/* from chain_X on: exactly the rest of the chain */
@@ -475,6 +533,8 @@ int main(int argc, char **argv)
 			want = strtoul(argv[++i], NULL, 0);
 		} else if (!strcmp(argv[i], "--seconds") && i + 1 < argc) {
 			seconds = strtoul(argv[++i], NULL, 0);
+		} else if (!strcmp(argv[i], "--timer") && i + 1 < argc) {
+			thread_timers = !strcmp(argv[++i], "thread");
 		} else if ((!strcmp(argv[i], "--table") || !strcmp(argv[i], "--syms")) &&
 			   eq && ntabs < MAX_MODS && nsymfiles < MAX_MODS) {
 			struct named *v = argv[i][2] == 't' ? &tabs[ntabs++] :
@@ -484,7 +544,7 @@ int main(int argc, char **argv)
 			v->name = argv[++i];
 			v->file = eq + 1;
 		} else {
-			fprintf(stderr, "usage: gt [--samples N] [--seconds S] --table NAME=FILE... --syms NAME=FILE...\n");
+			fprintf(stderr, "usage: gt [--samples N] [--seconds S] [--timer prof|thread] --table NAME=FILE... --syms NAME=FILE...\n");
 			return 2;
 		}
 	}
@@ -506,16 +566,14 @@ int main(int argc, char **argv)
 	sa.sa_sigaction = on_prof;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigaction(SIGPROF, &sa, NULL);
-	setitimer(ITIMER_PROF, &it, NULL);
+	if (!thread_timers)
+		setitimer(ITIMER_PROF, &it, NULL);
 	/* the last routine runs on the main thread */
 	for (int r = 0; r < R_COUNT - 1; r++)
 		pthread_create(&w[r].tid, NULL, worker_main, &w[r]);
 	w[R_COUNT - 1].main_thread = true;
-	stack_bounds(&w[R_COUNT - 1]);
 	/* main's own chain runs until every thread has its samples */
-	self = &w[R_COUNT - 1];
-	chain_a(self);
-	self = NULL;
+	run_sampled(&w[R_COUNT - 1]);
 	memset(&it, 0, sizeof(it));
 	setitimer(ITIMER_PROF, &it, NULL);
 	for (int r = 0; r < R_COUNT - 1; r++)

@@ -11,6 +11,8 @@
 #   GT_SAMPLES   samples per routine and build (default 1000; the full
 #                run, make ground-truth, takes 100000)
 #   GT_VARIANTS  default "gcc-static gcc-dynamic clang-static clang-dynamic"
+#   GT_TIMER     prof (ITIMER_PROF, the default) or thread (a 10 kHz timer
+#                per thread, for the full run)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -31,17 +33,23 @@ if ! command -v qemu-arm-static >/dev/null; then
 	exit
 fi
 
-# The C library's table and symbols, for the dynamic builds.
+# The C library's table and symbols, for the dynamic builds
 if [ ! -f "$libc" ] || [ ! -d "$dbgdir" ]; then
 	fail "Debian's armhf libc or its debug file is not unpacked (make setup)"
 	finish
 	exit
 fi
-bid=$(arm-linux-gnueabihf-readelf -n "$libc" | awk '/Build ID/ { print $3 }')
-"$UWPROF" table "$libc" --debug-dir "$dbgdir" --prologue-analysis \
-	-o "$out/libc.uwt" >/dev/null || fail "uwprof table libc.so.6"
-arm-linux-gnueabihf-nm -n "$dbgdir/.build-id/${bid:0:2}/${bid:2}.debug" \
-	>"$out/libc.syms"
+# (and the loader's: first calls through the PLT resolve in it)
+dynlibs=()
+for lib in libc.so.6 ld-linux-armhf.so.3; do
+	f=$root/lib/arm-linux-gnueabihf/$lib
+	bid=$(arm-linux-gnueabihf-readelf -n "$f" | awk '/Build ID/ { print $3 }')
+	"$UWPROF" table "$f" --debug-dir "$dbgdir" --prologue-analysis \
+		-o "$out/$lib.uwt" >/dev/null || fail "uwprof table $lib"
+	arm-linux-gnueabihf-nm -n "$dbgdir/.build-id/${bid:0:2}/${bid:2}.debug" \
+		>"$out/$lib.syms"
+	dynlibs+=(--table "$lib=$out/$lib.uwt" --syms "$lib=$out/$lib.syms")
+done
 
 srcs=("$top/tests/gt/gt.c" "$top/unwind_v2.c" "$top/tools/uwprof/table_uwt.c")
 inc=(-D_GNU_SOURCE -I"$top" -I"$top/tools/include" -I"$top/tools/uwprof")
@@ -63,12 +71,12 @@ for v in $variants; do
 		{ fail "$v: uwprof table"; continue; }
 	arm-linux-gnueabihf-nm -n "$exe" >"$exe.syms"
 	args=(--samples "$samples" --seconds $((60 + samples / 10))
+	      --timer "${GT_TIMER:-prof}"
 	      --table main="$exe.uwt" --syms main="$exe.syms")
 	qemu=(qemu-arm-static)
 	if [ "$link" = dynamic ]; then
 		qemu+=(-L "$root")
-		args+=(--table libc.so.6="$out/libc.uwt"
-		       --syms libc.so.6="$out/libc.syms")
+		args+=("${dynlibs[@]}")
 	fi
 	"${qemu[@]}" "$exe" "${args[@]}" >"$out/$v.log" 2>&1
 	# one result per routine and build, with the program's own reasons
