@@ -1065,22 +1065,6 @@ static char map_at(const struct tb_elf *e, u32 addr)
 	return tb_elf_map_at(e, addr);
 }
 
-/* The first mapping symbol above @addr. */
-static u32 first_map_above(const struct tb_elf *e, u32 addr)
-{
-	u32 lo = 0, hi = e->nmaps;
-
-	while (lo < hi) {
-		u32 mid = lo + (hi - lo) / 2;
-
-		if (e->maps[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /*
  * The literal pools inside [lo, hi) of code in instruction set @isa, from
  * the mapping symbols, into @v (at most @max).  A pool that runs to the
@@ -1094,7 +1078,7 @@ static int data_ranges(const struct tb_elf *e, u32 lo, u32 hi, char isa,
 	u32 n = 0;
 
 	*len = hi - lo;
-	for (u32 k = first_map_above(e, lo); k < e->nmaps &&
+	for (u32 k = tb_elf_maps_upto(e, lo); k < e->nmaps &&
 	     e->maps[k].addr < hi; k++) {
 		const struct tb_map *m = &e->maps[k];
 
