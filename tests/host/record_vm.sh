@@ -40,7 +40,7 @@ cat >"$tmp/run.sh" <<'EOF'
 insmod /uwprof.ko || exit 1
 cd /out
 R="uwprof record -F 500 --tables /data/tables"
-$R -o /out/cmd.data -- /data/fixture 300 >/out/cmd.log 2>&1; echo $? >/out/cmd.rc
+$R -o /out/cmd.data -- /data/fixture 800 >/out/cmd.log 2>&1; echo $? >/out/cmd.rc
 $R -o /out/exec.data -- sh -c 'exec /data/fixture 200' >/out/exec.log 2>&1; echo $? >/out/exec.rc
 /data/fixture 100000 & pid=$!
 sleep 1
