@@ -620,16 +620,31 @@ bool uw2_lookup_function(const struct uw2_table *t, u32 byte_off,
 		return false;
 	uw2_page_range(t, page, &first, &end);
 	e = uw2_upper_bound(t, first, end, units & 0xffff);
-	/* no start on this page at or before pc: a function runs into it */
-	if (!e)
-		return false;
+	if (e > first) {
+		/* the common case: a function that starts on this page */
+		fpage = page;
+	} else {
+		/* no start on this page at or before pc: one runs into it */
+		if (!e)
+			return false;
+		if (!uw2_entry_page(t, page, e - 1, &fpage))
+			return false;
+	}
 	e--;
-	if (!uw2_entry_page(t, page, e, &fpage))
-		return false;
 	*instr_off = units - ((fpage << UW2_PAGE_UNITS_SHIFT) +
 			      uw2_func_poff(t, e));
 	*fot_index = uw2_func_fot(t, e);
 	return true;
+}
+
+/* A FOT number: one byte in the common case, else the full decoder. */
+static bool uw2_fot_num(const struct uw2_table *t, u32 *pos, u32 *val)
+{
+	if (*pos < t->fot_size && !(t->fot[*pos] & 0x80)) {
+		*val = t->fot[(*pos)++];
+		return true;
+	}
+	return uw2_uleb(t->fot, t->fot_size, pos, val) == UW2_ULEB_OK;
 }
 
 bool uw2_lookup_sequence(const struct uw2_table *t, u32 fot_index,
@@ -638,8 +653,7 @@ bool uw2_lookup_sequence(const struct uw2_table *t, u32 fot_index,
 	u32 pos = fot_index, off, idx;
 
 	while (pos < t->fot_size) {
-		if (uw2_uleb(t->fot, t->fot_size, &pos, &off) != UW2_ULEB_OK ||
-		    uw2_uleb(t->fot, t->fot_size, &pos, &idx) != UW2_ULEB_OK)
+		if (!uw2_fot_num(t, &pos, &off) || !uw2_fot_num(t, &pos, &idx))
 			return false;
 		if (off <= instr_off) {
 			*uit_index = idx;
