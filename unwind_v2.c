@@ -819,6 +819,41 @@ static enum uw2_stop uw2_exec_stop(enum uw2_exec res)
 	}
 }
 
+/*
+ * The opcodes most frames are made of, without the general decoder:
+ * vsp += 4..256 (00-3f), pop r4-r[4+n] with or without lr (a0-af) and
+ * finish (b0), executed exactly as uw2_exec() does.  Returns false to
+ * leave the opcode at @pos to uw2_exec().
+ */
+static bool uw2_fast_op(const u8 *ops, u32 *pos, struct uw2_regs *regs,
+			bool *pc_updated, u32 *popped,
+			const struct uw2_stack *stack, enum uw2_exec *res)
+{
+	u8 op = ops[*pos];
+	u32 arg;
+
+	if (op < 0x40) {
+		arg = ((u32)op << 2) + 4;
+		*res = regs->r[UW2_SP] > UW2_U32_MAX - arg ? UW2_EXEC_BAD_SP :
+							     UW2_EXEC_NEXT;
+		if (*res == UW2_EXEC_NEXT)
+			regs->r[UW2_SP] += arg;
+	} else if (op >= 0xa0 && op < 0xb0) {
+		arg = ((2u << (op & 7)) - 1) << 4;
+		if (op & 8)
+			arg |= 1u << UW2_LR;
+		*res = uw2_pop(regs, arg, pc_updated, popped, stack);
+	} else if (op == 0xb0) {
+		if (!*pc_updated)
+			regs->r[UW2_PC] = regs->r[UW2_LR];
+		*res = UW2_EXEC_FINISH;
+	} else {
+		return false;
+	}
+	*pos += 1;
+	return true;
+}
+
 /* Run one sequence; the loop ends by the UIT's end at the latest. */
 static enum uw2_exec uw2_run_sequence(const struct uw2_walk *w,
 				      const struct uw2_table *t, u32 pos,
@@ -828,8 +863,11 @@ static enum uw2_exec uw2_run_sequence(const struct uw2_walk *w,
 	enum uw2_exec res;
 
 	do {
-		res = uw2_exec(t->uit, t->uit_size, &pos, regs, &pc_updated,
-			       popped, w->stack);
+		if (pos >= t->uit_size ||
+		    !uw2_fast_op(t->uit, &pos, regs, &pc_updated, popped,
+				 w->stack, &res))
+			res = uw2_exec(t->uit, t->uit_size, &pos, regs,
+				       &pc_updated, popped, w->stack);
 		if (!uw2_sp_ok(w, regs->r[UW2_SP]))
 			return UW2_EXEC_BAD_SP;
 	} while (res == UW2_EXEC_NEXT);
