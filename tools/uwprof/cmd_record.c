@@ -418,7 +418,8 @@ static void resolve(struct rec *r, struct target *t, const struct uw_mapping *m,
 		return;
 	memcpy(s->m.build_id, info.build_id, info.build_id_len);
 	s->m.build_id_len = info.build_id_len;
-	if (!uw_elf_bias(&info, m->start, m->offset, &s->m.bias))
+	if (!uw_map_bias(info.loads, info.nloads, m->start, m->end, m->offset,
+			 &s->m.bias))
 		s->m.flags |= UWD_MAP_BIAS;
 	if (!info.build_id_len)
 		return;

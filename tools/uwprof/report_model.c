@@ -195,7 +195,7 @@ static void on_mapping(struct rp_load *L, const void *data, size_t len)
 	r->bias_ok = m.flags & UWD_MAP_BIAS;
 	if (!r->bias_ok && L->p->mods[r->module].sym)
 		r->bias_ok = !sym_bias(L->p->mods[r->module].sym, m.start,
-				       m.offset, &r->bias);
+				       m.end, m.offset, &r->bias);
 	if (m.flags & UWD_MAP_TABLE)
 		L->p->mods[r->module].has_table = true;
 }
