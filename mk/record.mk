@@ -38,3 +38,16 @@ HOST_TEST_SCRIPTS += tests/host/report_cli.sh
 # End to end in the VM (record there, report here): needs the armhf uwprof.
 VM_TEST_SCRIPTS	+= tests/host/record_vm.sh
 VM_TEST_DEPS	+= $(ARM_UWPROF) $(UWPROF)
+
+# The address model against the real loader (tests/host/addrmap_cli.sh):
+# a probe of record's side of it, built from the same sources.
+ADDRMAP_PROBE	:= $(HOST_OUT)/tests/addrmap_probe
+$(ADDRMAP_PROBE): tests/host/addrmap_probe.c tools/uwprof/addrmap.c \
+		  tools/uwprof/buildid.c tools/uwprof/attach.c \
+		  tools/uwprof/table_uwt.c $(HOST_HDRS)
+	@mkdir -p $(dir $@)
+	$(Q)$(HOSTCC) $(HOST_CFLAGS) -o $@ tests/host/addrmap_probe.c \
+		tools/uwprof/addrmap.c tools/uwprof/buildid.c \
+		tools/uwprof/attach.c tools/uwprof/table_uwt.c
+test-host: $(ADDRMAP_PROBE)
+HOST_TEST_SCRIPTS += tests/host/addrmap_cli.sh
