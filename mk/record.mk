@@ -22,6 +22,7 @@ uwprof-arm: $(ARM_UWPROF)
 
 REPORT_SRCS	:= tools/uwprof/cmd_report.c tools/uwprof/report_model.c \
 		   tools/uwprof/report_text.c tools/uwprof/report_folded.c \
+		   tools/uwprof/report_perf_script.c \
 		   tools/uwprof/report_pprof.c tools/uwprof/report_svg.c \
 		   tools/uwprof/symbols.c
 TOOL_SRCS	+= $(REPORT_SRCS)
@@ -34,7 +35,7 @@ demo:
 	$(Q)$(MAKE) --no-print-directory setup
 	$(Q)$(MAKE) --no-print-directory module tools uwprof-arm lua-arm
 	$(Q)tools/uwprof/demo.sh $(BUILD)
-HOST_TEST_SCRIPTS += tests/host/report_cli.sh
+HOST_TEST_SCRIPTS += tests/host/report_cli.sh tests/host/report_views.sh
 # End to end in the VM (record there, report here): needs the armhf uwprof.
 VM_TEST_SCRIPTS	+= tests/host/record_vm.sh
 VM_TEST_DEPS	+= $(ARM_UWPROF) $(UWPROF)
