@@ -212,18 +212,26 @@ static bool func_match(const struct rp_profile *p, uint32_t f, uint32_t key)
 	return f == key;
 }
 
+/* The functions with a link weight in @w, heaviest first. */
 static void print_links(const struct rp_profile *p, const uint64_t *w,
 			const char *dir, FILE *out)
 {
-	uint32_t *ids = rp_sorted_funcs(p, true);
+	uint32_t *ids = rp_sorted_funcs(p, true), n = 0;
 
-	/* In the order of the functions' totals; then by name (rp_sorted_funcs). */
-	for (uint32_t i = 0; i < p->nfuncs; i++)
+	for (uint32_t i = 0; i < p->nfuncs; i++)	/* kept in total order */
 		if (w[ids[i]])
-			fprintf(out, "      %6.2f%% %9llu  %-4s %s\n",
-				rp_pct(w[ids[i]], p->samples),
-				(unsigned long long)w[ids[i]], dir,
-				p->funcs[ids[i]].name);
+			ids[n++] = ids[i];
+	for (uint32_t i = 1; i < n; i++)	/* stable: ties stay by total */
+		for (uint32_t j = i; j > 0 && w[ids[j]] > w[ids[j - 1]]; j--) {
+			uint32_t x = ids[j];
+
+			ids[j] = ids[j - 1];
+			ids[j - 1] = x;
+		}
+	for (uint32_t i = 0; i < n; i++)
+		fprintf(out, "      %6.2f%% %9llu  %-4s %s\n",
+			rp_pct(w[ids[i]], p->samples), (unsigned long long)w[ids[i]],
+			dir, p->funcs[ids[i]].name);
 	free(ids);
 }
 
