@@ -32,9 +32,20 @@ void lib_report(void)
 	printf("func pad11 %p\nfunc pad99 %p\n", (void *)pad11, (void *)pad99);
 }
 C
+# A small library: with lld its executable segment starts in the first
+# file page, the one the read-only segment starts in.
+cat >"$tmp/tiny.c" <<'C'
+#include <stdio.h>
+__attribute__((noinline)) int tiny_probe(int x) { return x * 11 + 2; }
+void tiny_report(void)
+{
+	printf("func tiny_probe %p\n", (void *)tiny_probe);
+}
+C
 cat >"$tmp/prog.c" <<'C'
 #include <stdio.h>
 void lib_report(void);
+void tiny_report(void);
 int lib_probe(int);
 __attribute__((noinline)) static int prog_local(int x) { return x * 5 + 1; }
 __attribute__((noinline)) int prog_probe(int x) { return prog_local(x) + lib_probe(x); }
@@ -46,6 +57,7 @@ int main(void)
 	printf("func prog_local %p\nfunc prog_probe %p\nfunc main %p\n",
 	       (void *)prog_local, (void *)prog_probe, (void *)main);
 	lib_report();
+	tiny_report();
 	while (f && fgets(line, sizeof(line), f))
 		printf("map %s", line);
 	return prog_probe(1) == 0;
@@ -66,7 +78,8 @@ cc_gnu="${CROSS}gcc -O2 -g -Wl,--build-id"
 cc_lld="clang --target=arm-linux-gnueabihf -march=armv7-a -mfloat-abi=hard -fuse-ld=lld -O2 -g -Wl,--build-id"
 for ld in gnu lld; do
 	cc=cc_$ld
-	if ! ${!cc} -fPIC -shared -o "$tmp/lib$ld.so" "$tmp/lib.c" 2>"$tmp/err"; then
+	if ! ${!cc} -fPIC -shared -o "$tmp/lib$ld.so" "$tmp/lib.c" 2>"$tmp/err" ||
+	   ! ${!cc} -fPIC -shared -o "$tmp/libtiny$ld.so" "$tmp/tiny.c" 2>"$tmp/err"; then
 		fail "$ld: build the library: $(cat "$tmp/err")"
 		continue
 	fi
@@ -75,7 +88,7 @@ for ld in gnu lld; do
 		flags="-fPIE -pie"
 		[ $pie = nopie ] && flags="-fno-pie -no-pie"
 		# shellcheck disable=SC2086
-		if ! ${!cc} $flags -o "$tmp/$v" "$tmp/prog.c" -L"$tmp" -l$ld \
+		if ! ${!cc} $flags -o "$tmp/$v" "$tmp/prog.c" -L"$tmp" -l$ld -ltiny$ld \
 			-Wl,-rpath,"$tmp" 2>"$tmp/err"; then
 			fail "$v: build: $(cat "$tmp/err")"
 			continue
@@ -95,12 +108,22 @@ done
 # lld's layout is the point: its executable segment shares a file page
 # with the read-only one, so a match on the page offset alone finds the
 # wrong segment.
-pages=$(${CROSS}readelf -lW "$tmp/liblld.so" | while read -r type off _; do
-	[ "$type" = LOAD ] && echo $((off / 4096))
-done)
-if [ -n "$pages" ] && [ "$(sort <<<"$pages" | uniq -d)" ]; then
-	ok "lld: the library's segments share a file page"
+for lib in liblld.so libtinylld.so; do
+	pages=$(${CROSS}readelf -lW "$tmp/$lib" | while read -r type off _; do
+		[ "$type" = LOAD ] && echo $((off / 4096))
+	done)
+	if [ -n "$pages" ] && [ "$(sort <<<"$pages" | uniq -d)" ]; then
+		ok "lld: $lib's segments share a file page"
+	else
+		fail "lld: expected $lib's segments to share a file page (pages: $pages)"
+	fi
+done
+# In the small one the executable segment starts in page 0, where the
+# read-only segment does: the offset of its mapping matches both.
+if ${CROSS}readelf -lW "$tmp/libtinylld.so" | awk '$1 == "LOAD" && $7 $8 ~ /E/ && length($2) == 8 && $2 ~ /^0x000/ {f = 1} END {exit !f}'; then
+	ok "lld: libtinylld.so's executable segment starts in the first file page"
 else
-	fail "lld: expected segments sharing a file page (pages: $pages)"
+	fail "lld: libtinylld.so's executable segment is not in the first page"
+	${CROSS}readelf -lW "$tmp/libtinylld.so" | grep LOAD | sed 's/^/#   /'
 fi
 finish
