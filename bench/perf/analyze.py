@@ -623,7 +623,7 @@ def write_doc(a, mach, host, progs, freqs, reps, R, tables):
       "`.debug_frame` the libraries' own `.ARM.exidx` lacks). perf's root has "
       "the same debug files under `/usr/lib/debug`.")
     w("- unprofiled: `timeit -o T -- WORKLOAD`")
-    w("- uwprof: `timeit -o T -- uwprof record -F HZ -t tables -o uwprof.data -- WORKLOAD` "
+    w("- uwprof: `timeit -o T -- uwprof record -F HZ --tables tables -o uwprof.data -- WORKLOAD` "
       "(the static armhf `uwprof`, module `uwprof.ko` loaded)")
     w("- perf: `timeit -o T -- perf record -q -e cpu-clock -F HZ --call-graph=fp|dwarf "
       "-o perf.data -- WORKLOAD` (cpu-clock, as uwprof's sampler uses; the "
