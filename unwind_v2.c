@@ -620,16 +620,31 @@ bool uw2_lookup_function(const struct uw2_table *t, u32 byte_off,
 		return false;
 	uw2_page_range(t, page, &first, &end);
 	e = uw2_upper_bound(t, first, end, units & 0xffff);
-	/* no start on this page at or before pc: a function runs into it */
-	if (!e)
-		return false;
+	if (e > first) {
+		/* the common case: a function that starts on this page */
+		fpage = page;
+	} else {
+		/* no start on this page at or before pc: one runs into it */
+		if (!e)
+			return false;
+		if (!uw2_entry_page(t, page, e - 1, &fpage))
+			return false;
+	}
 	e--;
-	if (!uw2_entry_page(t, page, e, &fpage))
-		return false;
 	*instr_off = units - ((fpage << UW2_PAGE_UNITS_SHIFT) +
 			      uw2_func_poff(t, e));
 	*fot_index = uw2_func_fot(t, e);
 	return true;
+}
+
+/* A FOT number: one byte in the common case, else the full decoder. */
+static bool uw2_fot_num(const struct uw2_table *t, u32 *pos, u32 *val)
+{
+	if (*pos < t->fot_size && !(t->fot[*pos] & 0x80)) {
+		*val = t->fot[(*pos)++];
+		return true;
+	}
+	return uw2_uleb(t->fot, t->fot_size, pos, val) == UW2_ULEB_OK;
 }
 
 bool uw2_lookup_sequence(const struct uw2_table *t, u32 fot_index,
@@ -638,8 +653,7 @@ bool uw2_lookup_sequence(const struct uw2_table *t, u32 fot_index,
 	u32 pos = fot_index, off, idx;
 
 	while (pos < t->fot_size) {
-		if (uw2_uleb(t->fot, t->fot_size, &pos, &off) != UW2_ULEB_OK ||
-		    uw2_uleb(t->fot, t->fot_size, &pos, &idx) != UW2_ULEB_OK)
+		if (!uw2_fot_num(t, &pos, &off) || !uw2_fot_num(t, &pos, &idx))
 			return false;
 		if (off <= instr_off) {
 			*uit_index = idx;
@@ -772,10 +786,13 @@ struct uw2_walk {
 	unsigned int flags;
 	u32 first_pc;		/* the sampled pc */
 	u32 frame_sp;		/* sp when the current frame was entered */
+	u32 first_func;		/* start of the sampled pc's function */
 };
 
 /* Returned by uw2_step() when the frame unwound and the walk goes on. */
 #define UW2_STEP_MORE	UW2_STOP_COUNT
+/* ... and when the frame it was given is not one: drop it, noreturn. */
+#define UW2_STEP_STALE	(UW2_STOP_COUNT + 1)
 
 /* The sp checks made after every opcode. */
 static bool uw2_sp_ok(const struct uw2_walk *w, u32 sp)
@@ -802,6 +819,41 @@ static enum uw2_stop uw2_exec_stop(enum uw2_exec res)
 	}
 }
 
+/*
+ * The opcodes most frames are made of, without the general decoder:
+ * vsp += 4..256 (00-3f), pop r4-r[4+n] with or without lr (a0-af) and
+ * finish (b0), executed exactly as uw2_exec() does.  Returns false to
+ * leave the opcode at @pos to uw2_exec().
+ */
+static bool uw2_fast_op(const u8 *ops, u32 *pos, struct uw2_regs *regs,
+			bool *pc_updated, u32 *popped,
+			const struct uw2_stack *stack, enum uw2_exec *res)
+{
+	u8 op = ops[*pos];
+	u32 arg;
+
+	if (op < 0x40) {
+		arg = ((u32)op << 2) + 4;
+		*res = regs->r[UW2_SP] > UW2_U32_MAX - arg ? UW2_EXEC_BAD_SP :
+							     UW2_EXEC_NEXT;
+		if (*res == UW2_EXEC_NEXT)
+			regs->r[UW2_SP] += arg;
+	} else if (op >= 0xa0 && op < 0xb0) {
+		arg = ((2u << (op & 7)) - 1) << 4;
+		if (op & 8)
+			arg |= 1u << UW2_LR;
+		*res = uw2_pop(regs, arg, pc_updated, popped, stack);
+	} else if (op == 0xb0) {
+		if (!*pc_updated)
+			regs->r[UW2_PC] = regs->r[UW2_LR];
+		*res = UW2_EXEC_FINISH;
+	} else {
+		return false;
+	}
+	*pos += 1;
+	return true;
+}
+
 /* Run one sequence; the loop ends by the UIT's end at the latest. */
 static enum uw2_exec uw2_run_sequence(const struct uw2_walk *w,
 				      const struct uw2_table *t, u32 pos,
@@ -811,8 +863,11 @@ static enum uw2_exec uw2_run_sequence(const struct uw2_walk *w,
 	enum uw2_exec res;
 
 	do {
-		res = uw2_exec(t->uit, t->uit_size, &pos, regs, &pc_updated,
-			       popped, w->stack);
+		if (pos >= t->uit_size ||
+		    !uw2_fast_op(t->uit, &pos, regs, &pc_updated, popped,
+				 w->stack, &res))
+			res = uw2_exec(t->uit, t->uit_size, &pos, regs,
+				       &pc_updated, popped, w->stack);
 		if (!uw2_sp_ok(w, regs->r[UW2_SP]))
 			return UW2_EXEC_BAD_SP;
 	} while (res == UW2_EXEC_NEXT);
@@ -831,8 +886,10 @@ static u32 uw2_lookup_addr(const struct uw2_walk *w, u32 pc, u32 depth)
 	return (pc & ~1u) - 2;
 }
 
+/* The sequence for @addr, and the start of the function holding it. */
 static bool uw2_find_sequence(const struct uw2_walk *w, u32 addr,
-			      const struct uw2_table **t, u32 *uit_index)
+			      const struct uw2_table **t, u32 *uit_index,
+			      u32 *func)
 {
 	const struct uw2_module *m = uw2_find_module(w->mods, w->nmods, addr);
 	u32 instr_off, fot_index;
@@ -840,9 +897,11 @@ static bool uw2_find_sequence(const struct uw2_walk *w, u32 addr,
 	if (!m || !m->table)
 		return false;
 	*t = m->table;
-	return uw2_lookup_function(*t, addr - m->text_start, &instr_off,
-				   &fot_index) &&
-	       uw2_lookup_sequence(*t, fot_index, instr_off, uit_index);
+	if (!uw2_lookup_function(*t, addr - m->text_start, &instr_off,
+				 &fot_index))
+		return false;
+	*func = (addr & ~1u) - 2 * instr_off;
+	return uw2_lookup_sequence(*t, fot_index, instr_off, uit_index);
 }
 
 /*
@@ -880,7 +939,7 @@ static enum uw2_stop uw2_check_frame(const struct uw2_walk *w,
 }
 
 /* Unwind the frame whose pc is regs->r[15]; @depth frames stored so far. */
-static enum uw2_stop uw2_step(const struct uw2_walk *w, struct uw2_regs *regs,
+static enum uw2_stop uw2_step(struct uw2_walk *w, struct uw2_regs *regs,
 			      u32 depth)
 {
 	u32 addr = uw2_lookup_addr(w, regs->r[UW2_PC], depth);
@@ -888,13 +947,22 @@ static enum uw2_stop uw2_step(const struct uw2_walk *w, struct uw2_regs *regs,
 	struct uw2_regs next;
 	enum uw2_stop stop;
 	enum uw2_exec res;
-	u32 uit_index, popped = 0;
+	u32 uit_index, popped = 0, func;
 
-	if (!uw2_find_sequence(w, addr, &t, &uit_index))
+	if (!uw2_find_sequence(w, addr, &t, &uit_index, &func))
 		return UW2_STOP_NO_TABLE;
+	if (depth == 1)
+		w->first_func = func;
 	/* a frame that fails half way must not leave half its registers */
 	next = *regs;
 	res = uw2_run_sequence(w, t, uit_index, &next, &popped);
+	/*
+	 * The sampled function's own lr, left by a call that never returns
+	 * made from that very function, is no caller: the sampled frame
+	 * alone is the complete chain.
+	 */
+	if (res == UW2_EXEC_NORETURN && depth == 2 && func == w->first_func)
+		return UW2_STEP_STALE;
 	if (res != UW2_EXEC_FINISH)
 		return uw2_exec_stop(res);
 	stop = uw2_check_frame(w, &next, depth, popped);
@@ -912,8 +980,9 @@ enum uw2_stop uw2_unwind(const struct uw2_module *mods, u32 nmods,
 		.mods = mods, .nmods = nmods, .stack = stack, .flags = flags,
 		.first_pc = regs->r[UW2_PC], .frame_sp = regs->r[UW2_SP],
 	};
+	struct uw2_regs sampled;
 	enum uw2_stop stop;
-	u32 n = 0;
+	u32 n = 0, kept = 0;
 
 	/*
 	 * Ends: every frame but a leaf raises sp by at least 8 and sp never
@@ -924,8 +993,17 @@ enum uw2_stop uw2_unwind(const struct uw2_module *mods, u32 nmods,
 			stop = UW2_STOP_MAX_DEPTH;
 			break;
 		}
+		if (!n)
+			sampled = *regs;
+		else if (n == 1)
+			kept = frames[1];	/* a stale frame leaves no trace */
 		frames[n++] = regs->r[UW2_PC];
 		stop = uw2_step(&w, regs, n);
+		if (stop == UW2_STEP_STALE) {
+			frames[--n] = kept;
+			*regs = sampled;
+			stop = UW2_STOP_NORETURN;
+		}
 		if (stop != UW2_STEP_MORE)
 			break;
 		w.frame_sp = regs->r[UW2_SP];

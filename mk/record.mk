@@ -4,7 +4,7 @@
 
 # libc-only sources: the device-side uwprof is made of these.
 RECORD_SRCS	:= tools/uwprof/cmd_record.c tools/uwprof/datafile.c \
-		   tools/uwprof/buildid.c tools/uwprof/attach.c \
+		   tools/uwprof/buildid.c tools/uwprof/attach.c tools/uwprof/addrmap.c \
 		   tools/uwprof/procmaps.c
 ARM_UWPROF	:= $(ARM_OUT)/uwprof
 ARM_UWPROF_SRCS	:= tools/uwprof/uwprof.c tools/uwprof/table_uwt.c unwind_v2.c \
@@ -23,6 +23,7 @@ uwprof-arm: $(ARM_UWPROF)
 
 REPORT_SRCS	:= tools/uwprof/cmd_report.c tools/uwprof/report_model.c \
 		   tools/uwprof/report_text.c tools/uwprof/report_folded.c \
+		   tools/uwprof/report_perf_script.c \
 		   tools/uwprof/report_pprof.c tools/uwprof/report_svg.c \
 		   tools/uwprof/symbols.c
 TOOL_SRCS	+= $(REPORT_SRCS)
@@ -35,7 +36,20 @@ demo:
 	$(Q)$(MAKE) --no-print-directory setup
 	$(Q)$(MAKE) --no-print-directory module tools uwprof-arm lua-arm
 	$(Q)tools/uwprof/demo.sh $(BUILD)
-HOST_TEST_SCRIPTS += tests/host/report_cli.sh
+HOST_TEST_SCRIPTS += tests/host/report_cli.sh tests/host/report_views.sh
 # End to end in the VM (record there, report here): needs the armhf uwprof.
 VM_TEST_SCRIPTS	+= tests/host/record_vm.sh
 VM_TEST_DEPS	+= $(ARM_UWPROF) $(UWPROF)
+
+# The address model against the real loader (tests/host/addrmap_cli.sh):
+# a probe of record's side of it, built from the same sources.
+ADDRMAP_PROBE	:= $(HOST_OUT)/tests/addrmap_probe
+$(ADDRMAP_PROBE): tests/host/addrmap_probe.c tools/uwprof/addrmap.c \
+		  tools/uwprof/buildid.c tools/uwprof/attach.c \
+		  tools/uwprof/table_uwt.c $(HOST_HDRS)
+	@mkdir -p $(dir $@)
+	$(Q)$(HOSTCC) $(HOST_CFLAGS) -o $@ tests/host/addrmap_probe.c \
+		tools/uwprof/addrmap.c tools/uwprof/buildid.c \
+		tools/uwprof/attach.c tools/uwprof/table_uwt.c
+test-host: $(ADDRMAP_PROBE)
+HOST_TEST_SCRIPTS += tests/host/addrmap_cli.sh

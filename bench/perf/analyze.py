@@ -26,6 +26,7 @@ A sample passing both is fully unwound (DESIGN.md section 5).  Main-thread
 samples (tid == pid) and other threads' are counted apart.
 """
 import argparse
+import bisect
 import collections
 import gzip
 import os
@@ -148,15 +149,15 @@ class Elf:
                 return off - o + v
         return None
 
+    @staticmethod
+    def _last_at_or_before(table, vaddr):
+        """The last (address, ...) tuple of sorted @table at or before
+        @vaddr, or None."""
+        i = bisect.bisect_right(table, vaddr, key=lambda t: t[0])
+        return table[i - 1] if i else None
+
     def symbolize(self, vaddr):
-        lo, hi, best = 0, len(self.funcs), None
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if self.funcs[mid][0] <= vaddr:
-                best = self.funcs[mid]
-                lo = mid + 1
-            else:
-                hi = mid
+        best = self._last_at_or_before(self.funcs, vaddr)
         if best and vaddr < best[0] + best[1]:
             return best[2]
         return None
@@ -164,29 +165,15 @@ class Elf:
     def nearest(self, vaddr, limit=0x100):
         """The name of the last function symbol at or before @vaddr,
         at most @limit bytes before it, whatever its size."""
-        lo, hi, best = 0, len(self.all_funcs), None
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if self.all_funcs[mid][0] <= vaddr:
-                best = self.all_funcs[mid]
-                lo = mid + 1
-            else:
-                hi = mid
+        best = self._last_at_or_before(self.all_funcs, vaddr)
         if best and vaddr - best[0] < limit:
             return best[2]
         return None
 
     def mode_at(self, vaddr):
         """'t' or 'a' from mapping symbols, None if unknown."""
-        lo, hi, m = 0, len(self.mapsyms), None
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if self.mapsyms[mid][0] <= vaddr:
-                m = self.mapsyms[mid][1]
-                lo = mid + 1
-            else:
-                hi = mid
-        return m if m in ("a", "t") else None
+        m = self._last_at_or_before(self.mapsyms, vaddr)
+        return m[1] if m and m[1] in ("a", "t") else None
 
 
 CS_T = capstone.Cs(capstone.CS_ARCH_ARM, capstone.CS_MODE_THUMB)
@@ -636,7 +623,7 @@ def write_doc(a, mach, host, progs, freqs, reps, R, tables):
       "`.debug_frame` the libraries' own `.ARM.exidx` lacks). perf's root has "
       "the same debug files under `/usr/lib/debug`.")
     w("- unprofiled: `timeit -o T -- WORKLOAD`")
-    w("- uwprof: `timeit -o T -- uwprof record -F HZ -t tables -o uwprof.data -- WORKLOAD` "
+    w("- uwprof: `timeit -o T -- uwprof record -F HZ --tables tables -o uwprof.data -- WORKLOAD` "
       "(the static armhf `uwprof`, module `uwprof.ko` loaded)")
     w("- perf: `timeit -o T -- perf record -q -e cpu-clock -F HZ --call-graph=fp|dwarf "
       "-o perf.data -- WORKLOAD` (cpu-clock, as uwprof's sampler uses; the "

@@ -65,7 +65,7 @@ run1() {
 		$B/timeit -o "$T/$prog.$cfg" -- $cmd >/dev/null 2>&1 ;;
 	uwprof)
 		$B/timeit -o "$T/$prog.$cfg" -- $B/uwprof record -F "$hz" \
-			-t $B/tables -o "$data" -- $cmd >/dev/null 2>"$work/rec.err" ;;
+			--tables $B/tables -o "$data" -- $cmd >/dev/null 2>"$work/rec.err" ;;
 	fp|dwarf)
 		$B/timeit -o "$T/$prog.$cfg" -- perf record -q -e cpu-clock \
 			-F "$hz" --call-graph="$kind" -o "$data" -- $cmd \

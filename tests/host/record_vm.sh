@@ -3,8 +3,9 @@
 #
 # End to end: tables made on the host, "uwprof record" (the static armhf
 # build) in the VM on tests/data/report/fixture started three ways (as a
-# command, through an exec, by -p), then "uwprof report" on the host on
-# the data files that come back.  Boots one VM (about 30 s).
+# command, through an exec, by -p and -t; and built by clang with lld),
+# then "uwprof report" on the host on the data files that come back.
+# Boots one VM (about 30 s).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -15,7 +16,7 @@ arm_uwprof=$BUILD/arm/uwprof
 fixture=$top/tests/data/report/fixture
 libdir=$BUILD/arm/root/lib/arm-linux-gnueabihf
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap '[ -n "${KEEP_TMP:-}" ] || rm -rf "$tmp"' EXIT
 
 # make check runs the host tests before it builds the module.
 [ -e "$top/uwprof.ko" ] || [ ! -e "$BUILD/kernel/vmlinuz" ] ||
@@ -28,8 +29,17 @@ for need in "$BUILD/kernel/vmlinuz" "$top/uwprof.ko" "$arm_uwprof" "$libdir/libc
 	fi
 done
 
+# The fixture linked by lld, whose executable segment shares a file page
+# with the read-only one: the address model's hard case.
+lld_fixture=$tmp/fixture-lld
+if ! clang --target=arm-linux-gnueabihf -march=armv7-a -mfloat-abi=hard -mthumb \
+	-fuse-ld=lld -O2 -g -funwind-tables -static-libgcc -Wl,--build-id -o "$lld_fixture" \
+	"$top/tests/data/report/fixture.c" 2>"$tmp/err"; then
+	fail "build the fixture with clang and lld: $(cat "$tmp/err")"
+fi
+
 mkdir -p "$tmp/tables"
-for f in "$fixture" "$libdir/libc.so.6" "$libdir/ld-linux-armhf.so.3"; do
+for f in "$fixture" "$lld_fixture" "$libdir/libc.so.6" "$libdir/ld-linux-armhf.so.3"; do
 	"$UWPROF" table "$f" --build-id-dir "$tmp/tables" >/dev/null ||
 		fail "uwprof table $f"
 done
@@ -40,12 +50,14 @@ cat >"$tmp/run.sh" <<'EOF'
 insmod /uwprof.ko || exit 1
 cd /out
 R="uwprof record -F 500 --tables /data/tables"
-$R -o /out/cmd.data -- /data/fixture 300 >/out/cmd.log 2>&1; echo $? >/out/cmd.rc
+$R -o /out/cmd.data -- /data/fixture 800 >/out/cmd.log 2>&1; echo $? >/out/cmd.rc
 $R -o /out/exec.data -- sh -c 'exec /data/fixture 200' >/out/exec.log 2>&1; echo $? >/out/exec.rc
 /data/fixture 100000 & pid=$!
 sleep 1
 $R -d 1 -o /out/pid.data -p $pid >/out/pid.log 2>&1; echo $? >/out/pid.rc
+$R -q -d 1 -o /out/tid.data -t $pid >/out/tid.log 2>&1; echo $? >/out/tid.rc
 kill $pid
+$R -o /out/lld.data -- /data/fixture-lld 300 >/out/lld.log 2>&1; echo $? >/out/lld.rc
 $R -o /out/dead.data -p 999999 >/out/dead.log 2>&1; echo $? >/out/dead.rc
 rmmod uwprof
 $R -o /out/nomod.data -- true >/out/nomod.log 2>&1; echo $? >/out/nomod.rc
@@ -54,6 +66,7 @@ EOF
 chmod +x "$tmp/run.sh"
 if ! "$top/scripts/vm.sh" --timeout 300 --out "$tmp/out" \
 	--add "$arm_uwprof:/usr/bin/uwprof" --add "$fixture:/data/fixture" \
+	--add "$lld_fixture:/data/fixture-lld" \
 	--add "$tmp/tables:/data/tables" --add "$tmp/run.sh:/run.sh" -- /run.sh \
 	>"$tmp/vm.log" 2>&1; then
 	fail "the VM run failed"
@@ -103,6 +116,80 @@ if rep -f folded "$out/pid.data" | grep -q 'main;run;work_'; then
 	ok "record -p samples the running process"
 else
 	fail "record -p: $(cat "$out/pid.log")"
+fi
+
+# -t: the fixture's one thread, quietly.
+expect "record -q -t exits 0" 0 "$(cat "$out/tid.rc" 2>/dev/null)"
+expect "record -q prints nothing" "" "$(cat "$out/tid.log" 2>/dev/null)"
+hdrs=$(rep -f perf-script "$out/tid.data" | awk '/^[^[:space:]]/ {print $2}' | sort -u)
+p=${hdrs%%/*}
+if [ -n "$hdrs" ] && [ "$hdrs" = "$p/$p" ]; then
+	ok "record -t: samples of that thread only ($hdrs)"
+else
+	fail "record -t: pid/tid of the samples: $(echo $hdrs) $(cat "$out/tid.log")"
+fi
+
+# lld: every frame in the program named, and as addr2line names it at the
+# link address worked out here from the mapping and the program headers.
+expect "record of the lld-linked fixture exits 0" 0 "$(cat "$out/lld.rc" 2>/dev/null)"
+symfs_lld=(--symfs "$tmp" --symfs "$top/tests/data/report")
+"$UWPROF" report -q "${symfs_lld[@]}" -f folded "$out/lld.data" >"$tmp/lld.folded"
+if grep -q 'main;run;work_a;spin ' "$tmp/lld.folded" &&
+   grep -q 'main;run;work_b;deep;deep;deep;deep;spin ' "$tmp/lld.folded"; then
+	ok "lld: the fixture's call tree"
+else
+	fail "lld: no main;run;work_a;spin"; head -5 "$tmp/lld.folded" | sed 's/^/#   /'
+fi
+"$UWPROF" report -q "${symfs_lld[@]}" -f perf-script "$out/lld.data" >"$tmp/lld.ps"
+if python3 - "$out/lld.data" "$lld_fixture" "$tmp/lld.ps" >"$tmp/lld.check" 2>&1 <<'EOF'
+import struct, subprocess, sys
+data, prog, ps = sys.argv[1:4]
+b = open(data, 'rb').read()
+pos = struct.unpack_from('<I', b, 12)[0]
+maps = []
+while pos + 8 <= len(b):
+    t, size = struct.unpack_from('<II', b, pos)
+    if t == 2:
+        pid, start, end, off = struct.unpack_from('<4I', b, pos + 8)
+        path = b[pos + 88:pos + size].split(b'\0')[0].decode()
+        if path == '/data/fixture-lld':
+            maps.append((start, end, off))
+    pos += size
+segs = []
+for line in subprocess.run(['arm-linux-gnueabihf-readelf', '-lW', prog], capture_output=True,
+                           text=True, check=True).stdout.splitlines():
+    w = line.split()
+    if w and w[0] == 'LOAD' and 'E' in w[6:-1]:
+        segs.append((int(w[1], 16), int(w[2], 16), int(w[4], 16)))
+def bias_of(start, end, off):
+    for o, v, fs in segs:
+        first, last = o & ~0xfff, (o + fs + 0xfff) & ~0xfff
+        if first <= off and off + end - start <= last:
+            return start - ((v & ~0xfff) + off - first)
+want = []
+for sample in open(ps).read().split('\n\n'):
+    lines = sample.strip('\n').split('\n')[1:]
+    for i, line in enumerate(lines):
+        addr, rest = line.split(None, 1)
+        name, dso = rest.rsplit(' (', 1)
+        if dso != '/data/fixture-lld)':
+            continue
+        a = int(addr, 16) & ~1
+        m = next(m for m in maps if m[0] <= a < m[1])
+        want.append((a - bias_of(*m) - (1 if i else 0), name))
+got = subprocess.run(['arm-linux-gnueabihf-addr2line', '-f', '-e', prog] +
+                     [hex(l) for l, n in want], capture_output=True,
+                     text=True).stdout.split('\n')[0::2]
+bad = [(hex(l), n, g) for (l, n), g in zip(want, got) if n != g]
+for b in bad[:5]:
+    print('link %s: uwprof %s, addr2line %s' % b)
+print('%d frames, %d differ' % (len(want), len(bad)))
+sys.exit(1 if bad or not want else 0)
+EOF
+then
+	ok "lld: $(tail -1 "$tmp/lld.check") from addr2line"
+else
+	fail "lld: names differ from addr2line"; head -5 "$tmp/lld.check" | sed 's/^/#   /'
 fi
 
 # Errors.

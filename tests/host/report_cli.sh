@@ -168,6 +168,24 @@ expect_usage "record: -F 0" "-F wants" "$UWPROF" record -F 0 -- true
 expect_usage "record: bad -d" "-d wants" "$UWPROF" record -d x -- true
 expect_usage "record: dead pid" "no process" "$UWPROF" record -p 1073741823
 expect_usage "record: two targets" "more than one" "$UWPROF" record -a -p 1
+expect_usage "record: -p and -t together" "more than one" "$UWPROF" record -p 1 -t 1
+expect_usage "record: -t of no thread" "no thread 1073741823" "$UWPROF" record -t 1073741823
+expect_usage "record: bad -t" "bad id 'x' in -t" "$UWPROF" record -t x
+expect_usage "record: -t is no longer --tables" "bad id 'tables' in -t" \
+	"$UWPROF" record -t tables -- true
+
+# --- conventions: --version, help CMD, perf's letters ---
+if "$UWPROF" --version | grep -qE '^uwprof [0-9.]+ \(data file version [0-9]+, device ABI [0-9]+\)$'; then
+	ok "--version"
+else
+	fail "--version: $("$UWPROF" --version 2>&1)"
+fi
+for c in record report table; do
+	expect "help $c is $c --help" "$("$UWPROF" $c --help)" "$("$UWPROF" help $c)"
+done
+expect_usage "help of no command" "no command 'nope'" "$UWPROF" help nope
+expect "report -s dso is --sort dso" "$(rep --sort dso fixture.data)" "$(rep -s dso fixture.data)"
+expect_usage "report -s takes a sort key, not a directory" "--sort wants" rep -s . fixture.data
 if [ ! -e /dev/unwind_samples ]; then
 	"$UWPROF" record -o "$tmp/x.data" -- true >/dev/null 2>"$tmp/err"; rc=$?
 	if [ "$rc" -eq 1 ] && grep -q 'insmod uwprof.ko' "$tmp/err"; then

@@ -1466,6 +1466,33 @@ TEST(rule_noreturn_call_site)
 	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_NO_PROGRESS);
 }
 
+/*
+ * Sampled in a function after it made a call that never returns: lr is
+ * that call's return address, inside the same function, and no caller.
+ * The sampled frame alone is the chain, complete.
+ */
+TEST(rule_noreturn_stale_lr_of_the_sampled_function)
+{
+	struct world w;
+
+	world_init(&w);
+	w.regs.r[UW2_PC] = A_BASE + 0xa04;	/* S: sp += 8, pc = lr */
+	w.regs.r[UW2_LR] = A_BASE + 0xa15;	/* after S's marked call */
+	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_NORETURN);
+	CHECK_EQ_U32(w.n, 1);
+	CHECK_EQ_U32(w.frames[0], A_BASE + 0xa04);
+	/* the registers are the sampled frame's */
+	CHECK_EQ_U32(w.regs.r[UW2_SP], VSP);
+	CHECK_EQ_U32(w.regs.r[UW2_PC], A_BASE + 0xa04);
+	/* lr into another function at its marked call is a real caller */
+	world_init(&w);
+	w.regs.r[UW2_PC] = A_BASE + 0x702;	/* Z: pc = lr */
+	w.regs.r[UW2_LR] = A_BASE + 0xa15;
+	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_NORETURN);
+	CHECK_EQ_U32(w.n, 2);
+	CHECK_EQ_U32(w.frames[1], A_BASE + 0xa15);
+}
+
 /* Recursion: every frame pops the same return address, which is fine. */
 TEST(rule_recursion_pops_same_return_address)
 {

@@ -74,6 +74,13 @@ if [ -f "$libc" ] && [ -d "$dbgdir" ]; then
 		"$dbgdir/.build-id/${bid:0:2}/${bid:2}.debug"
 	expect "libc.so.6: __clone's source is thread-entry" "thread-entry" \
 		"$(awk '$1 == "__clone" { print $4; exit }' "$tmp/libc.rep")"
+	# The loader's main thread runs the constructors from _dl_start_user
+	# on the process's first frame.
+	ld=$(dirname "$libc")/ld-linux-armhf.so.3
+	"$UWPROF" table "$ld" --debug-dir "$dbgdir" -o "$tmp/ld.uwt" \
+		--report "$tmp/ld.rep" >/dev/null
+	expect "ld.so: _dl_start_user is an outermost frame" "root" \
+		"$(awk '$1 == "_dl_start_user" { print $4; exit }' "$tmp/ld.rep")"
 else
 	skip "libc.so.6 or its debug file not unpacked (make setup)"
 fi
@@ -98,6 +105,85 @@ if arm-linux-gnueabihf-gcc -O2 -g -mthumb -static -pthread -o "$tmp/thr" \
 	clone_case "static" "$tmp/thr" "$tmp/thr.uwt"
 else
 	fail "static pthread program does not build: $(head -n 3 "$tmp/cc.log")"
+fi
+
+# The other C libraries' shapes, written here: musl's ARM __clone tests
+# the result with "tst r0, r0" and calls the start routine from its child
+# path; bionic's Thumb __bionic_clone uses "movs r0, r0" and pops the
+# start routine's arguments.  The labels name the child paths and the
+# parents' returns.
+cat >"$tmp/clones.S" <<'ASM'
+	.syntax unified
+	.text
+	.arm
+	.globl __clone
+	.type __clone, %function
+__clone:
+	stmfd sp!, {r4, r5, r6, r7}
+	mov r7, #120
+	mov r6, r3
+	mov r5, r0
+	mov r0, r2
+	svc 0
+	tst r0, r0
+	beq musl_child
+	ldmfd sp!, {r4, r5, r6, r7}
+musl_ret:
+	bx lr
+musl_child:
+	mov r0, r6
+	bl 3f
+2:	mov r7, #1
+	svc 0
+	b 2b
+3:	bx r5
+	.size __clone, .-__clone
+
+	.thumb
+	.globl __bionic_clone
+	.type __bionic_clone, %function
+	.thumb_func
+__bionic_clone:
+	mov ip, sp
+	push {r4, r5, r6, r7}
+	ldmia ip, {r4, r5, r6}
+	mov r7, #120
+	svc #0
+	movs r0, r0
+	beq bionic_child
+	pop {r4, r5, r6, r7}
+bionic_ret:
+	bx lr
+bionic_child:
+	mov fp, #0
+	mov lr, #0
+	pop {r0, r1}
+	bx r4
+	.size __bionic_clone, .-__bionic_clone
+
+	.globl _start
+	.type _start, %function
+	.thumb_func
+_start:
+	bl __bionic_clone
+	b _start
+	.size _start, .-_start
+ASM
+if arm-linux-gnueabihf-gcc -c "$tmp/clones.S" -o "$tmp/clones.o" &&
+	arm-linux-gnueabihf-ld -o "$tmp/clones" "$tmp/clones.o"; then
+	"$UWPROF" table "$tmp/clones" -o "$tmp/clones.uwt" >/dev/null
+	sym() { arm-linux-gnueabihf-nm "$tmp/clones" | awk -v s="$1" '$3 == s { print "0x" $1 }'; }
+	for lib in musl bionic; do
+		child=$(sym ${lib}_child) ret=$(sym ${lib}_ret)
+		pc=$(printf '0x%08x' $((child + 4)))
+		expect "$lib: the child path is the outermost frame" "#0 $pc
+stop: root" "$(unwind "$tmp/clones.uwt" --reg pc=$pc --reg lr=0x1235)"
+		expect "$lib: the parent returns through lr" "#0 $(printf '0x%08x' $ret)
+#1 0x00001235
+stop: no-table" "$(unwind "$tmp/clones.uwt" --reg pc=$ret --reg lr=0x1235)"
+	done
+else
+	fail "the clone shapes do not assemble"
 fi
 
 # clang's noreturn main keeps its return address nowhere.

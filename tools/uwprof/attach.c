@@ -3,37 +3,37 @@
 #include <errno.h>
 #include <sys/ioctl.h>
 
+#include "addrmap.h"
 #include "attach.h"
 #include "uapi/uwprof.h"
 
-#define UW_PAGE_MASK	0xfffu
-
 /*
- * The loader maps each PT_LOAD at bias + p_vaddr, page-aligned down, from
- * file offset p_offset, also aligned down; so the mapping whose offset is
- * that of the executable segment tells the bias.
+ * The table covers [text_addr, text_addr + text_size) in link addresses;
+ * the mapping's bias (the one address model, addrmap.c) moves it to
+ * runtime, and the mapping must hold all of it.
  */
 int uw_runtime_text(const struct uwt_meta *meta, const struct uw_mapping *m,
 		    uint32_t *start, uint32_t *end)
 {
-	uint32_t i, bias;
+	struct uw_seg segs[UWT_MAX_SEGS];
+	uint32_t i, n = meta->nsegs < UWT_MAX_SEGS ? meta->nsegs : UWT_MAX_SEGS;
+	uint32_t bias;
 
-	for (i = 0; i < meta->nsegs && i < UWT_MAX_SEGS; i++) {
-		const struct uwt_seg *s = &meta->segs[i];
-
-		if ((s->offset & ~UW_PAGE_MASK) != m->offset)
-			continue;
-		if (meta->text_addr < s->vaddr ||
-		    meta->text_addr + meta->text_size > s->vaddr + s->memsz)
-			continue;
-		bias = m->start - (s->vaddr & ~UW_PAGE_MASK);
-		*start = bias + meta->text_addr;
-		*end = *start + meta->text_size;
-		if (*start < m->start || *end > m->end)
-			return -1;
-		return 0;
-	}
-	return -1;
+	for (i = 0; i < n; i++)
+		segs[i] = (struct uw_seg){
+			.vaddr = meta->segs[i].vaddr,
+			.offset = meta->segs[i].offset,
+			.filesz = meta->segs[i].filesz,
+			.memsz = meta->segs[i].memsz,
+			.flags = meta->segs[i].flags,
+		};
+	if (uw_map_bias(segs, n, m->start, m->end, m->offset, &bias))
+		return -1;
+	*start = bias + meta->text_addr;
+	*end = *start + meta->text_size;
+	if (*start < m->start || *end > m->end || *end < *start)
+		return -1;
+	return 0;
 }
 
 int uw_dev_upload(int fd, const void *blob, uint32_t len, uint32_t *verr)

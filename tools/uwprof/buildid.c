@@ -8,7 +8,6 @@
 
 #include "buildid.h"
 
-#define PAGE_MASK_4K	0xfffu
 #define NOTE_MAX	4096
 
 /* Walk one PT_NOTE segment's notes for NT_GNU_BUILD_ID. */
@@ -90,19 +89,6 @@ int uw_elf_info(const char *path, struct uw_elf_info *info)
 	if (ret)
 		errno = ENOEXEC;
 	return ret;
-}
-
-int uw_elf_bias(const struct uw_elf_info *info, uint32_t map_start,
-		uint32_t map_offset, uint32_t *bias)
-{
-	uint32_t i;
-
-	for (i = 0; i < info->nloads; i++)
-		if ((info->loads[i].offset & ~PAGE_MASK_4K) == map_offset) {
-			*bias = map_start - (info->loads[i].vaddr & ~PAGE_MASK_4K);
-			return 0;
-		}
-	return -1;
 }
 
 void uw_hex(const uint8_t *b, uint32_t len, char *out)

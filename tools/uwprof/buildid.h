@@ -8,6 +8,8 @@
 
 #include <stdint.h>
 
+#include "addrmap.h"
+
 #define UW_ELF_MAX_LOADS	16
 #define UW_BUILD_ID_MAX		32
 
@@ -15,9 +17,7 @@ struct uw_elf_info {
 	uint32_t build_id_len;		/* 0: the file has no build-id note */
 	uint8_t build_id[UW_BUILD_ID_MAX];
 	uint32_t nloads;
-	struct {
-		uint32_t vaddr, offset, filesz, memsz, flags;
-	} loads[UW_ELF_MAX_LOADS];
+	struct uw_seg loads[UW_ELF_MAX_LOADS];
 };
 
 /*
@@ -25,14 +25,6 @@ struct uw_elf_info {
  * little-endian 32-bit ELF file).
  */
 int uw_elf_info(const char *path, struct uw_elf_info *info);
-
-/*
- * The load bias of a file mapped at @map_start from file offset
- * @map_offset: the PT_LOAD whose page-aligned offset is @map_offset.
- * Returns 0, or -1 if no segment starts there.
- */
-int uw_elf_bias(const struct uw_elf_info *info, uint32_t map_start,
-		uint32_t map_offset, uint32_t *bias);
 
 /* Lower-case hex into @out (2 * len + 1 bytes). */
 void uw_hex(const uint8_t *b, uint32_t len, char *out);

@@ -52,7 +52,10 @@
 struct rec_opts {
 	pid_t *pids;
 	unsigned int npids;
+	pid_t *tids;		/* --tid: only these threads' samples are kept */
+	unsigned int ntids;
 	bool all;
+	bool quiet;		/* no progress line, no summary */
 	char **cmd;
 	uint32_t freq;
 	double duration;	/* 0: until Ctrl-C or the targets end */
@@ -98,6 +101,7 @@ struct rec {
 	unsigned int ntab, tabroom;
 	uint8_t *buf;
 	uint64_t samples, stops[UWPROF_STOP_NR], bad_records;
+	uint64_t other_threads;	/* left out by --tid */
 	uint64_t lost;
 	uint64_t t0;
 	bool new_maps;		/* the last scan found something */
@@ -141,6 +145,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: uwprof record [options] -- COMMAND [ARGS...]\n"
 		"       uwprof record [options] -p PID[,PID...]\n"
+		"       uwprof record [options] -t TID[,TID...]\n"
 		"       uwprof record [options] -a\n"
 		"\n"
 		"Sample the user-space call stacks of processes, unwound in the kernel\n"
@@ -148,31 +153,35 @@ static void usage(FILE *f)
 		"data file for 'uwprof report'.\n"
 		"\n"
 		"  -p, --pid PID[,PID...]  profile these running processes\n"
+		"  -t, --tid TID[,TID...]  profile these threads (of running processes)\n"
 		"  -a, --all               every process whose code has tables\n"
 		"  -F, --freq HZ           samples per second per thread (default %d, max 10000)\n"
 		"  -d, --duration SECONDS  stop after this long (default: Ctrl-C, or when\n"
 		"                          the command or every PID has exited)\n"
-		"  -t, --tables DIR        tables as DIR/<build-id>.uwt (default\n"
+		"      --tables DIR        tables as DIR/<build-id>.uwt (default\n"
 		"                          $UWPROF_TABLES, else ./tables)\n"
-		"  -o, --output FILE       data file (default uwprof.data)\n",
+		"  -o, --output FILE       data file (default uwprof.data)\n"
+		"  -q, --quiet             no progress line and no summary\n",
 		REC_DEFAULT_HZ);
 }
 
-static int parse_pids(const char *s, struct rec_opts *o)
+/* "1,2,3" appended to @ids; @opt names the option in errors. */
+static int parse_pids(const char *s, const char *opt, pid_t **ids,
+		      unsigned int *n)
 {
 	char *copy = strdup(s), *tok, *save = NULL;
-	unsigned int room = 0;
+	unsigned int room = *n;
 	uint32_t v;
 
 	for (tok = strtok_r(copy, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
 		if (!uw_parse_u32(tok, &v) || !v || v > 0x3fffffff) {
-			uw_err("record: bad pid '%s' in -p %s", tok, s);
+			uw_err("record: bad id '%s' in %s %s", tok, opt, s);
 			free(copy);
 			return -1;
 		}
-		o->pids = grow(o->pids, &room, o->npids, sizeof(*o->pids));
-		o->pids[o->npids++] = (pid_t)v;
+		*ids = grow(*ids, &room, *n, sizeof(**ids));
+		(*ids)[(*n)++] = (pid_t)v;
 	}
 	free(copy);
 	return 0;
@@ -194,8 +203,10 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 		{ "all", no_argument, NULL, 'a' },
 		{ "freq", required_argument, NULL, 'F' },
 		{ "duration", required_argument, NULL, 'd' },
-		{ "tables", required_argument, NULL, 't' },
+		{ "tid", required_argument, NULL, 't' },
+		{ "tables", required_argument, NULL, 'T' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -209,12 +220,17 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 		o->tables = "tables";
 	optind = 1;
 	/* "+": stop at the first non-option, the command to run. */
-	while ((c = getopt_long(argc, argv, "+p:aF:d:t:o:h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+p:t:aF:d:o:qh", lo, NULL)) != -1) {
 		switch (c) {
 		case 'p':
-			if (parse_pids(optarg, o))
+			if (parse_pids(optarg, "-p", &o->pids, &o->npids))
 				return -1;
 			break;
+		case 't':
+			if (parse_pids(optarg, "-t", &o->tids, &o->ntids))
+				return -1;
+			break;
+		case 'q': o->quiet = true; break;
 		case 'a': o->all = true; break;
 		case 'F':
 			if (!uw_parse_u32(optarg, &o->freq) || !o->freq ||
@@ -231,7 +247,7 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 				return -1;
 			}
 			break;
-		case 't': o->tables = optarg; break;
+		case 'T': o->tables = optarg; break;
 		case 'o': o->out = optarg; break;
 		case 'h': usage(stdout); exit(UWPROF_EXIT_OK);
 		default:
@@ -241,9 +257,9 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 	}
 	if (optind < argc)
 		o->cmd = argv + optind;
-	modes = !!o->npids + o->all + !!o->cmd;
+	modes = !!o->npids + !!o->ntids + o->all + !!o->cmd;
 	if (modes != 1) {
-		uw_err("record: %s; give one of -p PID, -a or -- COMMAND",
+		uw_err("record: %s; give one of -p PID, -t TID, -a or -- COMMAND",
 		       modes ? "more than one target" : "nothing to profile");
 		return -1;
 	}
@@ -418,7 +434,8 @@ static void resolve(struct rec *r, struct target *t, const struct uw_mapping *m,
 		return;
 	memcpy(s->m.build_id, info.build_id, info.build_id_len);
 	s->m.build_id_len = info.build_id_len;
-	if (!uw_elf_bias(&info, m->start, m->offset, &s->m.bias))
+	if (!uw_map_bias(info.loads, info.nloads, m->start, m->end, m->offset,
+			 &s->m.bias))
 		s->m.flags |= UWD_MAP_BIAS;
 	if (!info.build_id_len)
 		return;
@@ -541,8 +558,22 @@ static bool explicit_alive(const struct rec *r)
 
 /* ---- samples ---- */
 
+static bool wanted_thread(const struct rec *r, uint32_t tid)
+{
+	if (!r->o.ntids)
+		return true;
+	for (unsigned int i = 0; i < r->o.ntids; i++)
+		if ((uint32_t)r->o.tids[i] == tid)
+			return true;
+	return false;
+}
+
 static void take(struct rec *r, const struct uwprof_record *s)
 {
+	if (!wanted_thread(r, s->tid)) {
+		r->other_threads++;
+		return;
+	}
 	write_or_die(r, UWD_SAMPLE, s, s->size, NULL);
 	r->samples++;
 	if (s->stop < UWPROF_STOP_NR)
@@ -636,7 +667,7 @@ static void progress(struct rec *r, bool last)
 	uint64_t now = now_ns();
 	struct uwprof_stats st;
 
-	if (!isatty(STDERR_FILENO) || (!last && now < next))
+	if (r->o.quiet || !isatty(STDERR_FILENO) || (!last && now < next))
 		return;
 	next = now + REC_PROGRESS_MS * 1000000ull;
 	get_stats(r, &st);
@@ -767,6 +798,8 @@ static void summary(const struct rec *r, double secs)
 {
 	unsigned int procs = 0;
 
+	if (r->o.quiet)
+		return;
 	for (unsigned int i = 0; i < r->nt; i++)
 		procs += r->t[i].attached_ever > 0;
 	fprintf(stderr, "uwprof record: %llu samples of %u process%s in %.2f s "
@@ -780,10 +813,53 @@ static void summary(const struct rec *r, double secs)
 			(unsigned long long)r->samples);
 		summary_stops(r);
 	}
+	if (r->other_threads)
+		fprintf(stderr, "uwprof record: %llu samples of other threads left "
+			"out (--tid)\n", (unsigned long long)r->other_threads);
 	if (r->bad_records)
 		uw_err("record: warning: %llu malformed records from the device "
 		       "were skipped", (unsigned long long)r->bad_records);
 	summary_missing(r);
+}
+
+/* The process a thread belongs to, from /proc/TID/status; 0 if none. */
+static pid_t tgid_of(pid_t tid)
+{
+	char path[64], line[128];
+	unsigned int tgid = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %u", &tgid) == 1)
+			break;
+	fclose(f);
+	return (pid_t)tgid;
+}
+
+/* -t: each thread's process becomes a target, once. */
+static int add_thread_pids(struct rec_opts *o)
+{
+	unsigned int room = o->npids, i, j;
+	pid_t tgid;
+
+	for (i = 0; i < o->ntids; i++) {
+		tgid = tgid_of(o->tids[i]);
+		if (tgid <= 0) {
+			uw_err("record: no thread %d (not running)", (int)o->tids[i]);
+			return -1;
+		}
+		for (j = 0; j < o->npids && o->pids[j] != tgid; j++)
+			;
+		if (j < o->npids)
+			continue;
+		o->pids = grow(o->pids, &room, o->npids, sizeof(*o->pids));
+		o->pids[o->npids++] = tgid;
+	}
+	return 0;
 }
 
 static int check_pids(const struct rec_opts *o)
@@ -885,7 +961,7 @@ static int cmd_record(int argc, char **argv)
 	memset(&r, 0, sizeof(r));
 	if (parse_args(argc, argv, &r.o))
 		return UWPROF_EXIT_USAGE;
-	if (check_pids(&r.o))
+	if (add_thread_pids(&r.o) || check_pids(&r.o))
 		return UWPROF_EXIT_USAGE;
 	return run(&r);
 }

@@ -2,8 +2,8 @@
 /*
  * uwprof report: read uwprof.data, symbolize (ELF symbol tables, source
  * lines through libdw on request) and print a report: top functions as
- * text, folded stacks, pprof, an SVG flame graph, JSON, or unwind
- * outcomes (--stats).
+ * text, folded stacks, every sample as perf script prints them, pprof, an
+ * SVG flame graph, JSON, or unwind outcomes (--stats).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -13,11 +13,11 @@
 #include "report.h"
 #include "uwprof.h"
 
-enum rp_format { F_TEXT, F_FOLDED, F_PPROF, F_SVG, F_JSON };
+enum rp_format { F_TEXT, F_FOLDED, F_PERF_SCRIPT, F_PPROF, F_SVG, F_JSON };
 
 static const char *const format_names[] = {
-	[F_TEXT] = "text", [F_FOLDED] = "folded", [F_PPROF] = "pprof",
-	[F_SVG] = "svg", [F_JSON] = "json",
+	[F_TEXT] = "text", [F_FOLDED] = "folded", [F_PERF_SCRIPT] = "perf-script",
+	[F_PPROF] = "pprof", [F_SVG] = "svg", [F_JSON] = "json",
 };
 
 struct report_opts {
@@ -26,6 +26,8 @@ struct report_opts {
 	const char *title;
 	enum rp_format format;
 	bool stats;
+	bool children;
+	bool by_dso;
 	unsigned int top;
 	struct rp_opts rp;
 };
@@ -41,16 +43,32 @@ static void usage(FILE *f)
 		"  -o, --output FILE     write here instead of stdout\n"
 		"  -f, --format FORMAT   text (default): top functions by self and total\n"
 		"                        folded: 'a;b;c count' lines (FlameGraph, speedscope)\n"
+		"                        perf-script: every sample as 'perf script' prints\n"
+		"                          it (stackcollapse-perf.pl, speedscope, Firefox\n"
+		"                          Profiler)\n"
 		"                        pprof:  gzip'd profile.proto (go tool pprof)\n"
 		"                        svg:    a flame graph (click to zoom, search)\n"
 		"                        json:   functions, stacks and outcomes\n"
+		"                          (docs/USAGE.md has the schema)\n"
 		"      --stats           how unwinds ended, per module and per function\n"
-		"  -s, --symfs DIR       look for unstripped copies of the profiled files\n"
+		"      --symfs DIR       look for unstripped copies of the profiled files\n"
 		"                        in DIR (by build-id or by path); may be repeated\n"
 		"      --lines           add source file:line to function names (libdw)\n"
+		"  -s, --sort KEY        text report rows: sym (functions, default) or dso\n"
+		"                        (modules)\n"
+		"      --children        text report: also each top function's callers\n"
+		"                        and callees\n"
 		"      --top N           rows per table in text and --stats (default 30)\n"
 		"      --title TEXT      title of the flame graph\n"
-		"  -q, --quiet           no warnings about missing symbols\n");
+		"  -q, --quiet           no warnings about missing symbols\n"
+		"\n"
+		"Which samples count, in every format (each may be a comma list):\n"
+		"      --pid PID         samples of these processes\n"
+		"      --tid TID         samples of these threads\n"
+		"  -c, --comm NAME       samples of processes with this name (the base\n"
+		"                        name of their executable)\n"
+		"      --time START,END  samples taken in [START, END], seconds as\n"
+		"                        -f perf-script prints them; either may be empty\n");
 }
 
 static int parse_format(const char *s, enum rp_format *f)
@@ -60,7 +78,8 @@ static int parse_format(const char *s, enum rp_format *f)
 			*f = (enum rp_format)i;
 			return 0;
 		}
-	uw_err("report: unknown format '%s'; use text, folded, pprof, svg or json", s);
+	uw_err("report: unknown format '%s'; use text, folded, perf-script, pprof, "
+	       "svg or json", s);
 	return -1;
 }
 
@@ -75,26 +94,130 @@ static int add_symfs(struct report_opts *o, const char *dir)
 	return 0;
 }
 
+/* "1,2,3" into a list of numbers. */
+static int parse_ids(const char *what, const char *s, uint32_t **v,
+		     unsigned int *n)
+{
+	char *copy = strdup(s), *tok, *save = NULL;
+	uint32_t id, *g;
+
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		g = realloc(*v, (*n + 1) * sizeof(*g));
+		if (!uw_parse_u32(tok, &id) || !g) {
+			uw_err("report: --%s wants numbers separated by commas, not '%s'",
+			       what, s);
+			free(g ? g : *v);
+			*v = NULL;
+			free(copy);
+			return -1;
+		}
+		g[(*n)++] = id;
+		*v = g;
+	}
+	free(copy);
+	return 0;
+}
+
+/* "a,b": names; they point into argv. */
+static int parse_comms(char *s, struct rp_filter *fl)
+{
+	char *tok, *save = NULL;
+	const char **g;
+
+	for (tok = strtok_r(s, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		g = realloc(fl->comms, (fl->ncomms + 1) * sizeof(*g));
+		if (!g)
+			return -1;
+		g[fl->ncomms++] = tok;
+		fl->comms = g;
+	}
+	return 0;
+}
+
+/* Seconds with up to nine decimals into ns; false on anything else. */
+static bool parse_secs(const char *s, size_t len, uint64_t *ns)
+{
+	uint64_t whole = 0, frac = 0, scale = 1000000000;
+	size_t i = 0;
+	bool digits = false;
+
+	for (; i < len && s[i] >= '0' && s[i] <= '9'; i++, digits = true) {
+		if (whole > UINT64_MAX / 10 / 1000000000)
+			return false;
+		whole = whole * 10 + (uint64_t)(s[i] - '0');
+	}
+	if (i < len && s[i] == '.')
+		for (i++; i < len && s[i] >= '0' && s[i] <= '9'; i++, digits = true)
+			if (scale > 1) {
+				scale /= 10;
+				frac += (uint64_t)(s[i] - '0') * scale;
+			}
+	*ns = whole * 1000000000 + frac;
+	return digits && i == len;
+}
+
+static int parse_time(const char *s, struct rp_filter *fl)
+{
+	const char *comma = strchr(s, ',');
+	size_t a = comma ? (size_t)(comma - s) : 0;
+
+	if (!comma || (a && !parse_secs(s, a, &fl->start_ns)) ||
+	    (comma[1] && !parse_secs(comma + 1, strlen(comma + 1), &fl->end_ns)) ||
+	    (!a && !comma[1])) {
+		uw_err("report: --time wants START,END in seconds (as -f perf-script "
+		       "prints them; either may be left out), not '%s'", s);
+		return -1;
+	}
+	fl->has_start = a;
+	fl->has_end = comma[1];
+	if (fl->has_start && fl->has_end && fl->start_ns > fl->end_ns) {
+		uw_err("report: --time %s: START is after END", s);
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_sort(const char *s, struct report_opts *o)
+{
+	if (!strcmp(s, "sym") || !strcmp(s, "dso")) {
+		o->by_dso = !strcmp(s, "dso");
+		return 0;
+	}
+	uw_err("report: --sort wants sym or dso, not '%s'", s);
+	return -1;
+}
+
+enum { O_SYMFS = 256, O_STATS, O_LINES, O_TOP, O_TITLE, O_PID, O_TID, O_TIME,
+       O_CHILDREN };
+
 static int parse_args(int argc, char **argv, struct report_opts *o)
 {
 	static const struct option lo[] = {
 		{ "input", required_argument, NULL, 'i' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "format", required_argument, NULL, 'f' },
-		{ "symfs", required_argument, NULL, 's' },
-		{ "stats", no_argument, NULL, 'S' },
-		{ "lines", no_argument, NULL, 'l' },
-		{ "top", required_argument, NULL, 'T' },
-		{ "title", required_argument, NULL, 't' },
+		{ "symfs", required_argument, NULL, O_SYMFS },
+		{ "sort", required_argument, NULL, 's' },
+		{ "children", no_argument, NULL, O_CHILDREN },
+		{ "stats", no_argument, NULL, O_STATS },
+		{ "lines", no_argument, NULL, O_LINES },
+		{ "top", required_argument, NULL, O_TOP },
+		{ "title", required_argument, NULL, O_TITLE },
+		{ "pid", required_argument, NULL, O_PID },
+		{ "tid", required_argument, NULL, O_TID },
+		{ "comm", required_argument, NULL, 'c' },
+		{ "comms", required_argument, NULL, 'c' },
+		{ "time", required_argument, NULL, O_TIME },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
+	struct rp_filter *fl = &o->rp.filter;
 	uint32_t top;
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:o:f:s:qh", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:o:f:s:c:qh", lo, NULL)) != -1) {
 		switch (c) {
 		case 'i': o->input = optarg; break;
 		case 'o': o->output = optarg; break;
@@ -102,20 +225,41 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 			if (parse_format(optarg, &o->format))
 				return -1;
 			break;
-		case 's':
+		case O_SYMFS:
 			if (add_symfs(o, optarg))
 				return -1;
 			break;
-		case 'S': o->stats = true; break;
-		case 'l': o->rp.lines = true; break;
-		case 'T':
+		case 's':
+			if (parse_sort(optarg, o))
+				return -1;
+			break;
+		case O_CHILDREN: o->children = true; break;
+		case O_PID:
+			if (parse_ids("pid", optarg, &fl->pids, &fl->npids))
+				return -1;
+			break;
+		case O_TID:
+			if (parse_ids("tid", optarg, &fl->tids, &fl->ntids))
+				return -1;
+			break;
+		case 'c':
+			if (parse_comms(optarg, fl))
+				return -1;
+			break;
+		case O_TIME:
+			if (parse_time(optarg, fl))
+				return -1;
+			break;
+		case O_STATS: o->stats = true; break;
+		case O_LINES: o->rp.lines = true; break;
+		case O_TOP:
 			if (!uw_parse_u32(optarg, &top) || !top) {
 				uw_err("report: --top wants a positive number, not '%s'", optarg);
 				return -1;
 			}
 			o->top = top;
 			break;
-		case 't': o->title = optarg; break;
+		case O_TITLE: o->title = optarg; break;
 		case 'q': o->rp.quiet = true; break;
 		case 'h': usage(stdout); exit(UWPROF_EXIT_OK);
 		default:
@@ -133,13 +277,21 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		uw_err("report: --stats is a text report; drop --format");
 		return -1;
 	}
+	if ((o->children || o->by_dso) && (o->format != F_TEXT || o->stats)) {
+		uw_err("report: --children and --sort are for the text report");
+		return -1;
+	}
+	o->rp.keep_samples = o->format == F_PERF_SCRIPT;
 	return 0;
 }
 
 static int write_report(const struct rp_profile *p, const struct report_opts *o,
 			FILE *out)
 {
-	struct rp_text_opts t = { .top = o->top, .input = o->input };
+	struct rp_text_opts t = {
+		.top = o->top, .input = o->input, .children = o->children,
+		.by_dso = o->by_dso,
+	};
 	char title[512];
 
 	if (o->stats)
@@ -147,6 +299,7 @@ static int write_report(const struct rp_profile *p, const struct report_opts *o,
 	switch (o->format) {
 	case F_TEXT: return rp_write_text(p, &t, out);
 	case F_FOLDED: return rp_write_folded(p, out);
+	case F_PERF_SCRIPT: return rp_write_perf_script(p, out);
 	case F_PPROF: return rp_write_pprof(p, out);
 	case F_JSON: return rp_write_json(p, out);
 	case F_SVG:
@@ -158,6 +311,14 @@ static int write_report(const struct rp_profile *p, const struct report_opts *o,
 	return -1;
 }
 
+static void free_opts(struct report_opts *o)
+{
+	free(o->rp.symfs);
+	free(o->rp.filter.pids);
+	free(o->rp.filter.tids);
+	free(o->rp.filter.comms);
+}
+
 static int cmd_report(int argc, char **argv)
 {
 	struct report_opts o = { .input = NULL, .top = 30 };
@@ -166,13 +327,13 @@ static int cmd_report(int argc, char **argv)
 	int ret;
 
 	if (parse_args(argc, argv, &o)) {
-		free(o.rp.symfs);
+		free_opts(&o);
 		return UWPROF_EXIT_USAGE;
 	}
 	if (!o.input)
 		o.input = "uwprof.data";
 	if (rp_load(o.input, &o.rp, &p)) {
-		free(o.rp.symfs);
+		free_opts(&o);
 		return UWPROF_EXIT_USAGE;
 	}
 	if (o.output && !(out = fopen(o.output, "wb"))) {
@@ -188,9 +349,10 @@ static int cmd_report(int argc, char **argv)
 		}
 	}
 	rp_free(&p);
-	free(o.rp.symfs);
+	free_opts(&o);
 	return ret;
 }
 
-UWPROF_COMMAND(report, "report", "report on uwprof.data: text, folded, pprof, svg, json, --stats",
+UWPROF_COMMAND(report, "report",
+	       "report on uwprof.data: text, folded, perf-script, pprof, svg, json, --stats",
 	       cmd_report)

@@ -2,27 +2,15 @@
 /*
  * Prologue analysis with capstone (ARM and Thumb).
  *
- * The analysis walks the function once, in address order, with a state:
- * the CFA as sp + cfa, and for each register the CFA-relative slot it
- * was saved at.  It has two phases.
- *
- *  prologue: from the entry, straight-line code.  push/stmdb sp!, a
- *	single-register str rN, [sp, #-4]!, sub sp, #imm and vpush/vstmdb
- *	sp! grow the frame; instructions that touch neither sp, lr nor pc
- *	pass.  The first other instruction ends the prologue; the state
- *	there is the body state.
- *  body: every path into the rest of the function went through the whole
- *	prologue (no branch came before its end), so code reached by a
- *	branch taken in the body state is in the body state.  Epilogues are
- *	followed (add sp, #imm; pop/ldm sp!; vpop), and after a return
- *	(bx lr, pop {..., pc}, a tail call) the next instruction can only
- *	be reached by a branch, so it is in the body state again.
- *
- * Anything else ends the analysis at that instruction, and the caller
- * refuses the rest: sp written any other way, a branch taken in a state
- * other than the body state, lr or a callee-saved register written while
- * it holds the caller's value, a conditional frame change, or an
- * instruction capstone cannot decode.
+ * Every path through the function is followed from its entry with a
+ * state: the CFA as sp + cfa, and for each register the CFA-relative slot
+ * it was saved at.  Paths that meet must agree, since one row serves
+ * every path through an address; rows are emitted where the state
+ * changes.  Frame changes, returns, calls, computed jumps and what
+ * refuses a function are listed in docs/TABLES.md ("Prologue analysis");
+ * anything not recognised ends the analysis and the function keeps what
+ * it had.  In thread-entry mode the clone system call's result is
+ * tracked too, and the new thread's path is the outermost frame.
  */
 #include <capstone/capstone.h>
 #include <stdlib.h>
@@ -39,6 +27,7 @@ struct pa_state {
 	s32 slot[TB_NREGS];	/* CFA-relative, or PA_NONE */
 	bool touched[TB_NREGS];	/* saved at some point: SAME when back */
 	bool child;		/* the new thread's path: outermost frame */
+	bool ambiguous;		/* two frames meet here: refused */
 	u8 clone;		/* enum pa_clone */
 };
 
@@ -67,6 +56,7 @@ static bool callee_saved(int s)
 static bool frame_eq(const struct pa_state *a, const struct pa_state *b)
 {
 	return a->cfa == b->cfa && a->child == b->child &&
+	       a->ambiguous == b->ambiguous &&
 	       !memcmp(a->slot, b->slot, sizeof(a->slot));
 }
 
@@ -91,6 +81,10 @@ static int add_row(struct tb_cfi_func *f, const struct pa_state *st, u32 addr)
 		r->r[TB_RA].kind = TB_R_UNDEF;
 		return 0;
 	}
+	if (st->ambiguous) {
+		r->r[TB_RA].kind = TB_R_AMBIGUOUS;
+		return 0;
+	}
 	r->cfa_kind = TB_CFA_REG;
 	r->cfa_reg = 13;
 	r->cfa_off = st->cfa;
@@ -99,9 +93,11 @@ static int add_row(struct tb_cfi_func *f, const struct pa_state *st, u32 addr)
 
 		if (i == 13 || i == 14 || i == 15)
 			continue;
+		/* every rule stated: which path reached a row first must
+		 * not matter (flooded code has not seen the pushes) */
 		if (st->slot[s] != PA_NONE)
 			r->r[i] = (struct tb_rule){ TB_R_OFFSET, 0, st->slot[s] };
-		else if (st->touched[s])
+		else if (st->touched[s] || callee_saved(s))
 			r->r[i].kind = TB_R_SAME;
 	}
 	if (r->r[TB_RA].kind == TB_R_UNSET)
@@ -159,7 +155,11 @@ static bool do_push(struct pa_state *st, const int *regs, int n)
 	return true;
 }
 
-/* A load-multiple from sp: each register must come from its own slot. */
+/*
+ * A load-multiple from sp: the return address and callee-saved registers
+ * must come from their own slots; scratch registers from any (libgcc's
+ * __aeabi_uidivmod pushes {r0, r1, lr} and pops {r1, r2, lr}).
+ */
 static bool do_pop(struct pa_state *st, const int *regs, int n)
 {
 	s32 at = -st->cfa;
@@ -167,7 +167,7 @@ static bool do_pop(struct pa_state *st, const int *regs, int n)
 	for (int i = 0; i < n; i++) {
 		int s = regs[i] == 15 ? 14 : regs[i];
 
-		if (st->slot[s] != at && !(regs[i] <= 3 && st->slot[s] == PA_NONE))
+		if (st->slot[s] != at && !(regs[i] <= 3 || regs[i] == 12))
 			return false;
 		st->slot[s] = PA_NONE;
 		at += reg_size(regs[i]);
@@ -179,6 +179,14 @@ static bool do_pop(struct pa_state *st, const int *regs, int n)
 enum pa_kind { PA_OTHER, PA_PUSH, PA_POP, PA_SUB_SP, PA_ADD_SP,
 	       PA_STRD,		/* strd rA, rB, [sp, #-N]!: a push with room */
 	       PA_LDR_LR };	/* ldr lr, [sp, #d]: the return address back */
+
+/* A post-indexed [sp], #@step: the memory operand and the immediate after. */
+static bool post_sp(const cs_arm_op *op, s32 step)
+{
+	return op[0].type == ARM_OP_MEM && op[0].mem.base == ARM_REG_SP &&
+	       op[0].mem.index == ARM_REG_INVALID && !op[0].mem.disp &&
+	       op[1].type == ARM_OP_IMM && op[1].imm == step;
+}
 
 /* Classify the frame-changing forms; @regs/@n or @imm filled. */
 static enum pa_kind classify(const cs_insn *in, int *regs, int *n, s32 *imm)
@@ -231,7 +239,25 @@ static enum pa_kind classify(const cs_insn *in, int *regs, int *n, s32 *imm)
 				PA_STRD : PA_OTHER;
 		}
 		return PA_OTHER;
+	case ARM_INS_LDRD:
+		/* ldrd rA, rB, [sp], #8: a pop of two (glibc's strlen) */
+		if (a->writeback && a->op_count == 4 && post_sp(&op[2], 8) &&
+		    op[0].type == ARM_OP_REG && op[1].type == ARM_OP_REG) {
+			regs[0] = slot_of(op[0].reg);
+			regs[1] = slot_of(op[1].reg);
+			*n = 2;
+			return regs[0] >= 0 && regs[1] > regs[0] &&
+			       regs[1] < 13 ? PA_POP : PA_OTHER;
+		}
+		return PA_OTHER;
 	case ARM_INS_LDR:
+		/* ldr rN, [sp], #4: a pop of one */
+		if (a->writeback && a->op_count == 3 && post_sp(&op[1], 4) &&
+		    op[0].type == ARM_OP_REG) {
+			regs[0] = slot_of(op[0].reg);
+			*n = 1;
+			return regs[0] >= 0 && regs[0] != 13 ? PA_POP : PA_OTHER;
+		}
 		if (!a->writeback && a->op_count == 2 && op[0].type == ARM_OP_REG &&
 		    op[0].reg == ARM_REG_LR && op[1].type == ARM_OP_MEM &&
 		    op[1].mem.base == ARM_REG_SP &&
@@ -415,6 +441,13 @@ static bool apply(struct pa_state *st, enum pa_kind k, const int *regs,
 
 /* ---------------------------- the flow ---------------------------- */
 
+/* Data inside a function (a literal pool between its instructions). */
+#define PA_MAX_POOLS	64
+#define PA_MAX_FWD	16	/* forward computed jumps in one function */
+struct pa_range {
+	u32 lo, hi;
+};
+
 struct pa_flow {
 	csh cs;
 	u32 lo, hi;		/* the function */
@@ -425,6 +458,15 @@ struct pa_flow {
 	u32 *work;		/* instruction indexes still to follow */
 	u32 nwork;
 	bool thread_entry;	/* a clone wrapper: its child path is root */
+	const struct pa_range *data;	/* literal pools inside, by address */
+	u32 ndata;
+	struct pa_state jump;	/* the state of its "anywhere" jumps */
+	bool have_jump;
+	struct pa_fwd { u32 addr; struct pa_state st; } fwd[PA_MAX_FWD];
+	u32 nfwd;		/* forward jumps, in the order found */
+	bool returns;		/* some path returns (or tail-calls) */
+	const cs_insn *clobber;	/* first callee-saved register written
+				 * unsaved, allowed if nothing returns */
 	char *why;
 	size_t wlen;
 };
@@ -474,14 +516,75 @@ static int next(struct pa_flow *fl, u32 i, const struct pa_state *st)
 {
 	if (i + 1 >= fl->n)
 		return fail(fl, &fl->ins[i], "falls off the end of the function");
+	if (fl->ins[i + 1].address != fl->ins[i].address + fl->ins[i].size)
+		return fail(fl, &fl->ins[i], "runs into a literal pool");
 	return reach(fl, &fl->ins[i], fl->ins[i + 1].address, st);
 }
+
+/* Nothing but padding, or data, from instruction @i to the end. */
+static bool only_padding_from(const struct pa_flow *fl, u32 i);
 
 /* A return: the frame must be gone and the return address in lr. */
 static int ret_ok(struct pa_flow *fl, const cs_insn *in,
 		  const struct pa_state *st)
 {
-	return ra_in_lr(st) ? 0 : fail(fl, in, "return with the frame still up");
+	if (!ra_in_lr(st))
+		return fail(fl, in, "return with the frame still up");
+	fl->returns = true;
+	return 0;
+}
+
+/*
+ * Jumps computed from a register.  Forward ones enter code after them:
+ * "add pc, pc, r3" (glibc's memcpy and memmove enter unrolled code so)
+ * and tbb/tbh with their table after them; code no path reaches after
+ * such a jump is taken as its target, in its frame (the nearest jump
+ * before it).  Other ones ("mov pc, r3" in libgcc's division, "bx r3",
+ * a pc-relative table load) go anywhere: every instruction no path
+ * reaches is taken as a target, in the jump's frame (jump_state).  These
+ * may as well be tail calls through a pointer, which leave that frame.
+ */
+enum pa_jump { PA_J_NONE, PA_J_FORWARD, PA_J_ANY };
+
+static enum pa_jump computed_jump(const cs_insn *in)
+{
+	const cs_arm *a = &in->detail->arm;
+	const cs_arm_op *last = &a->operands[a->op_count - 1];
+
+	switch (in->id) {
+	case ARM_INS_TBB:
+	case ARM_INS_TBH:
+		return PA_J_FORWARD;
+	case ARM_INS_ADD:
+		return a->op_count == 3 && a->operands[1].type == ARM_OP_REG &&
+		       a->operands[1].reg == ARM_REG_PC &&
+		       a->operands[2].type == ARM_OP_REG ? PA_J_FORWARD :
+							   PA_J_NONE;
+	case ARM_INS_LDR:
+		return a->op_count == 2 && a->operands[1].type == ARM_OP_MEM &&
+		       a->operands[1].mem.base == ARM_REG_PC &&
+		       a->operands[1].mem.index != ARM_REG_INVALID ?
+			       PA_J_ANY : PA_J_NONE;
+	case ARM_INS_MOV:
+	case ARM_INS_BX:
+		return last->type == ARM_OP_REG && last->reg != ARM_REG_LR &&
+		       last->reg != ARM_REG_PC ? PA_J_ANY : PA_J_NONE;
+	default:
+		return PA_J_NONE;
+	}
+}
+
+/* All computed jumps of a function must leave from one frame. */
+static int jump_state(struct pa_flow *fl, const cs_insn *in,
+		      const struct pa_state *st)
+{
+	if (st->child)
+		return 0;
+	if (fl->have_jump && !state_eq(&fl->jump, st))
+		return fail(fl, in, "computed jumps from different frames");
+	fl->jump = *st;
+	fl->have_jump = true;
+	return 0;
 }
 
 /*
@@ -524,12 +627,30 @@ static int flow_branch(struct pa_flow *fl, u32 i, const struct pa_state *st)
 	if (is_call(in)) {
 		if (st->slot[14] == PA_NONE)
 			return fail(fl, in, "call with the return address in lr");
+		/* a call with nothing after it, or data, never returns
+		 * (__stack_chk_fail, start_thread's exit) */
+		if (!conditional(in) && (only_padding_from(fl, i + 1) ||
+		    fl->ins[i + 1].address != in->address + in->size))
+			return 0;
 		return next(fl, i, st);
 	}
 	if (in->id == ARM_INS_BX && in->detail->arm.operands[0].reg == ARM_REG_LR) {
 		if (ret_ok(fl, in, st))
 			return -1;
 		return cond ? next(fl, i, st) : 0;
+	}
+	switch (computed_jump(in)) {
+	case PA_J_FORWARD:
+		if (fl->nfwd == PA_MAX_FWD)
+			return fail(fl, in, "too many computed jumps");
+		fl->fwd[fl->nfwd].addr = (u32)in->address;
+		fl->fwd[fl->nfwd++].st = *st;
+		return cond ? next(fl, i, st) : 0;
+	case PA_J_ANY:
+		return jump_state(fl, in, st) ? -1 :
+		       cond ? next(fl, i, st) : 0;
+	default:
+		break;
 	}
 	if ((in->id != ARM_INS_B && in->id != ARM_INS_CBZ &&
 	     in->id != ARM_INS_CBNZ) || !t)
@@ -596,6 +717,39 @@ static void clone_track(const struct pa_flow *fl, const cs_insn *in,
 	}
 }
 
+/*
+ * A conditional frame change and a branch on the same condition right
+ * after it ("popcc {r8}; bcc loop" in glibc's memcpy): the branch goes
+ * with the frame changed, the code after it with the frame as it was.
+ * The branch instruction itself has both, so its row refuses.
+ */
+static int cond_frame_change(struct pa_flow *fl, u32 i, struct pa_state st,
+			     enum pa_kind k, const int *regs, int n, s32 imm)
+{
+	const cs_insn *in = &fl->ins[i], *br = i + 1 < fl->n ? &fl->ins[i + 1] : NULL;
+	struct pa_state changed = st, both = st;
+	u32 t;
+
+	if (!br || br->address != in->address + in->size ||
+	    br->detail->arm.cc != in->detail->arm.cc ||
+	    (br->id != ARM_INS_B && !(br->id == ARM_INS_BX &&
+	     br->detail->arm.operands[0].reg == ARM_REG_LR)))
+		return fail(fl, in, "conditional frame change");
+	if (!apply(&changed, k, regs, n, imm))
+		return fail(fl, in, "frame change that does not match the frame");
+	both.ambiguous = true;
+	if (reach(fl, in, (u32)br->address, &both))
+		return -1;
+	t = br->id == ARM_INS_B ? branch_target(br) : 0;
+	if (t >= fl->lo && t < fl->hi) {
+		if (reach(fl, br, t, &changed))
+			return -1;
+	} else if (ret_ok(fl, br, &changed)) {	/* a return or tail call */
+		return -1;
+	}
+	return next(fl, i + 1, &st);
+}
+
 /* One instruction in state @st: its successors are reached. */
 static int flow_insn(struct pa_flow *fl, u32 i, struct pa_state st)
 {
@@ -607,6 +761,8 @@ static int flow_insn(struct pa_flow *fl, u32 i, struct pa_state st)
 
 	if (st.child)
 		return flow_child(fl, i, &st);
+	if (st.ambiguous)
+		return 0;	/* cond_frame_change() followed both ways */
 	writes(fl->cs, in, wr, TB_NREGS);
 	/* A branch reads the clone state; everything else updates it. */
 	if (!wr[15])
@@ -621,7 +777,7 @@ static int flow_insn(struct pa_flow *fl, u32 i, struct pa_state st)
 	}
 	if (k != PA_OTHER) {
 		if (cond)
-			return fail(fl, in, "conditional frame change");
+			return cond_frame_change(fl, i, st, k, regs, n, imm);
 		if (!apply(&st, k, regs, n, imm))
 			return fail(fl, in, "frame change that does not match the frame");
 		return next(fl, i, &st);
@@ -632,10 +788,29 @@ static int flow_insn(struct pa_flow *fl, u32 i, struct pa_state st)
 		return fail(fl, in, "sp changed");
 	if (wr[14] && st.slot[14] == PA_NONE)
 		return fail(fl, in, "lr overwritten while it holds the return address");
-	for (int r = 4; r < TB_NREGS; r++)
-		if (wr[r] && callee_saved(r) && st.slot[r] == PA_NONE)
-			return fail(fl, in, "callee-saved register written unsaved");
+	for (int r = 4; r < TB_NREGS; r++) {
+		if (!wr[r] || !callee_saved(r) || st.slot[r] != PA_NONE)
+			continue;
+		/*
+		 * A function that never returns need not keep its caller's
+		 * registers (glibc's start_thread uses r4 unsaved), and only
+		 * a frame pointer (r7, r11) can matter to a caller's unwind.
+		 */
+		if (r == 7 || r == 11)
+			return fail(fl, in, "frame pointer written unsaved");
+		if (!fl->clobber)
+			fl->clobber = in;
+	}
 	return next(fl, i, &st);
+}
+
+/* Bytes of data starting at @addr, or 0. */
+static u32 data_at(const struct pa_flow *fl, u32 addr)
+{
+	for (u32 k = 0; k < fl->ndata; k++)
+		if (fl->data[k].lo <= addr && addr < fl->data[k].hi)
+			return fl->data[k].hi - addr;
+	return 0;
 }
 
 static int decode_all(struct pa_flow *fl, const u8 *code, u32 len)
@@ -646,6 +821,16 @@ static int decode_all(struct pa_flow *fl, const u8 *code, u32 len)
 	u32 cap = 0;
 
 	while (left) {
+		u32 skip = data_at(fl, (u32)at);
+
+		if (skip) {
+			if (skip > left)
+				break;
+			p += skip;
+			left -= skip;
+			at += skip;
+			continue;
+		}
 		if (fl->n == cap) {
 			cs_insn *v = realloc(fl->ins, (cap = cap ? 2 * cap : 64) *
 					     sizeof(*v));
@@ -678,6 +863,44 @@ static bool is_padding(const cs_insn *in)
 	       a->op_count == 2 && a->operands[0].type == ARM_OP_REG &&
 	       a->operands[1].type == ARM_OP_REG &&
 	       a->operands[0].reg == a->operands[1].reg;
+}
+
+static bool only_padding_from(const struct pa_flow *fl, u32 i)
+{
+	for (; i < fl->n; i++)
+		if (!is_padding(&fl->ins[i]))
+			return false;
+	return true;
+}
+
+/*
+ * After a computed jump every instruction no path reached may be one of
+ * its targets: they are reached in its state.  Returns how many were.
+ */
+static int flood_jump_targets(struct pa_flow *fl)
+{
+	int added = 0;
+
+	for (u32 i = 0; i < fl->n; i++) {
+		const struct pa_state *st = fl->have_jump ? &fl->jump : NULL;
+		u32 best = 0;
+
+		if (fl->have[i] || is_padding(&fl->ins[i]))
+			continue;
+		/* the nearest forward jump before it, if any */
+		for (u32 k = 0; k < fl->nfwd; k++)
+			if (fl->fwd[k].addr < fl->ins[i].address &&
+			    fl->fwd[k].addr >= best) {
+				best = fl->fwd[k].addr;
+				st = &fl->fwd[k].st;
+			}
+		if (!st)
+			continue;
+		if (reach(fl, &fl->ins[i], (u32)fl->ins[i].address, st))
+			return -1;
+		added++;
+	}
+	return added;
 }
 
 /*
@@ -733,12 +956,23 @@ static int run_flow(struct pa_flow *fl, const u32 *entries, u32 nentries)
 		if (entries[k] > fl->lo && entries[k] < fl->hi &&
 		    reach(fl, &fl->ins[0], entries[k], &entry))
 			return -1;
-	while (fl->nwork) {
-		u32 i = fl->work[--fl->nwork];
+	for (;;) {
+		int flooded;
 
-		if (flow_insn(fl, i, fl->st[i]))
+		while (fl->nwork) {
+			u32 i = fl->work[--fl->nwork];
+
+			if (flow_insn(fl, i, fl->st[i]))
+				return -1;
+		}
+		flooded = fl->have_jump || fl->nfwd ? flood_jump_targets(fl) : 0;
+		if (flooded < 0)
 			return -1;
+		if (!flooded)
+			break;
 	}
+	if (fl->clobber && fl->returns)
+		return fail(fl, fl->clobber, "callee-saved register written unsaved");
 	return unreached_ok(fl);
 }
 
@@ -752,10 +986,12 @@ static bool has_child_row(const struct tb_cfi_func *f)
 
 static int analyse(const u8 *code, u32 len, u32 addr, bool thumb,
 		   const u32 *entries, u32 nentries, bool thread_entry,
+		   const struct pa_range *data, u32 ndata,
 		   struct tb_cfi_func *f, char *why, size_t wlen)
 {
 	struct pa_flow fl = { .lo = addr, .hi = addr + len, .why = why,
-			      .wlen = wlen, .thread_entry = thread_entry };
+			      .wlen = wlen, .thread_entry = thread_entry,
+			      .data = data, .ndata = ndata };
 	int r;
 
 	why[0] = 0;
@@ -792,16 +1028,13 @@ int tb_prologue_analyse(const u8 *code, u32 len, u32 addr, bool thumb,
 			const u32 *entries, u32 nentries,
 			struct tb_cfi_func *f, char *why, size_t wlen)
 {
-	return analyse(code, len, addr, thumb, entries, nentries, false, f,
-		       why, wlen);
+	return analyse(code, len, addr, thumb, entries, nentries, false, NULL,
+		       0, f, why, wlen);
 }
 
-int tb_thread_entry_analyse(const u8 *code, u32 len, u32 addr, bool thumb,
-			    struct tb_cfi_func *f, char *why, size_t wlen)
+/* Without a child path this is no thread entry. */
+static int child_found(int r, struct tb_cfi_func *f, char *why, size_t wlen)
 {
-	int r = analyse(code, len, addr, thumb, NULL, 0, true, f, why, wlen);
-
-	/* Without a child path this is no thread entry. */
 	if (r > 0 && !has_child_row(f)) {
 		snprintf(why, wlen, "no clone system call with a test of its result");
 		free(f->rows);
@@ -812,29 +1045,20 @@ int tb_thread_entry_analyse(const u8 *code, u32 len, u32 addr, bool thumb,
 	return r;
 }
 
+int tb_thread_entry_analyse(const u8 *code, u32 len, u32 addr, bool thumb,
+			    struct tb_cfi_func *f, char *why, size_t wlen)
+{
+	return child_found(analyse(code, len, addr, thumb, NULL, 0, true,
+				   NULL, 0, f, why, wlen), f, why, wlen);
+}
+
 /* ------------------------------------------------------------------ */
 /* Which functions get analysed                                        */
 
 #include <gelf.h>
 #include "table_elf.h"
 
-static bool is_refusal(const struct tb_cfi_func *f)
-{
-	return f->source == TB_SRC_EHABI && f->ehabi_len == 2 &&
-	       f->ehabi[0] == 0x80 && !f->ehabi[1];
-}
-
 /* [lo, hi) is only refused or covered by nothing. */
-static bool only_refused(const struct tb_input *in, u32 lo, u32 hi)
-{
-	for (u32 i = 0; i < in->n; i++) {
-		const struct tb_cfi_func *f = &in->funcs[i];
-
-		if (f->addr < hi && f->addr + f->size > lo && !is_refusal(f))
-			return false;
-	}
-	return true;
-}
 
 static char map_at(const struct tb_elf *e, u32 addr)
 {
@@ -842,27 +1066,40 @@ static char map_at(const struct tb_elf *e, u32 addr)
 }
 
 /*
- * How much of [lo, hi) is code in one instruction set: up to the first
- * data mapping symbol, which must run to the end (a literal pool after
- * the last return); 0 when code and data interleave.
+ * The literal pools inside [lo, hi) of code in instruction set @isa, from
+ * the mapping symbols, into @v (at most @max).  A pool that runs to the
+ * end is cut off instead: *@len is the code's length up to it.  Returns
+ * the number of pools, or -1 when the instruction set changes inside or
+ * there are too many.
  */
-static u32 code_len(const struct tb_elf *e, u32 lo, u32 hi)
+static int data_ranges(const struct tb_elf *e, u32 lo, u32 hi, char isa,
+		       struct pa_range *v, u32 max, u32 *len)
 {
-	u32 end = hi;
+	u32 n = 0;
 
-	for (u32 i = 0; i < e->nmaps; i++) {
-		const struct tb_map *m = &e->maps[i];
+	*len = hi - lo;
+	for (u32 k = tb_elf_maps_upto(e, lo); k < e->nmaps &&
+	     e->maps[k].addr < hi; k++) {
+		const struct tb_map *m = &e->maps[k];
 
-		if (m->addr <= lo || m->addr >= hi)
+		if (m->kind != 'd') {
+			if (m->kind != isa)
+				return -1;
+			if (n && v[n - 1].hi == hi)
+				v[n - 1].hi = m->addr;
 			continue;
-		if (m->kind == 'd' && end == hi)
-			end = m->addr;
-		else if (m->kind != 'd' && end != hi)
-			return 0;
-		else if (m->kind != 'd' && m->kind != map_at(e, lo))
-			return 0;
+		}
+		if (n && v[n - 1].hi == hi)
+			continue;	/* still in the same pool */
+		if (n == max)
+			return -1;
+		v[n++] = (struct pa_range){ m->addr, hi };
 	}
-	return end - lo;
+	if (n && v[n - 1].hi == hi) {
+		*len = v[n - 1].lo - lo;
+		n--;
+	}
+	return n;
 }
 
 static u32 sym_limit(const struct tb_elf *e, u32 i, u32 text_end)
@@ -878,64 +1115,90 @@ static u32 sym_limit(const struct tb_elf *e, u32 i, u32 text_end)
 }
 
 
-/* A refusal of [lo, hi) added to @in. */
-static int add_refusal(struct tb_input *in, u32 lo, u32 hi)
+
+/*
+ * Code whose rules are EHABI's: a refusal (CANTUNWIND), or opcodes that
+ * describe the body of the function at the entry's start, applied from
+ * its first instruction on, and so wrong in prologues and epilogues.
+ * Analysed rows replace either.
+ */
+static bool is_ehabi(const struct tb_cfi_func *f)
 {
-	static const u8 refuse[] = { 0x80, 0x00 };
+	return f->source == TB_SRC_EHABI;
+}
+
+/* [lo, hi) is covered by EHABI rules only, or by nothing. */
+static bool only_ehabi(const struct tb_input *in, u32 lo, u32 hi)
+{
+	for (u32 i = 0; i < in->n; i++) {
+		const struct tb_cfi_func *f = &in->funcs[i];
+
+		if (f->addr < hi && f->addr + f->size > lo && !is_ehabi(f))
+			return false;
+	}
+	return true;
+}
+
+/* The part [lo, hi) of EHABI function @f, with its bytes, added to @in. */
+static int add_piece(struct tb_input *in, const struct tb_cfi_func *f,
+		     u32 lo, u32 hi)
+{
 	struct tb_cfi_func *g = tb_input_add(in);
 
-	if (!g || !(g->ehabi = malloc(2)))
+	if (!g || !(g->ehabi = malloc(f->ehabi_len ? f->ehabi_len : 1)))
 		return -1;
 	*g = (struct tb_cfi_func){ .addr = lo, .size = hi - lo,
-				   .source = TB_SRC_EHABI, .ehabi = g->ehabi,
-				   .ehabi_len = 2 };
-	memcpy(g->ehabi, refuse, 2);
+				   .source = f->source, .ehabi = g->ehabi,
+				   .ehabi_len = f->ehabi_len };
+	memcpy(g->ehabi, f->ehabi, f->ehabi_len);
 	return 0;
 }
 
-/* The next symbol's start after symbol @i's, or @limit. */
-static u32 next_sym_addr(const struct tb_elf *e, u32 i, u32 limit)
+/* The first of @done (sorted, disjoint) that ends above @addr. */
+static u32 first_ending_above(const struct tb_input *done, u32 addr)
 {
-	for (u32 k = i + 1; k < e->nsyms; k++)
-		if (e->syms[k].addr > e->syms[i].addr)
-			return e->syms[k].addr < limit ? e->syms[k].addr : limit;
-	return limit;
+	u32 lo = 0, hi = done->n;
+
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (done->funcs[mid].addr + done->funcs[mid].size <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
-/* Refusals with the analysed ranges @done cut out of them. */
+/*
+ * EHABI functions with the analysed ranges @done (sorted by address,
+ * disjoint) cut out of them; the rest keeps its bytes.  Then @done.
+ */
 static int carve(struct tb_input *in, struct tb_input *done)
 {
 	struct tb_input out = { 0 };
 
 	for (u32 i = 0; i < in->n; i++) {
 		struct tb_cfi_func *f = &in->funcs[i], *g;
-		u32 at = f->addr, end = f->addr + f->size;
+		u32 at = f->addr, end = f->addr + f->size, k;
 
-		if (!is_refusal(f)) {
+		if (!is_ehabi(f)) {
 			if (!(g = tb_input_add(&out)))
 				return -1;
 			*g = *f;
 			memset(f, 0, sizeof(*f));
 			continue;
 		}
-		while (at < end) {
-			u32 hi = end, skip = 0;
+		for (k = first_ending_above(done, at); at < end; k++) {
+			const struct tb_cfi_func *d = k < done->n ?
+						      &done->funcs[k] : NULL;
+			u32 hi = d && d->addr < end ? d->addr : end;
 
-			for (u32 k = 0; k < done->n; k++) {
-				const struct tb_cfi_func *d = &done->funcs[k];
-
-				if (d->addr <= at && d->addr + d->size > at)
-					skip = d->addr + d->size;
-				else if (d->addr > at && d->addr < hi)
-					hi = d->addr;
-			}
-			if (skip) {
-				at = skip;
-				continue;
-			}
-			if (add_refusal(&out, at, hi))
+			if (hi > at && add_piece(&out, f, at, hi))
 				return -1;
-			at = hi;
+			if (!d || d->addr >= end)
+				break;
+			at = d->addr + d->size;
 		}
 	}
 	for (u32 k = 0; k < done->n; k++) {
@@ -951,6 +1214,16 @@ static int carve(struct tb_input *in, struct tb_input *done)
 	return 0;
 }
 
+/* The next symbol's start after symbol @i's, or @limit. */
+static u32 next_sym_addr(const struct tb_elf *e, u32 i, u32 limit)
+{
+	for (u32 k = i + 1; k < e->nsyms; k++)
+		if (e->syms[k].addr > e->syms[i].addr)
+			return e->syms[k].addr < limit ? e->syms[k].addr : limit;
+	return limit;
+}
+
+
 /* Addresses of the other symbols inside [lo, hi): entry points too. */
 static u32 *inner_symbols(const struct tb_elf *e, u32 lo, u32 hi, u32 *n)
 {
@@ -963,6 +1236,40 @@ static u32 *inner_symbols(const struct tb_elf *e, u32 lo, u32 hi, u32 *n)
 	return v;
 }
 
+/*
+ * GNU ld's Thumb-to-ARM interworking stub NAME_from_thumb: "bx pc", a
+ * filler halfword, then the ARM branch to NAME ("b NAME", or "ldr pc,
+ * [pc, #-4]" and the address).  It touches neither sp nor lr: the
+ * caller's frame throughout, one row.  1 with @f filled, 0 if the bytes
+ * are not that.
+ */
+static int veneer_rows(const u8 *code, u32 len, u32 addr,
+		       struct tb_cfi_func *f)
+{
+	u32 w = len >= 8 ? code[4] | code[5] << 8 | code[6] << 16 |
+			   (u32)code[7] << 24 : 0;
+	struct pa_state entry;
+
+	if (len < 8 || code[0] != 0x78 || code[1] != 0x47 ||
+	    ((w & 0xff000000) != 0xea000000 && w != 0xe51ff004))
+		return 0;
+	memset(&entry, 0, sizeof(entry));
+	for (int r = 0; r < TB_NREGS; r++)
+		entry.slot[r] = PA_NONE;
+	memset(f, 0, sizeof(*f));
+	f->addr = addr;
+	f->size = len;
+	f->source = TB_SRC_PROLOGUE;
+	return add_row(f, &entry, addr) ? -1 : 1;
+}
+
+static bool is_veneer(const char *name)
+{
+	size_t n = strlen(name), k = strlen("_from_thumb");
+
+	return n > k && !strcmp(name + n - k, "_from_thumb");
+}
+
 static int analyse_symbol(struct tb_elf *e, u32 i, bool thread_entry,
 			  struct tb_cfi_func *f, char *why, size_t wlen)
 {
@@ -971,8 +1278,9 @@ static int analyse_symbol(struct tb_elf *e, u32 i, bool thread_entry,
 	const u8 *text = sec ? tb_elf_sec_bytes(e, sec) : NULL;
 	u32 taddr = sec ? sec->addr : 0, tsize = sec ? sec->size : 0, end, len;
 	char want = s->thumb ? 't' : 'a';
+	struct pa_range data[PA_MAX_POOLS];
 	u32 *entries, nentries;
-	int r;
+	int r, ndata;
 
 	/* Code of any executable section (.init, .text, .fini, ...) inside
 	 * the table's range; a symbol ends with its section. */
@@ -989,6 +1297,11 @@ static int analyse_symbol(struct tb_elf *e, u32 i, bool thread_entry,
 			     sym_limit(e, i, taddr + tsize);
 	if (s->addr < taddr || end > taddr + tsize || end <= s->addr)
 		return 0;
+	if (!thread_entry && s->thumb && is_veneer(s->name)) {
+		snprintf(why, wlen, "not an interworking stub");
+		return veneer_rows(text + (s->addr - taddr), end - s->addr,
+				   s->addr, f);
+	}
 	/*
 	 * The instruction set must be certain (bit 0 and $a/$t agree), and
 	 * data must be known: without mapping symbols a literal pool after
@@ -997,20 +1310,19 @@ static int analyse_symbol(struct tb_elf *e, u32 i, bool thread_entry,
 	snprintf(why, wlen, "no mapping symbols, or they disagree with bit 0");
 	if (!e->nmaps || map_at(e, s->addr) != want)
 		return 0;
-	snprintf(why, wlen, "code and data interleave");
-	len = code_len(e, s->addr, end);
-	if (!len)
+	snprintf(why, wlen, "instruction sets mix, or too many literal pools");
+	ndata = data_ranges(e, s->addr, end, want, data, PA_MAX_POOLS, &len);
+	if (ndata < 0 || !len)
 		return 0;
-	if (thread_entry) {
-		r = tb_thread_entry_analyse(text + (s->addr - taddr), len,
-					    s->addr, s->thumb, f, why, wlen);
-	} else {
+	entries = NULL;
+	nentries = 0;
+	if (!thread_entry)
 		entries = inner_symbols(e, s->addr, s->addr + len, &nentries);
-		r = tb_prologue_analyse(text + (s->addr - taddr), len, s->addr,
-					s->thumb, entries, nentries, f, why,
-					wlen);
-		free(entries);
-	}
+	r = analyse(text + (s->addr - taddr), len, s->addr, s->thumb, entries,
+		    nentries, thread_entry, data, ndata, f, why, wlen);
+	free(entries);
+	if (thread_entry)
+		r = child_found(r, f, why, wlen);
 	if (r <= 0)
 		return r;
 	f->size = end - s->addr;	/* a trailing literal pool included */
@@ -1034,7 +1346,7 @@ static int analyse_sym(struct tb_elf *e, const struct tb_input *in, u32 i,
 	char why[160];
 	int r;
 
-	if (end <= s->addr || !only_refused(in, s->addr, end))
+	if (end <= s->addr || !only_ehabi(in, s->addr, end))
 		return 0;
 	if (!(f = tb_input_add(done)))
 		return -1;
@@ -1085,7 +1397,7 @@ int tb_prologue_pass(struct tb_elf *e, struct tb_input *in,
 
 /*
  * Take [lo, hi) out of the functions of @in: functions inside it go,
- * refusals across its edges are cut.  Returns 1, changing nothing, when
+ * EHABI ones across its edges are cut.  Returns 1, changing nothing, when
  * any other function crosses an edge (its rules would need cutting).
  */
 static int clear_range(struct tb_input *in, u32 lo, u32 hi)
@@ -1096,7 +1408,7 @@ static int clear_range(struct tb_input *in, u32 lo, u32 hi)
 	for (u32 i = 0; i < in->n; i++) {
 		const struct tb_cfi_func *f = &in->funcs[i];
 
-		if (f->addr < hi && f->addr + f->size > lo && !is_refusal(f) &&
+		if (f->addr < hi && f->addr + f->size > lo && !is_ehabi(f) &&
 		    (f->addr < lo || f->addr + f->size > hi))
 			return 1;
 	}
@@ -1111,8 +1423,8 @@ static int clear_range(struct tb_input *in, u32 lo, u32 hi)
 			memset(f, 0, sizeof(*f));
 			continue;
 		}
-		if ((f->addr < lo && add_refusal(&out, f->addr, lo)) ||
-		    (end > hi && add_refusal(&out, hi, end)))
+		if ((f->addr < lo && add_piece(&out, f, f->addr, lo)) ||
+		    (end > hi && add_piece(&out, f, hi, end)))
 			goto oom;
 	}
 	tb_input_free(in);

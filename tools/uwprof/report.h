@@ -38,6 +38,7 @@ struct rp_module {
 struct rp_func {
 	char *name;
 	uint32_t module;	/* index, or RP_NO_MODULE */
+	bool kernel;		/* the [kernel] leaf of kernel-context samples */
 	uint64_t self, total;
 	uint64_t stopped[UWPROF_STOP_NR];	/* unwinds whose last frame is here */
 	uint64_t stamp;		/* last sample that counted it in total */
@@ -51,17 +52,41 @@ struct rp_node {
 	uint64_t self, total;
 };
 
+/* Which samples count (--pid, --tid, --comm, --time); empty lists: all. */
+struct rp_filter {
+	uint32_t *pids, *tids;
+	unsigned int npids, ntids;
+	const char **comms;	/* process names (executable base names) */
+	unsigned int ncomms;
+	bool has_start, has_end;
+	uint64_t start_ns, end_ns;	/* sample times, CLOCK_MONOTONIC */
+};
+
 struct rp_opts {
 	const char **symfs;
 	unsigned int nsymfs;
 	bool lines;		/* source lines through libdw */
 	bool quiet;		/* no warnings */
+	bool keep_samples;	/* each sample kept (perf-script) */
+	struct rp_filter filter;
+};
+
+/* One sample as recorded, with the node of its stack's leaf. */
+struct rp_sample {
+	uint64_t time_ns;
+	uint32_t pid, tid, cpu;
+	uint32_t comm;		/* index in rp_profile.comms, or UINT32_MAX */
+	uint32_t leaf;		/* node; its path to the root is the stack */
+	uint32_t frames, nframes;	/* runtime addresses in rp_profile.addrs */
+	bool kernel;
 };
 
 struct rp_profile {
 	struct uwd_header hdr;
 	uint64_t samples, stops[UWPROF_STOP_NR], kernel_ctx;
 	uint64_t lost;		/* dropped by the device (buffer full) */
+	uint64_t filtered;	/* samples left out by the filter */
+	bool filtering;		/* a filter was given */
 	bool have_stats;
 	uint64_t first_ns, last_ns;
 	uint32_t processes;
@@ -75,6 +100,12 @@ struct rp_profile {
 	struct rp_map addr_ids;	/* (module, address, kind) -> func */
 	struct rp_map child_ids;	/* (parent, func) -> node */
 	uint32_t max_depth;
+	char **comms;		/* process names seen */
+	uint32_t ncomms, commroom;
+	struct rp_sample *smp;	/* with rp_opts.keep_samples */
+	uint32_t nsmp, smproom;
+	uint32_t *addrs;
+	uint32_t naddrs, addrroom;
 };
 
 /* Load, symbolize and aggregate; 0, or -1 after printing why. */
@@ -101,11 +132,14 @@ const char *rp_func_module(const struct rp_profile *p, uint32_t f);
 struct rp_text_opts {
 	unsigned int top;	/* rows per table */
 	const char *input;
+	bool children;		/* callers and callees of the top functions */
+	bool by_dso;		/* rows are modules, not functions */
 };
 
 int rp_write_text(const struct rp_profile *p, const struct rp_text_opts *o,
 		  FILE *out);
 int rp_write_folded(const struct rp_profile *p, FILE *out);
+int rp_write_perf_script(const struct rp_profile *p, FILE *out);
 int rp_write_pprof(const struct rp_profile *p, FILE *out);
 int rp_write_svg(const struct rp_profile *p, const char *title, FILE *out);
 int rp_write_json(const struct rp_profile *p, FILE *out);

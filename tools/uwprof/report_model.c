@@ -102,6 +102,8 @@ const char *rp_func_module(const struct rp_profile *p, uint32_t f)
 {
 	uint32_t m = p->funcs[f].module;
 
+	if (p->funcs[f].kernel)
+		return "[kernel]";
 	return m == RP_NO_MODULE ? "[unknown]" : p->mods[m].name;
 }
 
@@ -114,6 +116,7 @@ struct rp_region {
 
 struct rp_pid {
 	uint32_t pid;
+	uint32_t comm;		/* index in rp_profile.comms, or UINT32_MAX */
 	struct rp_region *r;
 	uint32_t n, room;
 };
@@ -136,6 +139,7 @@ static struct rp_pid *pid_state(struct rp_load *L, uint32_t pid, bool *fresh)
 	L->pids = grow(L->pids, &L->pidroom, L->npids, sizeof(*L->pids));
 	memset(&L->pids[L->npids], 0, sizeof(L->pids[0]));
 	L->pids[L->npids].pid = pid;
+	L->pids[L->npids].comm = UINT32_MAX;
 	*fresh = true;
 	return &L->pids[L->npids++];
 }
@@ -195,15 +199,34 @@ static void on_mapping(struct rp_load *L, const void *data, size_t len)
 	r->bias_ok = m.flags & UWD_MAP_BIAS;
 	if (!r->bias_ok && L->p->mods[r->module].sym)
 		r->bias_ok = !sym_bias(L->p->mods[r->module].sym, m.start,
-				       m.offset, &r->bias);
+				       m.end, m.offset, &r->bias);
 	if (m.flags & UWD_MAP_TABLE)
 		L->p->mods[r->module].has_table = true;
+}
+
+/* A process's name: its executable's base name, interned. */
+static uint32_t intern_comm(struct rp_profile *p, const char *exe)
+{
+	const char *base = strrchr(exe, '/');
+
+	base = base ? base + 1 : exe;
+	for (uint32_t i = 0; i < p->ncomms; i++)
+		if (!strcmp(p->comms[i], base))
+			return i;
+	p->comms = grow(p->comms, &p->commroom, p->ncomms, sizeof(*p->comms));
+	p->comms[p->ncomms] = strdup(base);
+	if (!p->comms[p->ncomms]) {
+		uw_err("report: out of memory");
+		exit(UWPROF_EXIT_FAIL);
+	}
+	return p->ncomms++;
 }
 
 static void on_process(struct rp_load *L, const void *data, size_t len)
 {
 	struct uwd_process pr;
 	struct rp_pid *ps;
+	const char *exe = (const char *)data + sizeof(pr);
 	bool fresh;
 
 	if (len < sizeof(pr))
@@ -212,6 +235,8 @@ static void on_process(struct rp_load *L, const void *data, size_t len)
 	ps = pid_state(L, pr.pid, &fresh);
 	if (fresh)
 		L->p->processes++;
+	if (len > sizeof(pr) && memchr(exe, 0, len - sizeof(pr)) && exe[0])
+		ps->comm = intern_comm(L->p, exe);
 	if (pr.flags & UWD_PROC_EXEC)
 		ps->n = 0;	/* the old image's mappings are gone */
 }
@@ -325,16 +350,58 @@ static uint32_t child_of(struct rp_profile *p, uint32_t parent, uint32_t func)
 	return p->nnodes++;
 }
 
-static void add_sample(struct rp_load *L, const struct uwprof_record *s)
+static void count_node(struct rp_profile *p, uint32_t *node, uint32_t f,
+		       uint64_t stamp)
+{
+	*node = child_of(p, *node, f);
+	p->nodes[*node].total++;
+	if (p->funcs[f].stamp != stamp) {	/* recursion counts once */
+		p->funcs[f].total++;
+		p->funcs[f].stamp = stamp;
+	}
+}
+
+/* The [kernel] leaf: a sample taken in the kernel, above its user stack. */
+static uint32_t kernel_func(struct rp_profile *p)
+{
+	uint32_t f = intern_func(p, RP_NO_MODULE, "[kernel]");
+
+	p->funcs[f].kernel = true;
+	return f;
+}
+
+static void keep_sample(struct rp_load *L, const struct uwprof_record *s,
+			uint32_t leaf, uint32_t comm)
+{
+	struct rp_profile *p = L->p;
+	struct rp_sample *k;
+
+	p->smp = grow(p->smp, &p->smproom, p->nsmp, sizeof(*p->smp));
+	k = &p->smp[p->nsmp++];
+	*k = (struct rp_sample){
+		.time_ns = s->time_ns, .pid = s->pid, .tid = s->tid,
+		.cpu = s->cpu, .comm = comm, .leaf = leaf,
+		.frames = p->naddrs, .nframes = s->nframes,
+		.kernel = s->flags & UWPROF_RF_KERNEL,
+	};
+	for (uint32_t i = 0; i < s->nframes; i++) {
+		p->addrs = grow(p->addrs, &p->addrroom, p->naddrs, sizeof(*p->addrs));
+		p->addrs[p->naddrs++] = s->frames[i];
+	}
+}
+
+static void add_sample(struct rp_load *L, const struct uwprof_record *s,
+		       uint32_t comm)
 {
 	struct rp_profile *p = L->p;
 	uint32_t node = 0, f = 0, outer = 0, depth = 0;
 	uint64_t stamp = p->samples;
 	unsigned int stop = s->stop < UWPROF_STOP_NR ? s->stop : UWPROF_STOP_NR - 1;
+	bool kernel = s->flags & UWPROF_RF_KERNEL;
 
 	p->samples++;
 	p->stops[stop]++;
-	p->kernel_ctx += !!(s->flags & UWPROF_RF_KERNEL);
+	p->kernel_ctx += kernel;
 	if (!p->first_ns || s->time_ns < p->first_ns)
 		p->first_ns = s->time_ns;
 	if (s->time_ns > p->last_ns)
@@ -344,35 +411,75 @@ static void add_sample(struct rp_load *L, const struct uwprof_record *s)
 		f = frame_func(L, s->pid, s->frames[i], i > 0);
 		if (i == s->nframes - 1)
 			outer = f;
-		node = child_of(p, node, f);
-		p->nodes[node].total++;
-		if (p->funcs[f].stamp != stamp) {	/* recursion counts once */
-			p->funcs[f].total++;
-			p->funcs[f].stamp = stamp;
-		}
+		count_node(p, &node, f, stamp);
 		depth++;
 	}
-	if (!s->nframes)
-		return;
-	p->nodes[node].self++;
-	p->funcs[f].self++;
-	p->funcs[outer].stopped[stop]++;
-	if (p->funcs[outer].module != RP_NO_MODULE)
-		p->mods[p->funcs[outer].module].stopped[stop]++;
-	if (depth > p->max_depth)
-		p->max_depth = depth;
+	if (s->nframes) {
+		p->funcs[outer].stopped[stop]++;
+		if (p->funcs[outer].module != RP_NO_MODULE)
+			p->mods[p->funcs[outer].module].stopped[stop]++;
+		if (depth > p->max_depth)
+			p->max_depth = depth;
+	}
+	if (kernel) {
+		f = kernel_func(p);
+		count_node(p, &node, f, stamp);
+	}
+	if (node) {
+		p->nodes[node].self++;
+		p->funcs[f].self++;
+	}
+	if (L->o->keep_samples)
+		keep_sample(L, s, node, comm);
+}
+
+static bool in_list(const uint32_t *v, unsigned int n, uint32_t x)
+{
+	for (unsigned int i = 0; i < n; i++)
+		if (v[i] == x)
+			return true;
+	return false;
+}
+
+/* Does the sample pass --pid, --tid, --comm and --time? */
+static bool wanted(const struct rp_load *L, const struct uwprof_record *s,
+		   uint32_t comm)
+{
+	const struct rp_filter *fl = &L->o->filter;
+	bool name_ok = !fl->ncomms;
+
+	if (fl->npids && !in_list(fl->pids, fl->npids, s->pid))
+		return false;
+	if (fl->ntids && !in_list(fl->tids, fl->ntids, s->tid))
+		return false;
+	if ((fl->has_start && s->time_ns < fl->start_ns) ||
+	    (fl->has_end && s->time_ns > fl->end_ns))
+		return false;
+	for (unsigned int i = 0; i < fl->ncomms && comm != UINT32_MAX; i++)
+		if (!strcmp(fl->comms[i], L->p->comms[comm]))
+			name_ok = true;
+	return name_ok;
 }
 
 static void on_sample(struct rp_load *L, const void *data, size_t len)
 {
 	const struct uwprof_record *s = data;
 
+	uint32_t comm = UINT32_MAX;
+
 	if (len < sizeof(*s) || s->size > len || s->size < sizeof(*s) ||
 	    s->nframes > (s->size - sizeof(*s)) / 4) {
 		L->bad_samples++;
 		return;
 	}
-	add_sample(L, s);
+	for (uint32_t i = 0; i < L->npids; i++)
+		if (L->pids[i].pid == s->pid)
+			comm = L->pids[i].comm;
+	if (!wanted(L, s, comm)) {
+		L->p->filtered++;
+		return;
+	}
+	add_sample(L, s, comm);
 }
 
 static void on_stats(struct rp_load *L, const void *data, size_t len)
@@ -419,10 +526,13 @@ static void warn_damage(const struct rp_load *L, const struct uwd_file *f,
 int rp_load(const char *path, const struct rp_opts *o, struct rp_profile *p)
 {
 	struct rp_load L = { .p = p, .o = o };
+	const struct rp_filter *fl = &o->filter;
 	struct uwd_file f;
 	char err[512];
 
 	memset(p, 0, sizeof(*p));
+	p->filtering = fl->npids || fl->ntids || fl->ncomms || fl->has_start ||
+		       fl->has_end;
 	if (uwd_load(path, &f, err, sizeof(err))) {
 		uw_err("report: %s", err);
 		return -1;
@@ -455,6 +565,11 @@ void rp_free(struct rp_profile *p)
 	}
 	for (uint32_t i = 0; i < p->nfuncs; i++)
 		free(p->funcs[i].name);
+	for (uint32_t i = 0; i < p->ncomms; i++)
+		free(p->comms[i]);
+	free(p->comms);
+	free(p->smp);
+	free(p->addrs);
 	free(p->mods);
 	free(p->funcs);
 	free(p->nodes);

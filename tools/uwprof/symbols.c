@@ -26,7 +26,7 @@ struct sym_file {
 	struct sym *syms;
 	size_t nsyms;
 	uint32_t nloads;
-	GElf_Phdr loads[UW_ELF_MAX_LOADS];
+	struct uw_seg loads[UW_ELF_MAX_LOADS];
 };
 
 static int sym_cmp(const void *a, const void *b)
@@ -119,7 +119,13 @@ static void load_phdrs(struct sym_file *f)
 		return;
 	for (i = 0; i < n && f->nloads < UW_ELF_MAX_LOADS; i++)
 		if (gelf_getphdr(f->elf, (int)i, &ph) && ph.p_type == PT_LOAD)
-			f->loads[f->nloads++] = ph;
+			f->loads[f->nloads++] = (struct uw_seg){
+				.vaddr = (uint32_t)ph.p_vaddr,
+				.offset = (uint32_t)ph.p_offset,
+				.filesz = (uint32_t)ph.p_filesz,
+				.memsz = (uint32_t)ph.p_memsz,
+				.flags = ph.p_flags,
+			};
 }
 
 static struct sym_file *open_elf(const char *path)
@@ -222,15 +228,10 @@ const char *sym_path(const struct sym_file *f)
 	return f->path;
 }
 
-int sym_bias(const struct sym_file *f, uint32_t start, uint32_t offset,
-	     uint32_t *bias)
+int sym_bias(const struct sym_file *f, uint32_t start, uint32_t end,
+	     uint32_t offset, uint32_t *bias)
 {
-	for (uint32_t i = 0; i < f->nloads; i++)
-		if ((f->loads[i].p_offset & ~0xfffull) == offset) {
-			*bias = start - ((uint32_t)f->loads[i].p_vaddr & ~0xfffu);
-			return 0;
-		}
-	return -1;
+	return uw_map_bias(f->loads, f->nloads, start, end, offset, bias);
 }
 
 const char *sym_lookup(const struct sym_file *f, uint32_t addr)

@@ -30,11 +30,11 @@ void sym_close(struct sym_file *f);
 const char *sym_path(const struct sym_file *f);
 
 /*
- * Load bias of a mapping at @start from file offset @offset (when the data
- * file does not carry it).  0 on success.
+ * Load bias of a mapping [@start, @end) from file offset @offset (when the
+ * data file does not carry it), by uw_map_bias().  0 on success.
  */
-int sym_bias(const struct sym_file *f, uint32_t start, uint32_t offset,
-	     uint32_t *bias);
+int sym_bias(const struct sym_file *f, uint32_t start, uint32_t end,
+	     uint32_t offset, uint32_t *bias);
 
 /* The function holding link address @addr, or NULL. */
 const char *sym_lookup(const struct sym_file *f, uint32_t addr);

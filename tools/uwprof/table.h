@@ -38,6 +38,8 @@ enum tb_rule_kind {
 	TB_R_EXPR,		/* a DWARF expression or breakpad postfix form */
 	TB_R_NORETURN,		/* RA only: a call that never returns was made
 				 * here (the never-returning-call marker) */
+	TB_R_AMBIGUOUS,		/* RA only: two frames meet at this address
+				 * (prologue analysis): refused, no note */
 };
 
 struct tb_rule {

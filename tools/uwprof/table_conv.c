@@ -382,6 +382,11 @@ bool tb_encode_state(const struct tb_row *st, struct tb_seq *out,
 
 		return tb_seq_put(out, noreturn, 2);
 	}
+	if (ra->kind == TB_R_AMBIGUOUS) {
+		static const u8 refuse[] = { 0x80, 0x00 };
+
+		return tb_seq_put(out, refuse, 2);
+	}
 	if (st->cfa_kind == TB_CFA_EXPR)
 		return fail(reason, TB_N_CFA_EXPR, detail, dlen, "CFA", -1);
 	if (st->cfa_kind != TB_CFA_REG)

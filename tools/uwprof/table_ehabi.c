@@ -115,10 +115,16 @@ static bool is_refuse(const u8 *ops, int n)
 	return n >= 2 && ops[0] == 0x80 && ops[1] == 0x00;
 }
 
-/* Code that starts a thread: the outermost frame, never unwound past. */
+/*
+ * Code that starts a thread: the outermost frame, never unwound past.
+ * The dynamic loader's _start calls _dl_start, then goes on at
+ * _dl_start_user (running the constructors) with the process's first
+ * stack frame.
+ */
 static bool is_root_sym(const char *name)
 {
-	return !strcmp(name, "_start") || tb_thread_entry_sym(name);
+	return !strcmp(name, "_start") || !strcmp(name, "_dl_start_user") ||
+	       tb_thread_entry_sym(name);
 }
 
 static bool dwarf_covers(const struct tb_input *in, u32 ndwarf, u32 addr,

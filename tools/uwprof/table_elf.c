@@ -419,11 +419,10 @@ bool tb_thread_entry_sym(const char *name)
 	return false;
 }
 
-char tb_elf_map_at(const struct tb_elf *e, u32 addr)
+u32 tb_elf_maps_upto(const struct tb_elf *e, u32 addr)
 {
 	u32 lo = 0, hi = e->nmaps;
 
-	/* the last mapping symbol at or before @addr */
 	while (lo < hi) {
 		u32 mid = lo + (hi - lo) / 2;
 
@@ -432,5 +431,13 @@ char tb_elf_map_at(const struct tb_elf *e, u32 addr)
 		else
 			hi = mid;
 	}
-	return lo ? e->maps[lo - 1].kind : 0;
+	return lo;
+}
+
+char tb_elf_map_at(const struct tb_elf *e, u32 addr)
+{
+	u32 n = tb_elf_maps_upto(e, addr);
+
+	/* the last mapping symbol at or before @addr */
+	return n ? e->maps[n - 1].kind : 0;
 }

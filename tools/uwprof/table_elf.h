@@ -102,6 +102,10 @@ int tb_plt_pass(struct tb_elf *e, struct tb_input *in,
 /* The mapping symbol in force at @addr ('a', 't', 'd'), or 0. */
 char tb_elf_map_at(const struct tb_elf *e, u32 addr);
 
+/* How many mapping symbols are at or before @addr (the index of the
+ * first one above it). */
+u32 tb_elf_maps_upto(const struct tb_elf *e, u32 addr);
+
 /*
  * Calls made with the return address saved nowhere (still in lr, which
  * the call overwrites) can never return: nothing above their frame runs

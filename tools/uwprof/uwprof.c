@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "datafile.h"
 #include "uwprof.h"
+#include "uapi/uwprof.h"
 
 #define UWPROF_MAX_CMDS 32
 
@@ -57,7 +59,45 @@ static void usage(FILE *f)
 	qsort(cmds, ncmds, sizeof(cmds[0]), cmd_compare);
 	for (int i = 0; i < ncmds; i++)
 		fprintf(f, "  %-8s %s\n", cmds[i]->name, cmds[i]->summary);
-	fprintf(f, "\nRun 'uwprof COMMAND --help' for a command's options.\n");
+	fprintf(f, "\nRun 'uwprof help COMMAND' (or 'uwprof COMMAND --help') for a "
+		"command's options;\n'uwprof --version' for the version.\n");
+}
+
+static const struct uwprof_cmd *find_cmd(const char *name)
+{
+	for (int i = 0; i < ncmds; i++)
+		if (!strcmp(name, cmds[i]->name))
+			return cmds[i];
+	return NULL;
+}
+
+static int version(void)
+{
+	printf("uwprof %s (data file version %d, device ABI %d)\n", UWPROF_VERSION,
+	       UWD_VERSION, UWPROF_ABI_VERSION);
+	return UWPROF_EXIT_OK;
+}
+
+/* "uwprof help CMD": the command's own --help. */
+static int help(int argc, char **argv)
+{
+	static char opt[] = "--help";
+	const struct uwprof_cmd *c;
+	char *args[3];
+
+	if (argc < 3) {
+		usage(stdout);
+		return UWPROF_EXIT_OK;
+	}
+	c = find_cmd(argv[2]);
+	if (!c) {
+		uw_err("no command '%s'; 'uwprof help' lists them", argv[2]);
+		return UWPROF_EXIT_USAGE;
+	}
+	args[0] = argv[2];
+	args[1] = opt;
+	args[2] = NULL;
+	return c->run(2, args);
 }
 
 int main(int argc, char **argv)
@@ -67,13 +107,12 @@ int main(int argc, char **argv)
 		return UWPROF_EXIT_USAGE;
 	}
 	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") ||
-	    !strcmp(argv[1], "-h")) {
-		usage(stdout);
-		return UWPROF_EXIT_OK;
-	}
-	for (int i = 0; i < ncmds; i++)
-		if (!strcmp(argv[1], cmds[i]->name))
-			return cmds[i]->run(argc - 1, argv + 1);
+	    !strcmp(argv[1], "-h"))
+		return help(argc, argv);
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version"))
+		return version();
+	if (find_cmd(argv[1]))
+		return find_cmd(argv[1])->run(argc - 1, argv + 1);
 	uw_err("unknown command '%s'; 'uwprof help' lists them", argv[1]);
 	return UWPROF_EXIT_USAGE;
 }

@@ -27,6 +27,9 @@ void uwprof_register(const struct uwprof_cmd *cmd);
 	__attribute__((constructor)) static void uwprof_reg_##ident(void) \
 	{ uwprof_register(&uwprof_cmd_##ident); }
 
+/* The command's version, printed by 'uwprof --version'. */
+#define UWPROF_VERSION	"0.1"
+
 /* Exit statuses shared by every subcommand. */
 enum { UWPROF_EXIT_OK = 0, UWPROF_EXIT_FAIL = 1, UWPROF_EXIT_USAGE = 2 };
 

@@ -1,0 +1,13 @@
+# SPDX-License-Identifier: GPL-2.0
+# Ground truth under qemu-user: tests/gt/gt.c unwinds its own threads with
+# the tables uwprof builds and judges every sample (tests/host/ground_truth.sh).
+# make check runs it with GT_SAMPLES=1000 per routine and build on
+# ITIMER_PROF; the full run takes 100000 on per-thread 10 kHz timers.
+
+HOST_TEST_SCRIPTS += tests/host/ground_truth.sh
+
+ground-truth: $(UWPROF)
+	$(Q)GT_SAMPLES=$${GT_SAMPLES:-100000} GT_TIMER=$${GT_TIMER:-thread} \
+		UWPROF=$(UWPROF) BUILD=$(BUILD) \
+		tests/host/ground_truth.sh
+.PHONY: ground-truth

@@ -1,0 +1,620 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Ground truth for the unwinder, under qemu-user: an armhf program that
+ * profiles itself.  Threads run known call chains that end in the C
+ * library's and libgcc's hand-written routines; a SIGPROF handler
+ * (ITIMER_PROF) unwinds its own interrupted stack from the ucontext with
+ * unwind_v2.c and the tables uwprof built for this program and its
+ * libraries, and records the frames.  After the run every sample is
+ * judged against the chain its thread was known to run:
+ *
+ *   frames inside the routine (not a chain function), then exactly the
+ *   rest of the chain from the first chain function on, ending at the
+ *   thread's outermost frame (stop root or noreturn).
+ *
+ *   gt [--samples N] [--seconds S] [--timer prof|thread]
+ *      --table NAME=FILE... --syms NAME=FILE...
+ *
+ * The timer is ITIMER_PROF (process CPU time, checked at the kernel's
+ * tick: a few hundred samples a second) or, with --timer thread, one
+ * CLOCK_MONOTONIC timer per thread signalling that thread at 10 kHz, for
+ * runs of 10^5 samples per routine.
+ *
+ * NAME is "main" for the program or a library's file name (libc.so.6);
+ * --syms files are `nm -n` output of the unstripped program or the
+ * library's debug file.  Prints one line per routine and a count line.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+#include <link.h>
+#include <sys/syscall.h>
+
+#include "unwind_v2.h"
+#include "table_uwt.h"
+
+#define MAX_FRAMES	64
+#define MAX_MODS	8
+
+/* ---- the known chains ---- */
+
+enum { R_MEMCPY, R_MEMMOVE, R_MEMSET, R_STRLEN, R_SYSCALL, R_UIDIV, R_IDIV,
+       R_ULDIVMOD, R_CHAIN, R_COUNT };
+
+static const char *const routine_name[R_COUNT] = {
+	"memcpy", "memmove", "memset", "strlen", "syscall", "uidiv", "idiv",
+	"uldivmod", "chain",
+};
+
+/* Written by one thread each; read by the judge after the joins. */
+struct sample {
+	uint8_t stop, n;
+	uint32_t frames[MAX_FRAMES];
+};
+
+struct worker {
+	pthread_t tid;
+	int routine;
+	bool main_thread;
+	uint32_t stack_lo, stack_hi;
+	struct sample *samples;
+	uint32_t nsamples, cap;
+	volatile uint32_t sink;
+};
+
+/* volatile: only the signal handler reads it, which the compiler cannot see */
+static __thread struct worker *volatile self;
+static bool thread_timers;
+static volatile int stop_all;
+static struct worker *workers;
+static time_t deadline;
+
+/* Every worker has its samples, or time is up. */
+static bool all_done(void)
+{
+	for (int r = 0; r < R_COUNT; r++)
+		if (workers[r].nsamples < workers[r].cap)
+			return time(NULL) >= deadline;
+	return true;
+}
+
+static char buf_a[8192] __attribute__((aligned(8)));
+static char buf_b[8192] __attribute__((aligned(8)));
+static volatile uint32_t div_num = 0x7fffffff, div_den = 7;
+static volatile uint64_t ldiv_num = 0x123456789abcdefull, ldiv_den = 12345;
+
+/* One call of the routine: the leaf of the chain. */
+__attribute__((noinline)) static void leaf(struct worker *w, int i)
+{
+	switch (w->routine) {
+	case R_MEMCPY:
+		memcpy(buf_b + (i & 7), buf_a, 64 + (i & 4095));
+		break;
+	case R_MEMMOVE:
+		memmove(buf_a + 1 + (i & 15), buf_a, 32 + (i & 2047));
+		break;
+	case R_MEMSET:
+		memset(buf_b + (i & 3), i, 16 + (i & 4095));
+		break;
+	case R_STRLEN:
+		buf_a[1000 + (i & 1023)] = 0;
+		w->sink += strlen(buf_a);
+		buf_a[1000 + (i & 1023)] = 'x';
+		break;
+	case R_SYSCALL:
+		w->sink += getppid();
+		break;
+	case R_UIDIV:
+		w->sink += div_num / (div_den + (i & 15));
+		break;
+	case R_IDIV:
+		w->sink += (int32_t)div_num / -(int32_t)(div_den + (i & 15));
+		break;
+	case R_ULDIVMOD:
+		w->sink += ldiv_num / (ldiv_den + (i & 255));
+		break;
+	default:
+		for (int k = 0; k < 64; k++)
+			w->sink = w->sink * 33 + k;
+		break;
+	}
+}
+
+/* Three frames of different shapes above the leaf. */
+__attribute__((noinline)) static void chain_c(struct worker *w, int i)
+{
+	volatile uint32_t big[300];	/* a large frame: sub sp */
+
+	big[i % 300] = i;
+	leaf(w, i + big[(i + 1) % 300]);
+	w->sink += big[i % 300];
+}
+
+__attribute__((noinline)) static void chain_b(struct worker *w, int i)
+{
+	double d = w->sink * 0.5;	/* VFP registers kept across calls */
+
+	for (int k = 0; k < 4; k++) {
+		chain_c(w, i + k);
+		d = d * 1.000001 + k;
+	}
+	w->sink += (uint32_t)d;
+}
+
+__attribute__((noinline)) static void chain_a(struct worker *w)
+{
+	for (int i = 0; !stop_all; i++) {
+		chain_b(w, i);
+		if (w->main_thread && !(i & 15) && all_done())
+			stop_all = 1;
+	}
+}
+
+static const char *const chain_names[] = { "leaf", "chain_c", "chain_b", "chain_a" };
+#define NCHAIN (int)(sizeof(chain_names) / sizeof(chain_names[0]))
+
+/* ---- sampling ---- */
+
+static struct uw2_module mods[MAX_MODS];
+static struct uw2_table tables[MAX_MODS];
+static uint32_t nmods;
+
+static int read_word(void *ctx, uint32_t addr, uint32_t *val)
+{
+	(void)ctx;
+	*val = *(const uint32_t *)(uintptr_t)addr;
+	return 0;
+}
+
+static void on_prof(int sig, siginfo_t *si, void *ucv)
+{
+	const mcontext_t *mc = &((ucontext_t *)ucv)->uc_mcontext;
+	struct worker *w = self;
+	struct uw2_stack st;
+	struct uw2_regs r;
+	struct sample *s;
+	uint32_t n;
+
+	(void)sig;
+	(void)si;
+	if (!w || w->nsamples == w->cap)
+		return;
+	s = &w->samples[w->nsamples];
+	memcpy(r.r, &mc->arm_r0, sizeof(r.r));	/* r0-r10, fp, ip, sp, lr, pc */
+	st = (struct uw2_stack){ r.r[UW2_SP], w->stack_hi, read_word, NULL };
+	if (r.r[UW2_SP] < w->stack_lo || r.r[UW2_SP] > w->stack_hi)
+		return;		/* on a signal stack or another: not ours */
+	if (mc->arm_cpsr & 0x20)
+		r.r[UW2_PC] |= 1;
+	s->stop = uw2_unwind(mods, nmods, &r, &st, s->frames, MAX_FRAMES, &n, 0);
+	s->n = n;
+	w->nsamples++;
+}
+
+static void stack_bounds(struct worker *w)
+{
+	pthread_attr_t a;
+	void *addr;
+	size_t size;
+
+	pthread_getattr_np(pthread_self(), &a);
+	pthread_attr_getstack(&a, &addr, &size);
+	pthread_attr_destroy(&a);
+	w->stack_lo = (uint32_t)(uintptr_t)addr;
+	w->stack_hi = (uint32_t)(uintptr_t)addr + size;
+}
+
+/* --timer thread: this thread's own 10 kHz SIGPROF, until it is done. */
+static int thread_timer(timer_t *t)
+{
+	struct sigevent ev = { 0 };
+	struct itimerspec its = { { 0, 100000 }, { 0, 100000 } };
+
+	ev.sigev_notify = SIGEV_THREAD_ID;
+	ev.sigev_signo = SIGPROF;
+	ev._sigev_un._tid = syscall(SYS_gettid);
+	if (timer_create(CLOCK_MONOTONIC, &ev, t) ||
+	    timer_settime(*t, 0, &its, NULL)) {
+		perror("gt: timer_create");
+		return -1;
+	}
+	return 0;
+}
+
+/* The thread's chain, sampled while it runs. */
+__attribute__((noinline)) static void run_sampled(struct worker *w)
+{
+	timer_t t;
+
+	stack_bounds(w);
+	if (thread_timers && thread_timer(&t))
+		exit(2);
+	self = w;
+	chain_a(w);
+	self = NULL;
+	if (thread_timers)
+		timer_delete(t);
+}
+
+__attribute__((noinline)) static void *worker_main(void *arg)
+{
+	run_sampled(arg);
+	__asm__ volatile("");	/* a call, not a tail call */
+	return NULL;
+}
+
+/* ---- modules and symbols ---- */
+
+struct named { const char *name, *file; };
+static struct named tabs[MAX_MODS], syms_files[MAX_MODS];
+static uint32_t ntabs, nsymfiles;
+
+struct sym { uint32_t addr; char name[64]; };
+static struct sym *syms;
+static uint32_t nsyms, capsyms;
+
+static const char *base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+
+	return s ? s + 1 : p;
+}
+
+static const char *lookup(const struct named *v, uint32_t n, const char *name)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (!strcmp(v[i].name, name))
+			return v[i].file;
+	return NULL;
+}
+
+static int load_syms(const char *file, uint32_t bias)
+{
+	FILE *f = fopen(file, "r");
+	char line[512], type, name[64];
+	unsigned long a;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx %c %63s", &a, &type, name) != 3 ||
+		    (type != 'T' && type != 't' && type != 'W' && type != 'w'))
+			continue;
+		if (nsyms == capsyms) {
+			capsyms = capsyms ? 2 * capsyms : 4096;
+			syms = realloc(syms, capsyms * sizeof(*syms));
+			if (!syms)
+				exit(2);
+		}
+		syms[nsyms].addr = ((uint32_t)a & ~1u) + bias;
+		snprintf(syms[nsyms].name, sizeof(syms[nsyms].name), "%s", name);
+		nsyms++;
+	}
+	fclose(f);
+	return 0;
+}
+
+static int sym_cmp(const void *a, const void *b)
+{
+	const struct sym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* The nearest function symbol at or before @addr. */
+static const char *sym_name(uint32_t addr)
+{
+	uint32_t lo = 0, hi = nsyms;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* past the last function of a module: no function at all */
+	return lo && addr - syms[lo - 1].addr < 0x10000 ? syms[lo - 1].name : "?";
+}
+
+static int add_module(struct dl_phdr_info *info, size_t size, void *data)
+{
+	const char *name = info->dlpi_name[0] ? base_name(info->dlpi_name) : "main";
+	const char *tf = lookup(tabs, ntabs, name), *sf;
+	struct uwt_file u;
+	char err[256];
+	uint32_t bias = info->dlpi_addr;
+
+	(void)size;
+	(void)data;
+	sf = lookup(syms_files, nsymfiles, name);
+	if (sf && load_syms(sf, bias))
+		fprintf(stderr, "gt: cannot read %s\n", sf);
+	if (!tf || nmods == MAX_MODS)
+		return 0;
+	if (uwt_load_file(tf, &u, err, sizeof(err)) ||
+	    uw2_table_init(&tables[nmods], u.blob, u.blob_size, NULL) != UW2_OK) {
+		fprintf(stderr, "gt: bad table %s: %s\n", tf, err);
+		exit(2);
+	}
+	mods[nmods].text_start = bias + u.meta.text_addr;
+	mods[nmods].text_end = mods[nmods].text_start +
+			       uw2_table_text_span(&tables[nmods]);
+	mods[nmods].table = &tables[nmods];
+	nmods++;
+	return 0;
+}
+
+static int mod_cmp(const void *a, const void *b)
+{
+	const struct uw2_module *x = a, *y = b;
+
+	return x->text_start < y->text_start ? -1 : 1;
+}
+
+/* ---- judging ---- */
+
+static int chain_index(const char *name)
+{
+	for (int k = 0; k < NCHAIN; k++)
+		if (!strcmp(name, chain_names[k]))
+			return k;
+	return -1;
+}
+
+/* The names a frame may have above chain_a: the thread's own start. */
+static bool outer_ok(const struct worker *w, const struct sample *s, uint32_t k)
+{
+	static const char *const main_chain[] = {
+		"run_sampled", "main", "__libc_start_call_main",
+		"__libc_start_main", "_start",
+	};
+	static const char *const thread_chain[] = {
+		"run_sampled", "worker_main", "start_thread", "__clone",
+	};
+	const char *const *want = w->main_thread ? main_chain : thread_chain;
+	uint32_t nwant = w->main_thread ? 5 : 4, j;
+
+	for (j = 0; j < nwant && k + j < s->n; j++) {
+		const char *got = sym_name((s->frames[k + j] & ~1u) - (k + j ? 1 : 0));
+
+		/* aliases: __libc_start_main_impl, clone */
+		if (strncmp(got, want[j], strlen(want[j])) &&
+		    !(!strcmp(want[j], "__clone") && !strcmp(got, "clone")))
+			return false;
+	}
+	return j == nwant && k + j == s->n;
+}
+
+static uint32_t half(uint32_t a)
+{
+	return *(const uint16_t *)(uintptr_t)a;
+}
+
+/*
+ * Is the instruction before return address @ra a call?  Thumb (bit 0
+ * set): BL or BLX (immediate), or BLX (register); ARM: BL, BLX.
+ */
+static bool after_call(uint32_t ra)
+{
+	uint32_t a = ra & ~1u, w;
+
+	if (ra & 1)
+		return (half(a - 2) & 0xff87) == 0x4780 ||
+		       ((half(a - 4) & 0xf800) == 0xf000 &&
+			(half(a - 2) & 0xc000) == 0xc000);
+	w = *(const uint32_t *)(uintptr_t)(a - 4);
+	return (w & 0x0f000000) == 0x0b000000 ||
+	       (w & 0xfe000000) == 0xfa000000 ||
+	       (w & 0x0ffffff0) == 0x012fff30;
+}
+
+/* 0: exact; 1: stopped early; 2: a wrong frame. */
+static int judge(const struct worker *w, const struct sample *s,
+		 char *why, size_t wlen)
+{
+	uint32_t k;
+	int c = -1;
+
+	for (k = 0; k < s->n; k++) {
+		c = chain_index(sym_name((s->frames[k] & ~1u) - (k ? 1 : 0)));
+		if (c >= 0)
+			break;
+	}
+	if (k == s->n || c < 0) {
+		snprintf(why, wlen, "no chain frame (stop %s at %s)",
+			 uw2_stop_name(s->stop),
+			 s->n ? sym_name((s->frames[s->n - 1] & ~1u) -
+					 (s->n > 1)) : "-");
+		return s->stop == UW2_STOP_ROOT || s->stop == UW2_STOP_NORETURN ? 2 : 1;
+	}
+	/*
+	 * Before it, the routine's own frames (the loader's lazy binding
+	 * adds six): each a return address just after a call, in a known
+	 * function.
+	 */
+	for (uint32_t j = 1; j < k; j++)
+		if (!strcmp(sym_name((s->frames[j] & ~1u) - 1), "?") ||
+		    !after_call(s->frames[j])) {
+			snprintf(why, wlen, "frame %u (%s) is no return address",
+				 j, sym_name((s->frames[j] & ~1u) - 1));
+			return 2;
+		}
+	/* from chain_X on: exactly the rest of the chain */
+	for (int want = c; want < NCHAIN; want++, k++) {
+		const char *got = k < s->n ?
+			sym_name((s->frames[k] & ~1u) - (k ? 1 : 0)) : "(end)";
+
+		if (k >= s->n) {
+			snprintf(why, wlen, "stopped %s in %s", uw2_stop_name(s->stop),
+				 chain_names[want - 1]);
+			return 1;
+		}
+		if (strcmp(got, chain_names[want])) {
+			snprintf(why, wlen, "frame %u is %s, not %s", k, got,
+				 chain_names[want]);
+			return 2;
+		}
+	}
+	if (s->stop != UW2_STOP_ROOT && s->stop != UW2_STOP_NORETURN) {
+		snprintf(why, wlen, "stopped %s at %s", uw2_stop_name(s->stop),
+			 sym_name((s->frames[s->n - 1] & ~1u) - 1));
+		return 1;
+	}
+	if (!outer_ok(w, s, k)) {
+		snprintf(why, wlen, "outer frames wrong from frame %u (%s)", k,
+			 k < s->n ? sym_name((s->frames[k] & ~1u) - 1) : "(none)");
+		return 2;
+	}
+	return 0;
+}
+
+/* The distinct reasons of one routine's failed samples, with counts. */
+static struct { char text[208]; uint32_t n; } reasons[16];
+static uint32_t nreasons;
+
+static void reasons_reset(void)
+{
+	nreasons = 0;
+}
+
+static void reason_add(const char *kind, const char *why)
+{
+	char text[208];
+	uint32_t k;
+
+	snprintf(text, sizeof(text), "%s: %s", kind, why);
+	for (k = 0; k < nreasons; k++)
+		if (!strcmp(reasons[k].text, text))
+			break;
+	if (k == nreasons) {
+		if (nreasons == 16)
+			return;
+		snprintf(reasons[nreasons].text, sizeof(reasons[0].text), "%s", text);
+		reasons[nreasons++].n = 0;
+	}
+	reasons[k].n++;
+}
+
+static void reasons_print(const char *routine)
+{
+	for (uint32_t k = 0; k < nreasons; k++)
+		printf("# %s: %u x %s\n", routine, reasons[k].n, reasons[k].text);
+}
+
+static void dump_sample(const struct sample *s, const char *why)
+{
+	fprintf(stderr, "sample (%s), stop %s:\n", why, uw2_stop_name(s->stop));
+	for (uint32_t k = 0; k < s->n; k++)
+		fprintf(stderr, "  #%u 0x%08x %s\n", k, s->frames[k],
+			sym_name((s->frames[k] & ~1u) - (k ? 1 : 0)));
+}
+
+int main(int argc, char **argv)
+{
+	struct worker w[R_COUNT];
+	uint32_t want = 2000, seconds = 60;
+	struct sigaction sa = { 0 };
+	struct itimerval it = { { 0, 200 }, { 0, 200 } };
+	int passed = 0, failed = 0;
+
+	for (int i = 1; i < argc; i++) {
+		char *eq = i + 1 < argc ? strchr(argv[i + 1], '=') : NULL;
+
+		if (!strcmp(argv[i], "--samples") && i + 1 < argc) {
+			want = strtoul(argv[++i], NULL, 0);
+		} else if (!strcmp(argv[i], "--seconds") && i + 1 < argc) {
+			seconds = strtoul(argv[++i], NULL, 0);
+		} else if (!strcmp(argv[i], "--timer") && i + 1 < argc) {
+			thread_timers = !strcmp(argv[++i], "thread");
+		} else if ((!strcmp(argv[i], "--table") || !strcmp(argv[i], "--syms")) &&
+			   eq && ntabs < MAX_MODS && nsymfiles < MAX_MODS) {
+			struct named *v = argv[i][2] == 't' ? &tabs[ntabs++] :
+				&syms_files[nsymfiles++];
+
+			*eq = 0;
+			v->name = argv[++i];
+			v->file = eq + 1;
+		} else {
+			fprintf(stderr, "usage: gt [--samples N] [--seconds S] [--timer prof|thread] --table NAME=FILE... --syms NAME=FILE...\n");
+			return 2;
+		}
+	}
+	dl_iterate_phdr(add_module, NULL);
+	qsort(mods, nmods, sizeof(mods[0]), mod_cmp);
+	qsort(syms, nsyms, sizeof(syms[0]), sym_cmp);
+	memset(buf_a, 'x', sizeof(buf_a) - 1);
+
+	memset(w, 0, sizeof(w));
+	workers = w;
+	deadline = time(NULL) + seconds;
+	for (int r = 0; r < R_COUNT; r++) {
+		w[r].routine = r;
+		w[r].cap = want;
+		w[r].samples = calloc(want, sizeof(struct sample));
+		if (!w[r].samples)
+			return 2;
+	}
+	sa.sa_sigaction = on_prof;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigaction(SIGPROF, &sa, NULL);
+	if (!thread_timers)
+		setitimer(ITIMER_PROF, &it, NULL);
+	/* the last routine runs on the main thread */
+	for (int r = 0; r < R_COUNT - 1; r++)
+		pthread_create(&w[r].tid, NULL, worker_main, &w[r]);
+	w[R_COUNT - 1].main_thread = true;
+	/* main's own chain runs until every thread has its samples */
+	run_sampled(&w[R_COUNT - 1]);
+	memset(&it, 0, sizeof(it));
+	setitimer(ITIMER_PROF, &it, NULL);
+	for (int r = 0; r < R_COUNT - 1; r++)
+		pthread_join(w[r].tid, NULL);
+
+	for (int r = 0; r < R_COUNT; r++) {
+		uint32_t exact = 0, early = 0, wrong = 0;
+		char why[200], first_wrong[200] = "", first_early[200] = "";
+
+		reasons_reset();
+		for (uint32_t i = 0; i < w[r].nsamples; i++) {
+			int v = judge(&w[r], &w[r].samples[i], why, sizeof(why));
+
+			if (!v) {
+				exact++;
+				continue;
+			}
+			reason_add(v == 1 ? "early" : "WRONG", why);
+			if (getenv("GT_DUMP"))
+				dump_sample(&w[r].samples[i], why);
+			if (v == 1 && !early++)
+				snprintf(first_early, sizeof(first_early), "%s", why);
+			else if (v == 2 && !wrong++)
+				snprintf(first_wrong, sizeof(first_wrong), "%s", why);
+		}
+		reasons_print(routine_name[r]);
+		/* every sample exact: no wrong frame and no unexplained stop */
+		if (w[r].nsamples >= w[r].cap && !early && !wrong) {
+			passed++;
+			printf("ok %d - %s (%s thread): %u samples, all exact\n",
+			       r + 1, routine_name[r],
+			       w[r].main_thread ? "main" : "other", w[r].nsamples);
+		} else {
+			failed++;
+			printf("not ok %d - %s (%s thread): %u of %u samples, %u exact, %u stopped early%s%s, %u wrong%s%s\n",
+			       r + 1, routine_name[r],
+			       w[r].main_thread ? "main" : "other", w[r].nsamples,
+			       w[r].cap, exact, early, early ? ": " : "",
+			       first_early, wrong, wrong ? ": " : "", first_wrong);
+		}
+	}
+	printf("gt: %d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}

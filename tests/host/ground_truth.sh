@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Ground truth under qemu-user (tests/gt/gt.c): the program profiles its
+# own threads with SIGPROF and the tables uwprof builds for it and its
+# C library, and judges every sample against the chain it knows.  Built
+# four ways (gcc and clang, static and dynamic, Thumb-2); the dynamic ones
+# run against Debian's armhf libc (build/arm/root) with the table made from
+# its debug file, as make demo does.
+#
+#   GT_SAMPLES   samples per routine and build (default 1000; the full
+#                run, make ground-truth, takes 100000)
+#   GT_VARIANTS  default "gcc-static gcc-dynamic clang-static clang-dynamic"
+#   GT_TIMER     prof (ITIMER_PROF, the default) or thread (a 10 kHz timer
+#                per thread, for the full run)
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+top=$(cd "$here/../.." && pwd)
+BUILD=${BUILD:-$top/build}
+UWPROF=${UWPROF:-$BUILD/host/uwprof}
+samples=${GT_SAMPLES:-1000}
+variants=${GT_VARIANTS:-gcc-static gcc-dynamic clang-static clang-dynamic}
+out=$BUILD/gt
+root=$BUILD/arm/root
+dbgdir=$BUILD/arm/dbg/usr/lib/debug
+libc=$root/lib/arm-linux-gnueabihf/libc.so.6
+mkdir -p "$out"
+
+if ! command -v qemu-arm-static >/dev/null; then
+	skip "qemu-arm-static not installed (make setup)"
+	finish
+	exit
+fi
+
+# The C library's table and symbols, for the dynamic builds
+if [ ! -f "$libc" ] || [ ! -d "$dbgdir" ]; then
+	fail "Debian's armhf libc or its debug file is not unpacked (make setup)"
+	finish
+	exit
+fi
+# (and the loader's: first calls through the PLT resolve in it)
+dynlibs=()
+for lib in libc.so.6 ld-linux-armhf.so.3; do
+	f=$root/lib/arm-linux-gnueabihf/$lib
+	bid=$(arm-linux-gnueabihf-readelf -n "$f" | awk '/Build ID/ { print $3 }')
+	"$UWPROF" table "$f" --debug-dir "$dbgdir" --prologue-analysis \
+		-o "$out/$lib.uwt" >/dev/null || fail "uwprof table $lib"
+	arm-linux-gnueabihf-nm -n "$dbgdir/.build-id/${bid:0:2}/${bid:2}.debug" \
+		>"$out/$lib.syms"
+	dynlibs+=(--table "$lib=$out/$lib.uwt" --syms "$lib=$out/$lib.syms")
+done
+
+srcs=("$top/tests/gt/gt.c" "$top/unwind_v2.c" "$top/tools/uwprof/table_uwt.c")
+inc=(-D_GNU_SOURCE -I"$top" -I"$top/tools/include" -I"$top/tools/uwprof")
+for v in $variants; do
+	cc=${v%-*} link=${v#*-} exe=$out/gt-$v
+	case $cc in
+	gcc) cmd=(arm-linux-gnueabihf-gcc) ;;
+	clang) cmd=(clang --target=arm-linux-gnueabihf -march=armv7-a
+		    -mfloat-abi=hard) ;;
+	esac
+	flags=(-O2 -g -mthumb -pthread -Wall)
+	[ "$link" = static ] && flags+=(-static)
+	if ! "${cmd[@]}" "${flags[@]}" "${inc[@]}" -o "$exe" "${srcs[@]}" \
+		2>"$out/$v.cc.log"; then
+		fail "$v: does not build: $(head -n 3 "$out/$v.cc.log")"
+		continue
+	fi
+	"$UWPROF" table "$exe" --prologue-analysis -o "$exe.uwt" >/dev/null ||
+		{ fail "$v: uwprof table"; continue; }
+	arm-linux-gnueabihf-nm -n "$exe" >"$exe.syms"
+	args=(--samples "$samples" --seconds $((60 + samples / 10))
+	      --timer "${GT_TIMER:-prof}"
+	      --table main="$exe.uwt" --syms main="$exe.syms")
+	qemu=(qemu-arm-static)
+	if [ "$link" = dynamic ]; then
+		qemu+=(-L "$root")
+		args+=("${dynlibs[@]}")
+	fi
+	"${qemu[@]}" "$exe" "${args[@]}" >"$out/$v.log" 2>&1
+	# one result per routine and build, with the program's own reasons
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) ok "$v: ${line#ok * - }" ;;
+		"not ok "*) fail "$v: ${line#not ok * - }" ;;
+		"# "*) echo "#   $v: ${line#\# }" ;;
+		esac
+	done <"$out/$v.log"
+	grep -q '^gt: ' "$out/$v.log" ||
+		fail "$v: the program did not finish: $(tail -n 3 "$out/$v.log")"
+done
+
+finish
