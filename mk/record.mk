@@ -5,7 +5,8 @@
 # libc-only sources: the device-side uwprof is made of these.
 RECORD_SRCS	:= tools/uwprof/cmd_record.c tools/uwprof/datafile.c \
 		   tools/uwprof/buildid.c tools/uwprof/attach.c \
-		   tools/uwprof/procmaps.c
+		   tools/uwprof/procmaps.c tools/uwprof/regfile.c \
+		   tools/uwprof/uwutil.c
 ARM_UWPROF	:= $(ARM_OUT)/uwprof
 ARM_UWPROF_SRCS	:= tools/uwprof/uwprof.c tools/uwprof/table_uwt.c $(RECORD_SRCS)
 

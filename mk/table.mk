@@ -30,7 +30,7 @@ lua-arm:
 
 # Real code: lua5.4 (gcc, clang) against libdw, and libc.so.6's exidx.
 HOST_TESTS	+= test_table_real
-test_table_real_SRCS := unwind_v2.c tools/uwprof/table_uwt.c
+test_table_real_SRCS := unwind_v2.c tools/uwprof/table_uwt.c tools/uwprof/regfile.c
 test_table_real_LIBS := -ldw -lelf
 
 HOST_TEST_SCRIPTS += tests/host/table_cli.sh
@@ -38,5 +38,5 @@ HOST_TEST_SCRIPTS += tests/host/table_cli.sh
 # Prologue analysis: hand-assembled sequences, and lua5.4 against DWARF.
 HOST_TESTS	+= test_table_prologue
 test_table_prologue_SRCS := $(TABLE_CORE) tools/uwprof/table_elf.c \
-		   tools/uwprof/prologue.c tools/uwprof/table_plt.c
+		   tools/uwprof/prologue.c tools/uwprof/table_plt.c tools/uwprof/regfile.c
 test_table_prologue_LIBS := -ldw -lelf -lcapstone

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "datafile.h"
+#include "regfile.h"
 #include "uapi/uwprof.h"
 
 static uint64_t clock_ns(clockid_t c)
@@ -76,7 +77,7 @@ static int read_all(const char *path, uint8_t **buf, size_t *size)
 {
 	size_t room = 1 << 20, n = 0, got;
 	uint8_t *b = malloc(room), *g;
-	FILE *f = fopen(path, "rb");
+	FILE *f = uw_fopen_regular(path);
 
 	if (!f || !b) {
 		int e = errno;
@@ -112,7 +113,8 @@ int uwd_load(const char *path, struct uwd_file *f, char *err, size_t errlen)
 {
 	memset(f, 0, sizeof(*f));
 	if (read_all(path, &f->buf, &f->size)) {
-		snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+		snprintf(err, errlen, "cannot read %s: %s", path,
+			 uw_file_strerror(errno));
 		return -1;
 	}
 	if (f->size < 16 || memcmp(f->buf, UWD_MAGIC, 8)) {

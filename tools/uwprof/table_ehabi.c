@@ -297,7 +297,9 @@ static int decode_entry(const struct exidx_secs *x, u32 i, u8 *ops, u32 max)
 		return tb_ehabi_decode(p + 4, 1, ops, max);
 	t = prel31(p + 4, x->ix_addr + i + 4);
 	off = t - x->tab_addr;
-	if (!x->tab || t < x->tab_addr || off + 4 > x->tab_size)
+	/* off + 4 could wrap past 2^32: compare against what is left. */
+	if (!x->tab || t < x->tab_addr || off >= x->tab_size ||
+	    x->tab_size - off < 4)
 		return -1;
 	tw = (const u8 *)x->tab->d_buf + off;
 	if (!(rd32(tw) & 0x80000000u))
@@ -385,10 +387,11 @@ int tb_read_ehabi(struct tb_elf *e, struct tb_input *in,
 		} else if (!strcmp(name, ".ARM.extab")) {
 			x.tab = elf_getdata(scn, NULL);
 			x.tab_addr = sh.sh_addr;
-			x.tab_size = sh.sh_size;
+			/* The bytes libelf holds: none for SHT_NOBITS. */
+			x.tab_size = x.tab && x.tab->d_buf ? x.tab->d_size : 0;
 		}
 	}
-	if (!x.ix || x.ix->d_size < 8)
+	if (!x.ix || !x.ix->d_buf || x.ix->d_size < 8)
 		return 0;
 	e->meta.sources |= UWT_SRC_EXIDX;
 	for (u32 i = 0; i + 8 <= x.ix->d_size; i += 8) {

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <elfutils/libdw.h>
 #include "table_elf.h"
+#include "regfile.h"
 
 static int sym_cmp(const void *a, const void *b)
 {
@@ -172,9 +173,10 @@ int tb_elf_open(struct tb_elf *e, const char *path, char *err, size_t errlen)
 	memset(e, 0, sizeof(*e));
 	e->dbg_fd = -1;
 	elf_version(EV_CURRENT);
-	e->fd = open(path, O_RDONLY);
+	e->fd = uw_open_regular(path);
 	if (e->fd < 0) {
-		snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+		snprintf(err, errlen, "cannot open %s: %s", path,
+			 uw_file_strerror(errno));
 		return -1;
 	}
 	e->elf = elf_begin(e->fd, ELF_C_READ, NULL);
@@ -377,10 +379,10 @@ int tb_elf_attach_debug(struct tb_elf *e, const char *path, char *err,
 	GElf_Ehdr eh;
 
 	snprintf(e->dbg_path, sizeof(e->dbg_path), "%s", path);
-	e->dbg_fd = open(path, O_RDONLY);
+	e->dbg_fd = uw_open_regular(path);
 	if (e->dbg_fd < 0) {
 		snprintf(err, errlen, "cannot open debug file %s: %s", path,
-			 strerror(errno));
+			 uw_file_strerror(errno));
 		return -1;
 	}
 	e->dbg_elf = elf_begin(e->dbg_fd, ELF_C_READ, NULL);
