@@ -11,3 +11,4 @@ test_report_svg_SRCS := tools/uwprof/report_svg.c tools/uwprof/report_model.c \
 test_report_svg_LIBS := -ldw -lelf -lz
 
 HOST_TEST_SCRIPTS += tests/host/hostile_cli.sh
+HOST_TEST_SCRIPTS += tests/host/table_scale.sh

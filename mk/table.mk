@@ -6,7 +6,7 @@ TABLE_CORE	:= tools/uwprof/table_enc.c tools/uwprof/table_conv.c \
 		   tools/uwprof/table_layout.c tools/uwprof/table_breakpad.c
 TABLE_ELF	:= tools/uwprof/table_dwarf.c tools/uwprof/table_ehabi.c \
 		   tools/uwprof/table_elf.c tools/uwprof/prologue.c \
-		   tools/uwprof/table_plt.c
+		   tools/uwprof/table_plt.c tools/uwprof/table_spans.c
 TABLE_READ	:= tools/uwprof/table_uwt.c tools/uwprof/table_dump.c
 TABLE_SRCS	:= $(TABLE_CORE) $(wildcard $(TABLE_ELF)) $(wildcard $(TABLE_READ))
 TABLE_LIBS	:= -ldw -lelf -lz -lcapstone
@@ -38,5 +38,6 @@ HOST_TEST_SCRIPTS += tests/host/table_cli.sh
 # Prologue analysis: hand-assembled sequences, and lua5.4 against DWARF.
 HOST_TESTS	+= test_table_prologue
 test_table_prologue_SRCS := $(TABLE_CORE) tools/uwprof/table_elf.c \
-		   tools/uwprof/prologue.c tools/uwprof/table_plt.c tools/uwprof/regfile.c
+		   tools/uwprof/prologue.c tools/uwprof/table_plt.c tools/uwprof/regfile.c \
+		   tools/uwprof/table_spans.c
 test_table_prologue_LIBS := -ldw -lelf -lcapstone

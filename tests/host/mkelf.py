@@ -3,13 +3,19 @@
 """Write a synthetic ARM32 ELF shared object for the table generator's tests.
 
 mkelf.py OUT [--funcs N] [--dwarf-every K] [--extab-every K]
+             [--cantunwind-every K] [--varied] [--plt N]
              [--extab-addr-zero] [--extab-nobits] [--extab-target ADDR]
 
 N functions of 8 bytes each in .text ("push {r4, lr}; pop {r4, pc}"),
-each with a symbol and an .ARM.exidx entry: inline compact opcodes, or
-(every K-th) a PR1 entry in .ARM.extab.  Every K-th function (--dwarf-every)
-also has an FDE in .debug_frame, so the EHABI reader must step around DWARF
-functions.  The --extab-* options make hostile files:
+each with a symbol, a $a mapping symbol and an .ARM.exidx entry: inline
+compact opcodes, CANTUNWIND (every K-th, --cantunwind-every), or (every
+K-th, --extab-every) a PR1 entry in .ARM.extab.  Every K-th function
+(--dwarf-every) also has an FDE in .debug_frame, so the EHABI reader must
+step around DWARF functions.  --varied makes functions 128 bytes with the
+push and pop at offsets and of registers that vary by function, so the
+DWARF functions need about 2,000 distinct row lists (FOT sharing).  --plt N
+adds a .plt of PLT0 and N ARM stubs with their $a/$d mapping symbols.
+The --extab-* options make hostile files:
   --extab-addr-zero   .ARM.extab's sh_addr is 0
   --extab-nobits      .ARM.extab is SHT_NOBITS (no bytes in the file)
   --extab-target A    the first extab-using exidx entry points at address A
@@ -25,6 +31,8 @@ SHF_ALLOC, SHF_EXEC, SHF_LINK_ORDER = 0x2, 0x4, 0x80
 TEXT_ADDR = 0x1000
 FUNC_SIZE = 8
 PUSH_POP = struct.pack('<II', 0xe92d4010, 0xe8bd8010)
+NOP = 0xe1a00000                        # mov r0, r0
+PLT0 = [0xe52de004, 0xe59fe004, 0xe08fe00e, 0xe5bef008, 0x00010000]
 # vsp += 0 (none); pop {r4, r14}; finish
 INLINE_WORD = 0x808401b0
 
@@ -37,16 +45,46 @@ def prel31(target, where):
     return (target - where) & 0x7fffffff
 
 
-def debug_frame(funcs):
-    """A CIE (sp+0, ra = lr) and one FDE per function: after the push at
-    +4, CFA = sp + 8, lr at CFA-4, r4 at CFA-8."""
+def shape(i, varied):
+    """(size, push offset, pop offset, saved registers r4..r(3+k))."""
+    if not varied:
+        return FUNC_SIZE, 0, 4, 1
+    a = i % 31
+    b = a + 1 + (i // 31) % (31 - a)
+    return 128, 4 * a, 4 * b, 1 + (i // 961) % 4
+
+
+def code(i, varied):
+    size, push, pop, k = shape(i, varied)
+    regs = ((1 << k) - 1) << 4
+    words = [NOP] * (size // 4)
+    words[push // 4] = 0xe92d4000 | regs   # push {r4.., lr}
+    words[pop // 4] = 0xe8bd8000 | regs    # pop {r4.., pc}
+    return struct.pack('<%dI' % len(words), *words)
+
+
+def fde_ops(i, varied):
+    """After the push, CFA = sp + 4(k+1), lr at CFA-4, r4.. below it;
+    after the pop (a return) nothing is saved."""
+    size, push, pop, k = shape(i, varied)
+    ops = bytes([0x02, push + 4, 0x0e, 4 * (k + 1), 0x8e, 1])  # advance_loc1
+    for r in range(k):
+        ops += bytes([0x80 | (4 + r), 2 + r])
+    if pop + 4 < size:
+        ops += bytes([0x02, pop - push, 0x0e, 0, 0xc0 | 14])
+        ops += bytes(0xc0 | (4 + r) for r in range(k))
+    return size, ops
+
+
+def debug_frame(funcs, varied):
+    """A CIE (sp+0, ra = lr) and one FDE per function."""
     cie_body = struct.pack('<IB', 0xffffffff, 1) + b'\0' + bytes([1, 0x7c, 14])
     cie_body += bytes([0x0c, 13, 0])          # def_cfa sp, 0
     cie_body = cie_body.ljust(align(len(cie_body), 4), b'\0')
     out = bytearray(struct.pack('<I', len(cie_body)) + cie_body)
-    for addr in funcs:
-        body = struct.pack('<III', 0, addr, FUNC_SIZE)
-        body += bytes([0x44, 0x0e, 8, 0x8e, 1, 0x84, 2])  # adv 4; cfa 8; lr; r4
+    for i, addr in funcs:
+        size, ops = fde_ops(i, varied)
+        body = struct.pack('<III', 0, addr, size) + ops
         body = body.ljust(align(len(body), 4), b'\0')
         out += struct.pack('<I', len(body)) + body
     return bytes(out)
@@ -54,9 +92,22 @@ def debug_frame(funcs):
 
 def build(a):
     n = a.funcs
-    addrs = [TEXT_ADDR + i * FUNC_SIZE for i in range(n)]
-    text = PUSH_POP * n
-    extab_addr = align(TEXT_ADDR + len(text), 4)
+    # .plt first, as ld places it, then .text
+    plt_addr = TEXT_ADDR
+    plt = b''
+    if a.plt:
+        words = list(PLT0)
+        for j in range(a.plt):
+            words += [0xe28fc600, 0xe28cca00 | (j >> 8 & 0xff), 0xe5bcf000 | (j & 0xff) << 2]
+        plt = struct.pack('<%dI' % len(words), *words)
+    text_addr = align(plt_addr + len(plt), 64)
+    sizes = [shape(i, a.varied)[0] for i in range(n)]
+    addrs, at = [], text_addr
+    for sz in sizes:
+        addrs.append(at)
+        at += sz
+    text = b''.join(code(i, a.varied) for i in range(n))
+    extab_addr = align(text_addr + len(text), 4)
     extab = bytearray()
     ex_users = []
     for i in range(n):
@@ -75,33 +126,51 @@ def build(a):
             if a.extab_target is not None and i == first_user:
                 target = a.extab_target
             word = prel31(target, where + 4)
+        elif a.cantunwind_every and i % a.cantunwind_every == 0:
+            word = 1
         else:
             word = INLINE_WORD
         exidx += struct.pack('<II', prel31(fa, where), word)
-    dwarf = [fa for i, fa in enumerate(addrs)
+    dwarf = [(i, fa) for i, fa in enumerate(addrs)
              if a.dwarf_every and i % a.dwarf_every == 0]
-    dframe = debug_frame(dwarf) if dwarf else b''
+    dframe = debug_frame(dwarf, a.varied) if dwarf else b''
 
     strtab = bytearray(b'\0')
     syms = bytearray(b'\0' * 16)
+    text_sec = 2 if a.plt else 1
+    mapsyms = [(fa, 'a', text_sec) for fa in addrs]
+    if a.plt:
+        plt_sec = 1
+        mapsyms += [(plt_addr, 'a', plt_sec), (plt_addr + 16, 'd', plt_sec),
+                    (plt_addr + 20, 'a', plt_sec)]
+    for fa, kind, sec in mapsyms:
+        # STB_LOCAL, STT_NOTYPE: the mapping symbols come first
+        strtab += b'$%s\0' % kind.encode()
+        syms += struct.pack('<IIIBBH', len(strtab) - 3, fa, 0, 0, 0, sec)
+    nlocal = len(syms) // 16
     for i, fa in enumerate(addrs):
         name_off = len(strtab)
         strtab += b'f%d\0' % i
-        # STB_GLOBAL, STT_FUNC, in .text (section 1)
-        syms += struct.pack('<IIIBBH', name_off, fa, FUNC_SIZE, 0x12, 0, 1)
+        # STB_GLOBAL, STT_FUNC, in .text
+        syms += struct.pack('<IIIBBH', name_off, fa, sizes[i], 0x12, 0, text_sec)
 
-    secs = [  # name, type, flags, addr, data, link, info, align, entsize
-        ('.text', SHT_PROGBITS, SHF_ALLOC | SHF_EXEC, TEXT_ADDR, text, 0, 0, 4, 0),
+    secs = []  # name, type, flags, addr, data, link, info, align, entsize
+    if plt:
+        secs.append(('.plt', SHT_PROGBITS, SHF_ALLOC | SHF_EXEC, plt_addr, plt,
+                     0, 0, 4, 0))
+    secs += [
+        ('.text', SHT_PROGBITS, SHF_ALLOC | SHF_EXEC, text_addr, text, 0, 0, 4, 0),
         ('.ARM.extab', SHT_NOBITS if a.extab_nobits else SHT_PROGBITS,
          SHF_ALLOC, 0 if a.extab_addr_zero else extab_addr, bytes(extab),
          0, 0, 4, 0),
         ('.ARM.exidx', SHT_ARM_EXIDX, SHF_ALLOC | SHF_LINK_ORDER, exidx_addr,
-         bytes(exidx), 1, 0, 4, 8),
+         bytes(exidx), text_sec, 0, 4, 8),
     ]
     if dframe:
         secs.append(('.debug_frame', SHT_PROGBITS, 0, 0, dframe, 0, 0, 4, 0))
     symtab_idx = len(secs) + 1
-    secs.append(('.symtab', SHT_SYMTAB, 0, 0, bytes(syms), symtab_idx + 1, 1, 4, 16))
+    secs.append(('.symtab', SHT_SYMTAB, 0, 0, bytes(syms), symtab_idx + 1,
+                 nlocal, 4, 16))
     secs.append(('.strtab', SHT_STRTAB, 0, 0, bytes(strtab), 0, 0, 1, 0))
     shstr = bytearray(b'\0')
     names = []
@@ -150,6 +219,9 @@ def main():
     p.add_argument('--funcs', type=int, default=16)
     p.add_argument('--dwarf-every', type=int, default=0)
     p.add_argument('--extab-every', type=int, default=0)
+    p.add_argument('--cantunwind-every', type=int, default=0)
+    p.add_argument('--varied', action='store_true')
+    p.add_argument('--plt', type=int, default=0)
     p.add_argument('--extab-addr-zero', action='store_true')
     p.add_argument('--extab-nobits', action='store_true')
     p.add_argument('--extab-target', type=lambda s: int(s, 0))
