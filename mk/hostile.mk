@@ -12,3 +12,37 @@ test_report_svg_LIBS := -ldw -lelf -lz
 
 HOST_TEST_SCRIPTS += tests/host/hostile_cli.sh
 HOST_TEST_SCRIPTS += tests/host/table_scale.sh
+
+HOST_TESTS	+= test_procmaps
+test_procmaps_SRCS := tools/uwprof/procmaps.c
+
+# libFuzzer harnesses over the tools (mk/host-rules.mk makes the rules, as
+# they need every fragment's TOOL_SRCS): fuzz_NAME runs "uwprof CMD" on
+# each input (fuzz/fuzz_cmd.c), fuzz_procmaps parses it as a maps file.
+FUZZ_TOOLS	:= report dump table breakpad
+FUZZ_TOOL_CFLAGS = -g -O1 -std=gnu11 -fno-sanitize-recover=all \
+		   -I$(CURDIR)/tools/include -I$(CURDIR) -I$(CURDIR)/tools/uwprof
+FUZZ_TOOL_BINS	= $(addprefix $(FUZZ_OUT)/fuzz_,$(FUZZ_TOOLS) procmaps)
+FUZZ_SEEDS	= $(FUZZ_OUT)/seeds.stamp
+# Inputs up to this size (ELF and data-file seeds are a few KiB).
+FUZZ_TOOL_MAXLEN := 16384
+FUZZ_SMOKE_SECONDS ?= 10
+
+$(FUZZ_SEEDS): fuzz/mkseeds-tools.sh tests/host/mkelf.py $(UWPROF) \
+		$(wildcard tests/data/report/* tests/data/table/* fuzz/regress/*/*)
+	@mkdir -p $(dir $@)
+	$(Q)fuzz/mkseeds-tools.sh $(FUZZ_OUT) $(UWPROF)
+	$(Q)touch $@
+
+# NAME:FUZZER:SEEDS:MAXLEN for fuzz/run-many.sh
+FUZZ_TOOL_SPECS	= $(foreach t,$(FUZZ_TOOLS) procmaps,\
+		  $(t):$(FUZZ_OUT)/fuzz_$(t):$(FUZZ_OUT)/$(t)/seeds:$(FUZZ_TOOL_MAXLEN))
+
+fuzz-tools-build: $(FUZZ_TOOL_BINS) $(FUZZ_SEEDS)
+
+# Each harness for FUZZ_SECONDS (or FUZZ_RUNS executions, if set first).
+fuzz-tools: fuzz-tools-build
+	$(Q)FUZZ_FLAGS="-close_fd_mask=2 $(FUZZ_FLAGS)" fuzz/run-many.sh fuzz-tools \
+		$(FUZZ_SECONDS) $(FUZZ_OUT) $(FUZZ_TOOL_SPECS)
+
+.PHONY: fuzz-tools fuzz-tools-build

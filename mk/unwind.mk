@@ -9,9 +9,7 @@ test_unwind_v2_SRCS := unwind_v2.c tests/host/test_unwind_v2_gen.c
 HOST_TEST_SCRIPTS += tests/host/unwind_cli.sh
 
 # libFuzzer over (table, registers, stack): make fuzz FUZZ_SECONDS=N
-FUZZ_CC		?= clang
 FUZZ_SECONDS	?= 600
-FUZZ_OUT	:= $(BUILD)/fuzz
 FUZZ_UNWIND	:= $(FUZZ_OUT)/fuzz_unwind_v2
 
 $(FUZZ_UNWIND): fuzz/fuzz_unwind_v2.c unwind_v2.c unwind_v2.h

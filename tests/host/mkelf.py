@@ -93,7 +93,7 @@ def debug_frame(funcs, varied):
 def build(a):
     n = a.funcs
     # .plt first, as ld places it, then .text
-    plt_addr = TEXT_ADDR
+    plt_addr = a.text_addr
     plt = b''
     if a.plt:
         words = list(PLT0)
@@ -180,7 +180,7 @@ def build(a):
     secs.append(('.shstrtab', SHT_STRTAB, 0, 0, bytes(shstr), 0, 0, 1, 0))
 
     # Allocated sections sit at file offset == address (one R+X PT_LOAD).
-    img = bytearray(TEXT_ADDR)
+    img = bytearray(a.text_addr)
     offsets = []
     for s in secs:
         _, typ, flags, addr, data = s[:5]
@@ -217,6 +217,8 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument('out')
     p.add_argument('--funcs', type=int, default=16)
+    p.add_argument('--text-addr', type=lambda s: int(s, 0), default=TEXT_ADDR,
+                   help='where code starts (file offset too); small for fuzz seeds')
     p.add_argument('--dwarf-every', type=int, default=0)
     p.add_argument('--extab-every', type=int, default=0)
     p.add_argument('--cantunwind-every', type=int, default=0)

@@ -85,6 +85,15 @@ static int sec_cmp(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+/* Symbols and mapping symbols by address; none at all is fine (NULL). */
+static void sort_symbols(struct tb_elf *e)
+{
+	if (e->nsyms)
+		qsort(e->syms, e->nsyms, sizeof(*e->syms), sym_cmp);
+	if (e->nmaps)
+		qsort(e->maps, e->nmaps, sizeof(*e->maps), map_cmp);
+}
+
 void tb_elf_cover_code(struct tb_elf *e)
 {
 	const struct uwt_seg *seg = NULL;
@@ -248,8 +257,7 @@ int tb_elf_open(struct tb_elf *e, const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "%s has no .text section", path);
 		goto fail;
 	}
-	qsort(e->syms, e->nsyms, sizeof(*e->syms), sym_cmp);
-	qsort(e->maps, e->nmaps, sizeof(*e->maps), map_cmp);
+	sort_symbols(e);
 	qsort(e->secs, e->nsecs, sizeof(*e->secs), sec_cmp);
 	return 0;
 fail:
@@ -403,7 +411,6 @@ int tb_elf_attach_debug(struct tb_elf *e, const char *path, char *err,
 			 e->meta.build_id_len ? want : "(none)");
 		return -1;
 	}
-	qsort(e->syms, e->nsyms, sizeof(*e->syms), sym_cmp);
-	qsort(e->maps, e->nmaps, sizeof(*e->maps), map_cmp);
+	sort_symbols(e);
 	return 0;
 }
