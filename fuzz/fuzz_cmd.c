@@ -25,7 +25,7 @@
 
 static const struct uwprof_cmd *cmds[MAX_CMDS];
 static int ncmds;
-static char dir[64], input[96], out[96];
+static char dir[64], input[96], out[96], symfs[96];
 
 /* Subcommands register here, as they do with uwprof.c's dispatcher. */
 void uwprof_register(const struct uwprof_cmd *cmd)
@@ -42,6 +42,26 @@ static int run(const char *name, int argc, char **argv)
 	abort();	/* the harness was linked without the command */
 }
 
+/* The fixture's ELF into a private --symfs: the test data stays read only. */
+static void copy_symbols(void)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s' && cp '%s/fixture' '%s/'", symfs,
+		 FUZZ_SYMFS, symfs);
+	if (system(cmd))
+		abort();
+}
+
+static void remove_dir(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd))
+		return;
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
@@ -51,8 +71,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		abort();
 	snprintf(input, sizeof(input), "%s/input", dir);
 	snprintf(out, sizeof(out), "%s/out", dir);
+	snprintf(symfs, sizeof(symfs), "%s/symfs", dir);
 	if (!freopen("/dev/null", "w", stdout))
 		abort();
+	copy_symbols();
+	atexit(remove_dir);	/* a crash leaves it, with the input */
 	return 0;
 }
 
@@ -73,8 +96,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	write_input(data, size);
 #if FUZZ_CMD_REPORT
 	{
-		/* --symfs: the test data, where the fixture's ELF is found. */
-		char *argv[] = { "report", "-q", "--symfs", FUZZ_SYMFS, "-f",
+		/* --symfs: where the fixture's ELF is found. */
+		char *argv[] = { "report", "-q", "--symfs", symfs, "-f",
 				 (char *)formats[size % 5], "-o", "/dev/null",
 				 input, NULL };
 
