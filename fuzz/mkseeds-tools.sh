@@ -9,7 +9,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$here/..
 out=$1 uwprof=$2
 mkelf="python3 $top/tests/host/mkelf.py --text-addr 0x60"
-for d in report dump table breakpad procmaps; do
+for d in report dump table breakpad procmaps datafile; do
 	rm -rf "$out/$d/seeds"
 	mkdir -p "$out/$d/seeds"
 done
@@ -35,6 +35,8 @@ for n in (1, 4, 16):
     body = b''.join(maps) + b''.join(samples[:n]) + end
     open('%s/small-%d.data' % (sys.argv[2], n), 'wb').write(data[:hsize] + body)
 PY
+
+cp "$out"/report/seeds/* "$out/datafile/seeds/"
 
 # table: synthetic ELFs of each kind, and the fixture program.
 $mkelf "$out/table/seeds/plain.so" --funcs 6

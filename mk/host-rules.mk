@@ -53,3 +53,9 @@ $(FUZZ_OUT)/fuzz_procmaps: fuzz/fuzz_procmaps.c $(FUZZ_OUT)/obj/tools/uwprof/pro
 	@mkdir -p $(dir $@)
 	$(Q)$(FUZZ_CC) $(FUZZ_TOOL_CFLAGS) -fsanitize=fuzzer,address,undefined \
 		-o $@ $^
+
+$(FUZZ_OUT)/fuzz_datafile: fuzz/fuzz_datafile.c $(FUZZ_OUT)/obj/tools/uwprof/datafile.o \
+		$(FUZZ_OUT)/obj/tools/uwprof/regfile.o
+	@mkdir -p $(dir $@)
+	$(Q)$(FUZZ_CC) $(FUZZ_TOOL_CFLAGS) -fsanitize=fuzzer,address,undefined \
+		-o $@ $^
