@@ -6,7 +6,8 @@ CHAIN_VARIANTS	:= $(foreach cc,gcc clang,$(foreach isa,thumb arm,\
 			$(foreach link,static dynamic,$(cc)-$(isa)-$(link))))
 CHAIN_CC_gcc	:= $(CROSS_COMPILE)gcc
 CHAIN_CC_clang	:= clang --target=arm-linux-gnueabihf -march=armv7-a -mfloat-abi=hard
-CHAIN_LIB_SRCS	:= tools/uwprof/attach.c tools/uwprof/addrmap.c tools/uwprof/procmaps.c tools/uwprof/table_uwt.c
+CHAIN_LIB_SRCS	:= tools/uwprof/attach.c tools/uwprof/addrmap.c tools/uwprof/procmaps.c \
+		   tools/uwprof/table_uwt.c tools/uwprof/regfile.c
 CHAIN_BINS	:= $(foreach v,$(CHAIN_VARIANTS),$(ARM_OUT)/selftests/chain-$(v)_test)
 ARM_LIBC	:= $(BUILD)/arm/root/lib/arm-linux-gnueabihf/libc.so.6
 

@@ -21,6 +21,8 @@ UWPROF		:= $(HOST_OUT)/uwprof
 ARM_OUT		:= $(BUILD)/arm
 KSELFTEST_DIR	:= $(BUILD)/linux-source/tools/testing/selftests
 SELFTEST_HDRS	:= $(wildcard selftests/*.h) uapi/uwprof.h
+FUZZ_OUT	:= $(BUILD)/fuzz
+FUZZ_CC		?= clang
 
 # armhf user programs (selftests, test programs, the device-side uwprof)
 ARM_CC		?= $(CROSS_COMPILE)gcc

@@ -28,3 +28,34 @@ HOST_TEST_BINS := $(addprefix $(HOST_OUT)/tests/,$(HOST_TESTS))
 test-host: $(HOST_TEST_BINS) $(UWPROF)
 	$(Q)UWPROF=$(UWPROF) BUILD=$(BUILD) scripts/run-tests.sh test-host \
 		$(HOST_TEST_BINS) $(HOST_TEST_SCRIPTS)
+
+# The tool fuzz harnesses (mk/hostile.mk): every tool source but the entry
+# point, built once with the sanitizers, then linked per harness.
+FUZZ_TOOL_SRCS	:= $(filter-out tools/uwprof/uwprof.c,$(sort $(TOOL_SRCS)))
+FUZZ_TOOL_OBJS	:= $(patsubst %.c,$(FUZZ_OUT)/obj/%.o,$(FUZZ_TOOL_SRCS))
+
+$(FUZZ_OUT)/obj/%.o: %.c $(HOST_HDRS)
+	@mkdir -p $(dir $@)
+	$(Q)$(FUZZ_CC) $(FUZZ_TOOL_CFLAGS) \
+		-fsanitize=fuzzer-no-link,address,undefined -c -o $@ $<
+
+define fuzz_tool_rule
+$(FUZZ_OUT)/fuzz_$(1): fuzz/fuzz_cmd.c $(FUZZ_TOOL_OBJS)
+	@mkdir -p $$(dir $$@)
+	$$(Q)$$(FUZZ_CC) $$(FUZZ_TOOL_CFLAGS) -fsanitize=fuzzer,address,undefined \
+		-DFUZZ_CMD_$(shell echo $(1) | tr a-z A-Z)=1 \
+		-DFUZZ_SYMFS='"$(CURDIR)/tests/data/report"' \
+		-o $$@ fuzz/fuzz_cmd.c $(FUZZ_TOOL_OBJS) $(TOOL_LIBS)
+endef
+$(foreach t,$(FUZZ_TOOLS),$(eval $(call fuzz_tool_rule,$(t))))
+
+$(FUZZ_OUT)/fuzz_procmaps: fuzz/fuzz_procmaps.c $(FUZZ_OUT)/obj/tools/uwprof/procmaps.o
+	@mkdir -p $(dir $@)
+	$(Q)$(FUZZ_CC) $(FUZZ_TOOL_CFLAGS) -fsanitize=fuzzer,address,undefined \
+		-o $@ $^
+
+$(FUZZ_OUT)/fuzz_datafile: fuzz/fuzz_datafile.c $(FUZZ_OUT)/obj/tools/uwprof/datafile.o \
+		$(FUZZ_OUT)/obj/tools/uwprof/regfile.o
+	@mkdir -p $(dir $@)
+	$(Q)$(FUZZ_CC) $(FUZZ_TOOL_CFLAGS) -fsanitize=fuzzer,address,undefined \
+		-o $@ $^

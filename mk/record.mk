@@ -5,7 +5,8 @@
 # libc-only sources: the device-side uwprof is made of these.
 RECORD_SRCS	:= tools/uwprof/cmd_record.c tools/uwprof/datafile.c \
 		   tools/uwprof/buildid.c tools/uwprof/attach.c tools/uwprof/addrmap.c \
-		   tools/uwprof/procmaps.c
+		   tools/uwprof/procmaps.c tools/uwprof/regfile.c \
+		   tools/uwprof/uwutil.c
 ARM_UWPROF	:= $(ARM_OUT)/uwprof
 ARM_UWPROF_SRCS	:= tools/uwprof/uwprof.c tools/uwprof/table_uwt.c unwind_v2.c \
 		   $(RECORD_SRCS)
@@ -44,12 +45,11 @@ VM_TEST_DEPS	+= $(ARM_UWPROF) $(UWPROF)
 # The address model against the real loader (tests/host/addrmap_cli.sh):
 # a probe of record's side of it, built from the same sources.
 ADDRMAP_PROBE	:= $(HOST_OUT)/tests/addrmap_probe
-$(ADDRMAP_PROBE): tests/host/addrmap_probe.c tools/uwprof/addrmap.c \
+ADDRMAP_PROBE_SRCS := tests/host/addrmap_probe.c tools/uwprof/addrmap.c \
 		  tools/uwprof/buildid.c tools/uwprof/attach.c \
-		  tools/uwprof/table_uwt.c $(HOST_HDRS)
+		  tools/uwprof/table_uwt.c tools/uwprof/regfile.c
+$(ADDRMAP_PROBE): $(ADDRMAP_PROBE_SRCS) $(HOST_HDRS)
 	@mkdir -p $(dir $@)
-	$(Q)$(HOSTCC) $(HOST_CFLAGS) -o $@ tests/host/addrmap_probe.c \
-		tools/uwprof/addrmap.c tools/uwprof/buildid.c \
-		tools/uwprof/attach.c tools/uwprof/table_uwt.c
+	$(Q)$(HOSTCC) $(HOST_CFLAGS) -o $@ $(ADDRMAP_PROBE_SRCS)
 test-host: $(ADDRMAP_PROBE)
 HOST_TEST_SCRIPTS += tests/host/addrmap_cli.sh

@@ -6,7 +6,8 @@ TABLE_CORE	:= tools/uwprof/table_enc.c tools/uwprof/table_conv.c \
 		   tools/uwprof/table_layout.c tools/uwprof/table_breakpad.c
 TABLE_ELF	:= tools/uwprof/table_dwarf.c tools/uwprof/table_ehabi.c \
 		   tools/uwprof/table_elf.c tools/uwprof/prologue.c \
-		   tools/uwprof/table_plt.c tools/uwprof/table_noreturn.c
+		   tools/uwprof/table_plt.c tools/uwprof/table_noreturn.c \
+		   tools/uwprof/table_spans.c
 TABLE_READ	:= tools/uwprof/table_uwt.c tools/uwprof/table_dump.c
 TABLE_SRCS	:= $(TABLE_CORE) $(wildcard $(TABLE_ELF)) $(wildcard $(TABLE_READ))
 TABLE_LIBS	:= -ldw -lelf -lz -lcapstone
@@ -30,7 +31,7 @@ lua-arm:
 
 # Real code: lua5.4 (gcc, clang) against libdw, and libc.so.6's exidx.
 HOST_TESTS	+= test_table_real
-test_table_real_SRCS := unwind_v2.c tools/uwprof/table_uwt.c
+test_table_real_SRCS := unwind_v2.c tools/uwprof/table_uwt.c tools/uwprof/regfile.c
 test_table_real_LIBS := -ldw -lelf
 
 HOST_TEST_SCRIPTS += tests/host/table_cli.sh tests/host/thread_entry.sh
@@ -38,5 +39,6 @@ HOST_TEST_SCRIPTS += tests/host/table_cli.sh tests/host/thread_entry.sh
 # Prologue analysis: hand-assembled sequences, and lua5.4 against DWARF.
 HOST_TESTS	+= test_table_prologue
 test_table_prologue_SRCS := $(TABLE_CORE) tools/uwprof/table_elf.c \
-		   tools/uwprof/prologue.c tools/uwprof/table_plt.c
+		   tools/uwprof/prologue.c tools/uwprof/table_plt.c tools/uwprof/regfile.c \
+		   tools/uwprof/table_spans.c
 test_table_prologue_LIBS := -ldw -lelf -lcapstone

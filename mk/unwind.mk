@@ -9,9 +9,7 @@ test_unwind_v2_SRCS := unwind_v2.c tests/host/test_unwind_v2_gen.c
 HOST_TEST_SCRIPTS += tests/host/unwind_cli.sh
 
 # libFuzzer over (table, registers, stack): make fuzz FUZZ_SECONDS=N
-FUZZ_CC		?= clang
 FUZZ_SECONDS	?= 600
-FUZZ_OUT	:= $(BUILD)/fuzz
 FUZZ_UNWIND	:= $(FUZZ_OUT)/fuzz_unwind_v2
 
 $(FUZZ_UNWIND): fuzz/fuzz_unwind_v2.c unwind_v2.c unwind_v2.h
@@ -23,8 +21,11 @@ $(FUZZ_UNWIND): fuzz/fuzz_unwind_v2.c unwind_v2.c unwind_v2.h
 fuzz: $(FUZZ_UNWIND)
 	$(Q)fuzz/run.sh fuzz $(FUZZ_UNWIND) $(FUZZ_SECONDS) $(FUZZ_OUT)/unwind
 
-fuzz-smoke: $(FUZZ_UNWIND)
-	$(Q)fuzz/run.sh fuzz-smoke $(FUZZ_UNWIND) 60 $(FUZZ_OUT)/unwind
+# The unwinder for 60 s, then each tool harness (mk/hostile.mk) briefly.
+fuzz-smoke: $(FUZZ_UNWIND) fuzz-tools-build
+	$(Q)FUZZ_FLAGS="-close_fd_mask=2" fuzz/run-many.sh fuzz-smoke \
+		$(FUZZ_SMOKE_SECONDS) $(FUZZ_OUT) \
+		unwind:$(FUZZ_UNWIND):$(CURDIR)/fuzz/corpus:4096:60 $(FUZZ_TOOL_SPECS)
 
 .PHONY: fuzz fuzz-smoke
 

@@ -51,7 +51,8 @@ for lib in libc.so.6 ld-linux-armhf.so.3; do
 	dynlibs+=(--table "$lib=$out/$lib.uwt" --syms "$lib=$out/$lib.syms")
 done
 
-srcs=("$top/tests/gt/gt.c" "$top/unwind_v2.c" "$top/tools/uwprof/table_uwt.c")
+srcs=("$top/tests/gt/gt.c" "$top/unwind_v2.c" "$top/tools/uwprof/table_uwt.c"
+      "$top/tools/uwprof/regfile.c")
 inc=(-D_GNU_SOURCE -I"$top" -I"$top/tools/include" -I"$top/tools/uwprof")
 for v in $variants; do
 	cc=${v%-*} link=${v#*-} exe=$out/gt-$v

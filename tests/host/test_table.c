@@ -101,6 +101,27 @@ TEST(read_malformed_line_is_an_error)
 	tb_input_free(&in);
 }
 
+/*
+ * A name with no expression after it ("r4:" at the end): the parser read
+ * the expression's first token from an uninitialised slot (found by
+ * fuzz_breakpad).  The rule is one uwprof cannot express, nothing more.
+ */
+TEST(rules_name_without_expression)
+{
+	struct tb_row row;
+
+	memset(&row, 0, sizeof(row));
+	CHECK(tb_parse_breakpad_rules(".cfa: sp 8 + .ra: .cfa -4 + ^ r4:", &row));
+	CHECK_EQ_U32(row.cfa_kind, TB_CFA_REG);
+	CHECK_EQ_U32(row.cfa_off, 8);
+	CHECK_EQ_U32(row.r[TB_RA].kind, TB_R_OFFSET);
+	CHECK_EQ_U32(row.r[4].kind, TB_R_EXPR);
+	memset(&row, 0, sizeof(row));
+	CHECK(tb_parse_breakpad_rules(".cfa: .ra:", &row));
+	CHECK_EQ_U32(row.cfa_kind, TB_CFA_EXPR);
+	CHECK_EQ_U32(row.r[TB_RA].kind, TB_R_EXPR);
+}
+
 /* ---- _TestUleb128Encode ---- */
 
 TEST(uleb128)

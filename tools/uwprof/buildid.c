@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "buildid.h"
+#include "regfile.h"
 
 #define NOTE_MAX	4096
 
@@ -70,7 +71,7 @@ static int read_phdrs(FILE *f, const Elf32_Ehdr *eh, struct uw_elf_info *info)
 int uw_elf_info(const char *path, struct uw_elf_info *info)
 {
 	Elf32_Ehdr eh;
-	FILE *f = fopen(path, "rb");
+	FILE *f = uw_fopen_regular(path);
 	int ret;
 
 	memset(info, 0, sizeof(*info));

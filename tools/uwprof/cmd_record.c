@@ -767,6 +767,8 @@ static void summary_missing(const struct rec *r)
 
 			if (s->m.flags & UWD_MAP_TABLE)
 				continue;
+			/* Before the retry warning too: it names the table. */
+			uw_hex(s->m.build_id, s->m.build_id_len, bid);
 			if (s->retry) {
 				uw_err("record: warning: the table %s/%s.uwt does not "
 				       "fit the mapping of %s in pid %d (made from "
@@ -774,7 +776,6 @@ static void summary_missing(const struct rec *r)
 				       (int)t->pid);
 				continue;
 			}
-			uw_hex(s->m.build_id, s->m.build_id_len, bid);
 			for (k = 0; k < ndone && strcmp(done[k], bid[0] ? bid : s->path); k++)
 				;
 			if (k < ndone || ndone == 64)

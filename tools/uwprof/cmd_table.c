@@ -15,6 +15,7 @@
 #include "table_uwt.h"
 #include "table_dump.h"
 #include "prologue.h"
+#include "regfile.h"
 
 #define MAX_DEBUG_DIRS	16
 #define DEFAULT_DEBUG_DIR "/usr/lib/debug"
@@ -538,12 +539,12 @@ static int read_inputs(struct gen *g, struct tb_elf *e)
 	char err[512];
 
 	if (g->o->breakpad) {
-		FILE *f = fopen(g->o->breakpad, "r");
+		FILE *f = uw_fopen_regular(g->o->breakpad);
 		int r;
 
 		if (!f) {
 			uw_err("table: cannot open %s: %s", g->o->breakpad,
-			       strerror(errno));
+			       uw_file_strerror(errno));
 			return UWPROF_EXIT_USAGE;
 		}
 		r = tb_read_breakpad(f, &g->in, err, sizeof(err));

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "regfile.h"
 #include "table_uwt.h"
 #include "unwind_v2.h"
 #include "uwprof.h"
@@ -68,12 +69,12 @@ struct unwind_args {
 /* Read a whole file into a new buffer; a message and false on failure. */
 static bool read_file(const char *path, u8 **buf, u32 *size)
 {
-	FILE *f = fopen(path, "rb");
+	FILE *f = uw_fopen_regular(path);
 	size_t n, cap = 4096, len = 0;
 	u8 *p = NULL, *np;
 
 	if (!f) {
-		uw_err("%s: %s", path, strerror(errno));
+		uw_err("%s: %s", path, uw_file_strerror(errno));
 		return false;
 	}
 	do {

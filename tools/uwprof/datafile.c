@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "datafile.h"
+#include "regfile.h"
 #include "uapi/uwprof.h"
 #include "unwind_v2.h"
 
@@ -77,7 +78,7 @@ static int read_all(const char *path, uint8_t **buf, size_t *size)
 {
 	size_t room = 1 << 20, n = 0, got;
 	uint8_t *b = malloc(room), *g;
-	FILE *f = fopen(path, "rb");
+	FILE *f = uw_fopen_regular(path);
 
 	if (!f || !b) {
 		int e = errno;
@@ -104,18 +105,33 @@ static int read_all(const char *path, uint8_t **buf, size_t *size)
 		return -1;
 	}
 	fclose(f);
-	*buf = b;
+	/* Exactly the file's bytes: a reader running past them is caught. */
+	g = realloc(b, n ? n : 1);
+	*buf = g ? g : b;
 	*size = n;
 	return 0;
 }
 
 int uwd_load(const char *path, struct uwd_file *f, char *err, size_t errlen)
 {
+	uint8_t *buf;
+	size_t size;
+
 	memset(f, 0, sizeof(*f));
-	if (read_all(path, &f->buf, &f->size)) {
-		snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+	if (read_all(path, &buf, &size)) {
+		snprintf(err, errlen, "cannot read %s: %s", path,
+			 uw_file_strerror(errno));
 		return -1;
 	}
+	return uwd_parse(path, buf, size, f, err, errlen);
+}
+
+int uwd_parse(const char *path, uint8_t *buf, size_t size, struct uwd_file *f,
+	      char *err, size_t errlen)
+{
+	memset(f, 0, sizeof(*f));
+	f->buf = buf;
+	f->size = size;
 	if (f->size < 16 || memcmp(f->buf, UWD_MAGIC, 8)) {
 		snprintf(err, errlen, "%s is not a uwprof data file "
 			 "(no UWPROFD header); record one with 'uwprof record'", path);

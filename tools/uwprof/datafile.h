@@ -97,6 +97,13 @@ struct uwd_file {
 int uwd_load(const char *path, struct uwd_file *f, char *err, size_t errlen);
 
 /*
+ * The same over @size bytes at @buf (malloc'd; @f owns it from here, also
+ * on failure, when it is freed).  @path names it in messages.
+ */
+int uwd_parse(const char *path, uint8_t *buf, size_t size, struct uwd_file *f,
+	      char *err, size_t errlen);
+
+/*
  * The next record (*type, payload at *data, *len bytes).  Returns 1, or 0
  * at the end of the file or at a record cut short (f->cut_short set).
  */

@@ -8,31 +8,52 @@
 
 #include "procmaps.h"
 
+/* 0, 1 for a line that is not one of our mappings, -1 for garbage. */
 static int uw_parse_map_line(const char *line, struct uw_mapping *m)
 {
 	unsigned long long start, end, off;
 	char perms[8];
 	int pathpos = 0;
+	size_t plen;
 
 	if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &start, &end, perms,
-		   &off, &pathpos) < 4 || !pathpos)
+		   &off, &pathpos) < 4 || !pathpos || strlen(perms) != 4 ||
+	    start >= end)
 		return -1;
-	if (end > UINT32_MAX)
+	if (end > UINT32_MAX || off > UINT32_MAX)
 		return 1;	/* not a 32-bit address: never ours */
+	plen = strcspn(line + pathpos, "\n");
+	if (plen >= sizeof(m->path))
+		return 1;	/* a cut path would name another file */
 	m->start = start;
 	m->end = end;
 	m->offset = off;
 	m->exec = perms[2] == 'x';
-	snprintf(m->path, sizeof(m->path), "%s", line + pathpos);
-	m->path[strcspn(m->path, "\n")] = 0;
+	memcpy(m->path, line + pathpos, plen);
+	m->path[plen] = 0;
 	return 0;
+}
+
+/*
+ * One whole line into @line; a line longer than the buffer is read to its
+ * end and reported as 1, so its tail is never taken for a line of its own.
+ */
+static int read_line(FILE *f, char *line, int size)
+{
+	int c;
+
+	if (!fgets(line, size, f))
+		return -1;
+	if (strchr(line, '\n') || feof(f))
+		return 0;
+	while ((c = fgetc(f)) != EOF && c != '\n')
+		;
+	return 1;
 }
 
 int uw_read_maps(pid_t pid, struct uw_mapping **out, unsigned int *n)
 {
-	struct uw_mapping *maps = NULL, *grown;
-	unsigned int count = 0, room = 0;
-	char path[64], line[512];
+	char path[64];
 	FILE *f;
 	int r;
 
@@ -40,13 +61,26 @@ int uw_read_maps(pid_t pid, struct uw_mapping **out, unsigned int *n)
 	f = fopen(path, "r");
 	if (!f)
 		return errno == ENOENT ? -ESRCH : -errno;
-	while (fgets(line, sizeof(line), f)) {
+	r = uw_parse_maps(f, out, n);
+	fclose(f);
+	return r;
+}
+
+int uw_parse_maps(FILE *f, struct uw_mapping **out, unsigned int *n)
+{
+	struct uw_mapping *maps = NULL, *grown;
+	unsigned int count = 0, room = 0;
+	char line[512];
+	int r;
+
+	while ((r = read_line(f, line, sizeof(line))) >= 0) {
+		if (r)
+			continue;	/* too long for a path we could open */
 		if (count == room) {
 			room = room ? room * 2 : 64;
 			grown = realloc(maps, room * sizeof(*maps));
 			if (!grown) {
 				free(maps);
-				fclose(f);
 				return -ENOMEM;
 			}
 			maps = grown;
@@ -55,7 +89,6 @@ int uw_read_maps(pid_t pid, struct uw_mapping **out, unsigned int *n)
 		if (r == 0)
 			count++;
 	}
-	fclose(f);
 	*out = maps;
 	*n = count;
 	return 0;

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 struct uw_mapping {
@@ -23,5 +24,8 @@ struct uw_mapping {
  * Returns 0, or -errno (ESRCH when the process is gone).
  */
 int uw_read_maps(pid_t pid, struct uw_mapping **out, unsigned int *n);
+
+/* The same from a stream in the maps format (the fuzz harness feeds one). */
+int uw_parse_maps(FILE *f, struct uw_mapping **out, unsigned int *n);
 
 #endif

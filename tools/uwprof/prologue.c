@@ -1127,15 +1127,75 @@ static bool is_ehabi(const struct tb_cfi_func *f)
 	return f->source == TB_SRC_EHABI;
 }
 
-/* [lo, hi) is covered by EHABI rules only, or by nothing. */
-static bool only_ehabi(const struct tb_input *in, u32 lo, u32 hi)
-{
-	for (u32 i = 0; i < in->n; i++) {
-		const struct tb_cfi_func *f = &in->funcs[i];
+/*
+ * What covers the code, sorted by address, for one question per symbol:
+ * is [lo, hi) covered by EHABI rules only, or by nothing?  @maxend[k] is
+ * the largest end among the first k + 1 ranges, so the first range that
+ * can reach past lo is found by bisection even where ranges overlap.
+ */
+struct pa_cover {
+	u32 n;
+	struct pa_range *r;	/* by start */
+	bool *ehabi;
+	u32 *maxend;
+};
 
-		if (f->addr < hi && f->addr + f->size > lo && !is_ehabi(f))
-			return false;
+static int cover_cmp(const void *a, const void *b)
+{
+	const struct tb_cfi_func *const *x = a, *const *y = b;
+
+	return (*x)->addr < (*y)->addr ? -1 : (*x)->addr > (*y)->addr;
+}
+
+static int cover_build(struct pa_cover *c, const struct tb_input *in)
+{
+	const struct tb_cfi_func **v = malloc((in->n + 1) * sizeof(*v));
+	u32 max = 0;
+
+	c->n = in->n;
+	c->r = malloc((in->n + 1) * sizeof(*c->r));
+	c->ehabi = malloc(in->n + 1);
+	c->maxend = malloc((in->n + 1) * sizeof(*c->maxend));
+	if (!v || !c->r || !c->ehabi || !c->maxend) {
+		free(v);
+		return -1;
 	}
+	for (u32 i = 0; i < in->n; i++)
+		v[i] = &in->funcs[i];
+	qsort(v, in->n, sizeof(*v), cover_cmp);
+	for (u32 i = 0; i < in->n; i++) {
+		c->r[i] = (struct pa_range){ v[i]->addr, v[i]->addr + v[i]->size };
+		c->ehabi[i] = is_ehabi(v[i]);
+		if (c->r[i].hi > max)
+			max = c->r[i].hi;
+		c->maxend[i] = max;
+	}
+	free(v);
+	return 0;
+}
+
+static void cover_free(struct pa_cover *c)
+{
+	free(c->r);
+	free(c->ehabi);
+	free(c->maxend);
+}
+
+static bool only_ehabi(const struct pa_cover *c, u32 lo, u32 hi)
+{
+	u32 a = 0, b = c->n;
+
+	while (a < b) {		/* the first range whose prefix reaches lo */
+		u32 mid = a + (b - a) / 2;
+
+		if (c->maxend[mid] <= lo)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	for (; a < c->n && c->r[a].lo < hi; a++)
+		if (c->r[a].hi > lo && !c->ehabi[a])
+			return false;
 	return true;
 }
 
@@ -1227,12 +1287,22 @@ static u32 next_sym_addr(const struct tb_elf *e, u32 i, u32 limit)
 /* Addresses of the other symbols inside [lo, hi): entry points too. */
 static u32 *inner_symbols(const struct tb_elf *e, u32 lo, u32 hi, u32 *n)
 {
-	u32 *v = malloc((e->nsyms + 1) * sizeof(*v));
+	u32 a = 0, b = e->nsyms, k, *v;
 
+	while (a < b) {		/* symbols are sorted by address */
+		u32 mid = a + (b - a) / 2;
+
+		if (e->syms[mid].addr <= lo)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	for (k = a; k < e->nsyms && e->syms[k].addr < hi; k++)
+		;
+	v = malloc((k - a + 1) * sizeof(*v));
 	*n = 0;
-	for (u32 k = 0; v && k < e->nsyms; k++)
-		if (e->syms[k].addr > lo && e->syms[k].addr < hi)
-			v[(*n)++] = e->syms[k].addr;
+	for (; v && a < k; a++)
+		v[(*n)++] = e->syms[a].addr;
 	return v;
 }
 
@@ -1335,7 +1405,7 @@ int tb_prologue_sym(struct tb_elf *e, u32 i, struct tb_cfi_func *f,
 	return analyse_symbol(e, i, false, f, why, wlen);
 }
 
-static int analyse_sym(struct tb_elf *e, const struct tb_input *in, u32 i,
+static int analyse_sym(struct tb_elf *e, const struct pa_cover *in, u32 i,
 		       struct tb_input *done, struct tb_notes *notes)
 {
 	const struct tb_sym *s = &e->syms[i];
@@ -1364,8 +1434,13 @@ int tb_prologue_pass(struct tb_elf *e, struct tb_input *in,
 		     struct tb_notes *notes)
 {
 	struct tb_input done = { 0 };
+	struct pa_cover cover;
 	int n = 0;
 
+	if (cover_build(&cover, in)) {
+		cover_free(&cover);
+		return -1;
+	}
 	for (u32 i = 0; i < e->nsyms; i++) {
 		int r;
 
@@ -1375,13 +1450,15 @@ int tb_prologue_pass(struct tb_elf *e, struct tb_input *in,
 		if (done.n && e->syms[i].addr < done.funcs[done.n - 1].addr +
 		    done.funcs[done.n - 1].size)
 			continue;
-		r = analyse_sym(e, in, i, &done, notes);
+		r = analyse_sym(e, &cover, i, &done, notes);
 		if (r < 0) {
+			cover_free(&cover);
 			tb_input_free(&done);
 			return -1;
 		}
 		n += r;
 	}
+	cover_free(&cover);
 	if (n && carve(in, &done)) {
 		tb_input_free(&done);
 		return -1;

@@ -19,16 +19,70 @@
 #define SVG_BOTTOM	30
 #define SVG_CHAR_W	7
 
+/*
+ * The length of the UTF-8 character at @s that XML 1.0 allows, or 0 for
+ * an invalid sequence (bad lead or continuation byte, overlong form,
+ * surrogate, beyond U+10FFFF, U+FFFE/U+FFFF) or a control character XML
+ * cannot carry even as a reference.
+ */
+static size_t xml_char_len(const unsigned char *s)
+{
+	uint32_t c;
+	size_t n;
+
+	if (s[0] < 0x80)
+		return s[0] >= 0x20 || s[0] == '\t' ? 1 : 0;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2, c = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3, c = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4, c = s[0] & 0x07;
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)	/* also stops at the NUL */
+			return 0;
+		c = c << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 3 && c < 0x800) || (n == 4 && c < 0x10000) || c > 0x10ffff ||
+	    (c >= 0xd800 && c <= 0xdfff) || c == 0xfffe || c == 0xffff)
+		return 0;
+	return n;
+}
+
+/* Characters xml_str writes for @s: each bad byte counts as one. */
+static size_t xml_chars(const char *s)
+{
+	size_t n = 0, k;
+
+	for (const unsigned char *p = (const unsigned char *)s; *p; p += k, n++)
+		k = xml_char_len(p) ? xml_char_len(p) : 1;
+	return n;
+}
+
+/*
+ * At most @max characters of @s as XML text: markup characters escaped,
+ * each byte that is not part of a valid character replaced by U+FFFD, and
+ * never a cut inside a multi-byte character.
+ */
 static void xml_str(const char *s, size_t max, FILE *out)
 {
-	for (size_t i = 0; s[i] && i < max; i++) {
-		switch (s[i]) {
+	const unsigned char *p = (const unsigned char *)s;
+
+	for (size_t i = 0; *p && i < max; i++) {
+		size_t k = xml_char_len(p);
+
+		switch (k ? *p : 0) {
+		case 0: fputs("\xef\xbf\xbd", out); k = 1; break;
 		case '&': fputs("&amp;", out); break;
 		case '<': fputs("&lt;", out); break;
 		case '>': fputs("&gt;", out); break;
 		case '"': fputs("&quot;", out); break;
-		default: fputc(s[i], out);
+		case '\'': fputs("&apos;", out); break;
+		default: fwrite(p, 1, k, out);
 		}
+		p += k;
 	}
 }
 
@@ -146,7 +200,7 @@ static void box(const struct svg_ctx *c, uint32_t n)
 		"fill=\"%s\" data-fill=\"%s\" rx=\"2\"/><text x=\"%.2f\" y=\"%d\">",
 		x, y, w, SVG_ROW - 1, fill, fill, x + 3, y + SVG_ROW - 4);
 	if (fit >= 3) {
-		size_t len = strlen(name);
+		size_t len = xml_chars(name);
 
 		xml_str(name, len <= (size_t)fit ? len : (size_t)fit - 2, c->out);
 		if (len > (size_t)fit)

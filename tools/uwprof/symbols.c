@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "buildid.h"
+#include "regfile.h"
 #include "symbols.h"
 
 struct sym {
@@ -134,7 +135,7 @@ static struct sym_file *open_elf(const char *path)
 
 	if (!f)
 		return NULL;
-	f->fd = open(path, O_RDONLY | O_CLOEXEC);
+	f->fd = uw_open_regular(path);
 	if (f->fd < 0)
 		goto fail;
 	f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);

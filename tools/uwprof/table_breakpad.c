@@ -104,6 +104,8 @@ static void parse_reg(char **t, int n, int self, struct tb_rule *rule)
 	s32 off = 0;
 
 	rule->kind = TB_R_EXPR;
+	if (n < 1)
+		return;		/* "r4:" with nothing after it */
 	if (n == 1) {
 		int r = reg_by_name(t[0], strlen(t[0]), &rn);
 

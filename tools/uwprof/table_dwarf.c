@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "table_elf.h"
+#include "table_spans.h"
 
 /* libdw's answer for one register as a tb_rule. */
 static struct tb_rule reg_rule(Dwarf_Frame *fr, int regno)
@@ -191,16 +192,6 @@ static const u8 *cie_r_encoding(const Dwarf_CIE *cie)
 	return NULL;
 }
 
-/* Is @addr inside one of the functions [from, to) of @in? */
-static int covered(const struct tb_input *in, u32 from, u32 to, u32 addr)
-{
-	for (u32 i = from; i < to; i++)
-		if (addr >= in->funcs[i].addr &&
-		    addr < in->funcs[i].addr + in->funcs[i].size)
-			return 1;
-	return 0;
-}
-
 /*
  * The section's bytes, decompressed when SHF_COMPRESSED (Debian's debug
  * files compress .debug_frame; dwarf_next_cfi wants the plain bytes).
@@ -249,10 +240,15 @@ static int read_section(const struct cfi_src *cs, struct tb_input *in,
 	GElf_Ehdr eh_mem;
 	u8 ident[EI_NIDENT];
 	bool eh = cs->eh;
+	struct tb_spans earlier;
 
 	d = section_data(cs->elf, cs->secname, &sec_addr);
 	if (!d || !cs->cfi)
 		return 0;
+	if (tb_spans_init(&earlier, in, cs->skip_from, cs->skip_to)) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
 	gelf_getehdr(cs->elf, &eh_mem);
 	memcpy(ident, eh_mem.e_ident, EI_NIDENT);
 	for (; off < d->d_size; off = next) {
@@ -274,11 +270,12 @@ static int read_section(const struct cfi_src *cs, struct tb_input *in,
 		if (!lo || hi <= lo)
 			continue;	/* discarded code */
 		/* An earlier source wins for the same code. */
-		if (covered(in, cs->skip_from, cs->skip_to, lo))
+		if (tb_spans_cover_end(&earlier, lo, NULL))
 			continue;
 		f = tb_input_add(in);
 		if (!f) {
 			snprintf(err, errlen, "out of memory");
+			tb_spans_free(&earlier);
 			return -1;
 		}
 		f->addr = lo;
@@ -291,6 +288,7 @@ static int read_section(const struct cfi_src *cs, struct tb_input *in,
 		}
 		added++;
 	}
+	tb_spans_free(&earlier);
 	return added;
 }
 

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "table_elf.h"
+#include "table_spans.h"
 
 static u32 rd32(const u8 *p)
 {
@@ -157,6 +158,22 @@ static int add_func(struct tb_input *in, u32 addr, u32 size, u8 source,
 	return 0;
 }
 
+/* The first symbol at or above @addr (e->syms is sorted by address). */
+static u32 first_sym(const struct tb_elf *e, u32 addr)
+{
+	u32 lo = 0, hi = e->nsyms;
+
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (e->syms[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* Whole root symbols found inside [lo, hi): marked root, rest refused. */
 static int add_cantunwind(struct tb_elf *e, struct tb_input *in, u32 lo,
 			  u32 hi)
@@ -164,7 +181,8 @@ static int add_cantunwind(struct tb_elf *e, struct tb_input *in, u32 lo,
 	static const u8 refuse[] = { 0x80, 0x00 }, root[] = { 0xb1, 0x00 };
 	u32 at = lo;
 
-	for (u32 i = 0; i < e->nsyms; i++) {
+	for (u32 i = first_sym(e, lo); i < e->nsyms && e->syms[i].addr < hi;
+	     i++) {
 		const struct tb_sym *s = &e->syms[i];
 		u32 end;
 
@@ -297,31 +315,14 @@ static int decode_entry(const struct exidx_secs *x, u32 i, u8 *ops, u32 max)
 		return tb_ehabi_decode(p + 4, 1, ops, max);
 	t = prel31(p + 4, x->ix_addr + i + 4);
 	off = t - x->tab_addr;
-	if (!x->tab || t < x->tab_addr || off + 4 > x->tab_size)
+	/* off + 4 could wrap past 2^32: compare against what is left. */
+	if (!x->tab || t < x->tab_addr || off >= x->tab_size ||
+	    x->tab_size - off < 4)
 		return -1;
 	tw = (const u8 *)x->tab->d_buf + off;
 	if (!(rd32(tw) & 0x80000000u))
 		return decode_generic(tw, (x->tab_size - off) / 4, ops, max);
 	return tb_ehabi_decode(tw, (x->tab_size - off) / 4, ops, max);
-}
-
-/*
- * The end of the DWARF function covering @addr (0 if none), and in @next
- * the start of the first DWARF function after @addr.
- */
-static u32 dwarf_cover_end(const struct tb_input *in, u32 ndwarf, u32 addr,
-			   u32 *next)
-{
-	*next = UINT32_MAX;
-	for (u32 i = 0; i < ndwarf; i++) {
-		const struct tb_cfi_func *f = &in->funcs[i];
-
-		if (addr >= f->addr && addr < f->addr + f->size)
-			return f->addr + f->size;
-		if (f->addr > addr && f->addr < *next)
-			*next = f->addr;
-	}
-	return 0;
 }
 
 /*
@@ -334,15 +335,16 @@ static u32 dwarf_cover_end(const struct tb_input *in, u32 ndwarf, u32 addr,
  * stubs) has no rule anyone stated; a gap filler there would "return to
  * lr" with whatever sp the code left.
  */
-static int add_uncovered(struct tb_elf *e, struct tb_input *in, u32 ndwarf,
-			 u32 fn, u32 end, const u8 *ops, int n)
+static int add_uncovered(struct tb_elf *e, struct tb_input *in,
+			 const struct tb_spans *d, u32 fn, u32 end,
+			 const u8 *ops, int n)
 {
 	static const u8 refuse[] = { 0x80, 0x00 };
 	u32 at = fn, next, cend, hi;
 	int added = 0;
 
 	while (at < end) {
-		cend = dwarf_cover_end(in, ndwarf, at, &next);
+		cend = tb_spans_cover_end(d, at, &next);
 		if (cend) {
 			at = cend;
 			continue;
@@ -363,7 +365,7 @@ int tb_read_ehabi(struct tb_elf *e, struct tb_input *in,
 {
 	Elf_Scn *scn = NULL;
 	struct exidx_secs x = { 0 };
-	u32 ndwarf = in->n;
+	struct tb_spans dw;
 	u32 text_end = e->meta.text_addr + e->meta.text_size;
 	size_t shstrndx;
 	int added = 0;
@@ -385,12 +387,15 @@ int tb_read_ehabi(struct tb_elf *e, struct tb_input *in,
 		} else if (!strcmp(name, ".ARM.extab")) {
 			x.tab = elf_getdata(scn, NULL);
 			x.tab_addr = sh.sh_addr;
-			x.tab_size = sh.sh_size;
+			/* The bytes libelf holds: none for SHT_NOBITS. */
+			x.tab_size = x.tab && x.tab->d_buf ? x.tab->d_size : 0;
 		}
 	}
-	if (!x.ix || x.ix->d_size < 8)
+	if (!x.ix || !x.ix->d_buf || x.ix->d_size < 8)
 		return 0;
 	e->meta.sources |= UWT_SRC_EXIDX;
+	if (tb_spans_init(&dw, in, 0, in->n))
+		goto oom;
 	for (u32 i = 0; i + 8 <= x.ix->d_size; i += 8) {
 		const u8 *p = (const u8 *)x.ix->d_buf + i;
 		u32 fn = prel31(p, x.ix_addr + i) & ~1u, end, w = rd32(p + 4);
@@ -413,9 +418,11 @@ int tb_read_ehabi(struct tb_elf *e, struct tb_input *in,
 			ops[1] = 0x00;
 			n = 2;
 		}
-		k = add_uncovered(e, in, ndwarf, fn, end, ops, n);
-		if (k < 0)
+		k = add_uncovered(e, in, &dw, fn, end, ops, n);
+		if (k < 0) {
+			tb_spans_free(&dw);
 			goto oom;
+		}
 		/* Noted only when the entry's own function uses it. */
 		if (k && reason == TB_N_EHABI_REFUSE)
 			tb_note_add(notes, fn, fn, reason, "refuse opcode");
@@ -423,6 +430,7 @@ int tb_read_ehabi(struct tb_elf *e, struct tb_input *in,
 			tb_note_add(notes, fn, fn, reason, "entry word 0x%08x", w);
 		added += k;
 	}
+	tb_spans_free(&dw);
 	return added;
 oom:
 	snprintf(err, errlen, "out of memory");

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <elfutils/libdw.h>
 #include "table_elf.h"
+#include "regfile.h"
 
 static int sym_cmp(const void *a, const void *b)
 {
@@ -82,6 +83,15 @@ static int sec_cmp(const void *a, const void *b)
 	const struct tb_sec *x = a, *y = b;
 
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* Symbols and mapping symbols by address; none at all is fine (NULL). */
+static void sort_symbols(struct tb_elf *e)
+{
+	if (e->nsyms)
+		qsort(e->syms, e->nsyms, sizeof(*e->syms), sym_cmp);
+	if (e->nmaps)
+		qsort(e->maps, e->nmaps, sizeof(*e->maps), map_cmp);
 }
 
 void tb_elf_cover_code(struct tb_elf *e)
@@ -172,9 +182,10 @@ int tb_elf_open(struct tb_elf *e, const char *path, char *err, size_t errlen)
 	memset(e, 0, sizeof(*e));
 	e->dbg_fd = -1;
 	elf_version(EV_CURRENT);
-	e->fd = open(path, O_RDONLY);
+	e->fd = uw_open_regular(path);
 	if (e->fd < 0) {
-		snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+		snprintf(err, errlen, "cannot open %s: %s", path,
+			 uw_file_strerror(errno));
 		return -1;
 	}
 	e->elf = elf_begin(e->fd, ELF_C_READ, NULL);
@@ -246,8 +257,7 @@ int tb_elf_open(struct tb_elf *e, const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "%s has no .text section", path);
 		goto fail;
 	}
-	qsort(e->syms, e->nsyms, sizeof(*e->syms), sym_cmp);
-	qsort(e->maps, e->nmaps, sizeof(*e->maps), map_cmp);
+	sort_symbols(e);
 	qsort(e->secs, e->nsecs, sizeof(*e->secs), sec_cmp);
 	return 0;
 fail:
@@ -377,10 +387,10 @@ int tb_elf_attach_debug(struct tb_elf *e, const char *path, char *err,
 	GElf_Ehdr eh;
 
 	snprintf(e->dbg_path, sizeof(e->dbg_path), "%s", path);
-	e->dbg_fd = open(path, O_RDONLY);
+	e->dbg_fd = uw_open_regular(path);
 	if (e->dbg_fd < 0) {
 		snprintf(err, errlen, "cannot open debug file %s: %s", path,
-			 strerror(errno));
+			 uw_file_strerror(errno));
 		return -1;
 	}
 	e->dbg_elf = elf_begin(e->dbg_fd, ELF_C_READ, NULL);
@@ -401,8 +411,7 @@ int tb_elf_attach_debug(struct tb_elf *e, const char *path, char *err,
 			 e->meta.build_id_len ? want : "(none)");
 		return -1;
 	}
-	qsort(e->syms, e->nsyms, sizeof(*e->syms), sym_cmp);
-	qsort(e->maps, e->nmaps, sizeof(*e->maps), map_cmp);
+	sort_symbols(e);
 	return 0;
 }
 

@@ -128,13 +128,18 @@ struct seqset {
 	u32 nslots;
 };
 
+static u32 bytes_hash(const u8 *b, u32 len)
+{
+	u32 h = 2166136261u ^ len;
+
+	for (u32 i = 0; i < len; i++)
+		h = (h ^ b[i]) * 16777619u;
+	return h;
+}
+
 static u32 seq_hash(const struct tb_seq *s)
 {
-	u32 h = 2166136261u ^ s->len;
-
-	for (u32 i = 0; i < s->len; i++)
-		h = (h ^ s->b[i]) * 16777619u;
-	return h;
+	return bytes_hash(s->b, s->len);
 }
 
 static long seqset_find(const struct seqset *ss, const struct tb_seq *s,
@@ -170,6 +175,27 @@ struct flist {
 	u8 *bytes;
 };
 
+/*
+ * The list equal to @b in lists[] through the hash slots (index + 1,
+ * 0 = empty), or -1 and in *slot where to add it.
+ */
+static long flist_find(const struct flist *lists, const u32 *slots,
+		       u32 nslots, const u8 *b, u32 len, u32 *slot)
+{
+	u32 h = bytes_hash(b, len) & (nslots - 1);
+
+	for (;; h = (h + 1) & (nslots - 1)) {
+		u32 k = slots[h];
+
+		if (!k) {
+			*slot = h;
+			return -1;
+		}
+		if (lists[k - 1].len == len && !memcmp(lists[k - 1].bytes, b, len))
+			return k - 1;
+	}
+}
+
 static int flist_len_cmp(const void *a, const void *b)
 {
 	const struct flist *x = a, *y = b;
@@ -200,7 +226,7 @@ long tb_build_fot(const struct tb_func *funcs, u32 n,
 {
 	struct flist *lists = calloc(n ? n : 1, sizeof(*lists));
 	u32 *owner = calloc(n ? n : 1, sizeof(*owner));
-	u32 nl = 0, size = 0, maxstart = 0;
+	u32 nl = 0, size = 0, maxstart = 0, nlslots = 1, *lslots = NULL;
 	struct seqset ss = { (struct tb_uit_seq *)uit, nuit, NULL, 1 };
 	u8 *out;
 
@@ -209,7 +235,10 @@ long tb_build_fot(const struct tb_func *funcs, u32 n,
 	while (ss.nslots < 2 * nuit + 2)
 		ss.nslots <<= 1;
 	ss.slots = calloc(ss.nslots, sizeof(u32));
-	if (!ss.slots)
+	while (nlslots < 2 * n + 2)
+		nlslots <<= 1;
+	lslots = calloc(nlslots, sizeof(u32));
+	if (!ss.slots || !lslots)
 		goto oom;
 	for (u32 i = 0; i < nuit; i++) {
 		u32 slot;
@@ -218,8 +247,9 @@ long tb_build_fot(const struct tb_func *funcs, u32 n,
 			ss.slots[slot] = i + 1;
 	}
 	for (u32 i = 0; i < n; i++) {
-		u32 *uo = calloc(funcs[i].npairs + 1, sizeof(u32)), len, j;
+		u32 *uo = calloc(funcs[i].npairs + 1, sizeof(u32)), len, j, slot;
 		u8 *b;
+		long found;
 
 		if (!uo)
 			goto oom;
@@ -238,20 +268,15 @@ long tb_build_fot(const struct tb_func *funcs, u32 n,
 		free(uo);
 		if (!b)
 			goto oom;
-		/*
-		 * Whole-list sharing.  Linear search over distinct lists
-		 * would be quadratic; compare against lists with the same
-		 * first bytes via a sorted pass would be faster, but the
-		 * counts here (thousands) keep this cheap enough.
-		 */
-		for (j = 0; j < nl; j++)
-			if (lists[j].len == len && !memcmp(lists[j].bytes, b, len))
-				break;
-		if (j < nl) {
+		/* Whole-list sharing, through a hash of the encoded bytes. */
+		found = flist_find(lists, lslots, nlslots, b, len, &slot);
+		if (found >= 0) {
 			free(b);
+			j = (u32)found;
 		} else {
-			lists[nl] = (struct flist){ i, 0, len, b };
-			nl++;
+			j = nl;
+			lists[nl++] = (struct flist){ i, 0, len, b };
+			lslots[slot] = nl;
 		}
 		owner[i] = j;
 	}
@@ -306,6 +331,7 @@ long tb_build_fot(const struct tb_func *funcs, u32 n,
 	free(lists);
 	free(owner);
 	free(ss.slots);
+	free(lslots);
 	*fot = out;
 	return size;
 oom:
@@ -317,6 +343,7 @@ fail:
 	free(lists);
 	free(owner);
 	free(ss.slots);
+	free(lslots);
 	return -1;
 }
 

@@ -152,16 +152,17 @@ static int find_sites(struct tb_elf *e, csh cs_arm, csh cs_thumb,
 	const u8 *text = sec ? tb_elf_sec_bytes(e, sec) : NULL;
 	u32 end = f->addr + f->size, lo = f->addr, hi;
 	struct nr_walk w = { .f = f, .sites = sites };
-	u32 k = 0;
+	u32 k;
 
 	if (!text || end > sec->addr + sec->size)
 		return 0;
 	/* runs of one kind between mapping symbols */
+	k = tb_elf_maps_upto(e, lo);
 	while (lo < end) {
-		char kind = tb_elf_map_at(e, lo);
+		char kind = k ? e->maps[k - 1].kind : 0;
 
 		while (k < e->nmaps && e->maps[k].addr <= lo)
-			k++;
+			kind = e->maps[k++].kind;
 		hi = k < e->nmaps && e->maps[k].addr < end ? e->maps[k].addr : end;
 		if ((kind == 'a' || kind == 't') &&
 		    scan_code(kind == 't' ? cs_thumb : cs_arm,

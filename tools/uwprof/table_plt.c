@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "table_elf.h"
+#include "table_spans.h"
 
 #define MAX_LITS	8
 
@@ -35,13 +36,20 @@ static u16 rd16(const u8 *p)
 	return (u16)(p[0] | p[1] << 8);
 }
 
+/* The kind of the last mapping symbol at or below @addr (maps are sorted). */
 static char map_kind(const struct tb_elf *e, u32 addr)
 {
-	char k = 0;
+	u32 lo = 0, hi = e->nmaps;
 
-	for (u32 i = 0; i < e->nmaps && e->maps[i].addr <= addr; i++)
-		k = e->maps[i].kind;
-	return k;
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (e->maps[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? e->maps[lo - 1].kind : 0;
 }
 
 static bool is_literal(struct plt_dec *d, u32 addr)
@@ -233,15 +241,6 @@ static u32 one_stub(struct plt_dec *d, u32 at, bool header,
 	return at;
 }
 
-static bool covered(const struct tb_input *in, u32 lo, u32 hi)
-{
-	for (u32 i = 0; i < in->n; i++)
-		if (in->funcs[i].addr < hi &&
-		    in->funcs[i].addr + in->funcs[i].size > lo)
-			return true;
-	return false;
-}
-
 static int decode_plt(struct tb_elf *e, const struct tb_sec *s,
 		      struct tb_input *in, struct tb_notes *notes,
 		      struct plt_dec *d)
@@ -249,9 +248,13 @@ static int decode_plt(struct tb_elf *e, const struct tb_sec *s,
 	const u8 *code = tb_elf_sec_bytes(e, s);
 	u32 at = s->addr;
 	int added = 0;
+	struct tb_spans other;
 
 	if (!code)
 		return 0;
+	/* Stubs added below never overlap the ones after them. */
+	if (tb_spans_init(&other, in, 0, in->n))
+		return -1;
 	d->e = e;
 	d->code = code;
 	d->lo = s->addr;
@@ -265,7 +268,8 @@ static int decode_plt(struct tb_elf *e, const struct tb_sec *s,
 
 		if (end == -1u) {
 			free(f.rows);
-			return -1;
+			added = -1;
+			break;
 		}
 		if (!end) {
 			free(f.rows);
@@ -273,12 +277,13 @@ static int decode_plt(struct tb_elf *e, const struct tb_sec *s,
 			break;
 		}
 		/* A stub some other source describes keeps that source. */
-		if (covered(in, at, end)) {
+		if (tb_spans_overlap(&other, at, end)) {
 			free(f.rows);
 		} else {
 			if (!(g = tb_input_add(in))) {
 				free(f.rows);
-				return -1;
+				added = -1;
+				break;
 			}
 			*g = f;
 			added++;
@@ -286,6 +291,7 @@ static int decode_plt(struct tb_elf *e, const struct tb_sec *s,
 		at = end;
 		d->nlits = 0;
 	}
+	tb_spans_free(&other);
 	return added;
 }
 
@@ -294,33 +300,36 @@ static int refuse_gaps(struct tb_input *in, u32 lo, u32 hi)
 {
 	static const u8 refuse[2] = { 0x80, 0x00 };
 	u32 at = lo;
+	struct tb_spans sp;
 
+	/* The gaps added below lie behind @at: the index stays right. */
+	if (tb_spans_init(&sp, in, 0, in->n))
+		return -1;
 	while (at < hi) {
-		u32 next = hi, skip = 0;
+		u32 next, skip = tb_spans_cover_end(&sp, at, &next);
 		struct tb_cfi_func *g;
 
-		for (u32 k = 0; k < in->n; k++) {
-			const struct tb_cfi_func *f = &in->funcs[k];
-
-			if (f->addr <= at && f->addr + f->size > at)
-				skip = f->addr + f->size;
-			else if (f->addr > at && f->addr < next)
-				next = f->addr;
-		}
 		if (skip) {
 			at = skip;
 			continue;
 		}
-		if (!(g = tb_input_add(in)))
+		if (next > hi)
+			next = hi;
+		if (!(g = tb_input_add(in))) {
+			tb_spans_free(&sp);
 			return -1;
+		}
 		*g = (struct tb_cfi_func){ .addr = at, .size = next - at,
 					   .source = TB_SRC_UNCOVERED };
-		if (!(g->ehabi = malloc(2)))
+		if (!(g->ehabi = malloc(2))) {
+			tb_spans_free(&sp);
 			return -1;
+		}
 		memcpy(g->ehabi, refuse, 2);
 		g->ehabi_len = 2;
 		at = next;
 	}
+	tb_spans_free(&sp);
 	return 0;
 }
 

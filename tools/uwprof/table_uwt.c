@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "table_uwt.h"
+#include "regfile.h"
 
 #define HDR_SIZE	16	/* magic, version, header+meta size */
 #define META_FIXED	(4 * 10 + UWT_BUILD_ID_MAX)
@@ -141,13 +142,13 @@ corrupt:
 int uwt_load_file(const char *path, struct uwt_file *out, char *err,
 		  size_t errlen)
 {
-	FILE *f = fopen(path, "rb");
+	FILE *f = uw_fopen_regular(path);
 	uint8_t *buf = NULL;
 	size_t cap = 0, len = 0, n;
 
 	if (!f) {
 		snprintf(err, errlen, "cannot open %s: %s", path,
-			 strerror(errno));
+			 uw_file_strerror(errno));
 		return -1;
 	}
 	do {

@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
 /* uwprof: entry point and subcommand dispatch. */
-#include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,32 +16,6 @@ void uwprof_register(const struct uwprof_cmd *cmd)
 {
 	if (ncmds < UWPROF_MAX_CMDS)
 		cmds[ncmds++] = cmd;
-}
-
-void uw_err(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("uwprof: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-bool uw_parse_u32(const char *s, uint32_t *out)
-{
-	unsigned long long v;
-	char *end;
-
-	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
-		return false;
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || *end || v > UINT32_MAX)
-		return false;
-	*out = (uint32_t)v;
-	return true;
 }
 
 static int cmd_compare(const void *a, const void *b)

@@ -1,0 +1,49 @@
+# SPDX-License-Identifier: GPL-2.0
+# Hostile inputs to the user-space tools: crafted files against the table
+# generator and report (tests/host/hostile_cli.sh, test_report_svg) and
+# the libFuzzer harnesses in fuzz/ over every reader of untrusted bytes.
+
+HOST_TESTS	+= test_report_svg
+test_report_svg_SRCS := tools/uwprof/report_svg.c tools/uwprof/report_model.c \
+		   tools/uwprof/symbols.c tools/uwprof/buildid.c \
+		   tools/uwprof/datafile.c tools/uwprof/regfile.c \
+		   tools/uwprof/uwutil.c tools/uwprof/addrmap.c unwind_v2.c
+test_report_svg_LIBS := -ldw -lelf -lz
+
+HOST_TEST_SCRIPTS += tests/host/hostile_cli.sh
+HOST_TEST_SCRIPTS += tests/host/table_scale.sh
+
+HOST_TESTS	+= test_procmaps
+test_procmaps_SRCS := tools/uwprof/procmaps.c
+
+# libFuzzer harnesses over the tools (mk/host-rules.mk makes the rules, as
+# they need every fragment's TOOL_SRCS): fuzz_NAME runs "uwprof CMD" on
+# each input (fuzz/fuzz_cmd.c), fuzz_procmaps parses it as a maps file,
+# fuzz_datafile walks it as a data file in memory.
+FUZZ_TOOLS	:= report dump table breakpad
+FUZZ_TOOL_CFLAGS = -g -O1 -std=gnu11 -fno-sanitize-recover=all \
+		   -I$(CURDIR)/tools/include -I$(CURDIR) -I$(CURDIR)/tools/uwprof
+FUZZ_TOOL_BINS	= $(addprefix $(FUZZ_OUT)/fuzz_,$(FUZZ_TOOLS) procmaps datafile)
+FUZZ_SEEDS	= $(FUZZ_OUT)/seeds.stamp
+# Inputs up to this size (ELF and data-file seeds are a few KiB).
+FUZZ_TOOL_MAXLEN := 16384
+FUZZ_SMOKE_SECONDS ?= 10
+
+$(FUZZ_SEEDS): fuzz/mkseeds-tools.sh tests/host/mkelf.py $(UWPROF) \
+		$(wildcard tests/data/report/* tests/data/table/* fuzz/regress/*/*)
+	@mkdir -p $(dir $@)
+	$(Q)fuzz/mkseeds-tools.sh $(FUZZ_OUT) $(UWPROF)
+	$(Q)touch $@
+
+# NAME:FUZZER:SEEDS:MAXLEN for fuzz/run-many.sh
+FUZZ_TOOL_SPECS	= $(foreach t,$(FUZZ_TOOLS) procmaps datafile,\
+		  $(t):$(FUZZ_OUT)/fuzz_$(t):$(FUZZ_OUT)/$(t)/seeds:$(FUZZ_TOOL_MAXLEN))
+
+fuzz-tools-build: $(FUZZ_TOOL_BINS) $(FUZZ_SEEDS)
+
+# Each harness for FUZZ_SECONDS (or FUZZ_RUNS executions, if set first).
+fuzz-tools: fuzz-tools-build
+	$(Q)FUZZ_FLAGS="-close_fd_mask=2 $(FUZZ_FLAGS)" fuzz/run-many.sh fuzz-tools \
+		$(FUZZ_SECONDS) $(FUZZ_OUT) $(FUZZ_TOOL_SPECS)
+
+.PHONY: fuzz-tools fuzz-tools-build

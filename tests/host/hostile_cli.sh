@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Crafted files against uwprof table and report: each case here crashed or
+# hung the tools once.  ELFs come from mkelf.py; the report cases use the
+# recorded fixture with hostile files where its symbols are looked for.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+UWPROF=${UWPROF:-$here/../../build/host/uwprof}
+UWPROF=$(cd "$(dirname "$UWPROF")" && pwd)/$(basename "$UWPROF")
+mkelf="python3 $here/mkelf.py"
+data=$here/../data/report
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# run NAME CMD...: the exit status, 124 on a hang, >= 128 on a crash.
+run() { timeout 20 "$@" >"$tmp/out" 2>"$tmp/err"; }
+
+# The good file first, so the hostile cases below compare with it.
+$mkelf "$tmp/good.so" --funcs 8 --extab-every 2
+run "$UWPROF" table "$tmp/good.so" -o "$tmp/good.uwt" --report "$tmp/good.rep"
+expect "extab entries: table built" 0 $?
+expect "extab entries decoded: nothing reported" "" \
+	"$(grep -v '^#' "$tmp/good.rep" | grep -v 'ehabi-only')"
+
+# .ARM.extab at address 0 and an exidx entry pointing at 0xfffffffe:
+# the offset check wrapped and the reader went 4 GiB past the section.
+$mkelf "$tmp/wrap.so" --funcs 8 --extab-every 2 --extab-addr-zero \
+	--extab-target 0xfffffffe
+run "$UWPROF" table "$tmp/wrap.so" -o "$tmp/wrap.uwt" --report "$tmp/wrap.rep"
+expect "extab at 0, entry at the top of memory: exit 0" 0 $?
+expect "that entry is reported undecodable" "f0 0x1000 0x1000 ehabi-undecodable" \
+	"$(grep '^f0 .*undecodable' "$tmp/wrap.rep" | cut -d' ' -f1-4)"
+
+# A NOBITS .ARM.extab has a size but no bytes.
+$mkelf "$tmp/nobits.so" --funcs 8 --extab-every 2 --extab-nobits
+run "$UWPROF" table "$tmp/nobits.so" -o "$tmp/nobits.uwt" --report "$tmp/nobits.rep"
+expect "NOBITS .ARM.extab: exit 0" 0 $?
+expect "its users are reported undecodable, the others are not" \
+	"f0 f2 f4 f6" "$(awk '$4 == "ehabi-undecodable" {print $1}' "$tmp/nobits.rep" | paste -sd' ')"
+"$UWPROF" dump "$tmp/nobits.uwt" >"$tmp/dump"
+expect "inline entries still encoded" "+0x0 pop {r4, lr}; finish" \
+	"$(sed -n '/^0x1008/{n;p}' "$tmp/dump" | awk '{$2 = $3 = ""; print}' | tr -s ' ')"
+
+# A mapping's file found as a FIFO (or a device) where symbols are looked
+# for: report opened it and waited for a writer forever.
+mkdir "$tmp/symfs"
+mkfifo "$tmp/symfs/fixture"
+run "$UWPROF" report -q --symfs "$tmp/symfs" -f folded "$data/fixture.data"
+rc=$?
+expect "FIFO named like the mapping: report does not block" 0 $rc
+grep -q '^\[fixture\]\|;\[fixture\]' "$tmp/out" && ok "FIFO skipped: frames named [fixture]" ||
+	fail "FIFO skipped: frames named [fixture]"
+rm "$tmp/symfs/fixture"
+ln -s /dev/zero "$tmp/symfs/fixture"
+run "$UWPROF" report -q --symfs "$tmp/symfs" -f folded "$data/fixture.data"
+expect "a device named like the mapping: report finishes" 0 $?
+
+# The data file itself as a FIFO or a directory: a clear error, exit 2.
+mkfifo "$tmp/data.fifo"
+run "$UWPROF" report "$tmp/data.fifo"
+expect "data file is a FIFO: exit 2" 2 $?
+grep -q "not a regular file" "$tmp/err" && ok "message says not a regular file" ||
+	fail "message says not a regular file: $(cat "$tmp/err")"
+run "$UWPROF" table "$tmp/data.fifo" -o "$tmp/x.uwt"
+expect "table of a FIFO: exit 2" 2 $?
+run "$UWPROF" dump "$tmp/data.fifo"
+expect "dump of a FIFO: exit 2" 2 $?
+finish
