@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# build-corpus.sh [BUILD]
+# build-corpus.sh [BUILD [PROG-CC...]]
 #
 # The benchmark corpus beyond lua5.4 and sqlite3: real programs from
 # Debian bookworm's source packages, cross-built for armhf, Thumb-2, -O2 -g
@@ -21,13 +21,16 @@
 # every combination appears.  Dynamic builds need only the C library: the
 # programs' own libraries (libzstd, liblzma, libbz2, ...) are linked in.
 # Output: BUILD/arm/corpus/PROG-CC/PROG, beside it "recipe" (compiler,
-# linker, linkage) and "build-seconds".  Idempotent: a build whose program
-# exists is skipped.  Needs deb-src (enabled if missing), the armhf cross
+# linker, linkage) and "build-seconds".  PROG-CC... (e.g. zstd-gcc) builds
+# only those, and fetches only their sources.  Idempotent: a build whose
+# program exists is skipped.  Needs deb-src (enabled if missing), the armhf cross
 # gcc and g++, clang and lld (scripts/packages.txt).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${1:-${BUILD:-$here/build}}
+[ $# -gt 0 ] && shift
+only=" $* "
 src_dir=$BUILD/src/corpus
 arm_dir=$BUILD/arm/corpus
 mkdir -p "$src_dir" "$arm_dir"
@@ -103,9 +106,11 @@ compile() {
 	while [ "$n" -gt 0 ]; do wait -n; n=$((n - 1)); done
 }
 
-# begin PROG CC LD LINKAGE: sets out (or returns 1 when already built)
+# begin PROG CC LD LINKAGE: sets out (or returns 1 when already built or
+# not asked for)
 begin() {
 	out=$arm_dir/$1-$2
+	[ "$only" = "  " ] || [[ $only == *" $1-$2 "* ]] || return 1
 	[ -x "$out/$1" ] && return 1
 	say "building $1-$2 ($2, ld=$3, $4)"
 	rm -rf "$out"
@@ -121,7 +126,8 @@ finish_build() {
 
 build_zstd() {
 	begin zstd "$@" || return 0
-	local s=$zstd_src
+	local s
+	s=$(fetch_source libzstd 'libzstd-[0-9]*')
 	compile "$out/obj" cc -DZSTD_MULTITHREAD -DZSTD_LEGACY_SUPPORT=0 \
 		-DZSTD_DISABLE_ASM -DXXH_NAMESPACE=ZSTD_ -pthread -I"$s/lib" \
 		-I"$s/lib/common" -- "$s"/lib/common/*.c "$s"/lib/compress/*.c \
@@ -132,6 +138,8 @@ build_zstd() {
 
 build_xz() {
 	begin xz "$@" || return 0
+	local xz_src
+	xz_src=$(fetch_source xz-utils 'xz-utils-[0-9]*')
 	# libtool drops a plain -static when it links a program
 	local extra=()
 	[ "$3" = static ] && extra=(LDFLAGS=-all-static)
@@ -149,9 +157,11 @@ build_xz() {
 
 bz_lib=(blocksort huffman crctable randtable compress decompress bzlib)
 bz_lib_srcs() { local f; for f in "${bz_lib[@]}"; do echo "$bzip2_src/$f.c"; done; }
+bzip2_source() { bzip2_src=$(fetch_source bzip2 'bzip2-[0-9]*'); }
 
 build_bzip2() {
 	begin bzip2 "$@" || return 0
+	bzip2_source
 	compile "$out/obj" cc -D_FILE_OFFSET_BITS=64 -- \
 		$(bz_lib_srcs) "$bzip2_src/bzip2.c"
 	"${cc[@]}" "${ldflags[@]}" -o "$out/bzip2.tmp" "$out"/obj/*.o
@@ -160,6 +170,9 @@ build_bzip2() {
 
 build_pbzip2() {
 	begin pbzip2 "$@" || return 0
+	local pbzip2_src
+	bzip2_source
+	pbzip2_src=$(fetch_source pbzip2 'pbzip2-[0-9]*')
 	compile "$out/obj" cc -D_FILE_OFFSET_BITS=64 -- $(bz_lib_srcs)
 	compile "$out/obj" cxx -D_LARGEFILE64_SOURCE -D_FILE_OFFSET_BITS=64 \
 		-DUSE_STACKSIZE_CUSTOMIZATION -pthread -I"$bzip2_src" -- \
@@ -171,6 +184,8 @@ build_pbzip2() {
 
 build_lz4() {
 	begin lz4 "$@" || return 0
+	local lz4_src
+	lz4_src=$(fetch_source lz4 'lz4-[0-9]*')
 	compile "$out/obj" cc -I"$lz4_src/lib" -- "$lz4_src"/lib/lz4.c \
 		"$lz4_src"/lib/lz4hc.c "$lz4_src"/lib/lz4frame.c \
 		"$lz4_src"/lib/xxhash.c "$lz4_src"/programs/*.c
@@ -180,19 +195,13 @@ build_lz4() {
 
 build_brotli() {
 	begin brotli "$@" || return 0
-	local s=$brotli_src/c
+	local s
+	s=$(fetch_source brotli 'brotli-[0-9]*')/c
 	compile "$out/obj" cc -I"$s/include" -- "$s"/common/*.c "$s"/dec/*.c \
 		"$s"/enc/*.c "$s"/tools/brotli.c
 	"${cc[@]}" "${ldflags[@]}" -o "$out/brotli.tmp" "$out"/obj/*.o -lm
 	finish_build brotli
 }
-
-zstd_src=$(fetch_source libzstd 'libzstd-[0-9]*')
-xz_src=$(fetch_source xz-utils 'xz-utils-[0-9]*')
-bzip2_src=$(fetch_source bzip2 'bzip2-[0-9]*')
-pbzip2_src=$(fetch_source pbzip2 'pbzip2-[0-9]*')
-lz4_src=$(fetch_source lz4 'lz4-[0-9]*')
-brotli_src=$(fetch_source brotli 'brotli-[0-9]*')
 
 # program   compiler  linker  linkage
 build_zstd   gcc   bfd static
@@ -207,4 +216,4 @@ build_lz4    gcc   lld static
 build_lz4    clang bfd dynamic
 build_brotli gcc   bfd dynamic
 build_brotli clang lld static
-say "done: $(cd "$arm_dir" && echo */)"
+say "done: $(cd "$arm_dir" && echo *-*/)"
