@@ -14,9 +14,6 @@ $(BENCH_TIMEIT): bench/timeit.c
 sqlite-arm:
 	$(Q)scripts/build-sqlite.sh $(BUILD)
 
-corpus-arm:
-	$(Q)scripts/build-corpus.sh $(BUILD)
-
 perf-root:
 	$(Q)scripts/make-perf-root.sh $(BUILD)/perf-root
 
@@ -26,4 +23,4 @@ bench:
 	$(Q)$(MAKE) --no-print-directory lua-arm sqlite-arm corpus-arm perf-root
 	$(Q)bench/perf/bench.sh
 
-.PHONY: bench sqlite-arm corpus-arm perf-root
+.PHONY: bench sqlite-arm perf-root

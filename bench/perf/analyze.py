@@ -216,11 +216,28 @@ class Checker:
             sym = None
             if path.startswith("/bench/bin/"):
                 sym = os.path.join(self.unstripped, os.path.basename(path))
+            else:
+                sym = self.debug_file(host)
             try:
                 self.elves[path] = Elf(host, sym)
             except (OSError, Exception):  # noqa: BLE001 - any unreadable file
                 self.elves[path] = None
         return self.elves[path]
+
+    def debug_file(self, host):
+        """The separate debug file of @host where the root keeps debug
+        packages' files (by build-id), for its full symbol table."""
+        try:
+            with open(host, "rb") as f:
+                sec = ELFFile(f).get_section_by_name(".note.gnu.build-id")
+                bid = next((n["n_desc"] for n in sec.iter_notes()
+                            if n["n_type"] == "NT_GNU_BUILD_ID"), None) if sec else None
+        except (OSError, Exception):  # noqa: BLE001 - any unreadable file
+            return None
+        if not bid:
+            return None
+        d = os.path.join(self.root, "usr/lib/debug/.build-id", bid[:2], bid[2:] + ".debug")
+        return d if os.path.exists(d) else None
 
     def where(self, frame, is_ra):
         """'file:function' (or file+offset) of a frame, for the page."""
