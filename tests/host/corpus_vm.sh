@@ -3,17 +3,21 @@
 #
 # Two programs of the corpus (scripts/build-corpus.sh), stripped, recorded
 # with "uwprof record -F 1000" in the VM on their bench workloads
-# (bench/perf/workloads.sh) with a 1 MiB input: zstd built by gcc, static,
+# (bench/perf/workloads.sh) and their 4 MiB input: zstd built by gcc, static,
 # compressing with four worker threads, and bzip2 built by clang, dynamic,
 # single-threaded.  Tables as make demo makes them (--prologue-analysis;
 # the C library with its libc6-dbg debug file).  Every sample is judged by
 # the call-site checker of make bench (bench/perf/analyze.py --check), main
 # thread and other threads apart.  Boots one VM (about a minute).
 #
-# The thresholds sit below what make bench measured on the same builds
-# (docs/BENCHMARKS.md, "uwprof against the bar"), by more than the spread
-# a run of this size shows, so a regression in the thread entries, the
-# clone paths or the C library's tables fails here.
+# Thresholds, in tenths of a per cent: the other threads of zstd at issue
+# 10's bar (99.5%), where make bench measured 99.85% and 99.97% (1 and 4
+# kHz) and this test 99.87% (6 of 4,643 not fully unwound; 23 may fail);
+# zstd overall and bzip2 at 99%, where they measured 99.74-99.91% and
+# 99.70-99.98%: their misses are a fixed handful per run at start-up and
+# exit (ld.so, __libc_start_call_main), so a run of ~4,700 samples stays
+# well above 99% unless something regresses: the thread entries, the clone
+# paths, the C library's tables, or (for bzip2) clang's code and lld.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -23,18 +27,20 @@ UWPROF=${UWPROF:-$BUILD/host/uwprof}
 arm_uwprof=$BUILD/arm/uwprof
 libdir=$BUILD/arm/root/lib/arm-linux-gnueabihf
 dbg=$BUILD/arm/dbg/usr/lib/debug
+libgcc=/usr/arm-linux-gnueabihf/lib/libgcc_s.so.1	# the busybox root lacks it
 PY=/usr/bin/python3
 MT=zstd-gcc ST=bzip2-clang
-# per cent fully unwound, at least: MT's other threads, MT overall, ST
-MT_OTHER_MIN=99 MT_ALL_MIN=98 ST_MIN=98
+# fully unwound, at least, in tenths of a per cent: MT's other threads,
+# MT overall, ST
+MT_OTHER_MIN=995 MT_ALL_MIN=990 ST_MIN=990
 MIN_SAMPLES=500
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap '[ -n "${KEEP:-}" ] && echo "kept $tmp" || rm -rf "$tmp"' EXIT
 
 [ -e "$top/uwprof.ko" ] || [ ! -e "$BUILD/kernel/vmlinuz" ] ||
 	make -C "$top" --no-print-directory module >/dev/null 2>&1
 for need in "$BUILD/kernel/vmlinuz" "$top/uwprof.ko" "$arm_uwprof" \
-	"$libdir/libc.so.6" "$dbg" "$BUILD/arm/corpus/$MT/${MT%-*}" \
+	"$libdir/libc.so.6" "$dbg" "$libgcc" "$BUILD/arm/corpus/$MT/${MT%-*}" \
 	"$BUILD/arm/corpus/$ST/${ST%-*}"; do
 	if [ ! -e "$need" ]; then
 		skip "corpus in the VM: no $need (make setup module uwprof-arm corpus-check-arm)"
@@ -53,7 +59,8 @@ fi
 # in $tmp/unstripped.
 root=$tmp/root
 mkdir -p "$root/bench/bin" "$root/bench/work" "$root/bench/tables" "$tmp/unstripped"
-ln -s "$BUILD/arm/root/lib" "$root/lib"
+mkdir -p "$root/lib/arm-linux-gnueabihf"
+ln -s "$libdir"/* "$libgcc" "$root/lib/arm-linux-gnueabihf/"
 for p in $MT $ST; do
 	s=$BUILD/arm/corpus/$p/${p%-*}
 	cp "$s" "$tmp/unstripped/$p"
@@ -66,7 +73,9 @@ for l in libc.so.6 libm.so.6 ld-linux-armhf.so.3; do
 		--debug-dir "$dbg" --prologue-analysis >/dev/null ||
 		fail "uwprof table $l"
 done
-$PY "$top/bench/perf/corpus-input.py" 1 "$root/bench/work/corpus.in"
+"$UWPROF" table "$libgcc" --build-id-dir "$root/bench/tables" \
+	--prologue-analysis >/dev/null || fail "uwprof table libgcc_s.so.1"
+$PY "$top/bench/perf/corpus-input.py" 4 "$tmp/corpus.in"
 
 cat >"$tmp/run.sh" <<EOF
 #!/bin/sh
@@ -83,6 +92,8 @@ chmod +x "$tmp/run.sh"
 if ! "$top/scripts/vm.sh" --timeout 400 --out "$tmp/out" \
 	--add "$arm_uwprof:/usr/bin/uwprof" --add "$root/bench:/bench" \
 	--add "$top/bench/perf/workloads.sh:/bench/workloads.sh" \
+	--add "$tmp/corpus.in:/bench/work/corpus.in" \
+	--add "$libgcc:/lib/arm-linux-gnueabihf/libgcc_s.so.1" \
 	--add "$tmp/run.sh:/run.sh" -- /run.sh >"$tmp/vm.log" 2>&1; then
 	fail "the VM run failed"
 	tail -n 20 "$tmp/vm.log" | sed 's/^/#   /'
@@ -101,18 +112,24 @@ judge() {
 		case $k in all|main|other) eval "${k}_n=$n ${k}_ok=$ok" ;; esac
 	done <"$tmp/$1.check"
 }
-# at_least WHAT N OK MIN-PERCENT
+# at_least WHAT N OK MIN-PERMILLE
 at_least() {
-	if [ "$2" -gt 0 ] && [ $(( $3 * 1000 / $2 )) -ge $(( $4 * 10 )) ]; then
-		ok "$1: $3 of $2 fully unwound (at least $4%)"
+	local min="$(( $4 / 10 )).$(( $4 % 10 ))%"
+	if [ "$2" -gt 0 ] && [ $(( $3 * 1000 / $2 )) -ge "$4" ]; then
+		ok "$1: $3 of $2 fully unwound (at least $min)"
 	else
-		fail "$1: $3 of $2 fully unwound (below $4%)"
+		fail "$1: $3 of $2 fully unwound (below $min)"
 		grep '^where' "$tmp/${1%% *}.check" | head -n 8 | sed 's/^/#   /'
 	fi
 }
 
 for p in $MT $ST; do
-	expect "$p under uwprof record exits 0" 0 "$(cat "$out/$p.rc" 2>/dev/null)"
+	if [ "$(cat "$out/$p.rc" 2>/dev/null)" = 0 ] &&
+		! grep -q 'exited with status' "$out/$p.log"; then
+		ok "$p ran to the end under uwprof record"
+	else
+		fail "$p under uwprof record: $(cat "$out/$p.log")"
+	fi
 done
 all_n=0 all_ok=0 main_n=0 main_ok=0 other_n=0 other_ok=0
 if judge $MT; then
