@@ -55,7 +55,7 @@ $(FUZZ_OUT)/fuzz_procmaps: fuzz/fuzz_procmaps.c $(FUZZ_OUT)/obj/tools/uwprof/pro
 		-o $@ $^
 
 $(FUZZ_OUT)/fuzz_datafile: fuzz/fuzz_datafile.c $(FUZZ_OUT)/obj/tools/uwprof/datafile.o \
-		$(FUZZ_OUT)/obj/tools/uwprof/regfile.o
+		$(FUZZ_OUT)/obj/tools/uwprof/regfile.o $(FUZZ_OUT)/obj/unwind_v2.o
 	@mkdir -p $(dir $@)
 	$(Q)$(FUZZ_CC) $(FUZZ_TOOL_CFLAGS) -fsanitize=fuzzer,address,undefined \
 		-o $@ $^
