@@ -49,10 +49,19 @@ if ! $PY -c 'import capstone, elftools' 2>/dev/null; then
 			python3-capstone python3-pyelftools >/dev/null; }
 fi
 
+# narrowed: the BENCH_* settings of this run, as a command prefix
+narrowed() {
+	local v
+	for v in BENCH_PROGRAMS BENCH_PROFILERS BENCH_FREQS BENCH_REPS; do
+		[ -z "${!v:-}" ] || printf "%s='%s' " "$v" "$(echo ${!v})"
+	done
+}
+
 if [ -n "${BENCH_ANALYZE_ONLY:-}" ]; then	# re-check the last run's results
 	exec $PY "$top/bench/perf/analyze.py" --out "$out" --root "$root" \
 		--unstripped "$bdir/unstripped" --tables-log "$bdir/tables.txt" \
-		--doc "$doc" --total-seconds "$(cat "$out/total_seconds" 2>/dev/null || echo 0)"
+		--doc "$doc" --total-seconds "$(cat "$out/total_seconds" 2>/dev/null || echo 0)" \
+		--command "$(narrowed)make bench"
 fi
 
 # 2. the VM root
@@ -144,5 +153,6 @@ say "VM finished in $(( $(date +%s) - t_vm )) s (status $rc)"
 echo "$(( $(date +%s) - t_start ))" >"$out/total_seconds"
 $PY "$top/bench/perf/analyze.py" --out "$out" --root "$root" \
 	--unstripped "$bdir/unstripped" --tables-log "$tables_log" \
-	--doc "$doc" --total-seconds "$(( $(date +%s) - t_start ))"
+	--doc "$doc" --total-seconds "$(( $(date +%s) - t_start ))" \
+	--command "$(narrowed)make bench"
 say "done in $(( $(date +%s) - t_start )) s; wrote $doc"
