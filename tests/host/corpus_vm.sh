@@ -136,6 +136,8 @@ if judge $MT; then
 	if [ "$other_n" -ge "$MIN_SAMPLES" ]; then
 		ok "$MT: $other_n samples on its worker threads"
 	else
+		# zstd's workers run for seconds: this many means they went
+		# unsampled (threads started while record attaches)
 		fail "$MT: only $other_n samples on threads other than the main one"
 	fi
 	at_least "$MT other threads" "$other_n" "$other_ok" $MT_OTHER_MIN
