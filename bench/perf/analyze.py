@@ -504,6 +504,8 @@ def main():
     ap.add_argument("--tables-log")
     ap.add_argument("--doc")
     ap.add_argument("--total-seconds", type=int, default=0)
+    ap.add_argument("--command", default="make bench",
+                    help="the command that ran the benchmark, for the page")
     a = ap.parse_args()
     if a.check:
         return check_one(a)
@@ -679,9 +681,9 @@ def write_doc(a, mach, host, progs, freqs, tools, reps, R, tables):
     w = L.append
     w("# Benchmarks")
     w("")
-    w("Written by `make bench` (bench/perf/bench.sh); every figure below was "
-      "measured by the run that wrote this page. Rerun `make bench` to "
-      "regenerate it.")
+    w("Written by `%s` (bench/perf/bench.sh); every figure below was "
+      "measured by the run that wrote this page. Rerun it to regenerate the "
+      "page." % a.command)
     w("")
     w("uwprof, `perf record --call-graph=fp` and `perf record --call-graph=dwarf` "
       "sample the same workloads at the same frequencies in the same emulated "
