@@ -310,7 +310,7 @@ static bool writes_pc(const cs_insn *in)
 	case ARM_INS_B: case ARM_INS_BL: case ARM_INS_BLX: case ARM_INS_BX:
 	case ARM_INS_BXJ: case ARM_INS_CBZ: case ARM_INS_CBNZ:
 	case ARM_INS_TBB: case ARM_INS_TBH:
-	case ARM_INS_BKPT: case ARM_INS_UDF:
+	case ARM_INS_BKPT: case ARM_INS_UDF: case ARM_INS_TRAP:
 		return true;
 	case ARM_INS_PUSH: case ARM_INS_STR: case ARM_INS_STM:
 	case ARM_INS_STMDB: case ARM_INS_STMDA: case ARM_INS_STMIB:
@@ -521,8 +521,11 @@ static int next(struct pa_flow *fl, u32 i, const struct pa_state *st)
 	return reach(fl, &fl->ins[i], fl->ins[i + 1].address, st);
 }
 
-/* Nothing but padding, or data, from instruction @i to the end. */
-static bool only_padding_from(const struct pa_flow *fl, u32 i);
+/*
+ * Nothing but padding after instruction @i, then data or the end: code
+ * that cannot go on past @i (glibc's "bl abort; nop" before a pool).
+ */
+static bool falls_into_data(const struct pa_flow *fl, u32 i);
 
 /* A return: the frame must be gone and the return address in lr. */
 static int ret_ok(struct pa_flow *fl, const cs_insn *in,
@@ -624,13 +627,17 @@ static int flow_branch(struct pa_flow *fl, u32 i, const struct pa_state *st)
 	u32 t = branch_target(in);
 	struct pa_state taken, fall;
 
+	/* a trap (__builtin_trap: udf, "trap" for clang's 0xdefe) never
+	 * comes back */
+	if (in->id == ARM_INS_UDF || in->id == ARM_INS_TRAP ||
+	    in->id == ARM_INS_BKPT)
+		return 0;
 	if (is_call(in)) {
 		if (st->slot[14] == PA_NONE)
 			return fail(fl, in, "call with the return address in lr");
 		/* a call with nothing after it, or data, never returns
 		 * (__stack_chk_fail, start_thread's exit) */
-		if (!conditional(in) && (only_padding_from(fl, i + 1) ||
-		    fl->ins[i + 1].address != in->address + in->size))
+		if (!conditional(in) && falls_into_data(fl, i))
 			return 0;
 		return next(fl, i, st);
 	}
@@ -865,11 +872,15 @@ static bool is_padding(const cs_insn *in)
 	       a->operands[0].reg == a->operands[1].reg;
 }
 
-static bool only_padding_from(const struct pa_flow *fl, u32 i)
+static bool falls_into_data(const struct pa_flow *fl, u32 i)
 {
-	for (; i < fl->n; i++)
-		if (!is_padding(&fl->ins[i]))
+	for (; i + 1 < fl->n; i++) {
+		if (fl->ins[i + 1].address !=
+		    fl->ins[i].address + fl->ins[i].size)
+			return true;
+		if (!is_padding(&fl->ins[i + 1]))
 			return false;
+	}
 	return true;
 }
 
