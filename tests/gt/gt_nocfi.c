@@ -4,7 +4,8 @@
  * -g, no unwind tables), as C library code in libc.a is: only prologue
  * analysis gives them rules.  Their shapes are the ones it must follow:
  * saved registers, a trap on an impossible value, a call that never
- * returns at the end of the function, a literal pool.
+ * returns at the end of the function, a literal pool, and a stack
+ * allocation of run-time size, whose frame the frame pointer holds.
  */
 #include <stdlib.h>
 
@@ -23,6 +24,16 @@ __attribute__((noinline)) static unsigned int mix(const unsigned int *v,
 	return h;
 }
 
+/* A variable-length array: sp moves by a register, r7 keeps the frame. */
+__attribute__((noinline)) static unsigned int scratch(unsigned int n)
+{
+	volatile unsigned int buf[n + 1];
+
+	for (unsigned int i = 0; i <= n; i++)
+		buf[i] = i * 3u;
+	return mix((const unsigned int *)buf, n + 1);
+}
+
 unsigned int nocfi_work(unsigned int n)
 {
 	unsigned int v[32];
@@ -33,6 +44,6 @@ unsigned int nocfi_work(unsigned int n)
 		v[i] = n + i * 0x9e3779b9u;
 	if (nocfi_trap)
 		__builtin_trap();
-	nocfi_sink = mix(v, 32);
+	nocfi_sink = mix(v, 32) + scratch(n & 63);
 	return nocfi_sink;
 }
