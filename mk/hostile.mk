@@ -29,7 +29,7 @@ FUZZ_TOOL_BINS	= $(addprefix $(FUZZ_OUT)/fuzz_,$(FUZZ_TOOLS) procmaps datafile u
 FUZZ_SEEDS	= $(FUZZ_OUT)/seeds.stamp
 # Inputs up to this size (ELF and data-file seeds are a few KiB).
 FUZZ_TOOL_MAXLEN := 16384
-FUZZ_SMOKE_SECONDS ?= 10
+FUZZ_SMOKE_SECONDS ?= 8
 
 $(FUZZ_SEEDS): fuzz/mkseeds-tools.sh tests/host/mkelf.py $(UWPROF) \
 		$(wildcard tests/data/report/* tests/data/table/* fuzz/regress/*/*)
