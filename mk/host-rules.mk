@@ -61,6 +61,16 @@ $(FUZZ_OUT)/fuzz_uwt: fuzz/fuzz_uwt.c $(addprefix $(FUZZ_OUT)/obj/,\
 	$(Q)$(FUZZ_CC) $(FUZZ_TOOL_CFLAGS) -fsanitize=fuzzer,address,undefined \
 		-o $@ $^
 
+FUZZ_REPORT_OBJS := $(patsubst %.c,$(FUZZ_OUT)/obj/%.o,\
+		   $(filter-out tools/uwprof/cmd_report.c,$(REPORT_SRCS)) \
+		   tools/uwprof/datafile.c tools/uwprof/buildid.c \
+		   tools/uwprof/regfile.c tools/uwprof/uwutil.c)
+
+$(FUZZ_OUT)/fuzz_reportmem: fuzz/fuzz_reportmem.c $(FUZZ_REPORT_OBJS)
+	@mkdir -p $(dir $@)
+	$(Q)$(FUZZ_CC) $(FUZZ_TOOL_CFLAGS) -fsanitize=fuzzer,address,undefined \
+		-o $@ $^ $(TOOL_LIBS)
+
 $(FUZZ_OUT)/fuzz_datafile: fuzz/fuzz_datafile.c $(FUZZ_OUT)/obj/tools/uwprof/datafile.o \
 		$(FUZZ_OUT)/obj/tools/uwprof/regfile.o
 	@mkdir -p $(dir $@)

@@ -418,7 +418,6 @@ static void warn_damage(const struct rp_load *L, const struct uwd_file *f,
 
 int rp_load(const char *path, const struct rp_opts *o, struct rp_profile *p)
 {
-	struct rp_load L = { .p = p, .o = o };
 	struct uwd_file f;
 	char err[512];
 
@@ -427,6 +426,16 @@ int rp_load(const char *path, const struct rp_opts *o, struct rp_profile *p)
 		uw_err("report: %s", err);
 		return -1;
 	}
+	return rp_load_file(&f, path, o, p);
+}
+
+int rp_load_file(struct uwd_file *fp, const char *path,
+		 const struct rp_opts *o, struct rp_profile *p)
+{
+	struct rp_load L = { .p = p, .o = o };
+	struct uwd_file f = *fp;
+
+	memset(p, 0, sizeof(*p));
 	p->hdr = f.hdr;
 	p->noderoom = 64;
 	p->nodes = calloc(p->noderoom, sizeof(*p->nodes));
