@@ -64,7 +64,8 @@ $(FUZZ_OUT)/fuzz_uwt: fuzz/fuzz_uwt.c $(addprefix $(FUZZ_OUT)/obj/,\
 FUZZ_REPORT_OBJS := $(patsubst %.c,$(FUZZ_OUT)/obj/%.o,\
 		   $(filter-out tools/uwprof/cmd_report.c,$(REPORT_SRCS)) \
 		   tools/uwprof/datafile.c tools/uwprof/buildid.c \
-		   tools/uwprof/regfile.c tools/uwprof/uwutil.c)
+		   tools/uwprof/regfile.c tools/uwprof/uwutil.c \
+		   tools/uwprof/addrmap.c unwind_v2.c)
 
 $(FUZZ_OUT)/fuzz_reportmem: fuzz/fuzz_reportmem.c $(FUZZ_REPORT_OBJS)
 	@mkdir -p $(dir $@)
