@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-# make bench: lua5.4 and sqlite3 (gcc and clang) in the emulated ARM machine,
+# make bench: lua5.4, sqlite3 and the corpus of scripts/build-corpus.sh
+# (each with gcc and clang) in the emulated ARM machine,
 # unprofiled, under uwprof and under perf (fp and dwarf call graphs); writes
 # docs/BENCHMARKS.md.  Not part of make check.  BENCH_REPS, BENCH_FREQS and
 # BENCH_PROGRAMS narrow it down (bench/perf/bench.sh).
@@ -19,7 +20,7 @@ perf-root:
 bench:
 	$(Q)$(MAKE) --no-print-directory setup
 	$(Q)$(MAKE) --no-print-directory -j2 module tools uwprof-arm $(BENCH_TIMEIT)
-	$(Q)$(MAKE) --no-print-directory lua-arm sqlite-arm perf-root
+	$(Q)$(MAKE) --no-print-directory lua-arm sqlite-arm corpus-arm perf-root
 	$(Q)bench/perf/bench.sh
 
 .PHONY: bench sqlite-arm perf-root

@@ -216,11 +216,28 @@ class Checker:
             sym = None
             if path.startswith("/bench/bin/"):
                 sym = os.path.join(self.unstripped, os.path.basename(path))
+            else:
+                sym = self.debug_file(host)
             try:
                 self.elves[path] = Elf(host, sym)
             except (OSError, Exception):  # noqa: BLE001 - any unreadable file
                 self.elves[path] = None
         return self.elves[path]
+
+    def debug_file(self, host):
+        """The separate debug file of @host where the root keeps debug
+        packages' files (by build-id), for its full symbol table."""
+        try:
+            with open(host, "rb") as f:
+                sec = ELFFile(f).get_section_by_name(".note.gnu.build-id")
+                bid = next((n["n_desc"] for n in sec.iter_notes()
+                            if n["n_type"] == "NT_GNU_BUILD_ID"), None) if sec else None
+        except (OSError, Exception):  # noqa: BLE001 - any unreadable file
+            return None
+        if not bid:
+            return None
+        d = os.path.join(self.root, "usr/lib/debug/.build-id", bid[:2], bid[2:] + ".debug")
+        return d if os.path.exists(d) else None
 
     def where(self, frame, is_ra):
         """'file:function' (or file+offset) of a frame, for the page."""
@@ -311,7 +328,7 @@ def check_uwprof(chk, d):
             depth.append(len(fr))
             continue
         if fr:
-            where[(stop, chk.where(fr[-1], len(fr) > 1))] += 1
+            where[(kind, stop, chk.where(fr[-1], len(fr) > 1))] += 1
         if why is None:
             res["stop %s (frames check out)" % stop] += 1
         elif complete_stop(s[1]):
@@ -479,19 +496,26 @@ def dpkg_version(root, pkg):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--out", required=True)
+    ap.add_argument("--check", metavar="UWDATA",
+                    help="judge one uwprof data file and print the counts")
+    ap.add_argument("--out")
     ap.add_argument("--root", required=True)
     ap.add_argument("--unstripped", required=True)
-    ap.add_argument("--tables-log", required=True)
-    ap.add_argument("--doc", required=True)
+    ap.add_argument("--tables-log")
+    ap.add_argument("--doc")
     ap.add_argument("--total-seconds", type=int, default=0)
     a = ap.parse_args()
+    if a.check:
+        return check_one(a)
+    if not (a.out and a.tables_log and a.doc):
+        ap.error("--out, --tables-log and --doc are needed without --check")
 
     mach = kv_file(os.path.join(a.out, "machine.txt"))
     host = kv_file(os.path.join(a.out, "host.txt"))
     progs = mach["programs"].split()
     configs = mach["configs"].split()
     freqs = sorted({int(c.split("-")[1]) for c in configs if c != "none"})
+    tools = [t for t in TOOLS if any(c.startswith(t + "-") for c in configs)]
     reps = int(mach["reps"])
     chk = Checker(a.root, a.unstripped)
 
@@ -501,7 +525,7 @@ def main():
         bw, bc = med([r[0] for r in base]), med([r[1] for r in base])
         R[(prog, "none", 0)] = dict(wall=bw, cpu=bc, n=len(base))
         for hz in freqs:
-            for tool in ("uwprof", "fp", "dwarf"):
+            for tool in tools:
                 cfg = "%s-%d" % (tool, hz)
                 t = read_times(a.out, prog, cfg)
                 sizes = read_sizes(a.out, prog, cfg)
@@ -556,13 +580,101 @@ def main():
                 R[(prog, tool, hz)] = f
 
     tables = parse_tables_log(a.tables_log)
-    write_doc(a, mach, host, progs, freqs, reps, R, tables)
+    write_doc(a, mach, host, progs, freqs, tools, reps, R, tables)
 
 
+TOOLS = ("uwprof", "fp", "dwarf")
 TOOL_NAME = {"uwprof": "uwprof", "fp": "perf fp", "dwarf": "perf dwarf"}
 
 
-def write_doc(a, mach, host, progs, freqs, reps, R, tables):
+def where_rows(f):
+    """(thread kind, stop, last frame, samples, share of the run's samples)
+    of a uwprof run's samples that are not fully unwound, most first."""
+    n = f.get("samples") or 0
+    return [(k, stop, loc, c, pct(c, n))
+            for (k, stop, loc), c in collections.Counter(f.get("where") or {}).most_common()]
+
+
+def write_where(w, progs, freqs, R):
+    w("Where the uwprof samples that are not fully unwound stopped (first round; "
+      "the last frame of each, by thread kind and stop reason; file:function "
+      "from the unstripped build's symbols or the library's dynamic symbols, "
+      "else file+address), most frequent first, at most 8 per run:")
+    w("")
+    w("| workload | Hz | thread | stop | last frame | samples | of the run's samples |")
+    w("|---|---:|---|---|---|---:|---:|")
+    for prog in progs:
+        for hz in freqs:
+            for k, stop, loc, c, share in where_rows(R[(prog, "uwprof", hz)])[:8]:
+                w("| %s | %d | %s | %s | `%s` | %d | %.2f%% |"
+                  % (prog, hz, k, stop, loc, c, share))
+    w("")
+
+
+ACCEPT_PCT = 99.5       # fully unwound, overall and on other threads
+ACCEPT_ONE_PCT = 0.1    # the most one last frame may end early
+ACCEPT_MIN_SAMPLES = 1000   # fewer cannot show 0.1%, nor that threads were sampled
+
+
+def write_acceptance(w, progs, freqs, R):
+    """uwprof against issue 10's bar, run by run."""
+    w("## uwprof against the bar")
+    w("")
+    w("Each uwprof run (first round) against the bar of issue 10: at least "
+      "%.1f%% of the samples fully unwound overall and on threads other than "
+      "the main one, and no single last frame ending more than %.1f%% of the "
+      "run's samples early. A run with fewer than %d samples is not judged: "
+      "it cannot show a 0.1%% share, and in a multi-threaded program it "
+      "means threads went unsampled." % (ACCEPT_PCT, ACCEPT_ONE_PCT,
+                                           ACCEPT_MIN_SAMPLES))
+    w("")
+    w("| workload | Hz | overall | main thread | other threads | worst last frame | met |")
+    w("|---|---:|---:|---:|---:|---|---|")
+    for prog in progs:
+        for hz in freqs:
+            f = R[(prog, "uwprof", hz)]
+            res = f.get("res")
+            if res is None:
+                w("| %s | %d | not measured | | | | |" % (prog, hz))
+                continue
+            n = sum(res.values())
+            cells, good = [], n > 0 and pct(res.get("ok", 0), n) >= ACCEPT_PCT
+            cells.append("%.2f%% of %d" % (pct(res.get("ok", 0), n), n))
+            for k in ("main", "other"):
+                c = res.kinds[k]
+                t = sum(c.values())
+                cells.append("%.2f%% of %d" % (pct(c["ok"], t), t) if t else "-")
+                if k == "other" and t and pct(c["ok"], t) < ACCEPT_PCT:
+                    good = False
+            rows = where_rows(f)
+            if rows:
+                k, stop, loc, c, share = rows[0]
+                cells.append("`%s` (%s, %s) %.2f%%" % (loc, k, stop, share))
+                good = good and share <= ACCEPT_ONE_PCT
+            else:
+                cells.append("-")
+            met = "yes" if good else "**no**"
+            if n < ACCEPT_MIN_SAMPLES:
+                met = "**no**: too few samples"
+            w("| %s | %d | %s | %s |" % (prog, hz, " | ".join(cells), met))
+    w("")
+
+
+def check_one(a):
+    """--check: one uwprof data file, judged by thread kind, as lines
+    'KIND SAMPLES FULLY-UNWOUND' (KIND all, main, other) and then
+    'where KIND STOP LAST-FRAME SAMPLES' for those that are not."""
+    res, _depth, where = check_uwprof(Checker(a.root, a.unstripped),
+                                      load_uwdata(a.check))
+    print("all %d %d" % (sum(res.values()), res.get("ok", 0)))
+    for k in ("main", "other"):
+        print("%s %d %d" % (k, sum(res.kinds[k].values()), res.kinds[k]["ok"]))
+    for (k, stop, loc), c in where.most_common():
+        print("where %s %s %s %d" % (k, stop, loc, c))
+    return 0
+
+
+def write_doc(a, mach, host, progs, freqs, tools, reps, R, tables):
     L = []
     w = L.append
     w("# Benchmarks")
@@ -613,6 +725,15 @@ def write_doc(a, mach, host, progs, freqs, reps, R, tables):
       "`scripts/build-lua.sh` and `scripts/build-sqlite.sh`: `-O2 -g -mthumb "
       "-funwind-tables`, dynamically linked against Debian's libc6:armhf. Both "
       "workloads are single-threaded.")
+    w("- The corpus (`scripts/build-corpus.sh`), each from Debian bookworm's "
+      "source package, `-O2 -g -mthumb -funwind-tables`, built with gcc and "
+      "with clang over GNU ld and lld, static and dynamic (the script's table "
+      "says which build is which): `zstd-*` (`-T4 -9`), `xz-*` (`-T4 "
+      "--block-size=512KiB -3`) and `pbzip2-*` (C++, `-p4 -9`) compress with "
+      "four threads on the guest's two CPUs; `bzip2-*` (`-9`), `lz4-*` (`-9`) "
+      "and `brotli-*` (`-q 6`) are single-threaded. Each compresses the same "
+      "4 MiB of generated text (`bench/perf/corpus-input.py`) to standard "
+      "output; the command lines are in `bench/perf/workloads.sh`.")
     w("- On the target the binaries are stripped (`arm-linux-gnueabihf-strip`). "
       "Their unstripped copies are installed where debug packages put them, "
       "`/usr/lib/debug/.build-id/xx/yyyy.debug`, for perf.")
@@ -655,7 +776,7 @@ def write_doc(a, mach, host, progs, freqs, reps, R, tables):
     w("|---|---:|---|---:|---:|---:|---:|---:|---|")
     for prog in progs:
         for hz in freqs:
-            for tool in ("uwprof", "fp", "dwarf"):
+            for tool in tools:
                 f = R[(prog, tool, hz)]
                 res = f.get("res")
                 if res is None:
@@ -679,32 +800,25 @@ def write_doc(a, mach, host, progs, freqs, reps, R, tables):
                      by_kind[1], dep, rest or "-"))
     w("")
 
-    mid = freqs[len(freqs) // 2]
-    w("Where the uwprof samples that are not fully unwound stopped (first round "
-      "at %d Hz; the last frame of each, by stop reason; file:function from the "
-      "unstripped build's symbols or the library's dynamic symbols, else "
-      "file+address), most frequent first:" % mid)
-    w("")
-    w("| workload | stop | last frame | samples |")
-    w("|---|---|---|---:|")
-    for prog in progs:
-        wh = R[(prog, "uwprof", mid)].get("where") or {}
-        for (stop, loc), n in collections.Counter(wh).most_common(6):
-            w("| %s | %s | `%s` | %d |" % (prog, stop, loc, n))
-    w("")
+    if "uwprof" in tools:
+        write_where(w, progs, freqs, R)
+
+    if "uwprof" in tools:
+        write_acceptance(w, progs, freqs, R)
 
     w("## Overhead")
     w("")
     w("Median wall and CPU time of the profiled command (profiler and workload "
       "together) against the unprofiled workload, same rounds.")
     w("")
-    w("| workload | unprofiled wall / CPU | Hz | uwprof wall / CPU | perf fp wall / CPU | perf dwarf wall / CPU |")
-    w("|---|---|---:|---|---|---|")
+    w("| workload | unprofiled wall / CPU | Hz | %s |"
+      % " | ".join("%s wall / CPU" % TOOL_NAME[t] for t in tools))
+    w("|---|---|---:|%s" % ("---|" * len(tools)))
     for prog in progs:
         b = R[(prog, "none", 0)]
         for k, hz in enumerate(freqs):
             cells = []
-            for tool in ("uwprof", "fp", "dwarf"):
+            for tool in tools:
                 f = R[(prog, tool, hz)]
                 c = "%.2f s (%+.0f%%) / %.2f s (%+.0f%%)" % (
                     f["wall"], f["wall_ovh"], f["cpu"], f["cpu_ovh"])
@@ -726,12 +840,13 @@ def write_doc(a, mach, host, progs, freqs, reps, R, tables):
       "(buffer full) out of those it took, all rounds; perf, the lost-sample "
       "count and LOST records of `perf report --stats`, first round.")
     w("")
-    w("| workload | Hz | uwprof B/sample | uwprof B/s | uwprof lost | perf fp B/sample | perf fp B/s | perf fp lost | perf dwarf B/sample | perf dwarf B/s | perf dwarf lost |")
-    w("|---|---:|---:|---:|---|---:|---:|---|---:|---:|---|")
+    w("| workload | Hz | %s |" % " | ".join(
+        "%s B/sample | %s B/s | %s lost" % ((TOOL_NAME[t],) * 3) for t in tools))
+    w("|---|---:|%s" % ("---:|---:|---|" * len(tools)))
     for prog in progs:
         for hz in freqs:
             cells = []
-            for tool in ("uwprof", "fp", "dwarf"):
+            for tool in tools:
                 f = R[(prog, tool, hz)]
                 if tool == "uwprof":
                     lost = "%d of %d" % (f["lost"], f["lost_of"])

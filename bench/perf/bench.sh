@@ -13,15 +13,20 @@
 #      docs/BENCHMARKS.md.
 #
 # Environment: BENCH_REPS (default 5), BENCH_FREQS (default "100 1000 4000"),
-# BENCH_PROGRAMS (default "lua-gcc lua-clang sqlite-gcc sqlite-clang"),
-# BENCH_DOC (default docs/BENCHMARKS.md).
+# BENCH_PROGRAMS (default lua and sqlite, gcc and clang, and the corpus of
+# scripts/build-corpus.sh: $CORPUS_PROGRAMS of bench/perf/workloads.sh),
+# BENCH_PROFILERS (default "uwprof fp dwarf"), BENCH_TIMEOUT (seconds for
+# the VM; default 90 per run), BENCH_DOC (default docs/BENCHMARKS.md).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$top/build}
 reps=${BENCH_REPS:-5}
 freqs=${BENCH_FREQS:-100 1000 4000}
-progs=${BENCH_PROGRAMS:-lua-gcc lua-clang sqlite-gcc sqlite-clang}
+. "$top/bench/perf/workloads.sh"
+progs=${BENCH_PROGRAMS:-lua-gcc lua-clang sqlite-gcc sqlite-clang $CORPUS_PROGRAMS}
+progs=$(echo $progs)
+profilers=${BENCH_PROFILERS:-uwprof fp dwarf}
 doc=${BENCH_DOC:-$top/docs/BENCHMARKS.md}
 bdir=$BUILD/bench-perf
 root=$bdir/vmroot
@@ -62,12 +67,16 @@ cp "$top/uwprof.ko" "$root/uwprof.ko"
 cp "$BUILD/arm/uwprof" "$B/uwprof"
 cp "$BUILD/arm/bench/timeit" "$B/timeit"
 cp "$top/bench/perf/bench.lua" "$top/bench/perf/bench.sql" "$B/work/"
-cp "$top/bench/perf/run-vm.sh" "$B/run-vm.sh"
+cp "$top/bench/perf/run-vm.sh" "$top/bench/perf/workloads.sh" "$B/"
+# The corpus programs' input, generated once
+[ -s "$bdir/corpus.in" ] || $PY "$top/bench/perf/corpus-input.py" 4 "$bdir/corpus.in"
+cp "$bdir/corpus.in" "$B/work/corpus.in"
 
 src_of() {
 	case $1 in
 	lua-*) echo "$BUILD/arm/$1/lua" ;;
 	sqlite-*) echo "$BUILD/arm/$1/sqlite3" ;;
+	*) echo "$BUILD/arm/corpus/$1/${1%-*}" ;;
 	esac
 }
 build_id() {
@@ -77,6 +86,7 @@ tables_log=$bdir/tables.txt
 : >"$tables_log"
 for p in $progs; do
 	s=$(src_of "$p")
+	[ -f "$s" ] || { say "no $s for $p (make lua-arm sqlite-arm corpus-arm)"; exit 1; }
 	cp "$s" "$bdir/unstripped/$p"
 	# stripped on the target, as shipped
 	${CROSS}strip -o "$B/bin/$p" "$s"
@@ -106,13 +116,15 @@ done
 
 # 3. the VM
 mkdir -p "$out"
-say "running the benchmark VM: programs $progs, frequencies $freqs, $reps rounds"
+nruns=$(( $(echo $progs | wc -w) * reps * (1 + $(echo $freqs | wc -w) * $(echo $profilers | wc -w)) ))
+timeout=${BENCH_TIMEOUT:-$(( nruns * 90 > 2400 ? nruns * 90 : 2400 ))}
+say "running the benchmark VM: programs $progs, profilers $profilers, frequencies $freqs, $reps rounds ($nruns runs, at most $timeout s)"
 t_vm=$(date +%s)
 set +e
-"$top/scripts/bench-vm.sh" --root "$root" --share "$out" --timeout 2400 \
+"$top/scripts/bench-vm.sh" --root "$root" --share "$out" --timeout "$timeout" \
 	--log "$bdir/console.log" -- \
-	"/bench/run-vm.sh /out $reps '$freqs' $progs" 2>&1 |
-	grep --line-buffered -E '^(run-vm|bench-vm|lua|sqlite)|perf script took|Kernel panic'
+	"BENCH_PROFILERS='$profilers' /bench/run-vm.sh /out $reps '$freqs' $progs" 2>&1 |
+	grep --line-buffered -E '^(run-vm|bench-vm)|perf script took|Kernel panic'
 rc=${PIPESTATUS[0]}
 set -e
 say "VM finished in $(( $(date +%s) - t_vm )) s (status $rc)"

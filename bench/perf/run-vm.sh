@@ -12,6 +12,7 @@
 # success-rate checker: the uwprof data file, and perf script's output.
 # Every round keeps the size of each data file and uwprof's data files (with
 # the module's stats); perf's event counts come from the first round.
+# BENCH_PROFILERS (default "uwprof fp dwarf") narrows the profilers down.
 set -u
 out=$1 reps=$2 freqs=$3
 shift 3
@@ -29,16 +30,12 @@ $insmod /uwprof.ko || { echo "run-vm: insmod failed"; exit 1; }
 echo -1 >/proc/sys/kernel/perf_event_paranoid
 echo 0 >/proc/sys/kernel/kptr_restrict
 
-# cmd_of PROG: the workload's command line
-cmd_of() {
-	case $1 in
-	lua-*) echo "$B/bin/$1 $B/work/bench.lua 1" ;;
-	sqlite-*) echo "$B/bin/$1 -init $B/work/bench.sql :memory: .quit" ;;
-	esac
-}
+. $B/workloads.sh
 
 configs=(none)
-for f in $freqs; do configs+=("uwprof-$f" "fp-$f" "dwarf-$f"); done
+for f in $freqs; do
+	for t in ${BENCH_PROFILERS:-uwprof fp dwarf}; do configs+=("$t-$f"); done
+done
 
 {
 	echo "kernel=$(uname -r)"
@@ -56,7 +53,7 @@ for f in $freqs; do configs+=("uwprof-$f" "fp-$f" "dwarf-$f"); done
 # run1 PROG CONFIG REP
 run1() {
 	local prog=$1 cfg=$2 rep=$3 cmd kind hz data rc
-	cmd=$(cmd_of "$prog")
+	cmd=$(workload "$prog" $B) || return 1
 	kind=${cfg%-*} hz=${cfg##*-}
 	data=$work/data
 	rm -f "$data"

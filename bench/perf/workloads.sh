@@ -1,0 +1,26 @@
+# SPDX-License-Identifier: GPL-2.0
+# Sourced by bench/perf/run-vm.sh and tests/host/corpus_vm.sh, in the VM.
+# workload PROG [DIR]: the command line of PROG's workload, the program
+# in DIR/bin (default /bench), its inputs in DIR/work.  The corpus
+# programs (scripts/build-corpus.sh) compress DIR/work/corpus.in
+# (bench/perf/corpus-input.py) to standard output; the multi-threaded
+# ones with four compressing threads on the VM's two CPUs.
+workload() {
+	local p=$1 d=${2:-/bench}
+	local in=$d/work/corpus.in
+	case $p in
+	lua-*) echo "$d/bin/$p $d/work/bench.lua 1" ;;
+	sqlite-*) echo "$d/bin/$p -init $d/work/bench.sql :memory: .quit" ;;
+	zstd-*) echo "$d/bin/$p -T4 -9 -c -f $in" ;;
+	xz-*) echo "$d/bin/$p -T4 --block-size=512KiB -3 -c -f $in" ;;
+	pbzip2-*) echo "$d/bin/$p -p4 -9 -c -f $in" ;;
+	bzip2-*) echo "$d/bin/$p -9 -c -f $in" ;;
+	lz4-*) echo "$d/bin/$p -9 -c -f $in" ;;
+	brotli-*) echo "$d/bin/$p -q 6 -c -f $in" ;;
+	*) echo "workload: no workload for '$p'" >&2; return 1 ;;
+	esac
+}
+
+# The corpus programs, each built with gcc and with clang.
+CORPUS_PROGRAMS="zstd-gcc zstd-clang xz-gcc xz-clang pbzip2-gcc pbzip2-clang
+bzip2-gcc bzip2-clang lz4-gcc lz4-clang brotli-gcc brotli-clang"

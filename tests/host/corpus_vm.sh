@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Two programs of the corpus (scripts/build-corpus.sh), stripped, recorded
+# with "uwprof record -F 1000" in the VM on their bench workloads
+# (bench/perf/workloads.sh) and their 4 MiB input: zstd built by gcc, static,
+# compressing with four worker threads, and bzip2 built by clang, dynamic,
+# single-threaded.  Tables as make demo makes them (--prologue-analysis;
+# the C library with its libc6-dbg debug file).  Every sample is judged by
+# the call-site checker of make bench (bench/perf/analyze.py --check), main
+# thread and other threads apart.  Boots one VM (about a minute).
+#
+# Thresholds, in tenths of a per cent: the other threads of zstd at issue
+# 10's bar (99.5%), where make bench measured 99.85% and 99.97% (1 and 4
+# kHz) and this test 99.87% (6 of 4,643 not fully unwound; 23 may fail);
+# zstd overall and bzip2 at 99%, where they measured 99.74-99.91% and
+# 99.70-99.98%: their misses are a fixed handful per run at start-up and
+# exit (ld.so, __libc_start_call_main), so a run of ~4,700 samples stays
+# well above 99% unless something regresses: the thread entries, the clone
+# paths, the C library's tables, or (for bzip2) clang's code and lld.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+top=$(cd "$here/../.." && pwd)
+BUILD=${BUILD:-$top/build}
+UWPROF=${UWPROF:-$BUILD/host/uwprof}
+arm_uwprof=$BUILD/arm/uwprof
+libdir=$BUILD/arm/root/lib/arm-linux-gnueabihf
+dbg=$BUILD/arm/dbg/usr/lib/debug
+libgcc=/usr/arm-linux-gnueabihf/lib/libgcc_s.so.1	# the busybox root lacks it
+PY=/usr/bin/python3
+MT=zstd-gcc ST=bzip2-clang
+# fully unwound, at least, in tenths of a per cent: MT's other threads,
+# MT overall, ST
+MT_OTHER_MIN=995 MT_ALL_MIN=990 ST_MIN=990
+MIN_SAMPLES=500
+tmp=$(mktemp -d)
+trap '[ -n "${KEEP:-}" ] && echo "kept $tmp" || rm -rf "$tmp"' EXIT
+
+[ -e "$top/uwprof.ko" ] || [ ! -e "$BUILD/kernel/vmlinuz" ] ||
+	make -C "$top" --no-print-directory module >/dev/null 2>&1
+for need in "$BUILD/kernel/vmlinuz" "$top/uwprof.ko" "$arm_uwprof" \
+	"$libdir/libc.so.6" "$dbg" "$libgcc" "$BUILD/arm/corpus/$MT/${MT%-*}" \
+	"$BUILD/arm/corpus/$ST/${ST%-*}"; do
+	if [ ! -e "$need" ]; then
+		skip "corpus in the VM: no $need (make setup module uwprof-arm corpus-check-arm)"
+		finish
+		exit 0
+	fi
+done
+if ! $PY -c 'import capstone, elftools' 2>/dev/null; then
+	fail "the checker needs python3-capstone and python3-pyelftools (scripts/packages.txt)"
+	finish
+	exit 1
+fi
+
+# The guest's files: /bench/bin (stripped), /bench/work, /bench/tables; the
+# checker reads the same files from $tmp/root, with the unstripped builds
+# in $tmp/unstripped.
+root=$tmp/root
+mkdir -p "$root/bench/bin" "$root/bench/work" "$root/bench/tables" "$tmp/unstripped"
+mkdir -p "$root/lib/arm-linux-gnueabihf"
+ln -s "$libdir"/* "$libgcc" "$root/lib/arm-linux-gnueabihf/"
+for p in $MT $ST; do
+	s=$BUILD/arm/corpus/$p/${p%-*}
+	cp "$s" "$tmp/unstripped/$p"
+	arm-linux-gnueabihf-strip -o "$root/bench/bin/$p" "$s"
+	"$UWPROF" table "$s" --build-id-dir "$root/bench/tables" \
+		--prologue-analysis >/dev/null || fail "uwprof table $p"
+done
+for l in libc.so.6 libm.so.6 ld-linux-armhf.so.3; do
+	"$UWPROF" table "$libdir/$l" --build-id-dir "$root/bench/tables" \
+		--debug-dir "$dbg" --prologue-analysis >/dev/null ||
+		fail "uwprof table $l"
+done
+"$UWPROF" table "$libgcc" --build-id-dir "$root/bench/tables" \
+	--prologue-analysis >/dev/null || fail "uwprof table libgcc_s.so.1"
+$PY "$top/bench/perf/corpus-input.py" 4 "$tmp/corpus.in"
+
+cat >"$tmp/run.sh" <<EOF
+#!/bin/sh
+insmod /uwprof.ko || exit 1
+. /bench/workloads.sh
+for p in $MT $ST; do
+	uwprof record -F 1000 --tables /bench/tables -o /out/\$p.data -- \\
+		\$(workload \$p) >/dev/null 2>/out/\$p.log
+	echo \$? >/out/\$p.rc
+done
+exit 0
+EOF
+chmod +x "$tmp/run.sh"
+if ! "$top/scripts/vm.sh" --timeout 400 --out "$tmp/out" \
+	--add "$arm_uwprof:/usr/bin/uwprof" --add "$root/bench:/bench" \
+	--add "$top/bench/perf/workloads.sh:/bench/workloads.sh" \
+	--add "$tmp/corpus.in:/bench/work/corpus.in" \
+	--add "$libgcc:/lib/arm-linux-gnueabihf/libgcc_s.so.1" \
+	--add "$tmp/run.sh:/run.sh" -- /run.sh >"$tmp/vm.log" 2>&1; then
+	fail "the VM run failed"
+	tail -n 20 "$tmp/vm.log" | sed 's/^/#   /'
+	finish
+	exit 1
+fi
+out=$tmp/out
+
+# judge PROG: the checker's counts as variables all_n all_ok main_n ...
+judge() {
+	local k n ok
+	$PY "$top/bench/perf/analyze.py" --check "$out/$1.data" --root "$root" \
+		--unstripped "$tmp/unstripped" >"$tmp/$1.check" 2>&1 ||
+		{ fail "$1: the checker failed: $(tail -n 1 "$tmp/$1.check")"; return 1; }
+	while read -r k n ok; do
+		case $k in all|main|other) eval "${k}_n=$n ${k}_ok=$ok" ;; esac
+	done <"$tmp/$1.check"
+}
+# at_least WHAT N OK MIN-PERMILLE
+at_least() {
+	local min="$(( $4 / 10 )).$(( $4 % 10 ))%"
+	if [ "$2" -gt 0 ] && [ $(( $3 * 1000 / $2 )) -ge "$4" ]; then
+		ok "$1: $3 of $2 fully unwound (at least $min)"
+	else
+		fail "$1: $3 of $2 fully unwound (below $min)"
+		grep '^where' "$tmp/${1%% *}.check" | head -n 8 | sed 's/^/#   /'
+	fi
+}
+
+for p in $MT $ST; do
+	if [ "$(cat "$out/$p.rc" 2>/dev/null)" = 0 ] &&
+		! grep -q 'exited with status' "$out/$p.log"; then
+		ok "$p ran to the end under uwprof record"
+	else
+		fail "$p under uwprof record: $(cat "$out/$p.log")"
+	fi
+done
+all_n=0 all_ok=0 main_n=0 main_ok=0 other_n=0 other_ok=0
+if judge $MT; then
+	if [ "$other_n" -ge "$MIN_SAMPLES" ]; then
+		ok "$MT: $other_n samples on its worker threads"
+	else
+		fail "$MT: only $other_n samples on threads other than the main one"
+	fi
+	at_least "$MT other threads" "$other_n" "$other_ok" $MT_OTHER_MIN
+	at_least "$MT overall" "$all_n" "$all_ok" $MT_ALL_MIN
+fi
+all_n=0 all_ok=0 main_n=0 main_ok=0 other_n=0 other_ok=0
+if judge $ST; then
+	[ "$all_n" -ge "$MIN_SAMPLES" ] && ok "$ST: $all_n samples" ||
+		fail "$ST: only $all_n samples"
+	expect "$ST: every sample on the main thread" "$all_n" "$main_n"
+	at_least "$ST main thread" "$main_n" "$main_ok" $ST_MIN
+fi
+finish
