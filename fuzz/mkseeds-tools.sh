@@ -9,7 +9,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$here/..
 out=$1 uwprof=$2
 mkelf="python3 $top/tests/host/mkelf.py --text-addr 0x60"
-for d in report dump table breakpad procmaps datafile; do
+for d in report dump table breakpad procmaps datafile reportmem uwt; do
 	rm -rf "$out/$d/seeds"
 	mkdir -p "$out/$d/seeds"
 done
@@ -37,6 +37,7 @@ for n in (1, 4, 16):
 PY
 
 cp "$out"/report/seeds/* "$out/datafile/seeds/"
+cp "$out"/report/seeds/* "$out/reportmem/seeds/"
 
 # table: synthetic ELFs of each kind, and the fixture program.
 $mkelf "$out/table/seeds/plain.so" --funcs 6
@@ -54,6 +55,8 @@ for f in plain mixed plt; do
 	"$uwprof" table "$out/table/seeds/$f.so" -o "$out/dump/seeds/$f.uwt" >/dev/null
 	"$uwprof" table "$out/table/seeds/$f.so" --raw -o "$out/dump/seeds/$f.bin" >/dev/null
 done
+
+cp "$out"/dump/seeds/* "$out/uwt/seeds/"
 
 # breakpad: the worked example and an epilogue.
 cp "$top/tests/data/table/worked.sym" "$out/breakpad/seeds/worked.sym"

@@ -54,6 +54,24 @@ $(FUZZ_OUT)/fuzz_procmaps: fuzz/fuzz_procmaps.c $(FUZZ_OUT)/obj/tools/uwprof/pro
 	$(Q)$(FUZZ_CC) $(FUZZ_TOOL_CFLAGS) -fsanitize=fuzzer,address,undefined \
 		-o $@ $^
 
+$(FUZZ_OUT)/fuzz_uwt: fuzz/fuzz_uwt.c $(addprefix $(FUZZ_OUT)/obj/,\
+		tools/uwprof/table_uwt.o tools/uwprof/table_dump.o \
+		tools/uwprof/regfile.o unwind_v2.o)
+	@mkdir -p $(dir $@)
+	$(Q)$(FUZZ_CC) $(FUZZ_TOOL_CFLAGS) -fsanitize=fuzzer,address,undefined \
+		-o $@ $^
+
+FUZZ_REPORT_OBJS := $(patsubst %.c,$(FUZZ_OUT)/obj/%.o,\
+		   $(filter-out tools/uwprof/cmd_report.c,$(REPORT_SRCS)) \
+		   tools/uwprof/datafile.c tools/uwprof/buildid.c \
+		   tools/uwprof/regfile.c tools/uwprof/uwutil.c \
+		   tools/uwprof/addrmap.c unwind_v2.c)
+
+$(FUZZ_OUT)/fuzz_reportmem: fuzz/fuzz_reportmem.c $(FUZZ_REPORT_OBJS)
+	@mkdir -p $(dir $@)
+	$(Q)$(FUZZ_CC) $(FUZZ_TOOL_CFLAGS) -fsanitize=fuzzer,address,undefined \
+		-o $@ $^ $(TOOL_LIBS)
+
 $(FUZZ_OUT)/fuzz_datafile: fuzz/fuzz_datafile.c $(FUZZ_OUT)/obj/tools/uwprof/datafile.o \
 		$(FUZZ_OUT)/obj/tools/uwprof/regfile.o $(FUZZ_OUT)/obj/unwind_v2.o
 	@mkdir -p $(dir $@)

@@ -19,15 +19,18 @@ test_procmaps_SRCS := tools/uwprof/procmaps.c
 # libFuzzer harnesses over the tools (mk/host-rules.mk makes the rules, as
 # they need every fragment's TOOL_SRCS): fuzz_NAME runs "uwprof CMD" on
 # each input (fuzz/fuzz_cmd.c), fuzz_procmaps parses it as a maps file,
-# fuzz_datafile walks it as a data file in memory.
+# fuzz_datafile walks it as a data file in memory, fuzz_reportmem runs the
+# report model and every writer on it in memory, fuzz_uwt reads it as a
+# table in memory (fuzz_dump, the same through the command and a file, is
+# built but not run by default: 20 times slower).
 FUZZ_TOOLS	:= report dump table breakpad
 FUZZ_TOOL_CFLAGS = -g -O1 -std=gnu11 -fno-sanitize-recover=all \
 		   -I$(CURDIR)/tools/include -I$(CURDIR) -I$(CURDIR)/tools/uwprof
-FUZZ_TOOL_BINS	= $(addprefix $(FUZZ_OUT)/fuzz_,$(FUZZ_TOOLS) procmaps datafile)
+FUZZ_TOOL_BINS	= $(addprefix $(FUZZ_OUT)/fuzz_,$(FUZZ_TOOLS) procmaps datafile reportmem uwt)
 FUZZ_SEEDS	= $(FUZZ_OUT)/seeds.stamp
 # Inputs up to this size (ELF and data-file seeds are a few KiB).
 FUZZ_TOOL_MAXLEN := 16384
-FUZZ_SMOKE_SECONDS ?= 10
+FUZZ_SMOKE_SECONDS ?= 8
 
 $(FUZZ_SEEDS): fuzz/mkseeds-tools.sh tests/host/mkelf.py $(UWPROF) \
 		$(wildcard tests/data/report/* tests/data/table/* fuzz/regress/*/*)
@@ -36,7 +39,7 @@ $(FUZZ_SEEDS): fuzz/mkseeds-tools.sh tests/host/mkelf.py $(UWPROF) \
 	$(Q)touch $@
 
 # NAME:FUZZER:SEEDS:MAXLEN for fuzz/run-many.sh
-FUZZ_TOOL_SPECS	= $(foreach t,$(FUZZ_TOOLS) procmaps datafile,\
+FUZZ_TOOL_SPECS	= $(foreach t,$(filter-out dump,$(FUZZ_TOOLS)) procmaps datafile reportmem uwt,\
 		  $(t):$(FUZZ_OUT)/fuzz_$(t):$(FUZZ_OUT)/$(t)/seeds:$(FUZZ_TOOL_MAXLEN))
 
 fuzz-tools-build: $(FUZZ_TOOL_BINS) $(FUZZ_SEEDS)

@@ -21,7 +21,8 @@ $(FUZZ_UNWIND): fuzz/fuzz_unwind_v2.c unwind_v2.c unwind_v2.h
 fuzz: $(FUZZ_UNWIND)
 	$(Q)fuzz/run.sh fuzz $(FUZZ_UNWIND) $(FUZZ_SECONDS) $(FUZZ_OUT)/unwind
 
-# The unwinder for 60 s, then each tool harness (mk/hostile.mk) briefly.
+# The unwinder for 60 s, then each tool harness (mk/hostile.mk) for
+# FUZZ_SMOKE_SECONDS (8): about 2 minutes in all.
 fuzz-smoke: $(FUZZ_UNWIND) fuzz-tools-build
 	$(Q)FUZZ_FLAGS="-close_fd_mask=2" fuzz/run-many.sh fuzz-smoke \
 		$(FUZZ_SMOKE_SECONDS) $(FUZZ_OUT) \

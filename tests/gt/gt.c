@@ -39,6 +39,7 @@
 
 #include "unwind_v2.h"
 #include "table_uwt.h"
+#include "gt_nocfi.h"
 
 #define MAX_FRAMES	64
 #define MAX_MODS	8
@@ -46,11 +47,11 @@
 /* ---- the known chains ---- */
 
 enum { R_MEMCPY, R_MEMMOVE, R_MEMSET, R_STRLEN, R_SYSCALL, R_UIDIV, R_IDIV,
-       R_ULDIVMOD, R_CHAIN, R_COUNT };
+       R_ULDIVMOD, R_NOCFI, R_CHAIN, R_COUNT };
 
 static const char *const routine_name[R_COUNT] = {
 	"memcpy", "memmove", "memset", "strlen", "syscall", "uidiv", "idiv",
-	"uldivmod", "chain",
+	"uldivmod", "no-cfi", "chain",
 };
 
 /* Written by one thread each; read by the judge after the joins. */
@@ -119,6 +120,9 @@ __attribute__((noinline)) static void leaf(struct worker *w, int i)
 		break;
 	case R_ULDIVMOD:
 		w->sink += ldiv_num / (ldiv_den + (i & 255));
+		break;
+	case R_NOCFI:
+		w->sink += nocfi_work(i & 4095);
 		break;
 	default:
 		for (int k = 0; k < 64; k++)

@@ -4,7 +4,8 @@
 # Ground truth under qemu-user (tests/gt/gt.c): the program profiles its
 # own threads with SIGPROF and the tables uwprof builds for it and its
 # C library, and judges every sample against the chain it knows.  Built
-# four ways (gcc and clang, static and dynamic, Thumb-2); the dynamic ones
+# four ways (gcc and clang, static and dynamic, Thumb-2), with one file
+# built without unwind information (tests/gt/gt_nocfi.c); the dynamic ones
 # run against Debian's armhf libc (build/arm/root) with the table made from
 # its debug file, as make demo does.
 #
@@ -63,8 +64,12 @@ for v in $variants; do
 	esac
 	flags=(-O2 -g -mthumb -pthread -Wall)
 	[ "$link" = static ] && flags+=(-static)
-	if ! "${cmd[@]}" "${flags[@]}" "${inc[@]}" -o "$exe" "${srcs[@]}" \
-		2>"$out/$v.cc.log"; then
+	# one file with no unwind information, as libc.a's C code
+	if ! "${cmd[@]}" -O2 -mthumb -g0 -fno-unwind-tables \
+		-fno-asynchronous-unwind-tables -c -o "$exe.nocfi.o" \
+		"$top/tests/gt/gt_nocfi.c" 2>"$out/$v.cc.log" ||
+	   ! "${cmd[@]}" "${flags[@]}" "${inc[@]}" -o "$exe" "${srcs[@]}" \
+		"$exe.nocfi.o" 2>>"$out/$v.cc.log"; then
 		fail "$v: does not build: $(head -n 3 "$out/$v.cc.log")"
 		continue
 	fi

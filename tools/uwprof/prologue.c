@@ -28,6 +28,12 @@ struct pa_state {
 	bool touched[TB_NREGS];	/* saved at some point: SAME when back */
 	bool child;		/* the new thread's path: outermost frame */
 	bool ambiguous;		/* two frames meet here: refused */
+	s32 fp;			/* r7 or r11 holding CFA - fp_off, or -1 */
+	bool on_fp;		/* sp unknown (alloca): CFA = fp + fp_off */
+	s32 fp_off;
+	s32 spreg;		/* a register set from fp to CFA - spreg_off,
+				 * to restore sp from (clang), or -1 */
+	s32 spreg_off;
 	u8 clone;		/* enum pa_clone */
 };
 
@@ -56,14 +62,17 @@ static bool callee_saved(int s)
 static bool frame_eq(const struct pa_state *a, const struct pa_state *b)
 {
 	return a->cfa == b->cfa && a->child == b->child &&
-	       a->ambiguous == b->ambiguous &&
+	       a->ambiguous == b->ambiguous && a->on_fp == b->on_fp &&
+	       (!a->on_fp || (a->fp == b->fp && a->fp_off == b->fp_off)) &&
 	       !memcmp(a->slot, b->slot, sizeof(a->slot));
 }
 
 /* The same frame and the same knowledge of a clone's result. */
 static bool state_eq(const struct pa_state *a, const struct pa_state *b)
 {
-	return frame_eq(a, b) && a->clone == b->clone;
+	return frame_eq(a, b) && a->clone == b->clone && a->fp == b->fp &&
+	       a->fp_off == b->fp_off && a->spreg == b->spreg &&
+	       a->spreg_off == b->spreg_off;
 }
 
 /* The row for @st at @addr: every rule stated, so rows never depend on
@@ -86,8 +95,8 @@ static int add_row(struct tb_cfi_func *f, const struct pa_state *st, u32 addr)
 		return 0;
 	}
 	r->cfa_kind = TB_CFA_REG;
-	r->cfa_reg = 13;
-	r->cfa_off = st->cfa;
+	r->cfa_reg = st->on_fp ? st->fp : 13;
+	r->cfa_off = st->on_fp ? st->fp_off : st->cfa;
 	for (int i = 0; i < TB_NREGS; i++) {
 		int s = i == TB_RA ? 14 : i;
 
@@ -107,7 +116,7 @@ static int add_row(struct tb_cfi_func *f, const struct pa_state *st, u32 addr)
 
 static bool ra_in_lr(const struct pa_state *st)
 {
-	return st->slot[14] == PA_NONE && st->cfa == 0;
+	return st->slot[14] == PA_NONE && st->cfa == 0 && !st->on_fp;
 }
 
 /* Registers of a push/pop list, ascending, as slots; -1 if odd. */
@@ -169,6 +178,8 @@ static bool do_pop(struct pa_state *st, const int *regs, int n)
 
 		if (st->slot[s] != at && !(regs[i] <= 3 || regs[i] == 12))
 			return false;
+		if (s == st->fp)
+			st->fp = -1;
 		st->slot[s] = PA_NONE;
 		at += reg_size(regs[i]);
 		st->cfa -= reg_size(regs[i]);
@@ -178,7 +189,66 @@ static bool do_pop(struct pa_state *st, const int *regs, int n)
 
 enum pa_kind { PA_OTHER, PA_PUSH, PA_POP, PA_SUB_SP, PA_ADD_SP,
 	       PA_STRD,		/* strd rA, rB, [sp, #-N]!: a push with room */
-	       PA_LDR_LR };	/* ldr lr, [sp, #d]: the return address back */
+	       PA_LDR_LR,	/* ldr lr, [sp, #d]: the return address back */
+	       PA_SET_FP,	/* add r7, sp, #k (r11 in ARM code) */
+	       PA_SP_DYN,	/* sub sp, sp, rN: alloca, sp unknown */
+	       PA_SP_FROM_FP,	/* mov sp, r7 / sub sp, r7, #k */
+	       PA_FP_COPY };	/* sub r4, r7, #k: sp's value to come */
+
+static bool is_fp_reg(unsigned int reg)
+{
+	return reg == ARM_REG_R7 || reg == ARM_REG_R11;
+}
+
+/* The frame-pointer forms of add, sub and mov; PA_OTHER if none. */
+static enum pa_kind classify_fp(const cs_insn *in, int *regs, s32 *imm)
+{
+	const cs_arm *a = &in->detail->arm;
+	const cs_arm_op *op = a->operands;
+	bool sub = in->id == ARM_INS_SUB || in->id == ARM_INS_SUBW;
+
+	if (a->update_flags || a->op_count < 2 || op[0].type != ARM_OP_REG ||
+	    op[1].type != ARM_OP_REG)
+		return PA_OTHER;
+	if (a->op_count == 2 && in->id == ARM_INS_MOV) {
+		*imm = 0;
+		if (is_fp_reg(op[0].reg) && op[1].reg == ARM_REG_SP) {
+			regs[0] = slot_of(op[0].reg);
+			return PA_SET_FP;
+		}
+		if (op[0].reg == ARM_REG_SP && slot_of(op[1].reg) >= 0 &&
+		    slot_of(op[1].reg) < 13) {
+			regs[0] = slot_of(op[1].reg);
+			return PA_SP_FROM_FP;
+		}
+		return PA_OTHER;
+	}
+	if (a->op_count != 3 || (!sub && in->id != ARM_INS_ADD &&
+				 in->id != ARM_INS_ADDW))
+		return PA_OTHER;
+	if (op[2].type == ARM_OP_IMM && !op[2].shift.value) {
+		*imm = sub ? -op[2].imm : op[2].imm;	/* what is added */
+		if (is_fp_reg(op[0].reg) && op[1].reg == ARM_REG_SP) {
+			regs[0] = slot_of(op[0].reg);
+			return PA_SET_FP;
+		}
+		if (op[0].reg == ARM_REG_SP && is_fp_reg(op[1].reg)) {
+			regs[0] = slot_of(op[1].reg);
+			return PA_SP_FROM_FP;
+		}
+		if (is_fp_reg(op[1].reg) && slot_of(op[0].reg) >= 0 &&
+		    slot_of(op[0].reg) < 13) {
+			regs[0] = slot_of(op[0].reg);
+			regs[1] = slot_of(op[1].reg);
+			return PA_FP_COPY;
+		}
+		return PA_OTHER;
+	}
+	if (sub && op[2].type == ARM_OP_REG && op[0].reg == ARM_REG_SP &&
+	    op[1].reg == ARM_REG_SP)
+		return PA_SP_DYN;
+	return PA_OTHER;
+}
 
 /* A post-indexed [sp], #@step: the memory operand and the immediate after. */
 static bool post_sp(const cs_arm_op *op, s32 step)
@@ -266,10 +336,14 @@ static enum pa_kind classify(const cs_insn *in, int *regs, int *n, s32 *imm)
 			return PA_LDR_LR;
 		}
 		return PA_OTHER;
+	case ARM_INS_MOV:
+		return classify_fp(in, regs, imm);
 	case ARM_INS_SUB:
 	case ARM_INS_SUBW:
 	case ARM_INS_ADD:
 	case ARM_INS_ADDW:
+		if (classify_fp(in, regs, imm) != PA_OTHER)
+			return classify_fp(in, regs, imm);
 		if (a->update_flags || op[0].type != ARM_OP_REG ||
 		    op[0].reg != ARM_REG_SP)
 			return PA_OTHER;
@@ -310,7 +384,7 @@ static bool writes_pc(const cs_insn *in)
 	case ARM_INS_B: case ARM_INS_BL: case ARM_INS_BLX: case ARM_INS_BX:
 	case ARM_INS_BXJ: case ARM_INS_CBZ: case ARM_INS_CBNZ:
 	case ARM_INS_TBB: case ARM_INS_TBH:
-	case ARM_INS_BKPT: case ARM_INS_UDF:
+	case ARM_INS_BKPT: case ARM_INS_UDF: case ARM_INS_TRAP:
 		return true;
 	case ARM_INS_PUSH: case ARM_INS_STR: case ARM_INS_STM:
 	case ARM_INS_STMDB: case ARM_INS_STMDA: case ARM_INS_STMIB:
@@ -409,6 +483,47 @@ static bool apply(struct pa_state *st, enum pa_kind k, const int *regs,
 		  int n, s32 imm)
 {
 	switch (k) {
+	case PA_SET_FP:
+		/* fp = sp + imm = CFA - (cfa - imm); it must have been saved */
+		if (st->on_fp || st->slot[regs[0]] == PA_NONE)
+			return false;
+		st->fp = regs[0];
+		st->fp_off = st->cfa - imm;
+		return true;
+	case PA_SP_DYN:
+		if (st->fp < 0 || st->on_fp)
+			return false;
+		st->on_fp = true;
+		return true;
+	case PA_SP_FROM_FP:
+		/* sp = fp + imm = CFA - (fp_off - imm), or from a copy */
+		if (st->fp == regs[0] && st->fp_off - imm >= 0) {
+			st->cfa = st->fp_off - imm;
+		} else if (st->spreg == regs[0] && !imm) {
+			st->cfa = st->spreg_off;
+		} else if (st->fp >= 0) {
+			st->on_fp = true;	/* "mov sp, ip": an alloca */
+			return true;
+		} else {
+			return false;
+		}
+		st->on_fp = false;
+		st->spreg = -1;
+		return slots_above_sp(st);
+	case PA_FP_COPY:
+		/* rX = fp + imm = CFA - (fp_off - imm) */
+		if (st->fp != regs[1])
+			return false;
+		st->spreg = regs[0];
+		st->spreg_off = st->fp_off - imm;
+		return true;
+	default:
+		break;
+	}
+	/* below: changes relative to sp, unknown after an alloca */
+	if (st->on_fp)
+		return false;
+	switch (k) {
 	case PA_PUSH:
 		return do_push(st, regs, n);
 	case PA_POP:
@@ -503,9 +618,20 @@ static int reach(struct pa_flow *fl, const cs_insn *from, u32 addr,
 
 	if (i < 0)
 		return fail(fl, from, "branch into the middle of an instruction");
-	if (fl->have[i])
-		return state_eq(&fl->st[i], st) ? 0 :
-			fail(fl, &fl->ins[i], "paths arrive with different frames");
+	if (fl->have[i]) {
+		struct pa_state *old = &fl->st[i];
+
+		if (!frame_eq(old, st) || old->clone != st->clone)
+			return fail(fl, &fl->ins[i], "paths arrive with different frames");
+		if (old->fp < 0 || (old->fp == st->fp && old->fp_off == st->fp_off))
+			return 0;
+		/* paths that know different frame pointers know none:
+		 * forget it here and follow again (once per instruction) */
+		old->fp = -1;
+		old->fp_off = 0;
+		fl->work[fl->nwork++] = i;
+		return 0;
+	}
 	fl->st[i] = *st;
 	fl->have[i] = true;
 	fl->work[fl->nwork++] = i;
@@ -521,8 +647,11 @@ static int next(struct pa_flow *fl, u32 i, const struct pa_state *st)
 	return reach(fl, &fl->ins[i], fl->ins[i + 1].address, st);
 }
 
-/* Nothing but padding, or data, from instruction @i to the end. */
-static bool only_padding_from(const struct pa_flow *fl, u32 i);
+/*
+ * Nothing but padding after instruction @i, then data or the end: code
+ * that cannot go on past @i (glibc's "bl abort; nop" before a pool).
+ */
+static bool falls_into_data(const struct pa_flow *fl, u32 i);
 
 /* A return: the frame must be gone and the return address in lr. */
 static int ret_ok(struct pa_flow *fl, const cs_insn *in,
@@ -624,13 +753,17 @@ static int flow_branch(struct pa_flow *fl, u32 i, const struct pa_state *st)
 	u32 t = branch_target(in);
 	struct pa_state taken, fall;
 
+	/* a trap (__builtin_trap: udf, "trap" for clang's 0xdefe) never
+	 * comes back */
+	if (in->id == ARM_INS_UDF || in->id == ARM_INS_TRAP ||
+	    in->id == ARM_INS_BKPT)
+		return 0;
 	if (is_call(in)) {
 		if (st->slot[14] == PA_NONE)
 			return fail(fl, in, "call with the return address in lr");
 		/* a call with nothing after it, or data, never returns
 		 * (__stack_chk_fail, start_thread's exit) */
-		if (!conditional(in) && (only_padding_from(fl, i + 1) ||
-		    fl->ins[i + 1].address != in->address + in->size))
+		if (!conditional(in) && falls_into_data(fl, i))
 			return 0;
 		return next(fl, i, st);
 	}
@@ -775,6 +908,10 @@ static int flow_insn(struct pa_flow *fl, u32 i, struct pa_state st)
 			return fail(fl, in, "return that does not undo the frame");
 		return cond ? next(fl, i, &st) : 0;
 	}
+	/* r7 set from sp but never saved: an ordinary register write */
+	if ((k == PA_SET_FP || (k == PA_FP_COPY && callee_saved(regs[0]))) &&
+	    st.slot[regs[0]] == PA_NONE)
+		k = PA_OTHER;
 	if (k != PA_OTHER) {
 		if (cond)
 			return cond_frame_change(fl, i, st, k, regs, n, imm);
@@ -782,10 +919,21 @@ static int flow_insn(struct pa_flow *fl, u32 i, struct pa_state st)
 			return fail(fl, in, "frame change that does not match the frame");
 		return next(fl, i, &st);
 	}
+	if (st.spreg >= 0 && wr[st.spreg])
+		st.spreg = -1;
+	if (st.fp >= 0 && wr[st.fp]) {
+		if (st.on_fp)
+			return fail(fl, in, "frame pointer written after an alloca");
+		st.fp = -1;
+	}
 	if (wr[15])
 		return flow_branch(fl, i, &st);
-	if (wr[13])
+	/* any other change of sp (clang: "sub ip, sp, r3; mov sp, ip") is
+	 * an alloca: the frame pointer, if there is one, holds the frame */
+	if (wr[13] && (st.fp < 0 || st.fp == 12))
 		return fail(fl, in, "sp changed");
+	if (wr[13])
+		st.on_fp = true;
 	if (wr[14] && st.slot[14] == PA_NONE)
 		return fail(fl, in, "lr overwritten while it holds the return address");
 	for (int r = 4; r < TB_NREGS; r++) {
@@ -865,11 +1013,15 @@ static bool is_padding(const cs_insn *in)
 	       a->operands[0].reg == a->operands[1].reg;
 }
 
-static bool only_padding_from(const struct pa_flow *fl, u32 i)
+static bool falls_into_data(const struct pa_flow *fl, u32 i)
 {
-	for (; i < fl->n; i++)
-		if (!is_padding(&fl->ins[i]))
+	for (; i + 1 < fl->n; i++) {
+		if (fl->ins[i + 1].address !=
+		    fl->ins[i].address + fl->ins[i].size)
+			return true;
+		if (!is_padding(&fl->ins[i + 1]))
 			return false;
+	}
 	return true;
 }
 
@@ -940,12 +1092,15 @@ static int run_flow(struct pa_flow *fl, const u32 *entries, u32 nentries)
 	struct pa_state entry;
 
 	memset(&entry, 0, sizeof(entry));
+	entry.fp = -1;
+	entry.spreg = -1;
 	for (int i = 0; i < TB_NREGS; i++)
 		entry.slot[i] = PA_NONE;
 	fl->st = calloc(fl->n, sizeof(*fl->st));
 	fl->have = calloc(fl->n, sizeof(*fl->have));
-	/* Each instruction enters the work list once. */
-	fl->work = calloc(fl->n, sizeof(*fl->work));
+	/* Each instruction enters the work list once, and once more when
+	 * its frame pointer is forgotten (reach). */
+	fl->work = calloc(2 * fl->n, sizeof(*fl->work));
 	if (!fl->st || !fl->have || !fl->work)
 		return -2;
 	if (reach(fl, &fl->ins[0], fl->lo, &entry))

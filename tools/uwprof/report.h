@@ -110,6 +110,11 @@ struct rp_profile {
 
 /* Load, symbolize and aggregate; 0, or -1 after printing why. */
 int rp_load(const char *path, const struct rp_opts *o, struct rp_profile *p);
+
+/* The same from a data file already read (uwd_parse); frees it.  @path
+ * names it in messages. */
+int rp_load_file(struct uwd_file *f, const char *path,
+		 const struct rp_opts *o, struct rp_profile *p);
 void rp_free(struct rp_profile *p);
 
 /* Nodes' children sorted by name, so every writer walks the same order. */

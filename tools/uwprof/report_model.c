@@ -525,18 +525,27 @@ static void warn_damage(const struct rp_load *L, const struct uwd_file *f,
 
 int rp_load(const char *path, const struct rp_opts *o, struct rp_profile *p)
 {
-	struct rp_load L = { .p = p, .o = o };
-	const struct rp_filter *fl = &o->filter;
 	struct uwd_file f;
 	char err[512];
 
 	memset(p, 0, sizeof(*p));
-	p->filtering = fl->npids || fl->ntids || fl->ncomms || fl->has_start ||
-		       fl->has_end;
 	if (uwd_load(path, &f, err, sizeof(err))) {
 		uw_err("report: %s", err);
 		return -1;
 	}
+	return rp_load_file(&f, path, o, p);
+}
+
+int rp_load_file(struct uwd_file *fp, const char *path,
+		 const struct rp_opts *o, struct rp_profile *p)
+{
+	struct rp_load L = { .p = p, .o = o };
+	const struct rp_filter *fl = &o->filter;
+	struct uwd_file f = *fp;
+
+	memset(p, 0, sizeof(*p));
+	p->filtering = fl->npids || fl->ntids || fl->ncomms || fl->has_start ||
+		       fl->has_end;
 	p->hdr = f.hdr;
 	p->noderoom = 64;
 	p->nodes = calloc(p->noderoom, sizeof(*p->nodes));

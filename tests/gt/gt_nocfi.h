@@ -1,0 +1,8 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef GT_NOCFI_H
+#define GT_NOCFI_H
+
+/* A few hundred instructions of work, without any unwind information. */
+unsigned int nocfi_work(unsigned int n);
+
+#endif
