@@ -12,13 +12,22 @@
 #                   files, whose .debug_frame the table builder reads
 #   build/linux-source/  checkpatch.pl and the kselftest headers
 #
-# UWPROF_KERNEL_META picks another kernel flavour's metapackage
-# (default linux-image-armmp:armhf).
+# KERNEL names the test kernel (default armmp-6.1, unpacked in build/kernel/);
+# arm64-6.1 is Debian's arm64 kernel, unpacked in build/kernel-arm64-6.1/.
+# UWPROF_KERNEL_META picks another kernel flavour's metapackage.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$top/build}
-META=${UWPROF_KERNEL_META:-linux-image-armmp:armhf}
+KERNEL=${KERNEL:-armmp-6.1}
+case $KERNEL in
+armmp-6.1)	KARCH=armhf; KDIR_OUT=$BUILD/kernel
+		META=${UWPROF_KERNEL_META:-linux-image-armmp:armhf} ;;
+arm64-6.1)	KARCH=arm64; KDIR_OUT=$BUILD/kernel-$KERNEL
+		META=${UWPROF_KERNEL_META:-linux-image-arm64:arm64} ;;
+*)		echo "setup: unknown KERNEL '$KERNEL' (armmp-6.1, arm64-6.1)" >&2
+		exit 1 ;;
+esac
 
 log() { echo "setup: $*"; }
 say() { log "$@"; }
@@ -36,8 +45,11 @@ missing_packages() {
 
 install_packages() {
 	local need
-	dpkg --print-foreign-architectures | grep -qx armhf ||
-		$SUDO dpkg --add-architecture armhf
+	local a
+	for a in armhf arm64; do
+		dpkg --print-foreign-architectures | grep -qx $a ||
+			$SUDO dpkg --add-architecture $a
+	done
 	need=$(missing_packages)
 	[ -n "$need" ] || return 0
 	log "installing:" $need
@@ -57,22 +69,22 @@ download() {
 }
 
 fetch_kernel() {
-	local kdir=$BUILD/kernel release ver abi series hdr
+	local kdir=$KDIR_OUT release ver abi series hdr
 	[ -f "$kdir/release" ] && [ -f "$kdir/vmlinuz" ] && return 0
 	release=$(apt-cache depends "$META" 2>/dev/null |
-		sed -n 's/.*Depends: linux-image-\(.*\):armhf$/\1/p; s/.*Depends: linux-image-\([^:]*\)$/\1/p' |
+		sed -n "s/.*Depends: linux-image-\(.*\):$KARCH\$/\1/p; s/.*Depends: linux-image-\([^:]*\)\$/\1/p" |
 		head -n 1)
 	[ -n "$release" ] || { apt_update; release=$(apt-cache depends "$META" |
 		sed -n 's/.*Depends: linux-image-\([^:]*\).*/\1/p' | head -n 1); }
 	[ -n "$release" ] || die "cannot resolve the kernel of $META"
-	ver=$(apt-cache show "linux-image-$release:armhf" | sed -n 's/^Version: //p' | head -n 1)
+	ver=$(apt-cache show "linux-image-$release:$KARCH" | sed -n 's/^Version: //p' | head -n 1)
 	abi=${release%-*}		# 6.1.0-50-armmp -> 6.1.0-50
 	series=${abi%%.0-*}		# 6.1.0-50 -> 6.1
 	log "fetching kernel $release ($ver)"
 	rm -rf "$kdir"
 	mkdir -p "$kdir/debs" "$kdir/root"
-	download "$kdir/debs" "linux-image-$release:armhf=$ver" \
-		"linux-headers-$release:armhf=$ver" \
+	download "$kdir/debs" "linux-image-$release:$KARCH=$ver" \
+		"linux-headers-$release:$KARCH=$ver" \
 		"linux-headers-$abi-common=$ver" "linux-kbuild-$series=$ver"
 	for deb in "$kdir"/debs/*.deb; do
 		dpkg -x "$deb" "$kdir/root"
@@ -136,4 +148,4 @@ fetch_kernel
 fetch_arm_root
 fetch_arm_dbg
 extract_linux_source
-log "ready (kernel $(cat "$BUILD/kernel/release"))"
+log "ready (kernel $(cat "$KDIR_OUT/release"))"
