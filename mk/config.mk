@@ -10,6 +10,7 @@ ifeq ($(ARCH),arm64)
 KERNEL		?= arm64-6.1
 endif
 KERNEL		?= armmp-6.1
+export KERNEL
 ifeq ($(KERNEL),armmp-6.1)
 KERNEL_DIR	:= $(BUILD)/kernel
 else
