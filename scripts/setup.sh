@@ -25,7 +25,11 @@ armmp-6.1)	KARCH=armhf; KDIR_OUT=$BUILD/kernel
 		META=${UWPROF_KERNEL_META:-linux-image-armmp:armhf} ;;
 arm64-6.1)	KARCH=arm64; KDIR_OUT=$BUILD/kernel-$KERNEL
 		META=${UWPROF_KERNEL_META:-linux-image-arm64:arm64} ;;
-*)		echo "setup: unknown KERNEL '$KERNEL' (armmp-6.1, arm64-6.1)" >&2
+lpae-6.1)	KARCH=armhf; KDIR_OUT=$BUILD/kernel-$KERNEL
+		META=${UWPROF_KERNEL_META:-linux-image-armmp-lpae:armhf} ;;
+rt-6.1)		KARCH=armhf; KDIR_OUT=$BUILD/kernel-$KERNEL
+		META=${UWPROF_KERNEL_META:-linux-image-rt-armmp:armhf} ;;
+*)		echo "setup: unknown KERNEL '$KERNEL' (armmp-6.1, lpae-6.1, rt-6.1, arm64-6.1)" >&2
 		exit 1 ;;
 esac
 
