@@ -82,7 +82,7 @@ fetch_kernel() {
 		sed -n 's/.*Depends: linux-image-\([^:]*\).*/\1/p' | head -n 1); }
 	[ -n "$release" ] || die "cannot resolve the kernel of $META"
 	ver=$(apt-cache show "linux-image-$release:$KARCH" | sed -n 's/^Version: //p' | head -n 1)
-	abi=${release%-*}		# 6.1.0-50-armmp -> 6.1.0-50
+	abi=$(grep -oE "^[0-9.]+-[0-9]+" <<<"$release")	# 6.1.0-50-rt-armmp -> 6.1.0-50
 	series=${abi%%.0-*}		# 6.1.0-50 -> 6.1
 	log "fetching kernel $release ($ver)"
 	rm -rf "$kdir"
