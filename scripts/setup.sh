@@ -73,7 +73,7 @@ download() {
 }
 
 fetch_kernel() {
-	local kdir=$KDIR_OUT release ver abi series hdr
+	local kdir=$KDIR_OUT release ver abi rt series hdr
 	[ -f "$kdir/release" ] && [ -f "$kdir/vmlinuz" ] && return 0
 	release=$(apt-cache depends "$META" 2>/dev/null |
 		sed -n "s/.*Depends: linux-image-\(.*\):$KARCH\$/\1/p; s/.*Depends: linux-image-\([^:]*\)\$/\1/p" |
@@ -83,19 +83,20 @@ fetch_kernel() {
 	[ -n "$release" ] || die "cannot resolve the kernel of $META"
 	ver=$(apt-cache show "linux-image-$release:$KARCH" | sed -n 's/^Version: //p' | head -n 1)
 	abi=$(grep -oE "^[0-9.]+-[0-9]+" <<<"$release")	# 6.1.0-50-rt-armmp -> 6.1.0-50
+	rt=; case $release in *-rt-*) rt=-rt ;; esac	# PREEMPT_RT: own common headers
 	series=${abi%%.0-*}		# 6.1.0-50 -> 6.1
 	log "fetching kernel $release ($ver)"
 	rm -rf "$kdir"
 	mkdir -p "$kdir/debs" "$kdir/root"
 	download "$kdir/debs" "linux-image-$release:$KARCH=$ver" \
 		"linux-headers-$release:$KARCH=$ver" \
-		"linux-headers-$abi-common=$ver" "linux-kbuild-$series=$ver"
+		"linux-headers-$abi-common$rt=$ver" "linux-kbuild-$series=$ver"
 	for deb in "$kdir"/debs/*.deb; do
 		dpkg -x "$deb" "$kdir/root"
 	done
 	# The flavour's Makefile includes the common headers by absolute path.
 	hdr=$kdir/root/usr/src/linux-headers-$release
-	sed -i "s|/usr/src/linux-headers-$abi-common|$kdir/root/usr/src/linux-headers-$abi-common|" \
+	sed -i "s|/usr/src/linux-headers-$abi-common$rt|$kdir/root/usr/src/linux-headers-$abi-common$rt|" \
 		"$hdr/Makefile"
 	ln -sf "root/boot/vmlinuz-$release" "$kdir/vmlinuz"
 	rm -rf "$kdir/debs"
