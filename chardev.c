@@ -15,6 +15,22 @@
 #include "uapi/uwprof.h"
 #include "uwprof_mod.h"
 
+/*
+ * One ABI for 32-bit and 64-bit callers: the static armhf uwprof talks to
+ * an arm64 module through compat_ptr_ioctl, which only works if every
+ * struct has the same size on both.  These sizes are the armhf ones; the
+ * arm64 build checks it agrees.
+ */
+static_assert(sizeof(struct uwprof_version) == 16);
+static_assert(sizeof(struct uwprof_table_upload) == 32);
+static_assert(sizeof(struct uwprof_attach) == 24);
+static_assert(sizeof(struct uwprof_detach) == 16);
+static_assert(sizeof(struct uwprof_attachment) == 16);
+static_assert(sizeof(struct uwprof_list) == 24);
+static_assert(sizeof(struct uwprof_start) == 16);
+static_assert(sizeof(struct uwprof_stats) == 208);
+static_assert(sizeof(struct uwprof_record) == 32);
+
 static void uwprof_wakeup(struct irq_work *work)
 {
 	struct uwprof_session *s = container_of(work, struct uwprof_session,

@@ -21,6 +21,7 @@
 #include <linux/sort.h>
 #include <linux/uaccess.h>
 
+#include "uwprof_arch.h"
 #include "uwprof_mod.h"
 
 void uwprof_registry_init(struct uwprof_session *s)
@@ -179,6 +180,8 @@ static int uwprof_find_process(u32 pid, u32 *tgid, struct mm_struct **mmp)
 		ret = -ESRCH;	/* a kernel thread, or exiting */
 	} else if (!uwprof_may_read(task, mm)) {
 		ret = -EACCES;
+	} else if (!uwprof_arch_task_is_32bit(task)) {
+		ret = -ENOEXEC;	/* AArch64 code: v2 tables cannot unwind it */
 	} else {
 		mmgrab(mm);
 		*mmp = mm;

@@ -20,6 +20,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
+#include "uwprof_arch.h"
 #include "uwprof_mod.h"
 
 #define UWPROF_FREQ_MAX		10000
@@ -45,14 +46,10 @@ static int uwprof_stack_read(void *ctx, u32 addr, u32 *val)
 static void uwprof_user_regs(struct pt_regs *regs, struct uw2_regs *out,
 			     bool *in_kernel, bool *thumb)
 {
-	int i;
-
 	*in_kernel = !user_mode(regs);
 	if (*in_kernel)
 		regs = task_pt_regs(current);
-	for (i = 0; i < 16; i++)
-		out->r[i] = regs->uregs[i];
-	*thumb = regs->ARM_cpsr & PSR_T_BIT;
+	*thumb = uwprof_arch_regs(regs, out);
 }
 
 static u32 uwprof_unwind(struct uwprof_session *s, struct uwprof_cpu *c,
@@ -137,7 +134,12 @@ static void uwprof_overflow(struct perf_event *event,
 	t0 = ktime_get_ns();
 	rcu_read_lock();
 	p = uwprof_proc_of_current(s);
-	if (p) {
+	if (p && !uwprof_arch_task_is_32bit(current)) {
+		/* AArch64 code has no v2 tables: count it, never misread it */
+		u64_stats_update_begin(&c->syncp);
+		c->stats.dropped_not32++;
+		u64_stats_update_end(&c->syncp);
+	} else if (p) {
 		u64_stats_update_begin(&c->syncp);
 		uwprof_sample(s, c, p, regs, t0);
 		dt = ktime_get_ns() - t0;
@@ -360,6 +362,7 @@ static void uwprof_stats_add(struct uwprof_stats *sum, struct uwprof_cpu *c)
 	sum->taken += v.taken;
 	sum->delivered += v.delivered;
 	sum->dropped_full += v.dropped_full;
+	sum->dropped_not32 += v.dropped_not32;
 	sum->kernel_context += v.kernel_context;
 	sum->handler_ns_sum += v.handler_ns_sum;
 	sum->handler_ns_max = max(sum->handler_ns_max, v.handler_ns_max);

@@ -68,6 +68,7 @@ struct uwprof_cpu_stats {
 	u64 taken;
 	u64 delivered;
 	u64 dropped_full;
+	u64 dropped_not32;
 	u64 kernel_context;
 	u64 handler_ns_sum;
 	u64 handler_ns_max;

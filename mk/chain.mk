@@ -4,7 +4,7 @@
 
 CHAIN_VARIANTS	:= $(foreach cc,gcc clang,$(foreach isa,thumb arm,\
 			$(foreach link,static dynamic,$(cc)-$(isa)-$(link))))
-CHAIN_CC_gcc	:= $(CROSS_COMPILE)gcc
+CHAIN_CC_gcc	:= $(ARM_CROSS)gcc
 CHAIN_CC_clang	:= clang --target=arm-linux-gnueabihf -march=armv7-a -mfloat-abi=hard
 CHAIN_LIB_SRCS	:= tools/uwprof/attach.c tools/uwprof/addrmap.c tools/uwprof/procmaps.c \
 		   tools/uwprof/table_uwt.c tools/uwprof/regfile.c
@@ -24,7 +24,7 @@ $(foreach cc,gcc clang,$(foreach isa,thumb arm,$(foreach link,static dynamic,\
 	$(eval $(call chain_rule,$(cc),$(isa),$(link))))))
 
 %_test.syms: %_test
-	$(Q)$(CROSS_COMPILE)nm -S --defined-only $< >$@
+	$(Q)$(ARM_CROSS)nm -S --defined-only $< >$@
 
 %_test.uwt: %_test $(UWPROF)
 	$(Q)$(UWPROF) table $< -o $@ >/dev/null

@@ -3,12 +3,30 @@
 # line: make module KDIR=/path/to/device/kernel CROSS_COMPILE=arm-linux-androideabi-
 
 BUILD		?= $(CURDIR)/build
+
+# The test kernel (scripts/setup.sh fetches it): armmp-6.1 or arm64-6.1.
+# ARCH=arm64 alone picks arm64-6.1, for `make module ARCH=arm64`.
+ifeq ($(ARCH),arm64)
+KERNEL		?= arm64-6.1
+endif
+KERNEL		?= armmp-6.1
+export KERNEL
+ifeq ($(KERNEL),armmp-6.1)
+KERNEL_DIR	:= $(BUILD)/kernel
+else
+KERNEL_DIR	:= $(BUILD)/kernel-$(KERNEL)
+endif
+ifneq ($(filter arm64-%,$(KERNEL)),)
+ARCH		?= arm64
+CROSS_COMPILE	?= aarch64-linux-gnu-
+else
 ARCH		?= arm
 CROSS_COMPILE	?= arm-linux-gnueabihf-
+endif
 
-# scripts/setup.sh fetches Debian's armmp kernel and records its release here.
-KVER		?= $(shell cat $(BUILD)/kernel/release 2>/dev/null)
-KDIR		?= $(BUILD)/kernel/root/usr/src/linux-headers-$(KVER)
+# scripts/setup.sh records the kernel's release here.
+KVER		?= $(shell cat $(KERNEL_DIR)/release 2>/dev/null)
+KDIR		?= $(KERNEL_DIR)/root/usr/src/linux-headers-$(KVER)
 
 HOSTCC		?= cc
 HOST_CFLAGS	?= -O2 -g -Wall -Wextra -Werror -std=gnu11
@@ -25,7 +43,8 @@ FUZZ_OUT	:= $(BUILD)/fuzz
 FUZZ_CC		?= clang
 
 # armhf user programs (selftests, test programs, the device-side uwprof)
-ARM_CC		?= $(CROSS_COMPILE)gcc
+ARM_CROSS	:= arm-linux-gnueabihf-
+ARM_CC		?= $(ARM_CROSS)gcc
 ARM_CFLAGS	?= -O2 -g -Wall -Wextra -static
 
 ifeq ($(V),1)

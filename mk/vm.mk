@@ -23,3 +23,9 @@ test-vm: module selftests $(VM_TEST_DEPS)
 		$(VM_TEST_FILES)
 
 .PHONY: selftests
+
+# Every test kernel in turn (scripts/test-matrix.sh; KERNELS= for a subset).
+test-matrix: tools
+	$(Q)scripts/test-matrix.sh
+
+.PHONY: test-matrix

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make check: set-up, host tests, module build, checkpatch, the fuzz smoke
-# run and the VM selftests.  Every part runs even when an earlier one fails
+# run and the VM selftests on armmp-6.1, then the module build and the VM
+# selftests on arm64-6.1 (the armhf user space as compat tasks).  Every part runs even when an earlier one fails
 # (except set-up, which the rest needs).  Ends with
 # "check: N passed, N failed, N skipped" and exits 1 on any failure.
 set -uo pipefail
@@ -47,7 +48,15 @@ else
 	echo "=== fuzz-smoke: no such target, skipped"
 	count_skipped=$((count_skipped + 1))
 fi
-counted test-vm $MAKE --no-print-directory test-vm
+counted test-vm $MAKE --no-print-directory test-vm KERNEL=armmp-6.1
+if $MAKE --no-print-directory setup KERNEL=arm64-6.1; then
+	single module-arm64-6.1 $MAKE --no-print-directory module KERNEL=arm64-6.1
+	counted test-vm-arm64-6.1 $MAKE --no-print-directory test-vm KERNEL=arm64-6.1
+else
+	echo "check: set-up of arm64-6.1 failed"
+	count_failed=$((count_failed + 1))
+	failures+=(setup-arm64-6.1)
+fi
 
 [ ${#failures[@]} -eq 0 ] || echo "check: failed parts: ${failures[*]} (logs in $log_dir)"
 count_line check

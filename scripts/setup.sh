@@ -12,13 +12,26 @@
 #                   files, whose .debug_frame the table builder reads
 #   build/linux-source/  checkpatch.pl and the kselftest headers
 #
-# UWPROF_KERNEL_META picks another kernel flavour's metapackage
-# (default linux-image-armmp:armhf).
+# KERNEL names the test kernel (default armmp-6.1, unpacked in build/kernel/);
+# arm64-6.1 is Debian's arm64 kernel, unpacked in build/kernel-arm64-6.1/.
+# UWPROF_KERNEL_META picks another kernel flavour's metapackage.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$top/build}
-META=${UWPROF_KERNEL_META:-linux-image-armmp:armhf}
+KERNEL=${KERNEL:-armmp-6.1}
+case $KERNEL in
+armmp-6.1)	KARCH=armhf; KDIR_OUT=$BUILD/kernel
+		META=${UWPROF_KERNEL_META:-linux-image-armmp:armhf} ;;
+arm64-6.1)	KARCH=arm64; KDIR_OUT=$BUILD/kernel-$KERNEL
+		META=${UWPROF_KERNEL_META:-linux-image-arm64:arm64} ;;
+lpae-6.1)	KARCH=armhf; KDIR_OUT=$BUILD/kernel-$KERNEL
+		META=${UWPROF_KERNEL_META:-linux-image-armmp-lpae:armhf} ;;
+rt-6.1)		KARCH=armhf; KDIR_OUT=$BUILD/kernel-$KERNEL
+		META=${UWPROF_KERNEL_META:-linux-image-rt-armmp:armhf} ;;
+*)		echo "setup: unknown KERNEL '$KERNEL' (armmp-6.1, lpae-6.1, rt-6.1, arm64-6.1)" >&2
+		exit 1 ;;
+esac
 
 log() { echo "setup: $*"; }
 say() { log "$@"; }
@@ -36,8 +49,11 @@ missing_packages() {
 
 install_packages() {
 	local need
-	dpkg --print-foreign-architectures | grep -qx armhf ||
-		$SUDO dpkg --add-architecture armhf
+	local a
+	for a in armhf arm64; do
+		dpkg --print-foreign-architectures | grep -qx $a ||
+			$SUDO dpkg --add-architecture $a
+	done
 	need=$(missing_packages)
 	[ -n "$need" ] || return 0
 	log "installing:" $need
@@ -57,29 +73,30 @@ download() {
 }
 
 fetch_kernel() {
-	local kdir=$BUILD/kernel release ver abi series hdr
+	local kdir=$KDIR_OUT release ver abi rt series hdr
 	[ -f "$kdir/release" ] && [ -f "$kdir/vmlinuz" ] && return 0
 	release=$(apt-cache depends "$META" 2>/dev/null |
-		sed -n 's/.*Depends: linux-image-\(.*\):armhf$/\1/p; s/.*Depends: linux-image-\([^:]*\)$/\1/p' |
+		sed -n "s/.*Depends: linux-image-\(.*\):$KARCH\$/\1/p; s/.*Depends: linux-image-\([^:]*\)\$/\1/p" |
 		head -n 1)
 	[ -n "$release" ] || { apt_update; release=$(apt-cache depends "$META" |
 		sed -n 's/.*Depends: linux-image-\([^:]*\).*/\1/p' | head -n 1); }
 	[ -n "$release" ] || die "cannot resolve the kernel of $META"
-	ver=$(apt-cache show "linux-image-$release:armhf" | sed -n 's/^Version: //p' | head -n 1)
-	abi=${release%-*}		# 6.1.0-50-armmp -> 6.1.0-50
+	ver=$(apt-cache show "linux-image-$release:$KARCH" | sed -n 's/^Version: //p' | head -n 1)
+	abi=$(grep -oE "^[0-9.]+-[0-9]+" <<<"$release")	# 6.1.0-50-rt-armmp -> 6.1.0-50
+	rt=; case $release in *-rt-*) rt=-rt ;; esac	# PREEMPT_RT: own common headers
 	series=${abi%%.0-*}		# 6.1.0-50 -> 6.1
 	log "fetching kernel $release ($ver)"
 	rm -rf "$kdir"
 	mkdir -p "$kdir/debs" "$kdir/root"
-	download "$kdir/debs" "linux-image-$release:armhf=$ver" \
-		"linux-headers-$release:armhf=$ver" \
-		"linux-headers-$abi-common=$ver" "linux-kbuild-$series=$ver"
+	download "$kdir/debs" "linux-image-$release:$KARCH=$ver" \
+		"linux-headers-$release:$KARCH=$ver" \
+		"linux-headers-$abi-common$rt=$ver" "linux-kbuild-$series=$ver"
 	for deb in "$kdir"/debs/*.deb; do
 		dpkg -x "$deb" "$kdir/root"
 	done
 	# The flavour's Makefile includes the common headers by absolute path.
 	hdr=$kdir/root/usr/src/linux-headers-$release
-	sed -i "s|/usr/src/linux-headers-$abi-common|$kdir/root/usr/src/linux-headers-$abi-common|" \
+	sed -i "s|/usr/src/linux-headers-$abi-common$rt|$kdir/root/usr/src/linux-headers-$abi-common$rt|" \
 		"$hdr/Makefile"
 	ln -sf "root/boot/vmlinuz-$release" "$kdir/vmlinuz"
 	rm -rf "$kdir/debs"
@@ -136,4 +153,4 @@ fetch_kernel
 fetch_arm_root
 fetch_arm_dbg
 extract_linux_source
-log "ready (kernel $(cat "$BUILD/kernel/release"))"
+log "ready (kernel $(cat "$KDIR_OUT/release"))"

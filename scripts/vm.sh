@@ -3,7 +3,10 @@
 #
 # vm.sh [options] -- COMMAND...
 #
-# Boots Debian's armmp kernel under qemu-system-arm (machine "virt") with an
+# Boots the test kernel KERNEL (default armmp-6.1: Debian's armmp kernel
+# under qemu-system-arm; arm64-6.1: Debian's arm64 kernel under
+# qemu-system-aarch64, a CPU that runs AArch32 at EL0, the same armhf user
+# space as compat tasks) on machine "virt" with an
 # initramfs of busybox, the armhf C library, uwprof.ko and whatever --add
 # puts in, runs COMMAND with /bin/sh inside, and powers off.  The guest's
 # console is shown as it runs; the exit status is COMMAND's.  The run fails
@@ -39,11 +42,22 @@ while [ $# -gt 0 ]; do
 done
 [ $# -gt 0 ] || { echo "vm.sh: no command; usage: vm.sh [options] -- COMMAND" >&2; exit 2; }
 
-kernel=$BUILD/kernel/vmlinuz
+KERNEL=${KERNEL:-armmp-6.1}
+case $KERNEL in
+armmp-6.1)	kernel=$BUILD/kernel/vmlinuz
+		qemu=(qemu-system-arm -M virt -cpu cortex-a15) ;;
+arm64-*)	kernel=$BUILD/kernel-$KERNEL/vmlinuz
+		qemu=(qemu-system-aarch64 -M virt -cpu cortex-a57) ;;
+*)		kernel=$BUILD/kernel-$KERNEL/vmlinuz
+		qemu=(qemu-system-arm -M virt -cpu cortex-a15) ;;
+esac
 armroot=$BUILD/arm/root
 [ -e "$kernel" ] && [ -x "$armroot/bin/busybox" ] ||
-	{ echo "vm.sh: no ARM kernel or busybox under $BUILD; run 'make setup'" >&2; exit 2; }
-[ -f "$top/uwprof.ko" ] || { echo "vm.sh: no uwprof.ko; run 'make module'" >&2; exit 2; }
+	{ echo "vm.sh: no $KERNEL kernel or busybox under $BUILD; run 'make setup KERNEL=$KERNEL'" >&2; exit 2; }
+[ -f "$top/uwprof.ko" ] || { echo "vm.sh: no uwprof.ko; run 'make module KERNEL=$KERNEL'" >&2; exit 2; }
+want="ARM,"; [ "${qemu[0]}" = qemu-system-aarch64 ] && want="ARM aarch64,"
+file -b "$top/uwprof.ko" | grep -q "$want" ||
+	{ echo "vm.sh: uwprof.ko is not built for $KERNEL; run 'make module KERNEL=$KERNEL'" >&2; exit 2; }
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/uwprof-vm.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -91,7 +105,7 @@ chmod +x "$rootfs/init"
 
 console=$work/console
 set +e
-timeout --kill-after=5 "$timeout_s" qemu-system-arm -M virt -cpu cortex-a15 \
+timeout --kill-after=5 "$timeout_s" "${qemu[@]}" \
 	-smp "$smp" -m "$mem" -kernel "$kernel" -initrd "$work/initrd" \
 	-append "console=ttyAMA0 rdinit=/init panic=-1 quiet" \
 	-nic none -display none -monitor none -serial stdio -no-reboot </dev/null |

@@ -147,6 +147,8 @@ struct uwprof_stats {
 	__u64 stop[UWPROF_STOP_SLOTS];	/* unwinds by enum uwprof_stop */
 	__u64 frames;		/* frames delivered */
 	__u64 bytes;		/* record bytes delivered */
+	/* 64-bit (AArch64) samples of an attached process, not in taken */
+	__u64 dropped_not32;
 };
 
 #define UWPROF_IOC_VERSION	_IOWR(UWPROF_IOC_MAGIC, 0x80, struct uwprof_version)

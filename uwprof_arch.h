@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What differs between the kernels uwprof runs on: a 32-bit ARM kernel,
+ * where every user task is AArch32, and an arm64 kernel, where only compat
+ * tasks are.  The unwinder sees AArch32 registers either way.
+ */
+#ifndef _UWPROF_ARCH_H
+#define _UWPROF_ARCH_H
+
+#include <linux/compat.h>
+#include <linux/sched.h>
+#include <linux/sched/task_stack.h>
+#include <asm/ptrace.h>
+
+#include "unwind_v2.h"
+
+#ifdef CONFIG_ARM64
+
+/* On arm64, AArch32 r0..r14 are x0..x14 and the pc is the pc. */
+static inline bool uwprof_arch_regs(const struct pt_regs *regs,
+				    struct uw2_regs *out)
+{
+	int i;
+
+	for (i = 0; i < 15; i++)
+		out->r[i] = lower_32_bits(regs->regs[i]);
+	out->r[15] = lower_32_bits(regs->pc);
+	return compat_thumb_mode(regs);
+}
+
+static inline bool uwprof_arch_task_is_32bit(struct task_struct *task)
+{
+	return is_compat_thread(task_thread_info(task));
+}
+
+#else /* 32-bit ARM: every user task is AArch32 */
+
+static inline bool uwprof_arch_regs(const struct pt_regs *regs,
+				    struct uw2_regs *out)
+{
+	int i;
+
+	for (i = 0; i < 16; i++)
+		out->r[i] = regs->uregs[i];
+	return regs->ARM_cpsr & PSR_T_BIT;
+}
+
+static inline bool uwprof_arch_task_is_32bit(struct task_struct *task)
+{
+	return true;
+}
+
+#endif
+
+#endif /* _UWPROF_ARCH_H */
