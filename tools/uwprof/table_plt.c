@@ -36,25 +36,9 @@ static u16 rd16(const u8 *p)
 	return (u16)(p[0] | p[1] << 8);
 }
 
-/* The kind of the last mapping symbol at or below @addr (maps are sorted). */
-static char map_kind(const struct tb_elf *e, u32 addr)
-{
-	u32 lo = 0, hi = e->nmaps;
-
-	while (lo < hi) {
-		u32 mid = lo + (hi - lo) / 2;
-
-		if (e->maps[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo ? e->maps[lo - 1].kind : 0;
-}
-
 static bool is_literal(struct plt_dec *d, u32 addr)
 {
-	if (map_kind(d->e, addr) == 'd' && d->e->nmaps)
+	if (tb_elf_map_at(d->e, addr) == 'd' && d->e->nmaps)
 		return true;
 	for (u32 i = 0; i < d->nlits; i++)
 		if (d->lits[i] == addr)
@@ -202,7 +186,7 @@ static u32 one_stub(struct plt_dec *d, u32 at, bool header,
 			at += 4;	/* continues in ARM state at at + 4 */
 			continue;
 		}
-		thumb = d->e->nmaps && map_kind(d->e, at) == 't';
+		thumb = d->e->nmaps && tb_elf_map_at(d->e, at) == 't';
 		if (is_literal(d, at)) {
 			snprintf(d->why, sizeof(d->why), "data at 0x%x", at);
 			return 0;
