@@ -22,7 +22,7 @@
  * arm64 build checks it agrees.
  */
 static_assert(sizeof(struct uwprof_version) == 16);
-static_assert(sizeof(struct uwprof_table_upload) == 32);
+static_assert(sizeof(struct uwprof_table_upload) == 56);
 static_assert(sizeof(struct uwprof_attach) == 24);
 static_assert(sizeof(struct uwprof_detach) == 16);
 static_assert(sizeof(struct uwprof_attachment) == 16);

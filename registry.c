@@ -94,7 +94,7 @@ long uwprof_ioctl_table_upload(struct uwprof_session *s, void __user *arg)
 	ret = uwprof_copy_arg(&up, sizeof(up), arg);
 	if (ret)
 		return ret;
-	if (up.flags)
+	if (up.flags || up.build_id_size)
 		return -EINVAL;
 	if (up.len > uwprof_table_bytes_max)
 		return -EFBIG;

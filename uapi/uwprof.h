@@ -41,14 +41,26 @@ struct uwprof_version {
  * EFBIG: larger than the table_bytes_max module parameter.
  * ENOSPC: the file's tables would exceed table_bytes_max in all.
  */
+/*
+ * With UWPROF_TABLE_BY_BUILD_ID the table describes the ELF file whose
+ * GNU build-id is build_id[0..build_id_size): the module attaches it by
+ * itself, in the task's own context, wherever a followed process maps that
+ * file executable (after fork, exec or dlopen, before the recorder has
+ * seen the mapping).  Without the flag, build_id_size must be 0.
+ */
+#define UWPROF_TABLE_BY_BUILD_ID	0x1
+#define UWPROF_BUILD_ID_MAX		20
+
 struct uwprof_table_upload {
 	__u32 size;
-	__u32 flags;		/* in: 0 */
+	__u32 flags;		/* in: UWPROF_TABLE_* */
 	__u64 data;		/* in: pointer to the blob */
 	__u32 len;		/* in: blob length in bytes */
 	__u32 table_id;		/* out: id, never 0 */
 	__u32 verr;		/* out: validation error code, 0 if valid */
 	__u32 verr_offset;	/* out: blob offset of the error */
+	__u32 build_id_size;	/* in: 1..UWPROF_BUILD_ID_MAX with the flag */
+	__u8 build_id[UWPROF_BUILD_ID_MAX];
 };
 
 /*
@@ -107,6 +119,11 @@ struct uwprof_list {
  * EBUSY: already sampling.  EINVAL: bad frequency or flags.
  */
 #define UWPROF_START_PER_TASK	0x1
+/* Follow the processes a followed process creates (fork, vfork, clone
+ * without CLONE_THREAD), recursively, from their first sample. */
+#define UWPROF_START_INHERIT	0x2
+/* Follow every process (per-CPU mode only; EINVAL with PER_TASK). */
+#define UWPROF_START_ALL	0x4
 
 struct uwprof_start {
 	__u32 size;
@@ -170,6 +187,10 @@ struct uwprof_stats {
 
 /* The thread was in the kernel: frames start at its saved user context. */
 #define UWPROF_RF_KERNEL	0x1
+/* Unwound in the task's own context before it returned to user space
+ * (a mapping the interrupt path could not resolve yet, or a stack page
+ * that was not resident), not in the interrupt. */
+#define UWPROF_RF_DEFERRED	0x2
 
 struct uwprof_record {
 	__u16 size;		/* bytes, this header and the frames */
