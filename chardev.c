@@ -105,6 +105,7 @@ static int uwprof_open(struct inode *inode, struct file *file)
 	mutex_init(&s->read_lock);
 	init_waitqueue_head(&s->readers);
 	init_irq_work(&s->wakeup_work, uwprof_wakeup);
+	uwprof_flush_init(s);
 	INIT_DELAYED_WORK(&s->reap_work, uwprof_reap_work);
 	uwprof_registry_init(s);
 	s->pid_ns = get_pid_ns(task_active_pid_ns(current));

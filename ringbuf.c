@@ -12,6 +12,13 @@
  * does not fit before the end, a padding record fills the end first.
  * When the ring is full the new record is dropped (and counted by the
  * caller); the writer never waits.
+ *
+ * The reader is not woken for every record: a wake-up costs the sampled
+ * CPU a context switch and the collector a pass through its loop, which
+ * at 1 kHz would cost more than the samples themselves.  A ring that
+ * passes wakeup_bytes wakes it at once (so a burst cannot fill a ring
+ * unread); otherwise the flush timer wakes it every wakeup_ms while
+ * records wait, which bounds both the wake-up rate and a record's delay.
  */
 #include <linux/poll.h>
 #include <linux/slab.h>
@@ -41,6 +48,9 @@ int uwprof_rings_alloc(struct uwprof_session *s, u32 bytes_per_cpu)
 			return -ENOMEM;
 		r->size = size;
 	}
+	s->wakeup_bytes = uwprof_wakeup_bytes ?
+			  min(uwprof_wakeup_bytes, size / 2) : size / 4;
+	s->wakeup_ms = clamp_t(u32, uwprof_wakeup_ms, 1, 1000);
 	return 0;
 }
 
@@ -82,9 +92,12 @@ void *uwprof_ring_reserve(struct uwprof_ring *r, u32 len)
 void uwprof_ring_commit(struct uwprof_session *s, struct uwprof_ring *r,
 			u32 len)
 {
+	u32 head = r->head + r->pending + len;
+
 	/* Pairs with the reader's acquire: the record is written. */
-	smp_store_release(&r->head, r->head + r->pending + len);
-	if (wq_has_sleeper(&s->readers))
+	smp_store_release(&r->head, head);
+	if (head - READ_ONCE(r->tail) >= s->wakeup_bytes &&
+	    wq_has_sleeper(&s->readers))
 		irq_work_queue(&s->wakeup_work);
 }
 
@@ -102,6 +115,35 @@ bool uwprof_rings_empty(struct uwprof_session *s)
 		if (!uwprof_ring_empty(&per_cpu_ptr(s->cpu, cpu)->ring))
 			return false;
 	return true;
+}
+
+static void uwprof_flush(struct timer_list *t)
+{
+	struct uwprof_session *s = from_timer(s, t, flush_timer);
+
+	if (!uwprof_rings_empty(s))
+		wake_up_interruptible(&s->readers);
+	if (READ_ONCE(s->sampling))
+		mod_timer(&s->flush_timer,
+			  jiffies + msecs_to_jiffies(s->wakeup_ms));
+}
+
+void uwprof_flush_init(struct uwprof_session *s)
+{
+	timer_setup(&s->flush_timer, uwprof_flush, 0);
+}
+
+/* With s->lock held, once s->sampling is set. */
+void uwprof_flush_start(struct uwprof_session *s)
+{
+	mod_timer(&s->flush_timer, jiffies + msecs_to_jiffies(s->wakeup_ms));
+}
+
+/* With s->lock held, once s->sampling is clear: the rest is read now. */
+void uwprof_flush_stop(struct uwprof_session *s)
+{
+	del_timer_sync(&s->flush_timer);
+	wake_up_interruptible(&s->readers);
 }
 
 /*

@@ -322,6 +322,8 @@ long uwprof_ioctl_start(struct uwprof_session *s, void __user *arg)
 		if (ret)
 			uwprof_events_release(s);
 		s->sampling = !ret;
+		if (s->sampling)
+			uwprof_flush_start(s);
 	}
 	mutex_unlock(&s->lock);
 	return ret;
@@ -333,7 +335,8 @@ void uwprof_sampler_stop(struct uwprof_session *s)
 	if (!s->sampling)
 		return;
 	uwprof_events_release(s);
-	s->sampling = false;
+	WRITE_ONCE(s->sampling, false);
+	uwprof_flush_stop(s);
 }
 
 long uwprof_ioctl_stop(struct uwprof_session *s)

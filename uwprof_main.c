@@ -22,6 +22,16 @@ module_param_named(buffer_bytes, uwprof_buffer_bytes, uint, 0644);
 MODULE_PARM_DESC(buffer_bytes,
 		 "Record buffer bytes per CPU, rounded up to a power of two (512 KiB)");
 
+unsigned int uwprof_wakeup_bytes;
+module_param_named(wakeup_bytes, uwprof_wakeup_bytes, uint, 0644);
+MODULE_PARM_DESC(wakeup_bytes,
+		 "Wake the reader when a CPU's buffer holds this many bytes (0: a quarter of the buffer)");
+
+unsigned int uwprof_wakeup_ms = 100;
+module_param_named(wakeup_ms, uwprof_wakeup_ms, uint, 0644);
+MODULE_PARM_DESC(wakeup_ms,
+		 "Otherwise wake it this often while records wait, 1 to 1000 (100 ms)");
+
 unsigned int uwprof_max_depth = 128;
 module_param_named(max_depth, uwprof_max_depth, uint, 0644);
 MODULE_PARM_DESC(max_depth, "Most frames per sample, at most 256 (128)");

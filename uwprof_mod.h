@@ -10,6 +10,7 @@
 #include <linux/perf_event.h>
 #include <linux/pid_namespace.h>
 #include <linux/rcupdate.h>
+#include <linux/timer.h>
 #include <linux/u64_stats_sync.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -21,6 +22,8 @@
 /* Module parameters (uwprof_main.c), read when a file is opened. */
 extern unsigned int uwprof_table_bytes_max;
 extern unsigned int uwprof_buffer_bytes;
+extern unsigned int uwprof_wakeup_bytes;
+extern unsigned int uwprof_wakeup_ms;
 extern unsigned int uwprof_max_depth;
 extern unsigned int uwprof_stack_window;
 
@@ -104,7 +107,10 @@ struct uwprof_session {
 	u32 freq_hz;
 	struct perf_event **task_events;	/* per-task mode */
 	u32 n_task_events;
-	struct irq_work wakeup_work;
+	struct irq_work wakeup_work;	/* a ring passed wakeup_bytes */
+	struct timer_list flush_timer;	/* every wakeup_ms while sampling */
+	u32 wakeup_bytes;
+	u32 wakeup_ms;
 	wait_queue_head_t readers;
 	struct mutex read_lock;		/* one reader drains at a time */
 	struct delayed_work reap_work;
@@ -134,6 +140,9 @@ void uwprof_ring_commit(struct uwprof_session *s, struct uwprof_ring *r,
 ssize_t uwprof_read(struct uwprof_session *s, char __user *buf, size_t len,
 		    bool nonblock);
 bool uwprof_rings_empty(struct uwprof_session *s);
+void uwprof_flush_init(struct uwprof_session *s);
+void uwprof_flush_start(struct uwprof_session *s);
+void uwprof_flush_stop(struct uwprof_session *s);
 
 /* sampler.c */
 long uwprof_ioctl_start(struct uwprof_session *s, void __user *arg);

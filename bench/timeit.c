@@ -3,10 +3,11 @@
  * timeit -o FILE -- COMMAND [ARGS...]
  *
  * Runs COMMAND and appends one line to FILE:
- *	wall_ns=N user_us=N sys_us=N status=N
+ *	wall_ns=N user_us=N sys_us=N nvcsw=N status=N
  * wall_ns: CLOCK_MONOTONIC from fork to the end of wait; user_us/sys_us:
  * CPU time of COMMAND and of every descendant it waited for (so, for a
- * profiler that runs the workload, profiler and workload together).
+ * profiler that runs the workload, profiler and workload together);
+ * nvcsw: their voluntary context switches (a collector's wake-ups).
  * Built static for the benchmark VM; libc only.
  */
 #include <errno.h>
@@ -68,8 +69,8 @@ int main(int argc, char **argv)
 		perror(out);
 		return 1;
 	}
-	fprintf(f, "wall_ns=%llu user_us=%llu sys_us=%llu status=%d\n",
-		t1 - t0, tv_us(&ru.ru_utime), tv_us(&ru.ru_stime),
+	fprintf(f, "wall_ns=%llu user_us=%llu sys_us=%llu nvcsw=%ld status=%d\n",
+		t1 - t0, tv_us(&ru.ru_utime), tv_us(&ru.ru_stime), ru.ru_nvcsw,
 		WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
 	fclose(f);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;

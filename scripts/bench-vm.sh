@@ -18,6 +18,10 @@
 #   --mem MB        default 2048
 #   --smp N         default 2
 #   --log FILE      keep the whole console log there
+#   --icount        count instructions: -icount shift=0,sleep=off makes guest
+#                   time advance one nanosecond per guest instruction, so
+#                   guest CPU and wall times are instruction counts,
+#                   repeatable to about 0.1% whatever the host's load
 #
 # Exit status: COMMAND's; 124 if the VM did not finish in time; 125 if the
 # kernel log shows a BUG, WARNING, Oops or call trace.
@@ -25,7 +29,7 @@ set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$top/build}
-timeout_s=1800 mem=2048 smp=2 log= share= root=
+timeout_s=1800 mem=2048 smp=2 log= share= root= icount=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--root) root=$2; shift 2 ;;
@@ -34,6 +38,7 @@ while [ $# -gt 0 ]; do
 	--mem) mem=$2; shift 2 ;;
 	--smp) smp=$2; shift 2 ;;
 	--log) log=$2; shift 2 ;;
+	--icount) icount=(-icount shift=0,sleep=off); shift ;;
 	--) shift; break ;;
 	*) echo "bench-vm.sh: unknown option '$1'" >&2; exit 2 ;;
 	esac
@@ -98,7 +103,7 @@ fi
 console=$work/console
 set +e
 timeout --kill-after=5 "$timeout_s" qemu-system-arm -M virt -cpu cortex-a15 \
-	-smp "$smp" -m "$mem" -kernel "$kernel" -initrd "$work/initrd" \
+	-smp "$smp" -m "$mem" "${icount[@]}" -kernel "$kernel" -initrd "$work/initrd" \
 	-append "console=ttyAMA0 rdinit=/init panic=-1 quiet" "${args[@]}" \
 	-nic none -display none -monitor none -serial stdio -no-reboot </dev/null |
 	tr -d '\r' | tee "$console" | awk '

@@ -119,8 +119,10 @@ struct uwprof_list {
  * EBUSY: already sampling.  EINVAL: bad frequency or flags.
  */
 #define UWPROF_START_PER_TASK	0x1
-/* Follow the processes a followed process creates (fork, vfork, clone
- * without CLONE_THREAD), recursively, from their first sample. */
+/*
+ * Follow the processes a followed process creates (fork, vfork, clone
+ * without CLONE_THREAD), recursively, from their first sample.
+ */
 #define UWPROF_START_INHERIT	0x2
 /* Follow every process (per-CPU mode only; EINVAL with PER_TASK). */
 #define UWPROF_START_ALL	0x4
@@ -187,9 +189,11 @@ struct uwprof_stats {
 
 /* The thread was in the kernel: frames start at its saved user context. */
 #define UWPROF_RF_KERNEL	0x1
-/* Unwound in the task's own context before it returned to user space
+/*
+ * Unwound in the task's own context before it returned to user space
  * (a mapping the interrupt path could not resolve yet, or a stack page
- * that was not resident), not in the interrupt. */
+ * that was not resident), not in the interrupt.
+ */
 #define UWPROF_RF_DEFERRED	0x2
 
 struct uwprof_record {

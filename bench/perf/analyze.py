@@ -435,7 +435,7 @@ def read_times(out, prog, cfg):
             d = dict(kv.split("=") for kv in line.split())
             rows.append((int(d["wall_ns"]) / 1e9,
                          (int(d["user_us"]) + int(d["sys_us"])) / 1e6,
-                         int(d["status"])))
+                         int(d["status"]), int(d.get("nvcsw", -1))))
     return rows
 
 
@@ -525,14 +525,16 @@ def main():
     for prog in progs:
         base = read_times(a.out, prog, "none")
         bw, bc = med([r[0] for r in base]), med([r[1] for r in base])
-        R[(prog, "none", 0)] = dict(wall=bw, cpu=bc, n=len(base))
+        R[(prog, "none", 0)] = dict(wall=bw, cpu=bc, n=len(base),
+                                    csw=med([r[3] for r in base]))
         for hz in freqs:
             for tool in tools:
                 cfg = "%s-%d" % (tool, hz)
                 t = read_times(a.out, prog, cfg)
                 sizes = read_sizes(a.out, prog, cfg)
                 f = dict(wall=med([r[0] for r in t]), cpu=med([r[1] for r in t]),
-                         n=len(t), failed=sum(1 for r in t if r[2]))
+                         n=len(t), failed=sum(1 for r in t if r[2]),
+                         csw=med([r[3] for r in t]))
                 f["wall_ovh"] = pct(f["wall"] - bw, bw)
                 f["cpu_ovh"] = pct(f["cpu"] - bc, bc)
                 f["bps"] = med([sizes[i + 1] / t[i][0] for i in range(len(t))
@@ -540,7 +542,7 @@ def main():
                 if tool == "uwprof":
                     taken = delivered = lost = hsum = kctx = 0
                     hmax = 0
-                    htimes = []
+                    htimes, hframe = [], []
                     for rep in range(1, reps + 1):
                         p = os.path.join(a.out, "data", "%s.%s.rep%d.uwdata" % (prog, cfg, rep))
                         if not os.path.exists(p):
@@ -554,6 +556,8 @@ def main():
                         kctx += st.get("kctx", 0)
                         hmax = max(hmax, st.get("hmax", 0))
                         htimes += d["htimes"]
+                        hframe += [h / len(smp[3]) for smp, h in
+                                   zip(d["samples"], d["htimes"]) if h and smp[3]]
                         if rep == 1:
                             res, depth, where = check_uwprof(chk, d)
                             f["where"] = where
@@ -565,7 +569,11 @@ def main():
                              lost_of=taken, kctx=kctx,
                              h_mean=hsum / taken if taken else float("nan"),
                              h_max=hmax,
-                             h_p99=p99([h for h in htimes if h]))
+                             h_p99=p99([h for h in htimes if h]),
+                             hf_mean=statistics.mean(hframe) if hframe else float("nan"),
+                             hf_p99=p99(hframe),
+                             hf_max=max(hframe) if hframe else float("nan"),
+                             per_run=taken / max(1, len(t)))
                 else:
                     p = os.path.join(a.out, "data", "%s.%s.script.gz" % (prog, cfg))
                     if os.path.exists(p):
@@ -579,10 +587,73 @@ def main():
                     f["lost_records"] = ps.get(("all", "LOST"), 0)
                     f["lost_of"] = n + f["lost"]
                     f["bytes_per_sample"] = sizes.get(1, 0) / n if n else float("nan")
+                    f["per_run"] = n
                 R[(prog, tool, hz)] = f
 
+    for prog in progs:
+        for tool in tools:
+            R[(prog, tool, "slope")] = marginal_cost(
+                [R[(prog, tool, hz)] for hz in freqs])
     tables = parse_tables_log(a.tables_log)
     write_doc(a, mach, host, progs, freqs, tools, reps, R, tables)
+    if host.get("icount") == "1":
+        print()
+        print("\n".join(cost_lines(progs, freqs, tools, R)))
+
+
+def marginal_cost(runs):
+    """Least-squares slope of CPU time (ns) over samples per run, across
+    the sampling rates: what one more sample costs, fixed costs left out.
+    Under -icount shift=0 a guest nanosecond is one instruction."""
+    pts = [(f["per_run"], f["cpu"] * 1e9) for f in runs
+           if f.get("per_run") and f["cpu"] == f["cpu"]]
+    if len(pts) < 2:
+        return float("nan")
+    mx = statistics.mean(x for x, _ in pts)
+    my = statistics.mean(y for _, y in pts)
+    sxx = sum((x - mx) ** 2 for x, _ in pts)
+    return sum((x - mx) * (y - my) for x, y in pts) / sxx if sxx else float("nan")
+
+
+def cost_lines(progs, freqs, tools, R):
+    """The cost section: guest instructions, from an -icount run."""
+    L = ["## Cost in guest instructions", "",
+         "The VM ran under `-icount shift=0,sleep=off` with one vCPU: guest "
+         "time advances one nanosecond per guest instruction, so every time "
+         "below is an instruction count (1 ms = 10^6 instructions), "
+         "repeatable to about 0.1%, and the recorder's work lands in the "
+         "command's CPU time. CPU: user + system time of the whole command "
+         "tree (profiler and workload), median of the rounds. Marginal cost: "
+         "the least-squares slope of CPU instructions over samples per run "
+         "across the rates. Handler: each record's `handler_ns` (interrupt to "
+         "record written), per sample and per frame. Wake-ups: voluntary "
+         "context switches of the command tree per second of its wall time "
+         "(the collector's sleeps; the workload's own are in the unprofiled "
+         "row).", "",
+         "| workload | tool | Hz | CPU (10^6 instr) | overhead | samples | "
+         "marginal cost per sample | handler per sample mean / p99 / max | "
+         "per frame mean / p99 / max | bytes per sample | wake-ups per s |",
+         "|---|---|---:|---:|---:|---:|---:|---|---|---:|---:|"]
+    for prog in progs:
+        b = R[(prog, "none", 0)]
+        L.append("| %s | unprofiled | - | %.1f | | | | | | | %.1f |" % (
+            prog, b["cpu"] * 1e3, b["csw"] / b["wall"]))
+        for tool in tools:
+            slope = R[(prog, tool, "slope")]
+            for k, hz in enumerate(freqs):
+                f = R[(prog, tool, hz)]
+                hs = hf = "-"
+                if tool == "uwprof":
+                    hs = "%.0f / %.0f / %.0f" % (f["h_mean"], f["h_p99"], f["h_max"])
+                    hf = "%.0f / %.0f / %.0f" % (f["hf_mean"], f["hf_p99"], f["hf_max"])
+                L.append("| %s | %s | %d | %.1f | %+.2f%% | %.0f | %s | %s | %s | %.1f | %.1f |" % (
+                    prog, TOOL_NAME[tool], hz, f["cpu"] * 1e3, f["cpu_ovh"],
+                    f.get("per_run", float("nan")),
+                    ("**%.0f**" % slope) if k == 0 else "", hs, hf,
+                    f.get("bytes_per_sample", float("nan")),
+                    f["csw"] / f["wall"] if f["wall"] else float("nan")))
+    L.append("")
+    return L
 
 
 TOOLS = ("uwprof", "fp", "dwarf")
@@ -696,8 +767,9 @@ def write_doc(a, mach, host, progs, freqs, tools, reps, R, tables):
     w("| host | %s, %s cores, Linux %s; load average at the end of the run %s |"
       % (host.get("host_cpu", "?"), host.get("host_cpus", "?"),
          host.get("host_kernel", "?"), host.get("host_loadavg", "?")))
-    w("| emulator | %s, `-M virt -cpu cortex-a15 -smp 2 -m 2048` (TCG: no KVM) |"
-      % host.get("qemu", "?"))
+    w("| emulator | %s, `-M virt -cpu cortex-a15 -smp %s -m 2048%s` (TCG: no KVM) |"
+      % (host.get("qemu", "?"), host.get("smp", "2"),
+         " -icount shift=0,sleep=off" if host.get("icount") == "1" else ""))
     w("| guest | %s CPUs (%s), %s MiB, Debian kernel %s %s |"
       % (mach.get("cpus"), mach.get("cpu"), int(mach.get("mem_kb", "0")) // 1024,
          mach.get("kernel"), mach.get("kernel_version")))
@@ -712,10 +784,15 @@ def write_doc(a, mach, host, progs, freqs, tools, reps, R, tables):
     w("| duration | the VM: %s s; bench/perf/bench.sh from start to the checker: %s s |"
       % (host.get("vm_seconds", "?"), a.total_seconds or "?"))
     w("")
-    w("The guest is emulated instruction by instruction on a host shared with "
-      "other work, so absolute times are those of a slow machine and vary from "
-      "run to run; ratios between configurations measured in the same rounds "
-      "are what the tables compare. Handler times are guest clock times.")
+    if host.get("icount") == "1":
+        w("The guest counts instructions (`-icount shift=0,sleep=off`): every "
+          "guest time on this page, wall, CPU or handler, is an instruction "
+          "count (1 s = 10^9 instructions), independent of the host's load.")
+    else:
+        w("The guest is emulated instruction by instruction on a host shared with "
+          "other work, so absolute times are those of a slow machine and vary from "
+          "run to run; ratios between configurations measured in the same rounds "
+          "are what the tables compare. Handler times are guest clock times.")
     w("")
     w("## Workloads and commands")
     w("")
@@ -761,6 +838,9 @@ def write_doc(a, mach, host, progs, freqs, tools, reps, R, tables):
       "round; uwprof's lost samples and handler times add up all rounds."
       % reps)
     w("")
+
+    if host.get("icount") == "1":
+        L.extend(cost_lines(progs, freqs, tools, R))
 
     w("## Success rate")
     w("")

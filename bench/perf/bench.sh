@@ -16,7 +16,11 @@
 # BENCH_PROGRAMS (default lua and sqlite, gcc and clang, and the corpus of
 # scripts/build-corpus.sh: $CORPUS_PROGRAMS of bench/perf/workloads.sh),
 # BENCH_PROFILERS (default "uwprof fp dwarf"), BENCH_TIMEOUT (seconds for
-# the VM; default 90 per run), BENCH_DOC (default docs/BENCHMARKS.md).
+# the VM; default 90 per run), BENCH_DOC (default docs/BENCHMARKS.md),
+# BENCH_ICOUNT (default 1: the guest counts instructions, -icount
+# shift=0,sleep=off, DESIGN.md section 5; 0: plain TCG), BENCH_SMP (vCPUs;
+# default 1 with BENCH_ICOUNT, so the recorder's work lands in the
+# workload's time, else 2).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -28,6 +32,8 @@ progs=${BENCH_PROGRAMS:-lua-gcc lua-clang sqlite-gcc sqlite-clang $CORPUS_PROGRA
 progs=$(echo $progs)
 profilers=${BENCH_PROFILERS:-uwprof fp dwarf}
 doc=${BENCH_DOC:-$top/docs/BENCHMARKS.md}
+icount=${BENCH_ICOUNT:-1}
+if [ "$icount" = 1 ]; then smp=${BENCH_SMP:-1}; vmopt=(--icount); else smp=${BENCH_SMP:-2}; vmopt=(); fi
 bdir=$BUILD/bench-perf
 root=$bdir/vmroot
 out=$bdir/out
@@ -52,7 +58,7 @@ fi
 # narrowed: the BENCH_* settings of this run, as a command prefix
 narrowed() {
 	local v
-	for v in BENCH_PROGRAMS BENCH_PROFILERS BENCH_FREQS BENCH_REPS; do
+	for v in BENCH_PROGRAMS BENCH_PROFILERS BENCH_FREQS BENCH_REPS BENCH_ICOUNT BENCH_SMP; do
 		[ -z "${!v:-}" ] || printf "%s='%s' " "$v" "$(echo ${!v})"
 	done
 }
@@ -127,11 +133,11 @@ done
 mkdir -p "$out"
 nruns=$(( $(echo $progs | wc -w) * reps * (1 + $(echo $freqs | wc -w) * $(echo $profilers | wc -w)) ))
 timeout=${BENCH_TIMEOUT:-$(( nruns * 90 > 2400 ? nruns * 90 : 2400 ))}
-say "running the benchmark VM: programs $progs, profilers $profilers, frequencies $freqs, $reps rounds ($nruns runs, at most $timeout s)"
+say "running the benchmark VM ($smp vCPU, icount $icount): programs $progs, profilers $profilers, frequencies $freqs, $reps rounds ($nruns runs, at most $timeout s)"
 t_vm=$(date +%s)
 set +e
 "$top/scripts/bench-vm.sh" --root "$root" --share "$out" --timeout "$timeout" \
-	--log "$bdir/console.log" -- \
+	--smp "$smp" "${vmopt[@]}" --log "$bdir/console.log" -- \
 	"BENCH_PROFILERS='$profilers' /bench/run-vm.sh /out $reps '$freqs' $progs" 2>&1 |
 	grep --line-buffered -E '^(run-vm|bench-vm)|perf script took|Kernel panic'
 rc=${PIPESTATUS[0]}
@@ -149,6 +155,8 @@ say "VM finished in $(( $(date +%s) - t_vm )) s (status $rc)"
 	echo "clang=$(clang --version | head -n 1)"
 	echo "vm_seconds=$(( $(date +%s) - t_vm ))"
 	echo "host_loadavg=$(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "icount=$icount"
+	echo "smp=$smp"
 } >"$out/host.txt"
 echo "$(( $(date +%s) - t_start ))" >"$out/total_seconds"
 $PY "$top/bench/perf/analyze.py" --out "$out" --root "$root" \
