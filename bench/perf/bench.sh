@@ -17,6 +17,7 @@
 # scripts/build-corpus.sh: $CORPUS_PROGRAMS of bench/perf/workloads.sh),
 # BENCH_PROFILERS (default "uwprof fp dwarf"), BENCH_TIMEOUT (seconds for
 # the VM; default 90 per run), BENCH_DOC (default docs/BENCHMARKS.md),
+# BENCH_LUA_SCALE (bench.lua's scale, default 8: 2.7 s of guest time),
 # BENCH_ICOUNT (default 1: the guest counts instructions, -icount
 # shift=0,sleep=off, DESIGN.md section 5; 0: plain TCG), BENCH_SMP (vCPUs;
 # default 1 with BENCH_ICOUNT, so the recorder's work lands in the
@@ -32,6 +33,7 @@ progs=${BENCH_PROGRAMS:-lua-gcc lua-clang sqlite-gcc sqlite-clang $CORPUS_PROGRA
 progs=$(echo $progs)
 profilers=${BENCH_PROFILERS:-uwprof fp dwarf}
 doc=${BENCH_DOC:-$top/docs/BENCHMARKS.md}
+lua_scale=${BENCH_LUA_SCALE:-8}
 icount=${BENCH_ICOUNT:-1}
 if [ "$icount" = 1 ]; then smp=${BENCH_SMP:-1}; vmopt=(--icount); else smp=${BENCH_SMP:-2}; vmopt=(); fi
 bdir=$BUILD/bench-perf
@@ -58,7 +60,7 @@ fi
 # narrowed: the BENCH_* settings of this run, as a command prefix
 narrowed() {
 	local v
-	for v in BENCH_PROGRAMS BENCH_PROFILERS BENCH_FREQS BENCH_REPS BENCH_ICOUNT BENCH_SMP; do
+	for v in BENCH_PROGRAMS BENCH_PROFILERS BENCH_FREQS BENCH_REPS BENCH_ICOUNT BENCH_SMP BENCH_LUA_SCALE; do
 		[ -z "${!v:-}" ] || printf "%s='%s' " "$v" "$(echo ${!v})"
 	done
 }
@@ -138,7 +140,7 @@ t_vm=$(date +%s)
 set +e
 "$top/scripts/bench-vm.sh" --root "$root" --share "$out" --timeout "$timeout" \
 	--smp "$smp" "${vmopt[@]}" --log "$bdir/console.log" -- \
-	"BENCH_PROFILERS='$profilers' /bench/run-vm.sh /out $reps '$freqs' $progs" 2>&1 |
+	"BENCH_PROFILERS='$profilers' BENCH_LUA_SCALE=$lua_scale /bench/run-vm.sh /out $reps '$freqs' $progs" 2>&1 |
 	grep --line-buffered -E '^(run-vm|bench-vm)|perf script took|Kernel panic'
 rc=${PIPESTATUS[0]}
 set -e

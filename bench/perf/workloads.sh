@@ -4,12 +4,13 @@
 # in DIR/bin (default /bench), its inputs in DIR/work.  The corpus
 # programs (scripts/build-corpus.sh) compress DIR/work/corpus.in
 # (bench/perf/corpus-input.py) to standard output; the multi-threaded
-# ones with four compressing threads on the VM's two CPUs.
+# ones with four compressing threads on the VM's two CPUs.  lua runs
+# bench.lua at scale BENCH_LUA_SCALE (default 1; make bench uses 8).
 workload() {
 	local p=$1 d=${2:-/bench}
 	local in=$d/work/corpus.in
 	case $p in
-	lua-*) echo "$d/bin/$p $d/work/bench.lua 1" ;;
+	lua-*) echo "$d/bin/$p $d/work/bench.lua ${BENCH_LUA_SCALE:-1}" ;;
 	sqlite-*) echo "$d/bin/$p -init $d/work/bench.sql :memory: .quit" ;;
 	zstd-*) echo "$d/bin/$p -T4 -9 -c -f $in" ;;
 	xz-*) echo "$d/bin/$p -T4 --block-size=512KiB -3 -c -f $in" ;;
