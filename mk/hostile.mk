@@ -8,7 +8,7 @@ test_report_svg_SRCS := tools/uwprof/report_svg.c tools/uwprof/report_model.c \
 		   tools/uwprof/symbols.c tools/uwprof/buildid.c \
 		   tools/uwprof/datafile.c tools/uwprof/regfile.c \
 		   tools/uwprof/uwutil.c tools/uwprof/addrmap.c unwind_v2.c
-test_report_svg_LIBS := -ldw -lelf -lz
+test_report_svg_LIBS := -ldw -lelf -lz -lstdc++
 
 HOST_TEST_SCRIPTS += tests/host/hostile_cli.sh
 HOST_TEST_SCRIPTS += tests/host/table_scale.sh

@@ -28,7 +28,7 @@ REPORT_SRCS	:= tools/uwprof/cmd_report.c tools/uwprof/report_model.c \
 		   tools/uwprof/report_pprof.c tools/uwprof/report_svg.c \
 		   tools/uwprof/symbols.c
 TOOL_SRCS	+= $(REPORT_SRCS)
-TOOL_LIBS	+= -lz
+TOOL_LIBS	+= -lz -lstdc++
 
 # make demo: lua5.4 profiled in the VM; leaves build/demo/flame.svg,
 # report.txt and profile.pb.gz.  It does its own set-up, so it is the one
@@ -37,7 +37,8 @@ demo:
 	$(Q)$(MAKE) --no-print-directory setup
 	$(Q)$(MAKE) --no-print-directory module tools uwprof-arm lua-arm
 	$(Q)tools/uwprof/demo.sh $(BUILD)
-HOST_TEST_SCRIPTS += tests/host/report_cli.sh tests/host/report_views.sh
+HOST_TEST_SCRIPTS += tests/host/report_cli.sh tests/host/report_views.sh \
+		     tests/host/symbols_cli.sh
 # End to end in the VM (record there, report here): needs the armhf uwprof.
 VM_TEST_SCRIPTS	+= tests/host/record_vm.sh
 VM_TEST_DEPS	+= $(ARM_UWPROF) $(UWPROF)

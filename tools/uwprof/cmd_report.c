@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "symbols.h"
 #include "uwprof.h"
 
 enum rp_format { F_TEXT, F_FOLDED, F_PERF_SCRIPT, F_PPROF, F_SVG, F_JSON };
@@ -53,7 +54,9 @@ static void usage(FILE *f)
 		"      --stats           how unwinds ended, per module and per function\n"
 		"      --symfs DIR       look for unstripped copies of the profiled files\n"
 		"                        in DIR (by build-id or by path); may be repeated\n"
-		"      --lines           add source file:line to function names (libdw)\n"
+		"      --lines           add source file:line to function names, and\n"
+		"                        show inlined functions as frames of their own\n"
+		"      --no-demangle     keep C++ names mangled\n"
 		"  -s, --sort KEY        text report rows: sym (functions, default) or dso\n"
 		"                        (modules)\n"
 		"      --children        text report: also each top function's callers\n"
@@ -188,7 +191,7 @@ static int parse_sort(const char *s, struct report_opts *o)
 }
 
 enum { O_SYMFS = 256, O_STATS, O_LINES, O_TOP, O_TITLE, O_PID, O_TID, O_TIME,
-       O_CHILDREN };
+       O_CHILDREN, O_NO_DEMANGLE };
 
 static int parse_args(int argc, char **argv, struct report_opts *o)
 {
@@ -201,6 +204,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		{ "children", no_argument, NULL, O_CHILDREN },
 		{ "stats", no_argument, NULL, O_STATS },
 		{ "lines", no_argument, NULL, O_LINES },
+		{ "no-demangle", no_argument, NULL, O_NO_DEMANGLE },
 		{ "top", required_argument, NULL, O_TOP },
 		{ "title", required_argument, NULL, O_TITLE },
 		{ "pid", required_argument, NULL, O_PID },
@@ -252,6 +256,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 			break;
 		case O_STATS: o->stats = true; break;
 		case O_LINES: o->rp.lines = true; break;
+		case O_NO_DEMANGLE: sym_demangle = false; break;
 		case O_TOP:
 			if (!uw_parse_u32(optarg, &top) || !top) {
 				uw_err("report: --top wants a positive number, not '%s'", optarg);

@@ -39,12 +39,15 @@ struct rp_func {
 	char *name;
 	uint32_t module;	/* index, or RP_NO_MODULE */
 	bool kernel;		/* the [kernel] leaf of kernel-context samples */
+	bool inlined;		/* an inlined frame (--lines): shares an address */
 	uint64_t self, total;
 	uint64_t stopped[UWPROF_STOP_NR];	/* unwinds whose last frame is here */
 	uint64_t stamp;		/* last sample that counted it in total */
 };
 
 #define RP_NO_MODULE	UINT32_MAX
+#define RP_INLINE_CHAIN	0x80000000u
+#define RP_INLINE_MAX	16	/* most functions one address expands to */
 
 /* Node 0 is the root; children are kept sorted by function name. */
 struct rp_node {
@@ -97,7 +100,10 @@ struct rp_profile {
 	struct rp_node *nodes;
 	uint32_t nnodes, noderoom;
 	struct rp_map func_ids;	/* (module, name hash) -> func */
-	struct rp_map addr_ids;	/* (module, address, kind) -> func */
+	struct rp_map addr_ids;	/* (module, address, kind) -> func, or
+				 * RP_INLINE_CHAIN | index in chains */
+	uint32_t *chains;	/* per inline chain: count, funcs innermost first */
+	uint32_t nchains, chainroom;
 	struct rp_map child_ids;	/* (parent, func) -> node */
 	uint32_t max_depth;
 	char **comms;		/* process names seen */

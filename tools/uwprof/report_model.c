@@ -290,47 +290,90 @@ static const struct rp_region *region_of(const struct rp_load *L, uint32_t pid,
 	return NULL;
 }
 
-static uint32_t name_frame(struct rp_load *L, uint32_t module, uint32_t vaddr)
+/*
+ * The functions at @vaddr of @module into @ids, innermost first; returns
+ * how many.  With --lines, each with its file:line, and the functions
+ * inlined there as frames of their own, marked "(inlined)".
+ */
+static uint32_t name_frames(struct rp_load *L, uint32_t module, uint32_t vaddr,
+			    uint32_t *ids)
 {
 	struct rp_profile *p = L->p;
 	struct rp_module *mod = &p->mods[module];
-	const char *name = mod->sym ? sym_lookup(mod->sym, vaddr) : NULL;
-	const char *file;
+	struct sym_frame fr[RP_INLINE_MAX];
+	uint32_t n = 0, k;
 	char buf[1024];
-	int line;
 
-	if (!name) {
+	if (mod->sym && L->o->lines)
+		n = sym_frames(mod->sym, vaddr, fr, RP_INLINE_MAX);
+	else if (mod->sym)
+		n = (fr[0].name = sym_lookup(mod->sym, vaddr)) ? 1 : 0;
+	if (!n) {
 		snprintf(buf, sizeof(buf), "[%s]", mod->name);
-		return intern_func(p, module, buf);
+		ids[0] = intern_func(p, module, buf);
+		return 1;
 	}
-	if (L->o->lines && !sym_line(mod->sym, vaddr, &file, &line)) {
-		snprintf(buf, sizeof(buf), "%s %s:%d", name, file, line);
-		return intern_func(p, module, buf);
+	for (k = 0; k < n; k++) {
+		const char *inl = k + 1 < n ? " (inlined)" : "";
+
+		if (L->o->lines && fr[k].file)
+			snprintf(buf, sizeof(buf), "%s %s:%d%s", fr[k].name,
+				 fr[k].file, fr[k].line, inl);
+		else
+			snprintf(buf, sizeof(buf), "%s%s", fr[k].name, inl);
+		ids[k] = intern_func(p, module, buf);
+		p->funcs[ids[k]].inlined = k + 1 < n;
 	}
-	return intern_func(p, module, name);
+	return n;
 }
 
+/* Remember an address's functions: one id, or an inline chain's index. */
+static uint32_t cache_frames(struct rp_profile *p, uint64_t key,
+			     const uint32_t *ids, uint32_t n)
+{
+	uint32_t at = p->nchains;
+
+	if (n > 1) {
+		for (uint32_t k = 0; k <= n; k++) {
+			p->chains = grow(p->chains, &p->chainroom, p->nchains,
+					 sizeof(*p->chains));
+			p->chains[p->nchains++] = k ? ids[k - 1] : n;
+		}
+	}
+	rp_map_put(&p->addr_ids, key, n > 1 ? RP_INLINE_CHAIN | at : ids[0]);
+	return n;
+}
 /*
  * Frame 0 is the sampled pc; the others are return addresses, looked up
  * one byte back, inside the call: a call that ends a function returns to
  * the first byte of the next one.  Bit 0 is the Thumb bit, not an address.
  */
-static uint32_t frame_func(struct rp_load *L, uint32_t pid, uint32_t addr,
-			   bool ret_addr)
+static uint32_t frame_funcs(struct rp_load *L, uint32_t pid, uint32_t addr,
+			    bool ret_addr, uint32_t *ids)
 {
-	uint32_t look = (addr & ~1u) - (ret_addr ? 1 : 0), vaddr, id;
+	uint32_t look = (addr & ~1u) - (ret_addr ? 1 : 0), vaddr, id, n;
 	const struct rp_region *r = region_of(L, pid, look);
+	struct rp_profile *p = L->p;
 	uint64_t key;
 
-	if (!r)
-		return intern_func(L->p, RP_NO_MODULE, "[unknown]");
+	if (!r) {
+		ids[0] = intern_func(p, RP_NO_MODULE, "[unknown]");
+		return 1;
+	}
 	vaddr = r->bias_ok ? look - r->bias : look - r->start;
 	key = ((uint64_t)(r->module + 1) << 32) | vaddr;
-	if (key != UINT64_MAX && rp_map_get(&L->p->addr_ids, key, &id))
-		return id;
-	id = name_frame(L, r->module, vaddr);
-	rp_map_put(&L->p->addr_ids, key, id);
-	return id;
+	if (key != UINT64_MAX && rp_map_get(&p->addr_ids, key, &id)) {
+		if (!(id & RP_INLINE_CHAIN)) {
+			ids[0] = id;
+			return 1;
+		}
+		id &= ~RP_INLINE_CHAIN;
+		n = p->chains[id];
+		memcpy(ids, &p->chains[id + 1], n * sizeof(*ids));
+		return n;
+	}
+	n = name_frames(L, r->module, vaddr, ids);
+	return key != UINT64_MAX ? cache_frames(p, key, ids, n) : n;
 }
 
 static uint32_t child_of(struct rp_profile *p, uint32_t parent, uint32_t func)
@@ -394,7 +437,7 @@ static void add_sample(struct rp_load *L, const struct uwprof_record *s,
 		       uint32_t comm)
 {
 	struct rp_profile *p = L->p;
-	uint32_t node = 0, f = 0, outer = 0, depth = 0;
+	uint32_t node = 0, f = 0, outer = 0, depth = 0, ids[RP_INLINE_MAX], n;
 	uint64_t stamp = p->samples;
 	unsigned int stop = s->stop < UWPROF_STOP_NR ? s->stop : UWPROF_STOP_NR - 1;
 	bool kernel = s->flags & UWPROF_RF_KERNEL;
@@ -408,11 +451,14 @@ static void add_sample(struct rp_load *L, const struct uwprof_record *s,
 		p->last_ns = s->time_ns;
 	p->nodes[0].total++;
 	for (uint32_t i = s->nframes; i-- > 0;) {
-		f = frame_func(L, s->pid, s->frames[i], i > 0);
-		if (i == s->nframes - 1)
-			outer = f;
-		count_node(p, &node, f, stamp);
-		depth++;
+		n = frame_funcs(L, s->pid, s->frames[i], i > 0, ids);
+		while (n--) {	/* the outer function first, inlined ones in it */
+			f = ids[n];
+			if (!depth)
+				outer = f;
+			count_node(p, &node, f, stamp);
+			depth++;
+		}
 	}
 	if (s->nframes) {
 		p->funcs[outer].stopped[stop]++;
@@ -579,6 +625,7 @@ void rp_free(struct rp_profile *p)
 	free(p->comms);
 	free(p->smp);
 	free(p->addrs);
+	free(p->chains);
 	free(p->mods);
 	free(p->funcs);
 	free(p->nodes);

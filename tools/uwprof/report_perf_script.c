@@ -40,8 +40,10 @@ static void write_sample(const struct rp_profile *p, const struct rp_sample *k,
 	for (uint32_t n = k->leaf; n; n = p->nodes[n].parent) {
 		uint32_t f = p->nodes[n].func, addr = 0;
 
+		/* an inlined frame shares the address of the one around it */
 		if (!p->funcs[f].kernel && frame < k->nframes)
-			addr = p->addrs[k->frames + frame++];
+			addr = p->addrs[k->frames + (p->funcs[f].inlined ?
+						     frame : frame++)];
 		fprintf(out, "\t%8x %s (%s)\n", addr, p->funcs[f].name,
 			module_path(p, f));
 	}

@@ -1,6 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
-/* ELF symbols (libelf) and source lines (libdw) for uwprof report. */
+/*
+ * Symbols for uwprof report, through elfutils' libdwfl.
+ *
+ * uwprof finds the ELF file itself (by build-id in the --symfs
+ * directories, then by path: the same rules as before libdwfl), and hands
+ * it to libdwfl as an offline module.  libdwfl then finds what the file
+ * lacks the way gdb and perf do: the separate debug file by build-id
+ * under /usr/lib/debug/.build-id or the --symfs directories, or by
+ * .gnu_debuglink; the MiniDebugInfo symbol table in .gnu_debugdata; and a
+ * debuginfod server when DEBUGINFOD_URLS is set.  Function names come
+ * from every symbol table it found, C++ names demangled; source lines and
+ * inline chains from the DWARF it found.
+ */
 #include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <dwarf.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <stdio.h>
@@ -12,6 +26,9 @@
 #include "regfile.h"
 #include "symbols.h"
 
+/* libstdc++'s demangler (the C++ ABI's own entry point). */
+char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
 struct sym {
 	uint32_t addr, size;
 	const char *name;
@@ -20,15 +37,48 @@ struct sym {
 
 struct sym_file {
 	char *path;
-	int fd;
-	Elf *elf;
-	Dwarf *dw;
-	bool dw_tried;
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	GElf_Addr bias;		/* libdwfl's addresses minus link addresses */
 	struct sym *syms;
 	size_t nsyms;
+	char **owned;		/* demangled names, freed with the file */
+	size_t nowned;
 	uint32_t nloads;
 	struct uw_seg loads[UW_ELF_MAX_LOADS];
 };
+
+/* Where libdwfl looks for debug files: its defaults plus --symfs. */
+static char *debuginfo_path;
+
+static const Dwfl_Callbacks sym_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &debuginfo_path,
+};
+
+bool sym_demangle = true;
+
+static void set_debuginfo_path(const char *const *symfs, unsigned int n)
+{
+	size_t len = 64;
+	unsigned int i;
+
+	if (debuginfo_path)
+		return;
+	for (i = 0; i < n; i++)
+		len += strlen(symfs[i]) + 1;
+	debuginfo_path = malloc(len);
+	if (!debuginfo_path)
+		return;
+	/* "-": no CRC check of .gnu_debuglink files, as gdb's default */
+	strcpy(debuginfo_path, "-:.debug:/usr/lib/debug");
+	for (i = 0; i < n; i++) {
+		strcat(debuginfo_path, ":");
+		strcat(debuginfo_path, symfs[i]);
+	}
+}
 
 static int sym_cmp(const void *a, const void *b)
 {
@@ -41,85 +91,93 @@ static int sym_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static bool keep_symbol(const GElf_Sym *s, const char *name)
+static bool keep_symbol(const GElf_Sym *s, GElf_Word shndx, const char *name)
 {
 	int type = GELF_ST_TYPE(s->st_info);
 
 	/* ARM mapping symbols ($a, $t, $d) mark code and data, not functions. */
 	return (type == STT_FUNC || type == STT_GNU_IFUNC) &&
-	       s->st_shndx != SHN_UNDEF && name && name[0] && name[0] != '$';
+	       shndx != SHN_UNDEF && name && name[0] && name[0] != '$';
 }
 
-/* Functions of one symbol table section, appended to f->syms. */
-static void read_symtab(struct sym_file *f, Elf_Scn *scn, const GElf_Shdr *sh)
+static const char *own(struct sym_file *f, char *s)
 {
-	Elf_Data *d = elf_getdata(scn, NULL);
-	size_t i, n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
-	struct sym *grown;
-	GElf_Sym s;
+	char **grown = realloc(f->owned, (f->nowned + 1) * sizeof(*grown));
 
-	if (!d || !n)
+	if (!grown) {
+		free(s);
+		return NULL;
+	}
+	f->owned = grown;
+	f->owned[f->nowned++] = s;
+	return s;
+}
+
+/* @name demangled if it is a C++ name and demangling is on. */
+static const char *demangled(struct sym_file *f, const char *name)
+{
+	char *d;
+	int status;
+
+	if (!sym_demangle || !name || strncmp(name, "_Z", 2))
+		return name;
+	d = __cxa_demangle(name, NULL, NULL, &status);
+	if (!d || status)
+		return name;
+	return own(f, d) ?: name;
+}
+
+/*
+ * Every function symbol libdwfl found for the module (the file's own
+ * tables, the debug file's, MiniDebugInfo's), at link addresses, sorted.
+ */
+static void load_symbols(struct sym_file *f, GElf_Addr bias)
+{
+	int n = dwfl_module_getsymtab(f->mod), i;
+	size_t o;
+
+	if (n <= 0)
 		return;
-	grown = realloc(f->syms, (f->nsyms + n) * sizeof(*f->syms));
-	if (!grown)
+	f->syms = calloc((size_t)n, sizeof(*f->syms));
+	if (!f->syms)
 		return;
-	f->syms = grown;
-	for (i = 0; i < n; i++) {
+	for (i = 1; i < n; i++) {
 		const char *name;
+		GElf_Word shndx;
+		GElf_Addr addr;
+		GElf_Sym s;
 
-		if (!gelf_getsym(d, (int)i, &s))
-			break;
-		name = elf_strptr(f->elf, sh->sh_link, s.st_name);
-		if (!keep_symbol(&s, name))
+		name = dwfl_module_getsym_info(f->mod, i, &s, &addr, &shndx,
+					       NULL, NULL);
+		if (!keep_symbol(&s, shndx, name))
 			continue;
 		f->syms[f->nsyms++] = (struct sym){
-			.addr = (uint32_t)s.st_value & ~1u,	/* Thumb bit */
+			.addr = (uint32_t)(addr - bias) & ~1u,	/* Thumb bit */
 			.size = (uint32_t)s.st_size,
 			.name = name,
 			.global = GELF_ST_BIND(s.st_info) != STB_LOCAL,
 		};
 	}
-}
-
-/* .symtab if there is one (unstripped), else .dynsym. */
-static void load_symbols(struct sym_file *f)
-{
-	Elf_Scn *scn = NULL, *dyn = NULL, *tab = NULL;
-	GElf_Shdr sh, dsh, tsh;
-	size_t i, o;
-
-	while ((scn = elf_nextscn(f->elf, scn)))
-		if (gelf_getshdr(scn, &sh)) {
-			if (sh.sh_type == SHT_SYMTAB) {
-				tab = scn;
-				tsh = sh;
-			} else if (sh.sh_type == SHT_DYNSYM) {
-				dyn = scn;
-				dsh = sh;
-			}
-		}
-	if (tab)
-		read_symtab(f, tab, &tsh);
-	else if (dyn)
-		read_symtab(f, dyn, &dsh);
 	if (!f->nsyms)
 		return;
 	qsort(f->syms, f->nsyms, sizeof(*f->syms), sym_cmp);
-	for (i = 1, o = 1; i < f->nsyms; i++)	/* one name per address */
+	for (i = 1, o = 1; (size_t)i < f->nsyms; i++)	/* one name per address */
 		if (f->syms[i].addr != f->syms[o - 1].addr)
 			f->syms[o++] = f->syms[i];
 	f->nsyms = o;
+	for (o = 0; o < f->nsyms; o++)
+		f->syms[o].name = demangled(f, f->syms[o].name);
 }
 
-static void load_phdrs(struct sym_file *f)
+static void load_phdrs(struct sym_file *f, Elf *elf)
 {
 	size_t n, i;
 	GElf_Phdr ph;
 
-	if (elf_getphdrnum(f->elf, &n))
+	if (elf_getphdrnum(elf, &n))
 		return;
 	for (i = 0; i < n && f->nloads < UW_ELF_MAX_LOADS; i++)
-		if (gelf_getphdr(f->elf, (int)i, &ph) && ph.p_type == PT_LOAD)
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD)
 			f->loads[f->nloads++] = (struct uw_seg){
 				.vaddr = (uint32_t)ph.p_vaddr,
 				.offset = (uint32_t)ph.p_offset,
@@ -129,20 +187,39 @@ static void load_phdrs(struct sym_file *f)
 			};
 }
 
+/* libdwfl's address of link address @addr (its offline layout). */
+static Dwarf_Addr dwfl_addr(const struct sym_file *f, uint32_t addr)
+{
+	return addr + f->bias;
+}
+
 static struct sym_file *open_elf(const char *path)
 {
 	struct sym_file *f = calloc(1, sizeof(*f));
+	Elf *elf;
+	int fd;
 
 	if (!f)
 		return NULL;
-	f->fd = uw_open_regular(path);
-	if (f->fd < 0)
+	fd = uw_open_regular(path);
+	if (fd < 0)
 		goto fail;
-	f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
-	if (!f->elf || elf_kind(f->elf) != ELF_K_ELF ||
-	    gelf_getclass(f->elf) != ELFCLASS32)
+	f->dwfl = dwfl_begin(&sym_callbacks);
+	if (!f->dwfl) {
+		close(fd);
+		goto fail;
+	}
+	/* libdwfl owns fd from here */
+	f->mod = dwfl_report_offline(f->dwfl, path, path, fd);
+	dwfl_report_end(f->dwfl, NULL, NULL);
+	elf = f->mod ? dwfl_module_getelf(f->mod, &f->bias) : NULL;
+	if (!elf || gelf_getclass(elf) != ELFCLASS32)
 		goto fail;
 	f->path = strdup(path);
+	load_phdrs(f, elf);
+	if (!f->path || !f->nloads)
+		goto fail;
+	load_symbols(f, f->bias);
 	return f;
 fail:
 	sym_close(f);
@@ -154,7 +231,6 @@ static struct sym_file *try_path(const char *path, const uint8_t *bid,
 				 uint32_t bidlen, bool *mismatch)
 {
 	struct uw_elf_info info;
-	struct sym_file *f;
 
 	if (access(path, R_OK) || uw_elf_info(path, &info))
 		return NULL;
@@ -163,12 +239,7 @@ static struct sym_file *try_path(const char *path, const uint8_t *bid,
 		*mismatch = true;
 		return NULL;
 	}
-	f = open_elf(path);
-	if (f) {
-		load_symbols(f);
-		load_phdrs(f);
-	}
-	return f;
+	return open_elf(path);
 }
 
 struct sym_file *sym_open(const char *const *symfs, unsigned int nsymfs,
@@ -181,6 +252,7 @@ struct sym_file *sym_open(const char *const *symfs, unsigned int nsymfs,
 	unsigned int i;
 
 	elf_version(EV_CURRENT);
+	set_debuginfo_path(symfs, nsymfs);
 	*mismatch = false;
 	uw_hex(bid, bidlen, hex);
 	base = base ? base + 1 : path;
@@ -213,12 +285,11 @@ void sym_close(struct sym_file *f)
 {
 	if (!f)
 		return;
-	if (f->dw)
-		dwarf_end(f->dw);
-	if (f->elf)
-		elf_end(f->elf);
-	if (f->fd >= 0)
-		close(f->fd);
+	if (f->dwfl)
+		dwfl_end(f->dwfl);
+	while (f->nowned)
+		free(f->owned[--f->nowned]);
+	free(f->owned);
 	free(f->syms);
 	free(f->path);
 	free(f);
@@ -257,22 +328,79 @@ const char *sym_lookup(const struct sym_file *f, uint32_t addr)
 	return lo < f->nsyms ? s->name : NULL;
 }
 
+static const char *base_name(const char *path)
+{
+	const char *slash = path ? strrchr(path, '/') : NULL;
+
+	return slash ? slash + 1 : path;
+}
+
 int sym_line(struct sym_file *f, uint32_t addr, const char **file, int *line)
 {
-	Dwarf_Die cu;
-	Dwarf_Line *l;
-	const char *src, *slash;
+	Dwfl_Line *l = dwfl_module_getsrc(f->mod, dwfl_addr(f, addr));
+	const char *src;
 
-	if (!f->dw_tried) {
-		f->dw_tried = true;
-		f->dw = dwarf_begin_elf(f->elf, DWARF_C_READ, NULL);
-	}
-	if (!f->dw || !dwarf_addrdie(f->dw, addr, &cu))
+	if (!l || !(src = dwfl_lineinfo(l, NULL, line, NULL, NULL, NULL)))
 		return -1;
-	l = dwarf_getsrc_die(&cu, addr);
-	if (!l || dwarf_lineno(l, line) || !(src = dwarf_linesrc(l, NULL, NULL)))
-		return -1;
-	slash = strrchr(src, '/');
-	*file = slash ? slash + 1 : src;
+	*file = base_name(src);
 	return 0;
+}
+
+/* A scope's function name: its linkage name demangled, else its name. */
+static const char *scope_name(struct sym_file *f, Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	const char *name;
+
+	name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &a));
+	if (!name)
+		name = dwarf_formstring(dwarf_attr_integrate(die,
+						DW_AT_MIPS_linkage_name, &a));
+	if (name)
+		return demangled(f, name);
+	return dwarf_diename(die);
+}
+
+/* The call site of an inlined scope: file (base name) and line. */
+static void call_site(Dwarf_Die *cu, Dwarf_Die *inl, const char **file,
+		      int *line)
+{
+	Dwarf_Files *files;
+	Dwarf_Attribute a;
+	Dwarf_Word n = 0, l = 0;
+
+	*file = NULL;
+	*line = 0;
+	if (dwarf_formudata(dwarf_attr(inl, DW_AT_call_line, &a), &l) == 0)
+		*line = (int)l;
+	if (dwarf_formudata(dwarf_attr(inl, DW_AT_call_file, &a), &n) == 0 &&
+	    dwarf_getsrcfiles(cu, &files, NULL) == 0)
+		*file = base_name(dwarf_filesrc(files, n, NULL, NULL));
+}
+
+unsigned int sym_frames(struct sym_file *f, uint32_t addr,
+			struct sym_frame *out, unsigned int max)
+{
+	Dwarf_Addr a = dwfl_addr(f, addr), bias;
+	Dwarf_Die *cu, *scopes = NULL;
+	unsigned int n = 0;
+	int nscopes, i;
+
+	if (!max)
+		return 0;
+	out[0] = (struct sym_frame){ .name = sym_lookup(f, addr) };
+	sym_line(f, addr, &out[0].file, &out[0].line);
+	cu = dwfl_module_addrdie(f->mod, a, &bias);
+	nscopes = cu ? dwarf_getscopes(cu, a - bias, &scopes) : -1;
+	/* Innermost first: each inlined scope, then the function around it. */
+	for (i = 0; i < nscopes && n + 1 < max; i++) {
+		if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine)
+			continue;
+		out[n].name = scope_name(f, &scopes[i]) ?: out[n].name;
+		n++;
+		out[n] = (struct sym_frame){ .name = sym_lookup(f, addr) };
+		call_site(cu, &scopes[i], &out[n].file, &out[n].line);
+	}
+	free(scopes);
+	return out[0].name ? n + 1 : 0;
 }

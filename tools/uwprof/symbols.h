@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Symbols of ARM32 ELF files for uwprof report: function names from the
- * symbol table (.symtab, else .dynsym) through libelf, source lines
- * through libdw.
+ * Symbols of ARM32 ELF files for uwprof report, through libdwfl: function
+ * names from every symbol table found for the file (its own, its debug
+ * file's, MiniDebugInfo), C++ names demangled; source lines and inline
+ * chains from the DWARF found for it.
  */
 #ifndef UWPROF_SYMBOLS_H
 #define UWPROF_SYMBOLS_H
@@ -39,7 +40,26 @@ int sym_bias(const struct sym_file *f, uint32_t start, uint32_t end,
 /* The function holding link address @addr, or NULL. */
 const char *sym_lookup(const struct sym_file *f, uint32_t addr);
 
-/* Source file (base name) and line of @addr through libdw; 0 or -1. */
+/* Source file (base name) and line of @addr; 0 or -1. */
 int sym_line(struct sym_file *f, uint32_t addr, const char **file, int *line);
+
+/* One function of an address's inline chain; file NULL when unknown. */
+struct sym_frame {
+	const char *name;
+	const char *file;
+	int line;
+};
+
+/*
+ * The functions at link address @addr, innermost first: the functions
+ * inlined there, each with its own position, then the function they were
+ * inlined into, at the outermost call site.  At most @max; returns how
+ * many, 0 if no symbol holds @addr.
+ */
+unsigned int sym_frames(struct sym_file *f, uint32_t addr,
+			struct sym_frame *out, unsigned int max);
+
+/* C++ names are demangled unless this is cleared (report --no-demangle). */
+extern bool sym_demangle;
 
 #endif
