@@ -27,3 +27,18 @@ FUZZ_TOOL_CFLAGS += -I$(PPROF_GEN)
 
 # The fuzzers' own compile of the writer needs the generated header.
 $(FUZZ_OUT)/obj/tools/uwprof/report_pprof.o: $(PPROF_GEN)/profile.pb-c.h
+
+# google/pprof itself, built from Debian's source of it: go tool pprof (the
+# copy inside the Go distribution) cannot read build-ids, so it ignores every
+# local file for a mapping that has one and re-symbolizes nothing from
+# PPROF_BINARY_PATH.  tests/host/report_pprof.sh uses both.
+PPROF_TOOL	:= $(BUILD)/tools/pprof
+PPROF_SRC	:= /usr/share/gocode/src/github.com/google/pprof
+
+$(PPROF_TOOL): $(PPROF_PROTO)
+	@mkdir -p $(dir $@)
+	$(Q)GOENV=off GO111MODULE=off GOPATH=/usr/share/gocode GOFLAGS= \
+		GOCACHE=$(BUILD)/go-cache go build -o $@ github.com/google/pprof
+
+test-host: $(PPROF_TOOL)
+HOST_TEST_SCRIPTS += tests/host/report_pprof.sh
