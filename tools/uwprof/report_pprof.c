@@ -176,6 +176,8 @@ struct pp_frame {
 	int line;
 };
 
+#define PP_MAX_FRAMES	16	/* functions at one address, inlined ones too */
+
 /*
  * The functions at link address @vaddr, innermost first; 0 if none is
  * known.  symbols.h gives one function and, through libdw, its line today;
@@ -183,8 +185,10 @@ struct pp_frame {
  * mappings' has_inline_frames is set.
  */
 static unsigned int loc_frames(struct sym_file *f, uint32_t vaddr, bool lines,
-			       struct pp_frame *out)
+			       struct pp_frame *out, unsigned int max)
 {
+	if (!max)
+		return 0;
 	out->name = f ? sym_lookup(f, vaddr) : NULL;
 	if (!out->name)
 		return 0;
@@ -201,10 +205,11 @@ static void name_location(struct pp *w, struct pp_loc *l, uint32_t model)
 	const struct rp_mapping *m = &w->p->maps[model];
 	const struct rp_module *mod = &w->p->mods[m->module];
 	struct pp_map *pm = &w->maps[l->map - 1];
-	struct pp_frame fr;
+	struct pp_frame fr[PP_MAX_FRAMES];
 	char buf[1024];
 	bool lined = true;
-	unsigned int n = loc_frames(mod->sym, l->addr - m->bias, w->want_lines, &fr);
+	unsigned int n = loc_frames(mod->sym, l->addr - m->bias, w->want_lines,
+				    fr, PP_MAX_FRAMES);
 
 	pm->nlocs++;
 	if (!n) {
@@ -214,8 +219,8 @@ static void name_location(struct pp *w, struct pp_loc *l, uint32_t model)
 		return;
 	}
 	for (unsigned int i = 0; i < n; i++) {
-		add_line(w, fr.name, fr.file, fr.line);
-		lined &= fr.file != NULL;
+		add_line(w, fr[i].name, fr[i].file, fr[i].line);
+		lined &= fr[i].file != NULL;
 	}
 	pm->named++;
 	pm->lined += lined;
