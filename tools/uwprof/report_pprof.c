@@ -12,7 +12,8 @@
  *  - one Location per (mapping, address): the sampled pc, or for a return
  *    address the byte before it, inside the call (profile.proto allows a
  *    non-leaf address in the middle of a call instruction), with Line
- *    entries from uwprof's symbols;
+ *    entries from uwprof's symbols: with --lines the inline chain there,
+ *    innermost first, as pprof wants it;
  *  - one Function per (name, source file);
  *  - one Sample per distinct (stack, pid, tid, process name), with the
  *    values samples/count and cpu/nanoseconds (samples x the period,
@@ -20,8 +21,9 @@
  *    (a string).
  * A Mapping's has_* flags say what uwprof could name: has_functions only if
  * every location in it got a function, has_filenames and has_line_numbers
- * only with --lines and a line for every one; otherwise pprof symbolizes
- * the mapping itself when it finds the file (PPROF_BINARY_PATH).
+ * (and has_inline_frames) only with --lines and a line for every one;
+ * otherwise pprof symbolizes the mapping itself when it finds the file
+ * (PPROF_BINARY_PATH).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -171,32 +173,22 @@ static uint32_t map_id(struct pp *w, uint32_t model)
 	return w->map_ids[model];
 }
 
-struct pp_frame {
-	const char *name, *file;
-	int line;
-};
-
-#define PP_MAX_FRAMES	16	/* functions at one address, inlined ones too */
-
 /*
  * The functions at link address @vaddr, innermost first; 0 if none is
- * known.  symbols.h gives one function and, through libdw, its line today;
- * when it gives inline chains they go here, one pp_frame each, and the
- * mappings' has_inline_frames is set.
+ * known.  With --lines, as the text report names them: the inline chain,
+ * each function with its own file and line; else the function alone.
  */
 static unsigned int loc_frames(struct sym_file *f, uint32_t vaddr, bool lines,
-			       struct pp_frame *out, unsigned int max)
+			       struct sym_frame *out, unsigned int max)
 {
-	if (!max)
+	if (!f || !max)
 		return 0;
-	out->name = f ? sym_lookup(f, vaddr) : NULL;
-	if (!out->name)
-		return 0;
+	if (lines)
+		return sym_frames(f, vaddr, out, max);
+	out->name = sym_lookup(f, vaddr);
 	out->file = NULL;
 	out->line = 0;
-	if (lines && sym_line(f, vaddr, &out->file, &out->line))
-		out->file = NULL;
-	return 1;
+	return out->name ? 1 : 0;
 }
 
 /* The lines of a location in a mapping, named as the text report names it. */
@@ -205,11 +197,11 @@ static void name_location(struct pp *w, struct pp_loc *l, uint32_t model)
 	const struct rp_mapping *m = &w->p->maps[model];
 	const struct rp_module *mod = &w->p->mods[m->module];
 	struct pp_map *pm = &w->maps[l->map - 1];
-	struct pp_frame fr[PP_MAX_FRAMES];
+	struct sym_frame fr[RP_INLINE_MAX];
 	char buf[1024];
 	bool lined = true;
 	unsigned int n = loc_frames(mod->sym, l->addr - m->bias, w->want_lines,
-				    fr, PP_MAX_FRAMES);
+				    fr, RP_INLINE_MAX);
 
 	pm->nlocs++;
 	if (!n) {
@@ -366,7 +358,8 @@ static void fill_mapping(struct pp *w, uint32_t i, pb_mapping *m)
 	m->has_functions = pm->named == pm->nlocs;
 	m->has_filenames = w->want_lines && pm->lined == pm->nlocs;
 	m->has_line_numbers = m->has_filenames;
-	m->has_inline_frames = false;	/* see loc_frames() */
+	/* Lines come with the inline chains (sym_frames). */
+	m->has_inline_frames = m->has_line_numbers;
 }
 
 /* Every array of the message, freed together. */
@@ -465,7 +458,9 @@ static void fill_profile(struct pp *w, uint64_t period, pb_profile *pr,
 		perftools__profiles__function__init(f);
 		f->id = i + 1;
 		f->name = w->funcs[i].name;
-		f->system_name = w->funcs[i].name;	/* names are not demangled */
+		/* symbols.h gives the name as shown (demangled unless
+		 * --no-demangle), not the linker's as well. */
+		f->system_name = w->funcs[i].name;
 		f->filename = w->funcs[i].file;
 		/* start_line stays 0: symbols.h does not give the line of a
 		 * function's declaration yet. */
