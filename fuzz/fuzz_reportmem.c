@@ -17,7 +17,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	/* A --symfs where nothing is found: no file is opened per input. */
 	static const char *symfs[] = { "/nonexistent-uwprof-fuzz" };
-	const struct rp_opts o = { .symfs = symfs, .nsymfs = 1, .quiet = true };
+	const struct rp_opts o = { .symfs = symfs, .nsymfs = 1, .quiet = true,
+				    .keep_samples = true };
 	const struct rp_text_opts t = { .top = 20, .input = "input" };
 	struct rp_profile p;
 	struct uwd_file f;
@@ -37,7 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rp_write_stats(&p, &t, devnull);
 	rp_write_folded(&p, devnull);
 	rp_write_json(&p, devnull);
-	rp_write_pprof(&p, devnull);
+	rp_write_pprof(&p, false, devnull);
 	rp_write_svg(&p, "title", devnull);
 	rp_free(&p);
 	return 0;

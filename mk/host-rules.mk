@@ -2,6 +2,8 @@
 #
 # Host builds.  Fragments append to:
 #   TOOL_SRCS, TOOL_LIBS        sources and libraries of build/host/uwprof
+#   TOOL_OBJS                   objects a fragment makes by its own rule
+#                               (generated code), linked like TOOL_LIBS
 #   HOST_TESTS                  names N of tests/host/N.c (harness tests)
 #   N_SRCS, N_LIBS              what test N links besides its own file
 #   HOST_TEST_SCRIPTS           shell tests; each ends "N passed, N failed"
@@ -11,9 +13,9 @@ HOST_HDRS	:= $(wildcard *.h tools/uwprof/*.h tests/host/*.h uapi/*.h tools/inclu
 
 tools: $(UWPROF)
 
-$(UWPROF): $(TOOL_SRCS) $(HOST_HDRS)
+$(UWPROF): $(TOOL_SRCS) $(TOOL_OBJS) $(HOST_HDRS)
 	@mkdir -p $(dir $@)
-	$(Q)$(HOSTCC) $(HOST_CFLAGS) -o $@ $(TOOL_SRCS) $(TOOL_LIBS)
+	$(Q)$(HOSTCC) $(HOST_CFLAGS) -o $@ $(TOOL_SRCS) $(TOOL_OBJS) $(TOOL_LIBS)
 
 define host_test_rule
 $(HOST_OUT)/tests/$(1): tests/host/$(1).c tests/host/harness.c $$($(1)_SRCS) $(HOST_HDRS)
@@ -40,12 +42,12 @@ $(FUZZ_OUT)/obj/%.o: %.c $(HOST_HDRS)
 		-fsanitize=fuzzer-no-link,address,undefined -c -o $@ $<
 
 define fuzz_tool_rule
-$(FUZZ_OUT)/fuzz_$(1): fuzz/fuzz_cmd.c $(FUZZ_TOOL_OBJS)
+$(FUZZ_OUT)/fuzz_$(1): fuzz/fuzz_cmd.c $(FUZZ_TOOL_OBJS) $(TOOL_OBJS)
 	@mkdir -p $$(dir $$@)
 	$$(Q)$$(FUZZ_CC) $$(FUZZ_TOOL_CFLAGS) -fsanitize=fuzzer,address,undefined \
 		-DFUZZ_CMD_$(shell echo $(1) | tr a-z A-Z)=1 \
 		-DFUZZ_SYMFS='"$(CURDIR)/tests/data/report"' \
-		-o $$@ fuzz/fuzz_cmd.c $(FUZZ_TOOL_OBJS) $(TOOL_LIBS)
+		-o $$@ fuzz/fuzz_cmd.c $(FUZZ_TOOL_OBJS) $(TOOL_OBJS) $(TOOL_LIBS)
 endef
 $(foreach t,$(FUZZ_TOOLS),$(eval $(call fuzz_tool_rule,$(t))))
 
@@ -67,7 +69,7 @@ FUZZ_REPORT_OBJS := $(patsubst %.c,$(FUZZ_OUT)/obj/%.o,\
 		   tools/uwprof/regfile.c tools/uwprof/uwutil.c \
 		   tools/uwprof/addrmap.c unwind_v2.c)
 
-$(FUZZ_OUT)/fuzz_reportmem: fuzz/fuzz_reportmem.c $(FUZZ_REPORT_OBJS)
+$(FUZZ_OUT)/fuzz_reportmem: fuzz/fuzz_reportmem.c $(FUZZ_REPORT_OBJS) $(TOOL_OBJS)
 	@mkdir -p $(dir $@)
 	$(Q)$(FUZZ_CC) $(FUZZ_TOOL_CFLAGS) -fsanitize=fuzzer,address,undefined \
 		-o $@ $^ $(TOOL_LIBS)

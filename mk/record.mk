@@ -38,7 +38,18 @@ demo:
 	$(Q)$(MAKE) --no-print-directory module tools uwprof-arm lua-arm
 	$(Q)tools/uwprof/demo.sh $(BUILD)
 HOST_TEST_SCRIPTS += tests/host/report_cli.sh tests/host/report_views.sh \
-		     tests/host/symbols_cli.sh
+		     tests/host/symbols_cli.sh tests/host/perf_script_npm.sh
+
+# make test-browser: the flame graph in headless Chromium, searched and
+# zoomed by its own script (tests/host/svg_browser.sh, about 10 s).  Its
+# packages (scripts/packages-browser.txt, about 130 MB) are installed by
+# this target only, not by make setup; make check runs it.
+test-browser: $(UWPROF)
+	$(Q)scripts/setup.sh --browser
+	$(Q)UWPROF=$(UWPROF) BUILD=$(BUILD) scripts/run-tests.sh test-browser \
+		tests/host/svg_browser.sh
+.PHONY: test-browser
+
 # End to end in the VM (record there, report here): needs the armhf uwprof.
 VM_TEST_SCRIPTS	+= tests/host/record_vm.sh
 VM_TEST_DEPS	+= $(ARM_UWPROF) $(UWPROF)

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make check: set-up, host tests, module build, checkpatch, the fuzz smoke
-# run and the VM selftests on armmp-6.1, then the module build and the VM
+# make check: set-up, host tests, the flame graph in a browser, module
+# build, checkpatch, the fuzz smoke run and the VM selftests on armmp-6.1, then the module build and the VM
 # selftests on arm64-6.1 (the armhf user space as compat tasks).  Every part runs even when an earlier one fails
 # (except set-up, which the rest needs).  Ends with
 # "check: N passed, N failed, N skipped" and exits 1 on any failure.
@@ -40,6 +40,7 @@ single() {
 
 $MAKE --no-print-directory setup || { echo "check: set-up failed"; echo "0 passed, 1 failed"; exit 1; }
 counted test-host $MAKE --no-print-directory test-host
+counted test-browser $MAKE --no-print-directory test-browser
 single module $MAKE --no-print-directory module
 single checkpatch $MAKE --no-print-directory checkpatch
 if $MAKE -n fuzz-smoke >/dev/null 2>&1; then

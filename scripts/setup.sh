@@ -4,7 +4,9 @@
 # Installs what uwprof needs on a Debian bookworm machine and fetches the
 # emulated target's kernel.  Idempotent: a second run checks and returns.
 #
-#   host packages   from scripts/packages.txt (apt-get, as root or via sudo)
+#   host packages   from scripts/packages.txt (apt-get, as root or via sudo);
+#                   with --browser only those of scripts/packages-browser.txt
+#                   (make test-browser), and nothing else
 #   build/kernel/   Debian's armmp kernel image and headers and the matching
 #                   linux-kbuild, unpacked with dpkg -x (nothing is installed)
 #   build/arm/root/ busybox-static and libc6 for armhf, unpacked likewise
@@ -38,9 +40,10 @@ say() { log "$@"; }
 . "$top/scripts/apt.sh"
 die() { echo "setup: $*" >&2; exit 1; }
 
+# The packages of list $1 (default scripts/packages.txt) not installed yet.
 missing_packages() {
 	local p
-	grep -v '^\s*#' "$top/scripts/packages.txt" | while read -r p; do
+	grep -v '^\s*#' "${1:-$top/scripts/packages.txt}" | while read -r p; do
 		[ -n "$p" ] || continue
 		dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
 			grep -q 'install ok installed' || echo "$p"
@@ -54,7 +57,7 @@ install_packages() {
 		dpkg --print-foreign-architectures | grep -qx $a ||
 			$SUDO dpkg --add-architecture $a
 	done
-	need=$(missing_packages)
+	need=$(missing_packages "$@")
 	[ -n "$need" ] || return 0
 	log "installing:" $need
 	apt_update
@@ -148,6 +151,11 @@ extract_linux_source() {
 		'*/tools/testing/selftests/kselftest.h'
 }
 
+if [ "${1:-}" = --browser ]; then	# make test-browser: its packages only
+	install_packages "$top/scripts/packages-browser.txt"
+	log "browser test packages ready"
+	exit 0
+fi
 install_packages
 fetch_kernel
 fetch_arm_root

@@ -5,9 +5,8 @@
 # tests/data/report/fixture, recorded in the VM with
 #   uwprof record -F 500 --tables T -o fixture.data -- /data/fixture 300
 # where T holds the tables of fixture, libc.so.6 and ld-linux-armhf.so.3).
-# Golden text and folded output; pprof read back by go tool pprof; the SVG
-# parsed as XML with one box per call-tree node; JSON; damaged files; the
-# record command's usage errors.
+# Golden text and folded output; the SVG parsed as XML with one box per
+# call-tree node; JSON; damaged files; the record command's usage errors.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -58,25 +57,8 @@ else
 	fail "--lines adds fixture.c:LINE"
 fi
 
-# --- pprof, read back by go tool pprof ---
-rep -f pprof -o "$tmp/p.pb.gz" fixture.data
-if ! command -v go >/dev/null; then
-	skip "go tool pprof (golang-go not installed)"
-else
-	HOME=$tmp GOCACHE=$tmp/go go tool pprof -top -nodefraction=0 -nodecount=1000 \
-		-sample_index=samples "$tmp/p.pb.gz" >"$tmp/top" 2>"$tmp/top.err"
-	# name -> flat samples, from pprof and from the text report
-	awk '$1 ~ /^[0-9]+$/ && $2 ~ /%$/ && $1 > 0 {print $6, $1}' "$tmp/top" | sort >"$tmp/pp"
-	rep --top 1000 fixture.data | awk '/by self/ {on = 1; next} /by total/ {on = 0}
-		on && $1 ~ /%$/ {print $5, $3}' | sort >"$tmp/tx"
-	if [ -s "$tmp/pp" ] && cmp -s "$tmp/pp" "$tmp/tx"; then
-		ok "go tool pprof -top gives the text report's self samples"
-	else
-		fail "go tool pprof -top differs from the text report"
-		diff "$tmp/tx" "$tmp/pp" | sed 's/^/#   /'
-		sed 's/^/#   /' "$tmp/top.err"
-	fi
-fi
+# pprof: tests/host/report_pprof.sh; perf-script: report_views.sh and
+# perf_script_npm.sh; the SVG in a browser: svg_browser.sh.
 
 # --- SVG: XML, one box per node of the call tree ---
 rep -f svg -o "$tmp/f.svg" fixture.data

@@ -187,5 +187,24 @@ else
 	esac
 	n=$("$UWPROF" report -q -f perf-script --lines "$tmp/inl.data" | grep -c "^[[:space:]]*$(printf '%x' $((0x$inl | 1))) ")
 	expect "perf-script: the inlined frame and its caller share the address" 2 "$n"
+	# pprof: one Location at that address whose Line entries are the chain,
+	# innermost first (go tool pprof -raw prints one line per entry).
+	if command -v go >/dev/null; then
+		"$UWPROF" report -q -f pprof --lines -o "$tmp/inl.pb.gz" "$tmp/inl.data"
+		got=$(HOME=$tmp GOCACHE=$tmp/go go tool pprof -raw "$tmp/inl.pb.gz" 2>/dev/null |
+			awk -v a="0x$inl" '$2 == a { on = 1; print $4, $5; next }
+				on && /^[[:space:]]/ && $1 !~ /:$/ { print $1, $2; next } { on = 0 }' | plain |
+			tr '\n' ';' | sed 's/;$//')
+		want_pp=$(printf '%s\n' "$want" | tr ';' '\n' | tac | tr '\n' ';' | sed 's/;$//')
+		expect "pprof: one location whose lines are the inline chain" "$want_pp" "$got"
+		if HOME=$tmp GOCACHE=$tmp/go go tool pprof -raw "$tmp/inl.pb.gz" 2>/dev/null |
+		   grep -q '^1: .*\[FN\]\[FL\]\[LN\]\[IN\]'; then
+			ok "pprof: the mapping says it has functions, files, lines and inline frames"
+		else
+			fail "pprof: the mapping's has_* flags"
+		fi
+	else
+		skip "pprof inline chain: golang-go is not installed"
+	fi
 fi
 finish

@@ -286,7 +286,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		uw_err("report: --children and --sort are for the text report");
 		return -1;
 	}
-	o->rp.keep_samples = o->format == F_PERF_SCRIPT;
+	o->rp.keep_samples = o->format == F_PERF_SCRIPT || o->format == F_PPROF;
 	return 0;
 }
 
@@ -305,7 +305,7 @@ static int write_report(const struct rp_profile *p, const struct report_opts *o,
 	case F_TEXT: return rp_write_text(p, &t, out);
 	case F_FOLDED: return rp_write_folded(p, out);
 	case F_PERF_SCRIPT: return rp_write_perf_script(p, out);
-	case F_PPROF: return rp_write_pprof(p, out);
+	case F_PPROF: return rp_write_pprof(p, o->rp.lines, out);
 	case F_JSON: return rp_write_json(p, out);
 	case F_SVG:
 		snprintf(title, sizeof(title), "%s: %llu samples, %.1f%% fully unwound",

@@ -74,6 +74,26 @@ struct rp_opts {
 	struct rp_filter filter;
 };
 
+/*
+ * A file mapping of one process as recorded; pprof's Mappings.  Link
+ * address = runtime address - bias (the mapping's start when the bias is
+ * unknown, as frames are then named by offset).
+ */
+struct rp_mapping {
+	uint32_t pid, start, end, offset, bias;
+	uint32_t module;	/* index in rp_profile.mods */
+};
+
+#define RP_NO_MAPPING	UINT32_MAX
+
+/* The address a frame is looked up at: return addresses one byte back,
+ * inside the call (a call that ends a function returns to the first byte
+ * of the next one); bit 0 is the Thumb bit, not an address. */
+static inline uint32_t rp_frame_addr(uint32_t addr, bool ret_addr)
+{
+	return (addr & ~1u) - (ret_addr ? 1 : 0);
+}
+
 /* One sample as recorded, with the node of its stack's leaf. */
 struct rp_sample {
 	uint64_t time_ns;
@@ -112,6 +132,9 @@ struct rp_profile {
 	uint32_t nsmp, smproom;
 	uint32_t *addrs;
 	uint32_t naddrs, addrroom;
+	uint32_t *addr_maps;	/* per addrs entry: index in maps, or RP_NO_MAPPING */
+	struct rp_mapping *maps;	/* every mapping recorded */
+	uint32_t nmaps, maproom;
 };
 
 /* Load, symbolize and aggregate; 0, or -1 after printing why. */
@@ -128,6 +151,10 @@ void rp_sort_tree(struct rp_profile *p);
 
 /* Functions sorted by @by_total, then the other count, then name. */
 uint32_t *rp_sorted_funcs(const struct rp_profile *p, bool by_total);
+
+/* @p with room for n + 1 elements of @sz bytes (doubling *room); exits
+ * when out of memory. */
+void *rp_grow(void *p, uint32_t *room, uint32_t n, size_t sz);
 
 /* Share in percent, 0 when there are no samples. */
 double rp_pct(uint64_t n, uint64_t of);
@@ -151,7 +178,8 @@ int rp_write_text(const struct rp_profile *p, const struct rp_text_opts *o,
 		  FILE *out);
 int rp_write_folded(const struct rp_profile *p, FILE *out);
 int rp_write_perf_script(const struct rp_profile *p, FILE *out);
-int rp_write_pprof(const struct rp_profile *p, FILE *out);
+/* Needs rp_opts.keep_samples; @lines: Line entries with file and line. */
+int rp_write_pprof(const struct rp_profile *p, bool lines, FILE *out);
 int rp_write_svg(const struct rp_profile *p, const char *title, FILE *out);
 int rp_write_json(const struct rp_profile *p, FILE *out);
 int rp_write_stats(const struct rp_profile *p, const struct rp_text_opts *o,

@@ -93,6 +93,11 @@ static void *grow(void *p, uint32_t *room, uint32_t n, size_t sz)
 	return g;
 }
 
+void *rp_grow(void *p, uint32_t *room, uint32_t n, size_t sz)
+{
+	return grow(p, room, n, sz);
+}
+
 double rp_pct(uint64_t n, uint64_t of)
 {
 	return of ? 100.0 * (double)n / (double)of : 0;
@@ -111,6 +116,7 @@ const char *rp_func_module(const struct rp_profile *p, uint32_t f)
 
 struct rp_region {
 	uint32_t start, end, bias, module;
+	uint32_t map;		/* index in rp_profile.maps */
 	bool bias_ok;
 };
 
@@ -178,6 +184,19 @@ static uint32_t module_for(struct rp_load *L, const struct uwd_mapping *m,
 	return p->nmods++;
 }
 
+/* The mapping as the writers see it, after the process's lifetime. */
+static uint32_t keep_mapping(struct rp_profile *p, const struct uwd_mapping *m,
+			     const struct rp_region *r)
+{
+	p->maps = grow(p->maps, &p->maproom, p->nmaps, sizeof(*p->maps));
+	p->maps[p->nmaps] = (struct rp_mapping){
+		.pid = m->pid, .start = m->start, .end = m->end,
+		.offset = m->offset, .module = r->module,
+		.bias = r->bias_ok ? r->bias : r->start,
+	};
+	return p->nmaps++;
+}
+
 static void on_mapping(struct rp_load *L, const void *data, size_t len)
 {
 	struct uwd_mapping m;
@@ -202,6 +221,7 @@ static void on_mapping(struct rp_load *L, const void *data, size_t len)
 				       m.end, m.offset, &r->bias);
 	if (m.flags & UWD_MAP_TABLE)
 		L->p->mods[r->module].has_table = true;
+	r->map = keep_mapping(L->p, &m, r);
 }
 
 /* A process's name: its executable's base name, interned. */
@@ -343,15 +363,12 @@ static uint32_t cache_frames(struct rp_profile *p, uint64_t key,
 	rp_map_put(&p->addr_ids, key, n > 1 ? RP_INLINE_CHAIN | at : ids[0]);
 	return n;
 }
-/*
- * Frame 0 is the sampled pc; the others are return addresses, looked up
- * one byte back, inside the call: a call that ends a function returns to
- * the first byte of the next one.  Bit 0 is the Thumb bit, not an address.
- */
+
+/* Frame 0 is the sampled pc; the others are return addresses. */
 static uint32_t frame_funcs(struct rp_load *L, uint32_t pid, uint32_t addr,
 			    bool ret_addr, uint32_t *ids)
 {
-	uint32_t look = (addr & ~1u) - (ret_addr ? 1 : 0), vaddr, id, n;
+	uint32_t look = rp_frame_addr(addr, ret_addr), vaddr, id, n;
 	const struct rp_region *r = region_of(L, pid, look);
 	struct rp_profile *p = L->p;
 	uint64_t key;
@@ -428,7 +445,14 @@ static void keep_sample(struct rp_load *L, const struct uwprof_record *s,
 		.kernel = s->flags & UWPROF_RF_KERNEL,
 	};
 	for (uint32_t i = 0; i < s->nframes; i++) {
+		uint32_t room = p->addrroom;
+		const struct rp_region *r =
+			region_of(L, s->pid, rp_frame_addr(s->frames[i], i > 0));
+
 		p->addrs = grow(p->addrs, &p->addrroom, p->naddrs, sizeof(*p->addrs));
+		p->addr_maps = grow(p->addr_maps, &room, p->naddrs,
+				    sizeof(*p->addr_maps));
+		p->addr_maps[p->naddrs] = r ? r->map : RP_NO_MAPPING;
 		p->addrs[p->naddrs++] = s->frames[i];
 	}
 }
@@ -626,6 +650,8 @@ void rp_free(struct rp_profile *p)
 	free(p->smp);
 	free(p->addrs);
 	free(p->chains);
+	free(p->addr_maps);
+	free(p->maps);
 	free(p->mods);
 	free(p->funcs);
 	free(p->nodes);
