@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# run.sh BENCH_BINARY OUTDIR: wall-clock figures from the binary itself,
-# then instruction counts from callgrind, which are deterministic: each
-# run collects only inside bench_unwind_work() or bench_lookup_work().
+# run.sh BENCH_BINARY OUTDIR [REALDIR]: wall-clock figures from the binary
+# itself, then instruction counts from callgrind, which are deterministic:
+# each run collects only inside bench_unwind_work(), bench_lookup_work() or
+# bench_replay_work().  REALDIR holds lua.uwr, real stacks of lua5.4
+# (bench/capture-lua.sh), and the tables they were unwound with.
+#
+# The counts are of the host (x86-64) build of unwind_v2.c: they rank the
+# work and track it from change to change, but an ARM core runs a
+# different number of instructions for the same C.
 set -eu
-bin=$1 out=$2
+bin=$1 out=$2 real=${3:-}
 mkdir -p "$out"
 "$bin" time
 
@@ -32,3 +38,11 @@ done
 read -r ir n < <(callgrind_ir bench_lookup_work lookup 4)
 awk -v ir="$ir" -v n="$n" \
 	'BEGIN { printf "lookup alone: %6.1f instructions/lookup (callgrind, %d lookups)\n", ir / n, n }'
+if [ -z "$real" ] || [ ! -f "$real/lua.uwr" ]; then
+	echo "real stacks: skipped (no $real/lua.uwr: qemu-arm-static and make lua-arm make it)"
+	exit 0
+fi
+"$bin" replay summary "$real/lua.uwr" "$real"
+read -r ir n < <(callgrind_ir bench_replay_work replay 2 "$real/lua.uwr" "$real")
+awk -v ir="$ir" -v n="$n" \
+	'BEGIN { printf "real lua stacks: %6.1f instructions/frame (callgrind, %d frames)\n", ir / n, n }'
