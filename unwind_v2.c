@@ -689,6 +689,42 @@ static bool uw2_in_window(const struct uw2_stack *s, u32 addr, u32 bytes)
 	       bytes <= s->hi - addr;
 }
 
+/*
+ * @count words at @addr from the view, when all of them are in it.  Both
+ * ends are 4-aligned, so a word is either wholly inside or wholly out.
+ */
+static bool uw2_view_words(const struct uw2_view *v, u32 addr, u32 count,
+			   u32 *val)
+{
+	u32 off;
+
+	if (!v)
+		return false;
+	off = addr - v->lo;
+	if (off >= v->len || count * 4 > v->len - off)
+		return false;
+	__builtin_memcpy(val, v->data + off, count * 4);
+	return true;
+}
+
+int uw2_view_fill(struct uw2_view *v, u8 *buf, u32 line, u32 addr, u32 *val,
+		  int (*copy)(void *ctx, void *dst, u32 src, u32 len),
+		  void *ctx)
+{
+	u32 base = addr & ~(line - 1);
+
+	if (addr - v->lo >= v->len) {
+		v->len = 0;
+		if (copy(ctx, buf, base, line))
+			return -1;
+		v->data = buf;
+		v->lo = base;
+		v->len = line;
+	}
+	__builtin_memcpy(val, v->data + (addr - v->lo), 4);
+	return 0;
+}
+
 static u32 uw2_popcount16(u32 mask)
 {
 	u32 n = 0;
@@ -712,9 +748,10 @@ static enum uw2_exec uw2_pop(struct uw2_regs *regs, u32 mask,
 
 	if (!uw2_in_window(stack, vsp, count * 4))
 		return UW2_EXEC_BAD_SP;
-	for (k = 0; k < count; k++)
-		if (stack->read(stack->ctx, vsp + 4 * k, &val[k]) != 0)
-			return UW2_EXEC_READ_FAULT;
+	if (!uw2_view_words(stack->view, vsp, count, val))
+		for (k = 0; k < count; k++)
+			if (stack->read(stack->ctx, vsp + 4 * k, &val[k]) != 0)
+				return UW2_EXEC_READ_FAULT;
 	regs->r[UW2_SP] = vsp + 4 * count;
 	/* set bits only, lowest first; a popped r13 overrides the line above */
 	for (m = mask, k = 0; m; m &= m - 1)
@@ -787,6 +824,7 @@ struct uw2_walk {
 	u32 first_pc;		/* the sampled pc */
 	u32 frame_sp;		/* sp when the current frame was entered */
 	u32 first_func;		/* start of the sampled pc's function */
+	struct uw2_cache *cache;	/* or NULL */
 };
 
 /* Returned by uw2_step() when the frame unwound and the walk goes on. */
@@ -886,14 +924,60 @@ static u32 uw2_lookup_addr(const struct uw2_walk *w, u32 pc, u32 depth)
 	return (pc & ~1u) - 2;
 }
 
+/* The slot of @addr: return addresses are 2-aligned, so drop bit 0. */
+static struct uw2_cache_entry *uw2_cache_slot(struct uw2_cache *c, u32 addr)
+{
+	return &c->e[((addr >> 1) * 0x9e3779b1u) >> (32 - UW2_CACHE_BITS)];
+}
+
+/*
+ * A cached lookup of @addr, if the module array still has the entry's
+ * table at the entry's index and place: the table is then live, and the
+ * entry's pointer is never followed unless it equals a live one.
+ */
+static bool uw2_cache_get(const struct uw2_walk *w, u32 addr,
+			  const struct uw2_table **t, u32 *uit_index,
+			  u32 *func)
+{
+	const struct uw2_cache_entry *e = uw2_cache_slot(w->cache, addr);
+	const struct uw2_module *m;
+
+	if (e->addr != addr || e->mod >= w->nmods)
+		return false;
+	m = &w->mods[e->mod];
+	if (m->table != e->table || m->text_start != e->text_start ||
+	    addr < m->text_start || addr >= m->text_end || !m->table)
+		return false;
+	*t = e->table;
+	*uit_index = e->uit_index;
+	*func = e->func;
+	return true;
+}
+
+static void uw2_cache_put(const struct uw2_walk *w, u32 addr,
+			  const struct uw2_module *m, u32 uit_index, u32 func)
+{
+	struct uw2_cache_entry *e = uw2_cache_slot(w->cache, addr);
+
+	e->addr = addr;
+	e->text_start = m->text_start;
+	e->table = m->table;
+	e->uit_index = uit_index;
+	e->func = func;
+	e->mod = m - w->mods;
+}
+
 /* The sequence for @addr, and the start of the function holding it. */
 static bool uw2_find_sequence(const struct uw2_walk *w, u32 addr,
 			      const struct uw2_table **t, u32 *uit_index,
 			      u32 *func)
 {
-	const struct uw2_module *m = uw2_find_module(w->mods, w->nmods, addr);
+	const struct uw2_module *m;
 	u32 instr_off, fot_index;
 
+	if (w->cache && uw2_cache_get(w, addr, t, uit_index, func))
+		return true;
+	m = uw2_find_module(w->mods, w->nmods, addr);
 	if (!m || !m->table)
 		return false;
 	*t = m->table;
@@ -901,7 +985,11 @@ static bool uw2_find_sequence(const struct uw2_walk *w, u32 addr,
 				 &fot_index))
 		return false;
 	*func = (addr & ~1u) - 2 * instr_off;
-	return uw2_lookup_sequence(*t, fot_index, instr_off, uit_index);
+	if (!uw2_lookup_sequence(*t, fot_index, instr_off, uit_index))
+		return false;
+	if (w->cache)
+		uw2_cache_put(w, addr, m, *uit_index, *func);
+	return true;
 }
 
 /*
@@ -976,9 +1064,20 @@ enum uw2_stop uw2_unwind(const struct uw2_module *mods, u32 nmods,
 			 u32 *frames, u32 max_frames, u32 *nframes,
 			 unsigned int flags)
 {
+	return uw2_unwind_cached(mods, nmods, regs, stack, frames, max_frames,
+				 nframes, flags, NULL);
+}
+
+enum uw2_stop uw2_unwind_cached(const struct uw2_module *mods, u32 nmods,
+				struct uw2_regs *regs,
+				const struct uw2_stack *stack, u32 *frames,
+				u32 max_frames, u32 *nframes,
+				unsigned int flags, struct uw2_cache *cache)
+{
 	struct uw2_walk w = {
 		.mods = mods, .nmods = nmods, .stack = stack, .flags = flags,
 		.first_pc = regs->r[UW2_PC], .frame_sp = regs->r[UW2_SP],
+		.cache = cache,
 	};
 	struct uw2_regs sampled;
 	enum uw2_stop stop;

@@ -120,15 +120,39 @@ struct uw2_module {
 };
 
 /*
+ * Stack words already in memory: [lo, lo + len) at @data, len a multiple
+ * of 4 and lo 4-aligned.  The unwinder takes words from here without a
+ * call; the reader may point it elsewhere whenever it is called.
+ */
+struct uw2_view {
+	const u8 *data;
+	u32 lo;
+	u32 len;
+};
+
+/*
+ * A reader's half of a one-line stack cache: the word at @addr from the
+ * view, after filling @buf (@line bytes, a power of two from 4 to 4096)
+ * with the aligned line holding @addr through @copy on a miss, and
+ * pointing the view at it.  @copy returns 0 or negative (nothing read).
+ * Returns 0, or negative when @copy failed (the view is then empty).
+ */
+int uw2_view_fill(struct uw2_view *v, u8 *buf, u32 line, u32 addr, u32 *val,
+		  int (*copy)(void *ctx, void *dst, u32 src, u32 len),
+		  void *ctx);
+
+/*
  * The stack window [lo, hi).  @read is only called for 4-aligned addresses
  * with lo <= addr and addr + 4 <= hi; it returns 0 or a negative value when
- * the word cannot be read (not resident, fault).
+ * the word cannot be read (not resident, fault).  @view is optional (NULL):
+ * words inside it, and inside [lo, hi), are read from it instead.
  */
 struct uw2_stack {
 	u32 lo;
 	u32 hi;
 	int (*read)(void *ctx, u32 addr, u32 *val);
 	void *ctx;
+	struct uw2_view *view;
 };
 
 enum uw2_stop {
@@ -197,5 +221,35 @@ enum uw2_stop uw2_unwind(const struct uw2_module *mods, u32 nmods,
 			 struct uw2_regs *regs, const struct uw2_stack *stack,
 			 u32 *frames, u32 max_frames, u32 *nframes,
 			 unsigned int flags);
+
+/*
+ * Recent lookups: address to (module, sequence, function start), kept
+ * across unwinds, one per CPU in the module.  A hit is used only while the
+ * module array given to the unwind still holds the same table at the same
+ * place for that address, so entries left by another process or a replaced
+ * table are misses, never dereferenced.  Zero it before first use.
+ */
+#define UW2_CACHE_BITS		8
+#define UW2_CACHE_ENTRIES	(1u << UW2_CACHE_BITS)
+
+struct uw2_cache_entry {
+	u32 addr;		/* the lookup address; 0 when empty */
+	u32 text_start;		/* of the module it was found in */
+	const struct uw2_table *table;
+	u32 uit_index;
+	u32 func;		/* start of the function holding addr */
+	u32 mod;		/* index in the module array */
+};
+
+struct uw2_cache {
+	struct uw2_cache_entry e[UW2_CACHE_ENTRIES];
+};
+
+/* uw2_unwind() with a lookup cache (may be NULL). */
+enum uw2_stop uw2_unwind_cached(const struct uw2_module *mods, u32 nmods,
+				struct uw2_regs *regs,
+				const struct uw2_stack *stack, u32 *frames,
+				u32 max_frames, u32 *nframes,
+				unsigned int flags, struct uw2_cache *cache);
 
 #endif /* UNWIND_V2_H */

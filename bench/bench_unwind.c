@@ -198,14 +198,16 @@ static int read_word(void *ctx, u32 addr, u32 *val)
 /* One unwind of @s; returns the frames found, exits if it went wrong. */
 static u32 unwind_sample(const struct sample *s)
 {
+	static struct uw2_cache cache;	/* one CPU's, kept across samples */
 	struct reader_ctx rc = { s };
-	struct uw2_stack stack = { s->lo, STACK_TOP, read_word, &rc };
+	struct uw2_view view = { s->stack, s->lo, STACK_BYTES };
+	struct uw2_stack stack = { s->lo, STACK_TOP, read_word, &rc, &view };
 	struct uw2_regs regs = s->regs;
 	u32 frames[MAX_DEPTH + 2], n;
 	enum uw2_stop stop;
 
-	stop = uw2_unwind(&module, 1, &regs, &stack, frames, MAX_DEPTH + 2,
-			  &n, 0);
+	stop = uw2_unwind_cached(&module, 1, &regs, &stack, frames,
+				 MAX_DEPTH + 2, &n, 0, &cache);
 	if (stop != UW2_STOP_ROOT || n != s->depth) {
 		fprintf(stderr, "bench: depth %u stack: %s after %u frames\n",
 			s->depth, uw2_stop_name(stop), n);
@@ -258,6 +260,7 @@ static struct uw2_module rmods[REPLAY_MAX_MODS];
 static struct uw2_table rtables[REPLAY_MAX_MODS];
 static u32 nrmods;
 static const struct uwr_sample **rsamples;
+static u8 **rpages;		/* each window in whole pages, zero-padded */
 static u32 nrsamples;
 
 static void *read_all(const char *path, u32 *size)
@@ -278,6 +281,11 @@ static void *read_all(const char *path, u32 *size)
 fail:
 	fprintf(stderr, "bench: cannot read %s\n", path);
 	exit(1);
+}
+
+static const u8 *replay_words(const struct uwr_sample *s)
+{
+	return (const u8 *)(s + 1) + s->nframes * 4;
 }
 
 static void load_replay(const char *file, const char *dir)
@@ -308,6 +316,7 @@ static void load_replay(const char *file, const char *dir)
 	}
 	nrmods = h->nmods;
 	rsamples = calloc(h->nsamples, sizeof(*rsamples));
+	rpages = calloc(h->nsamples, sizeof(*rpages));
 	off = sizeof(*h) + h->nmods * sizeof(*m);
 	for (i = 0; i < h->nsamples; i++) {
 		const struct uwr_sample *s = (const void *)(buf + off);
@@ -320,36 +329,65 @@ static void load_replay(const char *file, const char *dir)
 			exit(1);
 		}
 		rsamples[i] = s;
+		rpages[i] = calloc(1, ((s->hi + 4095) & ~4095u) -
+				      (s->lo & ~4095u));
+		memcpy(rpages[i] + (s->lo & 4095), replay_words(s),
+		       s->hi - s->lo);
 		off += uwr_sample_size(s);
 	}
 	nrsamples = h->nsamples;
 }
 
-static const u8 *replay_words(const struct uwr_sample *s)
+/*
+ * The stack reader of the module, modelled: a one-line cache filled by a
+ * copy of the aligned line (copy_from_user_nofault() in the module,
+ * memcpy here) through the same uw2_view_fill().  replay_line 0 instead
+ * puts the whole window in the view, so no reader runs at all.
+ */
+static u32 replay_line;
+static u64 replay_copies, replay_copy_bytes;
+static struct uw2_cache replay_cache;	/* one CPU's, kept across samples */
+
+struct replay_ctx {
+	u32 i;
+	struct uw2_view view;
+	u8 line[4096];
+};
+
+static int replay_copy(void *ctx, void *dst, u32 src, u32 len)
 {
-	return (const u8 *)(s + 1) + s->nframes * 4;
+	u32 i = ((struct replay_ctx *)ctx)->i;
+
+	memcpy(dst, rpages[i] + (src - (rsamples[i]->lo & ~4095u)), len);
+	replay_copies++;
+	replay_copy_bytes += len;
+	return 0;
 }
 
 static int replay_read(void *ctx, u32 addr, u32 *val)
 {
-	const struct uwr_sample *s = ctx;
+	struct replay_ctx *rc = ctx;
 
-	memcpy(val, replay_words(s) + (addr - s->lo), 4);
-	return 0;
+	return uw2_view_fill(&rc->view, rc->line, replay_line, addr, val,
+			     replay_copy, rc);
 }
 
 /* One unwind of real stack @i; exits unless it is the one captured. */
 static u32 replay_sample(u32 i)
 {
 	const struct uwr_sample *s = rsamples[i];
-	struct uw2_stack stack = { s->lo, s->hi, replay_read, (void *)s };
+	struct replay_ctx rc = { .i = i };
+	struct uw2_stack stack = { s->lo, s->hi, replay_read, &rc, &rc.view };
 	u32 frames[UWR_MAX_FRAMES], n;
 	struct uw2_regs regs;
 	enum uw2_stop stop;
 
+	if (!replay_line)
+		rc.view = (struct uw2_view){ replay_words(s), s->lo,
+					     s->hi - s->lo };
 	memcpy(regs.r, s->regs, sizeof(regs.r));
-	stop = uw2_unwind(rmods, nrmods, &regs, &stack, frames,
-			  UWR_MAX_FRAMES, &n, 0);
+	stop = uw2_unwind_cached(rmods, nrmods, &regs, &stack, frames,
+				 UWR_MAX_FRAMES, &n, 0, &replay_cache);
 	if (stop != s->stop || n != s->nframes ||
 	    memcmp(frames, s + 1, n * 4)) {
 		fprintf(stderr,
@@ -390,6 +428,15 @@ static void replay_summary(void)
 		if (stops[i])
 			printf(" %s %u", uw2_stop_name(i), stops[i]);
 	printf("\n");
+	/* the reader's cost in copies: what each line size asks of it */
+	for (u32 line = 32; line <= 4096; line *= 2) {
+		replay_line = line;
+		replay_copies = replay_copy_bytes = 0;
+		bench_replay_work(1);
+		printf("  stack reader, %4u-byte lines: %.2f copies, %.0f bytes per sample\n",
+		       line, (double)replay_copies / nrsamples,
+		       (double)replay_copy_bytes / nrsamples);
+	}
 }
 
 static double now_ns(void)
@@ -434,8 +481,14 @@ int main(int argc, char **argv)
 {
 	build_table();
 	build_samples();
-	if (argc == 5 && !strcmp(argv[1], "replay")) {
+	if ((argc == 5 || argc == 6) && !strcmp(argv[1], "replay")) {
 		load_replay(argv[3], argv[4]);
+		replay_line = argc == 6 ? atoi(argv[5]) : 0;
+		if (replay_line & (replay_line - 1) || replay_line > 4096 ||
+		    replay_line == 1 || replay_line == 2) {
+			fprintf(stderr, "bench: line: a power of 2, 4-4096\n");
+			return 2;
+		}
 		if (!strcmp(argv[2], "summary")) {
 			replay_summary();
 			return 0;
@@ -460,7 +513,7 @@ int main(int argc, char **argv)
 	}
 	if (argc != 2 || strcmp(argv[1], "time")) {
 		fprintf(stderr,
-			"usage: bench_unwind time|unwind N 8|16|32|lookup N|replay N|summary FILE DIR\n");
+			"usage: bench_unwind time|unwind N 8|16|32|lookup N|replay N|summary FILE DIR [LINE]\n");
 		return 2;
 	}
 	printf("table: %u functions, %u pages, %u bytes of FOT, %u of UIT\n",

@@ -60,9 +60,50 @@ static void check_lookup(const struct uw2_table *t, u32 byte_off)
 		abort();
 }
 
+/*
+ * The lookup cache (cold, then warm) and a view over part of the stack
+ * must change nothing: the same stop, frames and final registers.  The
+ * view leaves out the word the reader is told to fail on.
+ */
+static void same_with_fast_paths(const struct uw2_module *mod,
+				 const struct uw2_regs *start,
+				 const struct uw2_stack *plain,
+				 const struct fuzz_stack *fs, u32 max,
+				 u32 flags, enum uw2_stop stop,
+				 const u32 *frames, u32 n,
+				 const struct uw2_regs *end, u32 pick)
+{
+	static struct uw2_cache cache;
+	struct uw2_stack stack = *plain;
+	u32 f2[MAX_FRAMES], n2, size = fs->hi - fs->lo, a, b;
+	struct uw2_view view;
+	struct uw2_regs r;
+
+	a = (pick & 0xfffc) % (size + 4);
+	b = ((pick >> 16) & 0xfffc) % (size + 4);
+	if (a > b) {
+		u32 t = a;
+
+		a = b;
+		b = t;
+	}
+	if (fs->fail_at >= fs->lo + a && fs->fail_at < fs->lo + b)
+		b = fs->fail_at - fs->lo;
+	view = (struct uw2_view){ fs->bytes + a, fs->lo + a, b - a };
+	stack.view = &view;
+	memset(&cache, 0, sizeof(cache));
+	for (int pass = 0; pass < 2; pass++) {
+		r = *start;
+		if (uw2_unwind_cached(mod, 1, &r, &stack, f2, max, &n2, flags,
+				      &cache) != stop || n2 != n ||
+		    memcmp(f2, frames, n * 4) || memcmp(&r, end, sizeof(r)))
+			abort();
+	}
+}
+
 static void unwind_one(const struct uw2_table *t, const u8 *in, size_t left)
 {
-	struct uw2_regs regs;
+	struct uw2_regs regs, start;
 	struct uw2_module mod;
 	struct fuzz_stack fs;
 	struct uw2_stack stack;
@@ -90,14 +131,17 @@ static void unwind_one(const struct uw2_table *t, const u8 *in, size_t left)
 		fs.lo = 0xffffffffu - (u32)left;
 	fs.hi = fs.lo + (u32)left;
 	fs.fail_at = (regs.r[4] & 0x80000000u) ? fs.lo + (regs.r[4] & 0xfc) : 1;
-	stack = (struct uw2_stack){ fs.lo, fs.hi, fuzz_read, &fs };
+	stack = (struct uw2_stack){ fs.lo, fs.hi, fuzz_read, &fs, NULL };
 	if (regs.r[5] & 1)
 		regs.r[UW2_SP] = fs.lo + (regs.r[UW2_SP] & 0xff);
 	if (regs.r[5] & 2)
 		regs.r[UW2_PC] = mod.text_start + (regs.r[UW2_PC] & 0x3ffff);
+	start = regs;
 	stop = uw2_unwind(&mod, 1, &regs, &stack, frames, max, &n, flags);
 	if (n > max || stop >= UW2_STOP_COUNT || stop == UW2_STOP_BAD_OPCODE)
 		abort();
+	same_with_fast_paths(&mod, &start, &stack, &fs, max, flags, stop,
+			     frames, n, &regs, regs.r[6]);
 	free(copy);
 }
 
