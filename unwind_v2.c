@@ -924,6 +924,58 @@ static u32 uw2_lookup_addr(const struct uw2_walk *w, u32 pc, u32 depth)
 	return (pc & ~1u) - 2;
 }
 
+/* The pop's word count and its lowest run of consecutive registers. */
+static void uw2_shape_runs(struct uw2_shape *sh)
+{
+	u32 m = sh->mask, first = m ? __builtin_ctz(m) : 0, len = 0;
+
+	sh->count = uw2_popcount16(m);
+	while (len < 16 - first && (m & (1u << (first + len))))
+		len++;
+	sh->run_first = first;
+	sh->run_len = len;
+}
+
+/*
+ * Does the sequence at @pos have the shape of struct uw2_shape?  Reads at
+ * most a few opcodes, with the decoder execution uses.
+ */
+static bool uw2_shape_of(const struct uw2_table *t, u32 pos,
+			 struct uw2_shape *sh)
+{
+	struct uw2_insn in;
+	bool popped = false;
+	u32 add = 0, n;
+
+	sh->mask = 0;
+	for (n = 0; n < 8; n++) {
+		if (uw2_decode(t->uit, t->uit_size, &pos, &in) != UW2_DEC_OK)
+			return false;
+		if (in.kind == UW2_K_FINISH) {
+			if (!popped)
+				sh->pre = add;
+			else
+				sh->post = add;
+			if (!popped)
+				sh->post = 0;
+			uw2_shape_runs(sh);
+			return true;
+		}
+		if (in.kind == UW2_K_VSP_ADD && add + in.arg < 0x8000) {
+			add += in.arg;
+		} else if (in.kind == UW2_K_POP && !popped &&
+			   !(in.arg & (1u << UW2_SP))) {
+			sh->pre = add;
+			sh->mask = in.arg;
+			popped = true;
+			add = 0;
+		} else {
+			return false;
+		}
+	}
+	return false;
+}
+
 /* The slot of @addr: return addresses are 2-aligned, so drop bit 0. */
 static struct uw2_cache_entry *uw2_cache_slot(struct uw2_cache *c, u32 addr)
 {
@@ -935,60 +987,128 @@ static struct uw2_cache_entry *uw2_cache_slot(struct uw2_cache *c, u32 addr)
  * table at the entry's index and place: the table is then live, and the
  * entry's pointer is never followed unless it equals a live one.
  */
-static bool uw2_cache_get(const struct uw2_walk *w, u32 addr,
-			  const struct uw2_table **t, u32 *uit_index,
-			  u32 *func)
+static const struct uw2_cache_entry *uw2_cache_get(const struct uw2_walk *w,
+						   u32 addr)
 {
 	const struct uw2_cache_entry *e = uw2_cache_slot(w->cache, addr);
 	const struct uw2_module *m;
 
 	if (e->addr != addr || e->mod >= w->nmods)
-		return false;
+		return NULL;
 	m = &w->mods[e->mod];
 	if (m->table != e->table || m->text_start != e->text_start ||
 	    addr < m->text_start || addr >= m->text_end || !m->table)
-		return false;
-	*t = e->table;
-	*uit_index = e->uit_index;
-	*func = e->func;
-	return true;
+		return NULL;
+	return e;
 }
 
-static void uw2_cache_put(const struct uw2_walk *w, u32 addr,
-			  const struct uw2_module *m, u32 uit_index, u32 func)
+static const struct uw2_cache_entry *
+uw2_cache_put(const struct uw2_walk *w, u32 addr, const struct uw2_module *m,
+	      u32 uit_index, u32 func)
 {
 	struct uw2_cache_entry *e = uw2_cache_slot(w->cache, addr);
 
+	if (m - w->mods > 0xffff)
+		return NULL;
 	e->addr = addr;
 	e->text_start = m->text_start;
 	e->table = m->table;
 	e->uit_index = uit_index;
 	e->func = func;
 	e->mod = m - w->mods;
+	e->simple = uw2_shape_of(m->table, uit_index, &e->shape);
+	return e;
+}
+
+/* Where a frame's sequence is, and its shape if it has a simple one. */
+struct uw2_found {
+	const struct uw2_table *t;
+	u32 uit_index;
+	u32 func;		/* start of the function holding the address */
+	const struct uw2_shape *shape;	/* or NULL */
+};
+
+static void uw2_found_entry(struct uw2_found *f,
+			    const struct uw2_cache_entry *e)
+{
+	f->t = e->table;
+	f->uit_index = e->uit_index;
+	f->func = e->func;
+	f->shape = e->simple ? &e->shape : NULL;
 }
 
 /* The sequence for @addr, and the start of the function holding it. */
 static bool uw2_find_sequence(const struct uw2_walk *w, u32 addr,
-			      const struct uw2_table **t, u32 *uit_index,
-			      u32 *func)
+			      struct uw2_found *f)
 {
+	const struct uw2_cache_entry *e;
 	const struct uw2_module *m;
 	u32 instr_off, fot_index;
 
-	if (w->cache && uw2_cache_get(w, addr, t, uit_index, func))
-		return true;
+	if (w->cache) {
+		e = uw2_cache_get(w, addr);
+		if (e) {
+			uw2_found_entry(f, e);
+			return true;
+		}
+	}
 	m = uw2_find_module(w->mods, w->nmods, addr);
 	if (!m || !m->table)
 		return false;
-	*t = m->table;
-	if (!uw2_lookup_function(*t, addr - m->text_start, &instr_off,
+	f->t = m->table;
+	f->shape = NULL;
+	if (!uw2_lookup_function(f->t, addr - m->text_start, &instr_off,
 				 &fot_index))
 		return false;
-	*func = (addr & ~1u) - 2 * instr_off;
-	if (!uw2_lookup_sequence(*t, fot_index, instr_off, uit_index))
+	f->func = (addr & ~1u) - 2 * instr_off;
+	if (!uw2_lookup_sequence(f->t, fot_index, instr_off, &f->uit_index))
 		return false;
-	if (w->cache)
-		uw2_cache_put(w, addr, m, *uit_index, *func);
+	if (w->cache) {
+		e = uw2_cache_put(w, addr, m, f->uit_index, f->func);
+		if (e)
+			uw2_found_entry(f, e);
+	}
+	return true;
+}
+
+/*
+ * Run a frame of simple shape from the view alone, exactly as the opcodes
+ * would run: sp only rises, so the checks made after each opcode hold
+ * throughout when they hold at the start and the end.  Returns false,
+ * with @regs untouched, to leave anything else (an sp that fails a check,
+ * words outside the view) to the opcodes, which give the precise result.
+ */
+static bool uw2_run_shape(const struct uw2_walk *w,
+			  const struct uw2_shape *sh, struct uw2_regs *regs,
+			  u32 *popped)
+{
+	const struct uw2_view *v = w->stack->view;
+	u32 vsp = regs->r[UW2_SP], count, off, end, m, k;
+	const u8 *src;
+
+	if (!v || !uw2_sp_ok(w, vsp) || vsp > UW2_U32_MAX - sh->pre)
+		return false;
+	vsp += sh->pre;
+	count = sh->count;
+	end = vsp + 4 * count;
+	if (vsp > w->stack->hi || 4 * count > w->stack->hi - vsp ||
+	    sh->post > w->stack->hi - end)
+		return false;
+	off = vsp - v->lo;
+	if (count && (off >= v->len || 4 * count > v->len - off))
+		return false;
+	src = count ? v->data + off : NULL;
+	/* the run in one copy (r4-rN of a push), then the rest (lr, pc) */
+	k = sh->run_len;
+	if (k)
+		__builtin_memcpy(&regs->r[sh->run_first], src, 4 * k);
+	m = sh->mask & ~(((1u << k) - 1) << sh->run_first);
+	for (; m; m &= m - 1, k++)
+		__builtin_memcpy(&regs->r[__builtin_ctz(m)], src + 4 * k, 4);
+	regs->r[UW2_SP] = end + sh->post;
+	if (!(sh->mask & (1u << UW2_PC)))
+		regs->r[UW2_PC] = regs->r[UW2_LR];
+	*popped |= sh->mask;
 	return true;
 }
 
@@ -1031,19 +1151,23 @@ static enum uw2_stop uw2_step(struct uw2_walk *w, struct uw2_regs *regs,
 			      u32 depth)
 {
 	u32 addr = uw2_lookup_addr(w, regs->r[UW2_PC], depth);
-	const struct uw2_table *t;
+	struct uw2_found f;
 	struct uw2_regs next;
 	enum uw2_stop stop;
 	enum uw2_exec res;
-	u32 uit_index, popped = 0, func;
+	u32 popped = 0, func;
 
-	if (!uw2_find_sequence(w, addr, &t, &uit_index, &func))
+	if (!uw2_find_sequence(w, addr, &f))
 		return UW2_STOP_NO_TABLE;
+	func = f.func;
 	if (depth == 1)
 		w->first_func = func;
 	/* a frame that fails half way must not leave half its registers */
 	next = *regs;
-	res = uw2_run_sequence(w, t, uit_index, &next, &popped);
+	if (f.shape && uw2_run_shape(w, f.shape, &next, &popped))
+		res = UW2_EXEC_FINISH;
+	else
+		res = uw2_run_sequence(w, f.t, f.uit_index, &next, &popped);
 	/*
 	 * The sampled function's own lr, left by a call that never returns
 	 * made from that very function, is no caller: the sampled frame

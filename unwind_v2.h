@@ -232,13 +232,30 @@ enum uw2_stop uw2_unwind(const struct uw2_module *mods, u32 nmods,
 #define UW2_CACHE_BITS		8
 #define UW2_CACHE_ENTRIES	(1u << UW2_CACHE_BITS)
 
+/*
+ * A sequence of the common shape "vsp += pre; pop mask; vsp += post;
+ * finish" (mask without r13, may be empty), found when the entry is
+ * filled, so a hit runs the frame without decoding it.
+ */
+struct uw2_shape {
+	u32 pre;		/* bytes */
+	u16 post;		/* bytes */
+	u16 mask;		/* registers popped */
+	u8 count;		/* of them */
+	u8 run_first;		/* the lowest run of consecutive registers */
+	u8 run_len;
+	u8 pad;
+};
+
 struct uw2_cache_entry {
 	u32 addr;		/* the lookup address; 0 when empty */
 	u32 text_start;		/* of the module it was found in */
 	const struct uw2_table *table;
 	u32 uit_index;
 	u32 func;		/* start of the function holding addr */
-	u32 mod;		/* index in the module array */
+	u16 mod;		/* index in the module array */
+	u16 simple;		/* shape is valid */
+	struct uw2_shape shape;
 };
 
 struct uw2_cache {

@@ -351,8 +351,9 @@ static struct uw2_cache replay_cache;	/* one CPU's, kept across samples */
 struct replay_ctx {
 	u32 i;
 	struct uw2_view view;
-	u8 line[4096];
 };
+
+static u8 replay_buf[4096];	/* the module's per-CPU line */
 
 static int replay_copy(void *ctx, void *dst, u32 src, u32 len)
 {
@@ -368,7 +369,7 @@ static int replay_read(void *ctx, u32 addr, u32 *val)
 {
 	struct replay_ctx *rc = ctx;
 
-	return uw2_view_fill(&rc->view, rc->line, replay_line, addr, val,
+	return uw2_view_fill(&rc->view, replay_buf, replay_line, addr, val,
 			     replay_copy, rc);
 }
 
