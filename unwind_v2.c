@@ -979,7 +979,9 @@ static bool uw2_shape_of(const struct uw2_table *t, u32 pos,
 /* The slot of @addr: return addresses are 2-aligned, so drop bit 0. */
 static struct uw2_cache_entry *uw2_cache_slot(struct uw2_cache *c, u32 addr)
 {
-	return &c->e[((addr >> 1) * 0x9e3779b1u) >> (32 - UW2_CACHE_BITS)];
+	u32 h = ((addr >> 1) * 0x9e3779b1u) >> (32 - UW2_CACHE_BITS);
+
+	return &c->e[h & (UW2_CACHE_ENTRIES - 1)];
 }
 
 /*

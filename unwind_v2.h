@@ -230,7 +230,7 @@ enum uw2_stop uw2_unwind(const struct uw2_module *mods, u32 nmods,
  * table are misses, never dereferenced.  Zero it before first use.
  */
 #define UW2_CACHE_BITS		8
-#define UW2_CACHE_ENTRIES	(1u << UW2_CACHE_BITS)
+#define UW2_CACHE_ENTRIES	256	/* 2^UW2_CACHE_BITS */
 
 /*
  * A sequence of the common shape "vsp += pre; pop mask; vsp += post;
