@@ -711,15 +711,17 @@ int uw2_view_fill(struct uw2_view *v, u8 *buf, u32 line, u32 addr, u32 *val,
 		  int (*copy)(void *ctx, void *dst, u32 src, u32 len),
 		  void *ctx)
 {
-	u32 base = addr & ~(line - 1);
+	u32 base = addr & ~63u, len = 4096 - (base & 4095);
 
 	if (addr - v->lo >= v->len) {
 		v->len = 0;
-		if (copy(ctx, buf, base, line))
+		if (len > line)
+			len = line;
+		if (copy(ctx, buf, base, len))
 			return -1;
 		v->data = buf;
 		v->lo = base;
-		v->len = line;
+		v->len = len;
 	}
 	__builtin_memcpy(val, v->data + (addr - v->lo), 4);
 	return 0;
@@ -989,10 +991,10 @@ static struct uw2_cache_entry *uw2_cache_slot(struct uw2_cache *c, u32 addr)
  * table at the entry's index and place: the table is then live, and the
  * entry's pointer is never followed unless it equals a live one.
  */
-static const struct uw2_cache_entry *uw2_cache_get(const struct uw2_walk *w,
-						   u32 addr)
+static struct uw2_cache_entry *uw2_cache_get(const struct uw2_walk *w,
+					     u32 addr)
 {
-	const struct uw2_cache_entry *e = uw2_cache_slot(w->cache, addr);
+	struct uw2_cache_entry *e = uw2_cache_slot(w->cache, addr);
 	const struct uw2_module *m;
 
 	if (e->addr != addr || e->mod >= w->nmods)
@@ -1004,22 +1006,20 @@ static const struct uw2_cache_entry *uw2_cache_get(const struct uw2_walk *w,
 	return e;
 }
 
-static const struct uw2_cache_entry *
-uw2_cache_put(const struct uw2_walk *w, u32 addr, const struct uw2_module *m,
-	      u32 uit_index, u32 func)
+static void uw2_cache_put(const struct uw2_walk *w, u32 addr,
+			  const struct uw2_module *m, u32 uit_index, u32 func)
 {
 	struct uw2_cache_entry *e = uw2_cache_slot(w->cache, addr);
 
 	if (m - w->mods > 0xffff)
-		return NULL;
+		return;
 	e->addr = addr;
 	e->text_start = m->text_start;
 	e->table = m->table;
 	e->uit_index = uit_index;
 	e->func = func;
 	e->mod = m - w->mods;
-	e->simple = uw2_shape_of(m->table, uit_index, &e->shape);
-	return e;
+	e->simple = UW2_SHAPE_UNKNOWN;
 }
 
 /* Where a frame's sequence is, and its shape if it has a simple one. */
@@ -1030,20 +1030,26 @@ struct uw2_found {
 	const struct uw2_shape *shape;	/* or NULL */
 };
 
-static void uw2_found_entry(struct uw2_found *f,
-			    const struct uw2_cache_entry *e)
+/*
+ * The shape is found at an entry's first hit, not when it is filled: an
+ * address seen once (a cache too small for the stacks) never pays for it.
+ */
+static void uw2_found_entry(struct uw2_found *f, struct uw2_cache_entry *e)
 {
 	f->t = e->table;
 	f->uit_index = e->uit_index;
 	f->func = e->func;
-	f->shape = e->simple ? &e->shape : NULL;
+	if (e->simple == UW2_SHAPE_UNKNOWN)
+		e->simple = uw2_shape_of(e->table, e->uit_index, &e->shape) ?
+			    UW2_SHAPE_SIMPLE : UW2_SHAPE_NONE;
+	f->shape = e->simple == UW2_SHAPE_SIMPLE ? &e->shape : NULL;
 }
 
 /* The sequence for @addr, and the start of the function holding it. */
 static bool uw2_find_sequence(const struct uw2_walk *w, u32 addr,
 			      struct uw2_found *f)
 {
-	const struct uw2_cache_entry *e;
+	struct uw2_cache_entry *e;
 	const struct uw2_module *m;
 	u32 instr_off, fot_index;
 
@@ -1065,12 +1071,26 @@ static bool uw2_find_sequence(const struct uw2_walk *w, u32 addr,
 	f->func = (addr & ~1u) - 2 * instr_off;
 	if (!uw2_lookup_sequence(f->t, fot_index, instr_off, &f->uit_index))
 		return false;
-	if (w->cache) {
-		e = uw2_cache_put(w, addr, m, f->uit_index, f->func);
-		if (e)
-			uw2_found_entry(f, e);
-	}
+	if (w->cache)
+		uw2_cache_put(w, addr, m, f->uit_index, f->func);
 	return true;
+}
+
+/*
+ * Are the @count words at @vsp in the view, once the reader has had the
+ * chance to move it there?  A reader with a view refills it on a miss.
+ */
+static bool uw2_view_holds(const struct uw2_stack *stack, u32 vsp,
+			   u32 count)
+{
+	const struct uw2_view *v = stack->view;
+	u32 word;
+
+	if (vsp - v->lo < v->len && 4 * count <= v->len - (vsp - v->lo))
+		return true;
+	if (stack->read(stack->ctx, vsp, &word) != 0)
+		return false;
+	return vsp - v->lo < v->len && 4 * count <= v->len - (vsp - v->lo);
 }
 
 /*
@@ -1096,9 +1116,9 @@ static bool uw2_run_shape(const struct uw2_walk *w,
 	if (vsp > w->stack->hi || 4 * count > w->stack->hi - vsp ||
 	    sh->post > w->stack->hi - end)
 		return false;
-	off = vsp - v->lo;
-	if (count && (off >= v->len || 4 * count > v->len - off))
+	if (count && !uw2_view_holds(w->stack, vsp, count))
 		return false;
+	off = vsp - v->lo;
 	src = count ? v->data + off : NULL;
 	/* the run in one copy (r4-rN of a push), then the rest (lr, pc) */
 	k = sh->run_len;

@@ -131,11 +131,14 @@ struct uw2_view {
 };
 
 /*
- * A reader's half of a one-line stack cache: the word at @addr from the
- * view, after filling @buf (@line bytes, a power of two from 4 to 4096)
- * with the aligned line holding @addr through @copy on a miss, and
- * pointing the view at it.  @copy returns 0 or negative (nothing read).
- * Returns 0, or negative when @copy failed (the view is then empty).
+ * A reader's half of a one-span stack cache: the word at @addr from the
+ * view, after a miss has filled @buf through @copy with the bytes from
+ * @addr's 64-byte line on, @line of them (a multiple of 64, at most 4096)
+ * or up to the next 4 KiB boundary if that is nearer, so one copy never
+ * spans two pages, and pointed the view at them.  The walk only climbs
+ * the stack, so what lies above the miss is what it reads next.  @copy
+ * returns 0 or negative (nothing read).  Returns 0, or negative when
+ * @copy failed (the view is then empty).
  */
 int uw2_view_fill(struct uw2_view *v, u8 *buf, u32 line, u32 addr, u32 *val,
 		  int (*copy)(void *ctx, void *dst, u32 src, u32 len),
@@ -254,9 +257,11 @@ struct uw2_cache_entry {
 	u32 uit_index;
 	u32 func;		/* start of the function holding addr */
 	u16 mod;		/* index in the module array */
-	u16 simple;		/* shape is valid */
+	u16 simple;		/* enum uw2_shape_state */
 	struct uw2_shape shape;
 };
+
+enum uw2_shape_state { UW2_SHAPE_NONE, UW2_SHAPE_SIMPLE, UW2_SHAPE_UNKNOWN };
 
 struct uw2_cache {
 	struct uw2_cache_entry e[UW2_CACHE_ENTRIES];

@@ -430,11 +430,11 @@ static void replay_summary(void)
 			printf(" %s %u", uw2_stop_name(i), stops[i]);
 	printf("\n");
 	/* the reader's cost in copies: what each line size asks of it */
-	for (u32 line = 32; line <= 4096; line *= 2) {
+	for (u32 line = 64; line <= 4096; line *= 2) {
 		replay_line = line;
 		replay_copies = replay_copy_bytes = 0;
 		bench_replay_work(1);
-		printf("  stack reader, %4u-byte lines: %.2f copies, %.0f bytes per sample\n",
+		printf("  stack reader, %4u-byte spans: %.2f copies, %.0f bytes per sample\n",
 		       line, (double)replay_copies / nrsamples,
 		       (double)replay_copy_bytes / nrsamples);
 	}
@@ -485,9 +485,8 @@ int main(int argc, char **argv)
 	if ((argc == 5 || argc == 6) && !strcmp(argv[1], "replay")) {
 		load_replay(argv[3], argv[4]);
 		replay_line = argc == 6 ? atoi(argv[5]) : 0;
-		if (replay_line & (replay_line - 1) || replay_line > 4096 ||
-		    replay_line == 1 || replay_line == 2) {
-			fprintf(stderr, "bench: line: a power of 2, 4-4096\n");
+		if (replay_line % 64 || replay_line > 4096) {
+			fprintf(stderr, "bench: line: a multiple of 64 up to 4096\n");
 			return 2;
 		}
 		if (!strcmp(argv[2], "summary")) {
