@@ -61,7 +61,21 @@ $(BENCH_REAL)/lua.uwr: tests/gt/capture.c bench/replay.h bench/capture-lua.sh \
 	$(Q)$(MAKE) --no-print-directory lua-arm tools $(BENCH_CAPTURE)
 	$(Q)BUILD=$(BUILD) bench/capture-lua.sh $(BENCH_CAPTURE) $(UWPROF) $(BENCH_REAL)
 
-bench-unwind: $(BENCH_UNWIND) $(BENCH_REAL)/lua.uwr
-	$(Q)bench/run.sh $(BENCH_UNWIND) $(BUILD)/bench $(BENCH_REAL)
+# The same bench for armhf, counted under qemu-arm (bench/tb-count.py).
+BENCH_UNWIND_ARM := $(BUILD)/bench/bench_unwind.arm
+
+$(BENCH_UNWIND_ARM): bench/bench_unwind.c bench/replay.h unwind_v2.c unwind_v2.h \
+		tests/host/test_unwind_v2_gen.c tests/host/test_unwind_v2_gen.h \
+		tools/uwprof/table_uwt.c
+	@mkdir -p $(dir $@)
+	$(Q)$(ARM_CC) -O2 -mthumb -static -std=gnu11 -Wall -Wextra \
+		-I$(CURDIR)/tools/include -I$(CURDIR) -I$(CURDIR)/tools/uwprof \
+		-Itests/host -Ibench -o $@ bench/bench_unwind.c unwind_v2.c \
+		tests/host/test_unwind_v2_gen.c tools/uwprof/table_uwt.c \
+		tools/uwprof/regfile.c
+
+bench-unwind: $(BENCH_UNWIND) $(BENCH_UNWIND_ARM) $(BENCH_REAL)/lua.uwr
+	$(Q)bench/run.sh $(BENCH_UNWIND) $(BUILD)/bench $(BENCH_REAL) \
+		$(BENCH_UNWIND_ARM)
 
 .PHONY: bench-unwind
