@@ -971,6 +971,15 @@ static bool uw2_shape_of(const struct uw2_table *t, u32 pos,
 			sh->mask = in.arg;
 			popped = true;
 			add = 0;
+		} else if (in.kind == UW2_K_POP && popped && !add &&
+			   !(in.arg & (1u << UW2_SP)) &&
+			   (in.arg & -in.arg) > sh->mask) {
+			/*
+			 * pop {r3}; pop {r4, r5, lr}: the second pop's words
+			 * follow the first's, and its registers all lie
+			 * above, so one pop of both masks reads the same.
+			 */
+			sh->mask |= in.arg;
 		} else {
 			return false;
 		}
@@ -991,7 +1000,7 @@ static struct uw2_cache_entry *uw2_cache_slot(struct uw2_cache *c, u32 addr)
  * table at the entry's index and place: the table is then live, and the
  * entry's pointer is never followed unless it equals a live one.
  */
-static struct uw2_cache_entry *uw2_cache_get(const struct uw2_walk *w,
+static inline struct uw2_cache_entry *uw2_cache_get(const struct uw2_walk *w,
 					     u32 addr)
 {
 	struct uw2_cache_entry *e = uw2_cache_slot(w->cache, addr);
@@ -1094,42 +1103,63 @@ static bool uw2_view_holds(const struct uw2_stack *stack, u32 vsp,
 }
 
 /*
- * Run a frame of simple shape from the view alone, exactly as the opcodes
- * would run: sp only rises, so the checks made after each opcode hold
- * throughout when they hold at the start and the end.  Returns false,
- * with @regs untouched, to leave anything else (an sp that fails a check,
- * words outside the view) to the opcodes, which give the precise result.
+ * Where the words a frame of simple shape pops are in the view, after the
+ * checks the opcodes would make: sp only rises, so the checks made after
+ * each opcode hold throughout when they hold at the start and the end.
+ * Returns false to leave anything else (an sp that fails a check, words
+ * outside the view) to the opcodes, which give the precise result.  On
+ * success *@src is NULL when nothing is popped.
  */
-static bool uw2_run_shape(const struct uw2_walk *w,
-			  const struct uw2_shape *sh, struct uw2_regs *regs,
-			  u32 *popped)
+static inline bool uw2_shape_src(const struct uw2_walk *w,
+			  const struct uw2_shape *sh, u32 vsp, const u8 **src)
 {
 	const struct uw2_view *v = w->stack->view;
-	u32 vsp = regs->r[UW2_SP], count, off, end, m, k;
-	const u8 *src;
+	u32 count = sh->count, end;
 
 	if (!v || !uw2_sp_ok(w, vsp) || vsp > UW2_U32_MAX - sh->pre)
 		return false;
 	vsp += sh->pre;
-	count = sh->count;
 	end = vsp + 4 * count;
 	if (vsp > w->stack->hi || 4 * count > w->stack->hi - vsp ||
 	    sh->post > w->stack->hi - end)
 		return false;
-	if (count && !uw2_view_holds(w->stack, vsp, count))
+	*src = NULL;
+	if (!count)
+		return true;
+	if ((vsp - v->lo >= v->len || 4 * count > v->len - (vsp - v->lo)) &&
+	    !uw2_view_holds(w->stack, vsp, count))
 		return false;
-	off = vsp - v->lo;
-	src = count ? v->data + off : NULL;
-	/* the run in one copy (r4-rN of a push), then the rest (lr, pc) */
-	k = sh->run_len;
-	if (k)
-		__builtin_memcpy(&regs->r[sh->run_first], src, 4 * k);
+	*src = v->data + (vsp - v->lo);
+	return true;
+}
+
+/* Run a frame of simple shape, popping from @src (uw2_shape_src()). */
+static inline void uw2_shape_apply(const struct uw2_shape *sh, const u8 *src,
+			    struct uw2_regs *regs)
+{
+	u32 k = sh->run_len, m, *r = &regs->r[sh->run_first];
+
+	/* the run first (r4-rN of a push), then the rest (lr, pc) */
+	for (m = 0; m < k; m++)
+		r[m] = uw2_le32(src + 4 * m);
 	m = sh->mask & ~(((1u << k) - 1) << sh->run_first);
 	for (; m; m &= m - 1, k++)
-		__builtin_memcpy(&regs->r[__builtin_ctz(m)], src + 4 * k, 4);
-	regs->r[UW2_SP] = end + sh->post;
+		regs->r[__builtin_ctz(m)] = uw2_le32(src + 4 * k);
+	regs->r[UW2_SP] += sh->pre + 4 * sh->count + sh->post;
 	if (!(sh->mask & (1u << UW2_PC)))
 		regs->r[UW2_PC] = regs->r[UW2_LR];
+}
+
+/* A frame of simple shape, or false with @regs untouched. */
+static bool uw2_run_shape(const struct uw2_walk *w,
+			  const struct uw2_shape *sh, struct uw2_regs *regs,
+			  u32 *popped)
+{
+	const u8 *src;
+
+	if (!uw2_shape_src(w, sh, regs->r[UW2_SP], &src))
+		return false;
+	uw2_shape_apply(sh, src, regs);
 	*popped |= sh->mask;
 	return true;
 }
@@ -1205,6 +1235,35 @@ static enum uw2_stop uw2_step(struct uw2_walk *w, struct uw2_regs *regs,
 	return stop;
 }
 
+/*
+ * A caller frame (@depth > 1) that a cache hit of simple shape unwinds
+ * and uw2_check_frame() would pass, done in place: it pops lr or pc (the
+ * last word popped, the highest register), that word is not 0, and sp
+ * rises.  Anything else returns false, @regs untouched, for uw2_step().
+ */
+static bool uw2_step_fast(struct uw2_walk *w, struct uw2_regs *regs,
+			  u32 depth)
+{
+	u32 ra = (1u << UW2_LR) | (1u << UW2_PC), addr, last;
+	const struct uw2_cache_entry *e;
+	const struct uw2_shape *sh;
+	const u8 *src;
+
+	addr = uw2_lookup_addr(w, regs->r[UW2_PC], depth);
+	e = uw2_cache_get(w, addr);
+	if (!e || e->simple != UW2_SHAPE_SIMPLE)
+		return false;
+	sh = &e->shape;
+	if (!(sh->mask & ra) ||
+	    !uw2_shape_src(w, sh, regs->r[UW2_SP], &src))
+		return false;
+	__builtin_memcpy(&last, src + 4 * (sh->count - 1), 4);
+	if (!last)
+		return false;
+	uw2_shape_apply(sh, src, regs);
+	return true;
+}
+
 enum uw2_stop uw2_unwind(const struct uw2_module *mods, u32 nmods,
 			 struct uw2_regs *regs, const struct uw2_stack *stack,
 			 u32 *frames, u32 max_frames, u32 *nframes,
@@ -1243,6 +1302,10 @@ enum uw2_stop uw2_unwind_cached(const struct uw2_module *mods, u32 nmods,
 		else if (n == 1)
 			kept = frames[1];	/* a stale frame leaves no trace */
 		frames[n++] = regs->r[UW2_PC];
+		if (n > 1 && cache && uw2_step_fast(&w, regs, n)) {
+			w.frame_sp = regs->r[UW2_SP];
+			continue;
+		}
 		stop = uw2_step(&w, regs, n);
 		if (stop == UW2_STEP_STALE) {
 			frames[--n] = kept;
