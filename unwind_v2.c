@@ -1000,8 +1000,8 @@ static struct uw2_cache_entry *uw2_cache_slot(struct uw2_cache *c, u32 addr)
  * table at the entry's index and place: the table is then live, and the
  * entry's pointer is never followed unless it equals a live one.
  */
-static inline struct uw2_cache_entry *uw2_cache_get(const struct uw2_walk *w,
-					     u32 addr)
+static inline struct uw2_cache_entry *
+uw2_cache_get(const struct uw2_walk *w, u32 addr)
 {
 	struct uw2_cache_entry *e = uw2_cache_slot(w->cache, addr);
 	const struct uw2_module *m;
@@ -1111,7 +1111,8 @@ static bool uw2_view_holds(const struct uw2_stack *stack, u32 vsp,
  * success *@src is NULL when nothing is popped.
  */
 static inline bool uw2_shape_src(const struct uw2_walk *w,
-			  const struct uw2_shape *sh, u32 vsp, const u8 **src)
+				 const struct uw2_shape *sh, u32 vsp,
+				 const u8 **src)
 {
 	const struct uw2_view *v = w->stack->view;
 	u32 count = sh->count, end;
@@ -1134,8 +1135,8 @@ static inline bool uw2_shape_src(const struct uw2_walk *w,
 }
 
 /* Run a frame of simple shape, popping from @src (uw2_shape_src()). */
-static inline void uw2_shape_apply(const struct uw2_shape *sh, const u8 *src,
-			    struct uw2_regs *regs)
+static inline void uw2_shape_apply(const struct uw2_shape *sh,
+				   const u8 *src, struct uw2_regs *regs)
 {
 	u32 k = sh->run_len, m, *r = &regs->r[sh->run_first];
 
