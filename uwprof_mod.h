@@ -78,10 +78,11 @@ struct uwprof_cpu_stats {
 };
 
 /*
- * Bytes of user stack copied per miss of the handler's stack cache: one
- * aligned line, never crossing a page.  make bench-unwind's real lua stacks
- * need 2.6 copies of 1 KiB per sample, against 1.7 whole pages (6.8 KiB)
- * before; docs/BENCHMARKS.md has the trade-off per size.
+ * Most bytes of user stack copied per miss of the handler's stack cache
+ * (uw2_view_fill(): from the missed word's 64-byte line, never past a
+ * 4 KiB boundary).  make bench-unwind's real lua stacks need 2.75 copies,
+ * 2.3 KB, per sample, against 1.84 whole pages (7.5 KB) before;
+ * docs/UNWIND-COST.md has the trade-off per size.
  */
 #define UWPROF_STACK_LINE	1024
 
