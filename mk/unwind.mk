@@ -74,7 +74,10 @@ $(BENCH_UNWIND_ARM): bench/bench_unwind.c bench/replay.h unwind_v2.c unwind_v2.h
 		tests/host/test_unwind_v2_gen.c tools/uwprof/table_uwt.c \
 		tools/uwprof/regfile.c
 
-bench-unwind: $(BENCH_UNWIND) $(BENCH_UNWIND_ARM) $(BENCH_REAL)/lua.uwr
+# Without qemu-user or lua the real stacks are named as skipped by run.sh.
+bench-unwind: $(BENCH_UNWIND) $(BENCH_UNWIND_ARM)
+	$(Q)$(MAKE) --no-print-directory $(BENCH_REAL)/lua.uwr || \
+		echo "bench-unwind: capturing real stacks failed"
 	$(Q)bench/run.sh $(BENCH_UNWIND) $(BUILD)/bench $(BENCH_REAL) \
 		$(BENCH_UNWIND_ARM)
 
