@@ -230,15 +230,18 @@ enum uw2_stop uw2_unwind(const struct uw2_module *mods, u32 nmods,
  * across unwinds, one per CPU in the module.  A hit is used only while the
  * module array given to the unwind still holds the same table at the same
  * place for that address, so entries left by another process or a replaced
- * table are misses, never dereferenced.  Zero it before first use.
+ * table are misses, never dereferenced.  (A new table at a freed one's
+ * address, index and place would inherit its entries: still bounded by
+ * its own sizes, see docs/UNWIND-COST.md.)  Zero it before first use.
  */
 #define UW2_CACHE_BITS		8
 #define UW2_CACHE_ENTRIES	256	/* 2^UW2_CACHE_BITS */
 
 /*
  * A sequence of the common shape "vsp += pre; pop mask; vsp += post;
- * finish" (mask without r13, may be empty), found when the entry is
- * filled, so a hit runs the frame without decoding it.
+ * finish" (mask without r13, may be empty; pops whose words and registers
+ * follow each other count as one), found at the entry's first hit, so
+ * later hits run the frame without decoding it.
  */
 struct uw2_shape {
 	u32 pre;		/* bytes */
