@@ -63,11 +63,10 @@ static int uwprof_cpus_init(struct uwprof_session *s)
 		struct uwprof_cpu *c = per_cpu_ptr(s->cpu, cpu);
 
 		u64_stats_init(&c->syncp);
-		c->page_addr = 1;
-		c->page = kmalloc(PAGE_SIZE, GFP_KERNEL);
+		c->unwind = kzalloc(sizeof(*c->unwind), GFP_KERNEL);
 		c->frames = kcalloc(UWPROF_DEPTH_LIMIT, sizeof(u32),
 				    GFP_KERNEL);
-		if (!c->page || !c->frames)
+		if (!c->unwind || !c->frames)
 			return -ENOMEM;
 	}
 	return uwprof_rings_alloc(s, uwprof_buffer_bytes);
@@ -80,7 +79,7 @@ static void uwprof_session_free(struct uwprof_session *s)
 	if (s->cpu) {
 		uwprof_rings_free(s);
 		for_each_possible_cpu(cpu) {
-			kfree(per_cpu_ptr(s->cpu, cpu)->page);
+			kfree(per_cpu_ptr(s->cpu, cpu)->unwind);
 			kfree(per_cpu_ptr(s->cpu, cpu)->frames);
 		}
 		free_percpu(s->cpu);

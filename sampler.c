@@ -8,9 +8,12 @@
  * tables and appends one record to that CPU's ring.
  *
  * The handler never sleeps, allocates or takes the mmap lock: the process
- * entry is found under RCU, and the stack is read a page at a time with
- * copy_from_user_nofault() into a per-CPU page, so a page that is not
- * resident ends the unwind as a read fault instead of faulting it in.
+ * entry is found under RCU, and the stack is read a line at a time
+ * (UWPROF_STACK_LINE bytes) with copy_from_user_nofault() into a per-CPU
+ * buffer, so a page that is not resident ends the unwind as a read fault
+ * instead of faulting it in.  Lookups go through a per-CPU cache that
+ * outlives the sample; uw2_unwind_cached() uses an entry only while the
+ * process's live module array still holds its table.
  */
 #include <linux/cpu.h>
 #include <linux/ktime.h>
@@ -25,21 +28,24 @@
 
 #define UWPROF_FREQ_MAX		10000
 
-/* uw2_stack reader: one word, through the CPU's cached page. */
+static int uwprof_copy_line(void *ctx, void *dst, u32 src, u32 len)
+{
+	const void __user *from = (const void __user *)(unsigned long)src;
+
+	return copy_from_user_nofault(dst, from, len) ? -EFAULT : 0;
+}
+
+/*
+ * uw2_stack reader, called only for words outside the line in the view:
+ * copies the aligned UWPROF_STACK_LINE bytes holding @addr.  The unwinder
+ * reads the words of the line itself, without calling here.
+ */
 static int uwprof_stack_read(void *ctx, u32 addr, u32 *val)
 {
-	struct uwprof_cpu *c = ctx;
-	unsigned long page = addr & PAGE_MASK;
+	struct uwprof_unwind_scratch *u = ctx;
 
-	if (c->page_addr != page) {
-		c->page_addr = 1;	/* not a page address: nothing cached */
-		if (copy_from_user_nofault(c->page, (void __user *)page,
-					   PAGE_SIZE))
-			return -EFAULT;
-		c->page_addr = page;
-	}
-	memcpy(val, c->page + offset_in_page(addr), sizeof(*val));
-	return 0;
+	return uw2_view_fill(&u->view, u->line, UWPROF_STACK_LINE, addr, val,
+			     uwprof_copy_line, NULL);
 }
 
 /* The user registers of current; *in_kernel when it was not in user mode. */
@@ -63,12 +69,14 @@ static u32 uwprof_unwind(struct uwprof_session *s, struct uwprof_cpu *c,
 		.hi = sp + s->stack_window < sp ? 0xfffffffc :
 		      sp + s->stack_window,
 		.read = uwprof_stack_read,
-		.ctx = c,
+		.ctx = c->unwind,
+		.view = &c->unwind->view,
 	};
 
-	c->page_addr = 1;
-	*stop = uw2_unwind(mods ? mods->mod : NULL, mods ? mods->n : 0, regs,
-			   &stack, c->frames, s->max_depth, &nframes, 0);
+	c->unwind->view.len = 0;	/* the stack changed since: nothing held */
+	*stop = uw2_unwind_cached(mods ? mods->mod : NULL, mods ? mods->n : 0,
+				  regs, &stack, c->frames, s->max_depth,
+				  &nframes, 0, &c->unwind->lookups);
 	return nframes;
 }
 

@@ -689,6 +689,44 @@ static bool uw2_in_window(const struct uw2_stack *s, u32 addr, u32 bytes)
 	       bytes <= s->hi - addr;
 }
 
+/*
+ * @count words at @addr from the view, when all of them are in it.  Both
+ * ends are 4-aligned, so a word is either wholly inside or wholly out.
+ */
+static bool uw2_view_words(const struct uw2_view *v, u32 addr, u32 count,
+			   u32 *val)
+{
+	u32 off;
+
+	if (!v)
+		return false;
+	off = addr - v->lo;
+	if (off >= v->len || count * 4 > v->len - off)
+		return false;
+	__builtin_memcpy(val, v->data + off, count * 4);
+	return true;
+}
+
+int uw2_view_fill(struct uw2_view *v, u8 *buf, u32 line, u32 addr, u32 *val,
+		  int (*copy)(void *ctx, void *dst, u32 src, u32 len),
+		  void *ctx)
+{
+	u32 base = addr & ~63u, len = 4096 - (base & 4095);
+
+	if (addr - v->lo >= v->len) {
+		v->len = 0;
+		if (len > line)
+			len = line;
+		if (copy(ctx, buf, base, len))
+			return -1;
+		v->data = buf;
+		v->lo = base;
+		v->len = len;
+	}
+	__builtin_memcpy(val, v->data + (addr - v->lo), 4);
+	return 0;
+}
+
 static u32 uw2_popcount16(u32 mask)
 {
 	u32 n = 0;
@@ -712,9 +750,10 @@ static enum uw2_exec uw2_pop(struct uw2_regs *regs, u32 mask,
 
 	if (!uw2_in_window(stack, vsp, count * 4))
 		return UW2_EXEC_BAD_SP;
-	for (k = 0; k < count; k++)
-		if (stack->read(stack->ctx, vsp + 4 * k, &val[k]) != 0)
-			return UW2_EXEC_READ_FAULT;
+	if (!uw2_view_words(stack->view, vsp, count, val))
+		for (k = 0; k < count; k++)
+			if (stack->read(stack->ctx, vsp + 4 * k, &val[k]) != 0)
+				return UW2_EXEC_READ_FAULT;
 	regs->r[UW2_SP] = vsp + 4 * count;
 	/* set bits only, lowest first; a popped r13 overrides the line above */
 	for (m = mask, k = 0; m; m &= m - 1)
@@ -787,6 +826,7 @@ struct uw2_walk {
 	u32 first_pc;		/* the sampled pc */
 	u32 frame_sp;		/* sp when the current frame was entered */
 	u32 first_func;		/* start of the sampled pc's function */
+	struct uw2_cache *cache;	/* or NULL */
 };
 
 /* Returned by uw2_step() when the frame unwound and the walk goes on. */
@@ -886,22 +926,243 @@ static u32 uw2_lookup_addr(const struct uw2_walk *w, u32 pc, u32 depth)
 	return (pc & ~1u) - 2;
 }
 
+/* The pop's word count and its lowest run of consecutive registers. */
+static void uw2_shape_runs(struct uw2_shape *sh)
+{
+	u32 m = sh->mask, first = m ? __builtin_ctz(m) : 0, len = 0;
+
+	sh->count = uw2_popcount16(m);
+	while (len < 16 - first && (m & (1u << (first + len))))
+		len++;
+	sh->run_first = first;
+	sh->run_len = len;
+}
+
+/*
+ * Does the sequence at @pos have the shape of struct uw2_shape?  Reads at
+ * most a few opcodes, with the decoder execution uses.
+ */
+static bool uw2_shape_of(const struct uw2_table *t, u32 pos,
+			 struct uw2_shape *sh)
+{
+	struct uw2_insn in;
+	bool popped = false;
+	u32 add = 0, n;
+
+	sh->mask = 0;
+	for (n = 0; n < 8; n++) {
+		if (uw2_decode(t->uit, t->uit_size, &pos, &in) != UW2_DEC_OK)
+			return false;
+		if (in.kind == UW2_K_FINISH) {
+			if (!popped)
+				sh->pre = add;
+			else
+				sh->post = add;
+			if (!popped)
+				sh->post = 0;
+			uw2_shape_runs(sh);
+			return true;
+		}
+		if (in.kind == UW2_K_VSP_ADD && add + in.arg < 0x8000) {
+			add += in.arg;
+		} else if (in.kind == UW2_K_POP && !popped &&
+			   !(in.arg & (1u << UW2_SP))) {
+			sh->pre = add;
+			sh->mask = in.arg;
+			popped = true;
+			add = 0;
+		} else if (in.kind == UW2_K_POP && popped && !add &&
+			   !(in.arg & (1u << UW2_SP)) &&
+			   (in.arg & -in.arg) > sh->mask) {
+			/*
+			 * pop {r3}; pop {r4, r5, lr}: the second pop's words
+			 * follow the first's, and its registers all lie
+			 * above, so one pop of both masks reads the same.
+			 */
+			sh->mask |= in.arg;
+		} else {
+			return false;
+		}
+	}
+	return false;
+}
+
+/* The slot of @addr: return addresses are 2-aligned, so drop bit 0. */
+static struct uw2_cache_entry *uw2_cache_slot(struct uw2_cache *c, u32 addr)
+{
+	u32 h = ((addr >> 1) * 0x9e3779b1u) >> (32 - UW2_CACHE_BITS);
+
+	return &c->e[h & (UW2_CACHE_ENTRIES - 1)];
+}
+
+/*
+ * A cached lookup of @addr, if the module array still has the entry's
+ * table at the entry's index and place: the table is then live, and the
+ * entry's pointer is never followed unless it equals a live one.
+ */
+static inline struct uw2_cache_entry *
+uw2_cache_get(const struct uw2_walk *w, u32 addr)
+{
+	struct uw2_cache_entry *e = uw2_cache_slot(w->cache, addr);
+	const struct uw2_module *m;
+
+	if (e->addr != addr || e->mod >= w->nmods)
+		return NULL;
+	m = &w->mods[e->mod];
+	if (m->table != e->table || m->text_start != e->text_start ||
+	    addr < m->text_start || addr >= m->text_end || !m->table)
+		return NULL;
+	return e;
+}
+
+static void uw2_cache_put(const struct uw2_walk *w, u32 addr,
+			  const struct uw2_module *m, u32 uit_index, u32 func)
+{
+	struct uw2_cache_entry *e = uw2_cache_slot(w->cache, addr);
+
+	if (m - w->mods > 0xffff)
+		return;
+	e->addr = addr;
+	e->text_start = m->text_start;
+	e->table = m->table;
+	e->uit_index = uit_index;
+	e->func = func;
+	e->mod = m - w->mods;
+	e->simple = UW2_SHAPE_UNKNOWN;
+}
+
+/* Where a frame's sequence is, and its shape if it has a simple one. */
+struct uw2_found {
+	const struct uw2_table *t;
+	u32 uit_index;
+	u32 func;		/* start of the function holding the address */
+	const struct uw2_shape *shape;	/* or NULL */
+};
+
+/*
+ * The shape is found at an entry's first hit, not when it is filled: an
+ * address seen once (a cache too small for the stacks) never pays for it.
+ */
+static void uw2_found_entry(struct uw2_found *f, struct uw2_cache_entry *e)
+{
+	f->t = e->table;
+	f->uit_index = e->uit_index;
+	f->func = e->func;
+	if (e->simple == UW2_SHAPE_UNKNOWN)
+		e->simple = uw2_shape_of(e->table, e->uit_index, &e->shape) ?
+			    UW2_SHAPE_SIMPLE : UW2_SHAPE_NONE;
+	f->shape = e->simple == UW2_SHAPE_SIMPLE ? &e->shape : NULL;
+}
+
 /* The sequence for @addr, and the start of the function holding it. */
 static bool uw2_find_sequence(const struct uw2_walk *w, u32 addr,
-			      const struct uw2_table **t, u32 *uit_index,
-			      u32 *func)
+			      struct uw2_found *f)
 {
-	const struct uw2_module *m = uw2_find_module(w->mods, w->nmods, addr);
+	struct uw2_cache_entry *e;
+	const struct uw2_module *m;
 	u32 instr_off, fot_index;
 
+	if (w->cache) {
+		e = uw2_cache_get(w, addr);
+		if (e) {
+			uw2_found_entry(f, e);
+			return true;
+		}
+	}
+	m = uw2_find_module(w->mods, w->nmods, addr);
 	if (!m || !m->table)
 		return false;
-	*t = m->table;
-	if (!uw2_lookup_function(*t, addr - m->text_start, &instr_off,
+	f->t = m->table;
+	f->shape = NULL;
+	if (!uw2_lookup_function(f->t, addr - m->text_start, &instr_off,
 				 &fot_index))
 		return false;
-	*func = (addr & ~1u) - 2 * instr_off;
-	return uw2_lookup_sequence(*t, fot_index, instr_off, uit_index);
+	f->func = (addr & ~1u) - 2 * instr_off;
+	if (!uw2_lookup_sequence(f->t, fot_index, instr_off, &f->uit_index))
+		return false;
+	if (w->cache)
+		uw2_cache_put(w, addr, m, f->uit_index, f->func);
+	return true;
+}
+
+/*
+ * Are the @count words at @vsp in the view, once the reader has had the
+ * chance to move it there?  A reader with a view refills it on a miss.
+ */
+static bool uw2_view_holds(const struct uw2_stack *stack, u32 vsp,
+			   u32 count)
+{
+	const struct uw2_view *v = stack->view;
+	u32 word;
+
+	if (vsp - v->lo < v->len && 4 * count <= v->len - (vsp - v->lo))
+		return true;
+	if (stack->read(stack->ctx, vsp, &word) != 0)
+		return false;
+	return vsp - v->lo < v->len && 4 * count <= v->len - (vsp - v->lo);
+}
+
+/*
+ * Where the words a frame of simple shape pops are in the view, after the
+ * checks the opcodes would make: sp only rises, so the checks made after
+ * each opcode hold throughout when they hold at the start and the end.
+ * Returns false to leave anything else (an sp that fails a check, words
+ * outside the view) to the opcodes, which give the precise result.  On
+ * success *@src is NULL when nothing is popped.
+ */
+static inline bool uw2_shape_src(const struct uw2_walk *w,
+				 const struct uw2_shape *sh, u32 vsp,
+				 const u8 **src)
+{
+	const struct uw2_view *v = w->stack->view;
+	u32 count = sh->count, end;
+
+	if (!v || !uw2_sp_ok(w, vsp) || vsp > UW2_U32_MAX - sh->pre)
+		return false;
+	vsp += sh->pre;
+	end = vsp + 4 * count;
+	if (vsp > w->stack->hi || 4 * count > w->stack->hi - vsp ||
+	    sh->post > w->stack->hi - end)
+		return false;
+	*src = NULL;
+	if (!count)
+		return true;
+	if ((vsp - v->lo >= v->len || 4 * count > v->len - (vsp - v->lo)) &&
+	    !uw2_view_holds(w->stack, vsp, count))
+		return false;
+	*src = v->data + (vsp - v->lo);
+	return true;
+}
+
+/* Run a frame of simple shape, popping from @src (uw2_shape_src()). */
+static inline void uw2_shape_apply(const struct uw2_shape *sh,
+				   const u8 *src, struct uw2_regs *regs)
+{
+	u32 k = sh->run_len, m, *r = &regs->r[sh->run_first];
+
+	/* the run first (r4-rN of a push), then the rest (lr, pc) */
+	for (m = 0; m < k; m++)
+		r[m] = uw2_le32(src + 4 * m);
+	m = sh->mask & ~(((1u << k) - 1) << sh->run_first);
+	for (; m; m &= m - 1, k++)
+		regs->r[__builtin_ctz(m)] = uw2_le32(src + 4 * k);
+	regs->r[UW2_SP] += sh->pre + 4 * sh->count + sh->post;
+	if (!(sh->mask & (1u << UW2_PC)))
+		regs->r[UW2_PC] = regs->r[UW2_LR];
+}
+
+/* A frame of simple shape, or false with @regs untouched. */
+static bool uw2_run_shape(const struct uw2_walk *w,
+			  const struct uw2_shape *sh, struct uw2_regs *regs,
+			  u32 *popped)
+{
+	const u8 *src;
+
+	if (!uw2_shape_src(w, sh, regs->r[UW2_SP], &src))
+		return false;
+	uw2_shape_apply(sh, src, regs);
+	*popped |= sh->mask;
+	return true;
 }
 
 /*
@@ -943,19 +1204,23 @@ static enum uw2_stop uw2_step(struct uw2_walk *w, struct uw2_regs *regs,
 			      u32 depth)
 {
 	u32 addr = uw2_lookup_addr(w, regs->r[UW2_PC], depth);
-	const struct uw2_table *t;
+	struct uw2_found f;
 	struct uw2_regs next;
 	enum uw2_stop stop;
 	enum uw2_exec res;
-	u32 uit_index, popped = 0, func;
+	u32 popped = 0, func;
 
-	if (!uw2_find_sequence(w, addr, &t, &uit_index, &func))
+	if (!uw2_find_sequence(w, addr, &f))
 		return UW2_STOP_NO_TABLE;
+	func = f.func;
 	if (depth == 1)
 		w->first_func = func;
 	/* a frame that fails half way must not leave half its registers */
 	next = *regs;
-	res = uw2_run_sequence(w, t, uit_index, &next, &popped);
+	if (f.shape && uw2_run_shape(w, f.shape, &next, &popped))
+		res = UW2_EXEC_FINISH;
+	else
+		res = uw2_run_sequence(w, f.t, f.uit_index, &next, &popped);
 	/*
 	 * The sampled function's own lr, left by a call that never returns
 	 * made from that very function, is no caller: the sampled frame
@@ -971,14 +1236,54 @@ static enum uw2_stop uw2_step(struct uw2_walk *w, struct uw2_regs *regs,
 	return stop;
 }
 
+/*
+ * A caller frame (@depth > 1) that a cache hit of simple shape unwinds
+ * and uw2_check_frame() would pass, done in place: it pops lr or pc (the
+ * last word popped, the highest register), that word is not 0, and sp
+ * rises.  Anything else returns false, @regs untouched, for uw2_step().
+ */
+static bool uw2_step_fast(struct uw2_walk *w, struct uw2_regs *regs,
+			  u32 depth)
+{
+	u32 ra = (1u << UW2_LR) | (1u << UW2_PC), addr, last;
+	const struct uw2_cache_entry *e;
+	const struct uw2_shape *sh;
+	const u8 *src;
+
+	addr = uw2_lookup_addr(w, regs->r[UW2_PC], depth);
+	e = uw2_cache_get(w, addr);
+	if (!e || e->simple != UW2_SHAPE_SIMPLE)
+		return false;
+	sh = &e->shape;
+	if (!(sh->mask & ra) ||
+	    !uw2_shape_src(w, sh, regs->r[UW2_SP], &src))
+		return false;
+	__builtin_memcpy(&last, src + 4 * (sh->count - 1), 4);
+	if (!last)
+		return false;
+	uw2_shape_apply(sh, src, regs);
+	return true;
+}
+
 enum uw2_stop uw2_unwind(const struct uw2_module *mods, u32 nmods,
 			 struct uw2_regs *regs, const struct uw2_stack *stack,
 			 u32 *frames, u32 max_frames, u32 *nframes,
 			 unsigned int flags)
 {
+	return uw2_unwind_cached(mods, nmods, regs, stack, frames, max_frames,
+				 nframes, flags, NULL);
+}
+
+enum uw2_stop uw2_unwind_cached(const struct uw2_module *mods, u32 nmods,
+				struct uw2_regs *regs,
+				const struct uw2_stack *stack, u32 *frames,
+				u32 max_frames, u32 *nframes,
+				unsigned int flags, struct uw2_cache *cache)
+{
 	struct uw2_walk w = {
 		.mods = mods, .nmods = nmods, .stack = stack, .flags = flags,
 		.first_pc = regs->r[UW2_PC], .frame_sp = regs->r[UW2_SP],
+		.cache = cache,
 	};
 	struct uw2_regs sampled;
 	enum uw2_stop stop;
@@ -998,6 +1303,10 @@ enum uw2_stop uw2_unwind(const struct uw2_module *mods, u32 nmods,
 		else if (n == 1)
 			kept = frames[1];	/* a stale frame leaves no trace */
 		frames[n++] = regs->r[UW2_PC];
+		if (n > 1 && cache && uw2_step_fast(&w, regs, n)) {
+			w.frame_sp = regs->r[UW2_SP];
+			continue;
+		}
 		stop = uw2_step(&w, regs, n);
 		if (stop == UW2_STEP_STALE) {
 			frames[--n] = kept;

@@ -120,15 +120,42 @@ struct uw2_module {
 };
 
 /*
+ * Stack words already in memory: [lo, lo + len) at @data, len a multiple
+ * of 4 and lo 4-aligned.  The unwinder takes words from here without a
+ * call; the reader may point it elsewhere whenever it is called.
+ */
+struct uw2_view {
+	const u8 *data;
+	u32 lo;
+	u32 len;
+};
+
+/*
+ * A reader's half of a one-span stack cache: the word at @addr from the
+ * view, after a miss has filled @buf through @copy with the bytes from
+ * @addr's 64-byte line on, @line of them (a multiple of 64, at most 4096)
+ * or up to the next 4 KiB boundary if that is nearer, so one copy never
+ * spans two pages, and pointed the view at them.  The walk only climbs
+ * the stack, so what lies above the miss is what it reads next.  @copy
+ * returns 0 or negative (nothing read).  Returns 0, or negative when
+ * @copy failed (the view is then empty).
+ */
+int uw2_view_fill(struct uw2_view *v, u8 *buf, u32 line, u32 addr, u32 *val,
+		  int (*copy)(void *ctx, void *dst, u32 src, u32 len),
+		  void *ctx);
+
+/*
  * The stack window [lo, hi).  @read is only called for 4-aligned addresses
  * with lo <= addr and addr + 4 <= hi; it returns 0 or a negative value when
- * the word cannot be read (not resident, fault).
+ * the word cannot be read (not resident, fault).  @view is optional (NULL):
+ * words inside it, and inside [lo, hi), are read from it instead.
  */
 struct uw2_stack {
 	u32 lo;
 	u32 hi;
 	int (*read)(void *ctx, u32 addr, u32 *val);
 	void *ctx;
+	struct uw2_view *view;
 };
 
 enum uw2_stop {
@@ -197,5 +224,57 @@ enum uw2_stop uw2_unwind(const struct uw2_module *mods, u32 nmods,
 			 struct uw2_regs *regs, const struct uw2_stack *stack,
 			 u32 *frames, u32 max_frames, u32 *nframes,
 			 unsigned int flags);
+
+/*
+ * Recent lookups: address to (module, sequence, function start), kept
+ * across unwinds, one per CPU in the module.  A hit is used only while the
+ * module array given to the unwind still holds the same table at the same
+ * place for that address, so entries left by another process or a replaced
+ * table are misses, never dereferenced.  (A new table at a freed one's
+ * address, index and place would inherit its entries: still bounded by
+ * its own sizes, see docs/UNWIND-COST.md.)  Zero it before first use.
+ */
+#define UW2_CACHE_BITS		8
+#define UW2_CACHE_ENTRIES	256	/* 2^UW2_CACHE_BITS */
+
+/*
+ * A sequence of the common shape "vsp += pre; pop mask; vsp += post;
+ * finish" (mask without r13, may be empty; pops whose words and registers
+ * follow each other count as one), found at the entry's first hit, so
+ * later hits run the frame without decoding it.
+ */
+struct uw2_shape {
+	u32 pre;		/* bytes */
+	u16 post;		/* bytes */
+	u16 mask;		/* registers popped */
+	u8 count;		/* of them */
+	u8 run_first;		/* the lowest run of consecutive registers */
+	u8 run_len;
+	u8 pad;
+};
+
+struct uw2_cache_entry {
+	u32 addr;		/* the lookup address; 0 when empty */
+	u32 text_start;		/* of the module it was found in */
+	const struct uw2_table *table;
+	u32 uit_index;
+	u32 func;		/* start of the function holding addr */
+	u16 mod;		/* index in the module array */
+	u16 simple;		/* enum uw2_shape_state */
+	struct uw2_shape shape;
+};
+
+enum uw2_shape_state { UW2_SHAPE_NONE, UW2_SHAPE_SIMPLE, UW2_SHAPE_UNKNOWN };
+
+struct uw2_cache {
+	struct uw2_cache_entry e[UW2_CACHE_ENTRIES];
+};
+
+/* uw2_unwind() with a lookup cache (may be NULL). */
+enum uw2_stop uw2_unwind_cached(const struct uw2_module *mods, u32 nmods,
+				struct uw2_regs *regs,
+				const struct uw2_stack *stack, u32 *frames,
+				u32 max_frames, u32 *nframes,
+				unsigned int flags, struct uw2_cache *cache);
 
 #endif /* UNWIND_V2_H */

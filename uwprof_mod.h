@@ -80,14 +80,29 @@ struct uwprof_cpu_stats {
 	u64 bytes;
 };
 
-/* Scratch the handler needs per CPU: the cached stack page, frames. */
+/*
+ * Most bytes of user stack copied per miss of the handler's stack cache
+ * (uw2_view_fill(): from the missed word's 64-byte line, never past a
+ * 4 KiB boundary).  make bench-unwind's real lua stacks need 2.75 copies,
+ * 2.3 KB, per sample, against 1.84 whole pages (7.5 KB) before;
+ * docs/UNWIND-COST.md has the trade-off per size.
+ */
+#define UWPROF_STACK_LINE	1024
+
+/* The handler's unwind scratch, per CPU (sampler.c). */
+struct uwprof_unwind_scratch {
+	struct uw2_cache lookups;	/* kept from sample to sample */
+	struct uw2_view view;		/* what line holds, per sample */
+	u8 line[UWPROF_STACK_LINE] __aligned(8);
+};
+
+/* Scratch the handler needs per CPU: the unwind's, frames. */
 struct uwprof_cpu {
 	struct uwprof_ring ring;
 	struct u64_stats_sync syncp;	/* 64-bit counters on 32-bit CPUs */
 	struct uwprof_cpu_stats stats;
 	struct perf_event *event;
-	unsigned long page_addr;	/* user address cached in page, or 1 */
-	u8 *page;
+	struct uwprof_unwind_scratch *unwind;
 	u32 *frames;
 };
 

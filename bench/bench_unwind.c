@@ -12,6 +12,12 @@
  *   bench_unwind unwind N D  N passes over the depth-D stacks in
  *                            bench_unwind_work()
  *   bench_unwind lookup N    N passes of lookups in bench_lookup_work()
+ *   bench_unwind replay N FILE DIR
+ *                            N passes over the real stacks of FILE (a
+ *                            replay file, bench/replay.h) in
+ *                            bench_replay_work(), with the tables
+ *                            DIR/NAME.uwt; every unwind must give the
+ *                            frames and stop found when it was captured
  *
  * The last two exist for callgrind --toggle-collect, which counts the
  * instructions of exactly one function; they print the number of frames
@@ -21,6 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "replay.h"
+#include "table_uwt.h"
 #include "test_unwind_v2_gen.h"
 #include "unwind_v2.h"
 
@@ -190,14 +198,16 @@ static int read_word(void *ctx, u32 addr, u32 *val)
 /* One unwind of @s; returns the frames found, exits if it went wrong. */
 static u32 unwind_sample(const struct sample *s)
 {
+	static struct uw2_cache cache;	/* one CPU's, kept across samples */
 	struct reader_ctx rc = { s };
-	struct uw2_stack stack = { s->lo, STACK_TOP, read_word, &rc };
+	struct uw2_view view = { s->stack, s->lo, STACK_BYTES };
+	struct uw2_stack stack = { s->lo, STACK_TOP, read_word, &rc, &view };
 	struct uw2_regs regs = s->regs;
 	u32 frames[MAX_DEPTH + 2], n;
 	enum uw2_stop stop;
 
-	stop = uw2_unwind(&module, 1, &regs, &stack, frames, MAX_DEPTH + 2,
-			  &n, 0);
+	stop = uw2_unwind_cached(&module, 1, &regs, &stack, frames,
+				 MAX_DEPTH + 2, &n, 0, &cache);
 	if (stop != UW2_STOP_ROOT || n != s->depth) {
 		fprintf(stderr, "bench: depth %u stack: %s after %u frames\n",
 			s->depth, uw2_stop_name(stop), n);
@@ -242,6 +252,199 @@ __attribute__((noinline)) u64 bench_lookup_work(u32 passes)
 	return n;
 }
 
+/* ---- real stacks (bench/replay.h) ---- */
+
+#define REPLAY_MAX_MODS	8
+
+static struct uw2_module rmods[REPLAY_MAX_MODS];
+static struct uw2_table rtables[REPLAY_MAX_MODS];
+static u32 nrmods;
+static const struct uwr_sample **rsamples;
+static u8 **rpages;		/* each window in whole pages, zero-padded */
+static u32 nrsamples;
+
+static void *read_all(const char *path, u32 *size)
+{
+	FILE *f = fopen(path, "rb");
+	long n;
+	void *buf;
+
+	if (!f || fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 ||
+	    fseek(f, 0, SEEK_SET))
+		goto fail;
+	buf = malloc(n ? n : 1);
+	if (!buf || fread(buf, 1, n, f) != (size_t)n)
+		goto fail;
+	fclose(f);
+	*size = n;
+	return buf;
+fail:
+	fprintf(stderr, "bench: cannot read %s\n", path);
+	exit(1);
+}
+
+static const u8 *replay_words(const struct uwr_sample *s)
+{
+	return (const u8 *)(s + 1) + s->nframes * 4;
+}
+
+static void load_replay(const char *file, const char *dir)
+{
+	u32 size, off, i;
+	u8 *buf = read_all(file, &size);
+	const struct uwr_header *h = (const void *)buf;
+	const struct uwr_mod *m = (const void *)(h + 1);
+
+	if (size < sizeof(*h) || h->magic != UWR_MAGIC ||
+	    h->version != UWR_VERSION || h->nmods > REPLAY_MAX_MODS ||
+	    size - sizeof(*h) < h->nmods * sizeof(*m)) {
+		fprintf(stderr, "bench: %s is no replay file\n", file);
+		exit(1);
+	}
+	for (i = 0; i < h->nmods; i++) {
+		char path[4096], err[256];
+		struct uwt_file u;
+
+		snprintf(path, sizeof(path), "%s/%.56s.uwt", dir, m[i].name);
+		if (uwt_load_file(path, &u, err, sizeof(err)) ||
+		    uw2_table_init(&rtables[i], u.blob, u.blob_size, NULL)) {
+			fprintf(stderr, "bench: table %s: %s\n", path, err);
+			exit(1);
+		}
+		rmods[i] = (struct uw2_module){ m[i].text_start,
+						m[i].text_end, &rtables[i] };
+	}
+	nrmods = h->nmods;
+	rsamples = calloc(h->nsamples, sizeof(*rsamples));
+	rpages = calloc(h->nsamples, sizeof(*rpages));
+	off = sizeof(*h) + h->nmods * sizeof(*m);
+	for (i = 0; i < h->nsamples; i++) {
+		const struct uwr_sample *s = (const void *)(buf + off);
+
+		if (size - off < sizeof(*s) || s->hi < s->lo ||
+		    s->nframes > UWR_MAX_FRAMES ||
+		    size - off < uwr_sample_size(s)) {
+			fprintf(stderr, "bench: %s: sample %u truncated\n",
+				file, i);
+			exit(1);
+		}
+		rsamples[i] = s;
+		rpages[i] = calloc(1, ((s->hi + 4095) & ~4095u) -
+				      (s->lo & ~4095u));
+		memcpy(rpages[i] + (s->lo & 4095), replay_words(s),
+		       s->hi - s->lo);
+		off += uwr_sample_size(s);
+	}
+	nrsamples = h->nsamples;
+}
+
+/*
+ * The stack reader of the module, modelled: a one-line cache filled by a
+ * copy of the aligned line (copy_from_user_nofault() in the module,
+ * memcpy here) through the same uw2_view_fill().  replay_line 0 instead
+ * puts the whole window in the view, so no reader runs at all.
+ */
+static u32 replay_line;
+static bool replay_checked;	/* every frame of every sample once */
+static u64 replay_copies, replay_copy_bytes;
+static struct uw2_cache replay_cache;	/* one CPU's, kept across samples */
+
+struct replay_ctx {
+	u32 i;
+	struct uw2_view view;
+};
+
+static u8 replay_buf[4096];	/* the module's per-CPU line */
+
+static int replay_copy(void *ctx, void *dst, u32 src, u32 len)
+{
+	u32 i = ((struct replay_ctx *)ctx)->i;
+
+	memcpy(dst, rpages[i] + (src - (rsamples[i]->lo & ~4095u)), len);
+	replay_copies++;
+	replay_copy_bytes += len;
+	return 0;
+}
+
+static int replay_read(void *ctx, u32 addr, u32 *val)
+{
+	struct replay_ctx *rc = ctx;
+
+	return uw2_view_fill(&rc->view, replay_buf, replay_line, addr, val,
+			     replay_copy, rc);
+}
+
+/* One unwind of real stack @i; exits unless it is the one captured. */
+static u32 replay_sample(u32 i)
+{
+	const struct uwr_sample *s = rsamples[i];
+	struct replay_ctx rc = { .i = i };
+	struct uw2_stack stack = { s->lo, s->hi, replay_read, &rc, &rc.view };
+	u32 frames[UWR_MAX_FRAMES], n;
+	struct uw2_regs regs;
+	enum uw2_stop stop;
+
+	if (!replay_line)
+		rc.view = (struct uw2_view){ replay_words(s), s->lo,
+					     s->hi - s->lo };
+	memcpy(regs.r, s->regs, sizeof(regs.r));
+	stop = uw2_unwind_cached(rmods, nrmods, &regs, &stack, frames,
+				 UWR_MAX_FRAMES, &n, 0, &replay_cache);
+	/* every frame on the first pass; later ones redo the same work */
+	if (stop != s->stop || n != s->nframes ||
+	    (!replay_checked && memcmp(frames, s + 1, n * 4)) ||
+	    (n && frames[n - 1] != ((const u32 *)(s + 1))[n - 1])) {
+		fprintf(stderr,
+			"bench: real stack %u: %s after %u frames, captured %s after %u\n",
+			i, uw2_stop_name(stop), n, uw2_stop_name(s->stop),
+			s->nframes);
+		exit(1);
+	}
+	return n;
+}
+
+__attribute__((noinline)) u64 bench_replay_work(u32 passes)
+{
+	u64 frames = 0;
+
+	for (u32 p = 0; p < passes; p++) {
+		for (u32 i = 0; i < nrsamples; i++)
+			frames += replay_sample(i);
+		replay_checked = true;
+	}
+	return frames;
+}
+
+/* What the real stacks are: depth and how they end. */
+static void replay_summary(void)
+{
+	u32 stops[UW2_STOP_COUNT] = { 0 }, i;
+	u64 frames = 0, bytes = 0;
+
+	for (i = 0; i < nrsamples; i++) {
+		if (rsamples[i]->stop < UW2_STOP_COUNT)
+			stops[rsamples[i]->stop]++;
+		frames += rsamples[i]->nframes;
+		bytes += rsamples[i]->hi - rsamples[i]->lo;
+	}
+	printf("real stacks: %u samples, %.1f frames and %.0f stack bytes each;",
+	       nrsamples, (double)frames / nrsamples,
+	       (double)bytes / nrsamples);
+	for (i = 0; i < UW2_STOP_COUNT; i++)
+		if (stops[i])
+			printf(" %s %u", uw2_stop_name(i), stops[i]);
+	printf("\n");
+	/* the reader's cost in copies: what each line size asks of it */
+	for (u32 line = 64; line <= 4096; line *= 2) {
+		replay_line = line;
+		replay_copies = replay_copy_bytes = 0;
+		bench_replay_work(1);
+		printf("  stack reader, %4u-byte spans: %.2f copies, %.0f bytes per sample\n",
+		       line, (double)replay_copies / nrsamples,
+		       (double)replay_copy_bytes / nrsamples);
+	}
+}
+
 static double now_ns(void)
 {
 	struct timespec ts;
@@ -284,6 +487,21 @@ int main(int argc, char **argv)
 {
 	build_table();
 	build_samples();
+	if ((argc == 5 || argc == 6) && !strcmp(argv[1], "replay")) {
+		load_replay(argv[3], argv[4]);
+		replay_line = argc == 6 ? atoi(argv[5]) : 0;
+		if (replay_line % 64 || replay_line > 4096) {
+			fprintf(stderr, "bench: line: a multiple of 64 up to 4096\n");
+			return 2;
+		}
+		if (!strcmp(argv[2], "summary")) {
+			replay_summary();
+			return 0;
+		}
+		printf("frames %llu\n", (unsigned long long)
+		       bench_replay_work(atoi(argv[2])));
+		return 0;
+	}
 	if (argc == 4 && !strcmp(argv[1], "unwind")) {
 		for (int i = 0; i < 3; i++) {
 			if (depths[i] != (u32)atoi(argv[3]))
@@ -300,7 +518,7 @@ int main(int argc, char **argv)
 	}
 	if (argc != 2 || strcmp(argv[1], "time")) {
 		fprintf(stderr,
-			"usage: bench_unwind time|unwind N 8|16|32|lookup N\n");
+			"usage: bench_unwind time|unwind N 8|16|32|lookup N|replay N|summary FILE DIR [LINE]\n");
 		return 2;
 	}
 	printf("table: %u functions, %u pages, %u bytes of FOT, %u of UIT\n",

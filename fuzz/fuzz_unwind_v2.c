@@ -33,6 +33,48 @@ static int fuzz_read(void *ctx, u32 addr, u32 *val)
 	return 0;
 }
 
+/*
+ * The module's reader, modelled: spans copied through uw2_view_fill().
+ * Bytes outside the fuzz stack read as zero (memory below sp, say); the
+ * unwinder must never use them, which the comparison with the plain
+ * reader checks.  Only used when no word is told to fail: a real copy
+ * fails by pages, a span never crosses one, so it fails just when the
+ * word asked for would.
+ */
+struct fuzz_lines {
+	const struct fuzz_stack *fs;
+	struct uw2_view view;
+	u32 line;
+	u8 buf[4096];
+};
+
+static int fuzz_copy(void *ctx, void *dst, u32 src, u32 len)
+{
+	const struct fuzz_stack *fs = ((struct fuzz_lines *)ctx)->fs;
+	u32 i;
+
+	if ((src & 63) || !len || len > 4096 || (src & 4095) + len > 4096)
+		abort();
+	memset(dst, 0, len);
+	for (i = 0; i < len; i += 4)
+		if (src + i >= fs->lo && src + i < fs->hi &&
+		    fs->hi - (src + i) >= 4)
+			memcpy((u8 *)dst + i, fs->bytes + (src + i - fs->lo),
+			       4);
+	return 0;
+}
+
+static int fuzz_line_read(void *ctx, u32 addr, u32 *val)
+{
+	struct fuzz_lines *fl = ctx;
+
+	if ((addr & 3) || addr < fl->fs->lo || addr > fl->fs->hi ||
+	    fl->fs->hi - addr < 4)
+		abort();
+	return uw2_view_fill(&fl->view, fl->buf, fl->line, addr, val,
+			     fuzz_copy, fl);
+}
+
 static u32 take_u32(const u8 **p, size_t *left)
 {
 	u8 b[4] = { 0 };
@@ -60,9 +102,62 @@ static void check_lookup(const struct uw2_table *t, u32 byte_off)
 		abort();
 }
 
+/*
+ * The lookup cache (cold, then warm) and a view over part of the stack
+ * must change nothing: the same stop, frames and final registers.  The
+ * view leaves out the word the reader is told to fail on.
+ */
+static void same_with_fast_paths(const struct uw2_module *mod,
+				 const struct uw2_regs *start,
+				 const struct uw2_stack *plain,
+				 const struct fuzz_stack *fs, u32 max,
+				 u32 flags, enum uw2_stop stop,
+				 const u32 *frames, u32 n,
+				 const struct uw2_regs *end, u32 pick)
+{
+	static struct uw2_cache cache;
+	static struct fuzz_lines lines;
+	struct uw2_stack stack = *plain;
+	u32 f2[MAX_FRAMES], n2, size = fs->hi - fs->lo, a, b;
+	struct uw2_view view;
+	struct uw2_regs r;
+
+	a = (pick & 0xfffc) % (size + 4);
+	b = ((pick >> 16) & 0xfffc) % (size + 4);
+	if (a > b) {
+		u32 t = a;
+
+		a = b;
+		b = t;
+	}
+	if (fs->fail_at >= fs->lo + a && fs->fail_at < fs->lo + b)
+		b = fs->fail_at - fs->lo;
+	view = (struct uw2_view){ fs->bytes + a, fs->lo + a, b - a };
+	stack.view = &view;
+	memset(&cache, 0, sizeof(cache));
+	for (int pass = 0; pass < 3; pass++) {
+		if (pass == 2) {
+			/* the module's reader, with spans of 64 B to 4 KiB */
+			if (fs->fail_at != 1)
+				break;
+			lines.fs = fs;
+			lines.view.len = 0;
+			lines.line = 64 << ((pick >> 8) % 7);
+			stack.read = fuzz_line_read;
+			stack.ctx = &lines;
+			stack.view = &lines.view;
+		}
+		r = *start;
+		if (uw2_unwind_cached(mod, 1, &r, &stack, f2, max, &n2, flags,
+				      &cache) != stop || n2 != n ||
+		    memcmp(f2, frames, n * 4) || memcmp(&r, end, sizeof(r)))
+			abort();
+	}
+}
+
 static void unwind_one(const struct uw2_table *t, const u8 *in, size_t left)
 {
-	struct uw2_regs regs;
+	struct uw2_regs regs, start;
 	struct uw2_module mod;
 	struct fuzz_stack fs;
 	struct uw2_stack stack;
@@ -90,14 +185,17 @@ static void unwind_one(const struct uw2_table *t, const u8 *in, size_t left)
 		fs.lo = 0xffffffffu - (u32)left;
 	fs.hi = fs.lo + (u32)left;
 	fs.fail_at = (regs.r[4] & 0x80000000u) ? fs.lo + (regs.r[4] & 0xfc) : 1;
-	stack = (struct uw2_stack){ fs.lo, fs.hi, fuzz_read, &fs };
+	stack = (struct uw2_stack){ fs.lo, fs.hi, fuzz_read, &fs, NULL };
 	if (regs.r[5] & 1)
 		regs.r[UW2_SP] = fs.lo + (regs.r[UW2_SP] & 0xff);
 	if (regs.r[5] & 2)
 		regs.r[UW2_PC] = mod.text_start + (regs.r[UW2_PC] & 0x3ffff);
+	start = regs;
 	stop = uw2_unwind(&mod, 1, &regs, &stack, frames, max, &n, flags);
 	if (n > max || stop >= UW2_STOP_COUNT || stop == UW2_STOP_BAD_OPCODE)
 		abort();
+	same_with_fast_paths(&mod, &start, &stack, &fs, max, flags, stop,
+			     frames, n, &regs, regs.r[6]);
 	free(copy);
 }
 

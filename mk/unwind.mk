@@ -30,16 +30,55 @@ fuzz-smoke: $(FUZZ_UNWIND) fuzz-tools-build
 
 .PHONY: fuzz fuzz-smoke
 
-# Synthetic stacks through unwind_v2: ns/frame, instructions/frame, lookup.
+# Synthetic stacks and real ones (lua5.4 under qemu-user, captured by
+# tests/gt/capture.c) through unwind_v2: ns/frame, instructions/frame, lookup.
 BENCH_UNWIND	:= $(BUILD)/bench/bench_unwind
+BENCH_CAPTURE	:= $(BUILD)/bench/uwcap.so
+BENCH_REAL	:= $(BUILD)/bench/real
 
-$(BENCH_UNWIND): bench/bench_unwind.c unwind_v2.c unwind_v2.h \
-		tests/host/test_unwind_v2_gen.c tests/host/test_unwind_v2_gen.h
+$(BENCH_UNWIND): bench/bench_unwind.c bench/replay.h unwind_v2.c unwind_v2.h \
+		tests/host/test_unwind_v2_gen.c tests/host/test_unwind_v2_gen.h \
+		tools/uwprof/table_uwt.c
 	@mkdir -p $(dir $@)
-	$(Q)$(HOSTCC) $(HOST_CFLAGS) -Itests/host -o $@ bench/bench_unwind.c \
-		unwind_v2.c tests/host/test_unwind_v2_gen.c
+	$(Q)$(HOSTCC) $(HOST_CFLAGS) -Itests/host -Ibench -o $@ \
+		bench/bench_unwind.c unwind_v2.c tests/host/test_unwind_v2_gen.c \
+		tools/uwprof/table_uwt.c tools/uwprof/regfile.c
 
-bench-unwind: $(BENCH_UNWIND)
-	$(Q)bench/run.sh $(BENCH_UNWIND) $(BUILD)/bench
+$(BENCH_CAPTURE): tests/gt/capture.c bench/replay.h unwind_v2.c unwind_v2.h \
+		tools/uwprof/table_uwt.c
+	@mkdir -p $(dir $@)
+	$(Q)$(ARM_CC) -O2 -g -mthumb -shared -fPIC -pthread -Wall -Wextra \
+		-D_GNU_SOURCE -I$(CURDIR) -I$(CURDIR)/tools/include \
+		-I$(CURDIR)/tools/uwprof -I$(CURDIR)/bench -o $@ \
+		tests/gt/capture.c unwind_v2.c tools/uwprof/table_uwt.c \
+		tools/uwprof/regfile.c
+
+# Captured once and kept while the capture itself is unchanged, not remade
+# when unwind_v2.c changes: its frames were found by the unwinder of the
+# day, and every later unwinder must reproduce them, on the same stacks.
+$(BENCH_REAL)/lua.uwr: tests/gt/capture.c bench/replay.h bench/capture-lua.sh \
+		bench/perf/bench.lua
+	$(Q)$(MAKE) --no-print-directory lua-arm tools $(BENCH_CAPTURE)
+	$(Q)BUILD=$(BUILD) bench/capture-lua.sh $(BENCH_CAPTURE) $(UWPROF) $(BENCH_REAL)
+
+# The same bench for armhf, counted under qemu-arm (bench/tb-count.py).
+BENCH_UNWIND_ARM := $(BUILD)/bench/bench_unwind.arm
+
+$(BENCH_UNWIND_ARM): bench/bench_unwind.c bench/replay.h unwind_v2.c unwind_v2.h \
+		tests/host/test_unwind_v2_gen.c tests/host/test_unwind_v2_gen.h \
+		tools/uwprof/table_uwt.c
+	@mkdir -p $(dir $@)
+	$(Q)$(ARM_CC) -O2 -mthumb -static -std=gnu11 -Wall -Wextra \
+		-I$(CURDIR)/tools/include -I$(CURDIR) -I$(CURDIR)/tools/uwprof \
+		-Itests/host -Ibench -o $@ bench/bench_unwind.c unwind_v2.c \
+		tests/host/test_unwind_v2_gen.c tools/uwprof/table_uwt.c \
+		tools/uwprof/regfile.c
+
+# Without qemu-user or lua the real stacks are named as skipped by run.sh.
+bench-unwind: $(BENCH_UNWIND) $(BENCH_UNWIND_ARM)
+	$(Q)$(MAKE) --no-print-directory $(BENCH_REAL)/lua.uwr || \
+		echo "bench-unwind: capturing real stacks failed"
+	$(Q)bench/run.sh $(BENCH_UNWIND) $(BUILD)/bench $(BENCH_REAL) \
+		$(BENCH_UNWIND_ARM)
 
 .PHONY: bench-unwind

@@ -206,7 +206,8 @@ static void on_prof(int sig, siginfo_t *si, void *ucv)
 		return;
 	s = &w->samples[w->nsamples];
 	memcpy(r.r, &mc->arm_r0, sizeof(r.r));	/* r0-r10, fp, ip, sp, lr, pc */
-	st = (struct uw2_stack){ r.r[UW2_SP], w->stack_hi, read_word, NULL };
+	st = (struct uw2_stack){ r.r[UW2_SP], w->stack_hi, read_word, NULL,
+				 NULL };
 	if (r.r[UW2_SP] < w->stack_lo || r.r[UW2_SP] > w->stack_hi)
 		return;		/* on a signal stack or another: not ours */
 	if (mc->arm_cpsr & 0x20)

@@ -1054,8 +1054,39 @@ static void world_init(struct world *w)
 	w->regs.r[UW2_SP] = VSP;
 }
 
+/*
+ * The fast paths change nothing: with the lookup cache (cold, then warm)
+ * and the stack in a view (up to the word that faults), the same stop,
+ * frames and final registers as the plain unwind of @start.
+ */
+static void world_same_cached(struct world *w, const struct uw2_regs *start,
+			      u32 max, unsigned int fl, enum uw2_stop stop)
+{
+	static struct uw2_cache cache;
+	u32 frames[16], n, reads = w->mem.reads, len = 4 * MEM_WORDS;
+	struct uw2_stack stack = w->stack;
+	struct uw2_view view;
+	struct uw2_regs r;
+
+	if (w->mem.fault_set && w->mem.fault_addr - w->mem.base < len)
+		len = (w->mem.fault_addr - w->mem.base) & ~3u;
+	view = (struct uw2_view){ (const u8 *)w->mem.words, w->mem.base, len };
+	stack.view = &view;
+	memset(&cache, 0, sizeof(cache));
+	for (int pass = 0; pass < 2; pass++) {
+		r = *start;
+		CHECK_EQ_U32(uw2_unwind_cached(w->mods, 2, &r, &stack, frames,
+					       max, &n, fl, &cache), stop);
+		CHECK_EQ_U32(n, w->n);
+		CHECK(!memcmp(frames, w->frames, 4 * (n < max ? n : max)));
+		CHECK(!memcmp(&r, &w->regs, sizeof(r)));
+	}
+	w->mem.reads = reads;
+}
+
 static enum uw2_stop world_unwind(struct world *w, u32 max, unsigned int fl)
 {
+	struct uw2_regs start = w->regs;
 	enum uw2_stop stop;
 
 	memset(w->frames, 0xee, sizeof(w->frames));
@@ -1065,6 +1096,7 @@ static enum uw2_stop world_unwind(struct world *w, u32 max, unsigned int fl)
 	CHECK(w->n <= max);
 	if (w->n < 16)
 		CHECK_EQ_U32(w->frames[w->n], 0xeeeeeeee);
+	world_same_cached(w, &start, max, fl, stop);
 	return stop;
 }
 
@@ -1111,6 +1143,50 @@ TEST(unwind_three_callers_to_root)
 	CHECK_EQ_U32(w.regs.r[UW2_SP], end_sp);
 	CHECK_EQ_U32(w.regs.r[7], 0x77);
 	CHECK_EQ_U32(w.regs.r[4], 0x40);
+}
+
+/*
+ * A cache filled with one module array serves another only where that
+ * array has the same table at the same index and place: a table put in
+ * module A's place (a process that mapped something else there) is looked
+ * up afresh, and gives its own answer.
+ */
+TEST(unwind_cache_not_stale)
+{
+	static struct uw2_cache cache;
+	struct uw2_module swapped[2];
+	u32 frames[16], want[16], n, nwant;
+	struct uw2_regs start, r;
+	enum uw2_stop stop;
+	struct world w;
+
+	world_init(&w);
+	world_stack_lmtr(&w);
+	start = w.regs;
+	memset(&cache, 0, sizeof(cache));
+	CHECK_EQ_U32(uw2_unwind_cached(w.mods, 2, &w.regs, &w.stack, frames,
+				       16, &n, 0, &cache), UW2_STOP_ROOT);
+	CHECK_EQ_U32(n, 4);
+	/* B's table at A's place: what the plain unwind says, not the cache */
+	swapped[0] = (struct uw2_module){ A_BASE, A_BASE + 0x1000, &w.b };
+	swapped[1] = (struct uw2_module){ B_BASE, B_BASE + 0x30000, &w.a };
+	r = start;
+	stop = uw2_unwind(swapped, 2, &r, &w.stack, want, 16, &nwant, 0);
+	CHECK(stop != UW2_STOP_ROOT || nwant != 4);
+	r = start;
+	CHECK_EQ_U32(uw2_unwind_cached(swapped, 2, &r, &w.stack, frames, 16,
+				       &n, 0, &cache), stop);
+	CHECK_EQ_U32(n, nwant);
+	CHECK(!memcmp(frames, want, 4 * n));
+	/* and the original array still gets its own, from the cache or not */
+	r = start;
+	CHECK_EQ_U32(uw2_unwind_cached(w.mods, 2, &r, &w.stack, frames, 16,
+				       &n, 0, &cache), UW2_STOP_ROOT);
+	CHECK_EQ_U32(n, 4);
+	/* A alone, at index 0 of a one-module array: entries of B are misses */
+	r = start;
+	CHECK_EQ_U32(uw2_unwind_cached(&w.mods[1], 1, &r, &w.stack, frames,
+				       16, &n, 0, &cache), UW2_STOP_NO_TABLE);
 }
 
 TEST(unwind_max_depth)
