@@ -236,4 +236,61 @@ else
 	fail "clang noreturn program does not build: $(head -n 3 "$tmp/cc.log")"
 fi
 
+# A Cortex-A8 erratum veneer (GNU ld moves a 32-bit branch that straddles a
+# page boundary to a stub past the code): the function branches out to
+# "bls 1f; b.w back; 1: b.w target" with its frame up, and both ends come
+# back into it.  The function keeps its rows, in that frame.
+cat >"$tmp/veneer.S" <<'S'
+	.syntax unified
+	.thumb
+	.text
+	.global f
+	.type f, %function
+	.thumb_func
+f:
+	push {r4, lr}
+	cmp r0, #1
+	b.w stub
+.Lback:
+	movs r0, #2
+	pop {r4, pc}
+.Ltarget:
+	movs r0, #3
+	pop {r4, pc}
+	.size f, .-f
+	.type stub, %function
+	.thumb_func
+stub:
+	bls.n 1f
+	b.w .Lback
+1:	b.w .Ltarget
+	.size stub, .-stub
+	.global _start
+	.type _start, %function
+	.thumb_func
+_start:
+	bl f
+	b .
+	.size _start, .-_start
+S
+if arm-linux-gnueabihf-gcc -nostdlib -static -o "$tmp/veneer" "$tmp/veneer.S" 2>"$tmp/cc.log"; then
+	"$UWPROF" table "$tmp/veneer" --prologue-analysis -o "$tmp/veneer.uwt" >/dev/null
+	d=$(disasm "$tmp/veneer" f)
+	# the two instructions the stub branches back to
+	back=$(awk -F'\t' '$2 ~ /^b\.w/ { s = 1; next } s { print $1; exit }' <<<"$d")
+	tgt=$(awk -F'\t' '$2 ~ /^pop/ { s = 1; next } s { print $1; exit }' <<<"$d")
+	printf '\x11\x11\x11\x11\x35\x12\x00\x00' >"$tmp/vstack"
+	head -c 248 /dev/zero >>"$tmp/vstack"
+	for pc in $back $tgt; do
+		expect "erratum veneer: after the branch back (0x$pc) the frame is unwound" \
+			"#0 $(printf '0x%08x' 0x$pc)
+#1 0x00001235
+stop: no-table" "$("$UWPROF" unwind --table "$tmp/veneer.uwt" --stack "$tmp/vstack" \
+			--stack-base 0x7e000000 --reg sp=0x7e000000 --reg pc=0x$pc \
+			--reg lr=0x9999 2>&1)"
+	done
+else
+	fail "veneer fixture does not build: $(head -n 3 "$tmp/cc.log")"
+fi
+
 finish

@@ -573,6 +573,7 @@ struct pa_flow {
 	u32 *work;		/* instruction indexes still to follow */
 	u32 nwork;
 	bool thread_entry;	/* a clone wrapper: its child path is root */
+	const struct pa_text *text;	/* the whole section, for veneers */
 	const struct pa_range *data;	/* literal pools inside, by address */
 	u32 ndata;
 	struct pa_state jump;	/* the state of its "anywhere" jumps */
@@ -584,6 +585,13 @@ struct pa_flow {
 				 * unsaved, allowed if nothing returns */
 	char *why;
 	size_t wlen;
+};
+
+/* The bytes of the section a function lies in. */
+struct pa_text {
+	const u8 *b;
+	u32 addr, size;
+	bool thumb;
 };
 
 static int fail(struct pa_flow *fl, const cs_insn *in, const char *what)
@@ -744,6 +752,52 @@ static void clone_split(const cs_insn *in, const struct pa_state *st,
 		(zero_taken ? taken : fall)->child = true;
 }
 
+static bool plain_branch(const cs_insn *in)
+{
+	return in->id == ARM_INS_B && !conditional(in);
+}
+
+/*
+ * GNU ld's Cortex-A8 erratum veneers.  A 32-bit Thumb branch that would
+ * straddle a 4 KiB page boundary is replaced by "b.w" to a stub past the
+ * code that holds the original branch: "b.w T", or for a conditional one
+ * "b<c> 1f; b.w NEXT; 1: b.w T".  Every way out of the stub comes back
+ * into the function, in the frame of the branch, as if the branch had
+ * stayed in place.  Returns 1 when @t is such a stub and its targets were
+ * reached, 0 when it is not one, -1 on failure.
+ */
+static int follow_veneer(struct pa_flow *fl, const cs_insn *in, u32 t,
+			 const struct pa_state *st)
+{
+	const struct pa_text *x = fl->text;
+	u32 to[2], nto = 0, k;
+	cs_insn *v = NULL;
+	size_t n = 0;
+
+	if (!x || !x->thumb || in->size != 4 || !plain_branch(in) ||
+	    t < x->addr || t - x->addr >= x->size)
+		return 0;
+	n = cs_disasm(fl->cs, x->b + (t - x->addr),
+		      x->size - (t - x->addr) < 10 ? x->size - (t - x->addr) : 10,
+		      t, 3, &v);
+	if (n >= 1 && plain_branch(&v[0]) && v[0].size == 4) {
+		to[nto++] = branch_target(&v[0]);
+	} else if (n == 3 && v[0].id == ARM_INS_B && conditional(&v[0]) &&
+		   branch_target(&v[0]) == v[2].address &&
+		   plain_branch(&v[1]) && plain_branch(&v[2])) {
+		to[nto++] = branch_target(&v[1]);
+		to[nto++] = branch_target(&v[2]);
+	}
+	cs_free(v, n);
+	for (k = 0; k < nto; k++)
+		if (to[k] < fl->lo || to[k] >= fl->hi)
+			return 0;
+	for (k = 0; k < nto; k++)
+		if (reach(fl, in, to[k], st))
+			return -1;
+	return nto ? 1 : 0;
+}
+
 /* Branches and calls; the frame itself is unchanged. */
 static int flow_branch(struct pa_flow *fl, u32 i, const struct pa_state *st)
 {
@@ -752,6 +806,7 @@ static int flow_branch(struct pa_flow *fl, u32 i, const struct pa_state *st)
 		    in->id == ARM_INS_CBNZ;
 	u32 t = branch_target(in);
 	struct pa_state taken, fall;
+	int r;
 
 	/* a trap (__builtin_trap: udf, "trap" for clang's 0xdefe) never
 	 * comes back */
@@ -794,6 +849,9 @@ static int flow_branch(struct pa_flow *fl, u32 i, const struct pa_state *st)
 			return -1;
 	} else if (taken.child) {
 		return fail(fl, in, "the new thread's path leaves the function");
+	} else if ((r = follow_veneer(fl, in, t, &taken))) {
+		if (r < 0)
+			return -1;
 	} else if (ret_ok(fl, in, st)) {	/* tail call */
 		return -1;
 	}
@@ -1142,11 +1200,12 @@ static bool has_child_row(const struct tb_cfi_func *f)
 static int analyse(const u8 *code, u32 len, u32 addr, bool thumb,
 		   const u32 *entries, u32 nentries, bool thread_entry,
 		   const struct pa_range *data, u32 ndata,
+		   const struct pa_text *text,
 		   struct tb_cfi_func *f, char *why, size_t wlen)
 {
 	struct pa_flow fl = { .lo = addr, .hi = addr + len, .why = why,
 			      .wlen = wlen, .thread_entry = thread_entry,
-			      .data = data, .ndata = ndata };
+			      .data = data, .ndata = ndata, .text = text };
 	int r;
 
 	why[0] = 0;
@@ -1183,8 +1242,10 @@ int tb_prologue_analyse(const u8 *code, u32 len, u32 addr, bool thumb,
 			const u32 *entries, u32 nentries,
 			struct tb_cfi_func *f, char *why, size_t wlen)
 {
+	struct pa_text text = { code, addr, len, thumb };
+
 	return analyse(code, len, addr, thumb, entries, nentries, false, NULL,
-		       0, f, why, wlen);
+		       0, &text, f, why, wlen);
 }
 
 /* Without a child path this is no thread entry. */
@@ -1203,8 +1264,10 @@ static int child_found(int r, struct tb_cfi_func *f, char *why, size_t wlen)
 int tb_thread_entry_analyse(const u8 *code, u32 len, u32 addr, bool thumb,
 			    struct tb_cfi_func *f, char *why, size_t wlen)
 {
+	struct pa_text text = { code, addr, len, thumb };
+
 	return child_found(analyse(code, len, addr, thumb, NULL, 0, true,
-				   NULL, 0, f, why, wlen), f, why, wlen);
+				   NULL, 0, &text, f, why, wlen), f, why, wlen);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1544,7 +1607,9 @@ static int analyse_symbol(struct tb_elf *e, u32 i, bool thread_entry,
 	if (!thread_entry)
 		entries = inner_symbols(e, s->addr, s->addr + len, &nentries);
 	r = analyse(text + (s->addr - taddr), len, s->addr, s->thumb, entries,
-		    nentries, thread_entry, data, ndata, f, why, wlen);
+		    nentries, thread_entry, data, ndata,
+		    &(struct pa_text){ text, taddr, tsize, s->thumb },
+		    f, why, wlen);
 	free(entries);
 	if (thread_entry)
 		r = child_found(r, f, why, wlen);
