@@ -809,7 +809,7 @@ def write_doc(a, mach, host, progs, freqs, tools, reps, R, tables):
       "with clang over GNU ld and lld, static and dynamic (the script's table "
       "says which build is which): `zstd-*` (`-T4 -9`), `xz-*` (`-T4 "
       "--block-size=512KiB -3`) and `pbzip2-*` (C++, `-p4 -9`) compress with "
-      "four threads on the guest's two CPUs; `bzip2-*` (`-9`), `lz4-*` (`-9`) "
+      "four threads; `bzip2-*` (`-9`), `lz4-*` (`-9`) "
       "and `brotli-*` (`-q 6`) are single-threaded. Each compresses the same "
       "4 MiB of generated text (`bench/perf/corpus-input.py`) to standard "
       "output. `leveldb-*` (C++ built with exceptions on, dynamically linked "
