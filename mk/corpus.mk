@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # The corpus: real programs from Debian source beyond lua and sqlite
 # (scripts/build-corpus.sh).  make bench covers all of them; make check
-# records two in the VM (tests/host/corpus_vm.sh): one multi-threaded.
+# records three in the VM (tests/host/corpus_vm.sh): two multi-threaded,
+# one of them C++ with std::thread.
 
-CORPUS_CHECK_PROGS := zstd-gcc bzip2-clang
+CORPUS_CHECK_PROGS := zstd-gcc bzip2-clang leveldb-gcc
 
 corpus-arm:
 	$(Q)scripts/build-corpus.sh $(BUILD)

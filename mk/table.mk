@@ -34,7 +34,8 @@ HOST_TESTS	+= test_table_real
 test_table_real_SRCS := unwind_v2.c tools/uwprof/table_uwt.c tools/uwprof/regfile.c
 test_table_real_LIBS := -ldw -lelf
 
-HOST_TEST_SCRIPTS += tests/host/table_cli.sh tests/host/thread_entry.sh
+HOST_TEST_SCRIPTS += tests/host/table_cli.sh tests/host/thread_entry.sh \
+		     tests/host/table_lld_plt.sh
 
 # Prologue analysis: hand-assembled sequences, and lua5.4 against DWARF.
 HOST_TESTS	+= test_table_prologue

@@ -15,16 +15,23 @@
 #   bzip2    C                         tiny, deep recursion-free hot loops
 #   lz4      C                         tiny, tight inlined loops (HC mode)
 #   brotli   C                         large encoder with many leaf helpers
+#   leveldb  C++, std::thread          leveldb's db_bench: threads started by
+#                                      std::thread (libstdc++'s thread entry),
+#                                      virtual interfaces (Env, Iterator,
+#                                      Comparator), built with exceptions on
+#                                      (leveldb's own build turns them off)
 #
 # Each program is built twice, with gcc and with clang, and the two builds
 # spread over GNU ld and lld, static and dynamic (the table below), so
-# every combination appears.  Dynamic builds need only the C library: the
-# programs' own libraries (libzstd, liblzma, libbz2, ...) are linked in.
+# every combination appears.  Dynamic builds need only the C library (and
+# the C++ ones libstdc++.so.6 and libgcc_s.so.1): the programs' own
+# libraries (libzstd, liblzma, libbz2, leveldb, ...) are linked in.
 # Output: BUILD/arm/corpus/PROG-CC/PROG, beside it "recipe" (compiler,
 # linker, linkage) and "build-seconds".  PROG-CC... (e.g. zstd-gcc) builds
 # only those, and fetches only their sources.  Idempotent: a build whose
 # program exists is skipped.  Needs deb-src (enabled if missing), the armhf cross
-# gcc and g++, clang and lld (scripts/packages.txt).
+# gcc and g++, clang and lld, and googletest's headers (leveldb's db_bench
+# includes them) (scripts/packages.txt).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -64,8 +71,10 @@ clang_target=(--target=arm-linux-gnueabihf -march=armv7-a -mfloat-abi=hard
 # set_toolchain CC LD LINKAGE: cc, cxx and ldflags for one build
 set_toolchain() {
 	case $1 in
+	# -Wno-psabi: g++'s notes that GCC 7.1 changed how some arguments
+	# are passed (nothing here links against code that old)
 	gcc) cc=(arm-linux-gnueabihf-gcc "${common[@]}")
-	     cxx=(arm-linux-gnueabihf-g++ "${common[@]}") ;;
+	     cxx=(arm-linux-gnueabihf-g++ "${common[@]}" -Wno-psabi) ;;
 	# clang refuses pbzip2's "%"PRIuMAX"" as a user-defined literal
 	# (an error by default); gcc only warns.
 	clang) cc=(clang "${clang_target[@]}" "${common[@]}")
@@ -203,6 +212,38 @@ build_brotli() {
 	finish_build brotli
 }
 
+# db_bench from leveldb's source, without its CMake build: that one adds
+# -fno-exceptions, and this build keeps C++ exceptions on (-fexceptions:
+# landing pads and .ARM.extab entries with a personality routine in every
+# function that owns a std::string or a lock); -DNDEBUG as leveldb's
+# release build has it.  No snappy or crc32c library: port_config.h says
+# so, and leveldb uses its own CRC32C.
+# util/testutil.h includes googletest's headers, which only the host has:
+# a directory of links to them, so the cross compilers see nothing else
+# of the host's /usr/include.
+build_leveldb() {
+	begin leveldb "$@" || return 0
+	local s inc=$out/obj/include f
+	s=$(fetch_source leveldb 'leveldb-[0-9]*')
+	mkdir -p "$inc/port"
+	for f in gtest gmock; do
+		[ -d "/usr/include/$f" ] ||
+			{ say "no /usr/include/$f (libgmock-dev, libgtest-dev)"; exit 1; }
+		ln -s "/usr/include/$f" "$inc/$f"
+	done
+	printf '#define HAVE_%s\n' "FDATASYNC 1" "FULLFSYNC 0" "O_CLOEXEC 1" \
+		"CRC32C 0" "SNAPPY 0" >"$inc/port/port_config.h"
+	compile "$out/obj" cxx -std=c++11 -fexceptions -pthread -DNDEBUG \
+		-DLEVELDB_PLATFORM_POSIX=1 -DLEVELDB_HAS_PORT_CONFIG_H=1 \
+		-I"$s" -I"$s/include" -I"$inc" -- \
+		$(find "$s/db" "$s/table" "$s/util" -name '*.cc' \
+			! -name '*_test.cc' ! -name 'leveldbutil.cc' \
+			! -name 'env_windows.cc' | sort) \
+		"$s/helpers/memenv/memenv.cc" "$s/benchmarks/db_bench.cc"
+	"${cxx[@]}" "${ldflags[@]}" -pthread -o "$out/leveldb.tmp" "$out"/obj/*.o
+	finish_build leveldb
+}
+
 # program   compiler  linker  linkage
 build_zstd   gcc   bfd static
 build_zstd   clang lld dynamic
@@ -216,4 +257,6 @@ build_lz4    gcc   lld static
 build_lz4    clang bfd dynamic
 build_brotli gcc   bfd dynamic
 build_brotli clang lld static
+build_leveldb gcc  bfd dynamic
+build_leveldb clang lld dynamic
 say "done: $(cd "$arm_dir" && echo *-*/)"

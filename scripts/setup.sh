@@ -12,6 +12,9 @@
 #   build/arm/root/ busybox-static and libc6 for armhf, unpacked likewise
 #   build/arm/dbg/  libc6-dbg for armhf: the C library's separate debug
 #                   files, whose .debug_frame the table builder reads
+#   build/arm/cxx/  libstdc++6 for armhf, unpacked likewise: the C++
+#                   library of the corpus's dynamically linked C++ program,
+#                   for the test VM (the benchmark root has its own)
 #   build/linux-source/  checkpatch.pl and the kselftest headers
 #
 # KERNEL names the test kernel (default armmp-6.1, unpacked in build/kernel/);
@@ -136,6 +139,20 @@ fetch_arm_dbg() {
 	rm -rf "$debs" "$dbg/usr/share"
 }
 
+# Debian's libstdc++.so.6, where std::thread's threads start.  Its own
+# .ARM.exidx is its only unwind information: libstdc++6-12-dbg holds another
+# build of the library (its own build-id), not this one's debug file.
+fetch_arm_cxx() {
+	local dir=$BUILD/arm/cxx debs=$BUILD/arm/cxx-debs
+	[ -f "$dir/usr/lib/arm-linux-gnueabihf/libstdc++.so.6" ] && return 0
+	log "fetching libstdc++6 for armhf"
+	rm -rf "$dir" "$debs"
+	mkdir -p "$dir" "$debs"
+	download "$debs" libstdc++6:armhf
+	dpkg -x "$debs"/*.deb "$dir"
+	rm -rf "$debs" "$dir/usr/share"
+}
+
 # checkpatch.pl and the kselftest harness come from Debian's kernel source.
 extract_linux_source() {
 	local dst=$BUILD/linux-source tarball
@@ -160,5 +177,6 @@ install_packages
 fetch_kernel
 fetch_arm_root
 fetch_arm_dbg
+fetch_arm_cxx
 extract_linux_source
 log "ready (kernel $(cat "$KDIR_OUT/release"))"

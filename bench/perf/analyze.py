@@ -809,19 +809,25 @@ def write_doc(a, mach, host, progs, freqs, tools, reps, R, tables):
       "with clang over GNU ld and lld, static and dynamic (the script's table "
       "says which build is which): `zstd-*` (`-T4 -9`), `xz-*` (`-T4 "
       "--block-size=512KiB -3`) and `pbzip2-*` (C++, `-p4 -9`) compress with "
-      "four threads on the guest's two CPUs; `bzip2-*` (`-9`), `lz4-*` (`-9`) "
+      "four threads; `bzip2-*` (`-9`), `lz4-*` (`-9`) "
       "and `brotli-*` (`-q 6`) are single-threaded. Each compresses the same "
       "4 MiB of generated text (`bench/perf/corpus-input.py`) to standard "
-      "output; the command lines are in `bench/perf/workloads.sh`.")
+      "output. `leveldb-*` (C++ built with exceptions on, dynamically linked "
+      "against Debian's libstdc++6) is leveldb's `db_bench`: four `std::thread` "
+      "threads fill, read and seek a fresh database in `/tmp` while "
+      "leveldb's background thread compacts it. The command lines are in "
+      "`bench/perf/workloads.sh`.")
     w("- On the target the binaries are stripped (`arm-linux-gnueabihf-strip`). "
       "Their unstripped copies are installed where debug packages put them, "
       "`/usr/lib/debug/.build-id/xx/yyyy.debug`, for perf.")
     w("- uwprof tables: `uwprof table FILE --build-id-dir tables "
       "--prologue-analysis` on the unstripped builds, and on Debian's "
-      "libc.so.6, libgcc_s.so.1, ld-linux-armhf.so.3 and libm.so.6 as shipped "
+      "libc.so.6, libgcc_s.so.1, ld-linux-armhf.so.3, libm.so.6 and "
+      "libstdc++.so.6 as shipped "
       "with `--debug-dir` pointing at Debian's libc6-dbg debug files (whose "
-      "`.debug_frame` the libraries' own `.ARM.exidx` lacks). perf's root has "
-      "the same debug files under `/usr/lib/debug`.")
+      "`.debug_frame` the libraries' own `.ARM.exidx` lacks; libstdc++.so.6 "
+      "has no debug file to be had, its own `.ARM.exidx` covers it). perf's "
+      "root has the same debug files under `/usr/lib/debug`.")
     w("- unprofiled: `timeit -o T -- WORKLOAD`")
     w("- uwprof: `timeit -o T -- uwprof record -F HZ --tables tables -o uwprof.data -- WORKLOAD` "
       "(the static armhf `uwprof`, module `uwprof.ko` loaded)")

@@ -118,12 +118,15 @@ for p in $progs; do
 done
 # The C library, as Debian ships it, with its libc6-dbg debug files (the
 # CFI its own .ARM.exidx lacks), as a user would build them.  perf gets the
-# same debug files in its root, where it looks for them.
+# same debug files in its root, where it looks for them.  libstdc++.so.6
+# (Debian's libstdc++6, where std::thread's threads start) has no debug
+# file to be had (libstdc++6-12-dbg is another build of the library, not
+# the shipped one's debug file): its own .ARM.exidx covers it.
 dbg=$BUILD/arm/dbg/usr/lib/debug
 [ -d "$dbg/.build-id" ] || { echo "bench: no $dbg; run make setup" >&2; exit 1; }
 mkdir -p "$root/usr/lib/debug"
 cp -a "$dbg/.build-id" "$root/usr/lib/debug/"
-for l in libc.so.6 libm.so.6 libgcc_s.so.1 ld-linux-armhf.so.3; do
+for l in libc.so.6 libm.so.6 libgcc_s.so.1 libstdc++.so.6 ld-linux-armhf.so.3; do
 	f=$(readlink -f "$root/usr/lib/arm-linux-gnueabihf/$l")
 	echo "== $l $f" >>"$tables_log"
 	"$BUILD/host/uwprof" table "$f" --build-id-dir "$B/tables" \

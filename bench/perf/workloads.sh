@@ -4,8 +4,12 @@
 # in DIR/bin (default /bench), its inputs in DIR/work.  The corpus
 # programs (scripts/build-corpus.sh) compress DIR/work/corpus.in
 # (bench/perf/corpus-input.py) to standard output; the multi-threaded
-# ones with four compressing threads on the VM's two CPUs.  lua runs
-# bench.lua at scale BENCH_LUA_SCALE (default 1; make bench uses 8).
+# ones with four compressing threads on the VM's two CPUs.  leveldb's
+# db_bench runs four std::thread benchmark threads (five while one
+# writes and four read) on a fresh database in /tmp; its 256 KiB write
+# buffer makes the background compaction thread flush and compact as
+# they write.  lua runs bench.lua at scale BENCH_LUA_SCALE (default 1;
+# make bench uses 8).
 workload() {
 	local p=$1 d=${2:-/bench}
 	local in=$d/work/corpus.in
@@ -18,10 +22,14 @@ workload() {
 	bzip2-*) echo "$d/bin/$p -9 -c -f $in" ;;
 	lz4-*) echo "$d/bin/$p -9 -c -f $in" ;;
 	brotli-*) echo "$d/bin/$p -q 6 -c -f $in" ;;
+	leveldb-*) echo "$d/bin/$p --db=/tmp/leveldb-$p --num=10000 --threads=4" \
+		"--write_buffer_size=262144" \
+		"--benchmarks=fillrandom,readrandom,seekrandom,readwhilewriting" ;;
 	*) echo "workload: no workload for '$p'" >&2; return 1 ;;
 	esac
 }
 
 # The corpus programs, each built with gcc and with clang.
 CORPUS_PROGRAMS="zstd-gcc zstd-clang xz-gcc xz-clang pbzip2-gcc pbzip2-clang
-bzip2-gcc bzip2-clang lz4-gcc lz4-clang brotli-gcc brotli-clang"
+bzip2-gcc bzip2-clang lz4-gcc lz4-clang brotli-gcc brotli-clang
+leveldb-gcc leveldb-clang"

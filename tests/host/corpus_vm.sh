@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Two programs of the corpus (scripts/build-corpus.sh), stripped, recorded
+# Three programs of the corpus (scripts/build-corpus.sh), stripped, recorded
 # with "uwprof record -F 1000" in the VM on their bench workloads
-# (bench/perf/workloads.sh) and their 4 MiB input: zstd built by gcc, static,
-# compressing with four worker threads, and bzip2 built by clang, dynamic,
-# single-threaded.  Tables as make demo makes them (--prologue-analysis;
-# the C library with its libc6-dbg debug file).  Every sample is judged by
-# the call-site checker of make bench (bench/perf/analyze.py --check), main
-# thread and other threads apart.  Boots one VM (about a minute).
+# (bench/perf/workloads.sh): zstd built by gcc, static, compressing the 4
+# MiB input with four worker threads; bzip2 built by clang, dynamic,
+# single-threaded; leveldb's db_bench built by gcc, C++, dynamic, its
+# threads started by std::thread in Debian's libstdc++.so.6.  Tables as
+# make demo makes them (--prologue-analysis; the C library with its
+# libc6-dbg debug file; libstdc++ and libgcc_s from their own .ARM.exidx).
+# Every sample is judged by the call-site checker of make bench
+# (bench/perf/analyze.py --check), main thread and other threads apart.
+# Boots one VM (about a minute).
 #
 # Thresholds, in tenths of a per cent: the other threads of zstd at issue
 # 10's bar (99.5%), where make bench measured 99.85% and 99.97% (1 and 4
@@ -18,6 +21,15 @@
 # exit (ld.so, __libc_start_call_main), so a run of ~4,700 samples stays
 # well above 99% unless something regresses: the thread entries, the clone
 # paths, the C library's tables, or (for bzip2) clang's code and lld.
+#
+# leveldb's other threads at 95%, where make bench measured 97.0% and 97.3%
+# (1 and 4 kHz) and this test 97.4% (13,909 of 14,285): Debian ships libstdc++.so.6 and libgcc_s.so.1 stripped,
+# with no debug file to be had, so their EHABI rules are wrong in the
+# prologues and epilogues of hot little functions (std::string's
+# _M_append, operator new), and libgcc_s's __udivsi3 refuses; issue 10's
+# bar is not met there.  Below 95% means the std::thread path broke: every
+# one of its samples unwinds through libstdc++'s thread routine, so without
+# libstdc++'s table they all fail.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -28,11 +40,12 @@ arm_uwprof=$BUILD/arm/uwprof
 libdir=$BUILD/arm/root/lib/arm-linux-gnueabihf
 dbg=$BUILD/arm/dbg/usr/lib/debug
 libgcc=/usr/arm-linux-gnueabihf/lib/libgcc_s.so.1	# the busybox root lacks it
+libstdcxx=$BUILD/arm/cxx/usr/lib/arm-linux-gnueabihf/libstdc++.so.6	# likewise
 PY=/usr/bin/python3
-MT=zstd-gcc ST=bzip2-clang
+MT=zstd-gcc ST=bzip2-clang CXX=leveldb-gcc
 # fully unwound, at least, in tenths of a per cent: MT's other threads,
-# MT overall, ST
-MT_OTHER_MIN=995 MT_ALL_MIN=990 ST_MIN=990
+# MT overall, ST, CXX's other threads
+MT_OTHER_MIN=995 MT_ALL_MIN=990 ST_MIN=990 CXX_OTHER_MIN=950
 MIN_SAMPLES=500
 tmp=$(mktemp -d)
 trap '[ -n "${KEEP:-}" ] && echo "kept $tmp" || rm -rf "$tmp"' EXIT
@@ -40,8 +53,9 @@ trap '[ -n "${KEEP:-}" ] && echo "kept $tmp" || rm -rf "$tmp"' EXIT
 [ -e "$top/uwprof.ko" ] || [ ! -e "$BUILD/kernel/vmlinuz" ] ||
 	make -C "$top" --no-print-directory module >/dev/null 2>&1
 for need in "$BUILD/kernel/vmlinuz" "$top/uwprof.ko" "$arm_uwprof" \
-	"$libdir/libc.so.6" "$dbg" "$libgcc" "$BUILD/arm/corpus/$MT/${MT%-*}" \
-	"$BUILD/arm/corpus/$ST/${ST%-*}"; do
+	"$libdir/libc.so.6" "$dbg" "$libgcc" "$libstdcxx" \
+	"$BUILD/arm/corpus/$MT/${MT%-*}" "$BUILD/arm/corpus/$ST/${ST%-*}" \
+	"$BUILD/arm/corpus/$CXX/${CXX%-*}"; do
 	if [ ! -e "$need" ]; then
 		skip "corpus in the VM: no $need (make setup module uwprof-arm corpus-check-arm)"
 		finish
@@ -61,7 +75,8 @@ root=$tmp/root
 mkdir -p "$root/bench/bin" "$root/bench/work" "$root/bench/tables" "$tmp/unstripped"
 mkdir -p "$root/lib/arm-linux-gnueabihf"
 ln -s "$libdir"/* "$libgcc" "$root/lib/arm-linux-gnueabihf/"
-for p in $MT $ST; do
+ln -s "$(readlink -f "$libstdcxx")" "$root/lib/arm-linux-gnueabihf/libstdc++.so.6"
+for p in $MT $ST $CXX; do
 	s=$BUILD/arm/corpus/$p/${p%-*}
 	cp "$s" "$tmp/unstripped/$p"
 	arm-linux-gnueabihf-strip -o "$root/bench/bin/$p" "$s"
@@ -75,13 +90,15 @@ for l in libc.so.6 libm.so.6 ld-linux-armhf.so.3; do
 done
 "$UWPROF" table "$libgcc" --build-id-dir "$root/bench/tables" \
 	--prologue-analysis >/dev/null || fail "uwprof table libgcc_s.so.1"
+"$UWPROF" table "$libstdcxx" --build-id-dir "$root/bench/tables" \
+	--prologue-analysis >/dev/null || fail "uwprof table libstdc++.so.6"
 $PY "$top/bench/perf/corpus-input.py" 4 "$tmp/corpus.in"
 
 cat >"$tmp/run.sh" <<EOF
 #!/bin/sh
 insmod /uwprof.ko || exit 1
 . /bench/workloads.sh
-for p in $MT $ST; do
+for p in $MT $ST $CXX; do
 	uwprof record -F 1000 --tables /bench/tables -o /out/\$p.data -- \\
 		\$(workload \$p) >/dev/null 2>/out/\$p.log
 	echo \$? >/out/\$p.rc
@@ -94,6 +111,7 @@ if ! "$top/scripts/vm.sh" --timeout 400 --out "$tmp/out" \
 	--add "$top/bench/perf/workloads.sh:/bench/workloads.sh" \
 	--add "$tmp/corpus.in:/bench/work/corpus.in" \
 	--add "$libgcc:/lib/arm-linux-gnueabihf/libgcc_s.so.1" \
+	--add "$(readlink -f "$libstdcxx"):/lib/arm-linux-gnueabihf/libstdc++.so.6" \
 	--add "$tmp/run.sh:/run.sh" -- /run.sh >"$tmp/vm.log" 2>&1; then
 	fail "the VM run failed"
 	tail -n 20 "$tmp/vm.log" | sed 's/^/#   /'
@@ -123,7 +141,7 @@ at_least() {
 	fi
 }
 
-for p in $MT $ST; do
+for p in $MT $ST $CXX; do
 	if [ "$(cat "$out/$p.rc" 2>/dev/null)" = 0 ] &&
 		! grep -q 'exited with status' "$out/$p.log"; then
 		ok "$p ran to the end under uwprof record"
@@ -150,5 +168,14 @@ if judge $ST; then
 		fail "$ST: only $all_n samples"
 	expect "$ST: every sample on the main thread" "$all_n" "$main_n"
 	at_least "$ST main thread" "$main_n" "$main_ok" $ST_MIN
+fi
+all_n=0 all_ok=0 main_n=0 main_ok=0 other_n=0 other_ok=0
+if judge $CXX; then
+	if [ "$other_n" -ge "$MIN_SAMPLES" ]; then
+		ok "$CXX: $other_n samples on its std::thread threads"
+	else
+		fail "$CXX: only $other_n samples on its std::thread threads"
+	fi
+	at_least "$CXX other threads" "$other_n" "$other_ok" $CXX_OTHER_MIN
 fi
 finish

@@ -3,7 +3,7 @@
 """Write a synthetic ARM32 ELF shared object for the table generator's tests.
 
 mkelf.py OUT [--funcs N] [--dwarf-every K] [--extab-every K]
-             [--cantunwind-every K] [--varied] [--plt N]
+             [--cantunwind-every K] [--varied] [--plt N] [--lld-plt N]
              [--extab-addr-zero] [--extab-nobits] [--extab-target ADDR]
 
 N functions of 8 bytes each in .text ("push {r4, lr}; pop {r4, pc}"),
@@ -15,6 +15,11 @@ step around DWARF functions.  --varied makes functions 128 bytes with the
 push and pop at offsets and of registers that vary by function, so the
 DWARF functions need about 2,000 distinct row lists (FOT sharing).  --plt N
 adds a .plt of PLT0 and N ARM stubs with their $a/$d mapping symbols.
+--lld-plt N lays the file out as lld does: .plt after .text, PLT0 and each
+stub padded with lld's trap word (no mapping symbols there, as stripped),
+and the index ended by a CANTUNWIND sentinel at the end of .text (right at
+.plt's start when .text ends 16-byte aligned: an even number of
+functions; in the padding before it otherwise).
 The --extab-* options make hostile files:
   --extab-addr-zero   .ARM.extab's sh_addr is 0
   --extab-nobits      .ARM.extab is SHT_NOBITS (no bytes in the file)
@@ -33,6 +38,10 @@ FUNC_SIZE = 8
 PUSH_POP = struct.pack('<II', 0xe92d4010, 0xe8bd8010)
 NOP = 0xe1a00000                        # mov r0, r0
 PLT0 = [0xe52de004, 0xe59fe004, 0xe08fe00e, 0xe5bef008, 0x00010000]
+LLD_TRAP = 0xd4d4d4d4
+# str lr, [sp, #-4]!; add lr, pc, #0, 12; add lr, lr, #0x21000;
+# ldr pc, [lr, #0x2f0]!; four trap words
+LLD_PLT0 = [0xe52de004, 0xe28fe600, 0xe28eea21, 0xe5bef2f0] + [LLD_TRAP] * 4
 # vsp += 0 (none); pop {r4, r14}; finish
 INLINE_WORD = 0x808401b0
 
@@ -92,7 +101,7 @@ def debug_frame(funcs, varied):
 
 def build(a):
     n = a.funcs
-    # .plt first, as ld places it, then .text
+    # .plt first, as ld places it, then .text; lld puts it after .text
     plt_addr = a.text_addr
     plt = b''
     if a.plt:
@@ -100,14 +109,23 @@ def build(a):
         for j in range(a.plt):
             words += [0xe28fc600, 0xe28cca00 | (j >> 8 & 0xff), 0xe5bcf000 | (j & 0xff) << 2]
         plt = struct.pack('<%dI' % len(words), *words)
-    text_addr = align(plt_addr + len(plt), 64)
+    elif a.lld_plt:
+        words = list(LLD_PLT0)
+        for j in range(a.lld_plt):
+            words += [0xe28fc600, 0xe28cca21, 0xe5bcf000 | (j & 0xff) << 2,
+                      LLD_TRAP]
+        plt = struct.pack('<%dI' % len(words), *words)
+    text_addr = align(plt_addr + (0 if a.lld_plt else len(plt)), 64)
     sizes = [shape(i, a.varied)[0] for i in range(n)]
     addrs, at = [], text_addr
     for sz in sizes:
         addrs.append(at)
         at += sz
     text = b''.join(code(i, a.varied) for i in range(n))
-    extab_addr = align(text_addr + len(text), 4)
+    text_end = text_addr + len(text)
+    if a.lld_plt:
+        plt_addr = align(text_end, 16)
+    extab_addr = align(plt_addr + len(plt) if a.lld_plt else text_end, 4)
     extab = bytearray()
     ex_users = []
     for i in range(n):
@@ -131,13 +149,16 @@ def build(a):
         else:
             word = INLINE_WORD
         exidx += struct.pack('<II', prel31(fa, where), word)
+    if a.lld_plt:
+        where = exidx_addr + len(exidx)
+        exidx += struct.pack('<II', prel31(text_end, where), 1)
     dwarf = [(i, fa) for i, fa in enumerate(addrs)
              if a.dwarf_every and i % a.dwarf_every == 0]
     dframe = debug_frame(dwarf, a.varied) if dwarf else b''
 
     strtab = bytearray(b'\0')
     syms = bytearray(b'\0' * 16)
-    text_sec = 2 if a.plt else 1
+    text_sec = 2 if a.plt else 1     # .plt after .text with --lld-plt
     mapsyms = [(fa, 'a', text_sec) for fa in addrs]
     if a.plt:
         plt_sec = 1
@@ -155,11 +176,16 @@ def build(a):
         syms += struct.pack('<IIIBBH', name_off, fa, sizes[i], 0x12, 0, text_sec)
 
     secs = []  # name, type, flags, addr, data, link, info, align, entsize
-    if plt:
-        secs.append(('.plt', SHT_PROGBITS, SHF_ALLOC | SHF_EXEC, plt_addr, plt,
-                     0, 0, 4, 0))
+    plt_secs = [('.plt', SHT_PROGBITS, SHF_ALLOC | SHF_EXEC, plt_addr, plt,
+                 0, 0, 4, 0)] if plt else []
+    if a.plt:
+        secs += plt_secs
     secs += [
         ('.text', SHT_PROGBITS, SHF_ALLOC | SHF_EXEC, text_addr, text, 0, 0, 4, 0),
+    ]
+    if a.lld_plt:
+        secs += plt_secs
+    secs += [
         ('.ARM.extab', SHT_NOBITS if a.extab_nobits else SHT_PROGBITS,
          SHF_ALLOC, 0 if a.extab_addr_zero else extab_addr, bytes(extab),
          0, 0, 4, 0),
@@ -224,6 +250,7 @@ def main():
     p.add_argument('--cantunwind-every', type=int, default=0)
     p.add_argument('--varied', action='store_true')
     p.add_argument('--plt', type=int, default=0)
+    p.add_argument('--lld-plt', type=int, default=0)
     p.add_argument('--extab-addr-zero', action='store_true')
     p.add_argument('--extab-nobits', action='store_true')
     p.add_argument('--extab-target', type=lambda s: int(s, 0))

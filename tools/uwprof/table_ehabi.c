@@ -360,6 +360,41 @@ static int add_uncovered(struct tb_elf *e, struct tb_input *in,
 	return added;
 }
 
+/* True when an executable section ends exactly at @addr. */
+static bool sec_ends_at(const struct tb_elf *e, u32 addr)
+{
+	for (u32 i = 0; i < e->nsecs; i++)
+		if (e->secs[i].addr + e->secs[i].size == addr)
+			return true;
+	return false;
+}
+
+/*
+ * An entry covers code up to the next entry, but never past the end of
+ * the section its function is in.  lld ends the index with a CANTUNWIND
+ * sentinel at the end of the last section with entries (.fini) and
+ * places .plt after that: stretched to the end of the code, the sentinel
+ * would refuse every PLT stub.  Returns true when the entry covers
+ * nothing: @fn lies in no executable section (the sentinel in the
+ * padding before .plt), or @sentinel (the last entry, CANTUNWIND) starts
+ * where a section ends (the sentinel right at .plt's start).  Without a
+ * complete section list nothing is clipped.
+ */
+static bool clip_to_section(const struct tb_elf *e, u32 fn, u32 *end,
+			    bool sentinel)
+{
+	const struct tb_sec *s;
+
+	if (!e->nsecs || e->nsecs >= TB_MAX_SECS)
+		return false;
+	s = tb_elf_sec(e, fn);
+	if (!s || (sentinel && sec_ends_at(e, fn)))
+		return true;
+	if (*end > s->addr + s->size)
+		*end = s->addr + s->size;
+	return false;
+}
+
 int tb_read_ehabi(struct tb_elf *e, struct tb_input *in,
 		  struct tb_notes *notes, char *err, size_t errlen)
 {
@@ -405,6 +440,9 @@ int tb_read_ehabi(struct tb_elf *e, struct tb_input *in,
 
 		end = i + 16 <= x.ix->d_size ?
 			prel31(p + 8, x.ix_addr + i + 8) & ~1u : text_end;
+		if (clip_to_section(e, fn, &end,
+				    i + 16 > x.ix->d_size && w == 1))
+			continue;
 		if (end <= fn)
 			continue;
 		n = decode_entry(&x, i, ops, sizeof(ops));

@@ -11,6 +11,7 @@
  * loads the GOT address into lr: from the push on, lr is popped back from
  * the stack.  Every instruction is checked against a short list of forms;
  * anything else ends the decoding and the rest of the section refuses.
+ * GNU ld's .plt comes before .text; lld's after it, each stub padded.
  */
 #include <capstone/capstone.h>
 #include <stdlib.h>
@@ -56,6 +57,19 @@ static bool thumb_bx_pc(struct plt_dec *d, u32 at)
 	h0 = rd16(d->code + (at - d->lo));
 	h1 = rd16(d->code + (at - d->lo) + 2);
 	return h0 == 0x4778 && (h1 == 0x46c0 || h1 == 0xe7fd || h1 == 0xbf00);
+}
+
+/*
+ * lld pads its 32-byte PLT0 and its 16-byte ARM entries with the trap
+ * word 0xd4d4d4d4; unstripped it is marked $d, stripped nothing says so.
+ * Only ever taken after a stub's final ldr pc / bx ip.
+ */
+static bool lld_filler(const struct plt_dec *d, u32 at)
+{
+	const u8 *p = d->code + (at - d->lo);
+
+	return !(at & 3) && p[0] == 0xd4 && p[1] == 0xd4 && p[2] == 0xd4 &&
+	       p[3] == 0xd4;
 }
 
 enum step { S_BAD, S_NEXT, S_PUSH, S_END };
@@ -218,8 +232,9 @@ static u32 one_stub(struct plt_dec *d, u32 at, bool header,
 		return 0;
 	}
 	/* The literal words right after the stub belong to it (never a pc:
-	 * they keep the last row). */
-	while (at + 4 <= d->hi && is_literal(d, at))
+	 * they keep the last row), and so does lld's filler after PLT0 and
+	 * after each entry, which no path reaches either. */
+	while (at + 4 <= d->hi && (is_literal(d, at) || lld_filler(d, at)))
 		at += 4;
 	f->size = at - start;
 	return at;
