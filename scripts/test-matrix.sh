@@ -59,8 +59,8 @@ for k in $KERNELS; do
 	else
 		count_failed=$((count_failed + 1))
 	fi
-	lines+=("$(summary_of "$k" "$module" $(( $(date +%s) - t0 ))):" \
-		"$((count_passed - before_p)) passed, $((count_failed - before_f)) failed")
+	counts="$((count_passed - before_p)) passed, $((count_failed - before_f)) failed"
+	lines+=("$(summary_of "$k" "$module" $(( $(date +%s) - t0 ))): $counts")
 	echo "${lines[-1]}"
 done
 printf '%s\n' "${lines[@]}"
