@@ -29,14 +29,14 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$top/build}
 KERNEL=${KERNEL:-armmp-6.1}
-SUITE=bookworm
+KSUITE=bookworm
 case $KERNEL in
 armmp-6.1)	KARCH=armhf; META=linux-image-armmp ;;
 arm64-6.1)	KARCH=arm64; META=linux-image-arm64 ;;
 lpae-6.1)	KARCH=armhf; META=linux-image-armmp-lpae ;;
 rt-6.1)		KARCH=armhf; META=linux-image-rt-armmp ;;
-armmp-5.10)	KARCH=armhf; META=linux-image-armmp; SUITE=bullseye ;;
-armmp-6.12)	KARCH=armhf; META=linux-image-armmp; SUITE=bookworm-backports ;;
+armmp-5.10)	KARCH=armhf; META=linux-image-armmp; KSUITE=bullseye ;;
+armmp-6.12)	KARCH=armhf; META=linux-image-armmp; KSUITE=bookworm-backports ;;
 *)		echo "setup: unknown KERNEL '$KERNEL'" \
 			"(armmp-5.10, armmp-6.1, armmp-6.12, lpae-6.1, rt-6.1, arm64-6.1)" >&2
 		exit 1 ;;
@@ -79,6 +79,8 @@ install_packages() {
 
 # apt options for SUITE: none for bookworm (the machine's sources); for
 # another suite, its own source list, indexes and cache under build/apt/.
+# fetch_kernel sets both for the kernel's suite (KSUITE) alone.
+SUITE=bookworm
 APT_OPTS=()
 suite_apt() {
 	local d=$BUILD/apt/$SUITE
@@ -93,7 +95,7 @@ suite_apt() {
 		-o "Dir::State::Lists=$d/lists" -o "Dir::Cache=$d/cache"
 		-o "APT::Architectures::=$(dpkg --print-architecture)"
 		-o "APT::Architectures::=$KARCH" -o "APT::Sandbox::User=root")
-	ls "$d"/lists/*_Packages >/dev/null 2>&1 || update_indexes
+	ls "$d"/lists/*_Packages* >/dev/null 2>&1 || update_indexes
 }
 
 update_indexes() {
@@ -120,13 +122,14 @@ download() {
 # The package names PACKAGE:ARCH=VERSION depends on that match PATTERN.
 depends_matching() {
 	apt-cache "${APT_OPTS[@]}" show "$1" | sed -n 's/^Depends: //p' | head -n 1 |
-		tr ',|' '\n\n' | sed 's/^ *//; s/[ (:].*//' | grep -E "$2"
+		tr ',|' '\n\n' | sed 's/^ *//; s/[ (:].*//' | grep -E "$2" || true
 }
 
 # The image, the flavour's headers, the common headers and the host's kbuild
 # they name, in the versions the metapackage and the headers depend on.
 fetch_kernel() {
-	local kdir=$KDIR_OUT release ver common kbuild hdr deb
+	local kdir=$KDIR_OUT release ver common kbuild hdr deb SUITE=$KSUITE
+	local -a APT_OPTS=()
 	[ -f "$kdir/release" ] && [ -f "$kdir/vmlinuz" ] && return 0
 	suite_apt
 	release=$(apt-cache "${APT_OPTS[@]}" depends "$META" 2>/dev/null |
