@@ -117,6 +117,7 @@ static int uwprof_open(struct inode *inode, struct file *file)
 	}
 	schedule_delayed_work(&s->reap_work, HZ);
 	file->private_data = s;
+	/* lseek() fails with ESPIPE: no .llseek, and FMODE_LSEEK cleared */
 	return nonseekable_open(inode, file);
 }
 
@@ -218,7 +219,6 @@ static const struct file_operations uwprof_fops = {
 	.poll = uwprof_poll,
 	.unlocked_ioctl = uwprof_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
-	.llseek = no_llseek,
 };
 
 static struct miscdevice uwprof_miscdev = {

@@ -455,12 +455,19 @@ long uwprof_ioctl_list(struct uwprof_session *s, void __user *arg)
 	return 0;
 }
 
-/* Sample path: the entry for the interrupted task, under rcu_read_lock. */
+/*
+ * Sample path: the entry for the interrupted task, under rcu_read_lock.
+ * After an exec the mm differs and the entry no longer applies, except
+ * that a process that exec'd a 64-bit program keeps it: the sampler counts
+ * those samples (dropped_not32) instead of losing them unseen.
+ */
 struct uwprof_proc *uwprof_proc_of_current(struct uwprof_session *s)
 {
 	struct uwprof_proc *p = xa_load(&s->procs, current->tgid);
 
-	return p && p->mm == current->mm ? p : NULL;
+	if (p && (p->mm == current->mm || !uwprof_arch_task_is_32bit(current)))
+		return p;
+	return NULL;
 }
 
 /* Called once sampling has stopped and nothing else uses the session. */

@@ -17,6 +17,7 @@
  */
 #include <linux/cpu.h>
 #include <linux/ktime.h>
+#include <linux/overflow.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/sched/task_stack.h>
@@ -259,8 +260,10 @@ static int uwprof_follow_process(struct uwprof_session *s, u32 tgid)
 	int ret = 0;
 
 	tasks = kcalloc(room, sizeof(*tasks), GFP_KERNEL);
-	evs = krealloc_array(s->task_events, s->n_task_events + room,
-			     sizeof(*evs), GFP_KERNEL);
+	/* krealloc_array() is 5.12 and later; array_size() saturates */
+	evs = krealloc(s->task_events,
+		       array_size(s->n_task_events + room, sizeof(*evs)),
+		       GFP_KERNEL);
 	if (evs)
 		s->task_events = evs;
 	if (!tasks || !evs) {

@@ -4,7 +4,8 @@
 
 BUILD		?= $(CURDIR)/build
 
-# The test kernel (scripts/setup.sh fetches it): armmp-6.1 or arm64-6.1.
+# The test kernel (scripts/setup.sh fetches it and lists them all): armmp-6.1,
+# arm64-6.1, armmp-5.10, armmp-6.12, lpae-6.1, rt-6.1.
 # ARCH=arm64 alone picks arm64-6.1, for `make module ARCH=arm64`.
 ifeq ($(ARCH),arm64)
 KERNEL		?= arm64-6.1

@@ -1,12 +1,30 @@
 # SPDX-License-Identifier: GPL-2.0
 # The kernel module.  Kbuild (beside this Makefile) lists its objects.
 
+# Debian's headers name the compiler their kernel was built with
+# (.kernelvariables: CC = $(CROSS_COMPILE)gcc-N).  Where that gcc-N is not
+# installed (bullseye's 5.10 was built with gcc 10, bookworm has 12), the
+# module is built with the cross compiler's default gcc instead.  CC= on the
+# command line wins.
+KERNEL_GCC	:= $(shell sed -n 's/^CC = .*(CROSS_COMPILE)\(gcc-[0-9]*\).*/\1/p' \
+			$(KDIR)/.kernelvariables 2>/dev/null)
+ifneq ($(KERNEL_GCC),)
+ifeq ($(origin CC),default)
+ifeq ($(shell command -v $(CROSS_COMPILE)$(KERNEL_GCC)),)
+MODULE_CC	:= CC=$(CROSS_COMPILE)gcc
+endif
+endif
+endif
+
 module:
 	$(Q)if [ ! -f "$(KDIR)/Makefile" ]; then \
 		echo "module: no kernel build tree at '$(KDIR)'." >&2; \
 		echo "Run 'make setup' for Debian's armmp kernel, or pass KDIR=<kernel build dir>." >&2; \
 		exit 1; fi
-	$(Q)$(MAKE) -C $(KDIR) M=$(CURDIR) ARCH=$(ARCH) CROSS_COMPILE=$(CROSS_COMPILE) modules
+	$(if $(MODULE_CC),@echo "module: $(KVER) was built with $(KERNEL_GCC)" \
+		"(not installed here); building with $(CROSS_COMPILE)gcc")
+	$(Q)$(MAKE) -C $(KDIR) M=$(CURDIR) ARCH=$(ARCH) CROSS_COMPILE=$(CROSS_COMPILE) \
+		$(MODULE_CC) modules
 
 CHECKPATCH ?= $(BUILD)/linux-source/scripts/checkpatch.pl
 MODULE_SOURCES = $(filter-out %.mod.c,$(wildcard $(CURDIR)/*.c $(CURDIR)/*.h)) uapi/uwprof.h

@@ -12,7 +12,16 @@ $(ARM_OUT)/selftests/%: selftests/%.c $(SELFTEST_HDRS)
 	$(Q)$(ARM_CC) $(ARM_CFLAGS) -Wno-unused-parameter -Wno-sign-compare -D_GNU_SOURCE -I$(KSELFTEST_DIR) -I$(CURDIR) \
 		-Iselftests -I$(CURDIR)/tools/include -o $@ $< -lpthread
 
-selftests: $(SELFTEST_BINS)
+# A 64-bit program for the compat tests on arm64 kernels; on a 32-bit
+# kernel it does not run and those tests say they are skipped.
+AARCH64_CC	?= aarch64-linux-gnu-gcc
+SPIN64		:= $(ARM_OUT)/selftests/spin64
+$(SPIN64): selftests/spin64.c
+	@mkdir -p $(dir $@)
+	$(Q)$(AARCH64_CC) -O2 -Wall -Wextra -static -nostdlib -ffreestanding \
+		-fno-stack-protector -o $@ $<
+
+selftests: $(SELFTEST_BINS) $(SPIN64)
 
 # Shell tests that boot VMs of their own (each ends "N passed, N failed").
 VM_TEST_SCRIPTS	?=

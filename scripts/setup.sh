@@ -17,26 +17,33 @@
 #                   for the test VM (the benchmark root has its own)
 #   build/linux-source/  checkpatch.pl and the kselftest headers
 #
-# KERNEL names the test kernel (default armmp-6.1, unpacked in build/kernel/);
-# arm64-6.1 is Debian's arm64 kernel, unpacked in build/kernel-arm64-6.1/.
+# KERNEL names the test kernel (default armmp-6.1, unpacked in build/kernel/;
+# the others in build/kernel-KERNEL/): a metapackage, its Debian architecture
+# and the suite it comes from.  Kernels from bookworm come through the
+# machine's apt sources; those from another suite (bullseye,
+# bookworm-backports) through an apt configuration of that suite alone under
+# build/apt/SUITE/, so the machine's own sources are left as they are.
 # UWPROF_KERNEL_META picks another kernel flavour's metapackage.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$top/build}
 KERNEL=${KERNEL:-armmp-6.1}
+KSUITE=bookworm
 case $KERNEL in
-armmp-6.1)	KARCH=armhf; KDIR_OUT=$BUILD/kernel
-		META=${UWPROF_KERNEL_META:-linux-image-armmp:armhf} ;;
-arm64-6.1)	KARCH=arm64; KDIR_OUT=$BUILD/kernel-$KERNEL
-		META=${UWPROF_KERNEL_META:-linux-image-arm64:arm64} ;;
-lpae-6.1)	KARCH=armhf; KDIR_OUT=$BUILD/kernel-$KERNEL
-		META=${UWPROF_KERNEL_META:-linux-image-armmp-lpae:armhf} ;;
-rt-6.1)		KARCH=armhf; KDIR_OUT=$BUILD/kernel-$KERNEL
-		META=${UWPROF_KERNEL_META:-linux-image-rt-armmp:armhf} ;;
-*)		echo "setup: unknown KERNEL '$KERNEL' (armmp-6.1, lpae-6.1, rt-6.1, arm64-6.1)" >&2
+armmp-6.1)	KARCH=armhf; META=linux-image-armmp ;;
+arm64-6.1)	KARCH=arm64; META=linux-image-arm64 ;;
+lpae-6.1)	KARCH=armhf; META=linux-image-armmp-lpae ;;
+rt-6.1)		KARCH=armhf; META=linux-image-rt-armmp ;;
+armmp-5.10)	KARCH=armhf; META=linux-image-armmp; KSUITE=bullseye ;;
+armmp-6.12)	KARCH=armhf; META=linux-image-armmp; KSUITE=bookworm-backports ;;
+*)		echo "setup: unknown KERNEL '$KERNEL'" \
+			"(armmp-5.10, armmp-6.1, armmp-6.12, lpae-6.1, rt-6.1, arm64-6.1)" >&2
 		exit 1 ;;
 esac
+META=${UWPROF_KERNEL_META:-$META:$KARCH}
+KDIR_OUT=$BUILD/kernel-$KERNEL
+[ "$KERNEL" != armmp-6.1 ] || KDIR_OUT=$BUILD/kernel
 
 log() { echo "setup: $*"; }
 say() { log "$@"; }
@@ -70,40 +77,84 @@ install_packages() {
 		die "apt-get install failed; run it by hand to see why: apt-get install $need"
 }
 
+# apt options for SUITE: none for bookworm (the machine's sources); for
+# another suite, its own source list, indexes and cache under build/apt/.
+# fetch_kernel sets both for the kernel's suite (KSUITE) alone.
+SUITE=bookworm
+APT_OPTS=()
+suite_apt() {
+	local d=$BUILD/apt/$SUITE
+	[ "$SUITE" != bookworm ] || return 0
+	mkdir -p "$d/lists/partial" "$d/cache/archives/partial" "$d/parts"
+	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg]" \
+		"http://deb.debian.org/debian $SUITE main" >"$d/sources.list"
+	APT_OPTS=(-o "Dir::Etc::SourceList=$d/sources.list"
+		-o "Dir::Etc::SourceParts=$d/parts"
+		-o "Dir::Etc::Preferences=$d/parts/none"
+		-o "Dir::Etc::PreferencesParts=$d/parts"
+		-o "Dir::State::Lists=$d/lists" -o "Dir::Cache=$d/cache"
+		-o "APT::Architectures::=$(dpkg --print-architecture)"
+		-o "APT::Architectures::=$KARCH" -o "APT::Sandbox::User=root")
+	ls "$d"/lists/*_Packages* >/dev/null 2>&1 || update_indexes
+}
+
+update_indexes() {
+	local i
+	[ "$SUITE" != bookworm ] || { apt_update; return; }
+	for i in 1 2 3; do
+		apt-get "${APT_OPTS[@]}" update -q >/dev/null 2>&1 && return 0
+		say "apt-get update of $SUITE failed (try $i of 3), retrying"
+		sleep $((i * 3))
+	done
+	die "cannot read the package indexes of $SUITE"
+}
+
 # apt-get download, retried once after refreshing the indexes.
 download() {
-	(cd "$1" && shift && apt-get download -q "$@" >/dev/null 2>&1) && return 0
-	apt_update
-	(cd "$1" && shift && apt-get download -q "$@" >/dev/null) ||
+	local dir=$1
+	shift
+	(cd "$dir" && apt-get "${APT_OPTS[@]}" download -q "$@" >/dev/null 2>&1) && return 0
+	update_indexes
+	(cd "$dir" && apt-get "${APT_OPTS[@]}" download -q "$@" >/dev/null) ||
 		die "could not download $*"
 }
 
+# The package names PACKAGE:ARCH=VERSION depends on that match PATTERN.
+depends_matching() {
+	apt-cache "${APT_OPTS[@]}" show "$1" | sed -n 's/^Depends: //p' | head -n 1 |
+		tr ',|' '\n\n' | sed 's/^ *//; s/[ (:].*//' | grep -E "$2" || true
+}
+
+# The image, the flavour's headers, the common headers and the host's kbuild
+# they name, in the versions the metapackage and the headers depend on.
 fetch_kernel() {
-	local kdir=$KDIR_OUT release ver abi rt series hdr
+	local kdir=$KDIR_OUT release ver common kbuild hdr deb SUITE=$KSUITE
+	local -a APT_OPTS=()
 	[ -f "$kdir/release" ] && [ -f "$kdir/vmlinuz" ] && return 0
-	release=$(apt-cache depends "$META" 2>/dev/null |
-		sed -n "s/.*Depends: linux-image-\(.*\):$KARCH\$/\1/p; s/.*Depends: linux-image-\([^:]*\)\$/\1/p" |
-		head -n 1)
-	[ -n "$release" ] || { apt_update; release=$(apt-cache depends "$META" |
+	suite_apt
+	release=$(apt-cache "${APT_OPTS[@]}" depends "$META" 2>/dev/null |
+		sed -n 's/.*Depends: linux-image-\([^:]*\).*/\1/p' | head -n 1)
+	[ -n "$release" ] || { update_indexes; release=$(apt-cache "${APT_OPTS[@]}" depends "$META" |
 		sed -n 's/.*Depends: linux-image-\([^:]*\).*/\1/p' | head -n 1); }
-	[ -n "$release" ] || die "cannot resolve the kernel of $META"
-	ver=$(apt-cache show "linux-image-$release:$KARCH" | sed -n 's/^Version: //p' | head -n 1)
-	abi=$(grep -oE "^[0-9.]+-[0-9]+" <<<"$release")	# 6.1.0-50-rt-armmp -> 6.1.0-50
-	rt=; case $release in *-rt-*) rt=-rt ;; esac	# PREEMPT_RT: own common headers
-	series=${abi%%.0-*}		# 6.1.0-50 -> 6.1
-	log "fetching kernel $release ($ver)"
+	[ -n "$release" ] || die "cannot resolve the kernel of $META in $SUITE"
+	ver=$(apt-cache "${APT_OPTS[@]}" show "linux-image-$release:$KARCH" |
+		sed -n 's/^Version: //p' | head -n 1)
+	hdr="linux-headers-$release:$KARCH=$ver"
+	common=$(depends_matching "$hdr" '^linux-headers-.*-common')
+	kbuild=$(depends_matching "$hdr" '^linux-kbuild-')
+	[ -n "$common" ] && [ -n "$kbuild" ] ||
+		die "cannot tell the common headers and kbuild of linux-headers-$release"
+	log "fetching kernel $release ($ver, $SUITE)"
 	rm -rf "$kdir"
 	mkdir -p "$kdir/debs" "$kdir/root"
-	download "$kdir/debs" "linux-image-$release:$KARCH=$ver" \
-		"linux-headers-$release:$KARCH=$ver" \
-		"linux-headers-$abi-common$rt=$ver" "linux-kbuild-$series=$ver"
+	download "$kdir/debs" "linux-image-$release:$KARCH=$ver" "$hdr" \
+		"$common=$ver" "$kbuild=$ver"
 	for deb in "$kdir"/debs/*.deb; do
 		dpkg -x "$deb" "$kdir/root"
 	done
 	# The flavour's Makefile includes the common headers by absolute path.
-	hdr=$kdir/root/usr/src/linux-headers-$release
-	sed -i "s|/usr/src/linux-headers-$abi-common$rt|$kdir/root/usr/src/linux-headers-$abi-common$rt|" \
-		"$hdr/Makefile"
+	sed -i "s|/usr/src/$common|$kdir/root/usr/src/$common|" \
+		"$kdir/root/usr/src/linux-headers-$release/Makefile"
 	ln -sf "root/boot/vmlinuz-$release" "$kdir/vmlinuz"
 	rm -rf "$kdir/debs"
 	echo "$release" >"$kdir/release"

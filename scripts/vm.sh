@@ -4,9 +4,10 @@
 # vm.sh [options] -- COMMAND...
 #
 # Boots the test kernel KERNEL (default armmp-6.1: Debian's armmp kernel
-# under qemu-system-arm; arm64-6.1: Debian's arm64 kernel under
-# qemu-system-aarch64, a CPU that runs AArch32 at EL0, the same armhf user
-# space as compat tasks) on machine "virt" with an
+# under qemu-system-arm, as are armmp-5.10, armmp-6.12, lpae-6.1 and rt-6.1;
+# arm64-6.1: Debian's arm64 kernel under qemu-system-aarch64, a CPU that
+# runs AArch32 at EL0, the same armhf user space as compat tasks) on
+# machine "virt" with an
 # initramfs of busybox, the armhf C library, uwprof.ko and whatever --add
 # puts in, runs COMMAND with /bin/sh inside, and powers off.  The guest's
 # console is shown as it runs; the exit status is COMMAND's.  The run fails

@@ -4,7 +4,8 @@
 # End to end: tables made on the host, "uwprof record" (the static armhf
 # build) in the VM on tests/data/report/fixture started three ways (as a
 # command, through an exec, by -p and -t; and built by clang with lld),
-# then "uwprof report" on the host on the data files that come back.
+# then "uwprof report" on the host on the data files that come back; and
+# the errors: a dead pid, a 64-bit process (arm64 kernels), no module.
 # Boots one VM (about 30 s).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -13,6 +14,9 @@ top=$(cd "$here/../.." && pwd)
 BUILD=${BUILD:-$top/build}
 UWPROF=${UWPROF:-$BUILD/host/uwprof}
 arm_uwprof=$BUILD/arm/uwprof
+spin64=$BUILD/arm/selftests/spin64	# a 64-bit program (selftests/spin64.c)
+spin64_add=()
+[ ! -x "$spin64" ] || spin64_add=(--add "$spin64:/data/spin64")
 fixture=$top/tests/data/report/fixture
 libdir=$BUILD/arm/root/lib/arm-linux-gnueabihf
 tmp=$(mktemp -d)
@@ -59,6 +63,12 @@ $R -q -d 1 -o /out/tid.data -t $pid >/out/tid.log 2>&1; echo $? >/out/tid.rc
 kill $pid
 $R -o /out/lld.data -- /data/fixture-lld 300 >/out/lld.log 2>&1; echo $? >/out/lld.rc
 $R -o /out/dead.data -p 999999 >/out/dead.log 2>&1; echo $? >/out/dead.rc
+/data/spin64 2>/dev/null & pid64=$!
+sleep 1
+if grep -q spin64 /proc/$pid64/maps 2>/dev/null; then	# runs on arm64 kernels only
+	$R -o /out/pid64.data -p $pid64 >/out/pid64.log 2>&1; echo $? >/out/pid64.rc
+	kill $pid64
+fi
 rmmod uwprof
 $R -o /out/nomod.data -- true >/out/nomod.log 2>&1; echo $? >/out/nomod.rc
 exit 0
@@ -66,7 +76,7 @@ EOF
 chmod +x "$tmp/run.sh"
 if ! "$top/scripts/vm.sh" --timeout 300 --out "$tmp/out" \
 	--add "$arm_uwprof:/usr/bin/uwprof" --add "$fixture:/data/fixture" \
-	--add "$lld_fixture:/data/fixture-lld" \
+	--add "$lld_fixture:/data/fixture-lld" ${spin64_add[@]+"${spin64_add[@]}"} \
 	--add "$tmp/tables:/data/tables" --add "$tmp/run.sh:/run.sh" -- /run.sh \
 	>"$tmp/vm.log" 2>&1; then
 	fail "the VM run failed"
@@ -196,6 +206,18 @@ fi
 expect "record -p DEADPID exits 2" 2 "$(cat "$out/dead.rc" 2>/dev/null)"
 if grep -q 'no process 999999' "$out/dead.log"; then ok "dead pid named"; else
 	fail "dead pid: $(cat "$out/dead.log")"; fi
+if [ ! -x "$spin64" ]; then
+	skip "record -p PID64: no $spin64 (make selftests)"
+elif [ -e "$out/pid64.rc" ]; then
+	expect "record -p PID64 exits 2" 2 "$(cat "$out/pid64.rc")"
+	if grep -q "cannot profile pid [0-9]*: it runs 64-bit code" "$out/pid64.log"; then
+		ok "64-bit pid: says it runs 64-bit code"
+	else
+		fail "64-bit pid: $(cat "$out/pid64.log")"
+	fi
+else
+	skip "record -p PID64: 64-bit programs do not run on this kernel"
+fi
 expect "record without the module exits 1" 1 "$(cat "$out/nomod.rc" 2>/dev/null)"
 if grep -q 'insmod uwprof.ko' "$out/nomod.log"; then ok "no module: says to insmod"; else
 	fail "no module: $(cat "$out/nomod.log")"; fi

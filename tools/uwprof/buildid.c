@@ -92,6 +92,20 @@ int uw_elf_info(const char *path, struct uw_elf_info *info)
 	return ret;
 }
 
+int uw_elf_is_64bit(const char *path)
+{
+	unsigned char id[EI_NIDENT];
+	FILE *f = uw_fopen_regular(path);
+	int ret;
+
+	if (!f)
+		return 0;
+	ret = !read_at(f, 0, id, sizeof(id)) && !memcmp(id, ELFMAG, SELFMAG) &&
+	      id[EI_CLASS] == ELFCLASS64;
+	fclose(f);
+	return ret;
+}
+
 void uw_hex(const uint8_t *b, uint32_t len, char *out)
 {
 	static const char digits[] = "0123456789abcdef";

@@ -26,6 +26,10 @@ struct uw_elf_info {
  */
 int uw_elf_info(const char *path, struct uw_elf_info *info);
 
+/* 1 if @path is a 64-bit ELF file (a 64-bit program, which v2 tables
+ * cannot describe), else 0. */
+int uw_elf_is_64bit(const char *path);
+
 /* Lower-case hex into @out (2 * len + 1 bytes). */
 void uw_hex(const uint8_t *b, uint32_t len, char *out);
 

@@ -397,10 +397,22 @@ static int seen_slot(const struct target *t, const struct uw_mapping *m)
 	return -1;
 }
 
+/* The module's ENOEXEC, and record's own check of -p targets below. */
+static void not_32bit(pid_t pid)
+{
+	uw_err("record: cannot profile pid %d: it runs 64-bit code; uwprof "
+	       "unwinds 32-bit ARM processes only", (int)pid);
+}
+
 static void attach_failed(struct rec *r, struct target *t, const char *path,
 			  int err)
 {
-	if (err == -EACCES || err == -EPERM) {
+	if (err == -ENOEXEC) {
+		not_32bit(t->pid);
+		if (t->explicit)
+			r->failed = true;
+		t->gone = true;
+	} else if (err == -EACCES || err == -EPERM) {
 		uw_err("record: cannot profile pid %d: %s (needs root or "
 		       "CAP_PERFMON, and ptrace access to the process)",
 		       (int)t->pid, strerror(-err));
@@ -863,6 +875,10 @@ static int add_thread_pids(struct rec_opts *o)
 	return 0;
 }
 
+/*
+ * Each -p process runs and is 32-bit.  A 64-bit one would never reach the
+ * module's refusal: none of its mappings has a table to attach.
+ */
 static int check_pids(const struct rec_opts *o)
 {
 	char path[64];
@@ -872,6 +888,11 @@ static int check_pids(const struct rec_opts *o)
 		if (access(path, R_OK)) {
 			uw_err("record: no process %d (%s)", (int)o->pids[i],
 			       errno == ENOENT ? "not running" : strerror(errno));
+			return -1;
+		}
+		snprintf(path, sizeof(path), "/proc/%d/exe", (int)o->pids[i]);
+		if (uw_elf_is_64bit(path)) {
+			not_32bit(o->pids[i]);
 			return -1;
 		}
 	}
