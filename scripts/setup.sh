@@ -190,16 +190,19 @@ fetch_arm_dbg() {
 	rm -rf "$debs" "$dbg/usr/share"
 }
 
-# Debian's libstdc++.so.6, where std::thread's threads start.  Its own
-# .ARM.exidx is its only unwind information: libstdc++6-12-dbg holds another
-# build of the library (its own build-id), not this one's debug file.
+# Debian's libstdc++.so.6, where std::thread's threads start, and
+# libgcc_s.so.1, where C++ programs (and C ones built -shared-libgcc)
+# divide.  Their own .ARM.exidx is their only unwind information, and they
+# keep only .dynsym: libstdc++6-12-dbg holds another build of the library
+# (its own build-id), not this one's debug file.
 fetch_arm_cxx() {
 	local dir=$BUILD/arm/cxx debs=$BUILD/arm/cxx-debs
-	[ -f "$dir/usr/lib/arm-linux-gnueabihf/libstdc++.so.6" ] && return 0
-	log "fetching libstdc++6 for armhf"
+	[ -f "$dir/usr/lib/arm-linux-gnueabihf/libstdc++.so.6" ] &&
+		[ -f "$dir/lib/arm-linux-gnueabihf/libgcc_s.so.1" ] && return 0
+	log "fetching libstdc++6 and libgcc-s1 for armhf"
 	rm -rf "$dir" "$debs"
 	mkdir -p "$dir" "$debs"
-	download "$debs" libstdc++6:armhf
+	download "$debs" libstdc++6:armhf libgcc-s1:armhf
 	dpkg -x "$debs"/*.deb "$dir"
 	rm -rf "$debs" "$dir/usr/share"
 }

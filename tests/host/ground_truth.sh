@@ -11,7 +11,9 @@
 #
 #   GT_SAMPLES   samples per routine and build (default 1000; the full
 #                run, make ground-truth, takes 100000)
-#   GT_VARIANTS  default "gcc-static gcc-dynamic clang-static clang-dynamic"
+#   GT_VARIANTS  default "gcc-static gcc-dynamic clang-static clang-dynamic
+#                gcc-libgcc_s" (the last: dynamic, -shared-libgcc, dividing in
+#                Debian's stripped libgcc_s.so.1)
 #   GT_TIMER     prof (ITIMER_PROF, the default) or thread (a 10 kHz timer
 #                per thread, for the full run)
 set -u
@@ -21,7 +23,7 @@ top=$(cd "$here/../.." && pwd)
 BUILD=${BUILD:-$top/build}
 UWPROF=${UWPROF:-$BUILD/host/uwprof}
 samples=${GT_SAMPLES:-1000}
-variants=${GT_VARIANTS:-gcc-static gcc-dynamic clang-static clang-dynamic}
+variants=${GT_VARIANTS:-gcc-static gcc-dynamic clang-static clang-dynamic gcc-libgcc_s}
 out=$BUILD/gt
 root=$BUILD/arm/root
 dbgdir=$BUILD/arm/dbg/usr/lib/debug
@@ -51,6 +53,17 @@ for lib in libc.so.6 ld-linux-armhf.so.3; do
 		>"$out/$lib.syms"
 	dynlibs+=(--table "$lib=$out/$lib.uwt" --syms "$lib=$out/$lib.syms")
 done
+# Debian's libgcc_s.so.1 as shipped, stripped to .dynsym without mapping
+# symbols: the libgcc_s build (-shared-libgcc) divides there.
+lgs=$BUILD/arm/cxx/lib/arm-linux-gnueabihf/libgcc_s.so.1
+lgslibs=()
+if [ -f "$lgs" ]; then
+	"$UWPROF" table "$lgs" --prologue-analysis -o "$out/libgcc_s.so.1.uwt" \
+		>/dev/null || fail "uwprof table libgcc_s.so.1"
+	arm-linux-gnueabihf-nm -D -n "$lgs" >"$out/libgcc_s.so.1.syms"
+	lgslibs=(--table "libgcc_s.so.1=$out/libgcc_s.so.1.uwt"
+		 --syms "libgcc_s.so.1=$out/libgcc_s.so.1.syms")
+fi
 
 srcs=("$top/tests/gt/gt.c" "$top/unwind_v2.c" "$top/tools/uwprof/table_uwt.c"
       "$top/tools/uwprof/regfile.c")
@@ -64,6 +77,10 @@ for v in $variants; do
 	esac
 	flags=(-O2 -g -mthumb -pthread -Wall)
 	[ "$link" = static ] && flags+=(-static)
+	if [ "$link" = libgcc_s ]; then
+		[ ${#lgslibs[@]} -gt 0 ] || { fail "$v: no Debian libgcc_s.so.1 (make setup)"; continue; }
+		flags+=(-shared-libgcc)
+	fi
 	# one file with no unwind information, as libc.a's C code
 	if ! "${cmd[@]}" -O2 -mthumb -g0 -fno-unwind-tables \
 		-fno-asynchronous-unwind-tables -c -o "$exe.nocfi.o" \
@@ -80,9 +97,13 @@ for v in $variants; do
 	      --timer "${GT_TIMER:-prof}"
 	      --table main="$exe.uwt" --syms main="$exe.syms")
 	qemu=(qemu-arm-static)
-	if [ "$link" = dynamic ]; then
+	if [ "$link" != static ]; then
 		qemu+=(-L "$root")
 		args+=("${dynlibs[@]}")
+	fi
+	if [ "$link" = libgcc_s ]; then
+		qemu+=(-E "LD_LIBRARY_PATH=$(dirname "$lgs")")
+		args+=("${lgslibs[@]}")
 	fi
 	"${qemu[@]}" "$exe" "${args[@]}" >"$out/$v.log" 2>&1
 	# one result per routine and build, with the program's own reasons

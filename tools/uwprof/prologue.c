@@ -576,6 +576,10 @@ struct pa_flow {
 	const struct pa_text *text;	/* the whole section, for veneers */
 	const struct pa_range *data;	/* literal pools inside, by address */
 	u32 ndata;
+	bool thumb;
+	bool infer_pools;	/* no mapping symbols: pools from the loads */
+	struct pa_range lits[PA_MAX_POOLS];	/* pools the loads read */
+	u32 nlits;
 	struct pa_state jump;	/* the state of its "anywhere" jumps */
 	bool have_jump;
 	struct pa_fwd { u32 addr; struct pa_state st; } fwd[PA_MAX_FWD];
@@ -592,6 +596,7 @@ struct pa_text {
 	const u8 *b;
 	u32 addr, size;
 	bool thumb;
+	bool no_maps;		/* the file has no mapping symbols */
 };
 
 static int fail(struct pa_flow *fl, const cs_insn *in, const char *what)
@@ -1016,7 +1021,44 @@ static u32 data_at(const struct pa_flow *fl, u32 addr)
 	for (u32 k = 0; k < fl->ndata; k++)
 		if (fl->data[k].lo <= addr && addr < fl->data[k].hi)
 			return fl->data[k].hi - addr;
+	for (u32 k = 0; k < fl->nlits; k++)
+		if (fl->lits[k].lo <= addr && addr < fl->lits[k].hi)
+			return fl->lits[k].hi - addr;
 	return 0;
+}
+
+/*
+ * Code without mapping symbols (a stripped shared library keeps only
+ * .dynsym) has its literal pools found from the pc-relative loads that
+ * read them: a load decoded before its pool marks the words it reads as
+ * data, so the decoder steps over them.  A pool read only from code after
+ * it is decoded as instructions, reached by no path, and the function is
+ * refused (unreached_ok), never given rows from data.
+ */
+static void note_literal(struct pa_flow *fl, const cs_insn *in)
+{
+	const cs_arm *a = &in->detail->arm;
+	u32 size, pc, at;
+
+	switch (in->id) {
+	case ARM_INS_LDR: case ARM_INS_VLDR: size = 4; break;
+	case ARM_INS_LDRD: size = 8; break;
+	case ARM_INS_LDRH: case ARM_INS_LDRSH: size = 2; break;
+	case ARM_INS_LDRB: case ARM_INS_LDRSB: size = 1; break;
+	default: return;
+	}
+	if (a->op_count != 2 || a->operands[1].type != ARM_OP_MEM ||
+	    a->operands[1].mem.base != ARM_REG_PC ||
+	    a->operands[1].mem.index != ARM_REG_INVALID)
+		return;
+	if (in->id == ARM_INS_VLDR && a->operands[0].type == ARM_OP_REG &&
+	    a->operands[0].reg >= ARM_REG_D0 && a->operands[0].reg <= ARM_REG_D31)
+		size = 8;
+	pc = (u32)in->address + (fl->thumb ? 4 : 8);
+	at = (pc & ~3u) + (u32)a->operands[1].mem.disp;
+	if (at <= in->address || at >= fl->hi || fl->nlits == PA_MAX_POOLS)
+		return;
+	fl->lits[fl->nlits++] = (struct pa_range){ at, at + (size < 2 ? 2 : size) };
 }
 
 static int decode_all(struct pa_flow *fl, const u8 *code, u32 len)
@@ -1053,6 +1095,8 @@ static int decode_all(struct pa_flow *fl, const u8 *code, u32 len)
 			snprintf(fl->why, fl->wlen, "undecodable at 0x%x", (u32)at);
 			return -1;
 		}
+		if (fl->infer_pools)
+			note_literal(fl, &fl->ins[fl->n]);
 		fl->n++;
 	}
 	return 0;
@@ -1205,7 +1249,9 @@ static int analyse(const u8 *code, u32 len, u32 addr, bool thumb,
 {
 	struct pa_flow fl = { .lo = addr, .hi = addr + len, .why = why,
 			      .wlen = wlen, .thread_entry = thread_entry,
-			      .data = data, .ndata = ndata, .text = text };
+			      .data = data, .ndata = ndata, .text = text,
+			      .thumb = thumb,
+			      .infer_pools = text && text->no_maps };
 	int r;
 
 	why[0] = 0;
@@ -1242,7 +1288,7 @@ int tb_prologue_analyse(const u8 *code, u32 len, u32 addr, bool thumb,
 			const u32 *entries, u32 nentries,
 			struct tb_cfi_func *f, char *why, size_t wlen)
 {
-	struct pa_text text = { code, addr, len, thumb };
+	struct pa_text text = { code, addr, len, thumb, false };
 
 	return analyse(code, len, addr, thumb, entries, nentries, false, NULL,
 		       0, &text, f, why, wlen);
@@ -1264,7 +1310,7 @@ static int child_found(int r, struct tb_cfi_func *f, char *why, size_t wlen)
 int tb_thread_entry_analyse(const u8 *code, u32 len, u32 addr, bool thumb,
 			    struct tb_cfi_func *f, char *why, size_t wlen)
 {
-	struct pa_text text = { code, addr, len, thumb };
+	struct pa_text text = { code, addr, len, thumb, false };
 
 	return child_found(analyse(code, len, addr, thumb, NULL, 0, true,
 				   NULL, 0, &text, f, why, wlen), f, why, wlen);
@@ -1595,9 +1641,14 @@ static int analyse_symbol(struct tb_elf *e, u32 i, bool thread_entry,
 	 * data must be known: without mapping symbols a literal pool after
 	 * an in-function branch would be decoded as instructions.
 	 */
-	snprintf(why, wlen, "no mapping symbols, or they disagree with bit 0");
-	if (!e->nmaps || map_at(e, s->addr) != want)
+	snprintf(why, wlen, "mapping symbols disagree with bit 0");
+	if (e->nmaps && map_at(e, s->addr) != want)
 		return 0;
+	/*
+	 * Without any (stripped to .dynsym), pools are found from the loads
+	 * (note_literal).  A sizeless symbol runs to the next one; code of an
+	 * unexported function in between that no path reaches refuses it.
+	 */
 	snprintf(why, wlen, "instruction sets mix, or too many literal pools");
 	ndata = data_ranges(e, s->addr, end, want, data, PA_MAX_POOLS, &len);
 	if (ndata < 0 || !len)
@@ -1608,7 +1659,7 @@ static int analyse_symbol(struct tb_elf *e, u32 i, bool thread_entry,
 		entries = inner_symbols(e, s->addr, s->addr + len, &nentries);
 	r = analyse(text + (s->addr - taddr), len, s->addr, s->thumb, entries,
 		    nentries, thread_entry, data, ndata,
-		    &(struct pa_text){ text, taddr, tsize, s->thumb },
+		    &(struct pa_text){ text, taddr, tsize, s->thumb, !e->nmaps },
 		    f, why, wlen);
 	free(entries);
 	if (thread_entry)
