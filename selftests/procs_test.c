@@ -1,0 +1,543 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Processes as they live: children of a followed process are followed
+ * (START_INHERIT, per CPU and per task), START_ALL follows a process
+ * nobody attached, an exec into a static program is unwound with its table
+ * uploaded by build-id (the module attaches it itself, the first sample in
+ * task context), munmap ends an attachment, and the new arguments are
+ * checked.  The exec test uses chain-gcc-thumb-static_test and its table
+ * (<program>.uwt beside this program, made at build time).
+ */
+#include <errno.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "kselftest_harness.h"
+#include "table_uwt.h"
+#include "uwprof_util.h"
+
+#define CHAIN_PROG	"chain-gcc-thumb-static_test"
+
+static const unsigned char finish[] = { 0xb0 };
+
+static void spin_ms(int ms)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000 +
+		 (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
+}
+
+static int open_nonblock(void)
+{
+	int fd = uwprof_open_dev();
+
+	if (fd >= 0)
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	return fd;
+}
+
+static int tiny_id(int fd)
+{
+	unsigned char blob[64];
+	size_t len = uwprof_tiny_table(blob, finish, sizeof(finish));
+
+	return uwprof_upload(fd, blob, len, NULL);
+}
+
+static int start_flags(int fd, unsigned int hz, unsigned int flags)
+{
+	struct uwprof_start st = {
+		.size = sizeof(st), .freq_hz = hz, .flags = flags,
+	};
+
+	return ioctl(fd, UWPROF_IOC_START, &st) ? -errno : 0;
+}
+
+/* Attachments of @pid (0: all). */
+static int list_count(int fd, pid_t pid)
+{
+	struct uwprof_list l = { .size = sizeof(l), .pid = pid };
+
+	return ioctl(fd, UWPROF_IOC_LIST, &l) ? -errno : (int)l.count;
+}
+
+struct seen {
+	pid_t pid;
+	int records, with_frames, deferred, root, bad;
+	int first_flags;	/* flags of its earliest record */
+	unsigned long long first_time;
+};
+
+/* Read what is there; count the records of each pid in @ps[0..n). */
+static void drain(int fd, struct seen *ps, int n)
+{
+	static char buf[1 << 16];
+	ssize_t len;
+	char *p;
+	int i;
+
+	while ((len = read(fd, buf, sizeof(buf))) > 0) {
+		for (p = buf; p < buf + len; p += ((struct uwprof_record *)p)->size) {
+			struct uwprof_record *r = (void *)p;
+
+			if (r->size < sizeof(*r) || r->size % 8) {
+				ps[0].bad++;
+				break;
+			}
+			for (i = 0; i < n; i++) {
+				struct seen *s = &ps[i];
+
+				if ((__u32)s->pid != r->pid)
+					continue;
+				if (!s->records || r->time_ns < s->first_time) {
+					s->first_time = r->time_ns;
+					s->first_flags = r->flags;
+				}
+				s->records++;
+				s->with_frames += r->nframes > 0;
+				s->deferred += !!(r->flags & UWPROF_RF_DEFERRED);
+				s->root += r->stop == UWPROF_STOP_ROOT ||
+					   r->stop == UWPROF_STOP_NORETURN;
+			}
+		}
+	}
+}
+
+/* Children of a followed process, and theirs, are sampled as themselves. */
+static void children_followed(struct __test_metadata *_metadata,
+			      unsigned int flags)
+{
+	struct seen ps[4] = { { 0 } };
+	struct uwprof_stats st;
+	int fd, i, go[2];
+	pid_t parent;
+	char c;
+
+	ASSERT_EQ(0, uwprof_load());
+	fd = open_nonblock();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pipe(go));
+	/* parent forks two spinners and one that forks a grandchild */
+	parent = fork();
+	if (parent == 0) {
+		pid_t kids[3];
+		int k;
+
+		if (read(go[0], &c, 1) != 1)
+			_exit(1);
+		for (k = 0; k < 3; k++) {
+			kids[k] = fork();
+			if (kids[k] == 0) {
+				if (k == 2 && fork() == 0) {
+					spin_ms(400);
+					_exit(0);
+				}
+				spin_ms(400);
+				while (wait(NULL) > 0)
+					;
+				_exit(0);
+			}
+			if (write(go[1], &kids[k], sizeof(kids[k])) < 0)
+				_exit(1);
+		}
+		while (wait(NULL) > 0)
+			;
+		_exit(0);
+	}
+	ASSERT_EQ(0, uwprof_attach(fd, parent, tiny_id(fd), 0x1000, 0x2000));
+	ASSERT_EQ(0, start_flags(fd, 1000, UWPROF_START_INHERIT | flags));
+	c = 'g';
+	ASSERT_EQ(1, write(go[1], &c, 1));
+	usleep(50000);		/* the parent reads the byte back first */
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(sizeof(pid_t), read(go[0], &ps[i].pid, sizeof(pid_t)));
+	ps[3].pid = parent;
+	waitpid(parent, NULL, 0);
+	ASSERT_EQ(0, ioctl(fd, UWPROF_IOC_STOP));
+	usleep(100000);
+	drain(fd, ps, 4);
+	ASSERT_EQ(0, uwprof_stats(fd, &st));
+	EXPECT_EQ(0, ps[0].bad);
+	for (i = 0; i < 3; i++) {
+		EXPECT_LT(20, ps[i].records) TH_LOG("child %d", i);
+		EXPECT_EQ(ps[i].records, ps[i].with_frames);
+	}
+	/* three children and the grandchild */
+	EXPECT_LE(4, st.followed);
+	EXPECT_EQ(st.taken, st.delivered + st.dropped_full);
+	close(fd);
+}
+
+TEST(inherit_follows_children_per_cpu)
+{
+	children_followed(_metadata, 0);
+}
+
+TEST(inherit_follows_children_per_task)
+{
+	children_followed(_metadata, UWPROF_START_PER_TASK);
+}
+
+/* Without START_INHERIT the children are not sampled. */
+TEST(children_not_followed_without_inherit)
+{
+	struct seen ps[1] = { { 0 } };
+	struct uwprof_stats st;
+	pid_t parent;
+	int fd, go[2];
+	char c;
+
+	ASSERT_EQ(0, uwprof_load());
+	fd = open_nonblock();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pipe(go));
+	parent = fork();
+	if (parent == 0) {
+		pid_t kid;
+
+		if (read(go[0], &c, 1) != 1)
+			_exit(1);
+		kid = fork();
+		if (kid == 0) {
+			spin_ms(300);
+			_exit(0);
+		}
+		if (write(go[1], &kid, sizeof(kid)) < 0)
+			_exit(1);
+		waitpid(kid, NULL, 0);
+		_exit(0);
+	}
+	ASSERT_EQ(0, uwprof_attach(fd, parent, tiny_id(fd), 0x1000, 0x2000));
+	ASSERT_EQ(0, uwprof_start(fd, 1000));
+	c = 'g';
+	ASSERT_EQ(1, write(go[1], &c, 1));
+	usleep(50000);
+	ASSERT_EQ(sizeof(pid_t), read(go[0], &ps[0].pid, sizeof(pid_t)));
+	waitpid(parent, NULL, 0);
+	drain(fd, ps, 1);
+	ASSERT_EQ(0, uwprof_stats(fd, &st));
+	EXPECT_EQ(0, ps[0].records);
+	EXPECT_EQ(0, st.followed);
+	close(fd);
+}
+
+/* START_ALL samples a process nobody attached. */
+TEST(all_follows_unattached_process)
+{
+	struct seen ps[1] = { { 0 } };
+	struct uwprof_stats st;
+	int fd;
+
+	ASSERT_EQ(0, uwprof_load());
+	fd = open_nonblock();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, start_flags(fd, 1000, UWPROF_START_ALL));
+	ps[0].pid = fork();
+	if (ps[0].pid == 0) {
+		spin_ms(300);
+		_exit(0);
+	}
+	waitpid(ps[0].pid, NULL, 0);
+	ASSERT_EQ(0, ioctl(fd, UWPROF_IOC_STOP));
+	usleep(100000);
+	drain(fd, ps, 1);
+	ASSERT_EQ(0, uwprof_stats(fd, &st));
+	EXPECT_LT(20, ps[0].records);
+	EXPECT_LE(1, st.followed);
+	close(fd);
+}
+
+/* Upload @path's table by the build-id and range its container names. */
+static int upload_by_build_id(int fd, const char *path)
+{
+	struct uwprof_table_upload up = { .size = sizeof(up) };
+	struct uwt_file t;
+	char err[256];
+	int ret;
+
+	if (uwt_load_file(path, &t, err, sizeof(err)) || !t.container ||
+	    !t.meta.build_id_len || !t.meta.text_size)
+		return -ENOENT;
+	up.flags = UWPROF_TABLE_BY_BUILD_ID;
+	up.data = (unsigned long)t.blob;
+	up.len = t.blob_size;
+	up.build_id_size = t.meta.build_id_len;
+	memcpy(up.build_id, t.meta.build_id, t.meta.build_id_len);
+	up.text_addr = t.meta.text_addr;
+	up.text_size = t.meta.text_size;
+	ret = ioctl(fd, UWPROF_IOC_TABLE_UPLOAD, &up) ? -errno :
+	      (int)up.table_id;
+	free(t.buf);
+	return ret;
+}
+
+static const char *here(void)
+{
+	static char dir[256];
+
+	snprintf(dir, sizeof(dir), "%s", program_invocation_name);
+	return dirname(dir);
+}
+
+/*
+ * A followed process execs a static program after sampling started: its
+ * table, uploaded by build-id, is attached by the module, the first sample
+ * is finished in task context, and the samples unwind to the root.
+ */
+TEST(exec_static_unwound_by_build_id)
+{
+	struct seen ps[1] = { { 0 } };
+	char prog[300], tpath[320], a[16], b[16], c;
+	int fd, id, ready[2], go[2], start[2];
+	struct uwprof_stats st;
+
+	snprintf(prog, sizeof(prog), "%s/%s", here(), CHAIN_PROG);
+	snprintf(tpath, sizeof(tpath), "%s.uwt", prog);
+	if (access(tpath, R_OK))
+		SKIP(return, "no %s", tpath);
+	ASSERT_EQ(0, uwprof_load());
+	fd = open_nonblock();
+	ASSERT_LE(0, fd);
+	id = upload_by_build_id(fd, tpath);
+	ASSERT_LT(0, id);
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(start));
+	ps[0].pid = fork();
+	if (ps[0].pid == 0) {
+		if (read(start[0], &c, 1) != 1)
+			_exit(1);
+		snprintf(a, sizeof(a), "%d", ready[1]);
+		snprintf(b, sizeof(b), "%d", go[0]);
+		execl(prog, "chain", "--run-chain", a, b, NULL);
+		_exit(127);
+	}
+	/* the process is known before the exec, with nothing it will use */
+	ASSERT_EQ(0, uwprof_attach(fd, ps[0].pid, tiny_id(fd), 0x1000, 0x2000));
+	ASSERT_EQ(0, start_flags(fd, 1000, UWPROF_START_INHERIT));
+	ASSERT_EQ(1, write(start[1], "s", 1));
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	usleep(1500000);
+	kill(ps[0].pid, SIGKILL);
+	waitpid(ps[0].pid, NULL, 0);
+	ASSERT_EQ(0, ioctl(fd, UWPROF_IOC_STOP));
+	usleep(100000);
+	drain(fd, ps, 1);
+	ASSERT_EQ(0, uwprof_stats(fd, &st));
+	printf("# %d records, %d deferred, %d to the root\n", ps[0].records,
+	       ps[0].deferred, ps[0].root);
+	EXPECT_LT(200, ps[0].records);
+	EXPECT_TRUE(ps[0].first_flags & UWPROF_RF_DEFERRED);
+	EXPECT_LE(1, st.deferred);
+	EXPECT_LE(ps[0].records * 95, ps[0].root * 100);
+	EXPECT_EQ(st.taken, st.delivered + st.dropped_full);
+	close(fd);
+}
+
+/*
+ * While the program runs, the module's own attachment shows in LIST with
+ * the uploaded table's id.
+ */
+TEST(build_id_attachment_listed)
+{
+	struct uwprof_attachment at[8];
+	struct uwprof_list l = {
+		.size = sizeof(l), .entries = (unsigned long)at, .count = 8,
+	};
+	char prog[300], tpath[320], a[16], b[16], c;
+	int fd, id, ready[2], go[2], start[2], i, found = 0;
+	pid_t pid;
+
+	snprintf(prog, sizeof(prog), "%s/%s", here(), CHAIN_PROG);
+	snprintf(tpath, sizeof(tpath), "%s.uwt", prog);
+	if (access(tpath, R_OK))
+		SKIP(return, "no %s", tpath);
+	ASSERT_EQ(0, uwprof_load());
+	fd = open_nonblock();
+	ASSERT_LE(0, fd);
+	id = upload_by_build_id(fd, tpath);
+	ASSERT_LT(0, id);
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(start));
+	pid = fork();
+	if (pid == 0) {
+		if (read(start[0], &c, 1) != 1)
+			_exit(1);
+		snprintf(a, sizeof(a), "%d", ready[1]);
+		snprintf(b, sizeof(b), "%d", go[0]);
+		execl(prog, "chain", "--run-chain", a, b, NULL);
+		_exit(127);
+	}
+	ASSERT_EQ(0, uwprof_attach(fd, pid, tiny_id(fd), 0x1000, 0x2000));
+	ASSERT_EQ(0, start_flags(fd, 1000, UWPROF_START_INHERIT));
+	ASSERT_EQ(1, write(start[1], "s", 1));
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	usleep(300000);
+	l.pid = pid;
+	ASSERT_EQ(0, ioctl(fd, UWPROF_IOC_LIST, &l));
+	for (i = 0; i < (int)l.count && i < 8; i++)
+		found += at[i].table_id == (__u32)id;
+	EXPECT_EQ(1, found);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	close(fd);
+}
+
+/* munmap of an attached range ends that attachment, and only that one. */
+TEST(munmap_ends_attachment)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	unsigned long a1, a2;
+	int fd, id;
+	char *m1, *m2;
+
+	ASSERT_EQ(0, uwprof_load());
+	fd = open_nonblock();
+	ASSERT_LE(0, fd);
+	id = tiny_id(fd);
+	ASSERT_LT(0, id);
+	m1 = mmap(NULL, 4 * pg, PROT_READ | PROT_EXEC,
+		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	m2 = mmap(NULL, 4 * pg, PROT_READ | PROT_EXEC,
+		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, m1);
+	ASSERT_NE(MAP_FAILED, m2);
+	a1 = (unsigned long)m1;
+	a2 = (unsigned long)m2;
+	ASSERT_EQ(0, uwprof_attach(fd, getpid(), id, a1, a1 + 2 * pg));
+	ASSERT_EQ(0, uwprof_attach(fd, getpid(), id, a2, a2 + 2 * pg));
+	EXPECT_EQ(2, list_count(fd, getpid()));
+	/* a page of the range is enough */
+	ASSERT_EQ(0, munmap(m1 + pg, pg));
+	EXPECT_EQ(1, list_count(fd, getpid()));
+	/* the range is free again for another table */
+	EXPECT_EQ(0, uwprof_attach(fd, getpid(), id, a1, a1 + pg));
+	/* the other mapping's attachment stays until its own munmap */
+	EXPECT_EQ(-EEXIST, uwprof_attach(fd, getpid(), id, a2, a2 + pg));
+	ASSERT_EQ(0, munmap(m2, 4 * pg));
+	EXPECT_EQ(1, list_count(fd, getpid()));
+	munmap(m1, 4 * pg);
+	EXPECT_EQ(0, list_count(fd, getpid()));
+	close(fd);
+}
+
+TEST(bad_build_id_and_start_arguments)
+{
+	unsigned char blob[64];
+	size_t len = uwprof_tiny_table(blob, finish, sizeof(finish));
+	struct uwprof_table_upload up = {
+		.size = sizeof(up), .data = (unsigned long)blob, .len = len,
+		.flags = UWPROF_TABLE_BY_BUILD_ID, .build_id_size = 21,
+		.text_addr = 0x1000, .text_size = 0x100,
+	};
+	int fd, plain;
+
+	ASSERT_EQ(0, uwprof_load());
+	fd = uwprof_open_dev();
+	ASSERT_LE(0, fd);
+	/* build-id longer than 20 */
+	EXPECT_EQ(-1, ioctl(fd, UWPROF_IOC_TABLE_UPLOAD, &up));
+	EXPECT_EQ(EINVAL, errno);
+	/* the flag without a size */
+	up.build_id_size = 0;
+	EXPECT_EQ(-1, ioctl(fd, UWPROF_IOC_TABLE_UPLOAD, &up));
+	EXPECT_EQ(EINVAL, errno);
+	/* the flag without a range */
+	up.build_id_size = 20;
+	up.text_size = 0;
+	EXPECT_EQ(-1, ioctl(fd, UWPROF_IOC_TABLE_UPLOAD, &up));
+	EXPECT_EQ(EINVAL, errno);
+	/* a size without the flag */
+	up.flags = 0;
+	up.text_addr = 0;
+	EXPECT_EQ(-1, ioctl(fd, UWPROF_IOC_TABLE_UPLOAD, &up));
+	EXPECT_EQ(EINVAL, errno);
+	/* an unknown flag */
+	up.flags = 0x2;
+	up.build_id_size = 0;
+	EXPECT_EQ(-1, ioctl(fd, UWPROF_IOC_TABLE_UPLOAD, &up));
+	EXPECT_EQ(EINVAL, errno);
+	/* valid; the same blob without a build-id is another table */
+	up.flags = UWPROF_TABLE_BY_BUILD_ID;
+	up.build_id_size = 20;
+	up.text_size = 0x100;
+	EXPECT_EQ(0, ioctl(fd, UWPROF_IOC_TABLE_UPLOAD, &up));
+	plain = uwprof_upload(fd, blob, len, NULL);
+	EXPECT_LT(0, plain);
+	EXPECT_NE((int)up.table_id, plain);
+	/* START_ALL cannot be per task; unknown start flags */
+	EXPECT_EQ(-EINVAL, start_flags(fd, 100, UWPROF_START_ALL |
+					       UWPROF_START_PER_TASK));
+	EXPECT_EQ(-EINVAL, start_flags(fd, 100, 0x8));
+	close(fd);
+}
+
+/*
+ * A fork storm under START_INHERIT: every child is followed or counted,
+ * nothing warns, and the counters add up.
+ */
+TEST(fork_storm_followed)
+{
+	struct uwprof_stats st;
+	struct timespec t0, t;
+	int fd, n = 0;
+	pid_t parent;
+
+	ASSERT_EQ(0, uwprof_load());
+	fd = open_nonblock();
+	ASSERT_LE(0, fd);
+	parent = fork();
+	if (parent == 0) {
+		usleep(50000);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		do {
+			if (fork() == 0) {
+				spin_ms(3);
+				_exit(0);
+			}
+			while (waitpid(-1, NULL, WNOHANG) > 0)
+				;
+			usleep(10000);
+			clock_gettime(CLOCK_MONOTONIC, &t);
+		} while (t.tv_sec - t0.tv_sec < 2);
+		while (wait(NULL) > 0)
+			;
+		_exit(0);
+	}
+	ASSERT_EQ(0, uwprof_attach(fd, parent, tiny_id(fd), 0x1000, 0x2000));
+	ASSERT_EQ(0, start_flags(fd, 2000, UWPROF_START_INHERIT));
+	while (waitpid(parent, NULL, WNOHANG) == 0) {
+		char buf[4096];
+
+		while (read(fd, buf, sizeof(buf)) > 0)
+			n++;
+		usleep(20000);
+	}
+	ASSERT_EQ(0, ioctl(fd, UWPROF_IOC_STOP));
+	ASSERT_EQ(0, uwprof_stats(fd, &st));
+	printf("# followed %llu, deferred %llu, failed %llu, taken %llu\n",
+	       (unsigned long long)st.followed,
+	       (unsigned long long)st.deferred,
+	       (unsigned long long)st.deferred_failed,
+	       (unsigned long long)st.taken);
+	EXPECT_LT(10, st.followed);
+	EXPECT_EQ(st.taken, st.delivered + st.dropped_full);
+	close(fd);
+	/* the entries of 100s of exited children are gone with the file */
+	EXPECT_EQ(0, uwprof_unload());
+	ASSERT_EQ(0, uwprof_load());
+}
+
+TEST_HARNESS_MAIN
