@@ -21,7 +21,12 @@
  *    entries) until another table is uploaded by build-id;
  *  - unwind the sample with the registers taken in the interrupt, reading
  *    the stack with get_user(), which faults pages in, and write the
- *    record with UWPROF_RF_DEFERRED and the interrupt's time and CPU.
+ *    record with UWPROF_RF_DEFERRED and the interrupt's time and CPU.  The
+ *    unwind runs on a copy of the module array, without s->lock, so a
+ *    fault that waits holds up nobody else.
+ *
+ * A process the opener may not read (or cannot name in its pid namespace)
+ * gets an ignored entry, so that its samples are not deferred again.
  *
  * The interrupt defers a sample of a followed process when its unwind
  * ended at code with no table that was not examined yet (the session has
@@ -257,12 +262,35 @@ static int uwprof_defer_read(void *ctx, u32 addr, u32 *val)
 	return get_user(*val, (u32 __user *)(unsigned long)addr);
 }
 
-/* Unwind the sample in @d and write its record.  With s->lock held. */
-static void uwprof_defer_unwind(struct uwprof_session *s,
-				struct uwprof_proc *p,
-				const struct uwprof_defer *d, u64 t0)
+/*
+ * What the unwind needs of the process, copied under s->lock so that the
+ * unwind itself, whose reads may fault and wait, runs without it.  The
+ * tables stay: they live as long as the session, which the slot pins.
+ */
+struct uwprof_snapshot {
+	u32 user_pid;
+	u32 n;
+	struct uw2_module *mods;
+};
+
+static int uwprof_snapshot(struct uwprof_session *s, struct uwprof_proc *p,
+			   struct uwprof_snapshot *snap)
 {
-	struct uwprof_mods *mods;
+	struct uwprof_mods *m;
+
+	m = rcu_dereference_protected(p->mods, lockdep_is_held(&s->lock));
+	snap->user_pid = p->user_pid;
+	snap->n = m ? m->n : 0;
+	snap->mods = snap->n ? kmemdup(m->mod, snap->n * sizeof(*m->mod),
+				       GFP_KERNEL) : NULL;
+	return snap->mods || !snap->n ? 0 : -ENOMEM;
+}
+
+/* Unwind the sample in @d with @snap and write its record. */
+static int uwprof_defer_unwind(struct uwprof_session *s,
+			       const struct uwprof_snapshot *snap,
+			       const struct uwprof_defer *d, u64 t0)
+{
 	struct uw2_regs regs = d->regs;
 	u32 sp = regs.r[UW2_SP], nframes = 0;
 	struct uw2_stack stack = {
@@ -275,14 +303,17 @@ static void uwprof_defer_unwind(struct uwprof_session *s,
 	enum uw2_stop stop;
 	struct uwprof_cpu *c;
 	unsigned long flags;
+	u32 *frames;
 
-	mods = rcu_dereference_protected(p->mods, lockdep_is_held(&s->lock));
-	stop = uw2_unwind(mods ? mods->mod : NULL, mods ? mods->n : 0, &regs,
-			  &stack, s->defer_frames, s->max_depth, &nframes, 0);
+	frames = kmalloc_array(s->max_depth, sizeof(*frames), GFP_KERNEL);
+	if (!frames)
+		return -ENOMEM;
+	stop = uw2_unwind(snap->mods, snap->n, &regs, &stack, frames,
+			  s->max_depth, &nframes, 0);
 	if (nframes && d->thumb)
-		s->defer_frames[0] |= 1;
+		frames[0] |= 1;
 	ri = (struct uwprof_rec_info){
-		.pid = p->user_pid,
+		.pid = snap->user_pid,
 		.tid = task_pid_nr_ns(current, s->pid_ns),
 		.time_ns = d->time_ns,
 		.cpu = d->cpu,
@@ -290,7 +321,7 @@ static void uwprof_defer_unwind(struct uwprof_session *s,
 			 (d->in_kernel ? UWPROF_RF_KERNEL : 0),
 		.stop = stop,
 		.nframes = nframes,
-		.frames = s->defer_frames,
+		.frames = frames,
 	};
 	/* this CPU's ring and counters, as its interrupt would write them */
 	local_irq_save(flags);
@@ -300,6 +331,8 @@ static void uwprof_defer_unwind(struct uwprof_session *s,
 	c->stats.handler_ns_sum += ktime_get_ns() - t0;
 	u64_stats_update_end(&c->syncp);
 	local_irq_restore(flags);
+	kfree(frames);
+	return 0;
 }
 
 static void uwprof_count_failed(struct uwprof_session *s)
@@ -318,20 +351,29 @@ static void uwprof_count_failed(struct uwprof_session *s)
 static void uwprof_defer_finish(struct uwprof_session *s,
 				const struct uwprof_defer *d)
 {
-	u64 t0 = ktime_get_ns();
+	struct uwprof_snapshot snap = { 0 };
 	struct uwprof_proc *p = NULL;
+	u64 t0 = ktime_get_ns();
+	int ret = -ESRCH;
 
 	mutex_lock(&s->lock);
+	if (s->closed) {
+		mutex_unlock(&s->lock);
+		return;
+	}
 	/* at exit the mm is gone before task work runs */
-	if (!s->closed && current->mm)
+	if (current->mm)
 		p = uwprof_proc_follow_current(s);
-	if (p) {
+	if (p && !p->ignored) {
 		uwprof_resolve(s, p);
-		uwprof_defer_unwind(s, p, d, t0);
-	} else if (!s->closed) {
-		uwprof_count_failed(s);
+		ret = uwprof_snapshot(s, p, &snap);
 	}
 	mutex_unlock(&s->lock);
+	if (!ret)
+		ret = uwprof_defer_unwind(s, &snap, d, t0);
+	if (ret)
+		uwprof_count_failed(s);
+	kfree(snap.mods);
 }
 
 static void uwprof_defer_run(struct callback_head *work)
@@ -355,8 +397,7 @@ int uwprof_defer_init(struct uwprof_session *s)
 	int i;
 
 	s->defer = kcalloc(UWPROF_DEFER_SLOTS, sizeof(*s->defer), GFP_KERNEL);
-	s->defer_frames = kcalloc(UWPROF_DEPTH_LIMIT, sizeof(u32), GFP_KERNEL);
-	if (!s->defer || !s->defer_frames)
+	if (!s->defer)
 		return -ENOMEM;
 	for (i = 0; i < UWPROF_DEFER_SLOTS; i++)
 		s->defer[i].s = s;
@@ -366,5 +407,4 @@ int uwprof_defer_init(struct uwprof_session *s)
 void uwprof_defer_free(struct uwprof_session *s)
 {
 	kfree(s->defer);
-	kfree(s->defer_frames);
 }

@@ -319,13 +319,14 @@ void uwprof_reap_dead(struct uwprof_session *s)
  */
 static struct uwprof_proc *uwprof_proc_get(struct uwprof_session *s, u32 tgid,
 					   u32 user_pid, struct mm_struct *mm,
-					   u64 start_time, bool *fresh)
+					   u64 start_time, bool ignored,
+					   bool *fresh)
 {
 	struct uwprof_proc *p = xa_load(&s->procs, tgid), *old;
-	int ret;
+	int ret = 0;
 
 	*fresh = !p;
-	if (p && p->mm == mm)
+	if (p && p->mm == mm && p->ignored == ignored)
 		return p;
 	p = kzalloc(sizeof(*p), GFP_KERNEL_ACCOUNT);
 	if (!p)
@@ -333,9 +334,11 @@ static struct uwprof_proc *uwprof_proc_get(struct uwprof_session *s, u32 tgid,
 	p->tgid = tgid;
 	p->user_pid = user_pid;
 	p->start_time = start_time;
+	p->ignored = ignored;
 	spin_lock_init(&p->lock);
 	/* the caller holds a user reference, as registering needs */
-	ret = uwprof_mmwatch_start(p, mm);
+	if (!ignored)
+		ret = uwprof_mmwatch_start(p, mm);
 	if (ret) {
 		kfree(p);
 		return ERR_PTR(ret);
@@ -465,7 +468,7 @@ static long uwprof_attach_locked(struct uwprof_session *s,
 	ret = uwprof_find_process(a->pid, &tgid, &mm, &start_time);
 	if (ret)
 		return ret;
-	p = uwprof_proc_get(s, tgid, a->pid, mm, start_time, &fresh);
+	p = uwprof_proc_get(s, tgid, a->pid, mm, start_time, false, &fresh);
 	mmput(mm);
 	if (IS_ERR(p))
 		return PTR_ERR(p);
@@ -612,7 +615,7 @@ struct uwprof_proc *uwprof_proc_follow_current(struct uwprof_session *s)
 	struct uwprof_cpu *c;
 	struct uwprof_proc *p;
 	unsigned long flags;
-	bool fresh, wanted;
+	bool fresh, wanted, ignored;
 	u32 user_pid;
 
 	p = xa_load(&s->procs, current->tgid);
@@ -621,13 +624,16 @@ struct uwprof_proc *uwprof_proc_follow_current(struct uwprof_session *s)
 	rcu_read_lock();
 	wanted = uwprof_follow_wanted(s);
 	rcu_read_unlock();
+	if (!wanted)
+		return NULL;
+	/* one that may not be sampled is remembered, not asked about again */
 	user_pid = task_tgid_nr_ns(current, s->pid_ns);
-	if (!wanted || !user_pid || !uwprof_may_follow(s, mm))
-		return NULL;
+	ignored = !user_pid || !uwprof_may_follow(s, mm);
 	p = uwprof_proc_get(s, current->tgid, user_pid, mm,
-			    current->group_leader->start_time, &fresh);
-	if (IS_ERR(p))
-		return NULL;
+			    current->group_leader->start_time, ignored,
+			    &fresh);
+	if (IS_ERR(p) || ignored)
+		return IS_ERR(p) ? NULL : p;
 	local_irq_save(flags);
 	c = this_cpu_ptr(s->cpu);
 	u64_stats_update_begin(&c->syncp);

@@ -170,7 +170,9 @@ static void uwprof_overflow(struct perf_event *event,
 	t0 = ktime_get_ns();
 	rcu_read_lock();
 	p = uwprof_proc_of_current(s);
-	if (p && !uwprof_arch_task_is_32bit(current)) {
+	if (p && p->ignored) {
+		/* a process the opener may not read: not sampled */
+	} else if (p && !uwprof_arch_task_is_32bit(current)) {
 		/* AArch64 code has no v2 tables: count it, never misread it */
 		u64_stats_update_begin(&c->syncp);
 		c->stats.dropped_not32++;

@@ -68,6 +68,7 @@ struct uwprof_proc {
 	u32 user_pid;		/* the pid as the opener named it */
 	struct mm_struct *mm;	/* mmgrab()bed: identity, not the memory */
 	u64 start_time;		/* of the process: exec keeps it, reuse not */
+	bool ignored;		/* not to be sampled: the opener may not */
 	struct uwprof_mods __rcu *mods;
 	spinlock_t lock;	/* mods replacement against the mm watch */
 	struct uwprof_mmwatch *watch;	/* ends attachments on munmap */
@@ -153,7 +154,6 @@ struct uwprof_session {
 	bool cap_ptrace;		/* the opener had CAP_SYS_PTRACE */
 	struct uwprof_defer *defer;	/* UWPROF_DEFER_SLOTS slots */
 	unsigned long defer_busy[BITS_TO_LONGS(UWPROF_DEFER_SLOTS)];
-	u32 *defer_frames;		/* under lock */
 };
 
 /* chardev.c */
