@@ -128,7 +128,8 @@ bool uwprof_defer(struct uwprof_session *s, const struct uw2_regs *regs,
 	struct uwprof_defer *d;
 	unsigned int i;
 
-	if (current->flags & PF_EXITING)
+	/* in exec the registers and the mm may belong to different images */
+	if ((current->flags & PF_EXITING) || current->in_execve)
 		return false;
 	do {
 		i = find_first_zero_bit(s->defer_busy, UWPROF_DEFER_SLOTS);
@@ -137,6 +138,7 @@ bool uwprof_defer(struct uwprof_session *s, const struct uw2_regs *regs,
 	} while (test_and_set_bit_lock(i, s->defer_busy));
 	d = &s->defer[i];
 	d->regs = *regs;
+	d->mm = current->mm;
 	d->in_kernel = in_kernel;
 	d->thumb = thumb;
 	d->time_ns = ktime_get_ns();
@@ -361,8 +363,12 @@ static void uwprof_defer_finish(struct uwprof_session *s,
 		mutex_unlock(&s->lock);
 		return;
 	}
-	/* at exit the mm is gone before task work runs */
-	if (current->mm)
+	/*
+	 * At exit the mm is gone before task work runs; after an exec the
+	 * registers are the old image's.  (The new mm was allocated while
+	 * the old one lived, so the pointers differ.)
+	 */
+	if (current->mm && current->mm == d->mm)
 		p = uwprof_proc_follow_current(s);
 	if (p && !p->ignored) {
 		uwprof_resolve(s, p);

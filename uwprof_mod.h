@@ -115,6 +115,7 @@ struct uwprof_defer {
 	struct callback_head work;
 	struct uwprof_session *s;
 	struct uw2_regs regs;
+	const struct mm_struct *mm;	/* the image sampled; never read */
 	u64 time_ns;
 	u16 cpu;
 	bool in_kernel;
