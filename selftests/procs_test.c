@@ -5,8 +5,9 @@
  * nobody attached, an exec into a static program is unwound with its table
  * uploaded by build-id (the module attaches it itself, the first sample in
  * task context), munmap ends an attachment, and the new arguments are
- * checked.  The exec test uses chain-gcc-thumb-static_test and its table
- * (<program>.uwt beside this program, made at build time).
+ * checked.  The exec tests use chain-gcc-thumb-{static,dynamic}_test and
+ * the tables of those and of libc.so.6 (<file>.uwt beside this program,
+ * made at build time).
  */
 #include <errno.h>
 #include <libgen.h>
@@ -22,6 +23,7 @@
 #include "uwprof_util.h"
 
 #define CHAIN_PROG	"chain-gcc-thumb-static_test"
+#define CHAIN_DYN_PROG	"chain-gcc-thumb-dynamic_test"
 
 static const unsigned char finish[] = { 0xb0 };
 
@@ -74,7 +76,9 @@ struct seen {
 	pid_t pid;
 	int records, with_frames, deferred, root, bad;
 	int first_flags;	/* flags of its earliest record */
-	int verbose;		/* print the records not unwound to the root */
+	int verbose;		/* print (20 of) the records not unwound to the root */
+	unsigned long long since;	/* CLOCK_MONOTONIC: "late" from here */
+	int late, late_root;
 	unsigned long long first_time;
 };
 
@@ -106,10 +110,14 @@ static void drain(int fd, struct seen *ps, int n)
 				s->records++;
 				s->with_frames += r->nframes > 0;
 				s->deferred += !!(r->flags & UWPROF_RF_DEFERRED);
+				if (r->time_ns >= s->since)
+					s->late++;
 				if (r->stop == UWPROF_STOP_ROOT ||
-				    r->stop == UWPROF_STOP_NORETURN)
+				    r->stop == UWPROF_STOP_NORETURN) {
 					s->root++;
-				else if (s->verbose)
+					s->late_root += r->time_ns >= s->since;
+				}
+				else if (s->verbose && s->verbose++ <= 20)
 					printf("#   stop %u flags %u frames %u pc %#x\n",
 					       r->stop, r->flags, r->nframes,
 					       r->frames[0]);
@@ -295,26 +303,32 @@ static const char *here(void)
 }
 
 /*
- * A followed process execs a static program after sampling started: its
- * table, uploaded by build-id, is attached by the module, the first sample
- * is finished in task context, and the samples unwind to the root.
+ * A followed process execs @cmd after sampling started (through a shell
+ * if @via_shell), with the tables of @tables uploaded by build-id only.
+ * The module attaches them itself, the first sample of the new process is
+ * finished in task context, and once the program runs its chain (after
+ * "go") its samples unwind to the root.
  */
-TEST(exec_static_unwound_by_build_id)
+static void exec_followed(struct __test_metadata *_metadata,
+			  const char *prog_name, const char *const *tables,
+			  int via_shell)
 {
 	struct seen ps[1] = { { .verbose = 1 } };
-	char prog[300], tpath[320], a[16], b[16], c;
-	int fd, id, ready[2], go[2], start[2], i;
+	char prog[300], tpath[320], cmd[400], a[16], b[16], c;
+	int fd, ready[2], go[2], start[2], i;
 	struct uwprof_stats st;
+	struct timespec t;
 
-	snprintf(prog, sizeof(prog), "%s/%s", here(), CHAIN_PROG);
-	snprintf(tpath, sizeof(tpath), "%s.uwt", prog);
-	if (access(tpath, R_OK))
-		SKIP(return, "no %s", tpath);
+	snprintf(prog, sizeof(prog), "%s/%s", here(), prog_name);
 	ASSERT_EQ(0, uwprof_load());
 	fd = open_nonblock();
 	ASSERT_LE(0, fd);
-	id = upload_by_build_id(fd, tpath);
-	ASSERT_LT(0, id);
+	for (i = 0; tables[i]; i++) {
+		snprintf(tpath, sizeof(tpath), "%s/%s.uwt", here(), tables[i]);
+		if (access(tpath, R_OK))
+			SKIP(return, "no %s", tpath);
+		ASSERT_LT(0, upload_by_build_id(fd, tpath)) TH_LOG("%s", tpath);
+	}
 	ASSERT_EQ(0, pipe(ready));
 	ASSERT_EQ(0, pipe(go));
 	ASSERT_EQ(0, pipe(start));
@@ -324,7 +338,12 @@ TEST(exec_static_unwound_by_build_id)
 			_exit(1);
 		snprintf(a, sizeof(a), "%d", ready[1]);
 		snprintf(b, sizeof(b), "%d", go[0]);
-		execl(prog, "chain", "--run-chain", a, b, NULL);
+		snprintf(cmd, sizeof(cmd), "exec %s --run-chain %s %s", prog,
+			 a, b);
+		if (via_shell)
+			execl("/bin/sh", "sh", "-c", cmd, NULL);
+		else
+			execl(prog, "chain", "--run-chain", a, b, NULL);
 		_exit(127);
 	}
 	/* the process is known before the exec, with nothing it will use */
@@ -332,9 +351,11 @@ TEST(exec_static_unwound_by_build_id)
 	ASSERT_EQ(0, start_flags(fd, 1000, UWPROF_START_INHERIT));
 	ASSERT_EQ(1, write(start[1], "s", 1));
 	ASSERT_EQ(1, read(ready[0], &c, 1));
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	ps[0].since = t.tv_sec * 1000000000ull + t.tv_nsec;
 	ASSERT_EQ(1, write(go[1], "g", 1));
 	/* the chain runs 5 s; enough samples come sooner unless the host is slow */
-	for (i = 0; i < 50 && ps[0].records < 300; i++) {
+	for (i = 0; i < 50 && ps[0].late < 300; i++) {
 		usleep(100000);
 		drain(fd, ps, 1);
 	}
@@ -344,19 +365,32 @@ TEST(exec_static_unwound_by_build_id)
 	usleep(100000);
 	drain(fd, ps, 1);
 	ASSERT_EQ(0, uwprof_stats(fd, &st));
-	printf("# %d records, %d deferred, %d to the root\n", ps[0].records,
-	       ps[0].deferred, ps[0].root);
-	EXPECT_LT(100, ps[0].records);
+	printf("# %d records, %d deferred, %d to the root; %d after go, %d of them to the root\n",
+	       ps[0].records, ps[0].deferred, ps[0].root, ps[0].late,
+	       ps[0].late_root);
+	EXPECT_LT(100, ps[0].late);
 	EXPECT_TRUE(ps[0].first_flags & UWPROF_RF_DEFERRED);
 	EXPECT_LE(1, st.deferred);
-	/*
-	 * Unattached, none would reach the root.  The rest are start-up
-	 * samples in C library code the table has gaps for (printed above),
-	 * a fixed dozen or so.
-	 */
-	EXPECT_LE(ps[0].records * 90, ps[0].root * 100);
+	/* unattached, none would reach the root */
+	EXPECT_LE(ps[0].late * 99, ps[0].late_root * 100);
 	EXPECT_EQ(st.taken, st.delivered + st.dropped_full);
 	close(fd);
+}
+
+TEST(exec_static_unwound_by_build_id)
+{
+	static const char *const tables[] = { CHAIN_PROG, NULL };
+
+	exec_followed(_metadata, CHAIN_PROG, tables, 0);
+}
+
+TEST(shell_exec_dynamic_unwound_by_build_id)
+{
+	static const char *const tables[] = {
+		CHAIN_DYN_PROG, "libc.so.6", NULL,
+	};
+
+	exec_followed(_metadata, CHAIN_DYN_PROG, tables, 1);
 }
 
 /*
