@@ -288,29 +288,36 @@ static bool uwprof_proc_gone(struct uwprof_session *s, struct uwprof_proc *p)
 }
 
 /* Entries whose process exited or exec'd.  Called with s->lock held. */
+/*
+ * An entry no reader may find any more: freed at the next reap, after one
+ * grace period for all (a fork and exec storm replaces many).
+ */
+static void uwprof_proc_bury(struct uwprof_session *s, struct uwprof_proc *p)
+{
+	uwprof_mmwatch_unlink(p);
+	p->next_dead = s->graveyard;
+	s->graveyard = p;
+}
+
 void uwprof_reap_dead(struct uwprof_session *s)
 {
-	struct uwprof_proc *p, *dead[16];
+	struct uwprof_proc *p, *next;
 	unsigned long tgid;
-	int n, i;
 
-	do {
-		n = 0;
-		xa_for_each(&s->procs, tgid, p) {
-			if (!uwprof_proc_gone(s, p))
-				continue;
-			xa_erase(&s->procs, tgid);
-			uwprof_mmwatch_unlink(p);
-			dead[n++] = p;
-			if (n == ARRAY_SIZE(dead))
-				break;
-		}
-		if (!n)
-			return;
-		synchronize_rcu();
-		for (i = 0; i < n; i++)
-			uwprof_proc_free(dead[i]);
-	} while (n == ARRAY_SIZE(dead));
+	xa_for_each(&s->procs, tgid, p) {
+		if (!uwprof_proc_gone(s, p))
+			continue;
+		xa_erase(&s->procs, tgid);
+		uwprof_proc_bury(s, p);
+	}
+	if (!s->graveyard)
+		return;
+	synchronize_rcu();
+	for (p = s->graveyard; p; p = next) {
+		next = p->next_dead;
+		uwprof_proc_free(p);
+	}
+	s->graveyard = NULL;
 }
 
 /*
@@ -347,15 +354,11 @@ static struct uwprof_proc *uwprof_proc_get(struct uwprof_session *s, u32 tgid,
 	p->mm = mm;
 	old = xa_store(&s->procs, tgid, p, GFP_KERNEL_ACCOUNT);
 	if (xa_is_err(old)) {
-		uwprof_mmwatch_unlink(p);
-		uwprof_proc_free(p);
+		uwprof_proc_bury(s, p);	/* its watch may be running */
 		return ERR_PTR(xa_err(old));
 	}
-	if (old) {
-		uwprof_mmwatch_unlink(old);
-		synchronize_rcu();
-		uwprof_proc_free(old);
-	}
+	if (old)
+		uwprof_proc_bury(s, old);
 	return p;
 }
 
@@ -651,12 +654,12 @@ void uwprof_registry_free(struct uwprof_session *s)
 	unsigned long i;
 
 	/* The sampler is stopped; one grace period covers every reader. */
-	xa_for_each(&s->procs, i, p)
-		uwprof_mmwatch_unlink(p);
-	synchronize_rcu();
-	xa_for_each(&s->procs, i, p)
-		uwprof_proc_free(p);
+	xa_for_each(&s->procs, i, p) {
+		xa_erase(&s->procs, i);
+		uwprof_proc_bury(s, p);
+	}
 	xa_destroy(&s->procs);
+	uwprof_reap_dead(s);
 	xa_for_each(&s->tables, i, t)
 		uwprof_table_free(t);
 	xa_destroy(&s->tables);

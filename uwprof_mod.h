@@ -72,6 +72,7 @@ struct uwprof_proc {
 	struct uwprof_mods __rcu *mods;
 	spinlock_t lock;	/* mods replacement against the mm watch */
 	struct uwprof_mmwatch *watch;	/* ends attachments on munmap */
+	struct uwprof_proc *next_dead;	/* in the session's graveyard */
 };
 
 /* Per-CPU ring: written only by that CPU's sample handler. */
@@ -133,6 +134,7 @@ struct uwprof_session {
 	u32 next_table_id;
 	u64 table_bytes;
 	struct xarray procs;		/* tgid -> struct uwprof_proc */
+	struct uwprof_proc *graveyard;	/* unlinked, freed after a grace period */
 	struct pid_namespace *pid_ns;
 	struct uwprof_cpu __percpu *cpu;
 	u32 max_depth;
