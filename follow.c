@@ -41,6 +41,7 @@
  * the last slot to run frees it.  task_work cannot be cancelled from a
  * module; every queued work runs, at the latest when its task exits.
  */
+#include <linux/file.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/sched.h>
@@ -171,38 +172,44 @@ static struct uwprof_table *uwprof_table_for(struct uwprof_session *s,
 	return NULL;
 }
 
+/* An executable mapping as it was when listed, its file pinned. */
+struct uwprof_cand {
+	unsigned long start;
+	unsigned long end;
+	unsigned long pgoff;
+	struct file *file;	/* NULL: anonymous code */
+	struct uw2_module mod;
+};
+
 /*
- * The entry for executable mapping @vma: its table placed at the mapping's
- * bias if one was uploaded for the file and the mapping holds all of the
- * range the table covers; otherwise a no-table entry over the mapping.
+ * @c's entry: its table placed at the mapping's bias if one was uploaded
+ * for the file and the mapping holds all of the range the table covers;
+ * otherwise a no-table entry over the mapping.  Reads the file: called
+ * without the mmap lock.
  */
-static struct uw2_module uwprof_examine(struct uwprof_session *s,
-					struct vm_area_struct *vma)
+static void uwprof_examine(struct uwprof_session *s, struct uwprof_cand *c)
 {
-	struct uw2_module mod = {
-		.text_start = vma->vm_start,
-		.text_end = vma->vm_end,
-	};
-	u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
+	u64 off = (u64)c->pgoff << PAGE_SHIFT;
 	struct uwprof_elf_map e;
 	struct uwprof_table *t;
-	u32 start, bias;
+	u32 start;
 
-	if (!vma->vm_file ||
-	    uwprof_elf_map_info(vma->vm_file, off, vma->vm_end - vma->vm_start,
-				&e))
-		return mod;
+	c->mod = (struct uw2_module){
+		.text_start = c->start,
+		.text_end = c->end,
+	};
+	if (!c->file || uwprof_elf_map_info(c->file, off, c->end - c->start,
+					    &e))
+		return;
 	t = uwprof_table_for(s, &e);
 	if (!t)
-		return mod;
-	bias = uwprof_map_bias(&e, vma->vm_start, off);
-	start = bias + t->text_addr;
-	if (start < vma->vm_start || t->text_size > vma->vm_end - start)
-		return mod;
-	mod.text_start = start;
-	mod.text_end = start + t->text_size;
-	mod.table = &t->t;
-	return mod;
+		return;
+	start = uwprof_map_bias(&e, c->start, off) + t->text_addr;
+	if (start < c->start || t->text_size > c->end - start)
+		return;
+	c->mod.text_start = start;
+	c->mod.text_end = start + t->text_size;
+	c->mod.table = &t->t;
 }
 
 /* Any entry of @m (attached, or examined under @gen) overlaps the range. */
@@ -221,40 +228,85 @@ static bool uwprof_range_known(struct uwprof_mods *m, u32 gen, u32 start,
 	return false;
 }
 
-/*
- * Attach tables by build-id to current's executable mappings that have
- * not been examined yet.  Called with s->lock held, in current's context.
- */
-static void uwprof_resolve(struct uwprof_session *s, struct uwprof_proc *p)
+/* Executable mappings of @mm not known to @p yet, at most @max. */
+static u32 uwprof_list_unknown(struct uwprof_session *s, struct uwprof_proc *p,
+			       struct mm_struct *mm, struct uwprof_cand *c,
+			       u32 max)
 {
-	struct mm_struct *mm = current->mm;
-	struct vm_area_struct *vma;
-	struct uw2_module *add;
 	struct uwprof_mods *m;
+	struct vm_area_struct *vma;
 	u32 n = 0;
 
 	VMA_ITERATOR(vmi, mm, 0);
 
-	if (!s->n_bid_tables)
-		return;
-	add = kmalloc_array(UWPROF_RESOLVE_MAX, sizeof(*add), GFP_KERNEL);
-	if (!add)
-		return;
 	m = rcu_dereference_protected(p->mods, lockdep_is_held(&s->lock));
-	mmap_read_lock(mm);
 	for_each_vma(vmi, vma) {
-		if (!(vma->vm_flags & VM_EXEC) ||
-		    vma->vm_end > U32_MAX ||
+		if (!(vma->vm_flags & VM_EXEC) || vma->vm_end > U32_MAX ||
 		    uwprof_range_known(m, s->table_gen, vma->vm_start,
 				       vma->vm_end))
 			continue;
-		if (n == UWPROF_RESOLVE_MAX)
+		if (n == max)
 			break;
-		add[n++] = uwprof_examine(s, vma);
+		c[n] = (struct uwprof_cand){
+			.start = vma->vm_start,
+			.end = vma->vm_end,
+			.pgoff = vma->vm_pgoff,
+			.file = vma->vm_file ? get_file(vma->vm_file) : NULL,
+		};
+		n++;
 	}
+	return n;
+}
+
+/* @c still maps what it mapped when it was listed.  Under the mmap lock. */
+static bool uwprof_cand_current(struct mm_struct *mm,
+				const struct uwprof_cand *c)
+{
+	struct vm_area_struct *vma = find_vma(mm, c->start);
+
+	return vma && vma->vm_start == c->start && vma->vm_end == c->end &&
+	       vma->vm_pgoff == c->pgoff && vma->vm_file == c->file &&
+	       (vma->vm_flags & VM_EXEC);
+}
+
+/*
+ * Attach tables by build-id to current's executable mappings that have
+ * not been examined yet.  Called with s->lock held, in current's context.
+ * The files are read without the mmap lock (a file read may take locks
+ * that rank above it); the entries are published under it, after checking
+ * each mapping is still there, so a munmap either comes before (and the
+ * entry is not made) or after (and the mm watch sees the entry).
+ */
+static void uwprof_resolve(struct uwprof_session *s, struct uwprof_proc *p)
+{
+	struct mm_struct *mm = current->mm;
+	struct uwprof_cand *c;
+	struct uw2_module *add;
+	u32 n, i, k = 0;
+
+	if (!s->n_bid_tables)
+		return;
+	c = kmalloc_array(UWPROF_RESOLVE_MAX, sizeof(*c), GFP_KERNEL);
+	add = kmalloc_array(UWPROF_RESOLVE_MAX, sizeof(*add), GFP_KERNEL);
+	if (!c || !add)
+		goto out;
+	mmap_read_lock(mm);
+	n = uwprof_list_unknown(s, p, mm, c, UWPROF_RESOLVE_MAX);
 	mmap_read_unlock(mm);
-	if (n)
-		uwprof_mods_update(s, p, add, n, false, 0);
+	for (i = 0; i < n; i++)
+		uwprof_examine(s, &c[i]);
+	mmap_read_lock(mm);
+	for (i = 0; i < n; i++)
+		if (uwprof_cand_current(mm, &c[i]))
+			add[k++] = c[i].mod;
+	if (k)
+		uwprof_mods_update(s, p, add, k, false, 0);
+	mmap_read_unlock(mm);
+	for (i = 0; i < n; i++)
+		if (c[i].file)
+			fput(c[i].file);
+out:
+	kfree(c);
 	kfree(add);
 }
 
