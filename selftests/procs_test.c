@@ -444,6 +444,107 @@ TEST(build_id_attachment_listed)
 	close(fd);
 }
 
+/* The file bytes of the first PT_LOAD (the code, at offset 0), paged. */
+static size_t code_len(const char *tpath)
+{
+	struct uwt_file t;
+	char err[256];
+	size_t len;
+
+	if (uwt_load_file(tpath, &t, err, sizeof(err)) || !t.meta.nsegs ||
+	    t.meta.segs[0].offset)
+		return 0;
+	len = (t.meta.segs[0].filesz + 4095) & ~4095u;
+	free(t.buf);
+	return len;
+}
+
+/* Map @path's first PT_LOAD executable at @at, as a loader would. */
+static void *map_code(const char *path, void *at, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	void *m;
+
+	if (fd < 0)
+		return MAP_FAILED;
+	m = mmap(at, len, PROT_READ | PROT_EXEC,
+		 MAP_PRIVATE | (at ? MAP_FIXED : 0), fd, 0);
+	close(fd);
+	return m;
+}
+
+/* The table id attached at or after @lo in this process, or 0. */
+static __u32 table_at(int fd, unsigned long lo, unsigned long hi)
+{
+	struct uwprof_attachment at[16];
+	struct uwprof_list l = {
+		.size = sizeof(l), .pid = getpid(),
+		.entries = (unsigned long)at, .count = 16,
+	};
+	unsigned int i;
+
+	if (ioctl(fd, UWPROF_IOC_LIST, &l))
+		return 0;
+	for (i = 0; i < l.count && i < 16; i++)
+		if (at[i].text_start >= lo && at[i].text_end <= hi)
+			return at[i].table_id;
+	return 0;
+}
+
+/*
+ * A file mapped executable gets its table by build-id; unmapped, the
+ * attachment ends; another file mapped at the same address gets its own.
+ * (The two chain programs stand in for two libraries.)
+ */
+TEST(remapped_address_gets_its_own_table)
+{
+	static const char *const names[2] = {
+		"chain-gcc-thumb-static_test", "chain-gcc-arm-static_test",
+	};
+	char path[2][300], tpath[640];
+	size_t len[2];
+	unsigned long lo;
+	int fd, id[2], i;
+	void *m;
+
+	for (i = 0; i < 2; i++) {
+		snprintf(path[i], sizeof(path[i]), "%s/%s", here(), names[i]);
+		snprintf(tpath, sizeof(tpath), "%s.uwt", path[i]);
+		if (access(tpath, R_OK))
+			SKIP(return, "no %s", tpath);
+		len[i] = code_len(tpath);
+		ASSERT_LT(0, len[i]);
+	}
+	ASSERT_EQ(0, uwprof_load());
+	fd = open_nonblock();
+	ASSERT_LE(0, fd);
+	snprintf(tpath, sizeof(tpath), "%s.uwt", path[0]);
+	id[0] = upload_by_build_id(fd, tpath);
+	ASSERT_LT(0, id[0]);
+	/* room for either at the same address */
+	m = mmap(NULL, len[0] + len[1], PROT_NONE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, m);
+	munmap(m, len[0] + len[1]);
+	ASSERT_EQ(m, map_code(path[0], m, len[0]));
+	lo = (unsigned long)m;
+	/* followed; samples in this program's own code make it look */
+	ASSERT_EQ(0, uwprof_attach(fd, getpid(), tiny_id(fd), 0x1000, 0x2000));
+	ASSERT_EQ(0, start_flags(fd, 1000, 0));
+	spin_ms(200);
+	EXPECT_EQ((__u32)id[0], table_at(fd, lo, lo + len[0]));
+	ASSERT_EQ(0, munmap(m, len[0]));
+	EXPECT_EQ(0, table_at(fd, lo, lo + len[0]));
+	ASSERT_EQ(m, map_code(path[1], m, len[1]));
+	snprintf(tpath, sizeof(tpath), "%s.uwt", path[1]);
+	id[1] = upload_by_build_id(fd, tpath);
+	ASSERT_LT(0, id[1]);
+	spin_ms(200);
+	EXPECT_EQ((__u32)id[1], table_at(fd, lo, lo + len[1]));
+	munmap(m, len[1]);
+	close(fd);
+}
+
 /* munmap of an attached range ends that attachment, and only that one. */
 TEST(munmap_ends_attachment)
 {
