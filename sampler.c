@@ -11,6 +11,8 @@
  * entry is found under RCU, and the stack is read a page at a time with
  * copy_from_user_nofault() into a per-CPU page, so a page that is not
  * resident ends the unwind as a read fault instead of faulting it in.
+ * Samples it cannot finish (a process to follow, code not examined yet, a
+ * page not resident) it hands to the task's own context (follow.c).
  */
 #include <linux/cpu.h>
 #include <linux/ktime.h>
@@ -82,6 +84,7 @@ void uwprof_deliver(struct uwprof_session *s, struct uwprof_cpu *c,
 	u32 len = ALIGN(sizeof(struct uwprof_record) +
 			ri->nframes * sizeof(u32), 8);
 	struct uwprof_record *rec;
+	u64 end;
 
 	c->stats.taken++;
 	c->stats.kernel_context += !!(ri->flags & UWPROF_RF_KERNEL);
@@ -101,8 +104,12 @@ void uwprof_deliver(struct uwprof_session *s, struct uwprof_cpu *c,
 	rec->tid = ri->tid;
 	rec->time_ns = ri->time_ns;
 	rec->nframes = ri->nframes;
-	/* per sample, so collectors can see the spread, not just sum and max */
-	rec->handler_ns = min_t(u64, ktime_get_ns() - t0, U32_MAX);
+	/*
+	 * per sample, so collectors can see the spread, not just sum and max;
+	 * a deferred record's time is the interrupt's, before t0
+	 */
+	end = ri->flags & UWPROF_RF_DEFERRED ? ktime_get_ns() : ri->time_ns;
+	rec->handler_ns = min_t(u64, end - t0, U32_MAX);
 	memcpy(rec->frames, ri->frames, ri->nframes * sizeof(u32));
 	uwprof_ring_commit(s, &c->ring, len);
 	c->stats.delivered++;

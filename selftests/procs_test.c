@@ -27,15 +27,26 @@
 
 static const unsigned char finish[] = { 0xb0 };
 
-static void spin_ms(int ms)
+static void spin_clock_ms(clockid_t clock, int ms)
 {
 	struct timespec t0, t;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	clock_gettime(clock, &t0);
 	do {
-		clock_gettime(CLOCK_MONOTONIC, &t);
+		clock_gettime(clock, &t);
 	} while ((t.tv_sec - t0.tv_sec) * 1000 +
 		 (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
+}
+
+static void spin_ms(int ms)
+{
+	spin_clock_ms(CLOCK_MONOTONIC, ms);
+}
+
+/* @ms of CPU time: as many samples however busy the machine is. */
+static void spin_cpu_ms(int ms)
+{
+	spin_clock_ms(CLOCK_THREAD_CPUTIME_ID, ms);
 }
 
 static int open_nonblock(void)
@@ -152,10 +163,10 @@ static void children_followed(struct __test_metadata *_metadata,
 			kids[k] = fork();
 			if (kids[k] == 0) {
 				if (k == 2 && fork() == 0) {
-					spin_ms(400);
+					spin_cpu_ms(300);
 					_exit(0);
 				}
-				spin_ms(400);
+				spin_cpu_ms(300);
 				while (wait(NULL) > 0)
 					;
 				_exit(0);
@@ -257,7 +268,7 @@ TEST(all_follows_unattached_process)
 	ASSERT_EQ(0, start_flags(fd, 1000, UWPROF_START_ALL));
 	ps[0].pid = fork();
 	if (ps[0].pid == 0) {
-		spin_ms(300);
+		spin_cpu_ms(300);
 		_exit(0);
 	}
 	waitpid(ps[0].pid, NULL, 0);
