@@ -5,6 +5,7 @@
  * node itself is 0600.
  */
 #include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
@@ -22,13 +23,13 @@
  * arm64 build checks it agrees.
  */
 static_assert(sizeof(struct uwprof_version) == 16);
-static_assert(sizeof(struct uwprof_table_upload) == 56);
+static_assert(sizeof(struct uwprof_table_upload) == 64);
 static_assert(sizeof(struct uwprof_attach) == 24);
 static_assert(sizeof(struct uwprof_detach) == 16);
 static_assert(sizeof(struct uwprof_attachment) == 16);
 static_assert(sizeof(struct uwprof_list) == 24);
 static_assert(sizeof(struct uwprof_start) == 16);
-static_assert(sizeof(struct uwprof_stats) == 208);
+static_assert(sizeof(struct uwprof_stats) == 232);
 static_assert(sizeof(struct uwprof_record) == 32);
 
 static void uwprof_wakeup(struct irq_work *work)
@@ -85,9 +86,22 @@ static void uwprof_session_free(struct uwprof_session *s)
 		free_percpu(s->cpu);
 	}
 	uwprof_registry_free(s);
+	uwprof_defer_free(s);
 	if (s->pid_ns)
 		put_pid_ns(s->pid_ns);
+	if (s->cred)
+		put_cred(s->cred);
 	kfree(s);
+}
+
+/*
+ * The file holds one reference and each sample queued to a task's own
+ * context one (follow.c); the last drop frees, possibly in that task.
+ */
+void uwprof_session_put(struct uwprof_session *s)
+{
+	if (refcount_dec_and_test(&s->ref))
+		uwprof_session_free(s);
 }
 
 static int uwprof_open(struct inode *inode, struct file *file)
@@ -100,6 +114,7 @@ static int uwprof_open(struct inode *inode, struct file *file)
 	s = kzalloc(sizeof(*s), GFP_KERNEL);
 	if (!s)
 		return -ENOMEM;
+	refcount_set(&s->ref, 1);
 	mutex_init(&s->lock);
 	mutex_init(&s->read_lock);
 	init_waitqueue_head(&s->readers);
@@ -108,9 +123,13 @@ static int uwprof_open(struct inode *inode, struct file *file)
 	INIT_DELAYED_WORK(&s->reap_work, uwprof_reap_work);
 	uwprof_registry_init(s);
 	s->pid_ns = get_pid_ns(task_active_pid_ns(current));
+	s->cred = get_current_cred();
+	s->cap_ptrace = capable(CAP_SYS_PTRACE);
 	s->max_depth = clamp_t(u32, uwprof_max_depth, 1, UWPROF_DEPTH_LIMIT);
 	s->stack_window = clamp_t(u32, uwprof_stack_window, 16, SZ_8M);
 	ret = uwprof_cpus_init(s);
+	if (!ret)
+		ret = uwprof_defer_init(s);
 	if (ret) {
 		uwprof_session_free(s);
 		return ret;
@@ -128,10 +147,12 @@ static int uwprof_release(struct inode *inode, struct file *file)
 	cancel_delayed_work_sync(&s->reap_work);
 	mutex_lock(&s->lock);
 	uwprof_sampler_stop(s);
+	/* samples still queued to tasks are dropped when they run */
+	s->closed = true;
 	mutex_unlock(&s->lock);
 	/* No handler runs now; let a queued wakeup finish before freeing. */
 	irq_work_sync(&s->wakeup_work);
-	uwprof_session_free(s);
+	uwprof_session_put(s);
 	return 0;
 }
 

@@ -10,8 +10,15 @@
  * users the entry is reaped.  The sample path reads entries under RCU;
  * every change publishes a new module array and frees the old one after a
  * grace period.
+ *
+ * While the session follows processes (START_INHERIT, START_ALL), the entry
+ * of a process that exec'd is kept until its new image is followed (the
+ * start time tells an exec from a reused pid); follow.c creates entries for
+ * processes the module follows by itself.  Tables uploaded by build-id are
+ * attached by follow.c, in the task's own context.
  */
 #include <linux/cred.h>
+#include <linux/capability.h>
 #include <linux/jhash.h>
 #include <linux/mm.h>
 #include <linux/sched/coredump.h>
@@ -36,18 +43,36 @@ static void uwprof_table_free(struct uwprof_table *t)
 	kfree(t);
 }
 
+/* The same blob, uploaded for the same file (or for none). */
 static struct uwprof_table *
-uwprof_table_find_same(struct uwprof_session *s, const void *blob, u32 len,
-		       u32 hash)
+uwprof_table_find_same(struct uwprof_session *s, const struct uwprof_table *n)
 {
 	struct uwprof_table *t;
 	unsigned long id;
 
 	xa_for_each(&s->tables, id, t)
-		if (t->size == len && t->hash == hash &&
-		    !memcmp(t->blob, blob, len))
+		if (t->size == n->size && t->hash == n->hash &&
+		    t->flags == n->flags && t->text_addr == n->text_addr &&
+		    t->text_size == n->text_size &&
+		    t->build_id_size == n->build_id_size &&
+		    !memcmp(t->build_id, n->build_id, n->build_id_size) &&
+		    !memcmp(t->blob, n->blob, n->size))
 			return t;
 	return NULL;
+}
+
+/* A by-build-id upload names a file and a range; a plain one neither. */
+static int uwprof_upload_check(const struct uwprof_table_upload *up)
+{
+	if (up->flags & ~UWPROF_TABLE_BY_BUILD_ID)
+		return -EINVAL;
+	if (!(up->flags & UWPROF_TABLE_BY_BUILD_ID))
+		return up->build_id_size || up->text_addr || up->text_size ?
+		       -EINVAL : 0;
+	if (!up->build_id_size || up->build_id_size > UWPROF_BUILD_ID_MAX ||
+	    !up->text_size || up->text_addr + up->text_size < up->text_addr)
+		return -EINVAL;
+	return 0;
 }
 
 /* Copy the blob in and validate it; on a bad blob report why in @up. */
@@ -78,6 +103,11 @@ static int uwprof_table_load(struct uwprof_table_upload *up,
 		goto err;
 	}
 	t->hash = jhash(t->blob, t->size, 0);
+	t->flags = up->flags;
+	t->text_addr = up->text_addr;
+	t->text_size = up->text_size;
+	t->build_id_size = up->build_id_size;
+	memcpy(t->build_id, up->build_id, up->build_id_size);
 	*out = t;
 	return 0;
 err:
@@ -94,8 +124,9 @@ long uwprof_ioctl_table_upload(struct uwprof_session *s, void __user *arg)
 	ret = uwprof_copy_arg(&up, sizeof(up), arg);
 	if (ret)
 		return ret;
-	if (up.flags || up.build_id_size)
-		return -EINVAL;
+	ret = uwprof_upload_check(&up);
+	if (ret)
+		return ret;
 	if (up.len > uwprof_table_bytes_max)
 		return -EFBIG;
 	up.table_id = 0;
@@ -108,7 +139,7 @@ long uwprof_ioctl_table_upload(struct uwprof_session *s, void __user *arg)
 		return ret;
 
 	mutex_lock(&s->lock);
-	same = uwprof_table_find_same(s, t->blob, t->size, t->hash);
+	same = uwprof_table_find_same(s, t);
 	if (same) {
 		up.table_id = same->id;
 		uwprof_table_free(t);
@@ -123,6 +154,11 @@ long uwprof_ioctl_table_upload(struct uwprof_session *s, void __user *arg)
 		} else {
 			s->table_bytes += t->size;
 			up.table_id = t->id;
+			if (t->flags & UWPROF_TABLE_BY_BUILD_ID) {
+				/* code examined before may match it now */
+				WRITE_ONCE(s->n_bid_tables, s->n_bid_tables + 1);
+				WRITE_ONCE(s->table_gen, s->table_gen + 1);
+			}
 		}
 	}
 	mutex_unlock(&s->lock);
@@ -140,27 +176,48 @@ reply:
  * the caller has CAP_SYS_PTRACE over it.  Modules cannot call
  * ptrace_may_access(), so LSM hooks (Yama) are not consulted here.
  */
+static bool uwprof_same_ids(const struct cred *me, const struct cred *tcred)
+{
+	return uid_eq(me->uid, tcred->euid) &&
+	       uid_eq(me->uid, tcred->suid) &&
+	       uid_eq(me->uid, tcred->uid) &&
+	       gid_eq(me->gid, tcred->egid) &&
+	       gid_eq(me->gid, tcred->sgid) &&
+	       gid_eq(me->gid, tcred->gid);
+}
+
 static bool uwprof_may_read(struct task_struct *task, struct mm_struct *mm)
 {
-	const struct cred *me = current_cred();
 	const struct cred *tcred = get_task_cred(task);
-	bool same_ids, ok;
+	bool ok;
 
-	same_ids = uid_eq(me->uid, tcred->euid) &&
-		   uid_eq(me->uid, tcred->suid) &&
-		   uid_eq(me->uid, tcred->uid) &&
-		   gid_eq(me->gid, tcred->egid) &&
-		   gid_eq(me->gid, tcred->sgid) &&
-		   gid_eq(me->gid, tcred->gid);
-	ok = same_ids || ns_capable(tcred->user_ns, CAP_SYS_PTRACE);
+	ok = uwprof_same_ids(current_cred(), tcred) ||
+	     ns_capable(tcred->user_ns, CAP_SYS_PTRACE);
 	put_cred(tcred);
 	if (ok && get_dumpable(mm) != SUID_DUMP_USER)
 		ok = ns_capable(mm->user_ns, CAP_SYS_PTRACE);
 	return ok;
 }
 
-/* Look up @pid in the caller's namespace; returns the mm, grabbed. */
-static int uwprof_find_process(u32 pid, u32 *tgid, struct mm_struct **mmp)
+/*
+ * The same rule for a process the module follows by itself, judged in the
+ * target's context with the opener's credentials (saved at open).
+ */
+static bool uwprof_may_follow(struct uwprof_session *s, struct mm_struct *mm)
+{
+	bool ok = uwprof_same_ids(s->cred, current_cred()) || s->cap_ptrace;
+
+	if (ok && get_dumpable(mm) != SUID_DUMP_USER)
+		ok = s->cap_ptrace;
+	return ok;
+}
+
+/*
+ * Look up @pid in the caller's namespace; returns its mm with a user
+ * reference (mmput() it) and the process's start time.
+ */
+static int uwprof_find_process(u32 pid, u32 *tgid, struct mm_struct **mmp,
+			       u64 *start_time)
 {
 	struct task_struct *task;
 	struct mm_struct *mm;
@@ -183,9 +240,10 @@ static int uwprof_find_process(u32 pid, u32 *tgid, struct mm_struct **mmp)
 	} else if (!uwprof_arch_task_is_32bit(task)) {
 		ret = -ENOEXEC;	/* AArch64 code: v2 tables cannot unwind it */
 	} else {
-		mmgrab(mm);
 		*mmp = mm;
 		*tgid = task_tgid_nr(task);
+		*start_time = task->group_leader->start_time;
+		mm = NULL;
 	}
 	if (mm)
 		mmput(mm);
@@ -193,8 +251,10 @@ static int uwprof_find_process(u32 pid, u32 *tgid, struct mm_struct **mmp)
 	return ret;
 }
 
+/* After uwprof_mmwatch_unlink() and a grace period. */
 static void uwprof_proc_free(struct uwprof_proc *p)
 {
+	uwprof_mmwatch_put(p);
 	kfree(rcu_dereference_protected(p->mods, true));
 	mmdrop(p->mm);
 	kfree(p);
@@ -205,29 +265,59 @@ static bool uwprof_proc_dead(struct uwprof_proc *p)
 	return atomic_read(&p->mm->mm_users) == 0;
 }
 
+/* The process of @p still runs, in a new image: it exec'd. */
+static bool uwprof_proc_execd(struct uwprof_proc *p)
+{
+	struct task_struct *leader;
+	bool ret;
+
+	rcu_read_lock();
+	leader = pid_task(find_pid_ns(p->tgid, &init_pid_ns), PIDTYPE_PID);
+	ret = leader && !(leader->flags & PF_EXITING) &&
+	      leader->group_leader->start_time == p->start_time;
+	rcu_read_unlock();
+	return ret;
+}
+
+/* Gone for good: exited, or exec'd while the session does not follow. */
+static bool uwprof_proc_gone(struct uwprof_session *s, struct uwprof_proc *p)
+{
+	if (!uwprof_proc_dead(p))
+		return false;
+	return !(s->inherit || s->follow_all) || !uwprof_proc_execd(p);
+}
+
 /* Entries whose process exited or exec'd.  Called with s->lock held. */
+/*
+ * An entry no reader may find any more: freed at the next reap, after one
+ * grace period for all (a fork and exec storm replaces many).
+ */
+static void uwprof_proc_bury(struct uwprof_session *s, struct uwprof_proc *p)
+{
+	uwprof_mmwatch_unlink(p);
+	p->next_dead = s->graveyard;
+	s->graveyard = p;
+}
+
 void uwprof_reap_dead(struct uwprof_session *s)
 {
-	struct uwprof_proc *p, *dead[16];
+	struct uwprof_proc *p, *next;
 	unsigned long tgid;
-	int n, i;
 
-	do {
-		n = 0;
-		xa_for_each(&s->procs, tgid, p) {
-			if (!uwprof_proc_dead(p))
-				continue;
-			xa_erase(&s->procs, tgid);
-			dead[n++] = p;
-			if (n == ARRAY_SIZE(dead))
-				break;
-		}
-		if (!n)
-			return;
-		synchronize_rcu();
-		for (i = 0; i < n; i++)
-			uwprof_proc_free(dead[i]);
-	} while (n == ARRAY_SIZE(dead));
+	xa_for_each(&s->procs, tgid, p) {
+		if (!uwprof_proc_gone(s, p))
+			continue;
+		xa_erase(&s->procs, tgid);
+		uwprof_proc_bury(s, p);
+	}
+	if (!s->graveyard)
+		return;
+	synchronize_rcu();
+	for (p = s->graveyard; p; p = next) {
+		next = p->next_dead;
+		uwprof_proc_free(p);
+	}
+	s->graveyard = NULL;
 }
 
 /*
@@ -236,30 +326,39 @@ void uwprof_reap_dead(struct uwprof_session *s)
  */
 static struct uwprof_proc *uwprof_proc_get(struct uwprof_session *s, u32 tgid,
 					   u32 user_pid, struct mm_struct *mm,
+					   u64 start_time, bool ignored,
 					   bool *fresh)
 {
 	struct uwprof_proc *p = xa_load(&s->procs, tgid), *old;
+	int ret = 0;
 
 	*fresh = !p;
-	if (p && p->mm == mm) {
-		mmdrop(mm);	/* the entry holds one already */
+	if (p && p->mm == mm && p->ignored == ignored)
 		return p;
-	}
 	p = kzalloc(sizeof(*p), GFP_KERNEL_ACCOUNT);
 	if (!p)
 		return ERR_PTR(-ENOMEM);
 	p->tgid = tgid;
 	p->user_pid = user_pid;
+	p->start_time = start_time;
+	p->ignored = ignored;
+	spin_lock_init(&p->lock);
+	/* the caller holds a user reference, as registering needs */
+	if (!ignored)
+		ret = uwprof_mmwatch_start(p, mm);
+	if (ret) {
+		kfree(p);
+		return ERR_PTR(ret);
+	}
+	mmgrab(mm);
 	p->mm = mm;
 	old = xa_store(&s->procs, tgid, p, GFP_KERNEL_ACCOUNT);
 	if (xa_is_err(old)) {
-		kfree(p);
+		uwprof_proc_bury(s, p);	/* its watch may be running */
 		return ERR_PTR(xa_err(old));
 	}
-	if (old) {
-		synchronize_rcu();
-		uwprof_proc_free(old);
-	}
+	if (old)
+		uwprof_proc_bury(s, old);
 	return p;
 }
 
@@ -271,32 +370,75 @@ static int uwprof_mod_cmp(const void *a, const void *b)
 	       x->text_start > y->text_start;
 }
 
-/*
- * Publish @p's modules with @add added (if non-NULL) and the one starting
- * at @drop_start removed (if @drop).  The old array is freed after readers
- * are done with it.
- */
-static int uwprof_mods_replace(struct uwprof_proc *p,
-			       const struct uw2_module *add, bool drop,
-			       u32 drop_start)
+bool uwprof_mod_live(const struct uw2_module *m)
 {
-	struct uwprof_mods *old = rcu_dereference_protected(p->mods, true);
-	u32 n_old = old ? old->n : 0, n = 0, i;
-	struct uwprof_mods *new;
+	return READ_ONCE(m->text_end) > m->text_start;
+}
 
-	new = kmalloc(struct_size(new, mod, n_old + 1), GFP_KERNEL_ACCOUNT);
+static bool uwprof_mod_overlaps(const struct uw2_module *m,
+				const struct uw2_module *add, u32 nadd)
+{
+	u32 i;
+
+	for (i = 0; i < nadd; i++)
+		if (m->text_start < add[i].text_end &&
+		    add[i].text_start < m->text_end)
+			return true;
+	return false;
+}
+
+/*
+ * Publish @p's modules with @add[0..@nadd) added and the attachment
+ * starting at @drop_start removed (if @drop).  Ended entries go, and so do
+ * no-table entries under an added range or from an older table_gen.  The
+ * old array is freed after readers are done with it; p->lock keeps the mm
+ * watch from ending an entry of the old array after it was copied.
+ */
+int uwprof_mods_update(struct uwprof_session *s, struct uwprof_proc *p,
+		       const struct uw2_module *add, u32 nadd, bool drop,
+		       u32 drop_start)
+{
+	struct uwprof_mods *old, *new;
+	u32 n_old, n = 0, i;
+
+	old = rcu_dereference_protected(p->mods, lockdep_is_held(&s->lock));
+	n_old = old ? old->n : 0;
+	new = kmalloc(struct_size(new, mod, n_old + nadd), GFP_KERNEL_ACCOUNT);
 	if (!new)
 		return -ENOMEM;
-	for (i = 0; i < n_old; i++)
-		if (!drop || old->mod[i].text_start != drop_start)
-			new->mod[n++] = old->mod[i];
-	if (add)
-		new->mod[n++] = *add;
+	spin_lock(&p->lock);
+	for (i = 0; i < n_old; i++) {
+		const struct uw2_module *m = &old->mod[i];
+
+		if (!uwprof_mod_live(m) ||
+		    (drop && m->table && m->text_start == drop_start))
+			continue;
+		if (!m->table && (old->gen != s->table_gen ||
+				  uwprof_mod_overlaps(m, add, nadd)))
+			continue;
+		new->mod[n++] = *m;
+	}
+	for (i = 0; i < nadd; i++)
+		new->mod[n++] = add[i];
 	new->n = n;
+	new->gen = s->table_gen;
 	sort(new->mod, n, sizeof(new->mod[0]), uwprof_mod_cmp, NULL);
 	rcu_assign_pointer(p->mods, new);
-	kfree_rcu(old, rcu);
+	spin_unlock(&p->lock);
+	if (old)
+		kfree_rcu(old, rcu);
 	return 0;
+}
+
+/* Attachments (entries with a table that were not ended). */
+static u32 uwprof_attachments(struct uwprof_proc *p)
+{
+	struct uwprof_mods *m = rcu_dereference_protected(p->mods, true);
+	u32 i, n = 0;
+
+	for (i = 0; m && i < m->n; i++)
+		n += m->mod[i].table && uwprof_mod_live(&m->mod[i]);
+	return n;
 }
 
 static bool uwprof_overlaps(struct uwprof_proc *p, u32 start, u32 end)
@@ -305,7 +447,8 @@ static bool uwprof_overlaps(struct uwprof_proc *p, u32 start, u32 end)
 	u32 i;
 
 	for (i = 0; m && i < m->n; i++)
-		if (start < m->mod[i].text_end && m->mod[i].text_start < end)
+		if (m->mod[i].table && uwprof_mod_live(&m->mod[i]) &&
+		    start < m->mod[i].text_end && m->mod[i].text_start < end)
 			return true;
 	return false;
 }
@@ -313,11 +456,11 @@ static bool uwprof_overlaps(struct uwprof_proc *p, u32 start, u32 end)
 static long uwprof_attach_locked(struct uwprof_session *s,
 				 struct uwprof_attach *a)
 {
-	struct uwprof_mods *m;
 	struct uwprof_table *t;
 	struct uw2_module mod;
 	struct mm_struct *mm;
 	struct uwprof_proc *p;
+	u64 start_time;
 	bool fresh;
 	u32 tgid;
 	int ret;
@@ -325,25 +468,23 @@ static long uwprof_attach_locked(struct uwprof_session *s,
 	t = xa_load(&s->tables, a->table_id);
 	if (!t)
 		return -ENOENT;
-	ret = uwprof_find_process(a->pid, &tgid, &mm);
+	ret = uwprof_find_process(a->pid, &tgid, &mm, &start_time);
 	if (ret)
 		return ret;
-	p = uwprof_proc_get(s, tgid, a->pid, mm, &fresh);
-	if (IS_ERR(p)) {
-		mmdrop(mm);
+	p = uwprof_proc_get(s, tgid, a->pid, mm, start_time, false, &fresh);
+	mmput(mm);
+	if (IS_ERR(p))
 		return PTR_ERR(p);
-	}
 	if (fresh)
 		uwprof_sampler_follow(s, tgid);
-	m = rcu_dereference_protected(p->mods, true);
-	if (m && m->n >= UWPROF_MAX_MODULES)
+	if (uwprof_attachments(p) >= UWPROF_MAX_MODULES)
 		return -E2BIG;
 	if (uwprof_overlaps(p, a->text_start, a->text_end))
 		return -EEXIST;
 	mod.text_start = a->text_start;
 	mod.text_end = a->text_end;
 	mod.table = &t->t;
-	return uwprof_mods_replace(p, &mod, false, 0);
+	return uwprof_mods_update(s, p, &mod, 1, false, 0);
 }
 
 long uwprof_ioctl_attach(struct uwprof_session *s, void __user *arg)
@@ -395,7 +536,7 @@ long uwprof_ioctl_detach(struct uwprof_session *s, void __user *arg)
 	else if (!uwprof_overlaps(p, d.text_start, d.text_start + 1))
 		ret = -ENOENT;
 	else
-		ret = uwprof_mods_replace(p, NULL, true, d.text_start);
+		ret = uwprof_mods_update(s, p, NULL, 0, true, d.text_start);
 	mutex_unlock(&s->lock);
 	return ret;
 }
@@ -410,8 +551,10 @@ static u32 uwprof_list_proc(struct uwprof_proc *p,
 	unsigned long id;
 	u32 i;
 
-	for (i = 0; m && i < m->n; i++, done++) {
-		if (done >= room || *err)
+	for (i = 0; m && i < m->n; i++) {
+		if (!m->mod[i].table || !uwprof_mod_live(&m->mod[i]))
+			continue;
+		if (done++ >= room || *err)
 			continue;
 		e.pid = p->user_pid;
 		e.text_start = m->mod[i].text_start;
@@ -420,7 +563,7 @@ static u32 uwprof_list_proc(struct uwprof_proc *p,
 		xa_for_each(&s->tables, id, t)
 			if (&t->t == m->mod[i].table)
 				e.table_id = t->id;
-		if (copy_to_user(&out[done], &e, sizeof(e)))
+		if (copy_to_user(&out[done - 1], &e, sizeof(e)))
 			*err = -EFAULT;
 	}
 	return done;
@@ -444,7 +587,7 @@ long uwprof_ioctl_list(struct uwprof_session *s, void __user *arg)
 	mutex_lock(&s->lock);
 	uwprof_reap_dead(s);
 	xa_for_each(&s->procs, tgid, p)
-		if (!l.pid || p->user_pid == l.pid)
+		if ((!l.pid || p->user_pid == l.pid) && !uwprof_proc_dead(p))
 			n = uwprof_list_proc(p, out, l.count, n, s, &err);
 	mutex_unlock(&s->lock);
 	if (err)
@@ -470,6 +613,46 @@ struct uwprof_proc *uwprof_proc_of_current(struct uwprof_session *s)
 	return NULL;
 }
 
+/*
+ * Task context of a thread the sample path found worth following (a child
+ * or new image of a followed process, any process with START_ALL): its
+ * entry, made now if need be.  NULL if it may not or cannot be followed.
+ * Called with s->lock held.
+ */
+struct uwprof_proc *uwprof_proc_follow_current(struct uwprof_session *s)
+{
+	struct mm_struct *mm = current->mm;
+	struct uwprof_cpu *c;
+	struct uwprof_proc *p;
+	unsigned long flags;
+	bool fresh, wanted, ignored;
+	u32 user_pid;
+
+	p = xa_load(&s->procs, current->tgid);
+	if (p && p->mm == mm)
+		return p;
+	rcu_read_lock();
+	wanted = uwprof_follow_wanted(s);
+	rcu_read_unlock();
+	if (!wanted)
+		return NULL;
+	/* one that may not be sampled is remembered, not asked about again */
+	user_pid = task_tgid_nr_ns(current, s->pid_ns);
+	ignored = !user_pid || !uwprof_may_follow(s, mm);
+	p = uwprof_proc_get(s, current->tgid, user_pid, mm,
+			    current->group_leader->start_time, ignored,
+			    &fresh);
+	if (IS_ERR(p) || ignored)
+		return IS_ERR(p) ? NULL : p;
+	local_irq_save(flags);
+	c = this_cpu_ptr(s->cpu);
+	u64_stats_update_begin(&c->syncp);
+	c->stats.followed++;
+	u64_stats_update_end(&c->syncp);
+	local_irq_restore(flags);
+	return p;
+}
+
 /* Called once sampling has stopped and nothing else uses the session. */
 void uwprof_registry_free(struct uwprof_session *s)
 {
@@ -478,10 +661,12 @@ void uwprof_registry_free(struct uwprof_session *s)
 	unsigned long i;
 
 	/* The sampler is stopped; one grace period covers every reader. */
-	synchronize_rcu();
-	xa_for_each(&s->procs, i, p)
-		uwprof_proc_free(p);
+	xa_for_each(&s->procs, i, p) {
+		xa_erase(&s->procs, i);
+		uwprof_proc_bury(s, p);
+	}
 	xa_destroy(&s->procs);
+	uwprof_reap_dead(s);
 	xa_for_each(&s->tables, i, t)
 		uwprof_table_free(t);
 	xa_destroy(&s->tables);

@@ -14,6 +14,8 @@
  * instead of faulting it in.  Lookups go through a per-CPU cache that
  * outlives the sample; uw2_unwind_cached() uses an entry only while the
  * process's live module array still holds its table.
+ * Samples it cannot finish (a process to follow, code not examined yet, a
+ * page not resident) it hands to the task's own context (follow.c).
  */
 #include <linux/cpu.h>
 #include <linux/ktime.h>
@@ -81,52 +83,93 @@ static u32 uwprof_unwind(struct uwprof_session *s, struct uwprof_cpu *c,
 	return nframes;
 }
 
-static void uwprof_emit(struct uwprof_session *s, struct uwprof_cpu *c,
-			struct uwprof_proc *p, u32 nframes, enum uw2_stop stop,
-			bool in_kernel, u64 t0)
+/*
+ * Count one taken sample and write its record to @c's ring; on the ring's
+ * own CPU with interrupts off (the interrupt, or a deferred sample).
+ */
+void uwprof_deliver(struct uwprof_session *s, struct uwprof_cpu *c,
+		    const struct uwprof_rec_info *ri, u64 t0)
 {
-	u32 len = ALIGN(sizeof(struct uwprof_record) + nframes * sizeof(u32),
-			8);
-	struct uwprof_record *rec = uwprof_ring_reserve(&c->ring, len);
+	u32 len = ALIGN(sizeof(struct uwprof_record) +
+			ri->nframes * sizeof(u32), 8);
+	struct uwprof_record *rec;
+	u64 end;
 
+	c->stats.taken++;
+	c->stats.kernel_context += !!(ri->flags & UWPROF_RF_KERNEL);
+	c->stats.deferred += !!(ri->flags & UWPROF_RF_DEFERRED);
+	c->stats.stop[ri->stop]++;
+	rec = uwprof_ring_reserve(&c->ring, len);
 	if (!rec) {
 		c->stats.dropped_full++;
 		return;
 	}
 	rec->size = len;
 	rec->type = UWPROF_RECORD_SAMPLE;
-	rec->stop = stop;
-	rec->flags = in_kernel ? UWPROF_RF_KERNEL : 0;
-	rec->cpu = smp_processor_id();
-	rec->pid = p->user_pid;
-	rec->tid = task_pid_nr_ns(current, s->pid_ns);
-	rec->time_ns = ktime_get_ns();
-	rec->nframes = nframes;
-	/* per sample, so collectors can see the spread, not just sum and max */
-	rec->handler_ns = min_t(u64, rec->time_ns - t0, U32_MAX);
-	memcpy(rec->frames, c->frames, nframes * sizeof(u32));
+	rec->stop = ri->stop;
+	rec->flags = ri->flags;
+	rec->cpu = ri->cpu;
+	rec->pid = ri->pid;
+	rec->tid = ri->tid;
+	rec->time_ns = ri->time_ns;
+	rec->nframes = ri->nframes;
+	/*
+	 * per sample, so collectors can see the spread, not just sum and max;
+	 * a deferred record's time is the interrupt's, before t0
+	 */
+	end = ri->flags & UWPROF_RF_DEFERRED ? ktime_get_ns() : ri->time_ns;
+	rec->handler_ns = min_t(u64, end - t0, U32_MAX);
+	memcpy(rec->frames, ri->frames, ri->nframes * sizeof(u32));
 	uwprof_ring_commit(s, &c->ring, len);
 	c->stats.delivered++;
-	c->stats.frames += nframes;
+	c->stats.frames += ri->nframes;
 	c->stats.bytes += len;
 }
 
 static void uwprof_sample(struct uwprof_session *s, struct uwprof_cpu *c,
 			  struct uwprof_proc *p, struct pt_regs *regs, u64 t0)
 {
-	struct uw2_regs uregs;
+	struct uw2_regs uregs, saved;
+	struct uwprof_rec_info ri;
 	bool in_kernel, thumb;
 	enum uw2_stop stop;
 	u32 nframes;
 
 	uwprof_user_regs(regs, &uregs, &in_kernel, &thumb);
+	saved = uregs;
 	nframes = uwprof_unwind(s, c, p, &uregs, &stop);
+	/* code not resolved yet, or a stack page not resident: task context */
+	if (uwprof_defer_wanted(s, p, stop, c->frames, nframes) &&
+	    uwprof_defer(s, &saved, in_kernel, thumb))
+		return;
 	if (nframes && thumb)
 		c->frames[0] |= 1;	/* frames keep the Thumb bit, as lr does */
-	c->stats.taken++;
-	c->stats.kernel_context += in_kernel;
-	c->stats.stop[stop]++;
-	uwprof_emit(s, c, p, nframes, stop, in_kernel, t0);
+	ri = (struct uwprof_rec_info){
+		.pid = p->user_pid,
+		.tid = task_pid_nr_ns(current, s->pid_ns),
+		.time_ns = ktime_get_ns(),
+		.cpu = smp_processor_id(),
+		.flags = in_kernel ? UWPROF_RF_KERNEL : 0,
+		.stop = stop,
+		.nframes = nframes,
+		.frames = c->frames,
+	};
+	uwprof_deliver(s, c, &ri, t0);
+}
+
+/* A thread of a process the session should follow but does not yet. */
+static void uwprof_sample_unfollowed(struct uwprof_session *s,
+				     struct uwprof_cpu *c,
+				     struct pt_regs *regs)
+{
+	struct uw2_regs uregs;
+	bool in_kernel, thumb;
+
+	if (!uwprof_follow_wanted(s))
+		return;
+	uwprof_user_regs(regs, &uregs, &in_kernel, &thumb);
+	if (!uwprof_defer(s, &uregs, in_kernel, thumb))
+		c->stats.deferred_failed++;
 }
 
 static void uwprof_overflow(struct perf_event *event,
@@ -143,7 +186,9 @@ static void uwprof_overflow(struct perf_event *event,
 	t0 = ktime_get_ns();
 	rcu_read_lock();
 	p = uwprof_proc_of_current(s);
-	if (p && !uwprof_arch_task_is_32bit(current)) {
+	if (p && p->ignored) {
+		/* a process the opener may not read: not sampled */
+	} else if (p && !uwprof_arch_task_is_32bit(current)) {
 		/* AArch64 code has no v2 tables: count it, never misread it */
 		u64_stats_update_begin(&c->syncp);
 		c->stats.dropped_not32++;
@@ -155,6 +200,10 @@ static void uwprof_overflow(struct perf_event *event,
 		c->stats.handler_ns_sum += dt;
 		if (dt > c->stats.handler_ns_max)
 			c->stats.handler_ns_max = dt;
+		u64_stats_update_end(&c->syncp);
+	} else if (s->inherit || s->follow_all) {
+		u64_stats_update_begin(&c->syncp);
+		uwprof_sample_unfollowed(s, c, regs);
 		u64_stats_update_end(&c->syncp);
 	}
 	rcu_read_unlock();
@@ -319,8 +368,12 @@ long uwprof_ioctl_start(struct uwprof_session *s, void __user *arg)
 	ret = uwprof_copy_arg(&st, sizeof(st), arg);
 	if (ret)
 		return ret;
-	if ((st.flags & ~UWPROF_START_PER_TASK) || st.reserved ||
+	if ((st.flags & ~(UWPROF_START_PER_TASK | UWPROF_START_INHERIT |
+			  UWPROF_START_ALL)) || st.reserved ||
 	    !st.freq_hz || st.freq_hz > UWPROF_FREQ_MAX)
+		return -EINVAL;
+	/* per-task timers follow known threads: they cannot find new ones */
+	if ((st.flags & UWPROF_START_ALL) && (st.flags & UWPROF_START_PER_TASK))
 		return -EINVAL;
 	mutex_lock(&s->lock);
 	if (s->sampling) {
@@ -328,6 +381,8 @@ long uwprof_ioctl_start(struct uwprof_session *s, void __user *arg)
 	} else {
 		s->freq_hz = st.freq_hz;
 		s->per_task = st.flags & UWPROF_START_PER_TASK;
+		s->inherit = st.flags & UWPROF_START_INHERIT;
+		s->follow_all = st.flags & UWPROF_START_ALL;
 		ret = s->per_task ? uwprof_follow_all(s) :
 				    uwprof_events_create(s, st.freq_hz);
 		if (ret)
@@ -384,6 +439,9 @@ static void uwprof_stats_add(struct uwprof_stats *sum, struct uwprof_cpu *c)
 		sum->stop[i] += v.stop[i];
 	sum->frames += v.frames;
 	sum->bytes += v.bytes;
+	sum->deferred += v.deferred;
+	sum->deferred_failed += v.deferred_failed;
+	sum->followed += v.followed;
 }
 
 long uwprof_ioctl_stats(struct uwprof_session *s, void __user *arg)

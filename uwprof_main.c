@@ -5,7 +5,9 @@
  * parameters and ties the parts together; each part lives in its own file:
  * chardev.c (the device), registry.c (tables and attachments), sampler.c
  * (perf events and the sample handler), ringbuf.c (records), unwind_v2.c
- * (the unwinder).
+ * (the unwinder), follow.c (following processes, samples finished in the
+ * task's context), buildid.c (reading ELF build-ids), mmwatch.c (ending
+ * attachments on munmap).
  */
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -49,6 +51,8 @@ static int __init uwprof_init(void)
 static void __exit uwprof_exit(void)
 {
 	uwprof_chardev_exit();
+	/* mm watches put by closed files are freed after an SRCU period */
+	uwprof_mmwatch_exit();
 }
 
 module_init(uwprof_init);

@@ -11,6 +11,9 @@
 #include <linux/pid_namespace.h>
 #include <linux/rcupdate.h>
 #include <linux/timer.h>
+#include <linux/refcount.h>
+#include <linux/spinlock.h>
+#include <linux/task_work.h>
 #include <linux/u64_stats_sync.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -37,25 +40,42 @@ struct uwprof_table {
 	u32 hash;
 	void *blob;
 	struct uw2_table t;
+	/* UWPROF_TABLE_BY_BUILD_ID: which file, and its link-time range */
+	u32 flags;
+	u32 text_addr;
+	u32 text_size;
+	u32 build_id_size;
+	u8 build_id[UWPROF_BUILD_ID_MAX];
 };
 
 /*
  * One attached process: its modules, sorted by text start.  Readers in the
  * sample path see it under RCU; writers replace the module array whole.
+ * Entries with a NULL table are code the module examined and found no
+ * table for (valid while gen equals the session's table_gen); the unwinder
+ * treats them as no table.  An entry whose range was unmapped is ended in
+ * place (text_end = text_start, by the mm watch) and dropped at the next
+ * replacement.
  */
 struct uwprof_mods {
 	struct rcu_head rcu;
+	u32 gen;
 	u32 n;
 	struct uw2_module mod[];
 };
+
+struct uwprof_mmwatch;
 
 struct uwprof_proc {
 	u32 tgid;		/* global tgid, the xarray key */
 	u32 user_pid;		/* the pid as the opener named it */
 	struct mm_struct *mm;	/* mmgrab()bed: identity, not the memory */
+	u64 start_time;		/* of the process: exec keeps it, reuse not */
+	bool ignored;		/* not to be sampled: the opener may not */
 	struct uwprof_mods __rcu *mods;
-	struct uwprof_table **tables;	/* parallel to mods->mod[], refs */
-	struct rcu_head rcu;
+	spinlock_t lock;	/* mods replacement against the mm watch */
+	struct uwprof_mmwatch *watch;	/* ends attachments on munmap */
+	struct uwprof_proc *next_dead;	/* in the session's graveyard */
 };
 
 /* Per-CPU ring: written only by that CPU's sample handler. */
@@ -78,6 +98,9 @@ struct uwprof_cpu_stats {
 	u64 stop[UWPROF_STOP_SLOTS];
 	u64 frames;
 	u64 bytes;
+	u64 deferred;
+	u64 deferred_failed;
+	u64 followed;
 };
 
 /*
@@ -106,13 +129,30 @@ struct uwprof_cpu {
 	u32 *frames;
 };
 
+/* A sample handed from the interrupt to the task's own context. */
+struct uwprof_defer {
+	struct callback_head work;
+	struct uwprof_session *s;
+	struct uw2_regs regs;
+	const struct mm_struct *mm;	/* the image sampled; never read */
+	u64 time_ns;
+	u16 cpu;
+	bool in_kernel;
+	bool thumb;
+};
+
+#define UWPROF_DEFER_SLOTS	128
+
 /* Everything one open file owns. */
 struct uwprof_session {
+	refcount_t ref;			/* the file, and each queued defer */
+	bool closed;			/* the file is gone: defers only drop */
 	struct mutex lock;		/* serialises ioctls and teardown */
 	struct xarray tables;		/* id -> struct uwprof_table */
 	u32 next_table_id;
 	u64 table_bytes;
 	struct xarray procs;		/* tgid -> struct uwprof_proc */
+	struct uwprof_proc *graveyard;	/* unlinked, freed after a grace period */
 	struct pid_namespace *pid_ns;
 	struct uwprof_cpu __percpu *cpu;
 	u32 max_depth;
@@ -129,12 +169,22 @@ struct uwprof_session {
 	wait_queue_head_t readers;
 	struct mutex read_lock;		/* one reader drains at a time */
 	struct delayed_work reap_work;
+	/* process tracking (follow.c) */
+	bool inherit;			/* UWPROF_START_INHERIT */
+	bool follow_all;		/* UWPROF_START_ALL */
+	u32 n_bid_tables;		/* tables uploaded by build-id */
+	u32 table_gen;			/* bumped by each such upload */
+	const struct cred *cred;	/* the opener's, to judge followers */
+	bool cap_ptrace;		/* the opener had CAP_SYS_PTRACE */
+	struct uwprof_defer *defer;	/* UWPROF_DEFER_SLOTS slots */
+	unsigned long defer_busy[BITS_TO_LONGS(UWPROF_DEFER_SLOTS)];
 };
 
 /* chardev.c */
 int uwprof_chardev_init(void);
 void uwprof_chardev_exit(void);
 int uwprof_copy_arg(void *dst, size_t dst_size, void __user *src);
+void uwprof_session_put(struct uwprof_session *s);
 
 /* registry.c: tables and attachments */
 void uwprof_registry_init(struct uwprof_session *s);
@@ -145,6 +195,39 @@ long uwprof_ioctl_detach(struct uwprof_session *s, void __user *arg);
 long uwprof_ioctl_list(struct uwprof_session *s, void __user *arg);
 void uwprof_reap_dead(struct uwprof_session *s);
 struct uwprof_proc *uwprof_proc_of_current(struct uwprof_session *s);
+struct uwprof_proc *uwprof_proc_follow_current(struct uwprof_session *s);
+int uwprof_mods_update(struct uwprof_session *s, struct uwprof_proc *p,
+		       const struct uw2_module *add, u32 nadd, bool drop,
+		       u32 drop_start);
+bool uwprof_mod_live(const struct uw2_module *m);
+
+/* mmwatch.c: attachments end when their range is unmapped */
+int uwprof_mmwatch_start(struct uwprof_proc *p, struct mm_struct *mm);
+void uwprof_mmwatch_unlink(struct uwprof_proc *p);
+void uwprof_mmwatch_put(struct uwprof_proc *p);
+void uwprof_mmwatch_exit(void);
+
+/* buildid.c: what the module reads of an executable file mapping */
+struct uwprof_elf_map {
+	u32 build_id_size;
+	u8 build_id[UWPROF_BUILD_ID_MAX];
+	u32 seg_vaddr;		/* the executable PT_LOAD mapped there */
+	u32 seg_offset;
+};
+
+int uwprof_elf_map_info(struct file *file, u64 map_off, u64 map_len,
+			struct uwprof_elf_map *out);
+u32 uwprof_map_bias(const struct uwprof_elf_map *e, u32 map_start,
+		    u64 map_off);
+
+/* follow.c: following processes, deferred samples */
+bool uwprof_follow_wanted(struct uwprof_session *s);
+bool uwprof_defer_wanted(struct uwprof_session *s, struct uwprof_proc *p,
+			 enum uw2_stop stop, const u32 *frames, u32 nframes);
+bool uwprof_defer(struct uwprof_session *s, const struct uw2_regs *regs,
+		  bool in_kernel, bool thumb);
+int uwprof_defer_init(struct uwprof_session *s);
+void uwprof_defer_free(struct uwprof_session *s);
 
 /* ringbuf.c */
 int uwprof_rings_alloc(struct uwprof_session *s, u32 bytes_per_cpu);
@@ -160,6 +243,19 @@ void uwprof_flush_start(struct uwprof_session *s);
 void uwprof_flush_stop(struct uwprof_session *s);
 
 /* sampler.c */
+struct uwprof_rec_info {
+	u32 pid;
+	u32 tid;
+	u64 time_ns;
+	u16 cpu;
+	u8 flags;		/* UWPROF_RF_* */
+	u8 stop;		/* enum uw2_stop */
+	u32 nframes;
+	const u32 *frames;
+};
+
+void uwprof_deliver(struct uwprof_session *s, struct uwprof_cpu *c,
+		    const struct uwprof_rec_info *ri, u64 t0);
 long uwprof_ioctl_start(struct uwprof_session *s, void __user *arg);
 long uwprof_ioctl_stop(struct uwprof_session *s);
 void uwprof_sampler_stop(struct uwprof_session *s);

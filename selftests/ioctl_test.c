@@ -322,7 +322,7 @@ TEST_F(ioc, start_stop_rules)
 	EXPECT_EQ(-EINVAL, uwprof_start(self->fd, 0));
 	EXPECT_EQ(-EINVAL, uwprof_start(self->fd, 10001));
 	st.freq_hz = 100;
-	st.flags = 2;
+	st.flags = 8;
 	EXPECT_EQ(-1, ioctl(self->fd, UWPROF_IOC_START, &st));
 	EXPECT_EQ(EINVAL, errno);
 	EXPECT_EQ(-1, ioctl(self->fd, UWPROF_IOC_STOP));

@@ -46,7 +46,13 @@ struct uwprof_version {
  * GNU build-id is build_id[0..build_id_size): the module attaches it by
  * itself, in the task's own context, wherever a followed process maps that
  * file executable (after fork, exec or dlopen, before the recorder has
- * seen the mapping).  Without the flag, build_id_size must be 0.
+ * seen the mapping).  text_addr and text_size are the link-time range the
+ * table covers (the container's text_addr/text_size): the module places it
+ * with the mapping's load bias, as ATTACH callers do, and attaches
+ * [bias + text_addr, bias + text_addr + text_size) if the mapping holds
+ * all of it.  Without the flag, build_id_size, text_addr and text_size
+ * must be 0.  EINVAL: flag without a build-id size of 1..20 or without a
+ * text_size, or those fields without the flag.
  */
 #define UWPROF_TABLE_BY_BUILD_ID	0x1
 #define UWPROF_BUILD_ID_MAX		20
@@ -61,6 +67,8 @@ struct uwprof_table_upload {
 	__u32 verr_offset;	/* out: blob offset of the error */
 	__u32 build_id_size;	/* in: 1..UWPROF_BUILD_ID_MAX with the flag */
 	__u8 build_id[UWPROF_BUILD_ID_MAX];
+	__u32 text_addr;	/* in, with the flag: link address of offset 0 */
+	__u32 text_size;	/* in, with the flag: bytes covered, not 0 */
 };
 
 /*
@@ -121,7 +129,8 @@ struct uwprof_list {
 #define UWPROF_START_PER_TASK	0x1
 /*
  * Follow the processes a followed process creates (fork, vfork, clone
- * without CLONE_THREAD), recursively, from their first sample.
+ * without CLONE_THREAD), recursively, from their first sample, and the
+ * new image of a followed process that execs.
  */
 #define UWPROF_START_INHERIT	0x2
 /* Follow every process (per-CPU mode only; EINVAL with PER_TASK). */
@@ -168,6 +177,18 @@ struct uwprof_stats {
 	__u64 bytes;		/* record bytes delivered */
 	/* 64-bit (AArch64) samples of an attached process, not in taken */
 	__u64 dropped_not32;
+	/* samples completed in the task's own context (in taken) */
+	__u64 deferred;
+	/*
+	 * samples that needed the task's context and were lost (not in
+	 * taken): no free slot, the task exiting, the file closed first
+	 */
+	__u64 deferred_failed;
+	/*
+	 * processes the module began to follow by itself (a child of a
+	 * followed process, an exec'd image, any process with START_ALL)
+	 */
+	__u64 followed;
 };
 
 #define UWPROF_IOC_VERSION	_IOWR(UWPROF_IOC_MAGIC, 0x80, struct uwprof_version)

@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The module's one ELF reader: for an executable file mapping, the file's
+ * GNU build-id and the PT_LOAD segment mapped there, read with
+ * kernel_read() in the task's own context (follow.c).  Only 32-bit
+ * little-endian ARM files are understood; anything else has no build-id.
+ *
+ * The address model is the one of the uwprof command (addrmap.c): the
+ * loader maps a PT_LOAD from file offset page_down(p_offset) at
+ * bias + page_down(p_vaddr), so a mapping of file offset off at start has
+ * bias = start - (page_down(p_vaddr) + (off - page_down(p_offset))), and
+ * link address A runs at bias + A.
+ */
+#include <linux/elf.h>
+#include <linux/fs.h>
+#include <linux/slab.h>
+
+#include "uwprof_mod.h"
+
+#define UWPROF_ELF_PAGE		0x1000u	/* ARM ELF segment alignment unit */
+#define UWPROF_PHDRS_MAX	64
+#define UWPROF_NOTE_MAX		1024	/* bytes of a PT_NOTE looked at */
+#define UWPROF_NT_GNU_BUILD_ID	3
+
+static u32 uwprof_page_down(u32 a)
+{
+	return a & ~(UWPROF_ELF_PAGE - 1);
+}
+
+static int uwprof_read_at(struct file *file, void *buf, size_t len, u64 off)
+{
+	loff_t pos = off;
+	ssize_t n = kernel_read(file, buf, len, &pos);
+
+	if (n < 0)
+		return n;
+	return n == len ? 0 : -ENOEXEC;
+}
+
+static bool uwprof_ehdr_ok(const struct elf32_hdr *eh)
+{
+	return !memcmp(eh->e_ident, ELFMAG, SELFMAG) &&
+	       eh->e_ident[EI_CLASS] == ELFCLASS32 &&
+	       eh->e_ident[EI_DATA] == ELFDATA2LSB &&
+	       eh->e_machine == EM_ARM &&
+	       eh->e_phentsize == sizeof(struct elf32_phdr) &&
+	       eh->e_phnum && eh->e_phnum <= UWPROF_PHDRS_MAX;
+}
+
+/* The NT_GNU_BUILD_ID descriptor among the notes in @buf. */
+static bool uwprof_find_build_id(const u8 *buf, u32 len,
+				 struct uwprof_elf_map *out)
+{
+	u32 at = 0;
+
+	while (len - at >= sizeof(struct elf32_note)) {
+		const struct elf32_note *n = (const void *)(buf + at);
+		u32 name = ALIGN(n->n_namesz, 4), desc = ALIGN(n->n_descsz, 4);
+
+		at += sizeof(*n);
+		if (name > len - at || desc > len - at - name)
+			return false;
+		if (n->n_type == UWPROF_NT_GNU_BUILD_ID && n->n_namesz == 4 &&
+		    !memcmp(buf + at, "GNU", 4) && n->n_descsz &&
+		    n->n_descsz <= UWPROF_BUILD_ID_MAX) {
+			out->build_id_size = n->n_descsz;
+			memcpy(out->build_id, buf + at + name, n->n_descsz);
+			return true;
+		}
+		at += name + desc;
+	}
+	return false;
+}
+
+/* The executable PT_LOAD whose file pages hold [off, off + len). */
+static bool uwprof_exec_segment(const struct elf32_phdr *ph, u32 n, u64 off,
+				u64 len, struct uwprof_elf_map *out)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		u64 first = uwprof_page_down(ph[i].p_offset);
+		u64 last = ALIGN((u64)ph[i].p_offset + ph[i].p_filesz,
+				 UWPROF_ELF_PAGE);
+
+		if (ph[i].p_type != PT_LOAD || !(ph[i].p_flags & PF_X) ||
+		    !ph[i].p_filesz || off < first || off + len > last)
+			continue;
+		out->seg_vaddr = ph[i].p_vaddr;
+		out->seg_offset = ph[i].p_offset;
+		return true;
+	}
+	return false;
+}
+
+static int uwprof_notes_build_id(struct file *file,
+				 const struct elf32_phdr *ph, u32 n,
+				 struct uwprof_elf_map *out)
+{
+	u8 *buf = kmalloc(UWPROF_NOTE_MAX, GFP_KERNEL);
+	int ret = -ENOENT;
+	u32 i, len;
+
+	if (!buf)
+		return -ENOMEM;
+	for (i = 0; i < n && ret; i++) {
+		if (ph[i].p_type != PT_NOTE)
+			continue;
+		len = min_t(u32, ph[i].p_filesz, UWPROF_NOTE_MAX);
+		if (!uwprof_read_at(file, buf, len, ph[i].p_offset) &&
+		    uwprof_find_build_id(buf, len, out))
+			ret = 0;
+	}
+	kfree(buf);
+	return ret;
+}
+
+/*
+ * Fill @out for the mapping of @file at offset @map_off, @map_len bytes:
+ * 0, or -ENOEXEC (not an ARM ELF, or no executable segment there),
+ * -ENOENT (no build-id), -ENOMEM, or a read error.
+ */
+int uwprof_elf_map_info(struct file *file, u64 map_off, u64 map_len,
+			struct uwprof_elf_map *out)
+{
+	struct elf32_phdr *ph;
+	struct elf32_hdr eh;
+	int ret;
+
+	ret = uwprof_read_at(file, &eh, sizeof(eh), 0);
+	if (ret)
+		return ret;
+	if (!uwprof_ehdr_ok(&eh))
+		return -ENOEXEC;
+	ph = kmalloc_array(eh.e_phnum, sizeof(*ph), GFP_KERNEL);
+	if (!ph)
+		return -ENOMEM;
+	ret = uwprof_read_at(file, ph, eh.e_phnum * sizeof(*ph), eh.e_phoff);
+	if (!ret && !uwprof_exec_segment(ph, eh.e_phnum, map_off, map_len, out))
+		ret = -ENOEXEC;
+	if (!ret)
+		ret = uwprof_notes_build_id(file, ph, eh.e_phnum, out);
+	kfree(ph);
+	return ret;
+}
+
+/* Runtime minus link address for the mapping at @map_start, @map_off. */
+u32 uwprof_map_bias(const struct uwprof_elf_map *e, u32 map_start,
+		    u64 map_off)
+{
+	return map_start - (uwprof_page_down(e->seg_vaddr) +
+			    (u32)(map_off - uwprof_page_down(e->seg_offset)));
+}

@@ -1,0 +1,468 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Following processes, and samples finished in the task's own context.
+ *
+ * The sample interrupt can neither allocate, sleep, take the mmap lock nor
+ * fault a page in.  When it meets a sample it cannot finish there, it
+ * copies the user registers into a free slot of a preallocated pool and
+ * queues the slot as task_work (TWA_RESUME) on the interrupted task, which
+ * runs it before it next returns to user space (or as it exits).  There,
+ * in uwprof_defer_run(), the module may do all of that:
+ *
+ *  - follow the process: a thread with no entry whose process descends
+ *    from a followed one (START_INHERIT: fork, vfork, clone without
+ *    CLONE_THREAD, found through real_parent), or that is the new image
+ *    of a followed process (same pid and start time, new mm), or any
+ *    process (START_ALL), gets its entry here (registry.c);
+ *  - resolve the process's executable file mappings: each one not
+ *    attached and not examined yet is read for its build-id (buildid.c)
+ *    and a table uploaded for that build-id is attached at the mapping's
+ *    load bias; mappings without one are remembered as examined (no-table
+ *    entries) until another table is uploaded by build-id;
+ *  - unwind the sample with the registers taken in the interrupt, reading
+ *    the stack with get_user(), which faults pages in, and write the
+ *    record with UWPROF_RF_DEFERRED and the interrupt's time and CPU.  The
+ *    unwind runs on a copy of the module array, without s->lock, so a
+ *    fault that waits holds up nobody else.
+ *
+ * A process the opener may not read (or cannot name in its pid namespace)
+ * gets an ignored entry, so that its samples are not deferred again.
+ *
+ * The interrupt defers a sample of a followed process when its unwind
+ * ended at code with no table that was not examined yet (the session has
+ * tables by build-id), or at a stack page that was not resident (the
+ * session follows processes or has tables by build-id).  If no slot is
+ * free the interrupt's own result is delivered instead; a sample of a
+ * process not followed yet is then lost and counted (deferred_failed).
+ *
+ * Lifetime: a queued slot holds a reference to the session and one to the
+ * module, so neither goes while it is pending: closing the file only marks
+ * the session closed (pending slots then drop their sample, counted), and
+ * the last slot to run frees it.  task_work cannot be cancelled from a
+ * module; every queued work runs, at the latest when its task exits.
+ */
+#include <linux/file.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "uwprof_arch.h"
+#include "uwprof_mod.h"
+
+#define UWPROF_ANCESTRY_MAX	64	/* parents looked at per sample */
+#define UWPROF_RESOLVE_MAX	64	/* mappings examined per deferral */
+
+/* @p's entry exists and is for @t's process (not a reused pid). */
+static bool uwprof_is_followed(struct uwprof_session *s,
+			       struct task_struct *t)
+{
+	struct uwprof_proc *p = xa_load(&s->procs, t->tgid);
+
+	return p && p->start_time == t->group_leader->start_time;
+}
+
+/*
+ * Should current's process be followed?  Under rcu_read_lock, from the
+ * interrupt or from task context; current has no live entry.
+ */
+bool uwprof_follow_wanted(struct uwprof_session *s)
+{
+	struct task_struct *t = current, *parent;
+	int i;
+
+	if (!uwprof_arch_task_is_32bit(current))
+		return false;
+	if (s->follow_all)
+		return true;
+	if (!s->inherit)
+		return false;
+	/* itself after an exec, or a descendant of a followed process */
+	for (i = 0; i < UWPROF_ANCESTRY_MAX; i++) {
+		if (uwprof_is_followed(s, t))
+			return true;
+		parent = rcu_dereference(t->real_parent);
+		if (!parent || parent == t || parent->pid == 0)
+			return false;
+		t = parent;
+	}
+	return false;
+}
+
+/* @addr lies in code of @p that was attached or examined already. */
+static bool uwprof_code_known(struct uwprof_session *s, struct uwprof_proc *p,
+			      u32 addr)
+{
+	struct uwprof_mods *m = rcu_dereference(p->mods);
+	const struct uw2_module *mod;
+
+	if (!m)
+		return false;
+	mod = uw2_find_module(m->mod, m->n, addr);
+	return mod && (mod->table || m->gen == READ_ONCE(s->table_gen));
+}
+
+/* In the interrupt: would task context finish this unwind better? */
+bool uwprof_defer_wanted(struct uwprof_session *s, struct uwprof_proc *p,
+			 enum uw2_stop stop, const u32 *frames, u32 nframes)
+{
+	bool bid = READ_ONCE(s->n_bid_tables);
+
+	if (stop == UW2_STOP_READ_FAULT)
+		return bid || s->inherit || s->follow_all;
+	/* the last frame is the address no table covered */
+	return stop == UW2_STOP_NO_TABLE && bid && nframes &&
+	       !uwprof_code_known(s, p, frames[nframes - 1]);
+}
+
+static void uwprof_defer_run(struct callback_head *work);
+
+/*
+ * In the interrupt: hand the sample of current to its own context.
+ * Returns false if it could not (no free slot, the task is exiting).
+ */
+bool uwprof_defer(struct uwprof_session *s, const struct uw2_regs *regs,
+		  bool in_kernel, bool thumb)
+{
+	struct uwprof_defer *d;
+	unsigned int i;
+
+	/* in exec the registers and the mm may belong to different images */
+	if ((current->flags & PF_EXITING) || current->in_execve)
+		return false;
+	do {
+		i = find_first_zero_bit(s->defer_busy, UWPROF_DEFER_SLOTS);
+		if (i >= UWPROF_DEFER_SLOTS)
+			return false;
+	} while (test_and_set_bit_lock(i, s->defer_busy));
+	d = &s->defer[i];
+	d->regs = *regs;
+	d->mm = current->mm;
+	d->in_kernel = in_kernel;
+	d->thumb = thumb;
+	d->time_ns = ktime_get_ns();
+	d->cpu = smp_processor_id();
+	/* the file is open while its sampler runs: neither count is 0 */
+	refcount_inc(&s->ref);
+	__module_get(THIS_MODULE);
+	init_task_work(&d->work, uwprof_defer_run);
+	if (task_work_add(current, &d->work, TWA_RESUME)) {
+		module_put(THIS_MODULE);
+		refcount_dec(&s->ref);
+		clear_bit_unlock(i, s->defer_busy);
+		return false;
+	}
+	return true;
+}
+
+/* A table uploaded for @e's build-id, or NULL. */
+static struct uwprof_table *uwprof_table_for(struct uwprof_session *s,
+					     const struct uwprof_elf_map *e)
+{
+	struct uwprof_table *t;
+	unsigned long id;
+
+	xa_for_each(&s->tables, id, t)
+		if ((t->flags & UWPROF_TABLE_BY_BUILD_ID) &&
+		    t->build_id_size == e->build_id_size &&
+		    !memcmp(t->build_id, e->build_id, e->build_id_size))
+			return t;
+	return NULL;
+}
+
+/* An executable mapping as it was when listed, its file pinned. */
+struct uwprof_cand {
+	unsigned long start;
+	unsigned long end;
+	unsigned long pgoff;
+	struct file *file;	/* NULL: anonymous code */
+	struct uw2_module mod;
+};
+
+/*
+ * @c's entry: its table placed at the mapping's bias if one was uploaded
+ * for the file and the mapping holds all of the range the table covers;
+ * otherwise a no-table entry over the mapping.  Reads the file: called
+ * without the mmap lock.
+ */
+static void uwprof_examine(struct uwprof_session *s, struct uwprof_cand *c)
+{
+	u64 off = (u64)c->pgoff << PAGE_SHIFT;
+	struct uwprof_elf_map e;
+	struct uwprof_table *t;
+	u32 start;
+
+	c->mod = (struct uw2_module){
+		.text_start = c->start,
+		.text_end = c->end,
+	};
+	if (!c->file || uwprof_elf_map_info(c->file, off, c->end - c->start,
+					    &e))
+		return;
+	t = uwprof_table_for(s, &e);
+	if (!t)
+		return;
+	start = uwprof_map_bias(&e, c->start, off) + t->text_addr;
+	if (start < c->start || t->text_size > c->end - start)
+		return;
+	c->mod.text_start = start;
+	c->mod.text_end = start + t->text_size;
+	c->mod.table = &t->t;
+}
+
+/* Any entry of @m (attached, or examined under @gen) overlaps the range. */
+static bool uwprof_range_known(struct uwprof_mods *m, u32 gen, u32 start,
+			       u32 end)
+{
+	u32 i;
+
+	for (i = 0; m && i < m->n; i++) {
+		const struct uw2_module *mod = &m->mod[i];
+
+		if (uwprof_mod_live(mod) && (mod->table || m->gen == gen) &&
+		    mod->text_start < end && start < mod->text_end)
+			return true;
+	}
+	return false;
+}
+
+/* Executable mappings of @mm not known to @p yet, at most @max. */
+static u32 uwprof_list_unknown(struct uwprof_session *s, struct uwprof_proc *p,
+			       struct mm_struct *mm, struct uwprof_cand *c,
+			       u32 max)
+{
+	struct uwprof_mods *m;
+	struct vm_area_struct *vma;
+	u32 n = 0;
+
+	VMA_ITERATOR(vmi, mm, 0);
+
+	m = rcu_dereference_protected(p->mods, lockdep_is_held(&s->lock));
+	for_each_vma(vmi, vma) {
+		if (!(vma->vm_flags & VM_EXEC) || vma->vm_end > U32_MAX ||
+		    uwprof_range_known(m, s->table_gen, vma->vm_start,
+				       vma->vm_end))
+			continue;
+		if (n == max)
+			break;
+		c[n] = (struct uwprof_cand){
+			.start = vma->vm_start,
+			.end = vma->vm_end,
+			.pgoff = vma->vm_pgoff,
+			.file = vma->vm_file ? get_file(vma->vm_file) : NULL,
+		};
+		n++;
+	}
+	return n;
+}
+
+/* @c still maps what it mapped when it was listed.  Under the mmap lock. */
+static bool uwprof_cand_current(struct mm_struct *mm,
+				const struct uwprof_cand *c)
+{
+	struct vm_area_struct *vma = find_vma(mm, c->start);
+
+	return vma && vma->vm_start == c->start && vma->vm_end == c->end &&
+	       vma->vm_pgoff == c->pgoff && vma->vm_file == c->file &&
+	       (vma->vm_flags & VM_EXEC);
+}
+
+/*
+ * Attach tables by build-id to current's executable mappings that have
+ * not been examined yet.  Called with s->lock held, in current's context.
+ * The files are read without the mmap lock (a file read may take locks
+ * that rank above it); the entries are published under it, after checking
+ * each mapping is still there, so a munmap either comes before (and the
+ * entry is not made) or after (and the mm watch sees the entry).
+ */
+static void uwprof_resolve(struct uwprof_session *s, struct uwprof_proc *p)
+{
+	struct mm_struct *mm = current->mm;
+	struct uwprof_cand *c;
+	struct uw2_module *add;
+	u32 n, i, k = 0;
+
+	if (!s->n_bid_tables)
+		return;
+	c = kmalloc_array(UWPROF_RESOLVE_MAX, sizeof(*c), GFP_KERNEL);
+	add = kmalloc_array(UWPROF_RESOLVE_MAX, sizeof(*add), GFP_KERNEL);
+	if (!c || !add)
+		goto out;
+	mmap_read_lock(mm);
+	n = uwprof_list_unknown(s, p, mm, c, UWPROF_RESOLVE_MAX);
+	mmap_read_unlock(mm);
+	for (i = 0; i < n; i++)
+		uwprof_examine(s, &c[i]);
+	mmap_read_lock(mm);
+	for (i = 0; i < n; i++)
+		if (uwprof_cand_current(mm, &c[i]))
+			add[k++] = c[i].mod;
+	if (k)
+		uwprof_mods_update(s, p, add, k, false, 0);
+	mmap_read_unlock(mm);
+	for (i = 0; i < n; i++)
+		if (c[i].file)
+			fput(c[i].file);
+out:
+	kfree(c);
+	kfree(add);
+}
+
+/* uw2_stack reader in task context: faults pages in. */
+static int uwprof_defer_read(void *ctx, u32 addr, u32 *val)
+{
+	return get_user(*val, (u32 __user *)(unsigned long)addr);
+}
+
+/*
+ * What the unwind needs of the process, copied under s->lock so that the
+ * unwind itself, whose reads may fault and wait, runs without it.  The
+ * tables stay: they live as long as the session, which the slot pins.
+ */
+struct uwprof_snapshot {
+	u32 user_pid;
+	u32 n;
+	struct uw2_module *mods;
+};
+
+static int uwprof_snapshot(struct uwprof_session *s, struct uwprof_proc *p,
+			   struct uwprof_snapshot *snap)
+{
+	struct uwprof_mods *m;
+
+	m = rcu_dereference_protected(p->mods, lockdep_is_held(&s->lock));
+	snap->user_pid = p->user_pid;
+	snap->n = m ? m->n : 0;
+	snap->mods = snap->n ? kmemdup(m->mod, snap->n * sizeof(*m->mod),
+				       GFP_KERNEL) : NULL;
+	return snap->mods || !snap->n ? 0 : -ENOMEM;
+}
+
+/* Unwind the sample in @d with @snap and write its record. */
+static int uwprof_defer_unwind(struct uwprof_session *s,
+			       const struct uwprof_snapshot *snap,
+			       const struct uwprof_defer *d, u64 t0)
+{
+	struct uw2_regs regs = d->regs;
+	u32 sp = regs.r[UW2_SP], nframes = 0;
+	struct uw2_stack stack = {
+		.lo = sp,
+		.hi = sp + s->stack_window < sp ? 0xfffffffc :
+		      sp + s->stack_window,
+		.read = uwprof_defer_read,
+	};
+	struct uwprof_rec_info ri;
+	enum uw2_stop stop;
+	struct uwprof_cpu *c;
+	unsigned long flags;
+	u32 *frames;
+
+	frames = kmalloc_array(s->max_depth, sizeof(*frames), GFP_KERNEL);
+	if (!frames)
+		return -ENOMEM;
+	stop = uw2_unwind(snap->mods, snap->n, &regs, &stack, frames,
+			  s->max_depth, &nframes, 0);
+	if (nframes && d->thumb)
+		frames[0] |= 1;
+	ri = (struct uwprof_rec_info){
+		.pid = snap->user_pid,
+		.tid = task_pid_nr_ns(current, s->pid_ns),
+		.time_ns = d->time_ns,
+		.cpu = d->cpu,
+		.flags = UWPROF_RF_DEFERRED |
+			 (d->in_kernel ? UWPROF_RF_KERNEL : 0),
+		.stop = stop,
+		.nframes = nframes,
+		.frames = frames,
+	};
+	/* this CPU's ring and counters, as its interrupt would write them */
+	local_irq_save(flags);
+	c = this_cpu_ptr(s->cpu);
+	u64_stats_update_begin(&c->syncp);
+	uwprof_deliver(s, c, &ri, t0);
+	c->stats.handler_ns_sum += ktime_get_ns() - t0;
+	u64_stats_update_end(&c->syncp);
+	local_irq_restore(flags);
+	kfree(frames);
+	return 0;
+}
+
+static void uwprof_count_failed(struct uwprof_session *s)
+{
+	struct uwprof_cpu *c;
+	unsigned long flags;
+
+	local_irq_save(flags);
+	c = this_cpu_ptr(s->cpu);
+	u64_stats_update_begin(&c->syncp);
+	c->stats.deferred_failed++;
+	u64_stats_update_end(&c->syncp);
+	local_irq_restore(flags);
+}
+
+static void uwprof_defer_finish(struct uwprof_session *s,
+				const struct uwprof_defer *d)
+{
+	struct uwprof_snapshot snap = { 0 };
+	struct uwprof_proc *p = NULL;
+	u64 t0 = ktime_get_ns();
+	int ret = -ESRCH;
+
+	mutex_lock(&s->lock);
+	if (s->closed) {
+		mutex_unlock(&s->lock);
+		return;
+	}
+	/*
+	 * At exit the mm is gone before task work runs; after an exec the
+	 * registers are the old image's.  (The new mm was allocated while
+	 * the old one lived, so the pointers differ.)
+	 */
+	if (current->mm && current->mm == d->mm)
+		p = uwprof_proc_follow_current(s);
+	if (p && !p->ignored) {
+		uwprof_resolve(s, p);
+		ret = uwprof_snapshot(s, p, &snap);
+	}
+	mutex_unlock(&s->lock);
+	if (!ret)
+		ret = uwprof_defer_unwind(s, &snap, d, t0);
+	if (ret)
+		uwprof_count_failed(s);
+	kfree(snap.mods);
+}
+
+static void uwprof_defer_run(struct callback_head *work)
+{
+	struct uwprof_defer *d = container_of(work, struct uwprof_defer, work);
+	struct uwprof_session *s = d->s;
+	struct uwprof_defer copy = *d;
+
+	clear_bit_unlock(d - s->defer, s->defer_busy);
+	uwprof_defer_finish(s, &copy);
+	uwprof_session_put(s);
+	/*
+	 * Last: only this function's return is left to run in the module,
+	 * and unloading waits for an RCU grace period before freeing it.
+	 */
+	module_put(THIS_MODULE);
+}
+
+int uwprof_defer_init(struct uwprof_session *s)
+{
+	int i;
+
+	s->defer = kcalloc(UWPROF_DEFER_SLOTS, sizeof(*s->defer), GFP_KERNEL);
+	if (!s->defer)
+		return -ENOMEM;
+	for (i = 0; i < UWPROF_DEFER_SLOTS; i++)
+		s->defer[i].s = s;
+	return 0;
+}
+
+void uwprof_defer_free(struct uwprof_session *s)
+{
+	kfree(s->defer);
+}
