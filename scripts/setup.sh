@@ -196,14 +196,16 @@ fetch_arm_dbg() {
 # keep only .dynsym: libstdc++6-12-dbg holds another build of the library
 # (its own build-id), not this one's debug file.
 fetch_arm_cxx() {
-	local dir=$BUILD/arm/cxx debs=$BUILD/arm/cxx-debs
+	local dir=$BUILD/arm/cxx debs=$BUILD/arm/cxx-debs deb
 	[ -f "$dir/usr/lib/arm-linux-gnueabihf/libstdc++.so.6" ] &&
 		[ -f "$dir/lib/arm-linux-gnueabihf/libgcc_s.so.1" ] && return 0
 	log "fetching libstdc++6 and libgcc-s1 for armhf"
 	rm -rf "$dir" "$debs"
 	mkdir -p "$dir" "$debs"
 	download "$debs" libstdc++6:armhf libgcc-s1:armhf
-	dpkg -x "$debs"/*.deb "$dir"
+	for deb in "$debs"/*.deb; do
+		dpkg -x "$deb" "$dir"
+	done
 	rm -rf "$debs" "$dir/usr/share"
 }
 
