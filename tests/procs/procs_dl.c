@@ -8,6 +8,15 @@
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
+
+static unsigned long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
 
 static int one(const char *dir, const char *name)
 {
@@ -26,7 +35,11 @@ static int one(const char *dir, const char *name)
 		fprintf(stderr, "procs_dl: %s\n", dlerror());
 		return -1;
 	}
+	/* When it ran, for the test to check each sample's library. */
+	unsigned long long t0 = now_ns();
+
 	entry(3000000);
+	printf("%s %llu %llu\n", name, t0, now_ns());
 	dlclose(h);
 	return 0;
 }

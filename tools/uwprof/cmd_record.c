@@ -571,6 +571,18 @@ static void summary(const struct rec *r, double secs)
 			(unsigned long long)r->samples);
 		summary_stops(r);
 	}
+	fprintf(stderr, "uwprof record: processes followed through %s; the module %s "
+		"children and %s tables by build-id\n",
+		r->use_sb ? "the perf side-band" : "polling /proc/PID/maps",
+		r->inherit ? "follows" : "does not follow (record attaches them)",
+		r->bid_taken ? "takes" : "does not take");
+	if (r->stale_detached)
+		fprintf(stderr, "uwprof record: %llu attachments of old images undone "
+			"after an exec\n", (unsigned long long)r->stale_detached);
+	if (r->sb.lost)
+		uw_err("record: warning: %llu side-band records lost (its ring was "
+		       "full): some processes or mappings may be missing",
+		       (unsigned long long)r->sb.lost);
 	if (r->other_threads)
 		fprintf(stderr, "uwprof record: %llu samples of other threads left "
 			"out (--tid)\n", (unsigned long long)r->other_threads);

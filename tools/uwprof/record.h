@@ -86,6 +86,7 @@ struct rec {
 	bool want_scan;		/* a sample hit code with no table attached */
 	bool failed;		/* a fatal error (EACCES on an explicit target) */
 	bool by_build_id;	/* the module attaches tables by build-id */
+	bool bid_taken;		/* it took one so */
 	bool inherit;		/* the module follows children (START_INHERIT) */
 	bool use_sb;		/* the side-band runs: no polling of maps */
 	struct sideband sb;

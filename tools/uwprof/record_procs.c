@@ -50,6 +50,8 @@ static int upload(struct rec *r, const char *bid, const struct uwt_file *f,
 	if (r->by_build_id && n > 0 && 2 * (size_t)n == strlen(bid)) {
 		id = uw_dev_upload_by_build_id(r->fd, f->blob, f->blob_size, b,
 					       (uint32_t)n, verr);
+		if (id > 0)
+			r->bid_taken = true;
 		if (id != -EINVAL || *verr)
 			return id;
 		r->by_build_id = false;	/* this module attaches per mapping only */
