@@ -39,7 +39,8 @@ demo:
 	$(Q)$(MAKE) --no-print-directory setup
 	$(Q)$(MAKE) --no-print-directory module tools uwprof-arm lua-arm
 	$(Q)tools/uwprof/demo.sh $(BUILD)
-HOST_TEST_SCRIPTS += tests/host/report_cli.sh tests/host/report_views.sh
+HOST_TEST_SCRIPTS += tests/host/report_cli.sh tests/host/report_views.sh \
+		     tests/host/report_procs.sh
 # End to end in the VM (record there, report here): needs the armhf uwprof.
 VM_TEST_SCRIPTS	+= tests/host/record_vm.sh
 VM_TEST_DEPS	+= $(ARM_UWPROF) $(UWPROF)
