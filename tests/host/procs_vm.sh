@@ -62,6 +62,7 @@ run xstatic -- sh -c 'exec /data/fixture-static 150'
 run xdyn -- sh -c 'exec /data/fixture 150'
 $R -o /out/dl.data -- /data/procs_dl 6 /data >/out/dl.win 2>/out/dl.log; echo $? >/out/dl.rc
 run fork -- /data/procs_fork 100 3
+(sleep 1; /data/prog1 150) & $R -a -d 3 -o /out/all.data >/out/all.log 2>&1; echo $? >/out/all.rc; wait
 run nocmd -- /data/no-such-program
 run st3 -- sh -c 'exit 3'
 run dead -p 999999
@@ -174,6 +175,8 @@ if [ "$a" -ge 10 ] && [ "$b" -ge 10 ] && [ "$wrong" -eq 0 ] && [ "${misplaced:-1
 else
 	fail "dlopen/dlclose: a_spin $a, b_spin $b, misnamed $wrong, in the other library's window ${misplaced:-?}"
 	grep -E 'libprocs' "$tmp/dl.ps" | sort | uniq -c | sort -rn | head -8 | sed 's/^/#   /'
+	sed 's/^/#   /' "$out/dl.log" "$out/dl.win"
+	rep "$out/dl.data" | head -30 | sed 's/^/#   /'
 fi
 addrs=$(python3 "$here/uwdata.py" "$out/dl.data" | awk '/^mapping/ && /libprocs_/ {print $3}' | sort | uniq -c | sort -rn | head -1)
 if [ "${addrs%% start*}" -ge 2 ] 2>/dev/null; then
@@ -201,6 +204,18 @@ if [ -n "$inherit" ]; then
 else
 	skip "every child from its first sample: needs the module's START_INHERIT"
 fi
+
+# -a: a process started after recording began is recorded from its exec.
+expect "record -a exits 0" 0 "$(rc all)"
+rep --comm prog1 "$out/all.data" >"$tmp/all.txt"
+n=$(sed -n 's/^# \([0-9]*\) samples of.*/\1/p' "$tmp/all.txt")
+if [ "${n:-0}" -ge 30 ] && rep --comm prog1 -f folded "$out/all.data" | grep -q 'main;run;work_'; then
+	ok "-a: a program started one second in is recorded ($n samples)"
+else
+	fail "-a: ${n:-no} samples of prog1"
+	sed 's/^/#   /' "$out/all.log"
+fi
+skip "-a: first 100 ms within 0.5 points of steady state: needs the module's START_ALL / tables by build-id (and analyze.py's window judgement)"
 
 # Exit status, as perf record: the command's own; 127 if it cannot run.
 expect "record of a missing program exits 127" 127 "$(rc nocmd)"

@@ -180,7 +180,10 @@ for sample in open(ps).read().split('\n\n'):
 got = subprocess.run(['arm-linux-gnueabihf-addr2line', '-f', '-e', prog] +
                      [hex(l) for l, n in want], capture_output=True,
                      text=True).stdout.split('\n')[0::2]
-bad = [(hex(l), n, g) for (l, n), g in zip(want, got) if n != g]
+# No name both ways ([module] from uwprof, ?? from addr2line: a PLT stub,
+# the start-up code the side-band now catches) is agreement.
+bad = [(hex(l), n, g) for (l, n), g in zip(want, got)
+       if n != g and not (g == '??' and n.startswith('['))]
 for b in bad[:5]:
     print('link %s: uwprof %s, addr2line %s' % b)
 print('%d frames, %d differ' % (len(want), len(bad)))
