@@ -355,6 +355,7 @@ static void resolve(struct rec *r, struct target *t, const struct uw_mapping *mp
 		s->retry = true;
 		return;
 	}
+	s->table_id = e->id;
 	s->attach_ns = rec_now_ns();
 	err = attach_range(r, t->pid, (uint32_t)e->id, s->m.text_start,
 			   s->m.text_end);
@@ -506,22 +507,39 @@ static void on_fork(struct rec *r, const struct sb_event *e)
 	t->comm_ns = e->time_ns;
 	t->exe_dev = parent->exe_dev;
 	t->exe_ino = parent->exe_ino;
-	/* The child has its parent's mappings, and needs its own attachments. */
+	/*
+	 * The child has its parent's mappings, and needs its own attachments
+	 * (the same tables at the same ranges: nothing to read again).
+	 */
 	for (unsigned int i = 0; i < parent->nseen; i++) {
 		struct seen_map *s;
-		struct uw_mapping m = {
-			.start = parent->seen[i].m.start, .end = parent->seen[i].m.end,
-			.offset = parent->seen[i].m.offset, .exec = true,
-		};
+		int err;
 
-		snprintf(m.path, sizeof(m.path), "%s", parent->seen[i].path);
 		t->seen = rec_grow(t->seen, &t->room, t->nseen, sizeof(*t->seen));
+		parent = rec_find_target(r, (pid_t)e->ppid);	/* may have moved */
 		s = &t->seen[t->nseen++];
-		memset(s, 0, sizeof(*s));
-		resolve(r, t, &m, s, e->time_ns, parent->seen[i].m.build_id,
-			parent->seen[i].m.build_id_len);
+		*s = parent->seen[i];
+		s->m.pid = (uint32_t)t->pid;
+		s->m.time_ns = e->time_ns;
+		s->m.flags &= ~UWD_MAP_TABLE;
+		s->attach_ns = 0;
 		/* The fork record gives them to the child in the file. */
 		s->written = parent->announced;
+		if (!(parent->seen[i].m.flags & UWD_MAP_TABLE))
+			continue;
+		s->attach_ns = rec_now_ns();
+		err = attach_range(r, t->pid, (uint32_t)s->table_id, s->m.text_start,
+				   s->m.text_end);
+		if (err) {
+			s->attach_ns = 0;
+			attach_failed(r, t, s->path, err);
+			if (t->gone)
+				return;
+			continue;
+		}
+		s->m.flags |= UWD_MAP_TABLE;
+		t->attached++;
+		t->attached_ever++;
 	}
 	flush_maps(r, t);
 }
