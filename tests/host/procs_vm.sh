@@ -63,6 +63,7 @@ run xdyn -- sh -c 'exec /data/fixture 150'
 $R -o /out/dl.data -- /data/procs_dl 6 /data >/out/dl.win 2>/out/dl.log; echo $? >/out/dl.rc
 run fork -- /data/procs_fork 100 3
 (sleep 1; /data/prog1 150) & $R -a -d 3 -o /out/all.data >/out/all.log 2>&1; echo $? >/out/all.rc; wait
+UWPROF_NO_SIDEBAND=1 $R -o /out/poll.data -- sh -c 'exec /data/fixture 150' >/out/poll.log 2>&1; echo $? >/out/poll.rc
 run nocmd -- /data/no-such-program
 run st3 -- sh -c 'exit 3'
 run dead -p 999999
@@ -216,6 +217,16 @@ else
 	sed 's/^/#   /' "$out/all.log"
 fi
 skip "-a: first 100 ms within 0.5 points of steady state: needs the module's START_ALL / tables by build-id (and analyze.py's window judgement)"
+
+# Without perf events: polling the maps, as before the side-band.
+expect "record without the side-band exits 0" 0 "$(rc poll)"
+if grep -q 'no perf side-band' "$out/poll.log" &&
+	grep -q 'followed through polling' "$out/poll.log" &&
+	rep -f folded "$out/poll.data" | grep -q 'main;run;work_'; then
+	ok "without the side-band: record warns, polls the maps, and the exec'd program's stacks are there"
+else
+	fail "polling fallback: $(cat "$out/poll.log")"
+fi
 
 # Exit status, as perf record: the command's own; 127 if it cannot run.
 expect "record of a missing program exits 127" 127 "$(rc nocmd)"
