@@ -3,7 +3,8 @@
 # uwprof report; the demo.  docs/USAGE.md and docs/DATAFILE.md describe them.
 
 # libc-only sources: the device-side uwprof is made of these.
-RECORD_SRCS	:= tools/uwprof/cmd_record.c tools/uwprof/datafile.c \
+RECORD_SRCS	:= tools/uwprof/cmd_record.c tools/uwprof/record_procs.c \
+		   tools/uwprof/record_sideband.c tools/uwprof/datafile.c \
 		   tools/uwprof/buildid.c tools/uwprof/attach.c tools/uwprof/addrmap.c \
 		   tools/uwprof/procmaps.c tools/uwprof/regfile.c \
 		   tools/uwprof/uwutil.c
@@ -23,6 +24,7 @@ uwprof-arm: $(ARM_UWPROF)
 .PHONY: uwprof-arm
 
 REPORT_SRCS	:= tools/uwprof/cmd_report.c tools/uwprof/report_model.c \
+		   tools/uwprof/report_procs.c \
 		   tools/uwprof/report_text.c tools/uwprof/report_folded.c \
 		   tools/uwprof/report_perf_script.c \
 		   tools/uwprof/report_pprof.c tools/uwprof/report_svg.c \
@@ -38,7 +40,8 @@ demo:
 	$(Q)$(MAKE) --no-print-directory module tools uwprof-arm lua-arm
 	$(Q)tools/uwprof/demo.sh $(BUILD)
 HOST_TEST_SCRIPTS += tests/host/report_cli.sh tests/host/report_views.sh \
-		     tests/host/symbols_cli.sh tests/host/perf_script_npm.sh
+		     tests/host/symbols_cli.sh tests/host/perf_script_npm.sh \
+		     tests/host/report_procs.sh
 
 # make test-browser: the flame graph in headless Chromium, searched and
 # zoomed by its own script (tests/host/svg_browser.sh, about 10 s).  Its

@@ -96,10 +96,30 @@ else
 	fail "no summary: $(cat "$out/cmd.log")"
 fi
 rep "$out/cmd.data" >"$tmp/cmd.txt"
-pct=$(sed -n 's/^# fully unwound: \([0-9]*\)\..*/\1/p' "$tmp/cmd.txt")
 n=$(sed -n 's/^# \([0-9]*\) samples of.*/\1/p' "$tmp/cmd.txt")
+# Judged outside the dynamic loader: the side-band follows the command
+# from its exec, so ld.so's start-up is sampled now (its own share, which
+# grows with the emulator's load, is printed, not judged here).
+read -r pct ldso < <(HERE=$here python3 -c '
+import os, sys
+sys.path.insert(0, os.environ["HERE"])
+import uwdata
+recs = uwdata.records(sys.argv[1])
+ld = [(d["start"], d["end"]) for k, d in recs
+      if k == "mapping" and "/ld-linux" in d["path"]]
+n = full = inld = 0
+for k, d in recs:
+    if k != "sample":
+        continue
+    pc = d["frames"][0] if d["frames"] else 0
+    if any(a <= pc < b for a, b in ld):
+        inld += 1
+        continue
+    n += 1
+    full += d["stop"] in (0, 8)
+print(100 * full // max(n, 1), inld)' "$out/cmd.data")
 if [ "${n:-0}" -ge 200 ] && [ "${pct:-0}" -ge 90 ]; then
-	ok "report: $n samples, $pct% fully unwound"
+	ok "report: $n samples, $pct% fully unwound outside ld.so ($ldso samples in ld.so)"
 else
 	fail "report: ${n:-no} samples, ${pct:-?}% fully unwound"
 	sed 's/^/#   /' "$out/cmd.log" "$tmp/cmd.txt"
@@ -190,7 +210,10 @@ for sample in open(ps).read().split('\n\n'):
 got = subprocess.run(['arm-linux-gnueabihf-addr2line', '-f', '-e', prog] +
                      [hex(l) for l, n in want], capture_output=True,
                      text=True).stdout.split('\n')[0::2]
-bad = [(hex(l), n, g) for (l, n), g in zip(want, got) if n != g]
+# No name both ways ([module] from uwprof, ?? from addr2line: a PLT stub,
+# the start-up code the side-band now catches) is agreement.
+bad = [(hex(l), n, g) for (l, n), g in zip(want, got)
+       if n != g and not (g == '??' and n.startswith('['))]
 for b in bad[:5]:
     print('link %s: uwprof %s, addr2line %s' % b)
 print('%d frames, %d differ' % (len(want), len(bad)))

@@ -3,7 +3,9 @@
 at chosen addresses, pids, threads and times without a device."""
 import struct
 
-SAMPLE, MAPPING, PROCESS, STATS, END = 1, 2, 3, 4, 5
+SAMPLE, MAPPING, PROCESS, STATS, END, COMM, FORK, EXIT = 1, 2, 3, 4, 5, 6, 7, 8
+HDR_TIMED = 0x1
+PROC_EXEC = COMM_EXEC = 0x1
 MAP_TABLE, MAP_BIAS = 0x1, 0x2
 RF_KERNEL = 0x1
 
@@ -13,11 +15,11 @@ def _pad8(b):
 
 
 class Writer:
-    def __init__(self, path, freq_hz=1000, start_ns=1000000000):
+    def __init__(self, path, freq_hz=1000, start_ns=1000000000, flags=0):
         self.f = open(path, 'wb')
         self.samples = 0
-        self.f.write(struct.pack('<8sIIIIQQ', b'UWPROFD\0', 1, 40, 0, freq_hz,
-                                 start_ns, 0))
+        self.f.write(struct.pack('<8sIIIIQQ', b'UWPROFD\0', 1, 40, flags,
+                                 freq_hz, start_ns, 0))
 
     def _rec(self, rtype, payload):
         payload = _pad8(payload)
@@ -26,6 +28,16 @@ class Writer:
     def process(self, pid, exe, time_ns=0, flags=0):
         self._rec(PROCESS, struct.pack('<IIQ', pid, flags, time_ns) +
                   exe.encode() + b'\0')
+
+    def comm(self, pid, tid, name, time_ns=0, flags=0):
+        self._rec(COMM, struct.pack('<IIIIQ', pid, tid, flags, 0, time_ns) +
+                  name.encode() + b'\0')
+
+    def fork(self, pid, ppid, time_ns):
+        self._rec(FORK, struct.pack('<IIQ', pid, ppid, time_ns))
+
+    def exit(self, pid, time_ns):
+        self._rec(EXIT, struct.pack('<IIQ', pid, 0, time_ns))
 
     def mapping(self, pid, start, end, offset, path, bias=None, time_ns=0,
                 build_id=b''):
@@ -45,3 +57,53 @@ class Writer:
     def close(self, end_ns=0):
         self._rec(END, struct.pack('<QQ', end_ns, self.samples))
         self.f.close()
+
+
+def records(path):
+    """Every record of a data file as (type, dict), in file order."""
+    b = open(path, 'rb').read()
+    flags = struct.unpack_from('<I', b, 16)[0]
+    pos = struct.unpack_from('<I', b, 12)[0]
+    out = [('header', {'flags': flags})]
+    while pos + 8 <= len(b):
+        t, size = struct.unpack_from('<II', b, pos)
+        if size < 8 or pos + size > len(b):
+            break
+        p = b[pos + 8:pos + size]
+        pos += size
+        if t == SAMPLE:
+            (_, _, stop, fl, cpu, pid, tid, time_ns, n,
+             _) = struct.unpack_from('<HHBBHIIQII', p)
+            frames = struct.unpack_from('<%dI' % n, p, 32)
+            out.append(('sample', dict(pid=pid, tid=tid, time=time_ns,
+                                       stop=stop, flags=fl, frames=frames)))
+        elif t == MAPPING:
+            v = struct.unpack_from('<9I32sIQ', p)
+            out.append(('mapping', dict(pid=v[0], start=v[1], end=v[2],
+                                        offset=v[3], flags=v[7], time=v[11],
+                                        path=p[80:].split(b'\0')[0].decode())))
+        elif t == PROCESS:
+            pid, fl, time_ns = struct.unpack_from('<IIQ', p)
+            out.append(('process', dict(pid=pid, flags=fl, time=time_ns,
+                                        exe=p[16:].split(b'\0')[0].decode())))
+        elif t == COMM:
+            pid, tid, fl, _, time_ns = struct.unpack_from('<IIIIQ', p)
+            out.append(('comm', dict(pid=pid, tid=tid, flags=fl, time=time_ns,
+                                     name=p[24:].split(b'\0')[0].decode())))
+        elif t == FORK:
+            pid, ppid, time_ns = struct.unpack_from('<IIQ', p)
+            out.append(('fork', dict(pid=pid, ppid=ppid, time=time_ns)))
+        elif t == EXIT:
+            pid, _, time_ns = struct.unpack_from('<IIQ', p)
+            out.append(('exit', dict(pid=pid, time=time_ns)))
+        elif t == END:
+            out.append(('end', {}))
+    return out
+
+
+if __name__ == '__main__':
+    import sys
+    for kind, d in records(sys.argv[1]):
+        if kind != 'sample' or '-s' in sys.argv:
+            print(kind, ' '.join('%s=%s' % (k, hex(v) if k in ('start', 'end') else v)
+                                 for k, v in d.items()))

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Attach tables to a running process through /dev/unwind_samples. */
 #include <errno.h>
+#include <string.h>
 #include <sys/ioctl.h>
 
 #include "addrmap.h"
@@ -50,6 +51,38 @@ int uw_dev_upload(int fd, const void *blob, uint32_t len, uint32_t *verr)
 		return -errno;
 	}
 	return (int)up.table_id;
+}
+
+int uw_dev_upload_by_build_id(int fd, const void *blob, uint32_t len,
+			      const uint8_t *bid, uint32_t bid_len, uint32_t *verr)
+{
+	struct uwprof_table_upload up = {
+		.size = sizeof(up),
+		.flags = UWPROF_TABLE_BY_BUILD_ID,
+		.data = (uintptr_t)blob,
+		.len = len,
+		.build_id_size = bid_len,
+	};
+
+	if (!bid_len || bid_len > UWPROF_BUILD_ID_MAX)
+		return -EINVAL;
+	memcpy(up.build_id, bid, bid_len);
+	if (ioctl(fd, UWPROF_IOC_TABLE_UPLOAD, &up)) {
+		*verr = up.verr;
+		return -errno;
+	}
+	return (int)up.table_id;
+}
+
+int uw_dev_detach(int fd, pid_t pid, uint32_t start)
+{
+	struct uwprof_detach d = {
+		.size = sizeof(d),
+		.pid = (uint32_t)pid,
+		.text_start = start,
+	};
+
+	return ioctl(fd, UWPROF_IOC_DETACH, &d) ? -errno : 0;
 }
 
 int uw_dev_attach(int fd, pid_t pid, uint32_t table_id, uint32_t start,

@@ -24,6 +24,17 @@ int uw_runtime_text(const struct uwt_meta *meta, const struct uw_mapping *m,
 /* Upload a table blob; returns the table id or -errno (*verr on EINVAL). */
 int uw_dev_upload(int fd, const void *blob, uint32_t len, uint32_t *verr);
 
+/*
+ * Upload a table for the file with GNU build-id @bid, for the module to
+ * attach by itself (UWPROF_TABLE_BY_BUILD_ID).  The table id or -errno;
+ * -EINVAL with *verr 0: the module does not take tables by build-id.
+ */
+int uw_dev_upload_by_build_id(int fd, const void *blob, uint32_t len,
+			      const uint8_t *bid, uint32_t bid_len, uint32_t *verr);
+
+/* Detach @pid's range starting at @start; 0 or -errno. */
+int uw_dev_detach(int fd, pid_t pid, uint32_t start);
+
 /* Attach an uploaded table to @pid's [start, end); 0 or -errno. */
 int uw_dev_attach(int fd, pid_t pid, uint32_t table_id, uint32_t start,
 		  uint32_t end);

@@ -1,14 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * uwprof record: sample processes through /dev/unwind_samples and write
- * uwprof.data.
- *
- * For every executable file mapping of a target it reads the file's
- * build-id, loads TABLES/<build-id>.uwt, uploads it (once per build-id)
- * and attaches it to the mapping's runtime .text.  The maps are read
- * again now and then, so libraries mapped later (the dynamic loader,
- * dlopen) and new images after an exec get their tables too.  libc only:
- * this file is part of the static armhf uwprof that runs on the device.
+ * uwprof.data.  The command: options, the device, the command it runs,
+ * the loop and the summary.  Which processes are followed and how their
+ * tables get attached is record_procs.c; the side-band that tells it
+ * about forks, execs and mmaps is record_sideband.c.  libc only: this
+ * file is part of the static armhf uwprof that runs on the device.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE	/* pipe2 */
@@ -30,8 +27,7 @@
 
 #include "attach.h"
 #include "buildid.h"
-#include "datafile.h"
-#include "uapi/uwprof.h"
+#include "record.h"
 #include "uwprof.h"
 
 #define REC_DEFAULT_HZ		1000
@@ -49,66 +45,6 @@
 #define REC_POLL_MAX_MS		100
 #define REC_PROGRESS_MS		500
 
-struct rec_opts {
-	pid_t *pids;
-	unsigned int npids;
-	pid_t *tids;		/* --tid: only these threads' samples are kept */
-	unsigned int ntids;
-	bool all;
-	bool quiet;		/* no progress line, no summary */
-	char **cmd;
-	uint32_t freq;
-	double duration;	/* 0: until Ctrl-C or the targets end */
-	const char *tables;
-	const char *out;
-};
-
-/* A table by build-id: uploaded once, shared by every mapping of the file. */
-struct table_ent {
-	char bid[2 * UW_BUILD_ID_MAX + 1];
-	int id;			/* > 0 uploaded; 0 no such table; < 0 unusable */
-	struct uwt_meta meta;
-};
-
-/* A mapping seen in a target, written to the file once the target counts. */
-struct seen_map {
-	struct uwd_mapping m;
-	char path[256];
-	bool written;
-	bool retry;		/* its table did not fit yet: look again next scan */
-};
-
-struct target {
-	pid_t pid;
-	bool explicit;		/* named by -p or started by us */
-	bool gone;
-	bool announced;		/* its process record is written */
-	unsigned int attached;	/* attachments made since its last exec */
-	unsigned int attached_ever;
-	dev_t exe_dev;
-	ino_t exe_ino;
-	struct seen_map *seen;
-	unsigned int nseen, room;
-};
-
-struct rec {
-	struct rec_opts o;
-	int fd;
-	struct uwd_writer w;
-	struct target *t;
-	unsigned int nt, troom;
-	struct table_ent *tab;
-	unsigned int ntab, tabroom;
-	uint8_t *buf;
-	uint64_t samples, stops[UWPROF_STOP_NR], bad_records;
-	uint64_t other_threads;	/* left out by --tid */
-	uint64_t lost;
-	uint64_t t0;
-	bool new_maps;		/* the last scan found something */
-	bool want_scan;		/* a sample hit code with no table attached */
-	bool failed;		/* a fatal error (EACCES on an explicit target) */
-};
-
 static volatile sig_atomic_t rec_stop;
 
 static void on_signal(int sig)
@@ -117,7 +53,7 @@ static void on_signal(int sig)
 	rec_stop = 1;
 }
 
-static uint64_t now_ns(void)
+uint64_t rec_now_ns(void)
 {
 	struct timespec ts;
 
@@ -125,7 +61,7 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static void *grow(void *p, unsigned int *room, unsigned int n, size_t sz)
+void *rec_grow(void *p, unsigned int *room, unsigned int n, size_t sz)
 {
 	void *g;
 
@@ -154,14 +90,21 @@ static void usage(FILE *f)
 		"\n"
 		"  -p, --pid PID[,PID...]  profile these running processes\n"
 		"  -t, --tid TID[,TID...]  profile these threads (of running processes)\n"
-		"  -a, --all               every process whose code has tables\n"
+		"  -a, --all               every process whose code has tables, also\n"
+		"                          those started while recording\n"
+		"      --no-inherit        do not follow the processes the command or\n"
+		"                          the PIDs start (followed by default)\n"
 		"  -F, --freq HZ           samples per second per thread (default %d, max 10000)\n"
 		"  -d, --duration SECONDS  stop after this long (default: Ctrl-C, or when\n"
 		"                          the command or every PID has exited)\n"
 		"      --tables DIR        tables as DIR/<build-id>.uwt (default\n"
 		"                          $UWPROF_TABLES, else ./tables)\n"
 		"  -o, --output FILE       data file (default uwprof.data)\n"
-		"  -q, --quiet             no progress line and no summary\n",
+		"  -q, --quiet             no progress line and no summary\n"
+		"\n"
+		"Exit status: the command's own (128 + N if signal N killed it); 127 if\n"
+		"it could not be started; 1 if a target cannot be profiled; 0 with -p\n"
+		"or -a once recorded.\n",
 		REC_DEFAULT_HZ);
 }
 
@@ -180,7 +123,7 @@ static int parse_pids(const char *s, const char *opt, pid_t **ids,
 			free(copy);
 			return -1;
 		}
-		*ids = grow(*ids, &room, *n, sizeof(**ids));
+		*ids = rec_grow(*ids, &room, *n, sizeof(**ids));
 		(*ids)[(*n)++] = (pid_t)v;
 	}
 	free(copy);
@@ -207,6 +150,7 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 		{ "tables", required_argument, NULL, 'T' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "no-inherit", no_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -232,6 +176,7 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 			break;
 		case 'q': o->quiet = true; break;
 		case 'a': o->all = true; break;
+		case 'I': o->no_inherit = true; break;
 		case 'F':
 			if (!uw_parse_u32(optarg, &o->freq) || !o->freq ||
 			    o->freq > 10000) {
@@ -285,287 +230,13 @@ static int open_device(void)
 	return -1;
 }
 
-static int attachments_of(int fd, pid_t pid)
-{
-	struct uwprof_list l = { .size = sizeof(l), .pid = (uint32_t)pid };
-
-	return ioctl(fd, UWPROF_IOC_LIST, &l) ? -1 : (int)l.count;
-}
-
-/* ---- tables ---- */
-
-static struct table_ent *table_for(struct rec *r, const char *bid)
-{
-	struct table_ent *e;
-	struct uwt_file f;
-	char path[4096], err[256];
-	uint32_t verr = 0;
-	unsigned int i;
-
-	for (i = 0; i < r->ntab; i++)
-		if (!strcmp(r->tab[i].bid, bid))
-			return &r->tab[i];
-	r->tab = grow(r->tab, &r->tabroom, r->ntab, sizeof(*r->tab));
-	e = &r->tab[r->ntab++];
-	memset(e, 0, sizeof(*e));
-	snprintf(e->bid, sizeof(e->bid), "%s", bid);
-	snprintf(path, sizeof(path), "%s/%s.uwt", r->o.tables, bid);
-	if (uwt_load_file(path, &f, err, sizeof(err))) {
-		if (access(path, F_OK) == 0) {
-			uw_err("record: warning: %s", err);
-			e->id = -1;
-		}
-		return e;
-	}
-	e->meta = f.meta;
-	e->id = uw_dev_upload(r->fd, f.blob, f.blob_size, &verr);
-	if (e->id < 0)
-		uw_err("record: warning: the device refused %s: %s%s", path,
-		       strerror(-e->id), verr ? " (invalid table; remake it)" : "");
-	free(f.buf);
-	return e;
-}
-
-/* ---- targets ---- */
-
-static struct target *add_target(struct rec *r, pid_t pid, bool explicit)
-{
-	struct target *t;
-
-	r->t = grow(r->t, &r->troom, r->nt, sizeof(*r->t));
-	t = &r->t[r->nt++];
-	memset(t, 0, sizeof(*t));
-	t->pid = pid;
-	t->explicit = explicit;
-	return t;
-}
-
-static struct target *find_target(struct rec *r, pid_t pid)
-{
-	for (unsigned int i = 0; i < r->nt; i++)
-		if (r->t[i].pid == pid && !r->t[i].gone)
-			return &r->t[i];
-	return NULL;
-}
-
-static void write_or_die(struct rec *r, uint32_t type, const void *a,
-			 size_t len, const char *str)
+void rec_write(struct rec *r, uint32_t type, const void *a, size_t len,
+	       const char *str)
 {
 	if (uwd_write(&r->w, type, a, len, str)) {
 		uw_err("record: cannot write %s: %s", r->o.out, strerror(errno));
 		exit(UWPROF_EXIT_FAIL);
 	}
-}
-
-static void announce(struct rec *r, struct target *t, uint32_t flags)
-{
-	struct uwd_process p = { .pid = (uint32_t)t->pid, .flags = flags };
-	char link[64], exe[4096];
-	ssize_t n;
-
-	snprintf(link, sizeof(link), "/proc/%d/exe", (int)t->pid);
-	n = readlink(link, exe, sizeof(exe) - 1);
-	exe[n > 0 ? n : 0] = 0;
-	p.time_ns = now_ns();
-	write_or_die(r, UWD_PROCESS, &p, sizeof(p), exe);
-	t->announced = true;
-}
-
-/* Mappings go to the file only for targets that are sampled. */
-static void flush_maps(struct rec *r, struct target *t)
-{
-	if (!t->explicit && !t->attached_ever)
-		return;
-	if (!t->announced)
-		announce(r, t, 0);
-	for (unsigned int i = 0; i < t->nseen; i++)
-		if (!t->seen[i].written) {
-			write_or_die(r, UWD_MAPPING, &t->seen[i].m,
-				     sizeof(t->seen[i].m), t->seen[i].path);
-			t->seen[i].written = true;
-		}
-}
-
-/* The slot of a mapping seen before, or -1. */
-static int seen_slot(const struct target *t, const struct uw_mapping *m)
-{
-	for (unsigned int i = 0; i < t->nseen; i++)
-		if (t->seen[i].m.start == m->start && t->seen[i].m.end == m->end &&
-		    t->seen[i].m.offset == m->offset &&
-		    !strcmp(t->seen[i].path, m->path))
-			return (int)i;
-	return -1;
-}
-
-/* The module's ENOEXEC, and record's own check of -p targets below. */
-static void not_32bit(pid_t pid)
-{
-	uw_err("record: cannot profile pid %d: it runs 64-bit code; uwprof "
-	       "unwinds 32-bit ARM processes only", (int)pid);
-}
-
-static void attach_failed(struct rec *r, struct target *t, const char *path,
-			  int err)
-{
-	if (err == -ENOEXEC) {
-		not_32bit(t->pid);
-		if (t->explicit)
-			r->failed = true;
-		t->gone = true;
-	} else if (err == -EACCES || err == -EPERM) {
-		uw_err("record: cannot profile pid %d: %s (needs root or "
-		       "CAP_PERFMON, and ptrace access to the process)",
-		       (int)t->pid, strerror(-err));
-		if (t->explicit)
-			r->failed = true;
-		t->gone = true;
-	} else if (err == -ESRCH) {
-		t->gone = true;
-	} else {
-		uw_err("record: warning: cannot attach the table of %s to pid %d: %s",
-		       path, (int)t->pid, strerror(-err));
-	}
-}
-
-/* Find the table of one new executable mapping and attach it. */
-static void resolve(struct rec *r, struct target *t, const struct uw_mapping *m,
-		    struct seen_map *s)
-{
-	struct uw_elf_info info;
-	struct table_ent *e;
-	char bid[2 * UW_BUILD_ID_MAX + 1];
-	int err;
-
-	s->m.pid = (uint32_t)t->pid;
-	s->m.start = m->start;
-	s->m.end = m->end;
-	s->m.offset = m->offset;
-	s->m.time_ns = now_ns();
-	snprintf(s->path, sizeof(s->path), "%s", m->path);
-	if (uw_elf_info(m->path, &info))
-		return;
-	memcpy(s->m.build_id, info.build_id, info.build_id_len);
-	s->m.build_id_len = info.build_id_len;
-	if (!uw_map_bias(info.loads, info.nloads, m->start, m->end, m->offset,
-			 &s->m.bias))
-		s->m.flags |= UWD_MAP_BIAS;
-	if (!info.build_id_len)
-		return;
-	uw_hex(info.build_id, info.build_id_len, bid);
-	e = table_for(r, bid);
-	if (e->id <= 0)
-		return;
-	/*
-	 * The loader maps a library in steps (the whole file, then each
-	 * segment over it): a mapping caught half-way is looked at again.
-	 */
-	if (uw_runtime_text(&e->meta, m, &s->m.text_start, &s->m.text_end)) {
-		s->retry = true;
-		return;
-	}
-	err = uw_dev_attach(r->fd, t->pid, (uint32_t)e->id, s->m.text_start,
-			    s->m.text_end);
-	if (err && err != -EEXIST) {
-		attach_failed(r, t, m->path, err);
-		return;
-	}
-	s->m.flags |= UWD_MAP_TABLE;
-	t->attached++;
-	t->attached_ever++;
-}
-
-/* An exec replaces every mapping and drops the attachments with the mm. */
-static void check_exec(struct rec *r, struct target *t)
-{
-	char link[64];
-	struct stat st;
-	bool changed;
-
-	snprintf(link, sizeof(link), "/proc/%d/exe", (int)t->pid);
-	if (stat(link, &st))
-		return;
-	changed = t->nseen && (st.st_dev != t->exe_dev || st.st_ino != t->exe_ino);
-	if (!changed && t->attached && attachments_of(r->fd, t->pid) == 0)
-		changed = true;
-	t->exe_dev = st.st_dev;
-	t->exe_ino = st.st_ino;
-	if (!changed)
-		return;
-	t->nseen = 0;
-	t->attached = 0;
-	if (t->announced)
-		announce(r, t, UWD_PROC_EXEC);
-}
-
-static void scan_target(struct rec *r, struct target *t)
-{
-	struct uw_mapping *maps;
-	unsigned int n, i;
-
-	if (uw_read_maps(t->pid, &maps, &n)) {
-		t->gone = true;
-		return;
-	}
-	check_exec(r, t);
-	for (i = 0; i < n && !t->gone; i++) {
-		bool was_written;
-		int slot;
-
-		if (!maps[i].exec || maps[i].path[0] != '/')
-			continue;
-		slot = seen_slot(t, &maps[i]);
-		if (slot >= 0 && !t->seen[slot].retry)
-			continue;
-		if (slot < 0) {
-			t->seen = grow(t->seen, &t->room, t->nseen, sizeof(*t->seen));
-			slot = (int)t->nseen++;
-		}
-		was_written = t->seen[slot].written && t->seen[slot].retry;
-		memset(&t->seen[slot], 0, sizeof(t->seen[0]));
-		resolve(r, t, &maps[i], &t->seen[slot]);
-		/* Written once without a table; again only once it has one. */
-		if (t->seen[slot].retry)
-			t->seen[slot].written = was_written;
-		if (!t->seen[slot].retry)
-			r->new_maps = true;
-	}
-	free(maps);
-	if (!t->gone)
-		flush_maps(r, t);
-}
-
-/* -a: every process but this one. */
-static void discover_all(struct rec *r)
-{
-	struct dirent *d;
-	DIR *dir = opendir("/proc");
-	uint32_t pid;
-
-	if (!dir)
-		return;
-	while ((d = readdir(dir)))
-		if (uw_parse_u32(d->d_name, &pid) && pid != (uint32_t)getpid() &&
-		    !find_target(r, (pid_t)pid))
-			add_target(r, (pid_t)pid, false);
-	closedir(dir);
-}
-
-static void scan_all(struct rec *r)
-{
-	r->new_maps = false;
-	if (r->o.all)
-		discover_all(r);
-	for (unsigned int i = 0; i < r->nt; i++)
-		if (!r->t[i].gone)
-			scan_target(r, &r->t[i]);
-}
-
-static bool explicit_alive(const struct rec *r)
-{
-	for (unsigned int i = 0; i < r->nt; i++)
-		if (r->t[i].explicit && !r->t[i].gone)
-			return true;
-	return false;
 }
 
 /* ---- samples ---- */
@@ -586,7 +257,7 @@ static void take(struct rec *r, const struct uwprof_record *s)
 		r->other_threads++;
 		return;
 	}
-	write_or_die(r, UWD_SAMPLE, s, s->size, NULL);
+	rec_write(r, UWD_SAMPLE, s, s->size, NULL);
 	r->samples++;
 	if (s->stop < UWPROF_STOP_NR)
 		r->stops[s->stop]++;
@@ -632,51 +303,84 @@ static int get_stats(struct rec *r, struct uwprof_stats *st)
 /* ---- the command ---- */
 
 /*
- * Fork and exec @argv.  The exec is seen through a close-on-exec pipe:
- * EOF means the new image is in place (its maps can be read), an int on
- * it is the errno of a failed exec.
+ * Fork @argv's process; it waits for go_command() before it execs, so
+ * the side-band can follow it from its exec on.  The exec is seen
+ * through a close-on-exec pipe: EOF means the new image is in place, an
+ * int on it is the errno of a failed exec.
  */
-static pid_t start_command(char **argv)
-{
-	int p[2], e = 0;
+struct command {
 	pid_t pid;
-	ssize_t n;
+	int go, done;		/* pipes: parent's ends */
+};
 
-	if (pipe2(p, O_CLOEXEC))
+static int fork_command(char **argv, struct command *c)
+{
+	int go[2], done[2], e = 0;
+	char b;
+
+	if (pipe2(go, O_CLOEXEC))
 		return -1;
-	pid = fork();
-	if (pid == 0) {
-		close(p[0]);
+	if (pipe2(done, O_CLOEXEC)) {
+		close(go[0]);
+		close(go[1]);
+		return -1;
+	}
+	c->pid = fork();
+	if (c->pid == 0) {
+		close(go[1]);
+		close(done[0]);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		if (read(go[0], &b, 1) != 1)
+			_exit(127);	/* record gave up */
 		execvp(argv[0], argv);
 		e = errno;
-		if (write(p[1], &e, sizeof(e)) < 0)
+		if (write(done[1], &e, sizeof(e)) < 0)
 			_exit(127);
 		_exit(127);
 	}
-	close(p[1]);
-	if (pid < 0) {
-		close(p[0]);
+	close(go[0]);
+	close(done[1]);
+	c->go = go[1];
+	c->done = done[0];
+	if (c->pid < 0) {
+		close(c->go);
+		close(c->done);
 		return -1;
 	}
-	do
-		n = read(p[0], &e, sizeof(e));
-	while (n < 0 && errno == EINTR);
-	close(p[0]);
-	if (n > 0) {
-		waitpid(pid, NULL, 0);
-		uw_err("record: cannot run '%s': %s", argv[0], strerror(e));
-		errno = e;
-		return 0;
+	return 0;
+}
+
+/* Let the command exec; 0 once it runs, else 127 as a shell says. */
+static int go_command(char **argv, struct command *c)
+{
+	ssize_t n;
+	int e = 0;
+
+	n = write(c->go, "g", 1);
+	close(c->go);
+	if (n != 1) {
+		e = errno;
+		n = 1;
+	} else {
+		do
+			n = read(c->done, &e, sizeof(e));
+		while (n < 0 && errno == EINTR);
 	}
-	return pid;
+	close(c->done);
+	if (n > 0) {
+		waitpid(c->pid, NULL, 0);
+		uw_err("record: cannot run '%s': %s", argv[0], strerror(e));
+		c->pid = 0;
+		return 127;
+	}
+	return 0;
 }
 
 static void progress(struct rec *r, bool last)
 {
 	static uint64_t next;
-	uint64_t now = now_ns();
+	uint64_t now = rec_now_ns();
 	struct uwprof_stats st;
 
 	if (r->o.quiet || !isatty(STDERR_FILENO) || (!last && now < next))
@@ -688,54 +392,96 @@ static void progress(struct rec *r, bool last)
 		(unsigned long long)r->lost, last ? "\n" : "");
 }
 
-/* The attach loop: drain, re-scan now and then, stop when it is time. */
-static void run_loop(struct rec *r, pid_t child)
+/* Polling (no side-band): read the maps again now and then. */
+struct scan_clock {
+	uint64_t next, last, last_change;
+	unsigned int interval;
+};
+
+static void maybe_scan(struct rec *r, struct scan_clock *c, uint64_t now)
+{
+	unsigned int max_ms = r->o.all ? REC_SCAN_MAX_ALL_MS : REC_SCAN_MAX_MS;
+
+	if (r->want_scan && now >= c->last + REC_SCAN_HINT_MS * 1000000ull)
+		c->next = now;
+	if (now < c->next)
+		return;
+	drain(r);	/* samples of an old image before its exec is seen */
+	rec_scan_all(r);
+	r->want_scan = false;
+	c->last = now;
+	if (r->new_maps)
+		c->last_change = now;
+	c->interval = now < c->last_change + REC_SCAN_SETTLE_MS * 1000000ull ?
+		REC_SCAN_MIN_MS :
+		(c->interval * 2 > max_ms ? max_ms : c->interval * 2);
+	c->next = now + c->interval * 1000000ull;
+}
+
+/*
+ * The loop: apply the side-band (or scan), drain samples, stop when it
+ * is time.  Returns true with *status when the command was reaped.
+ */
+static bool run_loop(struct rec *r, pid_t child, int *status)
 {
 	uint64_t deadline = r->o.duration ? r->t0 + (uint64_t)(r->o.duration * 1e9) : 0;
-	uint64_t next_scan = 0, last_scan = 0, last_change = 0, now;
-	unsigned int interval = REC_SCAN_MIN_MS;
-	unsigned int max_ms = r->o.all ? REC_SCAN_MAX_ALL_MS : REC_SCAN_MAX_MS;
-	struct pollfd pfd = { .fd = r->fd, .events = POLLIN };
-	int timeout, status;
+	struct scan_clock sc = { .interval = REC_SCAN_MIN_MS };
+	struct pollfd pfd[1 + 64];
+	int fds[64], timeout;
+	unsigned int nfd = 1, i, n;
+	uint64_t now;
 
+	pfd[0] = (struct pollfd){ .fd = r->fd, .events = POLLIN };
+	n = r->use_sb ? sb_pollfds(&r->sb, fds, 64) : 0;
+	for (i = 0; i < n; i++)
+		pfd[nfd++] = (struct pollfd){ .fd = fds[i], .events = POLLIN };
 	while (!rec_stop) {
-		now = now_ns();
+		now = rec_now_ns();
 		if (deadline && now >= deadline)
 			break;
-		if (r->want_scan && now >= last_scan + REC_SCAN_HINT_MS * 1000000ull)
-			next_scan = now;
-		if (now >= next_scan) {
-			drain(r);	/* samples of an old image before its exec is seen */
-			scan_all(r);
-			r->want_scan = false;
-			last_scan = now;
-			if (r->new_maps)
-				last_change = now;
-			interval = now < last_change + REC_SCAN_SETTLE_MS * 1000000ull ?
-				REC_SCAN_MIN_MS :
-				(interval * 2 > max_ms ? max_ms : interval * 2);
-			next_scan = now + interval * 1000000ull;
+		if (r->use_sb)
+			sb_read(&r->sb, rec_sideband_event, r);
+		else
+			maybe_scan(r, &sc, now);
+		if (child > 0 && waitpid(child, status, WNOHANG) == child) {
+			if (r->use_sb)	/* its last mmaps and exits */
+				sb_read(&r->sb, rec_sideband_event, r);
+			return true;
 		}
-		if (child > 0 && waitpid(child, &status, WNOHANG) == child) {
-			if (WIFEXITED(status) && WEXITSTATUS(status))
-				uw_err("record: the command exited with status %d",
-				       WEXITSTATUS(status));
-			else if (WIFSIGNALED(status) && WTERMSIG(status) != SIGINT)
-				uw_err("record: the command was killed by signal %d",
-				       WTERMSIG(status));
+		/* The command ends when it is reaped, not at its exit record. */
+		if (child <= 0 && !r->o.all && !rec_explicit_alive(r))
 			break;
-		}
-		if (!r->o.all && !explicit_alive(r))
-			break;
-		timeout = (int)((next_scan - now) / 1000000);
-		if (timeout > REC_POLL_MAX_MS)
-			timeout = REC_POLL_MAX_MS;
+		timeout = REC_POLL_MAX_MS;
+		if (!r->use_sb && (sc.next - now) / 1000000 < (uint64_t)timeout)
+			timeout = (int)((sc.next - now) / 1000000);
 		if (deadline && (deadline - now) / 1000000 < (uint64_t)timeout)
 			timeout = (int)((deadline - now) / 1000000);
-		poll(&pfd, 1, timeout < 1 ? 1 : timeout);
+		poll(pfd, nfd, timeout < 1 ? 1 : timeout);
+		if (r->use_sb)	/* mappings before the samples that need them */
+			sb_read(&r->sb, rec_sideband_event, r);
 		drain(r);
 		progress(r, false);
 	}
+	return false;
+}
+
+/* perf record's rule: the command's own status; a signal as a shell says. */
+static int command_status(int status)
+{
+	if (WIFEXITED(status)) {
+		if (WEXITSTATUS(status))
+			uw_err("record: the command exited with status %d",
+			       WEXITSTATUS(status));
+		return WEXITSTATUS(status);
+	}
+	if (WIFSIGNALED(status)) {
+		if (WTERMSIG(status) == SIGINT)
+			return UWPROF_EXIT_OK;	/* Ctrl-C ended the recording */
+		uw_err("record: the command was killed by signal %d",
+		       WTERMSIG(status));
+		return 128 + WTERMSIG(status);
+	}
+	return UWPROF_EXIT_OK;
 }
 
 static void summary_stops(const struct rec *r)
@@ -826,6 +572,18 @@ static void summary(const struct rec *r, double secs)
 			(unsigned long long)r->samples);
 		summary_stops(r);
 	}
+	fprintf(stderr, "uwprof record: processes followed through %s; the module %s "
+		"children and %s tables by build-id\n",
+		r->use_sb ? "the perf side-band" : "polling /proc/PID/maps",
+		r->inherit ? "follows" : "does not follow (record attaches them)",
+		r->bid_taken ? "takes" : "does not take");
+	if (r->stale_detached)
+		fprintf(stderr, "uwprof record: %llu attachments of old images undone "
+			"after an exec\n", (unsigned long long)r->stale_detached);
+	if (r->sb.lost)
+		uw_err("record: warning: %llu side-band records lost (its ring was "
+		       "full): some processes or mappings may be missing",
+		       (unsigned long long)r->sb.lost);
 	if (r->other_threads)
 		fprintf(stderr, "uwprof record: %llu samples of other threads left "
 			"out (--tid)\n", (unsigned long long)r->other_threads);
@@ -869,7 +627,7 @@ static int add_thread_pids(struct rec_opts *o)
 			;
 		if (j < o->npids)
 			continue;
-		o->pids = grow(o->pids, &room, o->npids, sizeof(*o->pids));
+		o->pids = rec_grow(o->pids, &room, o->npids, sizeof(*o->pids));
 		o->pids[o->npids++] = tgid;
 	}
 	return 0;
@@ -892,27 +650,88 @@ static int check_pids(const struct rec_opts *o)
 		}
 		snprintf(path, sizeof(path), "/proc/%d/exe", (int)o->pids[i]);
 		if (uw_elf_is_64bit(path)) {
-			not_32bit(o->pids[i]);
+			rec_not_32bit(o->pids[i]);
 			return -1;
 		}
 	}
 	return 0;
 }
 
-static int start_targets(struct rec *r, pid_t *child)
+/* -p: the side-band follows each thread of each process. */
+static int sideband_pids(struct rec *r)
 {
-	for (unsigned int i = 0; i < r->o.npids; i++)
-		add_target(r, r->o.pids[i], true);
-	if (r->o.cmd) {
-		*child = start_command(r->o.cmd);
-		if (*child <= 0)
-			return -1;
-		add_target(r, *child, true);
+	char path[64];
+	struct dirent *d;
+	uint32_t tid;
+	int err = 0;
+	DIR *dir;
+
+	for (unsigned int i = 0; i < r->o.npids && !err; i++) {
+		snprintf(path, sizeof(path), "/proc/%d/task", (int)r->o.pids[i]);
+		dir = opendir(path);
+		if (!dir)
+			return -errno;
+		while (!err && (d = readdir(dir)))
+			if (uw_parse_u32(d->d_name, &tid))
+				err = r->sb.ring ? sb_add(&r->sb, (pid_t)tid) :
+					sb_open(&r->sb, (pid_t)tid);
+		closedir(dir);
 	}
-	scan_all(r);
-	if (!r->o.all && !r->nt)
+	return err;
+}
+
+/*
+ * The side-band where perf events allow it; else polling the maps, as
+ * the summary then says.
+ */
+static void open_sideband(struct rec *r, pid_t child)
+{
+	const char *why = getenv("UWPROF_NO_SIDEBAND");
+	int err;
+
+	if (why && *why) {
+		err = -ENOSYS;
+	} else if (r->o.all) {
+		err = sb_open(&r->sb, -1);
+	} else if (child > 0) {
+		err = sb_open(&r->sb, child);
+	} else {
+		err = sideband_pids(r);
+		if (err && r->sb.ring)
+			sb_close(&r->sb);
+	}
+	r->use_sb = !err;
+	if (err && !r->o.quiet)
+		uw_err("record: warning: no perf side-band (%s%s); reading "
+		       "/proc/PID/maps now and then instead: children are not "
+		       "followed and new code is seen late", strerror(-err),
+		       err == -EACCES || err == -EPERM ?
+		       ", see /proc/sys/kernel/perf_event_paranoid" : "");
+}
+
+/*
+ * Sampling, with the module following children (and every process for
+ * -a) if it can; a module that cannot says EINVAL, and record then
+ * follows them itself, attaching as it learns about them.
+ */
+static int start_sampling(struct rec *r)
+{
+	struct uwprof_start st = {
+		.size = sizeof(st), .freq_hz = r->o.freq,
+		/* As perf: -p and a command per task, -a per CPU. */
+		.flags = r->o.all ? UWPROF_START_ALL : UWPROF_START_PER_TASK,
+	};
+
+	if (!r->o.all && !r->o.no_inherit)
+		st.flags |= UWPROF_START_INHERIT;
+	if (ioctl(r->fd, UWPROF_IOC_START, &st) == 0) {
+		r->inherit = st.flags & (UWPROF_START_INHERIT | UWPROF_START_ALL);
+		return 0;
+	}
+	if (errno != EINVAL || !(st.flags & (UWPROF_START_INHERIT | UWPROF_START_ALL)))
 		return -1;
-	return r->failed ? -1 : 0;
+	st.flags &= ~(UWPROF_START_INHERIT | UWPROF_START_ALL);
+	return ioctl(r->fd, UWPROF_IOC_START, &st);
 }
 
 static void finish(struct rec *r)
@@ -923,9 +742,9 @@ static void finish(struct rec *r)
 		uw_err("record: warning: stopping the sampler: %s", strerror(errno));
 	drain(r);
 	if (get_stats(r, &st) == 0)
-		write_or_die(r, UWD_STATS, &st, sizeof(st), NULL);
+		rec_write(r, UWD_STATS, &st, sizeof(st), NULL);
 	progress(r, true);
-	if (uwd_close(&r->w, now_ns())) {
+	if (uwd_close(&r->w, rec_now_ns())) {
 		uw_err("record: cannot write %s: %s", r->o.out, strerror(errno));
 		exit(UWPROF_EXIT_FAIL);
 	}
@@ -933,47 +752,72 @@ static void finish(struct rec *r)
 
 static int run(struct rec *r)
 {
-	/*
-	 * As perf does: -p and a command are sampled per task (timers follow
-	 * their threads), -a per CPU (one timer per CPU for every process).
-	 */
-	struct uwprof_start st = {
-		.size = sizeof(st), .freq_hz = r->o.freq,
-		.flags = r->o.all ? 0 : UWPROF_START_PER_TASK,
-	};
 	struct sigaction sa = { .sa_handler = on_signal };
-	pid_t child = 0;
+	struct command c = { 0 };
+	bool reaped = false;
+	int status = 0, ret;
 
 	r->fd = open_device();
 	if (r->fd < 0)
 		return UWPROF_EXIT_FAIL;
-	r->buf = malloc(REC_READ_BUF);
-	if (!r->buf || uwd_open(&r->w, r->o.out, r->o.freq)) {
-		uw_err("record: cannot create %s: %s", r->o.out, strerror(errno));
+	if (r->o.cmd && fork_command(r->o.cmd, &c)) {
+		uw_err("record: cannot start '%s': %s", r->o.cmd[0], strerror(errno));
 		return UWPROF_EXIT_FAIL;
+	}
+	open_sideband(r, c.pid);
+	r->buf = malloc(REC_READ_BUF);
+	if (!r->buf || uwd_open(&r->w, r->o.out, r->o.freq,
+				r->use_sb ? UWD_HDR_TIMED : 0)) {
+		uw_err("record: cannot create %s: %s", r->o.out, strerror(errno));
+		goto fail;
 	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	r->t0 = now_ns();
-	if (ioctl(r->fd, UWPROF_IOC_START, &st)) {
+	r->t0 = rec_now_ns();
+	if (start_sampling(r)) {
 		uw_err("record: cannot start sampling: %s", strerror(errno));
-		return UWPROF_EXIT_FAIL;
+		goto fail;
 	}
-	if (start_targets(r, &child)) {
-		if (child > 0)
-			kill(child, SIGTERM);
+	r->by_build_id = true;	/* until the module says otherwise */
+	rec_upload_all(r);
+	for (unsigned int i = 0; i < r->o.npids; i++)
+		rec_add_target(r, r->o.pids[i], true);
+	if (c.pid > 0) {
+		rec_add_target(r, c.pid, true);
+		ret = go_command(r->o.cmd, &c);
+		if (ret) {
+			r->t[r->nt - 1].gone = true;
+			finish(r);
+			return ret;
+		}
+	}
+	/* Processes already running; with the side-band, the only scan. */
+	if (!r->use_sb || !c.pid)
+		rec_scan_all(r);
+	if (r->failed || (!r->o.all && !rec_explicit_alive(r) && !c.pid)) {
+		if (c.pid > 0)
+			kill(c.pid, SIGTERM);
 		finish(r);
 		return UWPROF_EXIT_FAIL;
 	}
-	run_loop(r, child);
+	reaped = run_loop(r, c.pid, &status);
 	/* Stopped by -d or a signal: the command does not outlive the recording. */
-	if (child > 0 && waitpid(child, NULL, WNOHANG) == 0)
-		kill(child, SIGTERM);
+	if (c.pid > 0 && !reaped && waitpid(c.pid, NULL, WNOHANG) == 0)
+		kill(c.pid, SIGTERM);
 	finish(r);
-	summary(r, (now_ns() - r->t0) / 1e9);
-	if (child > 0)
-		waitpid(child, NULL, 0);
-	return UWPROF_EXIT_OK;
+	summary(r, (rec_now_ns() - r->t0) / 1e9);
+	if (c.pid > 0 && !reaped)
+		waitpid(c.pid, NULL, 0);
+	if (r->use_sb)
+		sb_close(&r->sb);
+	return reaped ? command_status(status) : UWPROF_EXIT_OK;
+fail:
+	if (c.pid > 0) {
+		close(c.go);	/* the child exits 127 without running anything */
+		close(c.done);
+		waitpid(c.pid, NULL, 0);
+	}
+	return UWPROF_EXIT_FAIL;
 }
 
 static int cmd_record(int argc, char **argv)

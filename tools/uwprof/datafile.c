@@ -18,12 +18,14 @@ static uint64_t clock_ns(clockid_t c)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-int uwd_open(struct uwd_writer *w, const char *path, uint32_t freq_hz)
+int uwd_open(struct uwd_writer *w, const char *path, uint32_t freq_hz,
+	     uint32_t flags)
 {
 	struct uwd_header h = {
 		.magic = UWD_MAGIC,
 		.version = UWD_VERSION,
 		.header_size = sizeof(h),
+		.flags = flags,
 		.freq_hz = freq_hz,
 	};
 

@@ -21,11 +21,19 @@ struct uwd_header {
 	char magic[8];
 	uint32_t version;
 	uint32_t header_size;	/* bytes of this header; records follow */
-	uint32_t flags;		/* 0 */
+	uint32_t flags;		/* UWD_HDR_* */
 	uint32_t freq_hz;
 	uint64_t start_ns;	/* CLOCK_MONOTONIC, the clock of the samples */
 	uint64_t start_realtime_ns;	/* CLOCK_REALTIME at the same moment */
 };
+
+/*
+ * The times of mapping, process, comm, fork and exit records are when the
+ * kernel reported those things (the side-band), on the samples' clock: a
+ * reader resolves each sample against the state at its time.  Without
+ * it, a reader resolves samples in file order.
+ */
+#define UWD_HDR_TIMED	0x1
 
 /* Every record: this header, then its payload; size is a multiple of 8. */
 struct uwd_rec {
@@ -39,6 +47,9 @@ enum uwd_type {
 	UWD_PROCESS = 3,	/* struct uwd_process + exe path */
 	UWD_STATS = 4,		/* struct uwprof_stats, as the device gave it */
 	UWD_END = 5,		/* struct uwd_end: the recording finished */
+	UWD_COMM = 6,		/* struct uwd_comm + name */
+	UWD_FORK = 7,		/* struct uwd_fork */
+	UWD_EXIT = 8,		/* struct uwd_exit */
 };
 
 #define UWD_MAP_TABLE	0x1	/* a table is attached to [text_start, text_end) */
@@ -67,6 +78,30 @@ struct uwd_process {
 	/* then the executable's path, NUL-terminated, zero padded to 8 */
 };
 
+#define UWD_COMM_EXEC	0x1	/* the name an exec gave */
+
+/* A thread's name (comm) from @time_ns on. */
+struct uwd_comm {
+	uint32_t pid, tid;
+	uint32_t flags;
+	uint32_t reserved;
+	uint64_t time_ns;
+	/* then the name, NUL-terminated, zero padded to 8 */
+};
+
+/* A new process: it starts with its parent's mappings and name. */
+struct uwd_fork {
+	uint32_t pid, ppid;
+	uint64_t time_ns;
+};
+
+/* The process ended; a later record for its pid is another process. */
+struct uwd_exit {
+	uint32_t pid;
+	uint32_t reserved;
+	uint64_t time_ns;
+};
+
 struct uwd_end {
 	uint64_t end_ns;	/* CLOCK_MONOTONIC */
 	uint64_t samples;	/* sample records written */
@@ -78,7 +113,8 @@ struct uwd_writer {
 	uint64_t samples;
 };
 
-int uwd_open(struct uwd_writer *w, const char *path, uint32_t freq_hz);
+int uwd_open(struct uwd_writer *w, const char *path, uint32_t freq_hz,
+	     uint32_t flags);
 int uwd_write(struct uwd_writer *w, uint32_t type, const void *a, size_t alen,
 	      const char *str);
 int uwd_close(struct uwd_writer *w, uint64_t end_ns);

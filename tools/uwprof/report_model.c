@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "report_procs.h"
 #include "symbols.h"
 #include "uwprof.h"
 
@@ -114,40 +115,19 @@ const char *rp_func_module(const struct rp_profile *p, uint32_t f)
 
 /* ---- loading state ---- */
 
-struct rp_region {
-	uint32_t start, end, bias, module;
-	uint32_t map;		/* index in rp_profile.maps */
-	bool bias_ok;
-};
-
-struct rp_pid {
-	uint32_t pid;
-	uint32_t comm;		/* index in rp_profile.comms, or UINT32_MAX */
-	struct rp_region *r;
-	uint32_t n, room;
-};
-
 struct rp_load {
 	struct rp_profile *p;
 	const struct rp_opts *o;
-	struct rp_pid *pids;
-	uint32_t npids, pidroom;
+	struct rp_procs procs;
+	bool timed;		/* UWD_HDR_TIMED: keys are times */
+	uint64_t seq;		/* the current record's place in the file */
 	uint64_t bad_samples;
 };
 
-static struct rp_pid *pid_state(struct rp_load *L, uint32_t pid, bool *fresh)
+/* The key of a record with time @t: its time, or in older files its place. */
+static uint64_t key_of(const struct rp_load *L, uint64_t t)
 {
-	for (uint32_t i = 0; i < L->npids; i++)
-		if (L->pids[i].pid == pid) {
-			*fresh = false;
-			return &L->pids[i];
-		}
-	L->pids = grow(L->pids, &L->pidroom, L->npids, sizeof(*L->pids));
-	memset(&L->pids[L->npids], 0, sizeof(L->pids[0]));
-	L->pids[L->npids].pid = pid;
-	L->pids[L->npids].comm = UINT32_MAX;
-	*fresh = true;
-	return &L->pids[L->npids++];
+	return L->timed ? t : L->seq;
 }
 
 static uint32_t module_for(struct rp_load *L, const struct uwd_mapping *m,
@@ -200,31 +180,28 @@ static uint32_t keep_mapping(struct rp_profile *p, const struct uwd_mapping *m,
 static void on_mapping(struct rp_load *L, const void *data, size_t len)
 {
 	struct uwd_mapping m;
-	struct rp_region *r;
-	struct rp_pid *ps;
+	struct rp_region r = { 0 };
 	const char *path = (const char *)data + sizeof(m);
-	bool fresh;
 
 	if (len <= sizeof(m) || !memchr(path, 0, len - sizeof(m)))
 		return;
 	memcpy(&m, data, sizeof(m));
-	ps = pid_state(L, m.pid, &fresh);
-	ps->r = grow(ps->r, &ps->room, ps->n, sizeof(*ps->r));
-	r = &ps->r[ps->n++];
-	r->start = m.start;
-	r->end = m.end;
-	r->module = module_for(L, &m, path);
-	r->bias = m.bias;
-	r->bias_ok = m.flags & UWD_MAP_BIAS;
-	if (!r->bias_ok && L->p->mods[r->module].sym)
-		r->bias_ok = !sym_bias(L->p->mods[r->module].sym, m.start,
-				       m.end, m.offset, &r->bias);
+	r.start = m.start;
+	r.end = m.end;
+	r.key = key_of(L, m.time_ns);
+	r.module = module_for(L, &m, path);
+	r.bias = m.bias;
+	r.bias_ok = m.flags & UWD_MAP_BIAS;
+	if (!r.bias_ok && L->p->mods[r.module].sym)
+		r.bias_ok = !sym_bias(L->p->mods[r.module].sym, m.start,
+				      m.end, m.offset, &r.bias);
 	if (m.flags & UWD_MAP_TABLE)
-		L->p->mods[r->module].has_table = true;
-	r->map = keep_mapping(L->p, &m, r);
+		L->p->mods[r.module].has_table = true;
+	r.map = keep_mapping(L->p, &m, &r);
+	rpp_mapping(&L->procs, m.pid, &r);
 }
 
-/* A process's name: its executable's base name, interned. */
+/* A name (a comm, or an executable's base name), interned. */
 static uint32_t intern_comm(struct rp_profile *p, const char *exe)
 {
 	const char *base = strrchr(exe, '/');
@@ -245,20 +222,48 @@ static uint32_t intern_comm(struct rp_profile *p, const char *exe)
 static void on_process(struct rp_load *L, const void *data, size_t len)
 {
 	struct uwd_process pr;
-	struct rp_pid *ps;
 	const char *exe = (const char *)data + sizeof(pr);
-	bool fresh;
+	uint32_t comm = UINT32_MAX;
 
 	if (len < sizeof(pr))
 		return;
 	memcpy(&pr, data, sizeof(pr));
-	ps = pid_state(L, pr.pid, &fresh);
-	if (fresh)
-		L->p->processes++;
 	if (len > sizeof(pr) && memchr(exe, 0, len - sizeof(pr)) && exe[0])
-		ps->comm = intern_comm(L->p, exe);
-	if (pr.flags & UWD_PROC_EXEC)
-		ps->n = 0;	/* the old image's mappings are gone */
+		comm = intern_comm(L->p, exe);
+	/* An exec: the old image's mappings are gone. */
+	rpp_process(&L->procs, pr.pid, pr.flags & UWD_PROC_EXEC,
+		    key_of(L, pr.time_ns), comm);
+}
+
+static void on_comm(struct rp_load *L, const void *data, size_t len)
+{
+	struct uwd_comm c;
+	const char *name = (const char *)data + sizeof(c);
+
+	if (len <= sizeof(c) || !memchr(name, 0, len - sizeof(c)) || !name[0])
+		return;
+	memcpy(&c, data, sizeof(c));
+	rpp_name(&L->procs, c.tid, key_of(L, c.time_ns), intern_comm(L->p, name));
+}
+
+static void on_fork(struct rp_load *L, const void *data, size_t len)
+{
+	struct uwd_fork f;
+
+	if (len < sizeof(f))
+		return;
+	memcpy(&f, data, sizeof(f));
+	rpp_fork(&L->procs, f.pid, f.ppid, key_of(L, f.time_ns));
+}
+
+static void on_exit_rec(struct rp_load *L, const void *data, size_t len)
+{
+	struct uwd_exit x;
+
+	if (len < sizeof(x))
+		return;
+	memcpy(&x, data, sizeof(x));
+	rpp_exit(&L->procs, x.pid, key_of(L, x.time_ns));
 }
 
 /* ---- functions and the tree ---- */
@@ -293,21 +298,6 @@ static uint32_t intern_func(struct rp_profile *p, uint32_t module,
 	f->stamp = UINT64_MAX;
 	rp_map_put(&p->func_ids, key, p->nfuncs);
 	return p->nfuncs++;
-}
-
-static const struct rp_region *region_of(const struct rp_load *L, uint32_t pid,
-					 uint32_t addr)
-{
-	for (uint32_t i = 0; i < L->npids; i++) {
-		const struct rp_pid *ps = &L->pids[i];
-
-		if (ps->pid != pid)
-			continue;
-		for (uint32_t j = ps->n; j-- > 0;)	/* newest first */
-			if (addr >= ps->r[j].start && addr < ps->r[j].end)
-				return &ps->r[j];
-	}
-	return NULL;
 }
 
 /*
@@ -365,11 +355,11 @@ static uint32_t cache_frames(struct rp_profile *p, uint64_t key,
 }
 
 /* Frame 0 is the sampled pc; the others are return addresses. */
-static uint32_t frame_funcs(struct rp_load *L, uint32_t pid, uint32_t addr,
-			    bool ret_addr, uint32_t *ids)
+static uint32_t frame_funcs(struct rp_load *L, uint32_t img, uint64_t when,
+			    uint32_t addr, bool ret_addr, uint32_t *ids)
 {
 	uint32_t look = rp_frame_addr(addr, ret_addr), vaddr, id, n;
-	const struct rp_region *r = region_of(L, pid, look);
+	const struct rp_region *r = rpp_region(&L->procs, img, when, look);
 	struct rp_profile *p = L->p;
 	uint64_t key;
 
@@ -431,7 +421,7 @@ static uint32_t kernel_func(struct rp_profile *p)
 }
 
 static void keep_sample(struct rp_load *L, const struct uwprof_record *s,
-			uint32_t leaf, uint32_t comm)
+			uint32_t img, uint64_t key, uint32_t leaf, uint32_t comm)
 {
 	struct rp_profile *p = L->p;
 	struct rp_sample *k;
@@ -447,7 +437,8 @@ static void keep_sample(struct rp_load *L, const struct uwprof_record *s,
 	for (uint32_t i = 0; i < s->nframes; i++) {
 		uint32_t room = p->addrroom;
 		const struct rp_region *r =
-			region_of(L, s->pid, rp_frame_addr(s->frames[i], i > 0));
+			rpp_region(&L->procs, img, key,
+				   rp_frame_addr(s->frames[i], i > 0));
 
 		p->addrs = grow(p->addrs, &p->addrroom, p->naddrs, sizeof(*p->addrs));
 		p->addr_maps = grow(p->addr_maps, &room, p->naddrs,
@@ -458,7 +449,7 @@ static void keep_sample(struct rp_load *L, const struct uwprof_record *s,
 }
 
 static void add_sample(struct rp_load *L, const struct uwprof_record *s,
-		       uint32_t comm)
+		       uint32_t img, uint64_t key, uint32_t comm)
 {
 	struct rp_profile *p = L->p;
 	uint32_t node = 0, f = 0, outer = 0, depth = 0, ids[RP_INLINE_MAX], n;
@@ -475,7 +466,7 @@ static void add_sample(struct rp_load *L, const struct uwprof_record *s,
 		p->last_ns = s->time_ns;
 	p->nodes[0].total++;
 	for (uint32_t i = s->nframes; i-- > 0;) {
-		n = frame_funcs(L, s->pid, s->frames[i], i > 0, ids);
+		n = frame_funcs(L, img, key, s->frames[i], i > 0, ids);
 		while (n--) {	/* the outer function first, inlined ones in it */
 			f = ids[n];
 			if (!depth)
@@ -500,7 +491,7 @@ static void add_sample(struct rp_load *L, const struct uwprof_record *s,
 		p->funcs[f].self++;
 	}
 	if (L->o->keep_samples)
-		keep_sample(L, s, node, comm);
+		keep_sample(L, s, img, key, node, comm);
 }
 
 static bool in_list(const uint32_t *v, unsigned int n, uint32_t x)
@@ -535,21 +526,21 @@ static void on_sample(struct rp_load *L, const void *data, size_t len)
 {
 	const struct uwprof_record *s = data;
 
-	uint32_t comm = UINT32_MAX;
+	uint64_t key = key_of(L, s->time_ns);
+	uint32_t comm, img;
 
 	if (len < sizeof(*s) || s->size > len || s->size < sizeof(*s) ||
 	    s->nframes > (s->size - sizeof(*s)) / 4) {
 		L->bad_samples++;
 		return;
 	}
-	for (uint32_t i = 0; i < L->npids; i++)
-		if (L->pids[i].pid == s->pid)
-			comm = L->pids[i].comm;
+	img = rpp_image_at(&L->procs, s->pid, key);
+	comm = rpp_comm(&L->procs, img, s->pid, s->tid, key);
 	if (!wanted(L, s, comm)) {
 		L->p->filtered++;
 		return;
 	}
-	add_sample(L, s, comm);
+	add_sample(L, s, img, key, comm);
 }
 
 static void on_stats(struct rp_load *L, const void *data, size_t len)
@@ -561,21 +552,34 @@ static void on_stats(struct rp_load *L, const void *data, size_t len)
 	L->p->have_stats = true;
 }
 
+/*
+ * Two passes: what happened to the processes first, then each sample
+ * against the state at its key.  In a timed file a sample may come
+ * before the side-band records it needs (they are read from another
+ * ring); in an older file the first pass only sees what came before.
+ */
 static void walk(struct rp_load *L, struct uwd_file *f)
 {
 	const void *data;
 	uint32_t type;
 	size_t len;
 
-	while (uwd_next(f, &type, &data, &len)) {
+	for (L->seq = 0; uwd_next(f, &type, &data, &len); L->seq++) {
 		switch (type) {
-		case UWD_SAMPLE: on_sample(L, data, len); break;
 		case UWD_MAPPING: on_mapping(L, data, len); break;
 		case UWD_PROCESS: on_process(L, data, len); break;
+		case UWD_COMM: on_comm(L, data, len); break;
+		case UWD_FORK: on_fork(L, data, len); break;
+		case UWD_EXIT: on_exit_rec(L, data, len); break;
 		case UWD_STATS: on_stats(L, data, len); break;
-		default: break;	/* newer record types: skipped */
+		default: break;	/* samples next; newer record types: skipped */
 		}
 	}
+	f->pos = f->hdr.header_size;
+	for (L->seq = 0; uwd_next(f, &type, &data, &len); L->seq++)
+		if (type == UWD_SAMPLE)
+			on_sample(L, data, len);
+	L->p->processes = L->procs.processes;
 }
 
 static void warn_damage(const struct rp_load *L, const struct uwd_file *f,
@@ -609,7 +613,7 @@ int rp_load(const char *path, const struct rp_opts *o, struct rp_profile *p)
 int rp_load_file(struct uwd_file *fp, const char *path,
 		 const struct rp_opts *o, struct rp_profile *p)
 {
-	struct rp_load L = { .p = p, .o = o };
+	struct rp_load L = { .p = p, .o = o, .timed = fp->hdr.flags & UWD_HDR_TIMED };
 	const struct rp_filter *fl = &o->filter;
 	struct uwd_file f = *fp;
 
@@ -628,9 +632,7 @@ int rp_load_file(struct uwd_file *fp, const char *path,
 	p->nnodes = 1;
 	walk(&L, &f);
 	warn_damage(&L, &f, path);
-	for (uint32_t i = 0; i < L.npids; i++)
-		free(L.pids[i].r);
-	free(L.pids);
+	rpp_free(&L.procs);
 	uwd_free(&f);
 	rp_sort_tree(p);
 	return 0;
