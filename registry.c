@@ -465,8 +465,9 @@ static long uwprof_attach_locked(struct uwprof_session *s,
 	u32 tgid;
 	int ret;
 
-	t = xa_load(&s->tables, a->table_id);
-	if (!t)
+	t = a->flags & UWPROF_ATTACH_FOLLOW ? NULL :
+	    xa_load(&s->tables, a->table_id);
+	if (!t && !(a->flags & UWPROF_ATTACH_FOLLOW))
 		return -ENOENT;
 	ret = uwprof_find_process(a->pid, &tgid, &mm, &start_time);
 	if (ret)
@@ -477,6 +478,8 @@ static long uwprof_attach_locked(struct uwprof_session *s,
 		return PTR_ERR(p);
 	if (fresh)
 		uwprof_sampler_follow(s, tgid);
+	if (!t)
+		return 0;	/* UWPROF_ATTACH_FOLLOW: followed, nothing attached */
 	if (uwprof_attachments(p) >= UWPROF_MAX_MODULES)
 		return -E2BIG;
 	if (uwprof_overlaps(p, a->text_start, a->text_end))
@@ -495,7 +498,10 @@ long uwprof_ioctl_attach(struct uwprof_session *s, void __user *arg)
 	ret = uwprof_copy_arg(&a, sizeof(a), arg);
 	if (ret)
 		return ret;
-	if (a.flags || a.text_start >= a.text_end)
+	if (a.flags & ~UWPROF_ATTACH_FOLLOW)
+		return -EINVAL;
+	if (a.flags ? a.table_id || a.text_start || a.text_end :
+		      a.text_start >= a.text_end)
 		return -EINVAL;
 	mutex_lock(&s->lock);
 	uwprof_reap_dead(s);

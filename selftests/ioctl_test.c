@@ -197,6 +197,37 @@ TEST_F(ioc, attach_errors)
 	reap(child);
 }
 
+static int follow(int fd, int pid, int table_id, unsigned int start,
+		  unsigned int end)
+{
+	struct uwprof_attach a = {
+		.size = sizeof(a), .pid = pid, .table_id = table_id,
+		.text_start = start, .text_end = end,
+		.flags = UWPROF_ATTACH_FOLLOW,
+	};
+
+	return ioctl(fd, UWPROF_IOC_ATTACH, &a) ? -errno : 0;
+}
+
+/* UWPROF_ATTACH_FOLLOW: followed with nothing attached; no table or range. */
+TEST_F(ioc, attach_follow)
+{
+	int id = uwprof_upload(self->fd, self->blob, self->len, NULL);
+	pid_t dead = spawn_sleeper(), child = spawn_sleeper();
+
+	ASSERT_LT(0, id);
+	reap(dead);
+	EXPECT_EQ(-ESRCH, follow(self->fd, dead, 0, 0, 0));
+	EXPECT_EQ(-EINVAL, follow(self->fd, child, id, 0, 0));
+	EXPECT_EQ(-EINVAL, follow(self->fd, child, 0, 0x1000, 0x2000));
+	EXPECT_EQ(0, follow(self->fd, child, 0, 0, 0));
+	EXPECT_EQ(0, list_count(self->fd, child));
+	/* a table attached afterwards goes to the same entry */
+	EXPECT_EQ(0, uwprof_attach(self->fd, child, id, 0x1000, 0x2000));
+	EXPECT_EQ(1, list_count(self->fd, child));
+	reap(child);
+}
+
 TEST_F(ioc, attach_kernel_thread_refused)
 {
 	int id = uwprof_upload(self->fd, self->blob, self->len, NULL);

@@ -78,14 +78,22 @@ struct uwprof_table_upload {
  * ESRCH: no such process.  EACCES: not ptrace-readable by the caller.
  * ENOENT: no table with that id.  EEXIST: range overlaps an attachment.
  * EINVAL: empty range.  E2BIG: more than UWPROF_MAX_MODULES ranges.
+ *
+ * With UWPROF_ATTACH_FOLLOW nothing is attached: the process is followed
+ * (sampled, given tables by build-id, its children followed with
+ * START_INHERIT) though none of its own code has a table yet, as a shell
+ * that runs the programs to profile.  table_id, text_start and text_end
+ * must be 0 (EINVAL otherwise).
  */
+#define UWPROF_ATTACH_FOLLOW	0x1
+
 struct uwprof_attach {
 	__u32 size;
 	__u32 pid;
 	__u32 table_id;
 	__u32 text_start;
 	__u32 text_end;
-	__u32 flags;		/* in: 0 */
+	__u32 flags;		/* in: UWPROF_ATTACH_* */
 };
 
 #define UWPROF_MAX_MODULES	256

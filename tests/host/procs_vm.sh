@@ -34,9 +34,13 @@ for need in "$BUILD/kernel/vmlinuz" "$top/uwprof.ko" "$arm_uwprof" \
 done
 
 mkdir -p "$tmp/tables" "$tmp/data"
+# The C library and the loader as a user would table them (make demo
+# does): with libc6-dbg's debug files, whose CFI the shipped libraries'
+# .ARM.exidx lacks, and prologue analysis.
+dbgdir=$BUILD/arm/dbg/usr/lib/debug
 for f in "$fixture" "$procs"/* "$libdir/libc.so.6" "$libdir/ld-linux-armhf.so.3"; do
-	"$UWPROF" table "$f" --build-id-dir "$tmp/tables" >/dev/null ||
-		fail "uwprof table $f"
+	"$UWPROF" table "$f" --build-id-dir "$tmp/tables" --debug-dir "$dbgdir" \
+		--prologue-analysis >/dev/null || fail "uwprof table $f"
 done
 cp "$procs"/* "$tmp/data/"
 cp "$fixture" "$tmp/data/fixture"

@@ -54,7 +54,8 @@ int uw_dev_upload(int fd, const void *blob, uint32_t len, uint32_t *verr)
 }
 
 int uw_dev_upload_by_build_id(int fd, const void *blob, uint32_t len,
-			      const uint8_t *bid, uint32_t bid_len, uint32_t *verr)
+			      const uint8_t *bid, uint32_t bid_len,
+			      uint32_t text_addr, uint32_t text_size, uint32_t *verr)
 {
 	struct uwprof_table_upload up = {
 		.size = sizeof(up),
@@ -62,6 +63,8 @@ int uw_dev_upload_by_build_id(int fd, const void *blob, uint32_t len,
 		.data = (uintptr_t)blob,
 		.len = len,
 		.build_id_size = bid_len,
+		.text_addr = text_addr,
+		.text_size = text_size,
 	};
 
 	if (!bid_len || bid_len > UWPROF_BUILD_ID_MAX)
@@ -94,6 +97,17 @@ int uw_dev_attach(int fd, pid_t pid, uint32_t table_id, uint32_t start,
 		.table_id = table_id,
 		.text_start = start,
 		.text_end = end,
+	};
+
+	return ioctl(fd, UWPROF_IOC_ATTACH, &a) ? -errno : 0;
+}
+
+int uw_dev_follow(int fd, pid_t pid)
+{
+	struct uwprof_attach a = {
+		.size = sizeof(a),
+		.pid = (uint32_t)pid,
+		.flags = UWPROF_ATTACH_FOLLOW,
 	};
 
 	return ioctl(fd, UWPROF_IOC_ATTACH, &a) ? -errno : 0;

@@ -25,12 +25,14 @@ int uw_runtime_text(const struct uwt_meta *meta, const struct uw_mapping *m,
 int uw_dev_upload(int fd, const void *blob, uint32_t len, uint32_t *verr);
 
 /*
- * Upload a table for the file with GNU build-id @bid, for the module to
- * attach by itself (UWPROF_TABLE_BY_BUILD_ID).  The table id or -errno;
- * -EINVAL with *verr 0: the module does not take tables by build-id.
+ * Upload a table for the file with GNU build-id @bid, covering link
+ * addresses [@text_addr, +@text_size), for the module to attach by itself
+ * (UWPROF_TABLE_BY_BUILD_ID).  The table id or -errno; -EINVAL with
+ * *verr 0: the module does not take tables by build-id.
  */
 int uw_dev_upload_by_build_id(int fd, const void *blob, uint32_t len,
-			      const uint8_t *bid, uint32_t bid_len, uint32_t *verr);
+			      const uint8_t *bid, uint32_t bid_len,
+			      uint32_t text_addr, uint32_t text_size, uint32_t *verr);
 
 /* Detach @pid's range starting at @start; 0 or -errno. */
 int uw_dev_detach(int fd, pid_t pid, uint32_t start);
@@ -38,5 +40,12 @@ int uw_dev_detach(int fd, pid_t pid, uint32_t start);
 /* Attach an uploaded table to @pid's [start, end); 0 or -errno. */
 int uw_dev_attach(int fd, pid_t pid, uint32_t table_id, uint32_t start,
 		  uint32_t end);
+
+/*
+ * Follow @pid with nothing attached (UWPROF_ATTACH_FOLLOW): the module
+ * samples it, attaches tables by build-id and follows its children.
+ * 0 or -errno (-EINVAL: the module cannot).
+ */
+int uw_dev_follow(int fd, pid_t pid);
 
 #endif

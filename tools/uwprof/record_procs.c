@@ -47,9 +47,12 @@ static int upload(struct rec *r, const char *bid, const struct uwt_file *f,
 	uint8_t b[UWPROF_BUILD_ID_MAX];
 	int n = unhex(bid, b, sizeof(b)), id;
 
-	if (r->by_build_id && n > 0 && 2 * (size_t)n == strlen(bid)) {
+	/* the module places a table by its link-time range: a container's */
+	if (r->by_build_id && n > 0 && 2 * (size_t)n == strlen(bid) &&
+	    f->container && f->meta.text_size) {
 		id = uw_dev_upload_by_build_id(r->fd, f->blob, f->blob_size, b,
-					       (uint32_t)n, verr);
+					       (uint32_t)n, f->meta.text_addr,
+					       f->meta.text_size, verr);
 		if (id > 0)
 			r->bid_taken = true;
 		if (id != -EINVAL || *verr)
@@ -135,6 +138,13 @@ struct target *rec_add_target(struct rec *r, pid_t pid, bool explicit)
 	memset(t, 0, sizeof(*t));
 	t->pid = pid;
 	t->explicit = explicit;
+	/*
+	 * A named target is followed at once, table or not (a shell running
+	 * the programs to profile has none): the module then attaches tables
+	 * by build-id and follows its children by itself.
+	 */
+	if (explicit && r->inherit && r->by_build_id)
+		uw_dev_follow(r->fd, pid);
 	return t;
 }
 
