@@ -511,9 +511,14 @@ static bool apply(struct pa_state *st, enum pa_kind k, const int *regs,
 		st->spreg = -1;
 		return slots_above_sp(st);
 	case PA_FP_COPY:
-		/* rX = fp + imm = CFA - (fp_off - imm) */
 		if (st->fp != regs[1])
 			return false;
+		/* rX = fp + imm = CFA - (fp_off - imm) */
+		if (regs[0] == st->fp) {	/* the frame pointer itself moves */
+			if (st->on_fp)
+				return false;
+			st->fp = -1;
+		}
 		st->spreg = regs[0];
 		st->spreg_off = st->fp_off - imm;
 		return true;
@@ -974,6 +979,10 @@ static int flow_insn(struct pa_flow *fl, u32 i, struct pa_state st)
 	/* r7 set from sp but never saved: an ordinary register write */
 	if ((k == PA_SET_FP || (k == PA_FP_COPY && callee_saved(regs[0]))) &&
 	    st.slot[regs[0]] == PA_NONE)
+		k = PA_OTHER;
+	/* arithmetic on r7 or r11 where it is no frame pointer ("add fp, fp,
+	 * #1", "addlo r3, r7, #56"): an ordinary register write too */
+	if (k == PA_FP_COPY && st.fp != regs[1])
 		k = PA_OTHER;
 	if (k != PA_OTHER) {
 		if (cond)

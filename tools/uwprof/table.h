@@ -124,7 +124,7 @@ struct tb_note {
 	u32 func;		/* function start */
 	u32 addr;		/* row address (== func for whole functions) */
 	u8 reason;
-	char detail[48];
+	char detail[112];	/* room for the instruction the analysis stopped at */
 };
 
 struct tb_notes {
