@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -264,6 +265,56 @@ TEST(tiny_buffer_counts_every_sample)
 	EXPECT_LE(st.handler_ns_max, st.handler_ns_sum);
 	EXPECT_LE(st.handler_ns_sum, st.handler_ns_max * st.taken);
 	close(fd);
+}
+
+/*
+ * A read whose buffer turns bad part way (the page after it is not
+ * mapped) returns the records that fitted before the bad part, and the
+ * one it could not copy stays for the next read: every delivered record
+ * is read exactly once.
+ */
+TEST(read_into_a_partly_bad_buffer_loses_nothing)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	char *map = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct tally t = { 0 };
+	struct uwprof_stats st;
+	unsigned long got = 0;
+	int fd, faults = 0, i;
+	ssize_t n;
+
+	ASSERT_TRUE(map != MAP_FAILED);
+	ASSERT_EQ(0, mprotect(map + pg, pg, PROT_NONE));
+	ASSERT_EQ(0, uwprof_load());
+	fd = open_nonblock();
+	ASSERT_LE(0, fd);
+	t.pid = spawn_spinner(0, 300);
+	ASSERT_EQ(0, attach_tiny(fd, t.pid));
+	ASSERT_EQ(0, uwprof_start(fd, 1000));
+	waitpid(t.pid, NULL, 0);
+	ASSERT_EQ(0, ioctl(fd, UWPROF_IOC_STOP));
+	ASSERT_EQ(0, uwprof_stats(fd, &st));
+	ASSERT_LT(2, st.delivered);
+	/* Room for one small record before the bad page, a page claimed. */
+	for (i = 0; i < 8; i++) {
+		n = read(fd, map + pg - 48, pg);
+		if (n < 0) {
+			ASSERT_EQ(EFAULT, errno);
+			faults++;
+			continue;
+		}
+		for (char *p = map + pg - 48; p < map + pg - 48 + n;
+		     p += ((struct uwprof_record *)p)->size)
+			got++;
+	}
+	drain(fd, &t);
+	EXPECT_EQ(0, t.bad);
+	EXPECT_EQ(st.delivered, got + t.records)
+		TH_LOG("%lu records read past the bad page, %d EFAULT, %d drained",
+		       got, faults, t.records);
+	close(fd);
+	munmap(map, 2 * pg);
 }
 
 /* A thread inside a system call is sampled from its saved user context. */
