@@ -263,6 +263,14 @@ static struct uwprof_proc *uwprof_proc_get(struct uwprof_session *s, u32 tgid,
 	return p;
 }
 
+/* Remove the entry of a process an attach added, then failed for. */
+static void uwprof_proc_drop(struct uwprof_session *s, struct uwprof_proc *p)
+{
+	xa_erase(&s->procs, p->tgid);
+	synchronize_rcu();
+	uwprof_proc_free(p);
+}
+
 static int uwprof_mod_cmp(const void *a, const void *b)
 {
 	const struct uw2_module *x = a, *y = b;
@@ -333,8 +341,6 @@ static long uwprof_attach_locked(struct uwprof_session *s,
 		mmdrop(mm);
 		return PTR_ERR(p);
 	}
-	if (fresh)
-		uwprof_sampler_follow(s, tgid);
 	m = rcu_dereference_protected(p->mods, true);
 	if (m && m->n >= UWPROF_MAX_MODULES)
 		return -E2BIG;
@@ -343,7 +349,14 @@ static long uwprof_attach_locked(struct uwprof_session *s,
 	mod.text_start = a->text_start;
 	mod.text_end = a->text_end;
 	mod.table = &t->t;
-	return uwprof_mods_replace(p, &mod, false, 0);
+	ret = uwprof_mods_replace(p, &mod, false, 0);
+	/* Following creates events last: nothing to undo after it fails. */
+	if (!ret && fresh)
+		ret = uwprof_sampler_follow(s, tgid);
+	/* A failed attach leaves no trace: no entry, no events. */
+	if (ret && fresh)
+		uwprof_proc_drop(s, p);
+	return ret;
 }
 
 long uwprof_ioctl_attach(struct uwprof_session *s, void __user *arg)
