@@ -4,12 +4,13 @@
  * run as root inside the test VM (make fuzz-abi).
  *
  *   abi_fuzz [-s SECONDS] [-n SEQUENCES] [-w WORKERS] [-t THREADS]
- *            [-k MODULE.ko] [-r SEED] [-F]
+ *            [-k MODULE.ko] [-r SEED] [-u SECONDS] [-F]
  *
  * The supervisor loads the module, forks a target spawner and WORKERS
  * worker processes of THREADS threads each, and meanwhile tries to unload
  * the module, reloads it when an unload succeeded, and changes module
- * parameters.  Targets spin, create threads, fork, exec themselves and
+ * parameters; every 5 s (-u) the workers close their files and the
+ * unload must succeed.  Targets spin, create threads, fork, exec themselves and
  * exit.  Each worker thread runs sequences of 1 to 8 calls (open, close,
  * every ioctl of uapi/uwprof.h with valid, boundary and garbage
  * arguments, valid and corrupted v2 tables, read, poll, fork) on the
@@ -1054,7 +1055,7 @@ static void print_summary(double secs)
 int main(int argc, char **argv)
 {
 	int workers = 3, threads = 2, faults = 0, opt, fd, rc = 0;
-	double secs = 0, start, report, next_unload;
+	double secs = 0, start, report, next_unload, unload_every = 5;
 	uint64_t seed = time(NULL);
 	pid_t pids[17], spawn;
 	struct rng r;
@@ -1069,7 +1070,7 @@ int main(int argc, char **argv)
 			_exit(1);
 		target(atoi(argv[2]), time(NULL));
 	}
-	while ((opt = getopt(argc, argv, "s:n:w:t:k:r:F")) != -1) {
+	while ((opt = getopt(argc, argv, "s:n:w:t:k:r:u:F")) != -1) {
 		switch (opt) {
 		case 's': secs = atof(optarg); break;
 		case 'n': seq_limit = strtoul(optarg, NULL, 0); break;
@@ -1078,8 +1079,9 @@ int main(int argc, char **argv)
 		case 'k': ko_path = optarg; break;
 		case 'r': seed = strtoull(optarg, NULL, 0); break;
 		case 'F': faults = 1; break;
+		case 'u': unload_every = atof(optarg); break;
 		default:
-			fprintf(stderr, "usage: abi_fuzz [-s SECONDS] [-n SEQUENCES] [-w WORKERS] [-t THREADS] [-k KO] [-r SEED] [-F]\n");
+			fprintf(stderr, "usage: abi_fuzz [-s SECONDS] [-n SEQUENCES] [-w WORKERS] [-t THREADS] [-k KO] [-r SEED] [-u UNLOAD_EVERY] [-F]\n");
 			return 2;
 		}
 	}
@@ -1107,7 +1109,7 @@ int main(int argc, char **argv)
 	start = now();
 	deadline = start + (secs ? secs : 3600);
 	report = start + 10;
-	next_unload = start + 5;
+	next_unload = start + unload_every;
 	r.s = seed * 31 + 7;
 	spawn = fork();
 	if (spawn == 0)
@@ -1137,7 +1139,7 @@ int main(int argc, char **argv)
 		}
 		if (now() > next_unload) {
 			unload_quiet(workers * threads);
-			next_unload = now() + 5;
+			next_unload = now() + unload_every;
 		}
 		if (!mod_loaded()) {
 			if (!mod_load(mod_params)) {
@@ -1149,13 +1151,21 @@ int main(int argc, char **argv)
 			fuzz_params(&r);
 		}
 	}
-	for (int i = 0; i < workers; i++)
-		waitpid(pids[i], NULL, 0);
+	/* A worker that died (a signal, glibc aborting) ran nothing more. */
+	for (int i = 0; i < workers; i++) {
+		int status = 0;
+
+		waitpid(pids[i], &status, 0);
+		if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+			printf("# abi_fuzz: worker %d died (status %#x)\n", i, status);
+			rc = 1;
+		}
+	}
 	waitpid(spawn, NULL, 0);
 	if (faults)
 		faults_on(0);
 	print_summary(now() - start);
-	if (sh->mismatch)
+	if (sh->mismatch || !sh->seq)
 		rc = 1;
 	if (sh->quiet_unload_failed)
 		rc = 1;

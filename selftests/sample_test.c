@@ -400,16 +400,20 @@ TEST(rmmod_while_reading_and_sampling)
 {
 	pid_t reader, target;
 	char buf[64];
-	int fd, status;
+	int fd, status, opened[2];
 
 	ASSERT_EQ(0, uwprof_load());
+	ASSERT_EQ(0, pipe(opened));
 	reader = fork();
 	if (reader == 0) {
 		int rfd = uwprof_open_dev();
 
+		/* say the file is open, not "a while has passed" */
+		write(opened[1], "o", 1);
 		_exit(read(rfd, buf, sizeof(buf)) < 0 ? errno : 0);
 	}
-	usleep(200000);
+	ASSERT_EQ(1, read(opened[0], buf, 1));
+	usleep(100000);		/* most likely asleep in read() by now */
 	EXPECT_EQ(-EWOULDBLOCK, uwprof_unload());
 	kill(reader, SIGTERM);
 	ASSERT_EQ(reader, waitpid(reader, &status, 0));
