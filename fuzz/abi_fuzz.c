@@ -375,7 +375,7 @@ static int pick_pid(struct thr *t)
 {
 	int p;
 
-	switch (below(&t->r, 12)) {
+	switch (below(&t->r, 13)) {
 	case 0: return getpid();
 	case 1: return getppid();
 	case 2: return 1;
@@ -383,6 +383,7 @@ static int pick_pid(struct thr *t)
 	case 4: return rnd(&t->r);
 	case 5: return 0x7fffffff;
 	case 6: return 2;		/* kthreadd: no mm */
+	case 7: return 1 + below(&t->r, 4096);	/* in range, mostly unused */
 	default:
 		p = __atomic_load_n(&sh->target[below(&t->r, NTARGET)],
 				    __ATOMIC_RELAXED);
