@@ -237,12 +237,20 @@ struct tally {
 
 FIXTURE(fi) {
 	struct tally t;
+	int faults;
 };
+
+/* A SKIP in the set-up does not stop the test: each test asks. */
+#define NEED_FAULTS() do { \
+	if (!self->faults) \
+		SKIP(return, "no fault injection (failslab, fail-nth) in this kernel"); \
+} while (0)
 
 FIXTURE_SETUP(fi)
 {
-	if (!faults_available())
-		SKIP(return, "no fault injection (failslab, fail-nth) in this kernel");
+	self->faults = faults_available();
+	if (!self->faults)
+		return;
 	ASSERT_EQ(0, uwprof_load());
 	/* One page per CPU: the ring's pages are allocation points too. */
 	ASSERT_EQ(0, uwprof_set_param("buffer_bytes", 4096));
@@ -251,7 +259,8 @@ FIXTURE_SETUP(fi)
 
 FIXTURE_TEARDOWN(fi)
 {
-	uwprof_set_param("buffer_bytes", 512 << 10);
+	if (self->faults)
+		uwprof_set_param("buffer_bytes", 512 << 10);
 }
 
 static int do_open(struct fcase *c)
@@ -262,6 +271,7 @@ static int do_open(struct fcase *c)
 
 TEST_F(fi, open)
 {
+	NEED_FAULTS();
 	EVERY_FAILURE(&self->t, (void)0, do_open(&c),
 		if (c.fd < 0) {
 			ASSERT_EQ(0, do_open(&c));
@@ -294,12 +304,14 @@ static int do_upload(struct fcase *c)
 
 TEST_F(fi, upload_small)
 {
+	NEED_FAULTS();
 	UPLOAD_CASE(64);
 }
 
 /* Larger than a page: kvmalloc's vmalloc path. */
 TEST_F(fi, upload_large)
 {
+	NEED_FAULTS();
 	UPLOAD_CASE(3 * 4096);
 }
 
@@ -330,6 +342,7 @@ static int do_attach(struct fcase *c)
 
 TEST_F(fi, attach)
 {
+	NEED_FAULTS();
 	EVERY_FAILURE(&self->t, attach_setup(_metadata, &c), do_attach(&c),
 		      AFTER_ATTACH);
 	EXPECT_LT(0, self->t.failed);
@@ -338,6 +351,7 @@ TEST_F(fi, attach)
 /* Attach while sampling per task: following the threads allocates too. */
 TEST_F(fi, attach_while_sampling_per_task)
 {
+	NEED_FAULTS();
 	EVERY_FAILURE(&self->t,
 		attach_setup(_metadata, &c);
 		ASSERT_EQ(0, start_flags(c.fd, 1000, UWPROF_START_PER_TASK)),
@@ -367,6 +381,7 @@ static int do_detach(struct fcase *c)
 
 TEST_F(fi, detach)
 {
+	NEED_FAULTS();
 	EVERY_FAILURE(&self->t,
 		attach_setup(_metadata, &c); ASSERT_EQ(0, do_attach(&c)),
 		do_detach(&c),
@@ -400,11 +415,13 @@ static int do_start(struct fcase *c)
 
 TEST_F(fi, start_per_cpu)
 {
+	NEED_FAULTS();
 	START_CASE(0);
 }
 
 TEST_F(fi, start_per_task)
 {
+	NEED_FAULTS();
 	START_CASE(UWPROF_START_PER_TASK);
 }
 
@@ -424,6 +441,7 @@ static int records_in(const char *p, ssize_t n)
 
 TEST_F(fi, read)
 {
+	NEED_FAULTS();
 	static char buf[1 << 16];
 	unsigned long got;
 	struct uwprof_stats st;
