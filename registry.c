@@ -362,6 +362,13 @@ static struct uwprof_proc *uwprof_proc_get(struct uwprof_session *s, u32 tgid,
 	return p;
 }
 
+/* Remove the entry of a process an attach added, then failed for. */
+static void uwprof_proc_drop(struct uwprof_session *s, struct uwprof_proc *p)
+{
+	xa_erase(&s->procs, p->tgid);
+	uwprof_proc_bury(s, p);	/* its watch may be running */
+}
+
 static int uwprof_mod_cmp(const void *a, const void *b)
 {
 	const struct uw2_module *x = a, *y = b;
@@ -476,18 +483,25 @@ static long uwprof_attach_locked(struct uwprof_session *s,
 	mmput(mm);
 	if (IS_ERR(p))
 		return PTR_ERR(p);
-	if (fresh)
-		uwprof_sampler_follow(s, tgid);
-	if (!t)
-		return 0;	/* UWPROF_ATTACH_FOLLOW: followed, nothing attached */
-	if (uwprof_attachments(p) >= UWPROF_MAX_MODULES)
-		return -E2BIG;
-	if (uwprof_overlaps(p, a->text_start, a->text_end))
-		return -EEXIST;
-	mod.text_start = a->text_start;
-	mod.text_end = a->text_end;
-	mod.table = &t->t;
-	return uwprof_mods_update(s, p, &mod, 1, false, 0);
+	if (t) {
+		if (uwprof_attachments(p) >= UWPROF_MAX_MODULES) {
+			ret = -E2BIG;
+		} else if (uwprof_overlaps(p, a->text_start, a->text_end)) {
+			ret = -EEXIST;
+		} else {
+			mod.text_start = a->text_start;
+			mod.text_end = a->text_end;
+			mod.table = &t->t;
+			ret = uwprof_mods_update(s, p, &mod, 1, false, 0);
+		}
+	}
+	/* Following creates events last: nothing to undo after it fails. */
+	if (!ret && fresh)
+		ret = uwprof_sampler_follow(s, tgid);
+	/* A failed attach leaves no trace: no entry, no events. */
+	if (ret && fresh)
+		uwprof_proc_drop(s, p);
+	return ret;
 }
 
 long uwprof_ioctl_attach(struct uwprof_session *s, void __user *arg)

@@ -167,8 +167,12 @@ static ssize_t uwprof_ring_drain(struct uwprof_ring *r, char __user *buf,
 				*too_small = true;
 				break;
 			}
+			/*
+			 * The records before this one are consumed: report
+			 * them.  This one stays for the next read.
+			 */
 			if (copy_to_user(buf + done, h, size))
-				return -EFAULT;
+				return done ? done : -EFAULT;
 			done += size;
 		}
 		tail += size;

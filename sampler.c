@@ -303,6 +303,7 @@ static u32 uwprof_thread_count(u32 tgid)
 static int uwprof_follow_process(struct uwprof_session *s, u32 tgid)
 {
 	u32 room = uwprof_thread_count(tgid) + 8, n, i;
+	u32 first = s->n_task_events;
 	struct task_struct **tasks;
 	struct perf_event **evs, *ev;
 	struct perf_event_attr attr;
@@ -332,20 +333,25 @@ static int uwprof_follow_process(struct uwprof_session *s, u32 tgid)
 		put_task_struct(tasks[i]);
 	}
 	kfree(tasks);
+	/*
+	 * All threads or none: a process followed in part would lose
+	 * samples uncounted, and following it again would sample some
+	 * threads twice.
+	 */
+	while (ret && s->n_task_events > first)
+		perf_event_release_kernel(s->task_events[--s->n_task_events]);
 	return ret;
 }
 
-/* A process attached while sampling per task is followed too. */
-void uwprof_sampler_follow(struct uwprof_session *s, u32 tgid)
+/*
+ * A process attached while sampling per task is followed too; if it
+ * cannot be, the attach fails.
+ */
+int uwprof_sampler_follow(struct uwprof_session *s, u32 tgid)
 {
-	int ret;
-
 	if (!s->sampling || !s->per_task)
-		return;
-	ret = uwprof_follow_process(s, tgid);
-	if (ret)
-		pr_warn_ratelimited("uwprof: cannot follow the threads of %u: %d\n",
-				    tgid, ret);
+		return 0;
+	return uwprof_follow_process(s, tgid);
 }
 
 static int uwprof_follow_all(struct uwprof_session *s)

@@ -259,7 +259,7 @@ void uwprof_deliver(struct uwprof_session *s, struct uwprof_cpu *c,
 long uwprof_ioctl_start(struct uwprof_session *s, void __user *arg);
 long uwprof_ioctl_stop(struct uwprof_session *s);
 void uwprof_sampler_stop(struct uwprof_session *s);
-void uwprof_sampler_follow(struct uwprof_session *s, u32 tgid);
+int uwprof_sampler_follow(struct uwprof_session *s, u32 tgid);
 long uwprof_ioctl_stats(struct uwprof_session *s, void __user *arg);
 
 #endif /* UWPROF_MOD_H */

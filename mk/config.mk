@@ -14,6 +14,10 @@ KERNEL		?= armmp-6.1
 export KERNEL
 ifeq ($(KERNEL),armmp-6.1)
 KERNEL_DIR	:= $(BUILD)/kernel
+else ifeq ($(KERNEL),debug-6.1)
+# make debug-kernel builds it (mk/debug.mk); its build tree is the KDIR.
+KERNEL_DIR	:= $(BUILD)/debug-kernel
+KDIR		?= $(KERNEL_DIR)/obj
 else
 KERNEL_DIR	:= $(BUILD)/kernel-$(KERNEL)
 endif

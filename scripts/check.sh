@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make check: set-up, host tests, the flame graph in a browser, module
-# build, checkpatch, the fuzz smoke run and the VM selftests on armmp-6.1, then the module build and the VM
+# build, checkpatch, the fuzz smoke run, the VM selftests and a one-minute
+# ABI fuzz on armmp-6.1, then the module build and the VM
 # selftests on arm64-6.1 (the armhf user space as compat tasks).  Every part runs even when an earlier one fails
 # (except set-up, which the rest needs).  Ends with
 # "check: N passed, N failed, N skipped" and exits 1 on any failure.
@@ -50,6 +51,9 @@ else
 	count_skipped=$((count_skipped + 1))
 fi
 counted test-vm $MAKE --no-print-directory test-vm KERNEL=armmp-6.1
+# The device ABI fuzzed for a minute (make fuzz-abi runs 100,000 sequences).
+single fuzz-abi $MAKE --no-print-directory fuzz-abi KERNEL=armmp-6.1 \
+	FUZZ_SECONDS=${CHECK_FUZZ_ABI_SECONDS:-60}
 if $MAKE --no-print-directory setup KERNEL=arm64-6.1; then
 	single module-arm64-6.1 $MAKE --no-print-directory module KERNEL=arm64-6.1
 	counted test-vm-arm64-6.1 $MAKE --no-print-directory test-vm KERNEL=arm64-6.1

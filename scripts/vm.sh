@@ -47,6 +47,8 @@ KERNEL=${KERNEL:-armmp-6.1}
 case $KERNEL in
 armmp-6.1)	kernel=$BUILD/kernel/vmlinuz
 		qemu=(qemu-system-arm -M virt -cpu cortex-a15) ;;
+debug-6.1)	kernel=$BUILD/debug-kernel/vmlinuz	# scripts/debug-kernel.sh
+		qemu=(qemu-system-arm -M virt -cpu cortex-a15) ;;
 arm64-*)	kernel=$BUILD/kernel-$KERNEL/vmlinuz
 		qemu=(qemu-system-aarch64 -M virt -cpu cortex-a57) ;;
 *)		kernel=$BUILD/kernel-$KERNEL/vmlinuz
@@ -55,9 +57,12 @@ esac
 armroot=$BUILD/arm/root
 [ -e "$kernel" ] && [ -x "$armroot/bin/busybox" ] ||
 	{ echo "vm.sh: no $KERNEL kernel or busybox under $BUILD; run 'make setup KERNEL=$KERNEL'" >&2; exit 2; }
-[ -f "$top/uwprof.ko" ] || { echo "vm.sh: no uwprof.ko; run 'make module KERNEL=$KERNEL'" >&2; exit 2; }
+# UWPROF_MODULE: a uwprof.ko built elsewhere (make test-debug builds one
+# for the debug kernel without touching the one in the tree).
+ko=${UWPROF_MODULE:-$top/uwprof.ko}
+[ -f "$ko" ] || { echo "vm.sh: no $ko; run 'make module KERNEL=$KERNEL'" >&2; exit 2; }
 want="ARM,"; [ "${qemu[0]}" = qemu-system-aarch64 ] && want="ARM aarch64,"
-file -b "$top/uwprof.ko" | grep -q "$want" ||
+file -b "$ko" | grep -q "$want" ||
 	{ echo "vm.sh: uwprof.ko is not built for $KERNEL; run 'make module KERNEL=$KERNEL'" >&2; exit 2; }
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/uwprof-vm.XXXXXX")
@@ -66,7 +71,7 @@ rootfs=$work/root
 mkdir -p "$rootfs"/{bin,sbin,dev,proc,sys,tmp,out,lib,usr/bin,usr/sbin}
 cp -a "$armroot/bin/busybox" "$rootfs/bin/"
 cp -a "$armroot/lib/." "$rootfs/lib/"
-cp "$top/uwprof.ko" "$rootfs/"
+cp "$ko" "$rootfs/uwprof.ko"
 for a in "${adds[@]+"${adds[@]}"}"; do
 	src=${a%%:*}
 	dst=/$(basename "$src")
@@ -131,7 +136,8 @@ if [ -n "$out" ]; then
 		/^UWPROF-FILE-END/{close(cmd); cmd=""; next}
 		cmd != "" {print | cmd}' "$console"
 fi
-if grep -nE 'BUG:|WARNING:|Oops|Unable to handle|Call trace|Kernel panic' "$console" >&2; then
+# UBSAN, ODEBUG and kmemleak report without "BUG:" (the debug kernel).
+if grep -nE 'BUG:|WARNING:|Oops|Unable to handle|Call trace|Kernel panic|UBSAN:|ODEBUG:|suspected memory leak' "$console" >&2; then
 	echo "vm.sh: the kernel log shows the problem above" >&2
 	exit 125
 fi
