@@ -6,20 +6,6 @@
 #include "report_procs.h"
 #include "uwprof.h"
 
-static void *grow(void *p, uint32_t *room, uint32_t n, size_t sz)
-{
-	void *g;
-
-	if (n < *room)
-		return p;
-	*room = *room ? *room * 2 : 64;
-	g = realloc(p, (size_t)*room * sz);
-	if (!g) {
-		uw_err("report: out of memory");
-		exit(UWPROF_EXIT_FAIL);
-	}
-	return g;
-}
 
 static uint32_t newest(const struct rp_procs *P, uint32_t pid)
 {
@@ -32,7 +18,7 @@ static uint32_t new_image(struct rp_procs *P, uint32_t pid, uint64_t from)
 {
 	struct rpp_image *im;
 
-	P->img = grow(P->img, &P->imgroom, P->nimg, sizeof(*P->img));
+	P->img = rp_grow(P->img, &P->imgroom, P->nimg, sizeof(*P->img));
 	im = &P->img[P->nimg];
 	memset(im, 0, sizeof(*im));
 	im->pid = pid;
@@ -96,7 +82,7 @@ void rpp_mapping(struct rp_procs *P, uint32_t pid, const struct rp_region *r)
 		P->processes++;
 	}
 	im = &P->img[i];
-	im->r = grow(im->r, &im->room, im->n, sizeof(*im->r));
+	im->r = rp_grow(im->r, &im->room, im->n, sizeof(*im->r));
 	im->r[im->n++] = *r;
 }
 
@@ -105,7 +91,7 @@ void rpp_name(struct rp_procs *P, uint32_t tid, uint64_t key, uint32_t comm)
 	struct rpp_name *n;
 	uint32_t prev;
 
-	P->names = grow(P->names, &P->nameroom, P->nnames, sizeof(*P->names));
+	P->names = rp_grow(P->names, &P->nameroom, P->nnames, sizeof(*P->names));
 	n = &P->names[P->nnames];
 	n->key = key;
 	n->comm = comm;
