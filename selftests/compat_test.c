@@ -87,29 +87,6 @@ static int exec_outcome(int status_fd)
 	return e;
 }
 
-/* The first r-xp mapping of @pid ("self" for this one). */
-static int text_of(const char *pid, unsigned int *start, unsigned int *end)
-{
-	char path[64], line[256], perms[8];
-	unsigned long s, e;
-	int found = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%s/maps", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (!found && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%lx-%lx %7s", &s, &e, perms) == 3 &&
-		    !strcmp(perms, "r-xp")) {
-			*start = s;
-			*end = e;
-			found = 1;
-		}
-	fclose(f);
-	return found ? 0 : -1;
-}
-
 static int upload_tiny(int fd)
 {
 	unsigned char blob[64];
@@ -136,10 +113,10 @@ TEST(attach_64bit_process_refused)
 	id = upload_tiny(fd);
 	ASSERT_LT(0, id);
 	snprintf(pid_s, sizeof(pid_s), "%d", pid);
-	EXPECT_EQ(0, text_of(pid_s, &start, &end));
+	EXPECT_EQ(0, uwprof_text_of(pid_s, &start, &end));
 	EXPECT_EQ(-ENOEXEC, uwprof_attach(fd, pid, id, start, end));
 	/* A 32-bit process still attaches: the refusal is the 64-bit one's. */
-	ASSERT_EQ(0, text_of("self", &start, &end));
+	ASSERT_EQ(0, uwprof_text_of("self", &start, &end));
 	EXPECT_EQ(0, uwprof_attach(fd, getpid(), id, start, end));
 	ASSERT_EQ(0, ioctl(fd, UWPROF_IOC_LIST, &l));
 	EXPECT_EQ(1, l.count);
@@ -175,7 +152,7 @@ static void exec_64bit_while_sampled(struct __test_metadata *_metadata,
 	ASSERT_LE(0, fd);
 	id = upload_tiny(fd);
 	ASSERT_LT(0, id);
-	ASSERT_EQ(0, text_of("self", &start, &end));	/* x is a fork of us */
+	ASSERT_EQ(0, uwprof_text_of("self", &start, &end));	/* x is a fork of us */
 	ASSERT_EQ(0, uwprof_attach(fd, x, id, start, end));
 	ASSERT_EQ(0, ioctl(fd, UWPROF_IOC_START, &st));
 	ASSERT_EQ(0, uwprof_stats(fd, &before));

@@ -40,27 +40,6 @@ static void *spin_thread(void *arg)
 	return NULL;
 }
 
-/* The r-xp mapping of this program, which children share. */
-static int own_text(unsigned int *start, unsigned int *end)
-{
-	FILE *f = fopen("/proc/self/maps", "r");
-	char line[256], perms[8];
-	unsigned long s, e;
-	int found = 0;
-
-	if (!f)
-		return -1;
-	while (!found && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%lx-%lx %7s", &s, &e, perms) == 3 &&
-		    !strcmp(perms, "r-xp")) {
-			*start = s;
-			*end = e;
-			found = 1;
-		}
-	fclose(f);
-	return found ? 0 : -1;
-}
-
 /* Upload the tiny table and attach it to @pid's text. */
 static int attach_tiny(int fd, pid_t pid)
 {
@@ -69,7 +48,7 @@ static int attach_tiny(int fd, pid_t pid)
 	size_t len = uwprof_tiny_table(blob, finish, sizeof(finish));
 	int id = uwprof_upload(fd, blob, len, NULL);
 
-	if (id < 0 || own_text(&start, &end))
+	if (id < 0 || uwprof_text_of("self", &start, &end))
 		return -1;
 	return uwprof_attach(fd, pid, id, start, end);
 }

@@ -120,4 +120,28 @@ static inline int uwprof_set_param(const char *name, unsigned long value)
 	close(fd);
 	return ret;
 }
+/* The first r-xp mapping of @pid ("self" for the caller). */
+static inline int uwprof_text_of(const char *pid, unsigned int *start,
+				 unsigned int *end)
+{
+	char path[64], line[256], perms[8];
+	unsigned long s, e;
+	int found = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%s/maps", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (!found && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx-%lx %7s", &s, &e, perms) == 3 &&
+		    !strcmp(perms, "r-xp")) {
+			*start = s;
+			*end = e;
+			found = 1;
+		}
+	fclose(f);
+	return found ? 0 : -1;
+}
+
 #endif
