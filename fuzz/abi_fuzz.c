@@ -40,6 +40,7 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <dirent.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -94,7 +95,7 @@ struct shared {
 	unsigned long valid_rejected;	/* generated valid table refused */
 	unsigned long unloads, reloads, quiet_unload_failed;
 	unsigned long taken, delivered, frames;	/* of the files closed */
-	int stop;
+	int stop, done;			/* done: the supervisor finished */
 	int pause, parked;		/* all files closed for an unload */
 	int target[NTARGET];		/* live target pids, 0 = free */
 	char mismatch_log[8][160];
@@ -594,7 +595,7 @@ static void do_badcmd(struct thr *t, int fd)
 
 	do {
 		switch (below(&t->r, 3)) {
-		case 0:	/* a valid nr with another size or direction */
+		case 0:	/* a valid nr with another direction */
 			cmd = _IOC(below(&t->r, 4), UWPROF_IOC_MAGIC,
 				   0x80 + below(&t->r, 8), below(&t->r, 300));
 			break;
@@ -605,8 +606,9 @@ static void do_badcmd(struct thr *t, int fd)
 		default:
 			cmd = rnd(&t->r);
 		}
+		/* the size bits are the caller's struct's: not a bad command */
 		for (i = 0; i < sizeof(good) / sizeof(good[0]); i++)
-			if (cmd == good[i])
+			if ((cmd & ~IOCSIZE_MASK) == (good[i] & ~IOCSIZE_MASK))
 				break;
 	} while (i < sizeof(good) / sizeof(good[0]));
 	note(OP_BADCMD, ioctl(fd, cmd, arg_ptr(t, 64)), errno, "cmd %#x", cmd);
@@ -637,12 +639,14 @@ static void do_read(struct thr *t, int fd)
 		do_poll(t, fd);
 		return;
 	}
-	if (blocking)
-		timer_settime(t->timer, 0, &its, NULL);
+	/*
+	 * Always: a sibling may close the file and open a blocking one
+	 * under the same number before this read.
+	 */
+	timer_settime(t->timer, 0, &its, NULL);
 	n = read(fd, p, len);
 	note(OP_READ, n < 0 ? -1 : 0, errno, "len %zu", len);
-	if (blocking)
-		timer_settime(t->timer, 0, &off, NULL);
+	timer_settime(t->timer, 0, &off, NULL);
 }
 
 static void do_poll(struct thr *t, int fd)
@@ -734,7 +738,11 @@ static void *worker_thread(void *arg)
 	long pg = sysconf(_SC_PAGESIZE);
 
 	sev._sigev_un._tid = gettid();
-	timer_create(CLOCK_MONOTONIC, &sev, &t->timer);
+	/* every read is bounded by this timer (do_read) */
+	if (timer_create(CLOCK_MONOTONIC, &sev, &t->timer)) {
+		perror("abi_fuzz: timer_create");
+		_exit(3);
+	}
 	t->buf = mmap(NULL, (BUF_PAGES + 1) * pg, PROT_READ | PROT_WRITE,
 		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	mprotect(t->buf + BUF_PAGES * pg, pg, PROT_NONE);
@@ -872,6 +880,101 @@ static void spawner(uint64_t seed)
 	}
 	while (waitpid(-1, NULL, 0) > 0)
 		;
+	_exit(0);
+}
+
+/* ---- watchdog: a hang is a failure, with the stacks that show it ---- */
+
+/* Prints a small /proc file, each line prefixed. */
+static void print_file(const char *path, const char *prefix)
+{
+	char line[256];
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		printf("%s%s", prefix, line);
+	fclose(f);
+}
+
+/* Every thread of the fuzzer, with the kernel stack it sleeps in. */
+static void dump_tasks(void)
+{
+	DIR *procs = opendir("/proc"), *tasks;
+	struct dirent *p, *t;
+	char path[600];	/* two d_name of 255 at most */
+
+	printf("# abi_fuzz: its threads and their kernel stacks:\n");
+	while (procs && (p = readdir(procs))) {
+		snprintf(path, sizeof(path), "/proc/%s/task", p->d_name);
+		tasks = p->d_name[0] >= '1' && p->d_name[0] <= '9' ?
+			opendir(path) : NULL;
+		while (tasks && (t = readdir(tasks))) {
+			char stat[256] = "";
+			FILE *f;
+
+			snprintf(path, sizeof(path), "/proc/%s/task/%s/stat",
+				 p->d_name, t->d_name);
+			f = t->d_name[0] != '.' ? fopen(path, "r") : NULL;
+			if (f && !fgets(stat, sizeof(stat), f))
+				stat[0] = 0;
+			if (f)
+				fclose(f);
+			if (!strstr(stat, "(abi_fuzz)"))
+				continue;
+			printf("#   %s", stat);
+			snprintf(path, sizeof(path), "/proc/%s/task/%s/stack",
+				 p->d_name, t->d_name);
+			print_file(path, "#       ");
+		}
+		if (tasks)
+			closedir(tasks);
+	}
+	if (procs)
+		closedir(procs);
+}
+
+static unsigned long calls_made(void)
+{
+	unsigned long n = 0;
+
+	for (int op = 0; op < OP_NR; op++)
+		n += __atomic_load_n(&sh->calls[op], __ATOMIC_RELAXED);
+	return n;
+}
+
+/*
+ * A process of its own: if no call completes for STALL seconds, or the
+ * run has not finished STALL seconds after the stop, it prints every
+ * thread's kernel stack, says FAIL and kills the whole run.
+ */
+static void watchdog(void)
+{
+	const double stall = 60;
+	unsigned long calls = 0, c;
+	double moved = now(), stopped = 0;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	while (!__atomic_load_n(&sh->done, __ATOMIC_ACQUIRE)) {
+		sleep(1);
+		c = calls_made();
+		if (c != calls) {
+			calls = c;
+			moved = now();
+		}
+		if (!stopped && __atomic_load_n(&sh->stop, __ATOMIC_RELAXED))
+			stopped = now();
+		if (now() - moved < stall && (!stopped || now() - stopped < stall))
+			continue;
+		printf("# abi_fuzz: %s for %.0f s\n",
+		       stopped ? "not finished after the stop" : "no call returned",
+		       stall);
+		dump_tasks();
+		printf("# abi_fuzz: FAIL (a hang)\n");
+		fflush(stdout);
+		kill(0, SIGKILL);
+	}
 	_exit(0);
 }
 
@@ -1019,16 +1122,24 @@ static void unload_quiet(int threads)
 	while (__atomic_load_n(&sh->parked, __ATOMIC_ACQUIRE) < threads &&
 	       now() < give_up)
 		usleep(1000);
-	if (mod_loaded()) {
+	/*
+	 * A sample queued for a task's own context holds the module until
+	 * that task returns to user space (docs/ABI.md): retry a while.
+	 */
+	while (mod_loaded()) {
 		ret = syscall(SYS_delete_module, "uwprof", O_NONBLOCK);
 		note(OP_RMMOD, ret, errno, "");
 		if (!ret) {
 			sh->unloads++;
-		} else if (now() < give_up) {
-			printf("# abi_fuzz: unload with every file closed failed: %s\n",
+			break;
+		}
+		if (now() > give_up) {
+			printf("# abi_fuzz: unload with every file closed failed for 10 s: %s\n",
 			       strerror(errno));
 			sh->quiet_unload_failed++;
+			break;
 		}
+		usleep(10000);
 	}
 	__atomic_store_n(&sh->pause, 0, __ATOMIC_RELEASE);
 }
@@ -1088,6 +1199,7 @@ int main(int argc, char **argv)
 	}
 	if (workers < 1 || workers > 16 || threads < 1 || threads > 16)
 		return 2;
+	setpgid(0, 0);		/* the watchdog's kill ends the run, not the shell */
 	if (!secs && !seq_limit)
 		seq_limit = 100000;
 	fd = open(shm_path, O_RDWR | O_CREAT | O_TRUNC, 0600);
@@ -1112,6 +1224,8 @@ int main(int argc, char **argv)
 	report = start + 10;
 	next_unload = start + unload_every;
 	r.s = seed * 31 + 7;
+	if (fork() == 0)
+		watchdog();
 	spawn = fork();
 	if (spawn == 0)
 		spawner(seed);
@@ -1180,6 +1294,7 @@ int main(int argc, char **argv)
 		printf("# abi_fuzz: final unload failed: %s\n", strerror(errno));
 		rc = 1;
 	}
+	__atomic_store_n(&sh->done, 1, __ATOMIC_RELEASE);
 	printf("# abi_fuzz: %s\n", rc ? "FAIL" : "ok");
 	return rc;
 }

@@ -23,11 +23,12 @@
 #   --mem MB          default 512
 #   --smp N           default 2
 #   --log FILE        keep the whole console log there
+#   --print-kernel    print the kernel image $KERNEL boots, and exit
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$top/build}
-timeout_s=300 mem=512 smp=2 log= out=
+timeout_s=300 mem=512 smp=2 log= out= print_kernel=
 adds=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -37,12 +38,11 @@ while [ $# -gt 0 ]; do
 	--mem) mem=$2; shift 2 ;;
 	--smp) smp=$2; shift 2 ;;
 	--log) log=$2; shift 2 ;;
+	--print-kernel) print_kernel=1; shift ;;
 	--) shift; break ;;
 	*) echo "vm.sh: unknown option '$1'" >&2; exit 2 ;;
 	esac
 done
-[ $# -gt 0 ] || { echo "vm.sh: no command; usage: vm.sh [options] -- COMMAND" >&2; exit 2; }
-
 KERNEL=${KERNEL:-armmp-6.1}
 case $KERNEL in
 armmp-6.1)	kernel=$BUILD/kernel/vmlinuz
@@ -54,6 +54,11 @@ arm64-*)	kernel=$BUILD/kernel-$KERNEL/vmlinuz
 *)		kernel=$BUILD/kernel-$KERNEL/vmlinuz
 		qemu=(qemu-system-arm -M virt -cpu cortex-a15) ;;
 esac
+if [ -n "$print_kernel" ]; then
+	echo "$kernel"
+	exit 0
+fi
+[ $# -gt 0 ] || { echo "vm.sh: no command; usage: vm.sh [options] -- COMMAND" >&2; exit 2; }
 armroot=$BUILD/arm/root
 [ -e "$kernel" ] && [ -x "$armroot/bin/busybox" ] ||
 	{ echo "vm.sh: no $KERNEL kernel or busybox under $BUILD; run 'make setup KERNEL=$KERNEL'" >&2; exit 2; }
@@ -110,12 +115,16 @@ chmod +x "$rootfs/init"
 (cd "$rootfs" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initrd"
 
 console=$work/console
+# The console is passed on line by line, as it comes (mawk reads ahead
+# in blocks unless told otherwise).
+awk_lines=awk
+awk -W version 2>&1 | grep -q mawk && awk_lines='awk -W interactive'
 set +e
 timeout --kill-after=5 "$timeout_s" "${qemu[@]}" \
 	-smp "$smp" -m "$mem" -kernel "$kernel" -initrd "$work/initrd" \
 	-append "console=ttyAMA0 rdinit=/init panic=-1 quiet" \
 	-nic none -display none -monitor none -serial stdio -no-reboot </dev/null |
-	tr -d '\r' | tee "$console" | awk '
+	sed -u 's/\r$//' | tee "$console" | $awk_lines '
 		/^UWPROF-FILE-BEGIN /{skip=1} /^UWPROF-FILE-END/{skip=0; next}
 		/^UWPROF-DMESG-BEGIN/{skip=1} /^UWPROF-DMESG-END/{skip=0; next}
 		!skip'
