@@ -29,7 +29,7 @@ static_assert(sizeof(struct uwprof_detach) == 16);
 static_assert(sizeof(struct uwprof_attachment) == 16);
 static_assert(sizeof(struct uwprof_list) == 24);
 static_assert(sizeof(struct uwprof_start) == 16);
-static_assert(sizeof(struct uwprof_stats) == 232);
+static_assert(sizeof(struct uwprof_stats) == 248);
 static_assert(sizeof(struct uwprof_record) == 32);
 
 static void uwprof_wakeup(struct irq_work *work)
@@ -204,28 +204,35 @@ static long uwprof_ioctl_version(void __user *arg)
 	return 0;
 }
 
+#define UWPROF_CMD(cmd)	((cmd) & ~IOCSIZE_MASK)
+
 static long uwprof_ioctl(struct file *file, unsigned int cmd,
 			 unsigned long arg)
 {
 	struct uwprof_session *s = file->private_data;
 	void __user *uarg = (void __user *)arg;
 
-	switch (cmd) {
-	case UWPROF_IOC_VERSION:
+	/*
+	 * The size in a command is that of the caller's struct, which may be
+	 * older or newer than the module's: the struct's own size field
+	 * tells them apart (docs/ABI.md), so the command's size bits do not.
+	 */
+	switch (UWPROF_CMD(cmd)) {
+	case UWPROF_CMD(UWPROF_IOC_VERSION):
 		return uwprof_ioctl_version(uarg);
-	case UWPROF_IOC_TABLE_UPLOAD:
+	case UWPROF_CMD(UWPROF_IOC_TABLE_UPLOAD):
 		return uwprof_ioctl_table_upload(s, uarg);
-	case UWPROF_IOC_ATTACH:
+	case UWPROF_CMD(UWPROF_IOC_ATTACH):
 		return uwprof_ioctl_attach(s, uarg);
-	case UWPROF_IOC_DETACH:
+	case UWPROF_CMD(UWPROF_IOC_DETACH):
 		return uwprof_ioctl_detach(s, uarg);
-	case UWPROF_IOC_LIST:
+	case UWPROF_CMD(UWPROF_IOC_LIST):
 		return uwprof_ioctl_list(s, uarg);
-	case UWPROF_IOC_START:
+	case UWPROF_CMD(UWPROF_IOC_START):
 		return uwprof_ioctl_start(s, uarg);
-	case UWPROF_IOC_STOP:
+	case UWPROF_CMD(UWPROF_IOC_STOP):
 		return uwprof_ioctl_stop(s);
-	case UWPROF_IOC_STATS:
+	case UWPROF_CMD(UWPROF_IOC_STATS):
 		return uwprof_ioctl_stats(s, uarg);
 	default:
 		return -ENOTTY;

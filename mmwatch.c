@@ -90,6 +90,12 @@ int uwprof_mmwatch_start(struct uwprof_proc *p, struct mm_struct *mm)
 	return 0;
 }
 
+/* What the watch of @p holds, for the STATS gauges. */
+size_t uwprof_mmwatch_bytes(const struct uwprof_proc *p)
+{
+	return p->watch ? sizeof(*p->watch) : 0;
+}
+
 /* The entry is leaving: the watch must not touch it after a grace period. */
 void uwprof_mmwatch_unlink(struct uwprof_proc *p)
 {

@@ -299,6 +299,32 @@ static void uwprof_proc_bury(struct uwprof_session *s, struct uwprof_proc *p)
 	s->graveyard = p;
 }
 
+static u64 uwprof_proc_bytes(struct uwprof_proc *p)
+{
+	struct uwprof_mods *m = rcu_dereference_protected(p->mods, true);
+
+	return sizeof(*p) + uwprof_mmwatch_bytes(p) +
+	       (m ? struct_size(m, mod, m->n) : 0);
+}
+
+/* The gauges of UWPROF_IOC_STATS.  Called with s->lock held. */
+void uwprof_registry_held(struct uwprof_session *s, u64 *procs, u64 *bytes)
+{
+	struct uwprof_proc *p;
+	unsigned long tgid;
+
+	*procs = 0;
+	*bytes = 0;
+	xa_for_each(&s->procs, tgid, p) {
+		(*procs)++;
+		*bytes += uwprof_proc_bytes(p);
+	}
+	for (p = s->graveyard; p; p = p->next_dead) {
+		(*procs)++;
+		*bytes += uwprof_proc_bytes(p);
+	}
+}
+
 void uwprof_reap_dead(struct uwprof_session *s)
 {
 	struct uwprof_proc *p, *next;

@@ -465,6 +465,9 @@ long uwprof_ioctl_stats(struct uwprof_session *s, void __user *arg)
 	st.size = usize;
 	for_each_possible_cpu(cpu)
 		uwprof_stats_add(&st, per_cpu_ptr(s->cpu, cpu));
+	mutex_lock(&s->lock);
+	uwprof_registry_held(s, &st.procs, &st.proc_bytes);
+	mutex_unlock(&s->lock);
 	if (copy_to_user(arg, &st, min_t(u32, usize, sizeof(st))))
 		return -EFAULT;
 	return 0;

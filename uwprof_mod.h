@@ -194,6 +194,7 @@ long uwprof_ioctl_attach(struct uwprof_session *s, void __user *arg);
 long uwprof_ioctl_detach(struct uwprof_session *s, void __user *arg);
 long uwprof_ioctl_list(struct uwprof_session *s, void __user *arg);
 void uwprof_reap_dead(struct uwprof_session *s);
+void uwprof_registry_held(struct uwprof_session *s, u64 *procs, u64 *bytes);
 struct uwprof_proc *uwprof_proc_of_current(struct uwprof_session *s);
 struct uwprof_proc *uwprof_proc_follow_current(struct uwprof_session *s);
 int uwprof_mods_update(struct uwprof_session *s, struct uwprof_proc *p,
@@ -203,6 +204,7 @@ bool uwprof_mod_live(const struct uw2_module *m);
 
 /* mmwatch.c: attachments end when their range is unmapped */
 int uwprof_mmwatch_start(struct uwprof_proc *p, struct mm_struct *mm);
+size_t uwprof_mmwatch_bytes(const struct uwprof_proc *p);
 void uwprof_mmwatch_unlink(struct uwprof_proc *p);
 void uwprof_mmwatch_put(struct uwprof_proc *p);
 void uwprof_mmwatch_exit(void);
@@ -217,6 +219,8 @@ struct uwprof_elf_map {
 
 int uwprof_elf_map_info(struct file *file, u64 map_off, u64 map_len,
 			struct uwprof_elf_map *out);
+int uwprof_elf_user_info(unsigned long start, u64 len,
+			 struct uwprof_elf_map *out);
 u32 uwprof_map_bias(const struct uwprof_elf_map *e, u32 map_start,
 		    u64 map_off);
 

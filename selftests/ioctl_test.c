@@ -4,6 +4,7 @@
  * (uapi/uwprof.h, docs/ABI.md).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <linux/capability.h>
 #include <signal.h>
 #include <string.h>
@@ -380,6 +381,34 @@ TEST_F(ioc, stats_and_nonblocking_read)
 	ASSERT_EQ(0, fcntl(self->fd, F_SETFL, flags | O_NONBLOCK));
 	EXPECT_EQ(-1, read(self->fd, buf, sizeof(buf)));
 	EXPECT_EQ(EAGAIN, errno);
+}
+
+/*
+ * A caller built before the struct grew: its command carries its own,
+ * smaller size, and the module writes no byte past it.
+ */
+TEST_F(ioc, stats_of_an_older_caller)
+{
+	const size_t old_size = offsetof(struct uwprof_stats, procs);
+	union {
+		struct uwprof_stats st;
+		unsigned char raw[sizeof(struct uwprof_stats)];
+	} u;
+	unsigned int old_cmd = _IOC(_IOC_READ | _IOC_WRITE, UWPROF_IOC_MAGIC,
+				    _IOC_NR(UWPROF_IOC_STATS), old_size);
+
+	ASSERT_NE(UWPROF_IOC_STATS, old_cmd);
+	memset(&u, 0xab, sizeof(u));
+	u.st.size = old_size;
+	ASSERT_EQ(0, ioctl(self->fd, old_cmd, &u));
+	EXPECT_EQ(0, u.st.taken);
+	EXPECT_EQ(0, u.st.followed);
+	for (size_t i = old_size; i < sizeof(u); i++)
+		ASSERT_EQ(0xab, u.raw[i]);
+	/* and the new fields, to a caller that has them */
+	ASSERT_EQ(0, uwprof_stats(self->fd, &u.st));
+	EXPECT_EQ(0, u.st.procs);
+	EXPECT_EQ(0, u.st.proc_bytes);
 }
 
 TEST_HARNESS_MAIN

@@ -197,6 +197,14 @@ struct uwprof_stats {
 	 * followed process, an exec'd image, any process with START_ALL)
 	 */
 	__u64 followed;
+	/*
+	 * Gauges, at the time of the call: process entries the file holds
+	 * (attached or followed, not yet reaped: an exited process's entry
+	 * goes within about a second) and the bytes they hold.  Tables are
+	 * not in proc_bytes; they stay until the file is closed.
+	 */
+	__u64 procs;
+	__u64 proc_bytes;
 };
 
 #define UWPROF_IOC_VERSION	_IOWR(UWPROF_IOC_MAGIC, 0x80, struct uwprof_version)
