@@ -47,6 +47,7 @@ struct seen_map {
 	bool retry;		/* its table did not fit yet: look again next scan */
 	uint64_t attach_ns;	/* when record attached its table, 0 if not */
 	int table_id;		/* its table's, > 0 if it has one */
+	bool inherited_table;	/* a fork's copy of a parent's attached map */
 };
 
 /* A process: a pid from its start (or first sight) to its exit. */

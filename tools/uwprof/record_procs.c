@@ -212,15 +212,18 @@ static void announce(struct rec *r, struct target *t, uint32_t flags,
 	t->announced = true;
 }
 
-/* A target's records go to the file once it counts: named, followed or sampled. */
-static bool counts(const struct target *t)
+/*
+ * A target's records go to the file once it counts: named, followed, with
+ * a table attached, or any process under -a (the module samples them all).
+ */
+static bool counts(const struct rec *r, const struct target *t)
 {
-	return t->explicit || t->followed || t->attached_ever;
+	return t->explicit || t->followed || t->attached_ever || r->o.all;
 }
 
 static void flush_maps(struct rec *r, struct target *t)
 {
-	if (!counts(t))
+	if (!counts(r, t))
 		return;
 	if (!t->announced)
 		announce(r, t, 0, r->use_sb ? 0 : rec_now_ns());
@@ -332,6 +335,21 @@ static void clip_to_segment(struct uw_mapping *m, const struct uw_elf_info *info
 }
 
 /* Find the table of one executable mapping and attach it. */
+/*
+ * The kernel's vDSO: every 32-bit process on this kernel maps the image
+ * record has itself, so its build-id and segments are read from there.
+ */
+static bool is_vdso(const char *path)
+{
+	return !strcmp(path, UW_VDSO_NAME);
+}
+
+/* Code record looks at: a file's, or the vDSO. */
+static bool code_mapping(const char *path)
+{
+	return path[0] == '/' || is_vdso(path);
+}
+
 static void resolve(struct rec *r, struct target *t, const struct uw_mapping *mp,
 		    struct seen_map *s, uint64_t time_ns,
 		    const uint8_t *bid_given, uint32_t bid_len)
@@ -346,7 +364,7 @@ static void resolve(struct rec *r, struct target *t, const struct uw_mapping *mp
 	s->m.time_ns = time_ns;
 	memcpy(s->path, m->path, sizeof(s->path));
 	s->path[sizeof(s->path) - 1] = 0;
-	if (uw_elf_info(m->path, &info)) {
+	if (is_vdso(m->path) ? uw_vdso_info(&info) : uw_elf_info(m->path, &info)) {
 		/* Gone or replaced since: the kernel's build-id still names it. */
 		memset(&info, 0, sizeof(info));
 		if (bid_len)
@@ -449,7 +467,7 @@ static void scan_target(struct rec *r, struct target *t)
 		bool was_written;
 		int slot;
 
-		if (!maps[i].exec || maps[i].path[0] != '/')
+		if (!maps[i].exec || !code_mapping(maps[i].path))
 			continue;
 		slot = seen_slot(t, &maps[i]);
 		if (slot >= 0 && !t->seen[slot].retry)
@@ -500,6 +518,34 @@ void rec_scan_all(struct rec *r)
 
 /* ---- the side-band ---- */
 
+/*
+ * A child needs its own attachments of its parent's tables (the same
+ * tables at the same ranges: nothing to read again).
+ */
+static void attach_inherited(struct rec *r, struct target *t)
+{
+	for (unsigned int i = 0; i < t->nseen; i++) {
+		struct seen_map *s = &t->seen[i];
+		int err;
+
+		if (!s->inherited_table)
+			continue;
+		s->attach_ns = rec_now_ns();
+		err = attach_range(r, t->pid, (uint32_t)s->table_id, s->m.text_start,
+				   s->m.text_end);
+		if (err) {
+			s->attach_ns = 0;
+			attach_failed(r, t, s->path, err);
+			if (t->gone)
+				return;
+			continue;
+		}
+		s->m.flags |= UWD_MAP_TABLE;
+		t->attached++;
+		t->attached_ever++;
+	}
+}
+
 static void on_fork(struct rec *r, const struct sb_event *e)
 {
 	struct target *parent, *t, *old;
@@ -529,13 +575,9 @@ static void on_fork(struct rec *r, const struct sb_event *e)
 	t->comm_ns = e->time_ns;
 	t->exe_dev = parent->exe_dev;
 	t->exe_ino = parent->exe_ino;
-	/*
-	 * The child has its parent's mappings, and needs its own attachments
-	 * (the same tables at the same ranges: nothing to read again).
-	 */
+	/* The child has its parent's mappings. */
 	for (unsigned int i = 0; i < parent->nseen; i++) {
 		struct seen_map *s;
-		int err;
 
 		t->seen = rec_grow(t->seen, &t->room, t->nseen, sizeof(*t->seen));
 		parent = rec_find_target(r, (pid_t)e->ppid);	/* may have moved */
@@ -547,23 +589,15 @@ static void on_fork(struct rec *r, const struct sb_event *e)
 		s->attach_ns = 0;
 		/* The fork record gives them to the child in the file. */
 		s->written = parent->announced;
-		if (!(parent->seen[i].m.flags & UWD_MAP_TABLE))
-			continue;
-		s->attach_ns = rec_now_ns();
-		err = attach_range(r, t->pid, (uint32_t)s->table_id, s->m.text_start,
-				   s->m.text_end);
-		if (err) {
-			s->attach_ns = 0;
-			attach_failed(r, t, s->path, err);
-			if (t->gone)
-				return;
-			continue;
-		}
-		s->m.flags |= UWD_MAP_TABLE;
-		t->attached++;
-		t->attached_ever++;
+		s->inherited_table = parent->seen[i].m.flags & UWD_MAP_TABLE;
 	}
+	/*
+	 * Its records first: a short-lived child may be gone before the
+	 * attachments below, and its samples (the module follows children
+	 * itself) still need its name and mappings.
+	 */
 	flush_maps(r, t);
+	attach_inherited(r, t);
 }
 
 static void on_exit_ev(struct rec *r, const struct sb_event *e)
@@ -632,7 +666,7 @@ static void on_mmap(struct rec *r, const struct sb_event *e)
 	struct seen_map *s;
 	unsigned int i, k = 0;
 
-	if (!t || !(e->prot & PROT_EXEC) || e->path[0] != '/')
+	if (!t || !(e->prot & PROT_EXEC) || !code_mapping(e->path))
 		return;
 	snprintf(m.path, sizeof(m.path), "%s", e->path);
 	for (i = 0; i < t->nseen; i++) {
