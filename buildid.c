@@ -2,8 +2,10 @@
 /*
  * The module's one ELF reader: for an executable file mapping, the file's
  * GNU build-id and the PT_LOAD segment mapped there, read with
- * kernel_read() in the task's own context (follow.c).  Only 32-bit
- * little-endian ARM files are understood; anything else has no build-id.
+ * kernel_read() in the task's own context (follow.c); for the vDSO, the
+ * same from the image the kernel mapped into the task, read from user
+ * memory in that context.  Only 32-bit little-endian ARM images are
+ * understood; anything else has no build-id.
  *
  * The address model is the one of the uwprof command (addrmap.c): the
  * loader maps a PT_LOAD from file offset page_down(p_offset) at
@@ -14,6 +16,7 @@
 #include <linux/elf.h>
 #include <linux/fs.h>
 #include <linux/slab.h>
+#include <linux/uaccess.h>
 
 #include "uwprof_mod.h"
 
@@ -27,11 +30,27 @@ static u32 uwprof_page_down(u32 a)
 	return a & ~(UWPROF_ELF_PAGE - 1);
 }
 
-static int uwprof_read_at(struct file *file, void *buf, size_t len, u64 off)
+/* Where an ELF image is read from: a file, or current's memory. */
+struct uwprof_elf_src {
+	struct file *file;
+	unsigned long user_start;	/* no file: the image's first byte */
+	u64 user_len;
+};
+
+static int uwprof_read_at(const struct uwprof_elf_src *src, void *buf,
+			  size_t len, u64 off)
 {
 	loff_t pos = off;
-	ssize_t n = kernel_read(file, buf, len, &pos);
+	ssize_t n;
 
+	if (!src->file) {
+		if (off > src->user_len || len > src->user_len - off)
+			return -ENOEXEC;
+		return copy_from_user(buf, (const void __user *)
+				      (src->user_start + (unsigned long)off),
+				      len) ? -EFAULT : 0;
+	}
+	n = kernel_read(src->file, buf, len, &pos);
 	if (n < 0)
 		return n;
 	return n == len ? 0 : -ENOEXEC;
@@ -93,7 +112,7 @@ static bool uwprof_exec_segment(const struct elf32_phdr *ph, u32 n, u64 off,
 	return false;
 }
 
-static int uwprof_notes_build_id(struct file *file,
+static int uwprof_notes_build_id(const struct uwprof_elf_src *src,
 				 const struct elf32_phdr *ph, u32 n,
 				 struct uwprof_elf_map *out)
 {
@@ -107,11 +126,35 @@ static int uwprof_notes_build_id(struct file *file,
 		if (ph[i].p_type != PT_NOTE)
 			continue;
 		len = min_t(u32, ph[i].p_filesz, UWPROF_NOTE_MAX);
-		if (!uwprof_read_at(file, buf, len, ph[i].p_offset) &&
+		if (!uwprof_read_at(src, buf, len, ph[i].p_offset) &&
 		    uwprof_find_build_id(buf, len, out))
 			ret = 0;
 	}
 	kfree(buf);
+	return ret;
+}
+
+static int uwprof_elf_info(const struct uwprof_elf_src *src, u64 map_off,
+			   u64 map_len, struct uwprof_elf_map *out)
+{
+	struct elf32_phdr *ph;
+	struct elf32_hdr eh;
+	int ret;
+
+	ret = uwprof_read_at(src, &eh, sizeof(eh), 0);
+	if (ret)
+		return ret;
+	if (!uwprof_ehdr_ok(&eh))
+		return -ENOEXEC;
+	ph = kmalloc_array(eh.e_phnum, sizeof(*ph), GFP_KERNEL);
+	if (!ph)
+		return -ENOMEM;
+	ret = uwprof_read_at(src, ph, eh.e_phnum * sizeof(*ph), eh.e_phoff);
+	if (!ret && !uwprof_exec_segment(ph, eh.e_phnum, map_off, map_len, out))
+		ret = -ENOEXEC;
+	if (!ret)
+		ret = uwprof_notes_build_id(src, ph, eh.e_phnum, out);
+	kfree(ph);
 	return ret;
 }
 
@@ -123,25 +166,22 @@ static int uwprof_notes_build_id(struct file *file,
 int uwprof_elf_map_info(struct file *file, u64 map_off, u64 map_len,
 			struct uwprof_elf_map *out)
 {
-	struct elf32_phdr *ph;
-	struct elf32_hdr eh;
-	int ret;
+	struct uwprof_elf_src src = { .file = file };
 
-	ret = uwprof_read_at(file, &eh, sizeof(eh), 0);
-	if (ret)
-		return ret;
-	if (!uwprof_ehdr_ok(&eh))
-		return -ENOEXEC;
-	ph = kmalloc_array(eh.e_phnum, sizeof(*ph), GFP_KERNEL);
-	if (!ph)
-		return -ENOMEM;
-	ret = uwprof_read_at(file, ph, eh.e_phnum * sizeof(*ph), eh.e_phoff);
-	if (!ret && !uwprof_exec_segment(ph, eh.e_phnum, map_off, map_len, out))
-		ret = -ENOEXEC;
-	if (!ret)
-		ret = uwprof_notes_build_id(file, ph, eh.e_phnum, out);
-	kfree(ph);
-	return ret;
+	return uwprof_elf_info(&src, map_off, map_len, out);
+}
+
+/*
+ * The same for an image the kernel mapped whole at @start, @len bytes, in
+ * current's memory (the vDSO: its ELF header is its first byte).  In
+ * current's context, without the mmap lock: the reads may fault.
+ */
+int uwprof_elf_user_info(unsigned long start, u64 len,
+			 struct uwprof_elf_map *out)
+{
+	struct uwprof_elf_src src = { .user_start = start, .user_len = len };
+
+	return uwprof_elf_info(&src, 0, len, out);
 }
 
 /* Runtime minus link address for the mapping at @map_start, @map_off. */

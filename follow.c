@@ -178,18 +178,19 @@ struct uwprof_cand {
 	unsigned long end;
 	unsigned long pgoff;
 	struct file *file;	/* NULL: anonymous code */
+	bool vdso;		/* the kernel's vDSO: read from memory */
 	struct uw2_module mod;
 };
 
 /*
  * @c's entry: its table placed at the mapping's bias if one was uploaded
- * for the file and the mapping holds all of the range the table covers;
- * otherwise a no-table entry over the mapping.  Reads the file: called
- * without the mmap lock.
+ * for the file (or the vDSO image) and the mapping holds all of the range
+ * the table covers; otherwise a no-table entry over the mapping.  Reads
+ * the file or the image: called without the mmap lock.
  */
 static void uwprof_examine(struct uwprof_session *s, struct uwprof_cand *c)
 {
-	u64 off = (u64)c->pgoff << PAGE_SHIFT;
+	u64 off = c->vdso ? 0 : (u64)c->pgoff << PAGE_SHIFT;
 	struct uwprof_elf_map e;
 	struct uwprof_table *t;
 	u32 start;
@@ -198,9 +199,13 @@ static void uwprof_examine(struct uwprof_session *s, struct uwprof_cand *c)
 		.text_start = c->start,
 		.text_end = c->end,
 	};
-	if (!c->file || uwprof_elf_map_info(c->file, off, c->end - c->start,
-					    &e))
+	if (c->vdso) {
+		if (uwprof_elf_user_info(c->start, c->end - c->start, &e))
+			return;
+	} else if (!c->file || uwprof_elf_map_info(c->file, off,
+						   c->end - c->start, &e)) {
 		return;
+	}
 	t = uwprof_table_for(s, &e);
 	if (!t)
 		return;
@@ -252,6 +257,8 @@ static u32 uwprof_list_unknown(struct uwprof_session *s, struct uwprof_proc *p,
 			.end = vma->vm_end,
 			.pgoff = vma->vm_pgoff,
 			.file = vma->vm_file ? get_file(vma->vm_file) : NULL,
+			.vdso = !vma->vm_file &&
+				vma->vm_start == uwprof_arch_vdso(mm),
 		};
 		n++;
 	}

@@ -33,6 +33,12 @@ static inline bool uwprof_arch_task_is_32bit(struct task_struct *task)
 	return is_compat_thread(task_thread_info(task));
 }
 
+/* Where the kernel mapped @mm's vDSO (the AArch32 one for compat tasks). */
+static inline unsigned long uwprof_arch_vdso(struct mm_struct *mm)
+{
+	return (unsigned long)mm->context.vdso;
+}
+
 #else /* 32-bit ARM: every user task is AArch32 */
 
 static inline bool uwprof_arch_regs(const struct pt_regs *regs,
@@ -48,6 +54,15 @@ static inline bool uwprof_arch_regs(const struct pt_regs *regs,
 static inline bool uwprof_arch_task_is_32bit(struct task_struct *task)
 {
 	return true;
+}
+
+static inline unsigned long uwprof_arch_vdso(struct mm_struct *mm)
+{
+#ifdef CONFIG_VDSO
+	return mm->context.vdso;
+#else
+	return 0;
+#endif
 }
 
 #endif

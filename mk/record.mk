@@ -7,7 +7,7 @@ RECORD_SRCS	:= tools/uwprof/cmd_record.c tools/uwprof/record_procs.c \
 		   tools/uwprof/record_sideband.c tools/uwprof/datafile.c \
 		   tools/uwprof/buildid.c tools/uwprof/attach.c tools/uwprof/addrmap.c \
 		   tools/uwprof/procmaps.c tools/uwprof/regfile.c \
-		   tools/uwprof/uwutil.c
+		   tools/uwprof/uwutil.c tools/uwprof/cmd_vdso.c
 ARM_UWPROF	:= $(ARM_OUT)/uwprof
 ARM_UWPROF_SRCS	:= tools/uwprof/uwprof.c tools/uwprof/table_uwt.c unwind_v2.c \
 		   $(RECORD_SRCS)

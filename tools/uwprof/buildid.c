@@ -1,15 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Build-id and load segments of an ELF32 file, with <elf.h> and stdio. */
+/*
+ * Build-id and load segments of an ELF32 file, or of the vDSO image in
+ * memory, with <elf.h> and stdio.
+ */
 #include <elf.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 
 #include "buildid.h"
 #include "regfile.h"
 
 #define NOTE_MAX	4096
+#define VDSO_MAX	(64 << 10)	/* a vDSO is a page or two */
 
 /* Walk one PT_NOTE segment's notes for NT_GNU_BUILD_ID. */
 static void scan_notes(const uint8_t *p, size_t n, struct uw_elf_info *info)
@@ -68,10 +73,9 @@ static int read_phdrs(FILE *f, const Elf32_Ehdr *eh, struct uw_elf_info *info)
 	return 0;
 }
 
-int uw_elf_info(const char *path, struct uw_elf_info *info)
+static int elf_info(FILE *f, struct uw_elf_info *info)
 {
 	Elf32_Ehdr eh;
-	FILE *f = uw_fopen_regular(path);
 	int ret;
 
 	memset(info, 0, sizeof(*info));
@@ -90,6 +94,47 @@ int uw_elf_info(const char *path, struct uw_elf_info *info)
 	if (ret)
 		errno = ENOEXEC;
 	return ret;
+}
+
+int uw_elf_info(const char *path, struct uw_elf_info *info)
+{
+	return elf_info(uw_fopen_regular(path), info);
+}
+
+int uw_vdso_image(const uint8_t **image, size_t *len)
+{
+	const Elf32_Ehdr *eh = (const void *)getauxval(AT_SYSINFO_EHDR);
+	size_t n;
+
+	if (!eh) {
+		errno = ENOENT;
+		return -1;
+	}
+	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS32) {
+		errno = ENOEXEC;
+		return -1;
+	}
+	/* the image ends with its section headers */
+	n = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+	if (n < sizeof(*eh) || n > VDSO_MAX) {
+		errno = ENOEXEC;
+		return -1;
+	}
+	*image = (const uint8_t *)eh;
+	*len = n;
+	return 0;
+}
+
+int uw_vdso_info(struct uw_elf_info *info)
+{
+	const uint8_t *image;
+	size_t len;
+
+	memset(info, 0, sizeof(*info));
+	if (uw_vdso_image(&image, &len))
+		return -1;
+	return elf_info(fmemopen((void *)image, len, "r"), info);
 }
 
 int uw_elf_is_64bit(const char *path)

@@ -6,6 +6,7 @@
 #ifndef UWPROF_BUILDID_H
 #define UWPROF_BUILDID_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "addrmap.h"
@@ -25,6 +26,17 @@ struct uw_elf_info {
  * little-endian 32-bit ELF file).
  */
 int uw_elf_info(const char *path, struct uw_elf_info *info);
+
+/*
+ * The vDSO the kernel mapped into this process: the image every 32-bit
+ * process on this kernel has.  -1 with errno ENOENT if there is none.
+ */
+int uw_vdso_image(const uint8_t **image, size_t *len);
+/* uw_elf_info() of that image. */
+int uw_vdso_info(struct uw_elf_info *info);
+
+/* The name /proc/PID/maps and the side-band give its mapping. */
+#define UW_VDSO_NAME	"[vdso]"
 
 /* 1 if @path is a 64-bit ELF file (a 64-bit program, which v2 tables
  * cannot describe), else 0. */

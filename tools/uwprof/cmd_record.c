@@ -523,7 +523,8 @@ static void summary_missing(const struct rec *r)
 		for (j = 0; j < t->nseen; j++) {
 			const struct seen_map *s = &t->seen[j];
 
-			if (s->m.flags & UWD_MAP_TABLE)
+			/* a table there, attached or not (a child gone first) */
+			if ((s->m.flags & UWD_MAP_TABLE) || s->table_id > 0)
 				continue;
 			/* Before the retry warning too: it names the table. */
 			uw_hex(s->m.build_id, s->m.build_id_len, bid);
@@ -545,10 +546,18 @@ static void summary_missing(const struct rec *r)
 				       "-Wl,--build-id)", s->path);
 				continue;
 			}
-			uw_err("record: no table for %s (build-id %s); make it on "
-			       "the host from an unstripped copy of that file:\n"
-			       "    uwprof table %s --build-id-dir %s", s->path, bid,
-			       s->path, r->o.tables);
+			if (!strcmp(s->path, UW_VDSO_NAME))
+				uw_err("record: no table for the kernel's %s (build-id "
+				       "%s); copy its image off this device, made with\n"
+				       "    uwprof vdso -o vdso.so\n"
+				       "and make the table on the host:\n"
+				       "    uwprof table vdso.so --build-id-dir %s",
+				       s->path, bid, r->o.tables);
+			else
+				uw_err("record: no table for %s (build-id %s); make it on "
+				       "the host from an unstripped copy of that file:\n"
+				       "    uwprof table %s --build-id-dir %s", s->path,
+				       bid, s->path, r->o.tables);
 		}
 	}
 }

@@ -319,7 +319,9 @@ static uint32_t name_frames(struct rp_load *L, uint32_t module, uint32_t vaddr,
 	else if (mod->sym)
 		n = (fr[0].name = sym_lookup(mod->sym, vaddr)) ? 1 : 0;
 	if (!n) {
-		snprintf(buf, sizeof(buf), "[%s]", mod->name);
+		/* [libc.so.6]; a name such as [vdso] is already so */
+		snprintf(buf, sizeof(buf), mod->name[0] == '[' ? "%s" : "[%s]",
+			 mod->name);
 		ids[0] = intern_func(p, module, buf);
 		return 1;
 	}

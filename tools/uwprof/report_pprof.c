@@ -206,7 +206,9 @@ static void name_location(struct pp *w, struct pp_loc *l, uint32_t model)
 	pm->nlocs++;
 	if (!n) {
 		/* A placeholder that pprof replaces if it finds the file. */
-		snprintf(buf, sizeof(buf), "[%s]", mod->name);
+		/* [libc.so.6]; a name such as [vdso] is already so */
+		snprintf(buf, sizeof(buf), mod->name[0] == '[' ? "%s" : "[%s]",
+			 mod->name);
 		add_line(w, buf, NULL, 0);
 		return;
 	}

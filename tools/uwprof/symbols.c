@@ -256,6 +256,9 @@ struct sym_file *sym_open(const char *const *symfs, unsigned int nsymfs,
 	*mismatch = false;
 	uw_hex(bid, bidlen, hex);
 	base = base ? base + 1 : path;
+	/* the name 'uwprof vdso' gives the kernel's vDSO image by default */
+	if (!strcmp(path, UW_VDSO_NAME))
+		base = "vdso.so";
 	/* By build-id in every directory first: a debug file beats a stripped copy. */
 	for (i = 0; i < nsymfs && bidlen; i++) {
 		snprintf(cand, sizeof(cand), "%s/%s", symfs[i], hex);
