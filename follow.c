@@ -66,9 +66,12 @@ static bool uwprof_is_followed(struct uwprof_session *s,
 
 /*
  * Should current's process be followed?  Under rcu_read_lock, from the
- * interrupt or from task context; current has no live entry.
+ * interrupt or from task context; current has no live entry.  @inherited:
+ * the sample came from a per-task event current inherited, which only a
+ * descendant of an attached process has, even one whose parent exited
+ * and that was reparented before its first sample.
  */
-bool uwprof_follow_wanted(struct uwprof_session *s)
+bool uwprof_follow_wanted(struct uwprof_session *s, bool inherited)
 {
 	struct task_struct *t = current, *parent;
 	int i;
@@ -79,6 +82,8 @@ bool uwprof_follow_wanted(struct uwprof_session *s)
 		return true;
 	if (!s->inherit)
 		return false;
+	if (inherited)
+		return true;
 	/* itself after an exec, or a descendant of a followed process */
 	for (i = 0; i < UWPROF_ANCESTRY_MAX; i++) {
 		if (uwprof_is_followed(s, t))
@@ -124,7 +129,7 @@ static void uwprof_defer_run(struct callback_head *work);
  * Returns false if it could not (no free slot, the task is exiting).
  */
 bool uwprof_defer(struct uwprof_session *s, const struct uw2_regs *regs,
-		  bool in_kernel, bool thumb)
+		  bool in_kernel, bool thumb, bool inherited)
 {
 	struct uwprof_defer *d;
 	unsigned int i;
@@ -142,6 +147,7 @@ bool uwprof_defer(struct uwprof_session *s, const struct uw2_regs *regs,
 	d->mm = current->mm;
 	d->in_kernel = in_kernel;
 	d->thumb = thumb;
+	d->inherited = inherited;
 	d->time_ns = ktime_get_ns();
 	d->cpu = smp_processor_id();
 	/* the file is open while its sampler runs: neither count is 0 */
@@ -428,7 +434,7 @@ static void uwprof_defer_finish(struct uwprof_session *s,
 	 * the old one lived, so the pointers differ.)
 	 */
 	if (current->mm && current->mm == d->mm)
-		p = uwprof_proc_follow_current(s);
+		p = uwprof_proc_follow_current(s, d->inherited);
 	if (p && !p->ignored) {
 		uwprof_resolve(s, p);
 		ret = uwprof_snapshot(s, p, &snap);

@@ -665,7 +665,8 @@ struct uwprof_proc *uwprof_proc_of_current(struct uwprof_session *s)
  * entry, made now if need be.  NULL if it may not or cannot be followed.
  * Called with s->lock held.
  */
-struct uwprof_proc *uwprof_proc_follow_current(struct uwprof_session *s)
+struct uwprof_proc *uwprof_proc_follow_current(struct uwprof_session *s,
+					       bool inherited)
 {
 	struct mm_struct *mm = current->mm;
 	struct uwprof_cpu *c;
@@ -678,7 +679,7 @@ struct uwprof_proc *uwprof_proc_follow_current(struct uwprof_session *s)
 	if (p && p->mm == mm)
 		return p;
 	rcu_read_lock();
-	wanted = uwprof_follow_wanted(s);
+	wanted = uwprof_follow_wanted(s, inherited);
 	rcu_read_unlock();
 	if (!wanted)
 		return NULL;

@@ -140,7 +140,7 @@ static void uwprof_sample(struct uwprof_session *s, struct uwprof_cpu *c,
 	nframes = uwprof_unwind(s, c, p, &uregs, &stop);
 	/* code not resolved yet, or a stack page not resident: task context */
 	if (uwprof_defer_wanted(s, p, stop, c->frames, nframes) &&
-	    uwprof_defer(s, &saved, in_kernel, thumb))
+	    uwprof_defer(s, &saved, in_kernel, thumb, false))
 		return;
 	if (nframes && thumb)
 		c->frames[0] |= 1;	/* frames keep the Thumb bit, as lr does */
@@ -157,18 +157,21 @@ static void uwprof_sample(struct uwprof_session *s, struct uwprof_cpu *c,
 	uwprof_deliver(s, c, &ri, t0);
 }
 
-/* A thread of a process the session should follow but does not yet. */
+/*
+ * A thread of a process the session should follow but does not yet.
+ * @inherited: the event is one the thread inherited (per-task mode).
+ */
 static void uwprof_sample_unfollowed(struct uwprof_session *s,
 				     struct uwprof_cpu *c,
-				     struct pt_regs *regs)
+				     struct pt_regs *regs, bool inherited)
 {
 	struct uw2_regs uregs;
 	bool in_kernel, thumb;
 
-	if (!uwprof_follow_wanted(s))
+	if (!uwprof_follow_wanted(s, inherited))
 		return;
 	uwprof_user_regs(regs, &uregs, &in_kernel, &thumb);
-	if (!uwprof_defer(s, &uregs, in_kernel, thumb))
+	if (!uwprof_defer(s, &uregs, in_kernel, thumb, inherited))
 		c->stats.deferred_failed++;
 }
 
@@ -203,7 +206,7 @@ static void uwprof_overflow(struct perf_event *event,
 		u64_stats_update_end(&c->syncp);
 	} else if (s->inherit || s->follow_all) {
 		u64_stats_update_begin(&c->syncp);
-		uwprof_sample_unfollowed(s, c, regs);
+		uwprof_sample_unfollowed(s, c, regs, !!event->parent);
 		u64_stats_update_end(&c->syncp);
 	}
 	rcu_read_unlock();

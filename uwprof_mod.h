@@ -139,6 +139,7 @@ struct uwprof_defer {
 	u16 cpu;
 	bool in_kernel;
 	bool thumb;
+	bool inherited;	/* taken by an event the task inherited */
 };
 
 #define UWPROF_DEFER_SLOTS	128
@@ -196,7 +197,8 @@ long uwprof_ioctl_list(struct uwprof_session *s, void __user *arg);
 void uwprof_reap_dead(struct uwprof_session *s);
 void uwprof_registry_held(struct uwprof_session *s, u64 *procs, u64 *bytes);
 struct uwprof_proc *uwprof_proc_of_current(struct uwprof_session *s);
-struct uwprof_proc *uwprof_proc_follow_current(struct uwprof_session *s);
+struct uwprof_proc *uwprof_proc_follow_current(struct uwprof_session *s,
+					       bool inherited);
 int uwprof_mods_update(struct uwprof_session *s, struct uwprof_proc *p,
 		       const struct uw2_module *add, u32 nadd, bool drop,
 		       u32 drop_start);
@@ -225,11 +227,11 @@ u32 uwprof_map_bias(const struct uwprof_elf_map *e, u32 map_start,
 		    u64 map_off);
 
 /* follow.c: following processes, deferred samples */
-bool uwprof_follow_wanted(struct uwprof_session *s);
+bool uwprof_follow_wanted(struct uwprof_session *s, bool inherited);
 bool uwprof_defer_wanted(struct uwprof_session *s, struct uwprof_proc *p,
 			 enum uw2_stop stop, const u32 *frames, u32 nframes);
 bool uwprof_defer(struct uwprof_session *s, const struct uw2_regs *regs,
-		  bool in_kernel, bool thumb);
+		  bool in_kernel, bool thumb, bool inherited);
 int uwprof_defer_init(struct uwprof_session *s);
 void uwprof_defer_free(struct uwprof_session *s);
 

@@ -221,6 +221,59 @@ TEST(inherit_follows_children_per_task)
 	children_followed(_metadata, UWPROF_START_PER_TASK);
 }
 
+/*
+ * Per task, a child whose parent exits before the child's first sample is
+ * reparented, so no parent chain leads to a followed process any more; the
+ * event it inherited still marks it as a descendant.
+ */
+TEST(orphan_followed_per_task)
+{
+	struct seen ps[1] = { { 0 } };
+	struct uwprof_stats st;
+	int fd, pids[2];
+	pid_t parent;
+
+	ASSERT_EQ(0, uwprof_load());
+	ASSERT_EQ(0, pipe(pids));
+	parent = fork();
+	if (parent == 0) {
+		pid_t self = getpid(), kid;
+
+		usleep(100000);		/* until the events are there */
+		kid = fork();
+		if (kid == 0) {
+			while (getppid() == self)	/* asleep: no sample */
+				usleep(5000);
+			spin_cpu_ms(300);
+			_exit(0);
+		}
+		if (write(pids[1], &kid, sizeof(kid)) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	fd = open_nonblock();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, uwprof_attach(fd, parent, tiny_id(fd), 0x1000, 0x2000));
+	ASSERT_EQ(0, start_flags(fd, 1000, UWPROF_START_INHERIT |
+				 UWPROF_START_PER_TASK));
+	ASSERT_EQ(sizeof(pid_t), read(pids[0], &ps[0].pid, sizeof(pid_t)));
+	waitpid(parent, NULL, 0);
+	/* the orphan's 300 ms of CPU; the test's own is not sampled */
+	while (kill(ps[0].pid, 0) == 0 && ps[0].records < 100) {
+		usleep(50000);
+		drain(fd, ps, 1);
+	}
+	ASSERT_EQ(0, ioctl(fd, UWPROF_IOC_STOP));
+	drain(fd, ps, 1);
+	ASSERT_EQ(0, uwprof_stats(fd, &st));
+	printf("# orphan %d: %d records; followed %llu\n", ps[0].pid,
+	       ps[0].records, (unsigned long long)st.followed);
+	EXPECT_LT(20, ps[0].records);
+	EXPECT_EQ(ps[0].records, ps[0].with_frames);
+	EXPECT_LE(1, st.followed);
+	close(fd);
+}
+
 /* Without START_INHERIT the children are not sampled. */
 TEST(children_not_followed_without_inherit)
 {
