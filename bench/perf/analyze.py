@@ -66,31 +66,91 @@ def load_uwdata(path):
     if magic != b"UWPROFD\0":
         raise ValueError(path + ": not a uwprof data file")
     pos = hsz
-    samples, maps, stats, htimes = [], [], None, []
+    samples, stats, htimes = [], None, []
+    procs = Processes()
     while pos + 8 <= len(b):
         typ, size = struct.unpack_from("<II", b, pos)
         if size < 8 or pos + size > len(b):
             break
         p = b[pos + 8:pos + size]
         if typ == 1:
-            (_rs, _rt, stop, flags, _cpu, pid, tid, _t,
+            (_rs, _rt, stop, flags, _cpu, pid, tid, t,
              nf, hns) = struct.unpack_from("<HHBBHIIQII", p, 0)
             frames = struct.unpack_from("<%dI" % nf, p, 32)
-            samples.append((pid, stop, flags, frames, tid))
+            samples.append((pid, stop, flags, frames, tid, t))
             htimes.append(hns)
         elif typ == 2:
             v = struct.unpack_from("<8I", p, 0)
+            t, = struct.unpack_from("<Q", p, 72)
             path_ = p[80:].split(b"\0")[0].decode(errors="replace")
-            maps.append(dict(pid=v[0], start=v[1], end=v[2], offset=v[3],
-                             path=path_))
+            procs.mapping(dict(pid=v[0], start=v[1], end=v[2], offset=v[3],
+                               path=path_, time=t))
+        elif typ == 3:
+            pid, pflags, t = struct.unpack_from("<IIQ", p, 0)
+            exe = p[16:].split(b"\0")[0].decode(errors="replace")
+            procs.process(pid, pflags & 1, t, exe)
         elif typ == 4:
             f = struct.unpack_from("<II6Q16Q2Q", p, 0)
             stats = dict(taken=f[2], delivered=f[3], dropped=f[4], kctx=f[5],
                          hsum=f[6], hmax=f[7], stop=list(f[8:24]),
                          frames=f[24], bytes=f[25])
+        elif typ == 7:
+            pid, ppid, t = struct.unpack_from("<IIQ", p, 0)
+            procs.fork(pid, ppid, t)
         pos += size
-    return dict(samples=samples, maps=maps, stats=stats, size=len(b),
-                htimes=htimes)
+    return dict(samples=samples, maps=procs.all_maps, procs=procs,
+                stats=stats, size=len(b), htimes=htimes)
+
+
+class Processes:
+    """Which mappings a sample of a pid at a time sees (docs/DATAFILE.md):
+    a process's image runs from its fork or exec to the next exec; a fork
+    gives the child its parent's mappings of that time; a mapping counts
+    from the time record saw it (0: there before recording began)."""
+
+    def __init__(self):
+        # pid -> [image]; an image: dict(start=time, maps=[...], exe=path)
+        self.images = collections.defaultdict(list)
+        self.all_maps = []
+
+    def image(self, pid, t):
+        imgs = self.images[pid]
+        for img in reversed(imgs):
+            if img["start"] <= t:
+                return img
+        if not imgs:
+            imgs.append(dict(start=0, maps=[], exe=""))
+        return imgs[0]
+
+    def mapping(self, m):
+        self.all_maps.append(m)
+        self.image(m["pid"], m["time"])["maps"].append(m)
+
+    def process(self, pid, execd, t, exe):
+        if execd or not self.images[pid]:
+            self.images[pid].append(dict(start=t if execd else 0, maps=[],
+                                         exe=exe))
+        else:
+            self.images[pid][-1]["exe"] = exe
+
+    def fork(self, pid, ppid, t):
+        parent = self.image(ppid, t)
+        maps = [dict(m, pid=pid) for m in parent["maps"] if m["time"] <= t]
+        self.images[pid].append(dict(start=t, maps=maps, exe=parent["exe"]))
+
+    def resolve(self, pid, t, a):
+        """(path, file offset) of address @a, or (None, a)."""
+        best = None
+        for m in self.image(pid, t)["maps"]:
+            if m["start"] <= (a & ~1) < m["end"]:
+                # the latest mapping there by the sample's time; one seen
+                # only later (read from /proc after the fact) if none
+                if best is None or (m["time"] <= t and
+                                    (best["time"] > t or m["time"] >= best["time"])):
+                    best = m
+        if best is None:
+            return (None, a)
+        return (best["path"], a - best["start"] + best["offset"])
 
 
 def p99(values):
@@ -292,33 +352,32 @@ class Checker:
 
 # ---- uwprof results ----
 
-def uw_frames(sample, maps):
-    out = []
-    for a in sample[3]:
-        for m in maps:
-            if m["start"] <= (a & ~1) < m["end"]:
-                out.append((m["path"], a - m["start"] + m["offset"]))
-                break
-        else:
-            out.append((None, a))
-    return out
+def uw_frames(sample, procs):
+    return [procs.resolve(sample[0], sample[5], a) for a in sample[3]]
 
 
 def complete_stop(stop):
     return stop in (0, STOP_NORETURN)
 
 
-def check_uwprof(chk, d):
-    """Results overall, and by thread kind in res_kind["main"/"other"]."""
-    by_pid = collections.defaultdict(list)
-    for m in d["maps"]:
-        by_pid[m["pid"]].append(m)
+def check_uwprof(chk, d, exe=None, window=None):
+    """Results overall, and by thread kind in res_kind["main"/"other"].
+    @exe: only samples of processes running that executable; @window:
+    (from, to) in ms since the first of those samples."""
+    samples = d["samples"]
+    if exe:
+        samples = [s for s in samples
+                   if d["procs"].image(s[0], s[5])["exe"] == exe]
+    if window and samples:
+        t0 = min(s[5] for s in samples)
+        samples = [s for s in samples
+                   if window[0] <= (s[5] - t0) / 1e6 < window[1]]
     res = collections.Counter()
     res_kind = {"main": collections.Counter(), "other": collections.Counter()}
     where = collections.Counter()
     depth = []
-    for s in d["samples"]:
-        fr = uw_frames(s, by_pid[s[0]])
+    for s in samples:
+        fr = uw_frames(s, d["procs"])
         why = chk.check(fr, True, s[1] == STOP_NORETURN) if fr else "no frames"
         stop = STOP_NAMES[s[1]] if s[1] < len(STOP_NAMES) else str(s[1])
         kind = "main" if s[4] == s[0] else "other"
@@ -498,6 +557,10 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--check", metavar="UWDATA",
                     help="judge one uwprof data file and print the counts")
+    ap.add_argument("--exe", metavar="PATH",
+                    help="--check: only samples of processes running PATH")
+    ap.add_argument("--window", metavar="FROM,TO",
+                    help="--check: only samples FROM to TO ms after the first")
     ap.add_argument("--out")
     ap.add_argument("--root", required=True)
     ap.add_argument("--unstripped", required=True)
@@ -737,8 +800,9 @@ def check_one(a):
     """--check: one uwprof data file, judged by thread kind, as lines
     'KIND SAMPLES FULLY-UNWOUND' (KIND all, main, other) and then
     'where KIND STOP LAST-FRAME SAMPLES' for those that are not."""
+    window = tuple(float(x) for x in a.window.split(",")) if a.window else None
     res, _depth, where = check_uwprof(Checker(a.root, a.unstripped),
-                                      load_uwdata(a.check))
+                                      load_uwdata(a.check), a.exe, window)
     print("all %d %d" % (sum(res.values()), res.get("ok", 0)))
     for k in ("main", "other"):
         print("%s %d %d" % (k, sum(res.kinds[k].values()), res.kinds[k]["ok"]))
