@@ -46,6 +46,16 @@ w.comm(11, 11, 'sh', 600 * us)
 w.sample(11, 11, 650 * us, [0x10100])
 w.close()
 
+# Recorded with -a: two programs, each its own root in folded and svg.
+w = uwdata.Writer(d + '/all.data', flags=uwdata.HDR_TIMED | uwdata.HDR_ALL)
+for pid, exe in ((20, '/bin/alpha'), (21, '/bin/beta')):
+    w.process(pid, exe, 0)
+    w.comm(pid, pid, os.path.basename(exe), 0)
+    w.mapping(pid, 0x10000, 0x20000, 0, '/lib/libx.so', bias=0)
+    w.sample(pid, pid, 100 * us, [0x10100])
+w.sample(21, 21, 110 * us, [0x10100])
+w.close()
+
 # Untimed (older files): file order; a sample before its mapping is unknown.
 w = uwdata.Writer(d + '/untimed.data')
 w.process(10, '/bin/alpha', 5)
@@ -72,6 +82,23 @@ if "$UWPROF" report -q "$tmp/timed.data" | grep -q '^# 6 samples of 3 processes'
 	ok "timed: a fork and a reused pid are processes of their own"
 else
 	fail "timed: $("$UWPROF" report -q "$tmp/timed.data" | grep '^# [0-9]* samples')"
+fi
+expect "-a: a root per process in folded" \
+"alpha;[libx.so] 1
+beta;[libx.so] 2" "$("$UWPROF" report -q -f folded "$tmp/all.data")"
+expect "-a: --no-per-process merges them" "[libx.so] 3" \
+	"$("$UWPROF" report -q -f folded --no-per-process "$tmp/all.data")"
+expect "--per-process on a one-program file" "sh;[libx.so] 1" \
+	"$("$UWPROF" report -q -f folded --per-process --pid 10 --time ,0.0002 "$tmp/timed.data")"
+if "$UWPROF" report -q -f svg "$tmp/all.data" | grep -q '<title>alpha '; then
+	ok "-a: the flame graph has the process roots"
+else
+	fail "-a: no process root in the flame graph"
+fi
+if "$UWPROF" report -q -f perf-script "$tmp/all.data" | grep -qE '^\s+[0-9a-f]+ (alpha|beta) '; then
+	fail "-a: a process root printed as a perf-script frame"
+else
+	ok "-a: perf-script frames are frames only"
 fi
 expect "untimed: file order, exec ends the old image" \
 "alpha 10/10 ([unknown])

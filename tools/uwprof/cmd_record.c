@@ -776,7 +776,8 @@ static int run(struct rec *r)
 	open_sideband(r, c.pid);
 	r->buf = malloc(REC_READ_BUF);
 	if (!r->buf || uwd_open(&r->w, r->o.out, r->o.freq,
-				r->use_sb ? UWD_HDR_TIMED : 0)) {
+				(r->use_sb ? UWD_HDR_TIMED : 0) |
+				(r->o.all ? UWD_HDR_ALL : 0))) {
 		uw_err("record: cannot create %s: %s", r->o.out, strerror(errno));
 		goto fail;
 	}

@@ -63,6 +63,9 @@ static void usage(FILE *f)
 		"                        and callees\n"
 		"      --top N           rows per table in text and --stats (default 30)\n"
 		"      --title TEXT      title of the flame graph\n"
+		"      --per-process     folded and svg: each process's stacks under a\n"
+		"                        root of its name (the default for 'record -a')\n"
+		"      --no-per-process  one tree for every process\n"
 		"  -q, --quiet           no warnings about missing symbols\n"
 		"\n"
 		"Which samples count, in every format (each may be a comma list):\n"
@@ -191,7 +194,7 @@ static int parse_sort(const char *s, struct report_opts *o)
 }
 
 enum { O_SYMFS = 256, O_STATS, O_LINES, O_TOP, O_TITLE, O_PID, O_TID, O_TIME,
-       O_CHILDREN, O_NO_DEMANGLE };
+       O_CHILDREN, O_NO_DEMANGLE, O_PER_PROCESS, O_NO_PER_PROCESS };
 
 static int parse_args(int argc, char **argv, struct report_opts *o)
 {
@@ -202,6 +205,8 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		{ "symfs", required_argument, NULL, O_SYMFS },
 		{ "sort", required_argument, NULL, 's' },
 		{ "children", no_argument, NULL, O_CHILDREN },
+		{ "per-process", no_argument, NULL, O_PER_PROCESS },
+		{ "no-per-process", no_argument, NULL, O_NO_PER_PROCESS },
 		{ "stats", no_argument, NULL, O_STATS },
 		{ "lines", no_argument, NULL, O_LINES },
 		{ "no-demangle", no_argument, NULL, O_NO_DEMANGLE },
@@ -238,6 +243,8 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 				return -1;
 			break;
 		case O_CHILDREN: o->children = true; break;
+		case O_PER_PROCESS: o->rp.per_process = 1; break;
+		case O_NO_PER_PROCESS: o->rp.per_process = 0; break;
 		case O_PID:
 			if (parse_ids("pid", optarg, &fl->pids, &fl->npids))
 				return -1;
@@ -287,6 +294,9 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		return -1;
 	}
 	o->rp.keep_samples = o->format == F_PERF_SCRIPT || o->format == F_PPROF;
+	/* the other formats name the process per sample (pprof's labels) */
+	if (o->format != F_FOLDED && o->format != F_SVG)
+		o->rp.per_process = 0;
 	return 0;
 }
 
@@ -326,7 +336,7 @@ static void free_opts(struct report_opts *o)
 
 static int cmd_report(int argc, char **argv)
 {
-	struct report_opts o = { .input = NULL, .top = 30 };
+	struct report_opts o = { .input = NULL, .top = 30, .rp.per_process = -1 };
 	struct rp_profile p;
 	FILE *out = stdout;
 	int ret;

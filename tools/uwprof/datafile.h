@@ -34,6 +34,8 @@ struct uwd_header {
  * it, a reader resolves samples in file order.
  */
 #define UWD_HDR_TIMED	0x1
+/* Recorded with -a: every process of the system, not one program. */
+#define UWD_HDR_ALL	0x2
 
 /* Every record: this header, then its payload; size is a multiple of 8. */
 struct uwd_rec {

@@ -40,6 +40,7 @@ struct rp_func {
 	uint32_t module;	/* index, or RP_NO_MODULE */
 	bool kernel;		/* the [kernel] leaf of kernel-context samples */
 	bool inlined;		/* an inlined frame (--lines): shares an address */
+	bool process;		/* a process's root (per-process trees), no frame */
 	uint64_t self, total;
 	uint64_t stopped[UWPROF_STOP_NR];	/* unwinds whose last frame is here */
 	uint64_t stamp;		/* last sample that counted it in total */
@@ -71,6 +72,7 @@ struct rp_opts {
 	bool lines;		/* source lines through libdw */
 	bool quiet;		/* no warnings */
 	bool keep_samples;	/* each sample kept (perf-script) */
+	int per_process;	/* a root per process: 1, 0, or -1 if recorded with -a */
 	struct rp_filter filter;
 };
 
@@ -110,6 +112,7 @@ struct rp_profile {
 	uint64_t lost;		/* dropped by the device (buffer full) */
 	uint64_t filtered;	/* samples left out by the filter */
 	bool filtering;		/* a filter was given */
+	bool per_process;	/* the tree has a root per process name */
 	bool have_stats;
 	uint64_t first_ns, last_ns;
 	uint32_t processes;

@@ -450,6 +450,21 @@ static void keep_sample(struct rp_load *L, const struct uwprof_record *s,
 	}
 }
 
+/* The root of a process's stacks: its name (perf's ':PID' if unknown). */
+static uint32_t process_func(struct rp_profile *p, uint32_t comm, uint32_t pid)
+{
+	char name[32];
+	uint32_t f;
+
+	if (comm != UINT32_MAX)
+		snprintf(name, sizeof(name), "%s", p->comms[comm]);
+	else
+		snprintf(name, sizeof(name), ":%u", pid);
+	f = intern_func(p, RP_NO_MODULE, name);
+	p->funcs[f].process = true;
+	return f;
+}
+
 static void add_sample(struct rp_load *L, const struct uwprof_record *s,
 		       uint32_t img, uint64_t key, uint32_t comm)
 {
@@ -467,6 +482,11 @@ static void add_sample(struct rp_load *L, const struct uwprof_record *s,
 	if (s->time_ns > p->last_ns)
 		p->last_ns = s->time_ns;
 	p->nodes[0].total++;
+	if (p->per_process) {
+		f = process_func(p, rpp_comm(&L->procs, img, s->pid, s->pid, key),
+				 s->pid);
+		count_node(p, &node, f, stamp);
+	}
 	for (uint32_t i = s->nframes; i-- > 0;) {
 		n = frame_funcs(L, img, key, s->frames[i], i > 0, ids);
 		while (n--) {	/* the outer function first, inlined ones in it */
@@ -623,6 +643,8 @@ int rp_load_file(struct uwd_file *fp, const char *path,
 	p->filtering = fl->npids || fl->ntids || fl->ncomms || fl->has_start ||
 		       fl->has_end;
 	p->hdr = f.hdr;
+	p->per_process = o->per_process < 0 ? !!(f.hdr.flags & UWD_HDR_ALL) :
+			 o->per_process;
 	p->noderoom = 64;
 	p->nodes = calloc(p->noderoom, sizeof(*p->nodes));
 	if (!p->nodes) {
