@@ -53,7 +53,6 @@ else
 	vdso=
 fi
 cp "$procs"/* "$tmp/data/"
-[ -z "$vdso" ] || cp "$tmp/vdso.so" "$tmp/data/"	# report's --symfs
 cp "$fixture" "$tmp/data/fixture"
 for i in 1 2 3 4 5 6 7; do cp "$fixture" "$tmp/data/prog$i"; done
 
@@ -242,7 +241,7 @@ at_99 "the parent and its children" "$(checked "$out/fork.data" /data/procs_fork
 if [ -z "$vdso" ]; then
 	skip "the kernel's vDSO: $(cat "$tmp/vdso.err")"
 elif nv=$(grep -c '__vdso_clock_gettime' "$tmp/fork.ps") && [ "$nv" -gt 0 ]; then
-	ok "the kernel's vDSO, tabled by build-id: $nv samples in __vdso_clock_gettime*, unwound through it"
+	ok "the kernel's vDSO, tabled by build-id: $nv samples in __vdso_clock_gettime*, unwound through it, named from the image in the data file"
 else
 	fail "no sample symbolized in the vDSO"
 fi

@@ -16,7 +16,7 @@ UWPROF=${UWPROF:-$top/build/host/uwprof}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-HERE=$here python3 - "$tmp" <<'EOF'
+HERE=$here FIXTURE=$top/tests/data/report/fixture python3 - "$tmp" <<'EOF'
 import os, sys
 sys.path.insert(0, os.environ['HERE'])
 import uwdata
@@ -54,6 +54,17 @@ for pid, exe in ((20, '/bin/alpha'), (21, '/bin/beta')):
     w.mapping(pid, 0x10000, 0x20000, 0, '/lib/libx.so', bias=0)
     w.sample(pid, pid, 100 * us, [0x10100])
 w.sample(21, 21, 110 * us, [0x10100])
+w.close()
+
+# Code with no file on the device ([vdso]): its image is in the data file.
+# The fixture stands in for it (spin at 0x504).
+img = open(os.environ['FIXTURE'], 'rb').read()
+bid = bytes.fromhex('8c6f16948112ea202375ded762476b22d38395ff')
+w = uwdata.Writer(d + '/image.data', flags=uwdata.HDR_TIMED)
+w.image(bid, img)
+w.process(30, '/bin/prog', 0)
+w.mapping(30, 0x40000, 0x41000, 0, '[vdso]', bias=0x40000, build_id=bid)
+w.sample(30, 30, 100 * us, [0x40504])
 w.close()
 
 # Untimed (older files): file order; a sample before its mapping is unknown.
@@ -100,6 +111,8 @@ if "$UWPROF" report -q -f perf-script "$tmp/all.data" | grep -qE '^\s+[0-9a-f]+ 
 else
 	ok "-a: perf-script frames are frames only"
 fi
+expect "an image in the data file names [vdso]'s frames" "spin ([vdso])" \
+	"$("$UWPROF" report -q -f perf-script "$tmp/image.data" | awk '/\(/ {print $2, $3}')"
 expect "untimed: file order, exec ends the old image" \
 "alpha 10/10 ([unknown])
 alpha 10/10 (/lib/libx.so)

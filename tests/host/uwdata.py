@@ -3,7 +3,7 @@
 at chosen addresses, pids, threads and times without a device."""
 import struct
 
-SAMPLE, MAPPING, PROCESS, STATS, END, COMM, FORK, EXIT = 1, 2, 3, 4, 5, 6, 7, 8
+SAMPLE, MAPPING, PROCESS, STATS, END, COMM, FORK, EXIT, IMAGE = range(1, 10)
 HDR_TIMED = 0x1
 HDR_ALL = 0x2
 PROC_EXEC = COMM_EXEC = 0x1
@@ -47,6 +47,10 @@ class Writer:
                                        bias or 0, flags, len(build_id),
                                        build_id, 0, time_ns) +
                   path.encode() + b'\0')
+
+    def image(self, build_id, data):
+        self._rec(IMAGE, struct.pack('<II32s', len(data), len(build_id),
+                                     build_id) + data)
 
     def sample(self, pid, tid, time_ns, frames, stop=0, flags=0, cpu=0):
         size = 32 + 4 * len(frames)

@@ -239,6 +239,31 @@ void rec_write(struct rec *r, uint32_t type, const void *a, size_t len,
 	}
 }
 
+/*
+ * The vDSO has no file to copy off the device: the data file carries its
+ * image, for report to name its functions.
+ */
+static void write_vdso(struct rec *r)
+{
+	const uint8_t *image;
+	struct uwd_image *im;
+	struct uw_elf_info info;
+	size_t len;
+
+	if (uw_vdso_image(&image, &len) || uw_vdso_info(&info))
+		return;
+	im = malloc(sizeof(*im) + len);
+	if (!im)
+		return;
+	memset(im, 0, sizeof(*im));
+	im->size = (uint32_t)len;
+	im->build_id_len = info.build_id_len;
+	memcpy(im->build_id, info.build_id, info.build_id_len);
+	memcpy(im + 1, image, len);
+	rec_write(r, UWD_IMAGE, im, sizeof(*im) + len, NULL);
+	free(im);
+}
+
 /* ---- samples ---- */
 
 static bool wanted_thread(const struct rec *r, uint32_t tid)
@@ -781,6 +806,7 @@ static int run(struct rec *r)
 		uw_err("record: cannot create %s: %s", r->o.out, strerror(errno));
 		goto fail;
 	}
+	write_vdso(r);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	r->t0 = rec_now_ns();

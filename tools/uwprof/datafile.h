@@ -52,6 +52,7 @@ enum uwd_type {
 	UWD_COMM = 6,		/* struct uwd_comm + name */
 	UWD_FORK = 7,		/* struct uwd_fork */
 	UWD_EXIT = 8,		/* struct uwd_exit */
+	UWD_IMAGE = 9,		/* struct uwd_image + the bytes */
 };
 
 #define UWD_MAP_TABLE	0x1	/* a table is attached to [text_start, text_end) */
@@ -102,6 +103,17 @@ struct uwd_exit {
 	uint32_t pid;
 	uint32_t reserved;
 	uint64_t time_ns;
+};
+
+/*
+ * Code with no file on the device, as record found it in memory: the
+ * kernel's vDSO (mapped as [vdso]).  Written before any mapping record.
+ */
+struct uwd_image {
+	uint32_t size;		/* bytes of the image that follow */
+	uint32_t build_id_len;
+	uint8_t build_id[UWD_BUILD_ID_MAX];
+	/* then the image, zero padded to 8 */
 };
 
 struct uwd_end {

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "report.h"
 #include "report_procs.h"
@@ -122,7 +123,55 @@ struct rp_load {
 	bool timed;		/* UWD_HDR_TIMED: keys are times */
 	uint64_t seq;		/* the current record's place in the file */
 	uint64_t bad_samples;
+	const struct uwd_image *images[4];	/* the vDSO's, in the file */
+	unsigned int nimages;
 };
+
+/* An image record: kept (it lives as long as the loaded file) if whole. */
+static void on_image(struct rp_load *L, const void *data, size_t len)
+{
+	const struct uwd_image *im = data;
+
+	if (len < sizeof(*im) || im->size > len - sizeof(*im) ||
+	    im->build_id_len > UWD_BUILD_ID_MAX || !im->build_id_len ||
+	    L->nimages == sizeof(L->images) / sizeof(L->images[0]))
+		return;
+	L->images[L->nimages++] = im;
+}
+
+/*
+ * Symbols of a module from an image the file carries, by build-id: the
+ * image is written to a temporary file for libdwfl, which keeps it open.
+ */
+static struct sym_file *sym_from_image(const struct rp_load *L,
+				       const struct rp_module *mod)
+{
+	const char *dir = getenv("TMPDIR");
+	struct sym_file *sym = NULL;
+	char path[4096];
+	bool mismatch;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/uwprof-image-XXXXXX",
+		 dir && *dir ? dir : "/tmp");
+	for (unsigned int i = 0; i < L->nimages; i++) {
+		const struct uwd_image *im = L->images[i];
+
+		if (im->build_id_len != mod->build_id_len ||
+		    memcmp(im->build_id, mod->build_id, im->build_id_len))
+			continue;
+		fd = mkstemp(path);
+		if (fd < 0)
+			return NULL;
+		if (write(fd, im + 1, im->size) == (ssize_t)im->size)
+			sym = sym_open(NULL, 0, path, mod->build_id,
+				       mod->build_id_len, &mismatch);
+		close(fd);
+		unlink(path);
+		return sym;
+	}
+	return NULL;
+}
 
 /* The key of a record with time @t: its time, or in older files its place. */
 static uint64_t key_of(const struct rp_load *L, uint64_t t)
@@ -157,6 +206,8 @@ static uint32_t module_for(struct rp_load *L, const struct uwd_mapping *m,
 	mod->offset = m->offset;
 	mod->sym = sym_open(L->o->symfs, L->o->nsymfs, path, mod->build_id,
 			    mod->build_id_len, &mismatch);
+	if (!mod->sym)
+		mod->sym = sym_from_image(L, mod);
 	if (!mod->sym && !L->o->quiet)
 		uw_err("report: warning: no symbols for %s%s; give its unstripped "
 		       "copy with --symfs DIR", path,
@@ -594,6 +645,7 @@ static void walk(struct rp_load *L, struct uwd_file *f)
 		case UWD_FORK: on_fork(L, data, len); break;
 		case UWD_EXIT: on_exit_rec(L, data, len); break;
 		case UWD_STATS: on_stats(L, data, len); break;
+		case UWD_IMAGE: on_image(L, data, len); break;
 		default: break;	/* samples next; newer record types: skipped */
 		}
 	}
