@@ -65,7 +65,7 @@ $(FUZZ_OUT)/fuzz_uwt: fuzz/fuzz_uwt.c $(addprefix $(FUZZ_OUT)/obj/,\
 
 FUZZ_REPORT_OBJS := $(patsubst %.c,$(FUZZ_OUT)/obj/%.o,\
 		   $(filter-out tools/uwprof/cmd_report.c,$(REPORT_SRCS)) \
-		   tools/uwprof/datafile.c tools/uwprof/buildid.c \
+		   tools/uwprof/datafile.c tools/uwprof/buildid.c tools/uwprof/symtab.c \
 		   tools/uwprof/regfile.c tools/uwprof/uwutil.c \
 		   tools/uwprof/addrmap.c unwind_v2.c)
 

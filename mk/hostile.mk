@@ -6,7 +6,7 @@
 HOST_TESTS	+= test_report_svg
 test_report_svg_SRCS := tools/uwprof/report_svg.c tools/uwprof/report_model.c \
 		   tools/uwprof/report_procs.c \
-		   tools/uwprof/symbols.c tools/uwprof/buildid.c \
+		   tools/uwprof/symbols.c tools/uwprof/symtab.c tools/uwprof/buildid.c \
 		   tools/uwprof/datafile.c tools/uwprof/regfile.c \
 		   tools/uwprof/uwutil.c tools/uwprof/addrmap.c unwind_v2.c
 test_report_svg_LIBS := -ldw -lelf -lz -lstdc++

@@ -7,27 +7,31 @@ RECORD_SRCS	:= tools/uwprof/cmd_record.c tools/uwprof/record_procs.c \
 		   tools/uwprof/record_sideband.c tools/uwprof/datafile.c \
 		   tools/uwprof/buildid.c tools/uwprof/attach.c tools/uwprof/addrmap.c \
 		   tools/uwprof/procmaps.c tools/uwprof/regfile.c \
-		   tools/uwprof/uwutil.c tools/uwprof/cmd_vdso.c
+		   tools/uwprof/uwutil.c tools/uwprof/cmd_vdso.c \
+		   tools/uwprof/symtab.c
+# The report's model and writers, in the device binary too (every format
+# but pprof; symbols from the files' own tables, symbols_elf.c).
+REPORT_COMMON_SRCS := tools/uwprof/cmd_report.c tools/uwprof/report_model.c \
+		   tools/uwprof/report_procs.c \
+		   tools/uwprof/report_text.c tools/uwprof/report_folded.c \
+		   tools/uwprof/report_perf_script.c tools/uwprof/report_svg.c
 ARM_UWPROF	:= $(ARM_OUT)/uwprof
 ARM_UWPROF_SRCS	:= tools/uwprof/uwprof.c tools/uwprof/table_uwt.c unwind_v2.c \
-		   $(RECORD_SRCS)
+		   $(RECORD_SRCS) $(REPORT_COMMON_SRCS) tools/uwprof/symbols_elf.c
 
 TOOL_SRCS	+= $(RECORD_SRCS)
 
 $(ARM_UWPROF): $(ARM_UWPROF_SRCS) $(HOST_HDRS)
 	@mkdir -p $(dir $@)
 	$(Q)$(ARM_CC) -static -O2 -g -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE \
+		-DUWPROF_DEVICE_BUILD \
 		-I$(CURDIR)/tools/include -I$(CURDIR) -I$(CURDIR)/tools/uwprof \
 		-o $@ $(ARM_UWPROF_SRCS)
 
 uwprof-arm: $(ARM_UWPROF)
 .PHONY: uwprof-arm
 
-REPORT_SRCS	:= tools/uwprof/cmd_report.c tools/uwprof/report_model.c \
-		   tools/uwprof/report_procs.c \
-		   tools/uwprof/report_text.c tools/uwprof/report_folded.c \
-		   tools/uwprof/report_perf_script.c \
-		   tools/uwprof/report_pprof.c tools/uwprof/report_svg.c \
+REPORT_SRCS	:= $(REPORT_COMMON_SRCS) tools/uwprof/report_pprof.c \
 		   tools/uwprof/symbols.c
 TOOL_SRCS	+= $(REPORT_SRCS)
 TOOL_LIBS	+= -lz -lstdc++

@@ -55,6 +55,9 @@ insmod /uwprof.ko || exit 1
 cd /out
 R="uwprof record -F 500 --tables /data/tables"
 $R -o /out/cmd.data -- /data/fixture 800 >/out/cmd.log 2>&1; echo $? >/out/cmd.rc
+# report in the device binary, on the device's own files
+uwprof report -q -f folded /out/cmd.data >/out/cmd.dev-folded 2>/out/cmd.dev-err
+uwprof report -q /out/cmd.data >/out/cmd.dev-text 2>>/out/cmd.dev-err
 $R -o /out/exec.data -- sh -c 'exec /data/fixture 200' >/out/exec.log 2>&1; echo $? >/out/exec.rc
 /data/fixture 100000 & pid=$!
 sleep 1
@@ -131,6 +134,18 @@ else
 fi
 spin=$(awk '/by self/ {on = 1; next} on && $1 ~ /%$/ {print $5; exit}' "$tmp/cmd.txt")
 expect "spin is the top function" spin "$spin"
+# The device binary's report: the fixture's stacks (from main on; the C
+# library has names there and none here) as the host's report gives them.
+from_main() { sed -n 's/^.*;\(main;.*\) \([0-9]*\)$/\1 \2/p' |
+	awk '{n[$1] += $2} END {for (s in n) print s, n[s]}' | sort; }
+dev=$(from_main <"$out/cmd.dev-folded")
+if [ -n "$dev" ] && [ "$dev" = "$(rep -f folded "$out/cmd.data" | from_main)" ] &&
+	grep -q '^# fully unwound: ' "$out/cmd.dev-text"; then
+	ok "report on the device: text, and folded as the host's ($(echo "$dev" | wc -l) stacks from main)"
+else
+	fail "report on the device differs: $(head -c 300 "$out/cmd.dev-err")"
+	diff <(echo "$dev") <(rep -f folded "$out/cmd.data" | from_main) | head -8 | sed 's/^/#   /'
+fi
 
 # An exec: the command is sh, which becomes the fixture.
 expect "record -- sh -c 'exec ...' exits 0" 0 "$(cat "$out/exec.rc" 2>/dev/null)"

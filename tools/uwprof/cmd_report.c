@@ -293,6 +293,15 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		uw_err("report: --children and --sort are for the text report");
 		return -1;
 	}
+#ifdef UWPROF_DEVICE_BUILD
+	/* the device binary is libc only: no protobuf-c, zlib or libdw */
+	if (o->format == F_PPROF || o->rp.lines) {
+		uw_err("report: %s is made by the host's uwprof; copy the data "
+		       "file off the device and run 'uwprof report' there",
+		       o->rp.lines ? "--lines" : "pprof");
+		return -1;
+	}
+#endif
 	o->rp.keep_samples = o->format == F_PERF_SCRIPT || o->format == F_PPROF;
 	/* the other formats name the process per sample (pprof's labels) */
 	if (o->format != F_FOLDED && o->format != F_SVG)
@@ -315,7 +324,11 @@ static int write_report(const struct rp_profile *p, const struct report_opts *o,
 	case F_TEXT: return rp_write_text(p, &t, out);
 	case F_FOLDED: return rp_write_folded(p, out);
 	case F_PERF_SCRIPT: return rp_write_perf_script(p, out);
+#ifndef UWPROF_DEVICE_BUILD
 	case F_PPROF: return rp_write_pprof(p, o->rp.lines, out);
+#else
+	case F_PPROF: return -1;	/* refused by parse_args() */
+#endif
 	case F_JSON: return rp_write_json(p, out);
 	case F_SVG:
 		snprintf(title, sizeof(title), "%s: %llu samples, %.1f%% fully unwound",

@@ -25,27 +25,18 @@
 #include "buildid.h"
 #include "regfile.h"
 #include "symbols.h"
+#include "symtab.h"
 
 /* libstdc++'s demangler (the C++ ABI's own entry point). */
 char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
-struct sym {
-	uint32_t addr, size;
-	const char *name;
-	bool global;
-};
-
 struct sym_file {
-	char *path;
+	struct sym_head h;	/* first: symtab.c reads it */
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
 	GElf_Addr bias;		/* libdwfl's addresses minus link addresses */
-	struct sym *syms;
-	size_t nsyms;
 	char **owned;		/* demangled names, freed with the file */
 	size_t nowned;
-	uint32_t nloads;
-	struct uw_seg loads[UW_ELF_MAX_LOADS];
 };
 
 /* Where libdwfl looks for debug files: its defaults plus --symfs. */
@@ -78,17 +69,6 @@ static void set_debuginfo_path(const char *const *symfs, unsigned int n)
 		strcat(debuginfo_path, ":");
 		strcat(debuginfo_path, symfs[i]);
 	}
-}
-
-static int sym_cmp(const void *a, const void *b)
-{
-	const struct sym *x = a, *y = b;
-
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	if (x->global != y->global)	/* at one address, globals first */
-		return x->global ? -1 : 1;
-	return strcmp(x->name, y->name);
 }
 
 static bool keep_symbol(const GElf_Sym *s, GElf_Word shndx, const char *name)
@@ -138,8 +118,8 @@ static void load_symbols(struct sym_file *f, GElf_Addr bias)
 
 	if (n <= 0)
 		return;
-	f->syms = calloc((size_t)n, sizeof(*f->syms));
-	if (!f->syms)
+	f->h.syms = calloc((size_t)n, sizeof(*f->h.syms));
+	if (!f->h.syms)
 		return;
 	for (i = 1; i < n; i++) {
 		const char *name;
@@ -151,22 +131,16 @@ static void load_symbols(struct sym_file *f, GElf_Addr bias)
 					       NULL, NULL);
 		if (!keep_symbol(&s, shndx, name))
 			continue;
-		f->syms[f->nsyms++] = (struct sym){
+		f->h.syms[f->h.nsyms++] = (struct sym){
 			.addr = (uint32_t)(addr - bias) & ~1u,	/* Thumb bit */
 			.size = (uint32_t)s.st_size,
 			.name = name,
 			.global = GELF_ST_BIND(s.st_info) != STB_LOCAL,
 		};
 	}
-	if (!f->nsyms)
-		return;
-	qsort(f->syms, f->nsyms, sizeof(*f->syms), sym_cmp);
-	for (i = 1, o = 1; (size_t)i < f->nsyms; i++)	/* one name per address */
-		if (f->syms[i].addr != f->syms[o - 1].addr)
-			f->syms[o++] = f->syms[i];
-	f->nsyms = o;
-	for (o = 0; o < f->nsyms; o++)
-		f->syms[o].name = demangled(f, f->syms[o].name);
+	f->h.nsyms = symtab_sort(f->h.syms, f->h.nsyms);
+	for (o = 0; o < f->h.nsyms; o++)
+		f->h.syms[o].name = demangled(f, f->h.syms[o].name);
 }
 
 static void load_phdrs(struct sym_file *f, Elf *elf)
@@ -176,9 +150,9 @@ static void load_phdrs(struct sym_file *f, Elf *elf)
 
 	if (elf_getphdrnum(elf, &n))
 		return;
-	for (i = 0; i < n && f->nloads < UW_ELF_MAX_LOADS; i++)
+	for (i = 0; i < n && f->h.nloads < UW_ELF_MAX_LOADS; i++)
 		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD)
-			f->loads[f->nloads++] = (struct uw_seg){
+			f->h.loads[f->h.nloads++] = (struct uw_seg){
 				.vaddr = (uint32_t)ph.p_vaddr,
 				.offset = (uint32_t)ph.p_offset,
 				.filesz = (uint32_t)ph.p_filesz,
@@ -215,9 +189,9 @@ static struct sym_file *open_elf(const char *path)
 	elf = f->mod ? dwfl_module_getelf(f->mod, &f->bias) : NULL;
 	if (!elf || gelf_getclass(elf) != ELFCLASS32)
 		goto fail;
-	f->path = strdup(path);
+	f->h.path = strdup(path);
 	load_phdrs(f, elf);
-	if (!f->path || !f->nloads)
+	if (!f->h.path || !f->h.nloads)
 		goto fail;
 	load_symbols(f, f->bias);
 	return f;
@@ -226,62 +200,13 @@ fail:
 	return NULL;
 }
 
-/* @path if it is an ELF file with the wanted build-id. */
-static struct sym_file *try_path(const char *path, const uint8_t *bid,
-				 uint32_t bidlen, bool *mismatch)
-{
-	struct uw_elf_info info;
-
-	if (access(path, R_OK) || uw_elf_info(path, &info))
-		return NULL;
-	if (bidlen && (info.build_id_len != bidlen ||
-		       memcmp(info.build_id, bid, bidlen))) {
-		*mismatch = true;
-		return NULL;
-	}
-	return open_elf(path);
-}
-
 struct sym_file *sym_open(const char *const *symfs, unsigned int nsymfs,
 			  const char *path, const uint8_t *bid,
 			  uint32_t bidlen, bool *mismatch)
 {
-	char hex[2 * UW_BUILD_ID_MAX + 1], cand[4096];
-	const char *base = strrchr(path, '/');
-	struct sym_file *f;
-	unsigned int i;
-
 	elf_version(EV_CURRENT);
 	set_debuginfo_path(symfs, nsymfs);
-	*mismatch = false;
-	uw_hex(bid, bidlen, hex);
-	base = base ? base + 1 : path;
-	/* the name 'uwprof vdso' gives the kernel's vDSO image by default */
-	if (!strcmp(path, UW_VDSO_NAME))
-		base = "vdso.so";
-	/* By build-id in every directory first: a debug file beats a stripped copy. */
-	for (i = 0; i < nsymfs && bidlen; i++) {
-		snprintf(cand, sizeof(cand), "%s/%s", symfs[i], hex);
-		if ((f = try_path(cand, bid, bidlen, mismatch)))
-			return f;
-		snprintf(cand, sizeof(cand), "%s/%s.debug", symfs[i], hex);
-		if ((f = try_path(cand, bid, bidlen, mismatch)))
-			return f;
-		snprintf(cand, sizeof(cand), "%s/.build-id/%.2s/%s.debug", symfs[i],
-			 hex, hex + 2);
-		if ((f = try_path(cand, bid, bidlen, mismatch)))
-			return f;
-	}
-	for (i = 0; i < nsymfs; i++) {
-		snprintf(cand, sizeof(cand), "%s/%s", symfs[i], path);
-		if ((f = try_path(cand, bid, bidlen, mismatch)))
-			return f;
-		snprintf(cand, sizeof(cand), "%s/%s", symfs[i], base);
-		if ((f = try_path(cand, bid, bidlen, mismatch)))
-			return f;
-	}
-	/* As perf does: with --symfs, only there; without, the path itself. */
-	return nsymfs ? NULL : try_path(path, bid, bidlen, mismatch);
+	return sym_search(symfs, nsymfs, path, bid, bidlen, mismatch, open_elf);
 }
 
 void sym_close(struct sym_file *f)
@@ -293,42 +218,9 @@ void sym_close(struct sym_file *f)
 	while (f->nowned)
 		free(f->owned[--f->nowned]);
 	free(f->owned);
-	free(f->syms);
-	free(f->path);
+	free(f->h.syms);
+	free(f->h.path);
 	free(f);
-}
-
-const char *sym_path(const struct sym_file *f)
-{
-	return f->path;
-}
-
-int sym_bias(const struct sym_file *f, uint32_t start, uint32_t end,
-	     uint32_t offset, uint32_t *bias)
-{
-	return uw_map_bias(f->loads, f->nloads, start, end, offset, bias);
-}
-
-const char *sym_lookup(const struct sym_file *f, uint32_t addr)
-{
-	size_t lo = 0, hi = f->nsyms;
-	const struct sym *s;
-
-	while (lo < hi) {	/* the first symbol above addr */
-		size_t mid = (lo + hi) / 2;
-
-		if (f->syms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo)
-		return NULL;
-	s = &f->syms[lo - 1];
-	if (s->size)
-		return addr - s->addr < s->size ? s->name : NULL;
-	/* A sizeless symbol (hand-written code) runs to the next one. */
-	return lo < f->nsyms ? s->name : NULL;
 }
 
 static const char *base_name(const char *path)
