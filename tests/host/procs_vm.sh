@@ -112,7 +112,8 @@ ln -s "$libdir" "$croot/lib/arm-linux-gnueabihf"
 checked() {
 	/usr/bin/python3 "$top/bench/perf/analyze.py" --check "$1" --exe "$2" \
 		${3:+--window "$3"} --root "$croot" --unstripped "$tmp/unstripped" \
-		2>"$tmp/checker.err" | awk '$1 == "all" {print $2, $3}'
+		>"$tmp/checker.out" 2>"$tmp/checker.err"
+	awk '$1 == "all" {print $2, $3}' "$tmp/checker.out"
 }
 # at_99 WHAT "SAMPLES UNWOUND": at least 99% (and some samples)
 at_99() {
@@ -121,6 +122,7 @@ at_99() {
 		ok "$1: $u of $n fully unwound (the checker)"
 	else
 		fail "$1: ${u:-?} of ${n:-?} fully unwound by the checker, not >= 99% $(tail -n 1 "$tmp/checker.err")"
+		grep '^where' "$tmp/checker.out" | head -n 8 | sed 's/^/#   /'
 	fi
 }
 

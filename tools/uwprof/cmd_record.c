@@ -543,7 +543,7 @@ static void summary_missing(const struct rec *r)
 	for (i = 0; i < r->nt; i++) {
 		const struct target *t = &r->t[i];
 
-		if (!t->explicit && !t->attached_ever)
+		if (!t->explicit && !t->followed && !t->attached_ever)
 			continue;
 		for (j = 0; j < t->nseen; j++) {
 			const struct seen_map *s = &t->seen[j];

@@ -62,6 +62,12 @@ struct target {
 	uint64_t fork_ns;
 	char comm[16];		/* its name, from the side-band */
 	char exe[256];		/* its program, as last read */
+	/*
+	 * It exec'd (the side-band said so at exec_ns): its process record
+	 * waits for the new image's program, its first executable mapping.
+	 */
+	bool exec_pending;
+	uint64_t exec_ns;
 	uint64_t comm_ns;
 	unsigned int attached;	/* attachments made since its last exec */
 	unsigned int attached_ever;

@@ -201,7 +201,7 @@ static void announce(struct rec *r, struct target *t, uint32_t flags,
 		time_ns = t->fork_ns;
 	}
 	/* A child before its exec runs its parent's program. */
-	if (!t->exe[0] || flags)
+	if (!t->exe[0])
 		read_exe(t->pid, t->exe, sizeof(t->exe));
 	p.time_ns = time_ns;
 	rec_write(r, UWD_PROCESS, &p, sizeof(p), t->exe);
@@ -350,6 +350,17 @@ static bool code_mapping(const char *path)
 	return path[0] == '/' || is_vdso(path);
 }
 
+/*
+ * A process the module follows by itself (a child, a new image) gets its
+ * tables from the module, by build-id.  record attaching them too would
+ * race the module, and per task would give the process a second event
+ * besides the one it inherited: twice the samples.
+ */
+static bool module_attaches(const struct rec *r, const struct target *t)
+{
+	return r->inherit && r->by_build_id && !t->explicit;
+}
+
 static void resolve(struct rec *r, struct target *t, const struct uw_mapping *mp,
 		    struct seen_map *s, uint64_t time_ns,
 		    const uint8_t *bid_given, uint32_t bid_len)
@@ -396,6 +407,8 @@ static void resolve(struct rec *r, struct target *t, const struct uw_mapping *mp
 		return;
 	}
 	s->table_id = e->id;
+	if (module_attaches(r, t))
+		return;
 	s->attach_ns = rec_now_ns();
 	err = attach_range(r, t->pid, (uint32_t)e->id, s->m.text_start,
 			   s->m.text_end);
@@ -431,6 +444,7 @@ static bool check_exec(struct rec *r, struct target *t)
 		return false;
 	t->nseen = 0;
 	t->attached = 0;
+	t->exe[0] = 0;		/* the new program, read now */
 	if (t->announced)
 		announce(r, t, UWD_PROC_EXEC, rec_now_ns());
 	return true;
@@ -520,10 +534,13 @@ void rec_scan_all(struct rec *r)
 
 /*
  * A child needs its own attachments of its parent's tables (the same
- * tables at the same ranges: nothing to read again).
+ * tables at the same ranges: nothing to read again), unless the module
+ * follows it.
  */
 static void attach_inherited(struct rec *r, struct target *t)
 {
+	if (module_attaches(r, t))
+		return;
 	for (unsigned int i = 0; i < t->nseen; i++) {
 		struct seen_map *s = &t->seen[i];
 		int err;
@@ -600,6 +617,15 @@ static void on_fork(struct rec *r, const struct sb_event *e)
 	attach_inherited(r, t);
 }
 
+/* The process record of an exec, once its program is known (or never). */
+static void announce_exec(struct rec *r, struct target *t)
+{
+	if (!t->exec_pending)
+		return;
+	t->exec_pending = false;
+	announce(r, t, UWD_PROC_EXEC, t->exec_ns);
+}
+
 static void on_exit_ev(struct rec *r, const struct sb_event *e)
 {
 	struct target *t;
@@ -610,6 +636,7 @@ static void on_exit_ev(struct rec *r, const struct sb_event *e)
 	t = rec_find_target(r, (pid_t)e->pid);
 	if (!t)
 		return;
+	announce_exec(r, t);	/* gone before mapping anything */
 	if (t->announced)
 		rec_write(r, UWD_EXIT, &x, sizeof(x), NULL);
 	t->gone = true;
@@ -633,9 +660,18 @@ static void on_exec(struct rec *r, struct target *t, const struct sb_event *e)
 	t->attached = 0;
 	memcpy(t->comm, e->comm, sizeof(t->comm));
 	t->comm_ns = e->time_ns;
-	if (t->announced)
-		announce(r, t, UWD_PROC_EXEC, e->time_ns);
+	/*
+	 * /proc/PID/exe may name a later image by now (sh -c 'exec PROG' runs
+	 * two execs at once): the program is the image's first executable
+	 * mapping, which the side-band gives right after this.
+	 */
+	t->exe[0] = 0;
+	if (t->announced) {
+		t->exec_pending = true;
+		t->exec_ns = e->time_ns;
+	}
 }
+
 
 static void on_comm(struct rec *r, const struct sb_event *e)
 {
@@ -668,6 +704,11 @@ static void on_mmap(struct rec *r, const struct sb_event *e)
 
 	if (!t || !(e->prot & PROT_EXEC) || !code_mapping(e->path))
 		return;
+	/* the first executable file an image maps is its program */
+	if (e->path[0] == '/' && !t->exe[0])
+		snprintf(t->exe, sizeof(t->exe), "%s", e->path);
+	if (t->exe[0])
+		announce_exec(r, t);
 	snprintf(m.path, sizeof(m.path), "%s", e->path);
 	for (i = 0; i < t->nseen; i++) {
 		s = &t->seen[i];
