@@ -29,7 +29,7 @@ static_assert(sizeof(struct uwprof_detach) == 16);
 static_assert(sizeof(struct uwprof_attachment) == 16);
 static_assert(sizeof(struct uwprof_list) == 24);
 static_assert(sizeof(struct uwprof_start) == 16);
-static_assert(sizeof(struct uwprof_stats) == 248);
+static_assert(sizeof(struct uwprof_stats) == 256);
 static_assert(sizeof(struct uwprof_record) == 32);
 
 static void uwprof_wakeup(struct irq_work *work)

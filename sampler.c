@@ -136,6 +136,11 @@ static void uwprof_sample(struct uwprof_session *s, struct uwprof_cpu *c,
 	u32 nframes;
 
 	uwprof_user_regs(regs, &uregs, &in_kernel, &thumb);
+	/* in exec past the new image's mm: the user registers are the old one's */
+	if (in_kernel && current->in_execve) {
+		c->stats.dropped_exec++;
+		return;
+	}
 	saved = uregs;
 	nframes = uwprof_unwind(s, c, p, &uregs, &stop);
 	/* code not resolved yet, or a stack page not resident: task context */
@@ -451,6 +456,7 @@ static void uwprof_stats_add(struct uwprof_stats *sum, struct uwprof_cpu *c)
 	sum->deferred += v.deferred;
 	sum->deferred_failed += v.deferred_failed;
 	sum->followed += v.followed;
+	sum->dropped_exec += v.dropped_exec;
 }
 
 long uwprof_ioctl_stats(struct uwprof_session *s, void __user *arg)

@@ -101,6 +101,7 @@ struct uwprof_cpu_stats {
 	u64 deferred;
 	u64 deferred_failed;
 	u64 followed;
+	u64 dropped_exec;
 };
 
 /*

@@ -205,6 +205,12 @@ struct uwprof_stats {
 	 */
 	__u64 procs;
 	__u64 proc_bytes;
+	/*
+	 * samples taken in the kernel during an exec, once the new image's
+	 * entry exists: the saved user registers are still the old image's;
+	 * not unwound, not in taken
+	 */
+	__u64 dropped_exec;
 };
 
 #define UWPROF_IOC_VERSION	_IOWR(UWPROF_IOC_MAGIC, 0x80, struct uwprof_version)
