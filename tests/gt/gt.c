@@ -46,12 +46,12 @@
 
 /* ---- the known chains ---- */
 
-enum { R_MEMCPY, R_MEMMOVE, R_MEMSET, R_STRLEN, R_SYSCALL, R_UIDIV, R_IDIV,
-       R_ULDIVMOD, R_NOCFI, R_CHAIN, R_COUNT };
+enum { R_MEMCPY, R_MEMMOVE, R_MEMSET, R_STRLEN, R_STRCMP, R_SYSCALL,
+       R_UIDIV, R_IDIV, R_ULDIVMOD, R_NOCFI, R_CHAIN, R_COUNT };
 
 static const char *const routine_name[R_COUNT] = {
-	"memcpy", "memmove", "memset", "strlen", "syscall", "uidiv", "idiv",
-	"uldivmod", "no-cfi", "chain",
+	"memcpy", "memmove", "memset", "strlen", "strcmp", "syscall", "uidiv",
+	"idiv", "uldivmod", "no-cfi", "chain",
 };
 
 /* Written by one thread each; read by the judge after the joins. */
@@ -102,6 +102,9 @@ static bool all_done(void)
 
 static char buf_a[8192] __attribute__((aligned(8)));
 static char buf_b[8192] __attribute__((aligned(8)));
+/* strcmp's own pair (the other buffers are written meanwhile) */
+static char str_a[4096] __attribute__((aligned(8)));
+static char str_b[4096] __attribute__((aligned(8)));
 static volatile uint32_t div_num = 0x7fffffff, div_den = 7;
 static volatile uint64_t ldiv_num = 0x123456789abcdefull, ldiv_den = 12345;
 
@@ -122,6 +125,12 @@ __attribute__((noinline)) static void leaf(struct worker *w, int i)
 		buf_a[1000 + (i & 1023)] = 0;
 		w->sink += strlen(buf_a);
 		buf_a[1000 + (i & 1023)] = 'x';
+		break;
+	case R_STRCMP:
+		/* every relative alignment and end: each of its returns */
+		str_b[600 + (i & 1023)] = 'y';
+		w->sink += strcmp(str_a + (i & 7), str_b + ((i >> 3) & 7));
+		str_b[600 + (i & 1023)] = 'x';
 		break;
 	case R_SYSCALL:
 		w->sink += getppid();
@@ -571,6 +580,8 @@ int main(int argc, char **argv)
 	qsort(mods, nmods, sizeof(mods[0]), mod_cmp);
 	qsort(syms, nsyms, sizeof(syms[0]), sym_cmp);
 	memset(buf_a, 'x', sizeof(buf_a) - 1);
+	memset(str_a, 'x', sizeof(str_a) - 1);
+	memset(str_b, 'x', sizeof(str_b) - 1);
 
 	memset(w, 0, sizeof(w));
 	workers = w;
@@ -612,7 +623,8 @@ int main(int argc, char **argv)
 				continue;
 			}
 			reason_add(v == 1 ? "early" : "WRONG", why);
-			if (getenv("GT_DUMP"))
+			/* the first wrong ones always: the log says where */
+			if (getenv("GT_DUMP") || (v == 2 && wrong < 5))
 				dump_sample(&w[r].samples[i], why);
 			if (v == 1 && !early++)
 				snprintf(first_early, sizeof(first_early), "%s", why);

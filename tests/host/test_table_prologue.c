@@ -218,6 +218,66 @@ TEST(thumb_strd_frame)
 	free_func(&f);
 }
 
+TEST(thumb_saves_into_the_frame)
+{
+	/* glibc's strcmp: strd r4, r5, [sp, #-16]!; strd r6, r7, [sp, #8];
+	 * movs r7, #0; ldrd r6, r7, [sp, #8]; ldrd r4, r5, [sp], #16;
+	 * bx lr */
+	static const u8 code[] = { 0x6d, 0xe9, 0x04, 0x45, 0xcd, 0xe9, 0x02,
+				   0x67, 0x00, 0x27, 0xdd, 0xe9, 0x02, 0x67,
+				   0xfd, 0xe8, 0x04, 0x45, 0x70, 0x47 };
+	static const struct want w[] = {
+		{ 4, 16, 2, { 4, 5 }, { -16, -12 } },
+		{ 8, 16, 4, { 4, 5, 6, 7 }, { -16, -12, -8, -4 } },
+		{ 10, 16, 4, { 4, 5, 6, 7 }, { -16, -12, -8, -4 } },
+		{ 14, 16, 2, { 4, 5 }, { -16, -12 } },
+		{ 18, 0, 0, { 0 }, { 0 } },
+	};
+	struct tb_cfi_func f;
+
+	CHECK_EQ_U32(analyse(code, sizeof(code), true, &f), sizeof(code));
+	for (u32 i = 0; i < sizeof(w) / sizeof(w[0]); i++)
+		check_state(&f, 0x1000, &w[i]);
+	free_func(&f);
+}
+
+TEST(thumb_pop_past_unwritten_slots)
+{
+	/* strcmp's other return: strd r4, r5, [sp, #-16]!; movs r4, #1;
+	 * ldr.w r4, [sp], #16 (r5 never written: its slot may go); bx lr */
+	static const u8 code[] = { 0x6d, 0xe9, 0x04, 0x45, 0x01, 0x24, 0x5d,
+				   0xf8, 0x10, 0x4b, 0x70, 0x47 };
+	static const struct want w[] = {
+		{ 4, 16, 2, { 4, 5 }, { -16, -12 } },
+		{ 6, 16, 2, { 4, 5 }, { -16, -12 } },
+		{ 10, 0, 0, { 0 }, { 0 } },
+	};
+	struct tb_cfi_func f;
+
+	CHECK_EQ_U32(analyse(code, sizeof(code), true, &f), sizeof(code));
+	for (u32 i = 0; i < sizeof(w) / sizeof(w[0]); i++)
+		check_state(&f, 0x1000, &w[i]);
+	free_func(&f);
+}
+
+TEST(thumb_weak_call_nop_ends_the_path)
+{
+	/* push {r4, lr}; cbz r0, 1f; pop {r4, pc}; 1: nop.w (a call to an
+	 * undefined weak function, as GNU ld leaves it) */
+	static const u8 code[] = { 0x10, 0xb5, 0x00, 0xb1, 0x10, 0xbd, 0xaf,
+				   0xf3, 0x00, 0x80 };
+	static const struct want w[] = {
+		{ 2, 8, 2, { 4, TB_RA }, { -8, -4 } },
+		{ 6, 8, 2, { 4, TB_RA }, { -8, -4 } },
+	};
+	struct tb_cfi_func f;
+
+	CHECK_EQ_U32(analyse(code, sizeof(code), true, &f), sizeof(code));
+	for (u32 i = 0; i < sizeof(w) / sizeof(w[0]); i++)
+		check_state(&f, 0x1000, &w[i]);
+	free_func(&f);
+}
+
 /* What must never get rows. */
 TEST(refused_forms)
 {
@@ -240,15 +300,29 @@ TEST(refused_forms)
 		 * reached with and without the frame */
 		{ "paths disagree", true, 6,
 		  { 0x00, 0xb1, 0x10, 0xb5, 0x10, 0xbd } },
-		/* push {r4, lr}; add sp, #8; bx lr: the slots are freed
-		 * before anything reloads them */
-		{ "frame freed unread", true, 6,
-		  { 0x10, 0xb5, 0x02, 0xb0, 0x70, 0x47 } },
+		/* push {r4, lr}; movs r4, #1; add sp, #8; bx lr: the slots
+		 * are freed before anything reloads them, r4 written (with r4
+		 * unwritten, freeing its slot loses nothing) */
+		{ "frame freed unread", true, 8,
+		  { 0x10, 0xb5, 0x01, 0x24, 0x02, 0xb0, 0x70, 0x47 } },
 		/* push {r4, lr}; pop {r4, pc}; movs r1, #2: code after the
 		 * return that only another function could reach */
 		{ "unreached code", true, 6, { 0x10, 0xb5, 0x10, 0xbd, 0x02, 0x21 } },
 		/* push {r4, lr}; movs r0, #0: runs off the end */
 		{ "falls off the end", true, 4, { 0x10, 0xb5, 0x00, 0x20 } },
+		/* push {r4, lr}; cbz r0, 1f; pop {r4, pc}; 1: nop: a 2-byte
+		 * nop is padding, no call the linker removed */
+		{ "falls off the end past a nop", true, 8,
+		  { 0x10, 0xb5, 0x00, 0xb1, 0x10, 0xbd, 0x00, 0xbf } },
+		/* strd r4, r5, [sp, #-16]!; movs r5, #1; ldr.w r4, [sp], #16;
+		 * bx lr: r5's slot freed after r5 was written */
+		{ "slot of a written register freed", true, 12,
+		  { 0x6d, 0xe9, 0x04, 0x45, 0x01, 0x25, 0x5d, 0xf8, 0x10, 0x4b,
+		    0x70, 0x47 } },
+		/* push {r4, lr}; str r0, [sp, #4]; pop {r4, pc}: a spill onto
+		 * the saved return address */
+		{ "spill onto a slot", true, 6,
+		  { 0x10, 0xb5, 0x01, 0x90, 0x10, 0xbd } },
 		/* push {r4, lr}; pop {r5, pc}: pops a slot it did not save */
 		{ "epilogue mismatch", true, 4, { 0x10, 0xb5, 0x20, 0xbd } },
 		/* push {r4, lr}; movs r0, r0 then undecodable bytes */

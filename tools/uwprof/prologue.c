@@ -26,6 +26,8 @@ struct pa_state {
 	s32 cfa;		/* CFA = sp + cfa */
 	s32 slot[TB_NREGS];	/* CFA-relative, or PA_NONE */
 	bool touched[TB_NREGS];	/* saved at some point: SAME when back */
+	u16 dirty;		/* r0-r14 written since entry and not put
+				 * back: no longer the caller's values */
 	bool child;		/* the new thread's path: outermost frame */
 	bool ambiguous;		/* two frames meet here: refused */
 	s32 fp;			/* r7 or r11 holding CFA - fp_off, or -1 */
@@ -56,6 +58,12 @@ static int slot_of(unsigned int reg)
 static bool callee_saved(int s)
 {
 	return (s >= 4 && s <= 11) || (s >= TB_D0 + 8 && s <= TB_D0 + 15);
+}
+
+/* Written since entry: a d register counts as written (not tracked). */
+static bool is_dirty(const struct pa_state *st, int s)
+{
+	return s > 14 || (st->dirty >> s) & 1;
 }
 
 /* The same frame: what a row states. */
@@ -178,6 +186,8 @@ static bool do_pop(struct pa_state *st, const int *regs, int n)
 
 		if (st->slot[s] != at && !(regs[i] <= 3 || regs[i] == 12))
 			return false;
+		if (st->slot[s] == at)	/* the caller's value is back */
+			st->dirty &= ~(1u << s);
 		if (s == st->fp)
 			st->fp = -1;
 		st->slot[s] = PA_NONE;
@@ -189,7 +199,8 @@ static bool do_pop(struct pa_state *st, const int *regs, int n)
 
 enum pa_kind { PA_OTHER, PA_PUSH, PA_POP, PA_SUB_SP, PA_ADD_SP,
 	       PA_STRD,		/* strd rA, rB, [sp, #-N]!: a push with room */
-	       PA_LDR_LR,	/* ldr lr, [sp, #d]: the return address back */
+	       PA_STORE,	/* str(d) rA(, rB), [sp, #k]: into the frame */
+	       PA_LOAD,		/* ldr(d) rA(, rB), [sp, #k]: from the frame */
 	       PA_SET_FP,	/* add r7, sp, #k (r11 in ARM code) */
 	       PA_SP_DYN,	/* sub sp, sp, rN: alloca, sp unknown */
 	       PA_SP_FROM_FP,	/* mov sp, r7 / sub sp, r7, #k */
@@ -250,12 +261,44 @@ static enum pa_kind classify_fp(const cs_insn *in, int *regs, s32 *imm)
 	return PA_OTHER;
 }
 
-/* A post-indexed [sp], #@step: the memory operand and the immediate after. */
-static bool post_sp(const cs_arm_op *op, s32 step)
+/*
+ * A post-indexed [sp], #step of at least @size bytes, a multiple of 4:
+ * the memory operand and the immediate after.  @extra gets what the step
+ * frees beyond the registers loaded.
+ */
+static bool post_sp(const cs_arm_op *op, s32 size, s32 *extra)
 {
-	return op[0].type == ARM_OP_MEM && op[0].mem.base == ARM_REG_SP &&
-	       op[0].mem.index == ARM_REG_INVALID && !op[0].mem.disp &&
-	       op[1].type == ARM_OP_IMM && op[1].imm == step;
+	if (op[0].type != ARM_OP_MEM || op[0].mem.base != ARM_REG_SP ||
+	    op[0].mem.index != ARM_REG_INVALID || op[0].mem.disp ||
+	    op[1].type != ARM_OP_IMM || op[1].imm < size || (op[1].imm & 3))
+		return false;
+	*extra = op[1].imm - size;
+	return true;
+}
+
+/*
+ * str/ldr rA, [sp, #k] or strd/ldrd rA, rB, [sp, #k], no writeback, k >= 0:
+ * the @nregs registers in @regs, k in @imm.
+ */
+static bool sp_slot(const cs_arm *a, int nregs, int *regs, int *n, s32 *imm)
+{
+	const cs_arm_op *m = &a->operands[nregs];
+
+	if (a->writeback || a->op_count != nregs + 1 ||
+	    m->type != ARM_OP_MEM || m->mem.base != ARM_REG_SP ||
+	    m->mem.index != ARM_REG_INVALID || m->mem.disp < 0 ||
+	    (m->mem.disp & 3))
+		return false;
+	for (int i = 0; i < nregs; i++) {
+		if (a->operands[i].type != ARM_OP_REG)
+			return false;
+		regs[i] = slot_of(a->operands[i].reg);
+		if (regs[i] < 0 || regs[i] == 13 || regs[i] == 15)
+			return false;
+	}
+	*n = nregs;
+	*imm = m->mem.disp;
+	return true;
 }
 
 /* Classify the frame-changing forms; @regs/@n or @imm filled. */
@@ -294,7 +337,7 @@ static enum pa_kind classify(const cs_insn *in, int *regs, int *n, s32 *imm)
 			*n = 1;
 			return regs[0] >= 0 && regs[0] != 13 ? PA_PUSH : PA_OTHER;
 		}
-		return PA_OTHER;
+		return sp_slot(a, 1, regs, n, imm) ? PA_STORE : PA_OTHER;
 	case ARM_INS_STRD:
 		if (a->writeback && a->op_count == 3 && op[2].type == ARM_OP_MEM &&
 		    op[2].mem.base == ARM_REG_SP &&
@@ -308,10 +351,11 @@ static enum pa_kind classify(const cs_insn *in, int *regs, int *n, s32 *imm)
 			       regs[1] != 13 && regs[0] != 15 && regs[1] != 15 ?
 				PA_STRD : PA_OTHER;
 		}
-		return PA_OTHER;
+		return sp_slot(a, 2, regs, n, imm) ? PA_STORE : PA_OTHER;
 	case ARM_INS_LDRD:
-		/* ldrd rA, rB, [sp], #8: a pop of two (glibc's strlen) */
-		if (a->writeback && a->op_count == 4 && post_sp(&op[2], 8) &&
+		/* ldrd rA, rB, [sp], #8: a pop of two (glibc's strlen); a
+		 * larger step frees slots above them too (strcmp's #16) */
+		if (a->writeback && a->op_count == 4 && post_sp(&op[2], 8, imm) &&
 		    op[0].type == ARM_OP_REG && op[1].type == ARM_OP_REG) {
 			regs[0] = slot_of(op[0].reg);
 			regs[1] = slot_of(op[1].reg);
@@ -319,23 +363,16 @@ static enum pa_kind classify(const cs_insn *in, int *regs, int *n, s32 *imm)
 			return regs[0] >= 0 && regs[1] > regs[0] &&
 			       regs[1] < 13 ? PA_POP : PA_OTHER;
 		}
-		return PA_OTHER;
+		return sp_slot(a, 2, regs, n, imm) ? PA_LOAD : PA_OTHER;
 	case ARM_INS_LDR:
-		/* ldr rN, [sp], #4: a pop of one */
-		if (a->writeback && a->op_count == 3 && post_sp(&op[1], 4) &&
+		/* ldr rN, [sp], #4: a pop of one (#16: strcmp again) */
+		if (a->writeback && a->op_count == 3 && post_sp(&op[1], 4, imm) &&
 		    op[0].type == ARM_OP_REG) {
 			regs[0] = slot_of(op[0].reg);
 			*n = 1;
 			return regs[0] >= 0 && regs[0] != 13 ? PA_POP : PA_OTHER;
 		}
-		if (!a->writeback && a->op_count == 2 && op[0].type == ARM_OP_REG &&
-		    op[0].reg == ARM_REG_LR && op[1].type == ARM_OP_MEM &&
-		    op[1].mem.base == ARM_REG_SP &&
-		    op[1].mem.index == ARM_REG_INVALID && op[1].mem.disp >= 0) {
-			*imm = op[1].mem.disp;
-			return PA_LDR_LR;
-		}
-		return PA_OTHER;
+		return sp_slot(a, 1, regs, n, imm) ? PA_LOAD : PA_OTHER;
 	case ARM_INS_MOV:
 		return classify_fp(in, regs, imm);
 	case ARM_INS_SUB:
@@ -471,11 +508,78 @@ static bool slots_above_sp(struct pa_state *st)
 	for (int r = 0; r < TB_NREGS; r++) {
 		if (st->slot[r] == PA_NONE || st->slot[r] >= -st->cfa)
 			continue;
-		if (r == 14 || callee_saved(r))
+		/* a register never written since its save still holds the
+		 * caller's value: its slot may go (glibc's strcmp pops r4
+		 * alone past the slots of r5-r7) */
+		if ((r == 14 || callee_saved(r)) && is_dirty(st, r))
 			return false;
 		st->slot[r] = PA_NONE;
 	}
 	return st->cfa >= 0;
+}
+
+/* A pop, then @extra bytes more freed (ldr r4, [sp], #16). */
+static bool pop_frame(struct pa_state *st, const int *regs, int n, s32 extra)
+{
+	if (!do_pop(st, regs, n))
+		return false;
+	st->cfa -= extra;
+	return slots_above_sp(st);
+}
+
+/* Does [CFA + @at, + @size) overlap a slot other than @reg's? */
+static bool slot_taken(const struct pa_state *st, s32 at, s32 size, int reg)
+{
+	for (int r = 0; r < TB_NREGS; r++)
+		if (r != reg && st->slot[r] != PA_NONE &&
+		    st->slot[r] < at + size && at < st->slot[r] + reg_size(r))
+			return true;
+	return false;
+}
+
+/*
+ * A store into the frame: a register that still holds the caller's
+ * value and has no slot is saved there (glibc's strcmp: strd r6, r7,
+ * [sp, #8] after strd r4, r5, [sp, #-16]!); anything else is a spill,
+ * which must not land on a saved register's slot.
+ */
+static bool store_slots(struct pa_state *st, const int *regs, int n, s32 k)
+{
+	for (int i = 0; i < n; i++) {
+		s32 at = -st->cfa + k + 4 * i;
+		int r = regs[i];
+
+		if (slot_taken(st, at, 4, r))
+			return false;
+		if (at + 4 > 0 || st->slot[r] != PA_NONE || is_dirty(st, r) ||
+		    !(r == 14 || callee_saved(r)))
+			continue;
+		st->slot[r] = at;
+		st->touched[r] = true;
+	}
+	return true;
+}
+
+/*
+ * A load from the frame: a callee-saved register or lr loaded from its
+ * own slot is back (ldrd r6, r7, [sp, #8]; ldr lr, [sp, #4]), its slot is
+ * free and it no longer counts in @wr.  The others are ordinary register
+ * writes (a variadic function's r2 and r3 read back from where it pushed
+ * them keep their slots).
+ */
+static void load_slots(struct pa_state *st, const int *regs, int n, s32 k,
+		       bool *wr)
+{
+	for (int i = 0; i < n; i++) {
+		int r = regs[i];
+
+		if ((r == 14 || callee_saved(r)) && st->slot[r] != PA_NONE &&
+		    st->slot[r] == -st->cfa + k + 4 * i) {
+			st->slot[r] = PA_NONE;
+			st->dirty &= ~(1u << r);
+			wr[r] = false;
+		}
+	}
 }
 
 /* A recognised frame change; false if it does not fit the frame. */
@@ -532,7 +636,7 @@ static bool apply(struct pa_state *st, enum pa_kind k, const int *regs,
 	case PA_PUSH:
 		return do_push(st, regs, n);
 	case PA_POP:
-		return do_pop(st, regs, n) && slots_above_sp(st);
+		return pop_frame(st, regs, n, imm);
 	case PA_SUB_SP:
 		st->cfa += imm;
 		return true;
@@ -547,13 +651,8 @@ static bool apply(struct pa_state *st, enum pa_kind k, const int *regs,
 			st->touched[regs[i]] = true;
 		}
 		return true;
-	case PA_LDR_LR:
-		/* Reloading the return address from its own slot puts it
-		 * back in lr; from anywhere else it is lost. */
-		if (st->slot[14] == PA_NONE || st->slot[14] != -st->cfa + imm)
-			return false;
-		st->slot[14] = PA_NONE;
-		return true;
+	case PA_STORE:
+		return store_slots(st, regs, n, imm);
 	default:
 		return false;
 	}
@@ -602,6 +701,8 @@ struct pa_text {
 	u32 addr, size;
 	bool thumb;
 	bool no_maps;		/* the file has no mapping symbols */
+	bool gap;		/* code past a symbol's end that no symbol
+				 * names: it must end in returns */
 };
 
 static int fail(struct pa_flow *fl, const cs_insn *in, const char *what)
@@ -639,15 +740,25 @@ static int reach(struct pa_flow *fl, const cs_insn *from, u32 addr,
 	if (fl->have[i]) {
 		struct pa_state *old = &fl->st[i];
 
+		bool again = false;
+
 		if (!frame_eq(old, st) || old->clone != st->clone)
 			return fail(fl, &fl->ins[i], "paths arrive with different frames");
-		if (old->fp < 0 || (old->fp == st->fp && old->fp_off == st->fp_off))
-			return 0;
 		/* paths that know different frame pointers know none:
 		 * forget it here and follow again (once per instruction) */
-		old->fp = -1;
-		old->fp_off = 0;
-		fl->work[fl->nwork++] = i;
+		if (old->fp >= 0 && (old->fp != st->fp || old->fp_off != st->fp_off)) {
+			old->fp = -1;
+			old->fp_off = 0;
+			again = true;
+		}
+		/* a register written on either path is written here (once
+		 * per instruction and register) */
+		if (st->dirty & ~old->dirty) {
+			old->dirty |= st->dirty;
+			again = true;
+		}
+		if (again)
+			fl->work[fl->nwork++] = i;
 		return 0;
 	}
 	fl->st[i] = *st;
@@ -656,8 +767,33 @@ static int reach(struct pa_flow *fl, const cs_insn *from, u32 addr,
 	return 0;
 }
 
+static bool is_padding(const cs_insn *in);
+
+/*
+ * A path that runs through padding to the function's end, past a 4-byte
+ * nop: the nop is the linker's for a call to an undefined weak function
+ * (static glibc's __libc_cleanup_pop_restore ends so), and nothing after
+ * it runs.
+ */
+static bool ends_in_weak_call(const struct pa_flow *fl, u32 i)
+{
+	for (;; i--) {
+		const cs_insn *in = &fl->ins[i];
+
+		if (!is_padding(in))
+			return false;
+		if (in->id == ARM_INS_NOP && in->size == 4)
+			return true;
+		if (!i || fl->ins[i - 1].address + fl->ins[i - 1].size !=
+			  in->address)
+			return false;
+	}
+}
+
 static int next(struct pa_flow *fl, u32 i, const struct pa_state *st)
 {
+	if (i + 1 >= fl->n && ends_in_weak_call(fl, i))
+		return 0;
 	if (i + 1 >= fl->n)
 		return fail(fl, &fl->ins[i], "falls off the end of the function");
 	if (fl->ins[i + 1].address != fl->ins[i].address + fl->ins[i].size)
@@ -725,11 +861,16 @@ static enum pa_jump computed_jump(const cs_insn *in)
 static int jump_state(struct pa_flow *fl, const cs_insn *in,
 		      const struct pa_state *st)
 {
+	u16 st_dirty = 0;
+
 	if (st->child)
 		return 0;
 	if (fl->have_jump && !state_eq(&fl->jump, st))
 		return fail(fl, in, "computed jumps from different frames");
+	if (fl->have_jump)
+		st_dirty = fl->jump.dirty;
 	fl->jump = *st;
+	fl->jump.dirty |= st_dirty;
 	fl->have_jump = true;
 	return 0;
 }
@@ -845,6 +986,8 @@ static int flow_branch(struct pa_flow *fl, u32 i, const struct pa_state *st)
 		fl->fwd[fl->nfwd++].st = *st;
 		return cond ? next(fl, i, st) : 0;
 	case PA_J_ANY:
+		if (fl->text && fl->text->gap)
+			return fail(fl, in, "a computed jump in code no symbol names");
 		return jump_state(fl, in, st) ? -1 :
 		       cond ? next(fl, i, st) : 0;
 	default:
@@ -862,6 +1005,10 @@ static int flow_branch(struct pa_flow *fl, u32 i, const struct pa_state *st)
 	} else if ((r = follow_veneer(fl, in, t, &taken))) {
 		if (r < 0)
 			return -1;
+	} else if (fl->text && fl->text->gap) {
+		/* where to, and in what frame, only the code that jumps
+		 * here knows */
+		return fail(fl, in, "a branch out of code no symbol names");
 	} else if (ret_ok(fl, in, st)) {	/* tail call */
 		return -1;
 	}
@@ -968,11 +1115,21 @@ static int flow_insn(struct pa_flow *fl, u32 i, struct pa_state st)
 	/* A branch reads the clone state; everything else updates it. */
 	if (!wr[15])
 		clone_track(fl, in, &st);
+	/* a store or a load where sp is unknown or on one path only saves
+	 * and restores nothing; what a load leaves in wr[] is an ordinary
+	 * register write */
+	if (k == PA_LOAD && !cond && !st.on_fp)
+		load_slots(&st, regs, n, imm, wr);
+	if (k == PA_LOAD || (k == PA_STORE && (cond || st.on_fp)))
+		k = PA_OTHER;
+	for (int r = 0; r <= 14; r++)
+		if (wr[r] && r != 13)
+			st.dirty |= 1u << r;	/* a pop puts its slots back */
 
 	if (k == PA_POP && regs[n - 1] == 15) {
 		struct pa_state after = st;
 
-		if (!do_pop(&after, regs, n) || ret_ok(fl, in, &after))
+		if (!pop_frame(&after, regs, n, imm) || ret_ok(fl, in, &after))
 			return fail(fl, in, "return that does not undo the frame");
 		return cond ? next(fl, i, &st) : 0;
 	}
@@ -1111,12 +1268,17 @@ static int decode_all(struct pa_flow *fl, const u8 *code, u32 len)
 	return 0;
 }
 
-/* Alignment padding: nop, or a move of a register to itself. */
+/*
+ * Alignment padding: nop, a move of a register to itself, or zero fill
+ * (ARM's "andeq r0, r0, r0").
+ */
 static bool is_padding(const cs_insn *in)
 {
 	const cs_arm *a = &in->detail->arm;
+	static const u8 zero[4];
 
-	if (in->id == ARM_INS_NOP)
+	if (in->id == ARM_INS_NOP ||
+	    (in->size == 4 && !memcmp(in->bytes, zero, 4)))
 		return true;
 	return (in->id == ARM_INS_MOV || in->id == ARM_INS_LSL) &&
 	       a->op_count == 2 && a->operands[0].type == ARM_OP_REG &&
@@ -1201,6 +1363,7 @@ static int emit_rows(struct pa_flow *fl, struct tb_cfi_func *f)
 static int run_flow(struct pa_flow *fl, const u32 *entries, u32 nentries)
 {
 	struct pa_state entry;
+	u32 start = 0;
 
 	memset(&entry, 0, sizeof(entry));
 	entry.fp = -1;
@@ -1209,11 +1372,19 @@ static int run_flow(struct pa_flow *fl, const u32 *entries, u32 nentries)
 		entry.slot[i] = PA_NONE;
 	fl->st = calloc(fl->n, sizeof(*fl->st));
 	fl->have = calloc(fl->n, sizeof(*fl->have));
-	/* Each instruction enters the work list once, and once more when
-	 * its frame pointer is forgotten (reach). */
-	fl->work = calloc(2 * fl->n, sizeof(*fl->work));
+	/* Each instruction enters the work list once, once more when its
+	 * frame pointer is forgotten and once a register of r0-r14 found
+	 * written (reach). */
+	fl->work = calloc(17 * (size_t)fl->n, sizeof(*fl->work));
 	if (!fl->st || !fl->have || !fl->work)
 		return -2;
+	/* alignment padding alone between two functions is no code (and
+	 * no refusal to note) */
+	while (fl->text && fl->text->gap && start < fl->n &&
+	       is_padding(&fl->ins[start]))
+		start++;
+	if (start == fl->n)
+		return -1;
 	if (reach(fl, &fl->ins[0], fl->lo, &entry))
 		return -1;
 	/* Other symbols inside are entry points too (__adddf3 inside
@@ -1297,7 +1468,7 @@ int tb_prologue_analyse(const u8 *code, u32 len, u32 addr, bool thumb,
 			const u32 *entries, u32 nentries,
 			struct tb_cfi_func *f, char *why, size_t wlen)
 {
-	struct pa_text text = { code, addr, len, thumb, false };
+	struct pa_text text = { code, addr, len, thumb, false, false };
 
 	return analyse(code, len, addr, thumb, entries, nentries, false, NULL,
 		       0, &text, f, why, wlen);
@@ -1319,7 +1490,7 @@ static int child_found(int r, struct tb_cfi_func *f, char *why, size_t wlen)
 int tb_thread_entry_analyse(const u8 *code, u32 len, u32 addr, bool thumb,
 			    struct tb_cfi_func *f, char *why, size_t wlen)
 {
-	struct pa_text text = { code, addr, len, thumb, false };
+	struct pa_text text = { code, addr, len, thumb, false, false };
 
 	return child_found(analyse(code, len, addr, thumb, NULL, 0, true,
 				   NULL, 0, &text, f, why, wlen), f, why, wlen);
@@ -1375,10 +1546,10 @@ static int data_ranges(const struct tb_elf *e, u32 lo, u32 hi, char isa,
 	return n;
 }
 
-static u32 sym_limit(const struct tb_elf *e, u32 i, u32 text_end)
+/* Where symbol @s (@e's symbol @i, or code after it) ends. */
+static u32 sym_limit(const struct tb_elf *e, const struct tb_sym *s, u32 i,
+		     u32 text_end)
 {
-	const struct tb_sym *s = &e->syms[i];
-
 	if (s->size)
 		return s->addr + s->size;
 	for (u32 k = i + 1; k < e->nsyms; k++)
@@ -1613,10 +1784,14 @@ static bool is_veneer(const char *name)
 	return n > k && !strcmp(name + n - k, "_from_thumb");
 }
 
-static int analyse_symbol(struct tb_elf *e, u32 i, bool thread_entry,
+/*
+ * Symbol @i of @e, or with @gap the code @s after it that no symbol
+ * names.
+ */
+static int analyse_symbol(struct tb_elf *e, const struct tb_sym *s, u32 i,
+			  bool thread_entry, bool gap,
 			  struct tb_cfi_func *f, char *why, size_t wlen)
 {
-	const struct tb_sym *s = &e->syms[i];
 	const struct tb_sec *sec = tb_elf_sec(e, s->addr);
 	const u8 *text = sec ? tb_elf_sec_bytes(e, sec) : NULL;
 	u32 taddr = sec ? sec->addr : 0, tsize = sec ? sec->size : 0, end, len;
@@ -1637,7 +1812,7 @@ static int analyse_symbol(struct tb_elf *e, u32 i, bool thread_entry,
 	 * next symbol; only what its paths reach may be there.
 	 */
 	end = thread_entry ? next_sym_addr(e, i, taddr + tsize) :
-			     sym_limit(e, i, taddr + tsize);
+			     sym_limit(e, s, i, taddr + tsize);
 	if (s->addr < taddr || end > taddr + tsize || end <= s->addr)
 		return 0;
 	if (!thread_entry && s->thumb && is_veneer(s->name)) {
@@ -1668,7 +1843,8 @@ static int analyse_symbol(struct tb_elf *e, u32 i, bool thread_entry,
 		entries = inner_symbols(e, s->addr, s->addr + len, &nentries);
 	r = analyse(text + (s->addr - taddr), len, s->addr, s->thumb, entries,
 		    nentries, thread_entry, data, ndata,
-		    &(struct pa_text){ text, taddr, tsize, s->thumb, !e->nmaps },
+		    &(struct pa_text){ text, taddr, tsize, s->thumb, !e->nmaps,
+				       gap },
 		    f, why, wlen);
 	free(entries);
 	if (thread_entry)
@@ -1682,7 +1858,7 @@ static int analyse_symbol(struct tb_elf *e, u32 i, bool thread_entry,
 int tb_prologue_sym(struct tb_elf *e, u32 i, struct tb_cfi_func *f,
 		    char *why, size_t wlen)
 {
-	return analyse_symbol(e, i, false, f, why, wlen);
+	return analyse_symbol(e, &e->syms[i], i, false, false, f, why, wlen);
 }
 
 static int analyse_sym(struct tb_elf *e, const struct pa_cover *in, u32 i,
@@ -1690,7 +1866,7 @@ static int analyse_sym(struct tb_elf *e, const struct pa_cover *in, u32 i,
 {
 	const struct tb_sym *s = &e->syms[i];
 	const struct tb_sec *sec = tb_elf_sec(e, s->addr);
-	u32 end = sym_limit(e, i, sec ? sec->addr + sec->size :
+	u32 end = sym_limit(e, s, i, sec ? sec->addr + sec->size :
 			    e->meta.text_addr + e->meta.text_size);
 	struct tb_cfi_func *f;
 	char why[160];
@@ -1707,6 +1883,66 @@ static int analyse_sym(struct tb_elf *e, const struct pa_cover *in, u32 i,
 	}
 	if (!r)
 		tb_note_add(notes, s->addr, s->addr, TB_N_PROLOGUE, "%s", why);
+	return r;
+}
+
+/*
+ * Code after symbol @i's end that no symbol names, into @gap: hand-written
+ * assembly keeps code there (glibc's strcmp has its early return before
+ * its symbol, branched to from its first instructions).  The EHABI entry
+ * before it covers it only because entries have no end.  Data at its
+ * start (alignment fill) is stepped over.  False if there is none.
+ */
+static bool gap_after(const struct tb_elf *e, u32 i, u32 text_end,
+		      struct tb_sym *gap)
+{
+	const struct tb_sym *s = &e->syms[i];
+	u32 lo = s->addr + s->size, hi = next_sym_addr(e, i, text_end);
+	char kind = s->thumb ? 't' : 'a';
+
+	if (!s->size || lo >= hi)
+		return false;
+	if (e->nmaps)
+		kind = map_at(e, lo);
+	while (kind == 'd') {
+		u32 k = tb_elf_maps_upto(e, lo);
+
+		if (k >= e->nmaps || e->maps[k].addr >= hi)
+			return false;
+		lo = e->maps[k].addr;
+		kind = e->maps[k].kind;
+	}
+	*gap = (struct tb_sym){ lo, hi - lo, "", kind == 't' };
+	return true;
+}
+
+/*
+ * The gap after symbol @i, analysed as a function entered at its start
+ * with the caller's frame: it replaces EHABI rules that describe the
+ * function before it.  Code that leaves it by anything but a return is
+ * refused (analyse_symbol's @gap).
+ */
+static int analyse_gap(struct tb_elf *e, const struct pa_cover *in, u32 i,
+		       struct tb_input *done, struct tb_notes *notes)
+{
+	const struct tb_sec *sec = tb_elf_sec(e, e->syms[i].addr);
+	struct tb_cfi_func *f;
+	struct tb_sym gap;
+	char why[160];
+	int r;
+
+	if (!sec || !gap_after(e, i, sec->addr + sec->size, &gap) ||
+	    !only_ehabi(in, gap.addr, gap.addr + gap.size))
+		return 0;
+	if (!(f = tb_input_add(done)))
+		return -1;
+	r = analyse_symbol(e, &gap, i, false, true, f, why, sizeof(why));
+	if (r <= 0) {
+		free(f->rows);
+		done->n--;
+	}
+	if (!r && why[0])
+		tb_note_add(notes, gap.addr, gap.addr, TB_N_PROLOGUE, "%s", why);
 	return r;
 }
 
@@ -1731,6 +1967,10 @@ int tb_prologue_pass(struct tb_elf *e, struct tb_input *in,
 		    done.funcs[done.n - 1].size)
 			continue;
 		r = analyse_sym(e, &cover, i, &done, notes);
+		if (r >= 0) {
+			n += r;
+			r = analyse_gap(e, &cover, i, &done, notes);
+		}
 		if (r < 0) {
 			cover_free(&cover);
 			tb_input_free(&done);
@@ -1808,7 +2048,7 @@ int tb_thread_entry_pass(struct tb_elf *e, struct tb_input *in,
 		if (!tb_thread_entry_sym(s->name) || (n && s->addr == done))
 			continue;
 		done = s->addr;
-		r = analyse_symbol(e, i, true, &f, why, sizeof(why));
+		r = analyse_symbol(e, s, i, true, false, &f, why, sizeof(why));
 		if (r > 0) {
 			r = clear_range(in, f.addr, f.addr + f.size);
 			if (!r && (g = tb_input_add(in))) {
