@@ -96,6 +96,31 @@ bool uwprof_follow_wanted(struct uwprof_session *s, bool inherited)
 	return false;
 }
 
+/*
+ * Per task: do @tgid's threads carry this file's events already, inherited
+ * at its fork from an ancestor whose threads had them then?  Then making
+ * events for it (an ATTACH of a child) would sample it twice.
+ */
+bool uwprof_inherits_events(struct uwprof_session *s, u32 tgid)
+{
+	struct task_struct *leader, *t;
+	struct uwprof_proc *p;
+	bool ret = false;
+	int i;
+
+	rcu_read_lock();
+	leader = pid_task(find_pid_ns(tgid, &init_pid_ns), PIDTYPE_PID);
+	t = leader ? rcu_dereference(leader->real_parent) : NULL;
+	for (i = 0; t && t->pid && i < UWPROF_ANCESTRY_MAX && !ret; i++) {
+		p = xa_load(&s->procs, t->tgid);
+		ret = p && p->start_time == t->group_leader->start_time &&
+		      p->events_ns && p->events_ns <= leader->start_time;
+		t = rcu_dereference(t->real_parent);
+	}
+	rcu_read_unlock();
+	return ret;
+}
+
 /* @addr lies in code of @p that was attached or examined already. */
 static bool uwprof_code_known(struct uwprof_session *s, struct uwprof_proc *p,
 			      u32 addr)
@@ -248,10 +273,9 @@ static u32 uwprof_list_unknown(struct uwprof_session *s, struct uwprof_proc *p,
 	struct vm_area_struct *vma;
 	u32 n = 0;
 
-	VMA_ITERATOR(vmi, mm, 0);
-
 	m = rcu_dereference_protected(p->mods, lockdep_is_held(&s->lock));
-	for_each_vma(vmi, vma) {
+	/* find_vma(), not the VMA iterator: every kernel has it (5.10 too) */
+	for (vma = find_vma(mm, 0); vma; vma = find_vma(mm, vma->vm_end)) {
 		if (!(vma->vm_flags & VM_EXEC) || vma->vm_end > U32_MAX ||
 		    uwprof_range_known(m, s->table_gen, vma->vm_start,
 				       vma->vm_end))

@@ -383,6 +383,8 @@ static struct uwprof_proc *uwprof_proc_get(struct uwprof_session *s, u32 tgid,
 		uwprof_proc_bury(s, p);	/* its watch may be running */
 		return ERR_PTR(xa_err(old));
 	}
+	if (old && old->start_time == start_time)
+		p->events_ns = old->events_ns;	/* exec keeps the events */
 	if (old)
 		uwprof_proc_bury(s, old);
 	return p;
@@ -691,6 +693,9 @@ struct uwprof_proc *uwprof_proc_follow_current(struct uwprof_session *s,
 			    &fresh);
 	if (IS_ERR(p) || ignored)
 		return IS_ERR(p) ? NULL : p;
+	/* an inherited event sampled it: it has carried one since its fork */
+	if (inherited && !p->events_ns)
+		p->events_ns = current->group_leader->start_time;
 	local_irq_save(flags);
 	c = this_cpu_ptr(s->cpu);
 	u64_stats_update_begin(&c->syncp);

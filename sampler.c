@@ -315,6 +315,7 @@ static int uwprof_follow_process(struct uwprof_session *s, u32 tgid)
 	struct task_struct **tasks;
 	struct perf_event **evs, *ev;
 	struct perf_event_attr attr;
+	struct uwprof_proc *p;
 	int ret = 0;
 
 	tasks = kcalloc(room, sizeof(*tasks), GFP_KERNEL);
@@ -330,6 +331,9 @@ static int uwprof_follow_process(struct uwprof_session *s, u32 tgid)
 	}
 	uwprof_attr(&attr, PERF_COUNT_SW_TASK_CLOCK, s->freq_hz);
 	attr.inherit = 1;
+	p = xa_load(&s->procs, tgid);
+	if (p)		/* before: a child forked meanwhile may inherit them */
+		p->events_ns = ktime_get_ns();
 	n = uwprof_threads(tgid, tasks, room);
 	for (i = 0; i < n; i++) {
 		ev = perf_event_create_kernel_counter(&attr, -1, tasks[i],
@@ -348,6 +352,8 @@ static int uwprof_follow_process(struct uwprof_session *s, u32 tgid)
 	 */
 	while (ret && s->n_task_events > first)
 		perf_event_release_kernel(s->task_events[--s->n_task_events]);
+	if (ret && p)
+		p->events_ns = 0;
 	return ret;
 }
 
@@ -357,7 +363,7 @@ static int uwprof_follow_process(struct uwprof_session *s, u32 tgid)
  */
 int uwprof_sampler_follow(struct uwprof_session *s, u32 tgid)
 {
-	if (!s->sampling || !s->per_task)
+	if (!s->sampling || !s->per_task || uwprof_inherits_events(s, tgid))
 		return 0;
 	return uwprof_follow_process(s, tgid);
 }

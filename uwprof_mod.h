@@ -71,6 +71,12 @@ struct uwprof_proc {
 	u32 user_pid;		/* the pid as the opener named it */
 	struct mm_struct *mm;	/* mmgrab()bed: identity, not the memory */
 	u64 start_time;		/* of the process: exec keeps it, reuse not */
+	/*
+	 * Per task: since when (CLOCK_MONOTONIC, as start_time) its threads
+	 * carry this file's events, made for it or inherited at its fork; 0
+	 * if not known to.  A child forked later inherits them.
+	 */
+	u64 events_ns;
 	bool ignored;		/* not to be sampled: the opener may not */
 	struct uwprof_mods __rcu *mods;
 	spinlock_t lock;	/* mods replacement against the mm watch */
@@ -229,6 +235,7 @@ u32 uwprof_map_bias(const struct uwprof_elf_map *e, u32 map_start,
 
 /* follow.c: following processes, deferred samples */
 bool uwprof_follow_wanted(struct uwprof_session *s, bool inherited);
+bool uwprof_inherits_events(struct uwprof_session *s, u32 tgid);
 bool uwprof_defer_wanted(struct uwprof_session *s, struct uwprof_proc *p,
 			 enum uw2_stop stop, const u32 *frames, u32 nframes);
 bool uwprof_defer(struct uwprof_session *s, const struct uw2_regs *regs,

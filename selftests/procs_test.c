@@ -274,6 +274,58 @@ TEST(orphan_followed_per_task)
 	close(fd);
 }
 
+/*
+ * Per task, attaching a child that inherited its parent's event (as a
+ * recorder that attaches every process it sees would) must not give it a
+ * second one: 300 ms of its CPU are about 300 samples at 1 kHz, not 600.
+ */
+TEST(attached_child_sampled_once_per_task)
+{
+	struct seen ps[1] = { { 0 } };
+	int fd, go[2], pids[2];
+	pid_t parent;
+	char c;
+
+	ASSERT_EQ(0, uwprof_load());
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(pids));
+	parent = fork();
+	if (parent == 0) {
+		pid_t kid;
+
+		if (read(go[0], &c, 1) != 1)	/* after START */
+			_exit(1);
+		kid = fork();
+		if (kid == 0) {
+			if (read(go[0], &c, 1) != 1)	/* after the attach */
+				_exit(1);
+			spin_cpu_ms(300);
+			_exit(0);
+		}
+		if (write(pids[1], &kid, sizeof(kid)) < 0)
+			_exit(1);
+		waitpid(kid, NULL, 0);
+		_exit(0);
+	}
+	fd = open_nonblock();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, uwprof_attach(fd, parent, tiny_id(fd), 0x1000, 0x2000));
+	ASSERT_EQ(0, start_flags(fd, 1000, UWPROF_START_PER_TASK));
+	c = 'g';
+	ASSERT_EQ(1, write(go[1], &c, 1));
+	ASSERT_EQ(sizeof(pid_t), read(pids[0], &ps[0].pid, sizeof(pid_t)));
+	ASSERT_EQ(0, uwprof_attach(fd, ps[0].pid, tiny_id(fd), 0x1000, 0x2000));
+	ASSERT_EQ(1, write(go[1], &c, 1));
+	waitpid(parent, NULL, 0);
+	ASSERT_EQ(0, ioctl(fd, UWPROF_IOC_STOP));
+	drain(fd, ps, 1);
+	printf("# child %d: %d records for 300 ms of CPU at 1 kHz\n",
+	       ps[0].pid, ps[0].records);
+	EXPECT_LT(150, ps[0].records);
+	EXPECT_GT(420, ps[0].records);
+	close(fd);
+}
+
 /* Without START_INHERIT the children are not sampled. */
 TEST(children_not_followed_without_inherit)
 {
