@@ -703,6 +703,8 @@ struct pa_text {
 	bool no_maps;		/* the file has no mapping symbols */
 	bool gap;		/* code past a symbol's end that no symbol
 				 * names: it must end in returns */
+	const struct tb_cfi_func *cfi;	/* rules to check, or NULL */
+	u32 cfi_wrong;		/* out: where they are first wrong, or 0 */
 };
 
 static int fail(struct pa_flow *fl, const cs_insn *in, const char *what)
@@ -1421,10 +1423,60 @@ static bool has_child_row(const struct tb_cfi_func *f)
 	return false;
 }
 
+/*
+ * Do the CFA of row @r and the return address rule @ra in force there say
+ * what @st knows?  1 yes, 0 no, -1 not comparable: a frame pointer on one
+ * side only (both true descriptions after "add r7, sp, #k").
+ */
+static int row_agrees(const struct pa_state *st, const struct tb_row *r,
+		      const struct tb_rule *ra)
+{
+	int reg = st->on_fp ? st->fp : 13;
+
+	if (r->cfa_kind != TB_CFA_REG || (r->cfa_reg == 13) != (reg == 13))
+		return -1;
+	if (r->cfa_reg != reg || r->cfa_off != (st->on_fp ? st->fp_off : st->cfa))
+		return 0;
+	if (st->slot[14] != PA_NONE)
+		return ra->kind == TB_R_OFFSET && ra->off == st->slot[14];
+	return ra->kind == TB_R_UNSET || ra->kind == TB_R_SAME ||
+	       (ra->kind == TB_R_REG && ra->reg == 14);
+}
+
+/*
+ * Hand-written CFI can be wrong at an instruction: glibc's strcmp states
+ * the caller's frame at a branch target inside its frame.  The first
+ * instruction the analysis reached where the rules to check disagree with
+ * it, or 0.
+ */
+static u32 cfi_wrong_at(const struct pa_flow *fl, const struct tb_cfi_func *cfi)
+{
+	const struct tb_row *r = NULL;
+	struct tb_rule ra = { TB_R_REG, 14, 0 };	/* rows state changes */
+	u32 k = 0;
+
+	for (u32 i = 0; i < fl->n; i++) {
+		const struct pa_state *st = &fl->st[i];
+		u32 a = (u32)fl->ins[i].address;
+
+		for (; k < cfi->nrows && cfi->rows[k].addr <= a; k++) {
+			r = &cfi->rows[k];
+			if (r->r[TB_RA].kind != TB_R_UNSET)
+				ra = r->r[TB_RA];
+		}
+		if (!fl->have[i] || st->child || st->ambiguous ||
+		    is_padding(&fl->ins[i]))
+			continue;
+		if (!r || !row_agrees(st, r, &ra))
+			return a;
+	}
+	return 0;
+}
+
 static int analyse(const u8 *code, u32 len, u32 addr, bool thumb,
 		   const u32 *entries, u32 nentries, bool thread_entry,
 		   const struct pa_range *data, u32 ndata,
-		   const struct pa_text *text,
+		   struct pa_text *text,
 		   struct tb_cfi_func *f, char *why, size_t wlen)
 {
 	struct pa_flow fl = { .lo = addr, .hi = addr + len, .why = why,
@@ -1447,6 +1499,8 @@ static int analyse(const u8 *code, u32 len, u32 addr, bool thumb,
 		r = -1;
 	if (!r)
 		r = run_flow(&fl, entries, nentries);
+	if (!r && text && text->cfi)
+		text->cfi_wrong = cfi_wrong_at(&fl, text->cfi);
 	if (!r && emit_rows(&fl, f))
 		r = -2;
 	for (u32 i = 0; i < fl.n; i++)
@@ -1468,7 +1522,8 @@ int tb_prologue_analyse(const u8 *code, u32 len, u32 addr, bool thumb,
 			const u32 *entries, u32 nentries,
 			struct tb_cfi_func *f, char *why, size_t wlen)
 {
-	struct pa_text text = { code, addr, len, thumb, false, false };
+	struct pa_text text = { .b = code, .addr = addr, .size = len,
+				.thumb = thumb };
 
 	return analyse(code, len, addr, thumb, entries, nentries, false, NULL,
 		       0, &text, f, why, wlen);
@@ -1490,7 +1545,8 @@ static int child_found(int r, struct tb_cfi_func *f, char *why, size_t wlen)
 int tb_thread_entry_analyse(const u8 *code, u32 len, u32 addr, bool thumb,
 			    struct tb_cfi_func *f, char *why, size_t wlen)
 {
-	struct pa_text text = { code, addr, len, thumb, false, false };
+	struct pa_text text = { .b = code, .addr = addr, .size = len,
+				.thumb = thumb };
 
 	return child_found(analyse(code, len, addr, thumb, NULL, 0, true,
 				   NULL, 0, &text, f, why, wlen), f, why, wlen);
@@ -1785,13 +1841,15 @@ static bool is_veneer(const char *name)
 }
 
 /*
- * Symbol @i of @e, or with @gap the code @s after it that no symbol
- * names.
+ * Symbol @i of @e, or the code @s after it that no symbol names (@pt's
+ * gap).  @pt, if not NULL, says how (gap, rules to check) and gets the
+ * section's bytes.
  */
 static int analyse_symbol(struct tb_elf *e, const struct tb_sym *s, u32 i,
-			  bool thread_entry, bool gap,
+			  bool thread_entry, struct pa_text *pt,
 			  struct tb_cfi_func *f, char *why, size_t wlen)
 {
+	struct pa_text plain = { 0 };
 	const struct tb_sec *sec = tb_elf_sec(e, s->addr);
 	const u8 *text = sec ? tb_elf_sec_bytes(e, sec) : NULL;
 	u32 taddr = sec ? sec->addr : 0, tsize = sec ? sec->size : 0, end, len;
@@ -1841,11 +1899,15 @@ static int analyse_symbol(struct tb_elf *e, const struct tb_sym *s, u32 i,
 	nentries = 0;
 	if (!thread_entry)
 		entries = inner_symbols(e, s->addr, s->addr + len, &nentries);
+	if (!pt)
+		pt = &plain;
+	pt->b = text;
+	pt->addr = taddr;
+	pt->size = tsize;
+	pt->thumb = s->thumb;
+	pt->no_maps = !e->nmaps;
 	r = analyse(text + (s->addr - taddr), len, s->addr, s->thumb, entries,
-		    nentries, thread_entry, data, ndata,
-		    &(struct pa_text){ text, taddr, tsize, s->thumb, !e->nmaps,
-				       gap },
-		    f, why, wlen);
+		    nentries, thread_entry, data, ndata, pt, f, why, wlen);
 	free(entries);
 	if (thread_entry)
 		r = child_found(r, f, why, wlen);
@@ -1858,7 +1920,7 @@ static int analyse_symbol(struct tb_elf *e, const struct tb_sym *s, u32 i,
 int tb_prologue_sym(struct tb_elf *e, u32 i, struct tb_cfi_func *f,
 		    char *why, size_t wlen)
 {
-	return analyse_symbol(e, &e->syms[i], i, false, false, f, why, wlen);
+	return analyse_symbol(e, &e->syms[i], i, false, NULL, f, why, wlen);
 }
 
 static int analyse_sym(struct tb_elf *e, const struct pa_cover *in, u32 i,
@@ -1936,7 +1998,8 @@ static int analyse_gap(struct tb_elf *e, const struct pa_cover *in, u32 i,
 		return 0;
 	if (!(f = tb_input_add(done)))
 		return -1;
-	r = analyse_symbol(e, &gap, i, false, true, f, why, sizeof(why));
+	r = analyse_symbol(e, &gap, i, false, &(struct pa_text){ .gap = true },
+			   f, why, sizeof(why));
 	if (r <= 0) {
 		free(f->rows);
 		done->n--;
@@ -1944,6 +2007,59 @@ static int analyse_gap(struct tb_elf *e, const struct pa_cover *in, u32 i,
 	if (!r && why[0])
 		tb_note_add(notes, gap.addr, gap.addr, TB_N_PROLOGUE, "%s", why);
 	return r;
+}
+
+/* The first of @e's symbols at @addr, or @e->nsyms. */
+static u32 sym_at(const struct tb_elf *e, u32 addr)
+{
+	u32 lo = 0, hi = e->nsyms;
+
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (e->syms[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < e->nsyms && e->syms[lo].addr == addr ? lo : e->nsyms;
+}
+
+static bool is_dwarf(const struct tb_cfi_func *f)
+{
+	return f->source == TB_SRC_DEBUG_FRAME || f->source == TB_SRC_EH_FRAME ||
+	       f->source == TB_SRC_DEBUG_FILE;
+}
+
+/*
+ * DWARF CFI of function @f checked against its instructions: where the
+ * analysis accepts the whole function and the CFI's CFA or return address
+ * differ from it at an instruction, the analysed rows replace the CFI's.
+ * Compilers' CFI agrees (the lua test); hand-written CFI need not.
+ */
+static int check_cfi(struct tb_elf *e, struct tb_cfi_func *f,
+		     struct tb_notes *notes)
+{
+	struct pa_text pt = { .cfi = f };
+	struct tb_cfi_func g;
+	u32 i = sym_at(e, f->addr);
+	char why[160];
+	int r;
+
+	if (i == e->nsyms)
+		return 0;
+	r = analyse_symbol(e, &e->syms[i], i, false, &pt, &g, why, sizeof(why));
+	if (r <= 0 || !pt.cfi_wrong || g.size != f->size) {
+		free(g.rows);
+		return r < 0 ? -1 : 0;
+	}
+	tb_note_add(notes, f->addr, f->addr, TB_N_CFI_WRONG,
+		    "CFI says another frame at 0x%x", pt.cfi_wrong);
+	free(f->rows);
+	f->rows = g.rows;
+	f->nrows = g.nrows;
+	f->source = TB_SRC_PROLOGUE;
+	return 1;
 }
 
 int tb_prologue_pass(struct tb_elf *e, struct tb_input *in,
@@ -1984,6 +2100,14 @@ int tb_prologue_pass(struct tb_elf *e, struct tb_input *in,
 		return -1;
 	}
 	tb_input_free(&done);
+	for (u32 k = 0; k < in->n; k++) {
+		int r = is_dwarf(&in->funcs[k]) ?
+			check_cfi(e, &in->funcs[k], notes) : 0;
+
+		if (r < 0)
+			return -1;
+		n += r;
+	}
 	if (n)
 		e->meta.sources |= UWT_SRC_PROLOGUE;
 	return n;
@@ -2048,7 +2172,7 @@ int tb_thread_entry_pass(struct tb_elf *e, struct tb_input *in,
 		if (!tb_thread_entry_sym(s->name) || (n && s->addr == done))
 			continue;
 		done = s->addr;
-		r = analyse_symbol(e, s, i, true, false, &f, why, sizeof(why));
+		r = analyse_symbol(e, s, i, true, NULL, &f, why, sizeof(why));
 		if (r > 0) {
 			r = clear_range(in, f.addr, f.addr + f.size);
 			if (!r && (g = tb_input_add(in))) {

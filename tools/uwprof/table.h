@@ -112,6 +112,8 @@ enum tb_reason {
 	TB_N_EHABI_BAD,		/* EHABI entry that cannot be decoded */
 	TB_N_EHABI_REFUSE,	/* EHABI CANTUNWIND or refuse: kept as refuse */
 	TB_N_PROLOGUE,		/* prologue analysis found no justified rules */
+	TB_N_CFI_WRONG,		/* DWARF CFI the instructions contradict:
+				 * the analysed rows replace it */
 	TB_N_PLT,		/* a PLT stub that does not decode as one:
 				 * the rest of the section refuses */
 	TB_N_COUNT

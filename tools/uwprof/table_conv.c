@@ -33,6 +33,7 @@ static const char *const reason_names[TB_N_COUNT][2] = {
 	[TB_N_UNPARSED] = { "row-unparsed", "--chrome-compat: no Chrome row parser accepts the row (skipped)" },
 	[TB_N_EHABI_BAD] = { "ehabi-undecodable", "EHABI entry that cannot be decoded (refused)" },
 	[TB_N_PROLOGUE] = { "prologue-refused", "--prologue-analysis could not justify rules (still refused)" },
+	[TB_N_CFI_WRONG] = { "cfi-wrong", "--prologue-analysis: CFI the instructions contradict (analysed rows used)" },
 	[TB_N_PLT] = { "plt-undecoded", "PLT code that is not a known stub form (refused from there on)" },
 	[TB_N_EHABI_REFUSE] = { "ehabi-cantunwind", "EHABI says CANTUNWIND or refuse (refused)" },
 };
