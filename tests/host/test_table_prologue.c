@@ -278,6 +278,27 @@ TEST(thumb_weak_call_nop_ends_the_path)
 	free_func(&f);
 }
 
+TEST(thumb_early_return_after_the_body)
+{
+	/* cmp r0, #1; bhi 1f; push {r3, lr}; pop {r3, pc};
+	 * 1: movs r0, #22; bx lr: the row at 1 follows one that saved r3
+	 * (a scratch register), so it must say r3 is not saved, not leave
+	 * it to the row before */
+	static const u8 code[] = { 0x01, 0x28, 0x01, 0xd8, 0x08, 0xb5, 0x08,
+				   0xbd, 0x16, 0x20, 0x70, 0x47 };
+	static const struct want w[] = {
+		{ 6, 8, 2, { 3, TB_RA }, { -8, -4 } },
+		{ 8, 0, 0, { 0 }, { 0 } },
+	};
+	struct tb_cfi_func f;
+
+	CHECK_EQ_U32(analyse(code, sizeof(code), true, &f), sizeof(code));
+	for (u32 i = 0; i < sizeof(w) / sizeof(w[0]); i++)
+		check_state(&f, 0x1000, &w[i]);
+	CHECK(state_at(&f, 0x1008) && state_at(&f, 0x1008)->r[3].kind == TB_R_SAME);
+	free_func(&f);
+}
+
 /* What must never get rows. */
 TEST(refused_forms)
 {

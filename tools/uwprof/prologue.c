@@ -83,9 +83,14 @@ static bool state_eq(const struct pa_state *a, const struct pa_state *b)
 	       a->spreg_off == b->spreg_off;
 }
 
-/* The row for @st at @addr: every rule stated, so rows never depend on
- * the delta order. */
-static int add_row(struct tb_cfi_func *f, const struct pa_state *st, u32 addr)
+/*
+ * The row for @st at @addr: every rule stated, so rows never depend on
+ * the delta order.  @saved_anywhere: registers some row of the function
+ * saves (a scratch register pushed on one path is SAME on the others:
+ * an early return placed after the body follows rows that saved it).
+ */
+static int add_row(struct tb_cfi_func *f, const struct pa_state *st, u32 addr,
+		   const bool *saved_anywhere)
 {
 	struct tb_row *r = tb_func_add_row(f);
 
@@ -114,7 +119,8 @@ static int add_row(struct tb_cfi_func *f, const struct pa_state *st, u32 addr)
 		 * not matter (flooded code has not seen the pushes) */
 		if (st->slot[s] != PA_NONE)
 			r->r[i] = (struct tb_rule){ TB_R_OFFSET, 0, st->slot[s] };
-		else if (st->touched[s] || callee_saved(s))
+		else if (st->touched[s] || callee_saved(s) ||
+			 (saved_anywhere && saved_anywhere[s]))
 			r->r[i].kind = TB_R_SAME;
 	}
 	if (r->r[TB_RA].kind == TB_R_UNSET)
@@ -1351,11 +1357,15 @@ static int unreached_ok(struct pa_flow *fl)
 static int emit_rows(struct pa_flow *fl, struct tb_cfi_func *f)
 {
 	const struct pa_state *last = NULL;
+	bool saved[TB_NREGS] = { false };
 
+	for (u32 i = 0; i < fl->n; i++)
+		for (int r = 0; fl->have[i] && r < TB_NREGS; r++)
+			saved[r] |= fl->st[i].touched[r];
 	for (u32 i = 0; i < fl->n; i++) {
 		if (!fl->have[i] || (last && frame_eq(last, &fl->st[i])))
 			continue;
-		if (add_row(f, &fl->st[i], (u32)fl->ins[i].address))
+		if (add_row(f, &fl->st[i], (u32)fl->ins[i].address, saved))
 			return -1;
 		last = &fl->st[i];
 	}
@@ -1830,7 +1840,7 @@ static int veneer_rows(const u8 *code, u32 len, u32 addr,
 	f->addr = addr;
 	f->size = len;
 	f->source = TB_SRC_PROLOGUE;
-	return add_row(f, &entry, addr) ? -1 : 1;
+	return add_row(f, &entry, addr, NULL) ? -1 : 1;
 }
 
 static bool is_veneer(const char *name)
