@@ -2022,17 +2022,9 @@ static int analyse_gap(struct tb_elf *e, const struct pa_cover *in, u32 i,
 /* The first of @e's symbols at @addr, or @e->nsyms. */
 static u32 sym_at(const struct tb_elf *e, u32 addr)
 {
-	u32 lo = 0, hi = e->nsyms;
+	u32 i = tb_elf_first_sym(e, addr);
 
-	while (lo < hi) {
-		u32 mid = lo + (hi - lo) / 2;
-
-		if (e->syms[mid].addr < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < e->nsyms && e->syms[lo].addr == addr ? lo : e->nsyms;
+	return i < e->nsyms && e->syms[i].addr == addr ? i : e->nsyms;
 }
 
 static bool is_dwarf(const struct tb_cfi_func *f)

@@ -158,21 +158,6 @@ static int add_func(struct tb_input *in, u32 addr, u32 size, u8 source,
 	return 0;
 }
 
-/* The first symbol at or above @addr (e->syms is sorted by address). */
-static u32 first_sym(const struct tb_elf *e, u32 addr)
-{
-	u32 lo = 0, hi = e->nsyms;
-
-	while (lo < hi) {
-		u32 mid = lo + (hi - lo) / 2;
-
-		if (e->syms[mid].addr < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
 
 /* Whole root symbols found inside [lo, hi): marked root, rest refused. */
 static int add_cantunwind(struct tb_elf *e, struct tb_input *in, u32 lo,
@@ -181,7 +166,7 @@ static int add_cantunwind(struct tb_elf *e, struct tb_input *in, u32 lo,
 	static const u8 refuse[] = { 0x80, 0x00 }, root[] = { 0xb1, 0x00 };
 	u32 at = lo;
 
-	for (u32 i = first_sym(e, lo); i < e->nsyms && e->syms[i].addr < hi;
+	for (u32 i = tb_elf_first_sym(e, lo); i < e->nsyms && e->syms[i].addr < hi;
 	     i++) {
 		const struct tb_sym *s = &e->syms[i];
 		u32 end;

@@ -443,6 +443,21 @@ u32 tb_elf_maps_upto(const struct tb_elf *e, u32 addr)
 	return lo;
 }
 
+u32 tb_elf_first_sym(const struct tb_elf *e, u32 addr)
+{
+	u32 lo = 0, hi = e->nsyms;
+
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (e->syms[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 char tb_elf_map_at(const struct tb_elf *e, u32 addr)
 {
 	u32 n = tb_elf_maps_upto(e, addr);

@@ -99,6 +99,9 @@ const u8 *tb_elf_sec_bytes(struct tb_elf *e, const struct tb_sec *s);
 int tb_plt_pass(struct tb_elf *e, struct tb_input *in,
 		struct tb_notes *notes);
 
+/* The first symbol at or above @addr (@e->syms is sorted by address). */
+u32 tb_elf_first_sym(const struct tb_elf *e, u32 addr);
+
 /* The mapping symbol in force at @addr ('a', 't', 'd'), or 0. */
 char tb_elf_map_at(const struct tb_elf *e, u32 addr);
 
