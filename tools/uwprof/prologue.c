@@ -533,11 +533,16 @@ static bool pop_frame(struct pa_state *st, const int *regs, int n, s32 extra)
 	return slots_above_sp(st);
 }
 
-/* Does [CFA + @at, + @size) overlap a slot other than @reg's? */
+/*
+ * Does [CFA + @at, + @size) overlap the slot of the return address or of
+ * a callee-saved register other than @reg?  (Scratch registers' slots
+ * are the function's to reuse.)
+ */
 static bool slot_taken(const struct pa_state *st, s32 at, s32 size, int reg)
 {
 	for (int r = 0; r < TB_NREGS; r++)
-		if (r != reg && st->slot[r] != PA_NONE &&
+		if (r != reg && (r == 14 || callee_saved(r)) &&
+		    st->slot[r] != PA_NONE &&
 		    st->slot[r] < at + size && at < st->slot[r] + reg_size(r))
 			return true;
 	return false;
