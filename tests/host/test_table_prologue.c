@@ -344,6 +344,16 @@ TEST(refused_forms)
 		 * the saved return address */
 		{ "spill onto a slot", true, 6,
 		  { 0x10, 0xb5, 0x01, 0x90, 0x10, 0xbd } },
+		/* push {r4, lr}; bl .; str.w lr, [sp, #4]; pop {r4, pc}: lr,
+		 * written by the call, over its own saved value */
+		{ "written register onto its own slot", true, 12,
+		  { 0x10, 0xb5, 0xff, 0xf7, 0xfe, 0xff, 0xcd, 0xf8, 0x04, 0xe0,
+		    0x10, 0xbd } },
+		/* ARM: push {r4, lr}; ldr r4, [sp], #-16; pop {r4, pc}: a
+		 * post-indexed step down is no pop */
+		{ "post-indexed step down", false, 12,
+		  { 0x10, 0x40, 0x2d, 0xe9, 0x10, 0x40, 0x1d, 0xe4, 0x10, 0x80,
+		    0xbd, 0xe8 } },
 		/* push {r4, lr}; pop {r5, pc}: pops a slot it did not save */
 		{ "epilogue mismatch", true, 4, { 0x10, 0xb5, 0x20, 0xbd } },
 		/* push {r4, lr}; movs r0, r0 then undecodable bytes */

@@ -28,6 +28,7 @@ struct pa_state {
 	bool touched[TB_NREGS];	/* saved at some point: SAME when back */
 	u16 dirty;		/* r0-r14 written since entry and not put
 				 * back: no longer the caller's values */
+#define PA_ALL_WRITTEN	0x7fff
 	bool child;		/* the new thread's path: outermost frame */
 	bool ambiguous;		/* two frames meet here: refused */
 	s32 fp;			/* r7 or r11 holding CFA - fp_off, or -1 */
@@ -274,9 +275,11 @@ static enum pa_kind classify_fp(const cs_insn *in, int *regs, s32 *imm)
  */
 static bool post_sp(const cs_arm_op *op, s32 size, s32 *extra)
 {
+	/* ARM's "ldr r4, [sp], #-16" moves sp down: no pop */
 	if (op[0].type != ARM_OP_MEM || op[0].mem.base != ARM_REG_SP ||
 	    op[0].mem.index != ARM_REG_INVALID || op[0].mem.disp ||
-	    op[1].type != ARM_OP_IMM || op[1].imm < size || (op[1].imm & 3))
+	    op[1].type != ARM_OP_IMM || op[1].subtracted ||
+	    op[1].imm < size || (op[1].imm & 3))
 		return false;
 	*extra = op[1].imm - size;
 	return true;
@@ -290,7 +293,7 @@ static bool sp_slot(const cs_arm *a, int nregs, int *regs, int *n, s32 *imm)
 {
 	const cs_arm_op *m = &a->operands[nregs];
 
-	if (a->writeback || a->op_count != nregs + 1 ||
+	if (a->writeback || a->op_count != nregs + 1 || m->subtracted ||
 	    m->type != ARM_OP_MEM || m->mem.base != ARM_REG_SP ||
 	    m->mem.index != ARM_REG_INVALID || m->mem.disp < 0 ||
 	    (m->mem.disp & 3))
@@ -479,6 +482,14 @@ static void writes(csh cs, const cs_insn *in, bool *w, u32 nw)
 		if (s >= 0 && (u32)s < nw)
 			w[s] = true;
 	}
+	/* capstone 4 lists no written register for these: their register
+	 * operands are all destinations */
+	if (in->id == ARM_INS_MRC || in->id == ARM_INS_MRRC ||
+	    in->id == ARM_INS_LDREXD || in->id == ARM_INS_LDAEXD)
+		for (int i = 0; i < a->op_count; i++)
+			if (a->operands[i].type == ARM_OP_REG &&
+			    slot_of(a->operands[i].reg) >= 0)
+				w[slot_of(a->operands[i].reg)] = true;
 	/* capstone has svc write lr; a system call preserves all but r0. */
 	if (in->id == ARM_INS_SVC) {
 		memset(w, 0, nw * sizeof(*w));
@@ -560,7 +571,9 @@ static bool store_slots(struct pa_state *st, const int *regs, int n, s32 k)
 		s32 at = -st->cfa + k + 4 * i;
 		int r = regs[i];
 
-		if (slot_taken(st, at, 4, r))
+		/* a register holding something else may not write over
+		 * its own saved value either */
+		if (slot_taken(st, at, 4, is_dirty(st, r) ? -1 : r))
 			return false;
 		if (at + 4 > 0 || st->slot[r] != PA_NONE || is_dirty(st, r) ||
 		    !(r == 14 || callee_saved(r)))
@@ -589,6 +602,10 @@ static void load_slots(struct pa_state *st, const int *regs, int n, s32 k,
 			st->slot[r] = PA_NONE;
 			st->dirty &= ~(1u << r);
 			wr[r] = false;
+			if (r == st->fp)	/* the caller's value, no frame */
+				st->fp = -1;
+			if (r == st->spreg)
+				st->spreg = -1;
 		}
 	}
 }
@@ -714,6 +731,7 @@ struct pa_text {
 	bool no_maps;		/* the file has no mapping symbols */
 	bool gap;		/* code past a symbol's end that no symbol
 				 * names: it must end in returns */
+	bool sized;		/* the symbol's size is known */
 	const struct tb_cfi_func *cfi;	/* rules to check, or NULL */
 	u32 cfi_wrong;		/* out: where they are first wrong, or 0 */
 };
@@ -803,10 +821,27 @@ static bool ends_in_weak_call(const struct pa_flow *fl, u32 i)
 	}
 }
 
+/*
+ * A path that ends where nothing returns (a trap, a call that never
+ * returns).  In code no symbol names, only returns show the frame it is
+ * entered with was the caller's: such an end refuses.
+ */
+static int path_end(struct pa_flow *fl, const cs_insn *in)
+{
+	if (fl->text && fl->text->gap)
+		return fail(fl, in, "a path that does not return, in code no symbol names");
+	return 0;
+}
+
 static int next(struct pa_flow *fl, u32 i, const struct pa_state *st)
 {
-	if (i + 1 >= fl->n && ends_in_weak_call(fl, i))
-		return 0;
+	/* a removed call may end a function that returns elsewhere: it
+	 * does not lift the callee-saved rule (returns stays as found) */
+	if (i + 1 >= fl->n && fl->text && fl->text->sized &&
+	    ends_in_weak_call(fl, i)) {
+		fl->returns = true;
+		return path_end(fl, &fl->ins[i]);
+	}
 	if (i + 1 >= fl->n)
 		return fail(fl, &fl->ins[i], "falls off the end of the function");
 	if (fl->ins[i + 1].address != fl->ins[i].address + fl->ins[i].size)
@@ -871,6 +906,35 @@ static enum pa_jump computed_jump(const cs_insn *in)
 }
 
 /* All computed jumps of a function must leave from one frame. */
+/*
+ * A forward computed jump at @in in state @st; followed again (a register
+ * found written on another path) it keeps one entry, written registers
+ * joined.
+ */
+static int fwd_jump(struct pa_flow *fl, const cs_insn *in,
+		    const struct pa_state *st)
+{
+	u32 k;
+
+	for (k = 0; k < fl->nfwd && fl->fwd[k].addr != in->address; k++)
+		;
+	if (k == PA_MAX_FWD)
+		return fail(fl, in, "too many computed jumps");
+	if (k == fl->nfwd) {
+		fl->fwd[fl->nfwd].addr = (u32)in->address;
+		fl->fwd[fl->nfwd++].st = *st;
+		return 0;
+	}
+	if (!frame_eq(&fl->fwd[k].st, st))
+		return fail(fl, in, "computed jumps from different frames");
+	if (fl->fwd[k].st.fp != st->fp || fl->fwd[k].st.fp_off != st->fp_off) {
+		fl->fwd[k].st.fp = -1;
+		fl->fwd[k].st.fp_off = 0;
+	}
+	fl->fwd[k].st.dirty |= st->dirty;
+	return 0;
+}
+
 static int jump_state(struct pa_flow *fl, const cs_insn *in,
 		      const struct pa_state *st)
 {
@@ -976,14 +1040,14 @@ static int flow_branch(struct pa_flow *fl, u32 i, const struct pa_state *st)
 	 * comes back */
 	if (in->id == ARM_INS_UDF || in->id == ARM_INS_TRAP ||
 	    in->id == ARM_INS_BKPT)
-		return 0;
+		return path_end(fl, in);
 	if (is_call(in)) {
 		if (st->slot[14] == PA_NONE)
 			return fail(fl, in, "call with the return address in lr");
 		/* a call with nothing after it, or data, never returns
 		 * (__stack_chk_fail, start_thread's exit) */
 		if (!conditional(in) && falls_into_data(fl, i))
-			return 0;
+			return path_end(fl, in);
 		return next(fl, i, st);
 	}
 	if (in->id == ARM_INS_BX && in->detail->arm.operands[0].reg == ARM_REG_LR) {
@@ -993,10 +1057,8 @@ static int flow_branch(struct pa_flow *fl, u32 i, const struct pa_state *st)
 	}
 	switch (computed_jump(in)) {
 	case PA_J_FORWARD:
-		if (fl->nfwd == PA_MAX_FWD)
-			return fail(fl, in, "too many computed jumps");
-		fl->fwd[fl->nfwd].addr = (u32)in->address;
-		fl->fwd[fl->nfwd++].st = *st;
+		if (fwd_jump(fl, in, st))
+			return -1;
 		return cond ? next(fl, i, st) : 0;
 	case PA_J_ANY:
 		if (fl->text && fl->text->gap)
@@ -1317,6 +1379,7 @@ static bool falls_into_data(const struct pa_flow *fl, u32 i)
  */
 static int flood_jump_targets(struct pa_flow *fl)
 {
+	struct pa_state flooded;
 	int added = 0;
 
 	for (u32 i = 0; i < fl->n; i++) {
@@ -1334,7 +1397,10 @@ static int flood_jump_targets(struct pa_flow *fl)
 			}
 		if (!st)
 			continue;
-		if (reach(fl, &fl->ins[i], (u32)fl->ins[i].address, st))
+		/* entered from we know not where: every register written */
+		flooded = *st;
+		flooded.dirty = PA_ALL_WRITTEN;
+		if (reach(fl, &fl->ins[i], (u32)fl->ins[i].address, &flooded))
 			return -1;
 		added++;
 	}
@@ -1427,6 +1493,8 @@ static int run_flow(struct pa_flow *fl, const u32 *entries, u32 nentries)
 	}
 	if (fl->clobber && fl->returns)
 		return fail(fl, fl->clobber, "callee-saved register written unsaved");
+	if (fl->text && fl->text->gap && !fl->returns)
+		return fail(fl, &fl->ins[0], "no return in code no symbol names");
 	return unreached_ok(fl);
 }
 
@@ -1452,10 +1520,14 @@ static int row_agrees(const struct pa_state *st, const struct tb_row *r,
 		return -1;
 	if (r->cfa_reg != reg || r->cfa_off != (st->on_fp ? st->fp_off : st->cfa))
 		return 0;
+	/* an undefined return address (an outermost frame), an expression
+	 * or another register: nothing the analysis states */
+	if (ra->kind != TB_R_OFFSET && ra->kind != TB_R_UNSET &&
+	    ra->kind != TB_R_SAME && !(ra->kind == TB_R_REG && ra->reg == 14))
+		return -1;
 	if (st->slot[14] != PA_NONE)
 		return ra->kind == TB_R_OFFSET && ra->off == st->slot[14];
-	return ra->kind == TB_R_UNSET || ra->kind == TB_R_SAME ||
-	       (ra->kind == TB_R_REG && ra->reg == 14);
+	return ra->kind != TB_R_OFFSET;
 }
 
 /*
@@ -1466,23 +1538,20 @@ static int row_agrees(const struct pa_state *st, const struct tb_row *r,
  */
 static u32 cfi_wrong_at(const struct pa_flow *fl, const struct tb_cfi_func *cfi)
 {
-	const struct tb_row *r = NULL;
-	struct tb_rule ra = { TB_R_REG, 14, 0 };	/* rows state changes */
+	struct tb_row full = { 0 };	/* rows state changes only */
 	u32 k = 0;
 
+	full.r[TB_RA] = (struct tb_rule){ TB_R_REG, 14, 0 };
 	for (u32 i = 0; i < fl->n; i++) {
 		const struct pa_state *st = &fl->st[i];
 		u32 a = (u32)fl->ins[i].address;
 
-		for (; k < cfi->nrows && cfi->rows[k].addr <= a; k++) {
-			r = &cfi->rows[k];
-			if (r->r[TB_RA].kind != TB_R_UNSET)
-				ra = r->r[TB_RA];
-		}
+		for (; k < cfi->nrows && cfi->rows[k].addr <= a; k++)
+			tb_state_apply(&full, &cfi->rows[k]);
 		if (!fl->have[i] || st->child || st->ambiguous ||
 		    is_padding(&fl->ins[i]))
 			continue;
-		if (!r || !row_agrees(st, r, &ra))
+		if (!k || !row_agrees(st, &full, &full.r[TB_RA]))
 			return a;
 	}
 	return 0;
@@ -1514,7 +1583,9 @@ static int analyse(const u8 *code, u32 len, u32 addr, bool thumb,
 		r = -1;
 	if (!r)
 		r = run_flow(&fl, entries, nentries);
-	if (!r && text && text->cfi)
+	/* states after computed jumps or at inner entries are assumed,
+	 * not followed: no ground to overrule CFI on */
+	if (!r && text && text->cfi && !fl.have_jump && !fl.nfwd && !nentries)
 		text->cfi_wrong = cfi_wrong_at(&fl, text->cfi);
 	if (!r && emit_rows(&fl, f))
 		r = -2;
@@ -1538,7 +1609,7 @@ int tb_prologue_analyse(const u8 *code, u32 len, u32 addr, bool thumb,
 			struct tb_cfi_func *f, char *why, size_t wlen)
 {
 	struct pa_text text = { .b = code, .addr = addr, .size = len,
-				.thumb = thumb };
+				.thumb = thumb, .sized = true };
 
 	return analyse(code, len, addr, thumb, entries, nentries, false, NULL,
 		       0, &text, f, why, wlen);
@@ -1561,7 +1632,7 @@ int tb_thread_entry_analyse(const u8 *code, u32 len, u32 addr, bool thumb,
 			    struct tb_cfi_func *f, char *why, size_t wlen)
 {
 	struct pa_text text = { .b = code, .addr = addr, .size = len,
-				.thumb = thumb };
+				.thumb = thumb, .sized = true };
 
 	return child_found(analyse(code, len, addr, thumb, NULL, 0, true,
 				   NULL, 0, &text, f, why, wlen), f, why, wlen);
@@ -1921,6 +1992,7 @@ static int analyse_symbol(struct tb_elf *e, const struct tb_sym *s, u32 i,
 	pt->size = tsize;
 	pt->thumb = s->thumb;
 	pt->no_maps = !e->nmaps;
+	pt->sized = s->size != 0;
 	r = analyse(text + (s->addr - taddr), len, s->addr, s->thumb, entries,
 		    nentries, thread_entry, data, ndata, pt, f, why, wlen);
 	free(entries);
@@ -2048,7 +2120,7 @@ static int check_cfi(struct tb_elf *e, struct tb_cfi_func *f,
 		     struct tb_notes *notes)
 {
 	struct pa_text pt = { .cfi = f };
-	struct tb_cfi_func g;
+	struct tb_cfi_func g = { 0 };
 	u32 i = sym_at(e, f->addr);
 	char why[160];
 	int r;
