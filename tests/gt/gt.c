@@ -47,11 +47,11 @@
 /* ---- the known chains ---- */
 
 enum { R_MEMCPY, R_MEMMOVE, R_MEMSET, R_STRLEN, R_STRCMP, R_SYSCALL,
-       R_UIDIV, R_IDIV, R_ULDIVMOD, R_NOCFI, R_CHAIN, R_COUNT };
+       R_UIDIV, R_IDIV, R_ULDIVMOD, R_L2D, R_NOCFI, R_CHAIN, R_COUNT };
 
 static const char *const routine_name[R_COUNT] = {
 	"memcpy", "memmove", "memset", "strlen", "strcmp", "syscall", "uidiv",
-	"idiv", "uldivmod", "no-cfi", "chain",
+	"idiv", "uldivmod", "l2d", "no-cfi", "chain",
 };
 
 /* Written by one thread each; read by the judge after the joins. */
@@ -150,6 +150,12 @@ __attribute__((noinline)) static void leaf(struct worker *w, int i)
 		break;
 	case R_ULDIVMOD:
 		w->sink += ldiv_num / (ldiv_den + (i & 255));
+		break;
+	case R_L2D:
+		/* libgcc's __aeabi_l2d: its frame up, it branches into
+		 * __adddf3 */
+		w->sink += (uint32_t)((double)(int64_t)(ldiv_num * (i + 1)) /
+				      1e9);
 		break;
 	case R_NOCFI:
 		w->sink += nocfi_work(i & 4095);

@@ -732,6 +732,8 @@ struct pa_text {
 	bool gap;		/* code past a symbol's end that no symbol
 				 * names: it must end in returns */
 	bool sized;		/* the symbol's size is known */
+	const struct tb_input *known[2];	/* rows of other functions,
+						 * for branches into them */
 	const struct tb_cfi_func *cfi;	/* rules to check, or NULL */
 	u32 cfi_wrong;		/* out: where they are first wrong, or 0 */
 };
@@ -1027,6 +1029,58 @@ static int follow_veneer(struct pa_flow *fl, const cs_insn *in, u32 t,
 }
 
 /* Branches and calls; the frame itself is unchanged. */
+/*
+ * Does @r (a full state) describe the frame @st knows: the same CFA from
+ * sp, the return address and every register saved where @st has it, and
+ * nothing else saved?
+ */
+static bool row_is_frame(const struct tb_row *r, const struct pa_state *st)
+{
+	if (st->on_fp || r->cfa_kind != TB_CFA_REG || r->cfa_reg != 13 ||
+	    r->cfa_off != st->cfa)
+		return false;
+	for (int i = 0; i < TB_NREGS; i++) {
+		int s = i == TB_RA ? 14 : i;
+		const struct tb_rule *ru = &r->r[i];
+
+		if (i == 13 || i == 14 || i == 15)
+			continue;
+		if (st->slot[s] != PA_NONE ?
+		    ru->kind != TB_R_OFFSET || ru->off != st->slot[s] :
+		    ru->kind == TB_R_OFFSET)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * A branch out of the function with its frame up, to @t inside another
+ * function whose rows (DWARF's or the analysis', not EHABI's) have
+ * exactly this frame there: that code runs on in it and returns for both
+ * (libgcc's __floatdidf pushes {r4, r5, lr} as __adddf3 does and
+ * branches into __adddf3 after its push).
+ */
+static bool shared_tail(const struct pa_flow *fl, u32 t,
+			const struct pa_state *st)
+{
+	for (int k = 0; fl->text && k < 2; k++) {
+		const struct tb_input *in = fl->text->known[k];
+
+		for (u32 j = 0; in && j < in->n; j++) {
+			const struct tb_cfi_func *g = &in->funcs[j];
+			struct tb_row full = { 0 };
+
+			if (t < g->addr || t - g->addr >= g->size ||
+			    !g->nrows || g->source == TB_SRC_EHABI || g->addr == fl->lo)
+				continue;
+			for (u32 n = 0; n < g->nrows && g->rows[n].addr <= t; n++)
+				tb_state_apply(&full, &g->rows[n]);
+			return row_is_frame(&full, st);
+		}
+	}
+	return false;
+}
+
 static int flow_branch(struct pa_flow *fl, u32 i, const struct pa_state *st)
 {
 	const cs_insn *in = &fl->ins[i];
@@ -1084,6 +1138,8 @@ static int flow_branch(struct pa_flow *fl, u32 i, const struct pa_state *st)
 		/* where to, and in what frame, only the code that jumps
 		 * here knows */
 		return fail(fl, in, "a branch out of code no symbol names");
+	} else if (!ra_in_lr(st) && shared_tail(fl, t, st)) {
+		fl->returns = true;	/* that code returns for this one */
 	} else if (ret_ok(fl, in, st)) {	/* tail call */
 		return -1;
 	}
@@ -2010,9 +2066,11 @@ int tb_prologue_sym(struct tb_elf *e, u32 i, struct tb_cfi_func *f,
 	return analyse_symbol(e, &e->syms[i], i, false, NULL, f, why, wlen);
 }
 
-static int analyse_sym(struct tb_elf *e, const struct pa_cover *in, u32 i,
+static int analyse_sym(struct tb_elf *e, const struct pa_cover *in,
+		       const struct tb_input *all, u32 i,
 		       struct tb_input *done, struct tb_notes *notes)
 {
+	struct pa_text pt = { .known = { done, all } };
 	const struct tb_sym *s = &e->syms[i];
 	const struct tb_sec *sec = tb_elf_sec(e, s->addr);
 	u32 end = sym_limit(e, s, i, sec ? sec->addr + sec->size :
@@ -2025,7 +2083,7 @@ static int analyse_sym(struct tb_elf *e, const struct pa_cover *in, u32 i,
 		return 0;
 	if (!(f = tb_input_add(done)))
 		return -1;
-	r = tb_prologue_sym(e, i, f, why, sizeof(why));
+	r = analyse_symbol(e, s, i, false, &pt, f, why, sizeof(why));
 	if (r <= 0) {
 		free(f->rows);
 		done->n--;
@@ -2161,7 +2219,7 @@ int tb_prologue_pass(struct tb_elf *e, struct tb_input *in,
 		if (done.n && e->syms[i].addr < done.funcs[done.n - 1].addr +
 		    done.funcs[done.n - 1].size)
 			continue;
-		r = analyse_sym(e, &cover, i, &done, notes);
+		r = analyse_sym(e, &cover, in, i, &done, notes);
 		if (r >= 0) {
 			n += r;
 			r = analyse_gap(e, &cover, i, &done, notes);
