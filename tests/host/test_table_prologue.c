@@ -85,6 +85,18 @@ static int analyse(const u8 *b, u32 n, bool thumb, struct tb_cfi_func *f)
 	return r;
 }
 
+/* @code analysed whole, with the states @w at their offsets. */
+static void analysed_as(const u8 *code, u32 n, bool thumb,
+			const struct want *w, u32 nw)
+{
+	struct tb_cfi_func f;
+
+	CHECK_EQ_U32(analyse(code, n, thumb, &f), n);
+	for (u32 i = 0; i < nw; i++)
+		check_state(&f, 0x1000, &w[i]);
+	free_func(&f);
+}
+
 TEST(thumb_push_sub_epilogue)
 {
 	/* push {r4-r7, lr}; sub sp, #16; movs r0, #0; add sp, #16;
@@ -119,12 +131,8 @@ TEST(thumb_vpush)
 		  { -8, -4, -24, -16 } },
 		{ 12, 8, 2, { 4, TB_RA }, { -8, -4 } },
 	};
-	struct tb_cfi_func f;
 
-	CHECK_EQ_U32(analyse(code, sizeof(code), true, &f), sizeof(code));
-	for (u32 i = 0; i < sizeof(w) / sizeof(w[0]); i++)
-		check_state(&f, 0x1000, &w[i]);
-	free_func(&f);
+	analysed_as(code, sizeof(code), true, w, sizeof(w) / sizeof(w[0]));
 }
 
 TEST(thumb_leaf_returns_to_lr)
@@ -153,12 +161,8 @@ TEST(arm_push_sub_epilogue)
 		{ 8, 24, 4, { 4, 5, 11, TB_RA }, { -16, -12, -8, -4 } },
 		{ 16, 16, 4, { 4, 5, 11, TB_RA }, { -16, -12, -8, -4 } },
 	};
-	struct tb_cfi_func f;
 
-	CHECK_EQ_U32(analyse(code, sizeof(code), false, &f), sizeof(code));
-	for (u32 i = 0; i < sizeof(w) / sizeof(w[0]); i++)
-		check_state(&f, 0x1000, &w[i]);
-	free_func(&f);
+	analysed_as(code, sizeof(code), false, w, sizeof(w) / sizeof(w[0]));
 }
 
 TEST(arm_single_register_push)
@@ -187,12 +191,8 @@ TEST(thumb_shrink_wrapped)
 		{ 6, 8, 2, { 4, TB_RA }, { -8, -4 } },
 		{ 8, 0, 0, { 0 }, { 0 } },
 	};
-	struct tb_cfi_func f;
 
-	CHECK_EQ_U32(analyse(code, sizeof(code), true, &f), sizeof(code));
-	for (u32 i = 0; i < sizeof(w) / sizeof(w[0]); i++)
-		check_state(&f, 0x1000, &w[i]);
-	free_func(&f);
+	analysed_as(code, sizeof(code), true, w, sizeof(w) / sizeof(w[0]));
 }
 
 TEST(thumb_strd_frame)
@@ -210,12 +210,8 @@ TEST(thumb_strd_frame)
 		{ 16, 16, 1, { 12 }, { -16 } },
 		{ 18, 0, 0, { 0 }, { 0 } },
 	};
-	struct tb_cfi_func f;
 
-	CHECK_EQ_U32(analyse(code, sizeof(code), true, &f), sizeof(code));
-	for (u32 i = 0; i < sizeof(w) / sizeof(w[0]); i++)
-		check_state(&f, 0x1000, &w[i]);
-	free_func(&f);
+	analysed_as(code, sizeof(code), true, w, sizeof(w) / sizeof(w[0]));
 }
 
 TEST(thumb_saves_into_the_frame)
@@ -233,12 +229,8 @@ TEST(thumb_saves_into_the_frame)
 		{ 14, 16, 2, { 4, 5 }, { -16, -12 } },
 		{ 18, 0, 0, { 0 }, { 0 } },
 	};
-	struct tb_cfi_func f;
 
-	CHECK_EQ_U32(analyse(code, sizeof(code), true, &f), sizeof(code));
-	for (u32 i = 0; i < sizeof(w) / sizeof(w[0]); i++)
-		check_state(&f, 0x1000, &w[i]);
-	free_func(&f);
+	analysed_as(code, sizeof(code), true, w, sizeof(w) / sizeof(w[0]));
 }
 
 TEST(thumb_pop_past_unwritten_slots)
@@ -252,12 +244,8 @@ TEST(thumb_pop_past_unwritten_slots)
 		{ 6, 16, 2, { 4, 5 }, { -16, -12 } },
 		{ 10, 0, 0, { 0 }, { 0 } },
 	};
-	struct tb_cfi_func f;
 
-	CHECK_EQ_U32(analyse(code, sizeof(code), true, &f), sizeof(code));
-	for (u32 i = 0; i < sizeof(w) / sizeof(w[0]); i++)
-		check_state(&f, 0x1000, &w[i]);
-	free_func(&f);
+	analysed_as(code, sizeof(code), true, w, sizeof(w) / sizeof(w[0]));
 }
 
 TEST(thumb_weak_call_nop_ends_the_path)
@@ -270,12 +258,8 @@ TEST(thumb_weak_call_nop_ends_the_path)
 		{ 2, 8, 2, { 4, TB_RA }, { -8, -4 } },
 		{ 6, 8, 2, { 4, TB_RA }, { -8, -4 } },
 	};
-	struct tb_cfi_func f;
 
-	CHECK_EQ_U32(analyse(code, sizeof(code), true, &f), sizeof(code));
-	for (u32 i = 0; i < sizeof(w) / sizeof(w[0]); i++)
-		check_state(&f, 0x1000, &w[i]);
-	free_func(&f);
+	analysed_as(code, sizeof(code), true, w, sizeof(w) / sizeof(w[0]));
 }
 
 TEST(thumb_early_return_after_the_body)
