@@ -130,7 +130,14 @@ static void same_with_fast_paths(const struct uw2_module *mod,
 		a = b;
 		b = t;
 	}
-	if (fs->fail_at >= fs->lo + a && fs->fail_at < fs->lo + b)
+	/* offsets, not addresses: a window at the top of the address space
+	 * must not wrap (the view held the failing word, and the fast path
+	 * read what the plain one could not) */
+	if (b > size)
+		b = size;
+	if (a > b)
+		a = b;
+	if (fs->fail_at - fs->lo >= a && fs->fail_at - fs->lo < b)
 		b = fs->fail_at - fs->lo;
 	view = (struct uw2_view){ fs->bytes + a, fs->lo + a, b - a };
 	stack.view = &view;

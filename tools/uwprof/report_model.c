@@ -598,15 +598,15 @@ static bool wanted(const struct rp_load *L, const struct uwprof_record *s,
 static void on_sample(struct rp_load *L, const void *data, size_t len)
 {
 	const struct uwprof_record *s = data;
-
-	uint64_t key = key_of(L, s->time_ns);
 	uint32_t comm, img;
+	uint64_t key;
 
 	if (len < sizeof(*s) || s->size > len || s->size < sizeof(*s) ||
 	    s->nframes > (s->size - sizeof(*s)) / 4) {
 		L->bad_samples++;
 		return;
 	}
+	key = key_of(L, s->time_ns);	/* only once it is known whole */
 	img = rpp_image_at(&L->procs, s->pid, key);
 	comm = rpp_comm(&L->procs, img, s->pid, s->tid, key);
 	if (!wanted(L, s, comm)) {
