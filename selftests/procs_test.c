@@ -275,6 +275,34 @@ TEST(orphan_followed_per_task)
 }
 
 /*
+ * A parent, forked before the device is opened (it must not keep the
+ * file), that on a byte from @go forks a child spending 300 ms of CPU
+ * (after a second byte, with @kid_waits), writes the child's pid to @pids
+ * and waits for it.  Its pid, or -1.
+ */
+static pid_t parent_of_spinner(int go, int pids, bool kid_waits)
+{
+	pid_t parent = fork(), kid;
+	char c;
+
+	if (parent)
+		return parent;
+	if (read(go, &c, 1) != 1)
+		_exit(1);
+	kid = fork();
+	if (kid == 0) {
+		if (kid_waits && read(go, &c, 1) != 1)
+			_exit(1);
+		spin_cpu_ms(300);
+		_exit(0);
+	}
+	if (write(pids, &kid, sizeof(kid)) < 0)
+		_exit(1);
+	waitpid(kid, NULL, 0);
+	_exit(0);
+}
+
+/*
  * Per task, attaching a child that inherited its parent's event (as a
  * recorder that attaches every process it sees would) must not give it a
  * second one: 300 ms of its CPU are about 300 samples at 1 kHz, not 600.
@@ -289,24 +317,8 @@ TEST(attached_child_sampled_once_per_task)
 	ASSERT_EQ(0, uwprof_load());
 	ASSERT_EQ(0, pipe(go));
 	ASSERT_EQ(0, pipe(pids));
-	parent = fork();
-	if (parent == 0) {
-		pid_t kid;
-
-		if (read(go[0], &c, 1) != 1)	/* after START */
-			_exit(1);
-		kid = fork();
-		if (kid == 0) {
-			if (read(go[0], &c, 1) != 1)	/* after the attach */
-				_exit(1);
-			spin_cpu_ms(300);
-			_exit(0);
-		}
-		if (write(pids[1], &kid, sizeof(kid)) < 0)
-			_exit(1);
-		waitpid(kid, NULL, 0);
-		_exit(0);
-	}
+	parent = parent_of_spinner(go[0], pids[1], true);
+	ASSERT_LT(0, parent);
 	fd = open_nonblock();
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, uwprof_attach(fd, parent, tiny_id(fd), 0x1000, 0x2000));
@@ -338,22 +350,8 @@ TEST(children_not_followed_without_inherit)
 	ASSERT_EQ(0, uwprof_load());
 	ASSERT_EQ(0, pipe(go));
 	ASSERT_EQ(0, pipe(pids));
-	parent = fork();	/* before open: it must not keep the file */
-	if (parent == 0) {
-		pid_t kid;
-
-		if (read(go[0], &c, 1) != 1)
-			_exit(1);
-		kid = fork();
-		if (kid == 0) {
-			spin_cpu_ms(300);
-			_exit(0);
-		}
-		if (write(pids[1], &kid, sizeof(kid)) < 0)
-			_exit(1);
-		waitpid(kid, NULL, 0);
-		_exit(0);
-	}
+	parent = parent_of_spinner(go[0], pids[1], false);
+	ASSERT_LT(0, parent);
 	fd = open_nonblock();
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, uwprof_attach(fd, parent, tiny_id(fd), 0x1000, 0x2000));
