@@ -5,4 +5,7 @@
 /* A few hundred instructions of work, without any unwind information. */
 unsigned int nocfi_work(unsigned int n);
 
+/* The same in ARM code with APCS frames (gt_apcs.c). */
+unsigned int apcs_work(unsigned int n);
+
 #endif

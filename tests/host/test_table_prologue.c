@@ -284,13 +284,47 @@ TEST(thumb_early_return_after_the_body)
 }
 
 /* What must never get rows. */
+TEST(arm_apcs_frame)
+{
+	/* mov ip, sp; push {r4, fp, ip, lr, pc}; sub fp, ip, #4;
+	 * sub sp, sp, #8; mov r0, #0; sub sp, fp, #16;
+	 * ldm sp, {r4, fp, sp, pc}: the pc slot is never read, sp comes
+	 * back from ip's */
+	static const u8 code[] = { 0x0d, 0xc0, 0xa0, 0xe1, 0x10, 0xd8, 0x2d, 0xe9,
+				   0x04, 0xb0, 0x4c, 0xe2, 0x08, 0xd0, 0x4d, 0xe2,
+				   0x00, 0x00, 0xa0, 0xe3, 0x10, 0xd0, 0x4b, 0xe2,
+				   0x10, 0xa8, 0x9d, 0xe8 };
+	static const struct want w[] = {
+		{ 0, 0, 0, { 0 }, { 0 } },
+		{ 8, 20, 4, { 4, 11, 12, TB_RA }, { -20, -16, -12, -8 } },
+		{ 16, 28, 4, { 4, 11, 12, TB_RA }, { -20, -16, -12, -8 } },
+		{ 24, 20, 4, { 4, 11, 12, TB_RA }, { -20, -16, -12, -8 } },
+	};
+
+	analysed_as(code, sizeof(code), false, w, sizeof(w) / sizeof(w[0]));
+}
+
+TEST(arm_apcs_return_from_fp)
+{
+	/* mov ip, sp; push {fp, ip, lr, pc}; sub fp, ip, #4;
+	 * ldmdb fp, {fp, sp, pc} */
+	static const u8 code[] = { 0x0d, 0xc0, 0xa0, 0xe1, 0x00, 0xd8, 0x2d, 0xe9,
+				   0x04, 0xb0, 0x4c, 0xe2, 0x00, 0xa8, 0x1b, 0xe9 };
+	static const struct want w[] = {
+		{ 8, 16, 3, { 11, 12, TB_RA }, { -16, -12, -8 } },
+		{ 12, 16, 3, { 11, 12, TB_RA }, { -16, -12, -8 } },
+	};
+
+	analysed_as(code, sizeof(code), false, w, sizeof(w) / sizeof(w[0]));
+}
+
 TEST(refused_forms)
 {
 	static const struct {
 		const char *what;
 		bool thumb;
 		u8 n;
-		u8 b[12];
+		u8 b[20];
 	} v[] = {
 		/* push {r4, lr}; mov sp, r7; pop {r4, pc} */
 		{ "sp from a register", true, 6,
@@ -340,6 +374,22 @@ TEST(refused_forms)
 		    0xbd, 0xe8 } },
 		/* push {r4, lr}; pop {r5, pc}: pops a slot it did not save */
 		{ "epilogue mismatch", true, 4, { 0x10, 0xb5, 0x20, 0xbd } },
+		/* ARM: push {fp, ip, lr, pc}; ldm sp, {fp, sp, pc}: ip was
+		 * no copy of sp */
+		{ "sp loaded from a slot that holds no sp", false, 8,
+		  { 0x00, 0xd8, 0x2d, 0xe9, 0x00, 0xa8, 0x9d, 0xe8 } },
+		/* ARM: mov ip, sp; push {fp, ip, lr, pc}; sub sp, sp, #8;
+		 * ldm sp, {fp, sp, pc}: sp not moved back first */
+		{ "APCS return from the wrong place", false, 16,
+		  { 0x0d, 0xc0, 0xa0, 0xe1, 0x00, 0xd8, 0x2d, 0xe9,
+		    0x08, 0xd0, 0x4d, 0xe2, 0x00, 0xa8, 0x9d, 0xe8 } },
+		/* ARM: mov ip, sp; push {fp, ip, lr, pc}; mov ip, #0;
+		 * str ip, [sp, #4]; ldm sp, {fp, sp, pc}: the copy of sp
+		 * written over */
+		{ "copy of sp written over", false, 20,
+		  { 0x0d, 0xc0, 0xa0, 0xe1, 0x00, 0xd8, 0x2d, 0xe9,
+		    0x00, 0xc0, 0xa0, 0xe3, 0x04, 0xc0, 0x8d, 0xe5,
+		    0x00, 0xa8, 0x9d, 0xe8 } },
 		/* push {r4, lr}; movs r0, r0 then undecodable bytes */
 		{ "undecodable", false, 8,
 		  { 0x10, 0x40, 0x2d, 0xe9, 0xff, 0xff, 0xff, 0xff } },

@@ -37,6 +37,8 @@ struct pa_state {
 	s32 spreg;		/* a register set from fp to CFA - spreg_off,
 				 * to restore sp from (clang), or -1 */
 	s32 spreg_off;
+	s32 cfa_copy;		/* CFA-relative slot holding the CFA's value
+				 * (APCS: ip = sp pushed), or PA_NONE */
 	u8 clone;		/* enum pa_clone */
 };
 
@@ -81,7 +83,7 @@ static bool state_eq(const struct pa_state *a, const struct pa_state *b)
 {
 	return frame_eq(a, b) && a->clone == b->clone && a->fp == b->fp &&
 	       a->fp_off == b->fp_off && a->spreg == b->spreg &&
-	       a->spreg_off == b->spreg_off;
+	       a->spreg_off == b->spreg_off && a->cfa_copy == b->cfa_copy;
 }
 
 /*
@@ -167,8 +169,12 @@ static bool do_push(struct pa_state *st, const int *regs, int n)
 	st->cfa += total;
 	at = -st->cfa;
 	for (int i = 0; i < n; i++) {
+		/* APCS frames push pc too: a word nothing reads back */
 		if (regs[i] == 15)
-			return false;
+			break;
+		/* ip = sp before the push (APCS): this slot holds the CFA */
+		if (regs[i] == st->spreg && !st->spreg_off)
+			st->cfa_copy = at;
 		/* A second save of the same register: the first one's slot
 		 * is what the caller's value is in. */
 		if (st->slot[regs[i]] == PA_NONE)
@@ -211,7 +217,9 @@ enum pa_kind { PA_OTHER, PA_PUSH, PA_POP, PA_SUB_SP, PA_ADD_SP,
 	       PA_SET_FP,	/* add r7, sp, #k (r11 in ARM code) */
 	       PA_SP_DYN,	/* sub sp, sp, rN: alloca, sp unknown */
 	       PA_SP_FROM_FP,	/* mov sp, r7 / sub sp, r7, #k */
-	       PA_FP_COPY };	/* sub r4, r7, #k: sp's value to come */
+	       PA_FP_COPY,	/* sub r4, r7, #k: sp's value to come */
+	       PA_SP_COPY,	/* mov ip, sp (APCS) */
+	       PA_FP_FROM_COPY };	/* sub fp, ip, #4: fp from sp's copy */
 
 static bool is_fp_reg(unsigned int reg)
 {
@@ -239,6 +247,11 @@ static enum pa_kind classify_fp(const cs_insn *in, int *regs, s32 *imm)
 			regs[0] = slot_of(op[1].reg);
 			return PA_SP_FROM_FP;
 		}
+		if (op[1].reg == ARM_REG_SP && slot_of(op[0].reg) >= 0 &&
+		    slot_of(op[0].reg) < 13) {
+			regs[0] = slot_of(op[0].reg);
+			return PA_SP_COPY;
+		}
 		return PA_OTHER;
 	}
 	if (a->op_count != 3 || (!sub && in->id != ARM_INS_ADD &&
@@ -259,6 +272,12 @@ static enum pa_kind classify_fp(const cs_insn *in, int *regs, s32 *imm)
 			regs[0] = slot_of(op[0].reg);
 			regs[1] = slot_of(op[1].reg);
 			return PA_FP_COPY;
+		}
+		if (is_fp_reg(op[0].reg) && slot_of(op[1].reg) >= 0 &&
+		    slot_of(op[1].reg) < 13) {
+			regs[0] = slot_of(op[0].reg);
+			regs[1] = slot_of(op[1].reg);
+			return PA_FP_FROM_COPY;
 		}
 		return PA_OTHER;
 	}
@@ -522,6 +541,8 @@ static bool is_call(const cs_insn *in)
  */
 static bool slots_above_sp(struct pa_state *st)
 {
+	if (st->cfa_copy != PA_NONE && st->cfa_copy < -st->cfa)
+		st->cfa_copy = PA_NONE;
 	for (int r = 0; r < TB_NREGS; r++) {
 		if (st->slot[r] == PA_NONE || st->slot[r] >= -st->cfa)
 			continue;
@@ -575,6 +596,8 @@ static bool store_slots(struct pa_state *st, const int *regs, int n, s32 k)
 		 * its own saved value either */
 		if (slot_taken(st, at, 4, is_dirty(st, r) ? -1 : r))
 			return false;
+		if (at == st->cfa_copy)
+			st->cfa_copy = PA_NONE;
 		if (at + 4 > 0 || st->slot[r] != PA_NONE || is_dirty(st, r) ||
 		    !(r == 14 || callee_saved(r)))
 			continue;
@@ -642,6 +665,24 @@ static bool apply(struct pa_state *st, enum pa_kind k, const int *regs,
 		st->on_fp = false;
 		st->spreg = -1;
 		return slots_above_sp(st);
+	case PA_SP_COPY:
+		if (regs[0] == st->fp) {	/* no longer the frame pointer */
+			if (st->on_fp)
+				return false;
+			st->fp = -1;
+		}
+		/* rX = sp = CFA - cfa; unknown after an alloca */
+		st->spreg = st->on_fp ? -1 : regs[0];
+		st->spreg_off = st->cfa;
+		return true;
+	case PA_FP_FROM_COPY:
+		/* fp = (CFA - spreg_off) + imm; it must have been saved */
+		if (st->on_fp || st->spreg != regs[1] ||
+		    st->spreg_off - imm < 0)
+			return false;
+		st->fp = regs[0];
+		st->fp_off = st->spreg_off - imm;
+		return true;
 	case PA_FP_COPY:
 		if (st->fp != regs[1])
 			return false;
@@ -1229,6 +1270,67 @@ static int cond_frame_change(struct pa_flow *fl, u32 i, struct pa_state st,
 	return next(fl, i + 1, &st);
 }
 
+/*
+ * An APCS return loads sp and pc with the saved registers, without
+ * write-back: "ldm sp, {r4, fp, sp, pc}" after "sub sp, fp, #k", or
+ * "ldmdb fp, {r4, fp, sp, pc}".
+ */
+static bool loads_sp_and_pc(const cs_insn *in)
+{
+	const cs_arm *a = &in->detail->arm;
+	bool sp = false;
+
+	if ((in->id != ARM_INS_LDM && in->id != ARM_INS_LDMDB) ||
+	    a->writeback || a->op_count < 3 ||
+	    a->operands[a->op_count - 1].reg != ARM_REG_PC)
+		return false;
+	for (int k = 1; k < a->op_count; k++)
+		sp |= a->operands[k].reg == ARM_REG_SP;
+	return sp;
+}
+
+/*
+ * The registers come from their own slots, sp from the slot that holds
+ * the CFA (the ip pushed by the prologue) and pc from lr's: the frame is
+ * gone and the return address is back in place.
+ */
+static int apcs_return(struct pa_flow *fl, u32 i, const struct pa_state *st)
+{
+	const cs_insn *in = &fl->ins[i];
+	const cs_arm *a = &in->detail->arm;
+	struct pa_state after = *st;
+	int n = a->op_count - 1;
+	s32 at;
+
+	if (in->id == ARM_INS_LDM && a->operands[0].reg == ARM_REG_SP &&
+	    !st->on_fp)
+		at = -st->cfa;
+	else if (in->id == ARM_INS_LDMDB && st->fp >= 0 &&
+		 slot_of(a->operands[0].reg) == st->fp)
+		at = -st->fp_off - 4 * n;
+	else
+		return fail(fl, in, "load of sp from an unknown place");
+	for (int k = 1; k <= n; k++, at += 4) {
+		int r = slot_of(a->operands[k].reg);
+		s32 want;
+
+		if (r < 0 || r >= 16)
+			return fail(fl, in, "load of sp from an unknown place");
+		want = r == 13 ? st->cfa_copy : st->slot[r == 15 ? 14 : r];
+		if (want != at && (r >= 13 || callee_saved(r)))
+			return fail(fl, in, "return that does not undo the frame");
+	}
+	after.cfa = 0;
+	after.on_fp = false;
+	after.fp = after.spreg = -1;
+	after.cfa_copy = PA_NONE;
+	for (int r = 0; r < TB_NREGS; r++)
+		after.slot[r] = PA_NONE;
+	if (ret_ok(fl, in, &after))
+		return -1;
+	return conditional(in) ? next(fl, i, st) : 0;
+}
+
 /* One instruction in state @st: its successors are reached. */
 static int flow_insn(struct pa_flow *fl, u32 i, struct pa_state st)
 {
@@ -1257,6 +1359,8 @@ static int flow_insn(struct pa_flow *fl, u32 i, struct pa_state st)
 		if (wr[r] && r != 13)
 			st.dirty |= 1u << r;	/* a pop puts its slots back */
 
+	if (loads_sp_and_pc(in))
+		return apcs_return(fl, i, &st);
 	if (k == PA_POP && regs[n - 1] == 15) {
 		struct pa_state after = st;
 
@@ -1271,6 +1375,13 @@ static int flow_insn(struct pa_flow *fl, u32 i, struct pa_state st)
 	/* arithmetic on r7 or r11 where it is no frame pointer ("add fp, fp,
 	 * #1", "addlo r3, r7, #56"): an ordinary register write too */
 	if (k == PA_FP_COPY && st.fp != regs[1])
+		k = PA_OTHER;
+	/* r7 or r11 from a register that holds no copy of sp; and copies
+	 * of sp made on one path only, which nothing needs */
+	if (k == PA_FP_FROM_COPY &&
+	    (st.spreg != regs[1] || st.slot[regs[0]] == PA_NONE))
+		k = PA_OTHER;
+	if ((k == PA_SP_COPY || k == PA_FP_FROM_COPY) && cond)
 		k = PA_OTHER;
 	if (k != PA_OTHER) {
 		if (cond)
@@ -1507,6 +1618,7 @@ static int run_flow(struct pa_flow *fl, const u32 *entries, u32 nentries)
 	memset(&entry, 0, sizeof(entry));
 	entry.fp = -1;
 	entry.spreg = -1;
+	entry.cfa_copy = PA_NONE;
 	for (int i = 0; i < TB_NREGS; i++)
 		entry.slot[i] = PA_NONE;
 	fl->st = calloc(fl->n, sizeof(*fl->st));
