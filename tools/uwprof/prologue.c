@@ -247,8 +247,10 @@ static enum pa_kind classify_fp(const cs_insn *in, int *regs, s32 *imm)
 			regs[0] = slot_of(op[1].reg);
 			return PA_SP_FROM_FP;
 		}
+		/* into a scratch register: a callee-saved one written goes
+		 * through the checks of any other write */
 		if (op[1].reg == ARM_REG_SP && slot_of(op[0].reg) >= 0 &&
-		    slot_of(op[0].reg) < 13) {
+		    (slot_of(op[0].reg) < 4 || slot_of(op[0].reg) == 12)) {
 			regs[0] = slot_of(op[0].reg);
 			return PA_SP_COPY;
 		}
@@ -666,11 +668,6 @@ static bool apply(struct pa_state *st, enum pa_kind k, const int *regs,
 		st->spreg = -1;
 		return slots_above_sp(st);
 	case PA_SP_COPY:
-		if (regs[0] == st->fp) {	/* no longer the frame pointer */
-			if (st->on_fp)
-				return false;
-			st->fp = -1;
-		}
 		/* rX = sp = CFA - cfa; unknown after an alloca */
 		st->spreg = st->on_fp ? -1 : regs[0];
 		st->spreg_off = st->cfa;
