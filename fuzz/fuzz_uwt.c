@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "table_dump.h"
-#include "table_uwt.h"
+#include "inspect/dump.h"
+#include "lib/uwt.h"
 #include "unwind_v2.h"
 
 static FILE *devnull;
