@@ -8,7 +8,7 @@
 #   N_SRCS, N_LIBS              what test N links besides its own file
 #   HOST_TEST_SCRIPTS           shell tests; each ends "N passed, N failed"
 
-TOOL_SRCS	+= tools/uwprof/uwprof.c
+TOOL_SRCS	+= tools/uwprof/uwprof.c $(UWPROF_LIB_SRCS)
 HOST_HDRS	:= $(wildcard *.h tools/uwprof/*.h tools/uwprof/*/*.h tests/host/*.h uapi/*.h tools/include/linux/*.h)
 
 tools: $(UWPROF)

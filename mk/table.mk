@@ -8,11 +8,13 @@ TABLE_ELF	:= tools/uwprof/table/dwarf.c tools/uwprof/table/ehabi.c \
 		   tools/uwprof/table/elf.c tools/uwprof/table/prologue.c \
 		   tools/uwprof/table/plt.c tools/uwprof/table/noreturn.c \
 		   tools/uwprof/table/spans.c
-TABLE_READ	:= tools/uwprof/lib/uwt.c tools/uwprof/inspect/dump.c
-TABLE_SRCS	:= $(TABLE_CORE) $(wildcard $(TABLE_ELF)) $(wildcard $(TABLE_READ))
+TABLE_SRCS	:= $(TABLE_CORE) $(TABLE_ELF)
 TABLE_LIBS	:= -ldw -lelf -lz -lcapstone
 
-TOOL_SRCS	+= $(TABLE_SRCS) $(wildcard tools/uwprof/table/cmd_table.c tools/uwprof/inspect/cmd_dump.c)
+# uwprof dump reads tables back (inspect/dump.c, also fuzzed by fuzz_uwt).
+INSPECT_SRCS	:= tools/uwprof/inspect/dump.c tools/uwprof/inspect/cmd_dump.c
+
+TOOL_SRCS	+= $(TABLE_SRCS) tools/uwprof/table/cmd_table.c $(INSPECT_SRCS)
 TOOL_LIBS	+= $(TABLE_LIBS)
 
 # The unwinder normally comes from mk/unwind.mk; link it here only if that
