@@ -25,7 +25,7 @@ static void print_meta(const struct uwt_file *u)
 	const struct uwt_meta *m = &u->meta;
 	char hex[2 * UWT_BUILD_ID_MAX + 1];
 
-	uwt_build_id_hex(m, hex);
+	uw_hex(m->build_id, m->build_id_len, hex);
 	printf("container: build-id %s, %s 0x%x size 0x%x, sources%s%s%s%s%s%s%s%s\n",
 	       m->build_id_len ? hex : "(none)",
 	       m->flags & UWT_F_CHROME_COMPAT ? ".text" : "code",

@@ -69,41 +69,17 @@ struct unwind_args {
 /* Read a whole file into a new buffer; a message and false on failure. */
 static bool read_file(const char *path, u8 **buf, u32 *size)
 {
-	FILE *f = uw_fopen_regular(path);
-	size_t n, cap = 4096, len = 0;
-	u8 *p = NULL, *np;
+	size_t len;
 
-	if (!f) {
-		uw_err("%s: %s", path, uw_file_strerror(errno));
+	if (uw_read_regular(path, MAX_FILE_SIZE, buf, &len)) {
+		if (errno == EFBIG)
+			uw_err("%s: larger than %u bytes", path, MAX_FILE_SIZE);
+		else
+			uw_err("%s: %s", path, uw_file_strerror(errno));
 		return false;
 	}
-	do {
-		if (len == cap || !p) {
-			cap = p ? cap * 2 : cap;
-			np = realloc(p, cap);
-			if (!np)
-				goto fail;
-			p = np;
-		}
-		n = fread(p + len, 1, cap - len, f);
-		len += n;
-		if (len > MAX_FILE_SIZE) {
-			uw_err("%s: larger than %u bytes", path, MAX_FILE_SIZE);
-			goto fail_quiet;
-		}
-	} while (n);
-	if (ferror(f))
-		goto fail;
-	fclose(f);
-	*buf = p;
 	*size = len;
 	return true;
-fail:
-	uw_err("%s: %s", path, strerror(errno ? errno : EIO));
-fail_quiet:
-	free(p);
-	fclose(f);
-	return false;
 }
 
 /*

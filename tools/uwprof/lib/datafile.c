@@ -76,51 +76,13 @@ int uwd_close(struct uwd_writer *w, uint64_t end_ns)
 	return ret;
 }
 
-static int read_all(const char *path, uint8_t **buf, size_t *size)
-{
-	size_t room = 1 << 20, n = 0, got;
-	uint8_t *b = malloc(room), *g;
-	FILE *f = uw_fopen_regular(path);
-
-	if (!f || !b) {
-		int e = errno;
-
-		free(b);
-		if (f)
-			fclose(f);
-		errno = e;
-		return -1;
-	}
-	while ((got = fread(b + n, 1, room - n, f)) > 0) {
-		n += got;
-		if (n == room) {
-			g = realloc(b, room *= 2);
-			if (!g)
-				break;
-			b = g;
-		}
-	}
-	if (ferror(f) || n == room) {
-		free(b);
-		fclose(f);
-		errno = errno ? errno : ENOMEM;
-		return -1;
-	}
-	fclose(f);
-	/* Exactly the file's bytes: a reader running past them is caught. */
-	g = realloc(b, n ? n : 1);
-	*buf = g ? g : b;
-	*size = n;
-	return 0;
-}
-
 int uwd_load(const char *path, struct uwd_file *f, char *err, size_t errlen)
 {
 	uint8_t *buf;
 	size_t size;
 
 	memset(f, 0, sizeof(*f));
-	if (read_all(path, &buf, &size)) {
+	if (uw_read_regular(path, SIZE_MAX, &buf, &size)) {
 		snprintf(err, errlen, "cannot read %s: %s", path,
 			 uw_file_strerror(errno));
 		return -1;

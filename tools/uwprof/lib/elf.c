@@ -150,15 +150,3 @@ int uw_elf_is_64bit(const char *path)
 	fclose(f);
 	return ret;
 }
-
-void uw_hex(const uint8_t *b, uint32_t len, char *out)
-{
-	static const char digits[] = "0123456789abcdef";
-	uint32_t i;
-
-	for (i = 0; i < len; i++) {
-		out[2 * i] = digits[b[i] >> 4];
-		out[2 * i + 1] = digits[b[i] & 15];
-	}
-	out[2 * len] = 0;
-}

@@ -42,7 +42,4 @@ int uw_vdso_info(struct uw_elf_info *info);
  * cannot describe), else 0. */
 int uw_elf_is_64bit(const char *path);
 
-/* Lower-case hex into @out (2 * len + 1 bytes). */
-void uw_hex(const uint8_t *b, uint32_t len, char *out);
-
 #endif

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Open only regular files, without blocking on FIFOs or devices. */
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -49,6 +50,51 @@ FILE *uw_fopen_regular(const char *path)
 		errno = e;
 	}
 	return f;
+}
+
+int uw_read_regular(const char *path, size_t max, uint8_t **buf, size_t *size)
+{
+	size_t room = 64 << 10, n = 0, got;
+	FILE *f = uw_fopen_regular(path);
+	uint8_t *b, *g;
+	int e;
+
+	if (!f)
+		return -1;
+	b = malloc(room);
+	if (!b) {
+		e = ENOMEM;
+		goto fail;
+	}
+	while ((got = fread(b + n, 1, room - n, f)) > 0) {
+		n += got;
+		if (n > max) {
+			e = EFBIG;
+			goto fail;
+		}
+		if (n == room) {
+			g = realloc(b, room *= 2);
+			if (!g) {
+				e = ENOMEM;
+				goto fail;
+			}
+			b = g;
+		}
+	}
+	if (ferror(f)) {
+		e = errno ? errno : EIO;
+		goto fail;
+	}
+	fclose(f);
+	g = realloc(b, n ? n : 1);
+	*buf = g ? g : b;
+	*size = n;
+	return 0;
+fail:
+	free(b);
+	fclose(f);
+	errno = e;
+	return -1;
 }
 
 const char *uw_file_strerror(int err)

@@ -9,6 +9,8 @@
 #define UWPROF_REGFILE_H
 
 #include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /*
@@ -22,6 +24,14 @@ int uw_open_regular(const char *path);
 
 /* The same as a stdio stream opened "rb"; NULL with errno set. */
 FILE *uw_fopen_regular(const char *path);
+
+/*
+ * The whole of regular file @path, in a malloc'd buffer of exactly its
+ * size (so that a reader running past the end is caught), into *@buf and
+ * *@size.  Returns 0, or -1 with errno set: EFBIG when the file holds more
+ * than @max bytes, ENOMEM, or what opening or reading it failed with.
+ */
+int uw_read_regular(const char *path, size_t max, uint8_t **buf, size_t *size);
 
 /* strerror(), with "not a regular file" for what was refused above. */
 const char *uw_file_strerror(int err);

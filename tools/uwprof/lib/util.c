@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The helpers every subcommand shares (uwprof.h), apart from the entry
+ * The helpers every part of uwprof shares (util.h), apart from the entry
  * point so that tests and fuzz harnesses can link the subcommands' code.
  */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include "uwprof.h"
+#include "lib/util.h"
 
 void uw_err(const char *fmt, ...)
 {
@@ -33,4 +33,16 @@ bool uw_parse_u32(const char *s, uint32_t *out)
 		return false;
 	*out = (uint32_t)v;
 	return true;
+}
+
+void uw_hex(const uint8_t *b, uint32_t len, char *out)
+{
+	static const char digits[] = "0123456789abcdef";
+	uint32_t i;
+
+	for (i = 0; i < len; i++) {
+		out[2 * i] = digits[b[i] >> 4];
+		out[2 * i + 1] = digits[b[i] & 15];
+	}
+	out[2 * len] = 0;
 }

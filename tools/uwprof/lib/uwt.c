@@ -142,33 +142,17 @@ corrupt:
 int uwt_load_file(const char *path, struct uwt_file *out, char *err,
 		  size_t errlen)
 {
-	FILE *f = uw_fopen_regular(path);
-	uint8_t *buf = NULL;
-	size_t cap = 0, len = 0, n;
+	uint8_t *buf;
+	size_t len;
 
-	if (!f) {
-		snprintf(err, errlen, "cannot open %s: %s", path,
-			 uw_file_strerror(errno));
+	if (uw_read_regular(path, 0x7fffffff, &buf, &len)) {
+		if (errno == EFBIG || errno == ENOMEM)
+			snprintf(err, errlen, "%s: too large", path);
+		else
+			snprintf(err, errlen, "cannot open %s: %s", path,
+				 uw_file_strerror(errno));
 		return -1;
 	}
-	do {
-		if (len == cap) {
-			uint8_t *nb;
-
-			cap = cap ? cap * 2 : 65536;
-			nb = realloc(buf, cap);
-			if (!nb || cap > 0x7fffffff) {
-				free(nb ? nb : buf);
-				fclose(f);
-				snprintf(err, errlen, "%s: too large", path);
-				return -1;
-			}
-			buf = nb;
-		}
-		n = fread(buf + len, 1, cap - len, f);
-		len += n;
-	} while (n);
-	fclose(f);
 	if (uwt_parse(buf, len, out, err, errlen)) {
 		free(buf);
 		return -1;
@@ -176,11 +160,4 @@ int uwt_load_file(const char *path, struct uwt_file *out, char *err,
 	out->buf = buf;
 	out->size = len;
 	return 0;
-}
-
-void uwt_build_id_hex(const struct uwt_meta *m, char *out)
-{
-	for (uint32_t i = 0; i < m->build_id_len; i++)
-		sprintf(out + 2 * i, "%02x", m->build_id[i]);
-	out[2 * m->build_id_len] = 0;
 }

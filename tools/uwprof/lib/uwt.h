@@ -82,7 +82,4 @@ int uwt_parse(const void *buf, uint32_t size, struct uwt_file *out,
 int uwt_load_file(const char *path, struct uwt_file *out, char *err,
 		  size_t errlen);
 
-/* Hex build-id into @out (2 * len + 1 bytes). */
-void uwt_build_id_hex(const struct uwt_meta *m, char *out);
-
 #endif

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/util.h"
 #include "report/report.h"
 
 /* Depth-first over the sorted tree without recursion: deep stacks are fine. */
@@ -64,9 +65,7 @@ static void json_modules(const struct rp_profile *p, FILE *out)
 	for (uint32_t m = 0; m < p->nmods; m++) {
 		const struct rp_module *mod = &p->mods[m];
 
-		for (uint32_t i = 0; i < mod->build_id_len; i++)
-			sprintf(hex + 2 * i, "%02x", mod->build_id[i]);
-		hex[2 * mod->build_id_len] = 0;
+		uw_hex(mod->build_id, mod->build_id_len, hex);
 		fprintf(out, "%s\n    {\"path\": ", m ? "," : "");
 		json_str(mod->path, out);
 		fprintf(out, ", \"build_id\": \"%s\", \"has_table\": %s, "

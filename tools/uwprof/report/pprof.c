@@ -347,9 +347,7 @@ static void fill_mapping(struct pp *w, uint32_t i, pb_mapping *m)
 	const struct rp_module *mod = &w->p->mods[rm->module];
 	char hex[2 * UWD_BUILD_ID_MAX + 1];
 
-	for (uint32_t k = 0; k < mod->build_id_len; k++)
-		sprintf(hex + 2 * k, "%02x", mod->build_id[k]);
-	hex[2 * mod->build_id_len] = 0;
+	uw_hex(mod->build_id, mod->build_id_len, hex);
 	perftools__profiles__mapping__init(m);
 	m->id = i + 1;
 	m->memory_start = rm->start;

@@ -7,6 +7,7 @@
 
 #include "lib/addrmap.h"
 #include "lib/elf.h"
+#include "lib/util.h"
 #include "report/symbols.h"
 #include "report/symtab.h"
 

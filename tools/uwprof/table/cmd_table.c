@@ -368,7 +368,7 @@ static int write_outputs(struct gen *g)
 			free(c);
 			return -1;
 		}
-		uwt_build_id_hex(&g->meta, hex);
+		uw_hex(g->meta.build_id, g->meta.build_id_len, hex);
 		mkdir(g->o->build_id_dir, 0755);
 		snprintf(path, sizeof(path), "%s/%s.uwt", g->o->build_id_dir, hex);
 		ret = write_file(path, c, n);
