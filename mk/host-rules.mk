@@ -57,7 +57,7 @@ $(FUZZ_OUT)/fuzz_procmaps: fuzz/fuzz_procmaps.c $(FUZZ_OUT)/obj/tools/uwprof/lib
 		-o $@ $^
 
 $(FUZZ_OUT)/fuzz_uwt: fuzz/fuzz_uwt.c $(addprefix $(FUZZ_OUT)/obj/,\
-		tools/uwprof/lib/uwt.o tools/uwprof/inspect/dump.o \
+		tools/uwprof/lib/uwt.o tools/uwprof/inspect/dump.o tools/uwprof/lib/ehabi.o \
 		tools/uwprof/lib/regfile.o unwind_v2.o)
 	@mkdir -p $(dir $@)
 	$(Q)$(FUZZ_CC) $(FUZZ_TOOL_CFLAGS) -fsanitize=fuzzer,address,undefined \

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "inspect/dump.h"
+#include "lib/ehabi.h"
 
 struct sbuf {
 	char *p;
@@ -66,90 +67,53 @@ static void dlist(struct sbuf *s, u32 first, u32 count)
 u32 tb_ops_words(const u8 *ops, u32 len, char *out, size_t outlen)
 {
 	struct sbuf s = { out, outlen, 0 };
+	struct uw_eh_op op;
 	u32 i = 0;
 
 	out[0] = 0;
 	while (i < len) {
-		u8 b = ops[i++];
-
 		if (s.o)
 			sb(&s, "; ");
-		if (b < 0x40) {
-			sb(&s, "vsp += %u", ((b & 0x3f) << 2) + 4);
-		} else if (b < 0x80) {
-			sb(&s, "vsp -= %u", ((b & 0x3f) << 2) + 4);
-		} else if (b < 0x90) {
-			u32 m;
-
-			if (i >= len)
-				goto trunc;
-			m = ((b & 0xf) << 8 | ops[i++]) << 4;
-			if (!m) {
-				sb(&s, "refuse");
-				return i;
-			}
+		switch (uw_eh_next(ops, len, &i, &op)) {
+		case UW_EH_VSP_ADD:
+			sb(&s, "vsp += %u", op.val);
+			break;
+		case UW_EH_VSP_SUB:
+			sb(&s, "vsp -= %u", op.val);
+			break;
+		case UW_EH_VSP_REG:
+			sb(&s, "vsp = %s", rname[op.val]);
+			break;
+		case UW_EH_POP:
 			sb(&s, "pop ");
-			reglist(&s, m);
-		} else if (b < 0xa0) {
-			sb(&s, "vsp = %s", rname[b & 0xf]);
-		} else if (b < 0xb0) {
-			u32 m = ((2u << (4 + (b & 7))) - 1) & ~0xfu;
-
-			if (b & 8)
-				m |= 1u << 14;
-			sb(&s, "pop ");
-			reglist(&s, m);
-		} else if (b == 0xb0) {
+			reglist(&s, op.val);
+			break;
+		case UW_EH_VPOP:
+			sb(&s, "vpop ");
+			dlist(&s, op.first, op.count);
+			if (op.fstmx)
+				sb(&s, " (fstmx)");
+			break;
+		case UW_EH_FINISH:
 			sb(&s, "finish");
 			return i;
-		} else if (b == 0xb1) {
-			if (i >= len)
-				goto trunc;
-			b = ops[i++];
-			if (!b) {
-				sb(&s, "root");
-				return i;
-			}
-			if (b == 0x10) {
-				sb(&s, "noreturn");
-				return i;
-			}
-			sb(&s, "pop ");
-			reglist(&s, b);
-		} else if (b == 0xb2) {
-			u32 v = 0, sh = 0;
-
-			while (i < len && sh < 32) {
-				v |= (u32)(ops[i] & 0x7f) << sh;
-				sh += 7;
-				if (!(ops[i++] & 0x80))
-					break;
-			}
-			sb(&s, "vsp += %u", 0x204 + (v << 2));
-		} else if (b == 0xb3 || b == 0xc8 || b == 0xc9) {
-			if (i >= len)
-				goto trunc;
-			u8 x = ops[i++];
-
-			sb(&s, "vpop ");
-			dlist(&s, (x >> 4) + (b == 0xc8 ? 16 : 0), (x & 15) + 1);
-			if (b == 0xb3)
-				sb(&s, " (fstmx)");
-		} else if ((b & 0xf8) == 0xb8) {
-			sb(&s, "vpop ");
-			dlist(&s, 8, (b & 7) + 1);
-			sb(&s, " (fstmx)");
-		} else if ((b & 0xf8) == 0xd0) {
-			sb(&s, "vpop ");
-			dlist(&s, 8, (b & 7) + 1);
-		} else {
-			sb(&s, "spare 0x%02x", b);
+		case UW_EH_REFUSE:
+			sb(&s, "refuse");
+			return i;
+		case UW_EH_ROOT:
+			sb(&s, "root");
+			return i;
+		case UW_EH_NORETURN:
+			sb(&s, "noreturn");
+			return i;
+		case UW_EH_SPARE:
+			sb(&s, "spare 0x%02x", op.byte);
+			return i;
+		case UW_EH_TRUNC:
+			sb(&s, "<truncated>");
 			return i;
 		}
 	}
-	return i;
-trunc:
-	sb(&s, "<truncated>");
 	return i;
 }
 
@@ -161,23 +125,6 @@ static u32 rd32(const u8 *p)
 static u32 rd16(const u8 *p)
 {
 	return p[0] | p[1] << 8;
-}
-
-static bool uleb(const u8 *p, u32 size, u32 *pos, u32 *out)
-{
-	u32 v = 0, sh = 0;
-
-	while (*pos < size && sh < 35) {
-		u8 b = p[(*pos)++];
-
-		v |= (u32)(b & 0x7f) << sh;
-		sh += 7;
-		if (!(b & 0x80)) {
-			*out = v;
-			return true;
-		}
-	}
-	return false;
 }
 
 /* The byte offset (from .text) of function entry @i. */
@@ -214,8 +161,8 @@ void tb_dump_table(FILE *f, const struct uw2_table *t,
 		if (!stats)
 			fprintf(f, "0x%x..0x%x: fot %u\n", text + off,
 				text + end, fot);
-		while (uleb(t->fot, t->fot_size, &pos, &o) &&
-		       uleb(t->fot, t->fot_size, &pos, &u)) {
+		while (uw_uleb(t->fot, t->fot_size, &pos, &o) == UW_ULEB_OK &&
+		       uw_uleb(t->fot, t->fot_size, &pos, &u) == UW_ULEB_OK) {
 			u32 n = u < t->uit_size ?
 				tb_ops_words(t->uit + u, t->uit_size - u, words,
 					     sizeof(words)) : 0;

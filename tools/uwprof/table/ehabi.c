@@ -16,6 +16,7 @@
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lib/ehabi.h"
 #include "table/elf.h"
 #include "table/spans.h"
 
@@ -78,33 +79,21 @@ int tb_ehabi_decode(const u8 *words, u32 nwords, u8 *ops, u32 max)
  */
 bool tb_ehabi_ops_ok(const u8 *ops, u32 n)
 {
-	for (u32 i = 0; i < n;) {
-		u8 b = ops[i];
+	struct uw_eh_op op;
 
-		if (b < 0x80 || (b >= 0x90 && b <= 0xaf && b != 0x9d &&
-				 b != 0x9f) || b == 0xb0 || (b & 0xf8) == 0xb8 ||
-		    (b & 0xf8) == 0xd0) {
-			if (b == 0xb0)
-				return i == n - 1;
-			i++;
-		} else if ((b & 0xf0) == 0x80) {
-			if (i + 1 >= n || (b == 0x80 && ops[i + 1] == 0))
-				return false;	/* refuse: handled apart */
-			i += 2;
-		} else if (b == 0xb1) {
-			if (i + 1 >= n || !ops[i + 1] || (ops[i + 1] & 0xf0))
+	for (u32 i = 0; i < n;) {
+		switch (uw_eh_next(ops, n, &i, &op)) {
+		case UW_EH_FINISH:
+			return i == n;
+		case UW_EH_VSP_ADD:
+		case UW_EH_VSP_SUB:
+		case UW_EH_VSP_REG:
+		case UW_EH_POP:
+		case UW_EH_VPOP:
+			if (op.reserved)
 				return false;
-			i += 2;
-		} else if (b == 0xb2) {
-			i++;
-			while (i < n && (ops[i] & 0x80))
-				i++;
-			i++;
-		} else if (b == 0xb3 || b == 0xc8 || b == 0xc9) {
-			if (i + 1 >= n)
-				return false;
-			i += 2;
-		} else {
+			break;
+		default:	/* refuse, root, noreturn: handled apart */
 			return false;
 		}
 	}
