@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Build-id and load segments of an ELF32 file, or of the vDSO image in
- * memory, with <elf.h> and stdio.
+ * The ELF layer of the libc-only side: build-id and load segments of an
+ * ELF32 file, or of the vDSO image in memory, and its sections, with
+ * <elf.h> and stdio.  The host's generator reads ELF through libelf
+ * (table/elf.c).
  */
 #include <elf.h>
 #include <errno.h>
@@ -42,7 +44,7 @@ static void scan_notes(const uint8_t *p, size_t n, struct uw_elf_info *info)
 	}
 }
 
-static int read_at(FILE *f, long off, void *buf, size_t n)
+int uw_elf_read_at(FILE *f, long off, void *buf, size_t n)
 {
 	return fseek(f, off, SEEK_SET) || fread(buf, 1, n, f) != n ? -1 : 0;
 }
@@ -54,7 +56,7 @@ static int read_phdrs(FILE *f, const Elf32_Ehdr *eh, struct uw_elf_info *info)
 	unsigned int i;
 
 	for (i = 0; i < eh->e_phnum; i++) {
-		if (read_at(f, eh->e_phoff + (long)i * eh->e_phentsize, &ph,
+		if (uw_elf_read_at(f, eh->e_phoff + (long)i * eh->e_phentsize, &ph,
 			    sizeof(ph)))
 			return -1;
 		if (ph.p_type == PT_LOAD && info->nloads < UW_ELF_MAX_LOADS) {
@@ -66,7 +68,7 @@ static int read_phdrs(FILE *f, const Elf32_Ehdr *eh, struct uw_elf_info *info)
 			info->nloads++;
 		} else if (ph.p_type == PT_NOTE && !info->build_id_len &&
 			   ph.p_filesz <= NOTE_MAX &&
-			   !read_at(f, ph.p_offset, note, ph.p_filesz)) {
+			   !uw_elf_read_at(f, ph.p_offset, note, ph.p_filesz)) {
 			scan_notes(note, ph.p_filesz, info);
 		}
 	}
@@ -81,7 +83,7 @@ static int elf_info(FILE *f, struct uw_elf_info *info)
 	memset(info, 0, sizeof(*info));
 	if (!f)
 		return -1;
-	if (read_at(f, 0, &eh, sizeof(eh)) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	if (uw_elf_read_at(f, 0, &eh, sizeof(eh)) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
 	    eh.e_ident[EI_CLASS] != ELFCLASS32 ||
 	    eh.e_ident[EI_DATA] != ELFDATA2LSB ||
 	    eh.e_phentsize < sizeof(Elf32_Phdr)) {
@@ -145,8 +147,41 @@ int uw_elf_is_64bit(const char *path)
 
 	if (!f)
 		return 0;
-	ret = !read_at(f, 0, id, sizeof(id)) && !memcmp(id, ELFMAG, SELFMAG) &&
+	ret = !uw_elf_read_at(f, 0, id, sizeof(id)) && !memcmp(id, ELFMAG, SELFMAG) &&
 	      id[EI_CLASS] == ELFCLASS64;
 	fclose(f);
 	return ret;
+}
+
+Elf32_Shdr *uw_elf_sections(FILE *f, unsigned int *n)
+{
+	Elf32_Shdr *shs;
+	Elf32_Ehdr eh;
+
+	if (uw_elf_read_at(f, 0, &eh, sizeof(eh)) ||
+	    eh.e_shentsize != sizeof(Elf32_Shdr) || !eh.e_shnum)
+		return NULL;
+	shs = calloc(eh.e_shnum, sizeof(*shs));
+	if (!shs || uw_elf_read_at(f, eh.e_shoff, shs, eh.e_shnum * sizeof(*shs))) {
+		free(shs);
+		return NULL;
+	}
+	*n = eh.e_shnum;
+	return shs;
+}
+
+void *uw_elf_section(FILE *f, const Elf32_Shdr *sh, size_t max)
+{
+	void *p;
+
+	if (!sh->sh_size || sh->sh_size > max)
+		return NULL;
+	p = malloc(sh->sh_size + 1);
+	if (p && uw_elf_read_at(f, sh->sh_offset, p, sh->sh_size)) {
+		free(p);
+		return NULL;
+	}
+	if (p)
+		((char *)p)[sh->sh_size] = 0;	/* names end inside */
+	return p;
 }

@@ -6,8 +6,10 @@
 #ifndef UWPROF_BUILDID_H
 #define UWPROF_BUILDID_H
 
+#include <elf.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "lib/addrmap.h"
 
@@ -37,6 +39,22 @@ int uw_vdso_info(struct uw_elf_info *info);
 
 /* The name /proc/PID/maps and the side-band give its mapping. */
 #define UW_VDSO_NAME	"[vdso]"
+
+/* Read @n bytes at @off of @f: 0, or -1 if they are not all there. */
+int uw_elf_read_at(FILE *f, long off, void *buf, size_t n);
+
+/*
+ * The section headers of the ELF32 file @f, malloc'd, and their number
+ * in *@n; NULL if it has none or they cannot be read.
+ */
+Elf32_Shdr *uw_elf_sections(FILE *f, unsigned int *n);
+
+/*
+ * A section's bytes, malloc'd with a NUL after them (a string table's
+ * names end inside); NULL if it is empty, larger than @max or cannot be
+ * read.
+ */
+void *uw_elf_section(FILE *f, const Elf32_Shdr *sh, size_t max);
 
 /* 1 if @path is a 64-bit ELF file (a 64-bit program, which v2 tables
  * cannot describe), else 0. */

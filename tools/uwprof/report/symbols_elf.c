@@ -25,28 +25,6 @@ struct sym_file {
 
 bool sym_demangle;		/* names stay as the file has them */
 
-static int read_at(FILE *f, long off, void *buf, size_t n)
-{
-	return fseek(f, off, SEEK_SET) || fread(buf, 1, n, f) != n ? -1 : 0;
-}
-
-/* A section's bytes, malloc'd; NULL if it cannot be read. */
-static void *section(FILE *f, const Elf32_Shdr *sh)
-{
-	void *p;
-
-	if (!sh->sh_size || sh->sh_size > SYMTAB_MAX)
-		return NULL;
-	p = malloc(sh->sh_size + 1);
-	if (p && read_at(f, sh->sh_offset, p, sh->sh_size)) {
-		free(p);
-		return NULL;
-	}
-	if (p)
-		((char *)p)[sh->sh_size] = 0;	/* names end inside */
-	return p;
-}
-
 /* The function symbols of @tab (whose names are in @shs[tab->sh_link]). */
 static int load_symbols(struct sym_file *sf, FILE *f, const Elf32_Shdr *shs,
 			unsigned int nsh, const Elf32_Shdr *tab)
@@ -56,8 +34,8 @@ static int load_symbols(struct sym_file *sf, FILE *f, const Elf32_Shdr *shs,
 
 	if (tab->sh_link >= nsh || tab->sh_entsize != sizeof(Elf32_Sym))
 		return -1;
-	syms = section(f, tab);
-	sf->names = section(f, &shs[tab->sh_link]);
+	syms = uw_elf_section(f, tab, SYMTAB_MAX);
+	sf->names = uw_elf_section(f, &shs[tab->sh_link], SYMTAB_MAX);
 	if (!syms || !sf->names) {
 		free(syms);
 		return -1;
@@ -93,21 +71,18 @@ static struct sym_file *open_elf(const char *path)
 	Elf32_Shdr *shs = NULL;
 	FILE *f = uw_fopen_regular(path);
 	struct uw_elf_info info;
-	Elf32_Ehdr eh;
-	unsigned int i;
+	unsigned int i, nsh = 0;
 
-	if (!sf || !f || uw_elf_info(path, &info) ||
-	    read_at(f, 0, &eh, sizeof(eh)) ||
-	    eh.e_shentsize != sizeof(Elf32_Shdr) || !eh.e_shnum)
+	if (!sf || !f || uw_elf_info(path, &info))
 		goto fail;
-	shs = calloc(eh.e_shnum, sizeof(*shs));
-	if (!shs || read_at(f, eh.e_shoff, shs, eh.e_shnum * sizeof(*shs)))
+	shs = uw_elf_sections(f, &nsh);
+	if (!shs)
 		goto fail;
-	for (i = 0; i < eh.e_shnum; i++)	/* .symtab, else .dynsym */
+	for (i = 0; i < nsh; i++)	/* .symtab, else .dynsym */
 		if (shs[i].sh_type == SHT_SYMTAB ||
 		    (shs[i].sh_type == SHT_DYNSYM && !tab))
 			tab = &shs[i];
-	if (tab && load_symbols(sf, f, shs, eh.e_shnum, tab))
+	if (tab && load_symbols(sf, f, shs, nsh, tab))
 		goto fail;
 	sf->h.nloads = info.nloads;
 	memcpy(sf->h.loads, info.loads, sizeof(info.loads));
