@@ -16,6 +16,7 @@ RECORD_SRCS	:= tools/uwprof/record/cmd_record.c tools/uwprof/record/procs.c \
 REPORT_COMMON_SRCS := tools/uwprof/report/cmd_report.c tools/uwprof/report/model.c \
 		   tools/uwprof/report/procs.c tools/uwprof/report/symtab.c \
 		   tools/uwprof/report/text.c tools/uwprof/report/folded.c \
+		   tools/uwprof/report/json.c \
 		   tools/uwprof/report/perf_script.c tools/uwprof/report/svg.c
 ARM_UWPROF	:= $(ARM_OUT)/uwprof
 ARM_UWPROF_SRCS	:= tools/uwprof/uwprof.c unwind_v2.c $(UWPROF_LIB_SRCS) \

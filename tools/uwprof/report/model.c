@@ -762,6 +762,15 @@ static int node_cmp(const void *x, const void *y)
 	return name_cmp(a->func, b->func);
 }
 
+uint32_t rp_next_node(const struct rp_profile *p, uint32_t n)
+{
+	if (p->nodes[n].child)
+		return p->nodes[n].child;
+	while (n && !p->nodes[n].next)
+		n = p->nodes[n].parent;
+	return n ? p->nodes[n].next : 0;
+}
+
 void rp_sort_tree(struct rp_profile *p)
 {
 	uint32_t *ids = malloc(p->nnodes * sizeof(*ids)), n = 0;

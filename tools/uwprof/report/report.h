@@ -152,6 +152,12 @@ void rp_free(struct rp_profile *p);
 /* Nodes' children sorted by name, so every writer walks the same order. */
 void rp_sort_tree(struct rp_profile *p);
 
+/*
+ * The node after @n depth-first over the sorted tree (rp_next_node(p, 0)
+ * is the first), 0 at the end; no recursion, so deep stacks are fine.
+ */
+uint32_t rp_next_node(const struct rp_profile *p, uint32_t n);
+
 /* Functions sorted by @by_total, then the other count, then name. */
 uint32_t *rp_sorted_funcs(const struct rp_profile *p, bool by_total);
 
