@@ -199,18 +199,14 @@ static const u8 *cie_r_encoding(const Dwarf_CIE *cie)
 static Elf_Data *section_data(Elf *elf, const char *secname, u32 *addr)
 {
 	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	const char *name;
 	size_t shstrndx;
 
 	if (elf_getshdrstrndx(elf, &shstrndx))
 		return NULL;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		const char *name;
-
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		name = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (!name || strcmp(name, secname) || sh.sh_type == SHT_NOBITS)
+	while ((scn = tb_elf_next_named(elf, shstrndx, scn, &sh, &name))) {
+		if (strcmp(name, secname) || sh.sh_type == SHT_NOBITS)
 			continue;
 		if ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
 			return NULL;

@@ -373,6 +373,8 @@ int tb_read_ehabi(struct tb_elf *e, struct tb_input *in,
 		  struct tb_notes *notes, char *err, size_t errlen)
 {
 	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	const char *name;
 	struct exidx_secs x = { 0 };
 	struct tb_spans dw;
 	u32 text_end = e->meta.text_addr + e->meta.text_size;
@@ -381,15 +383,7 @@ int tb_read_ehabi(struct tb_elf *e, struct tb_input *in,
 
 	if (elf_getshdrstrndx(e->elf, &shstrndx))
 		return 0;
-	while ((scn = elf_nextscn(e->elf, scn))) {
-		GElf_Shdr sh;
-		const char *name;
-
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		name = elf_strptr(e->elf, shstrndx, sh.sh_name);
-		if (!name)
-			continue;
+	while ((scn = tb_elf_next_named(e->elf, shstrndx, scn, &sh, &name))) {
 		if (sh.sh_type == SHT_ARM_EXIDX) {
 			x.ix = elf_getdata(scn, NULL);
 			x.ix_addr = sh.sh_addr;

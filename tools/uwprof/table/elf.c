@@ -132,6 +132,19 @@ const struct tb_sec *tb_elf_sec(const struct tb_elf *e, u32 addr)
 	return NULL;
 }
 
+Elf_Scn *tb_elf_next_named(Elf *elf, size_t shstrndx, Elf_Scn *scn,
+			   GElf_Shdr *sh, const char **name)
+{
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, sh))
+			continue;
+		*name = elf_strptr(elf, shstrndx, sh->sh_name);
+		if (*name)
+			return scn;
+	}
+	return NULL;
+}
+
 const u8 *tb_elf_sec_bytes(struct tb_elf *e, const struct tb_sec *s)
 {
 	Elf_Scn *scn = NULL;
@@ -175,6 +188,8 @@ static bool is_arm32(const GElf_Ehdr *eh)
 int tb_elf_open(struct tb_elf *e, const char *path, char *err, size_t errlen)
 {
 	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	const char *name;
 	GElf_Ehdr eh;
 	size_t shstrndx, nph;
 	bool have_text = false;
@@ -213,15 +228,7 @@ int tb_elf_open(struct tb_elf *e, const char *path, char *err, size_t errlen)
 			ph.p_vaddr, ph.p_offset, ph.p_filesz, ph.p_memsz,
 			ph.p_flags };
 	}
-	while ((scn = elf_nextscn(e->elf, scn))) {
-		GElf_Shdr sh;
-		const char *name;
-
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		name = elf_strptr(e->elf, shstrndx, sh.sh_name);
-		if (!name)
-			continue;
+	while ((scn = tb_elf_next_named(e->elf, shstrndx, scn, &sh, &name))) {
 		if ((sh.sh_flags & SHF_EXECINSTR) && (sh.sh_flags & SHF_ALLOC) &&
 		    sh.sh_type == SHT_PROGBITS && sh.sh_size &&
 		    e->nsecs < TB_MAX_SECS) {
@@ -350,18 +357,14 @@ static void scan_debug(struct tb_elf *e, u8 *id, u32 *idlen)
 {
 	Elf *elf = e->dbg_elf;
 	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	const char *name;
 	size_t shstrndx;
 
 	if (elf_getshdrstrndx(elf, &shstrndx))
 		return;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		const char *name;
-
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		name = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (name && !strcmp(name, ".debug_frame") &&
+	while ((scn = tb_elf_next_named(elf, shstrndx, scn, &sh, &name))) {
+		if (!strcmp(name, ".debug_frame") &&
 		    sh.sh_type == SHT_PROGBITS) {
 			GElf_Chdr ch;
 

@@ -6,6 +6,8 @@
 #ifndef UWPROF_TABLE_ELF_H
 #define UWPROF_TABLE_ELF_H
 
+#include <gelf.h>
+
 #include "table/table.h"
 #include "lib/uwt.h"
 
@@ -85,6 +87,14 @@ void tb_elf_cover_code(struct tb_elf *e);
 
 /* The executable section holding @addr, or NULL. */
 const struct tb_sec *tb_elf_sec(const struct tb_elf *e, u32 addr);
+
+/*
+ * The next section of @elf after @scn (NULL: the first) that has a header
+ * and a name: its header in *@sh and name in *@name; NULL after the last.
+ * @shstrndx is elf_getshdrstrndx()'s.
+ */
+Elf_Scn *tb_elf_next_named(Elf *elf, size_t shstrndx, Elf_Scn *scn,
+			   GElf_Shdr *sh, const char **name);
 
 /* The bytes of executable section @s (NULL when unreadable). */
 const u8 *tb_elf_sec_bytes(struct tb_elf *e, const struct tb_sec *s);
