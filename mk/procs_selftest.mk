@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # The process-tracking selftest (selftests/procs_test.c): it reads the static chain program's table
-# (mk/chain.mk) through the container reader, so it links table_uwt.c.
+# (mk/chain.mk) through the container reader, so it links lib/uwt.c.
 
 PROCS_TEST	:= $(ARM_OUT)/selftests/procs_test
 

@@ -3,8 +3,8 @@
  * uwprof record: sample processes through /dev/unwind_samples and write
  * uwprof.data.  The command: options, the device, the command it runs,
  * the loop and the summary.  Which processes are followed and how their
- * tables get attached is record_procs.c; the side-band that tells it
- * about forks, execs and mmaps is record_sideband.c.  libc only: this
+ * tables get attached is record/procs.c; the side-band that tells it
+ * about forks, execs and mmaps is record/sideband.c.  libc only: this
  * file is part of the static armhf uwprof that runs on the device.
  */
 #ifndef _GNU_SOURCE

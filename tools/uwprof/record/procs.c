@@ -5,7 +5,7 @@
  * For every executable file mapping of a target it reads the file's
  * build-id, loads TABLES/<build-id>.uwt, uploads it (once per build-id)
  * and attaches it to the mapping's runtime .text.  It learns about
- * mappings from the side-band (record_sideband.c: forks, exits, names,
+ * mappings from the side-band (record/sideband.c: forks, exits, names,
  * execs and mmaps in order) after one read of /proc/PID/maps for
  * processes already running; where perf events are not available, by
  * reading the maps again now and then.  libc only.

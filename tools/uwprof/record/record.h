@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * uwprof record's state, shared by the command (cmd_record.c) and the
- * process tracking (record_procs.c).  libc only.
+ * process tracking (record/procs.c).  libc only.
  */
 #ifndef UWPROF_RECORD_H
 #define UWPROF_RECORD_H
@@ -106,7 +106,7 @@ void *rec_grow(void *p, unsigned int *room, unsigned int n, size_t sz);
 void rec_write(struct rec *r, uint32_t type, const void *a, size_t len,
 	       const char *str);
 
-/* record_procs.c */
+/* record/procs.c */
 struct target *rec_add_target(struct rec *r, pid_t pid, bool explicit);
 struct target *rec_find_target(struct rec *r, pid_t pid);
 void rec_scan_all(struct rec *r);

@@ -3,8 +3,8 @@
  * uwprof table: the model shared by the table generator's stages.
  *
  *   readers (breakpad, DWARF CFI, EHABI)  ->  struct tb_cfi_func (CFI rows)
- *   conversion (table_conv.c)             ->  struct tb_func (offset, sequence)
- *   layout (table_layout.c)               ->  the v2 blob
+ *   conversion (conv.c)                   ->  struct tb_func (offset, sequence)
+ *   layout (layout.c)                     ->  the v2 blob
  *
  * CFI rows are deltas, as breakpad prints them: a row names only the rules
  * that changed at its address.  The Chrome-compatible conversion works on
@@ -139,7 +139,7 @@ void tb_note_add(struct tb_notes *notes, u32 func, u32 addr,
 	__attribute__((format(printf, 5, 6)));
 
 /* ------------------------------------------------------------------ */
-/* Encoding (table_enc.c)                                             */
+/* Encoding (enc.c)                                                   */
 
 #define TB_SEQ_MAX	64
 
@@ -188,7 +188,7 @@ struct tb_action {
 bool tb_enc_action(const struct tb_action *a, struct tb_seq *out);
 
 /* ------------------------------------------------------------------ */
-/* Conversion (table_conv.c)                                          */
+/* Conversion (conv.c)                                                */
 
 /* A function ready for layout: (offset, sequence) pairs, offsets descending. */
 struct tb_pair {
@@ -248,7 +248,7 @@ bool tb_encode_state(const struct tb_row *st, struct tb_seq *out,
 void tb_state_apply(struct tb_row *st, const struct tb_row *row);
 
 /* ------------------------------------------------------------------ */
-/* Layout (table_layout.c)                                            */
+/* Layout (layout.c)                                                  */
 
 struct tb_blob {
 	u8 *data;
@@ -327,7 +327,7 @@ void tb_input_free(struct tb_input *in);
 struct tb_row *tb_func_add_row(struct tb_cfi_func *f);
 
 /*
- * Breakpad symbol file (table_breakpad.c): STACK CFI records.  Returns 0
+ * Breakpad symbol file (breakpad.c): STACK CFI records.  Returns 0
  * or -1 with a message in @err.  INIT 0 (tombstone) functions are skipped.
  */
 int tb_read_breakpad(FILE *f, struct tb_input *in, char *err, size_t errlen);
