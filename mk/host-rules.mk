@@ -65,9 +65,7 @@ $(FUZZ_OUT)/fuzz_uwt: fuzz/fuzz_uwt.c $(addprefix $(FUZZ_OUT)/obj/,\
 
 FUZZ_REPORT_OBJS := $(patsubst %.c,$(FUZZ_OUT)/obj/%.o,\
 		   $(filter-out tools/uwprof/report/cmd_report.c,$(REPORT_SRCS)) \
-		   tools/uwprof/lib/datafile.c tools/uwprof/lib/elf.c tools/uwprof/report/symtab.c \
-		   tools/uwprof/lib/regfile.c tools/uwprof/lib/util.c \
-		   tools/uwprof/lib/addrmap.c unwind_v2.c)
+		   $(UWPROF_LIB_SRCS) unwind_v2.c)
 
 $(FUZZ_OUT)/fuzz_reportmem: fuzz/fuzz_reportmem.c $(FUZZ_REPORT_OBJS) $(TOOL_OBJS)
 	@mkdir -p $(dir $@)

@@ -6,9 +6,8 @@
 HOST_TESTS	+= test_report_svg
 test_report_svg_SRCS := tools/uwprof/report/svg.c tools/uwprof/report/model.c \
 		   tools/uwprof/report/procs.c \
-		   tools/uwprof/report/symbols.c tools/uwprof/report/symtab.c tools/uwprof/lib/elf.c \
-		   tools/uwprof/lib/datafile.c tools/uwprof/lib/regfile.c \
-		   tools/uwprof/lib/util.c tools/uwprof/lib/addrmap.c unwind_v2.c
+		   tools/uwprof/report/symbols.c tools/uwprof/report/symtab.c \
+		   $(UWPROF_LIB_SRCS) unwind_v2.c
 test_report_svg_LIBS := -ldw -lelf -lz -lstdc++
 
 HOST_TEST_SCRIPTS += tests/host/hostile_cli.sh
