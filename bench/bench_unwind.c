@@ -28,7 +28,7 @@
 #include <string.h>
 #include <time.h>
 #include "replay.h"
-#include "table_uwt.h"
+#include "lib/uwt.h"
 #include "test_unwind_v2_gen.h"
 #include "unwind_v2.h"
 

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "datafile.h"
+#include "lib/datafile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

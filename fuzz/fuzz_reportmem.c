@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "report.h"
+#include "report/report.h"
 
 static FILE *devnull;
 

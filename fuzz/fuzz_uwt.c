@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer target for the .uwt reader in memory: the container parser
- * (table_uwt.c), the v2 blob validator the kernel also runs
- * (uw2_table_init) and the dumper (table_dump.c), as "uwprof dump --hex"
+ * (lib/uwt.c), the v2 blob validator the kernel also runs
+ * (uw2_table_init) and the dumper (inspect/dump.c), as "uwprof dump --hex"
  * uses them, without a file per input.  The input gets an exact-size heap
  * copy so ASan sees any read past it.
  */
@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "table_dump.h"
-#include "table_uwt.h"
+#include "inspect/dump.h"
+#include "lib/uwt.h"
 #include "unwind_v2.h"
 
 static FILE *devnull;

@@ -37,6 +37,11 @@ HOSTCC		?= cc
 HOST_CFLAGS	?= -O2 -g -Wall -Wextra -Werror -std=gnu11
 HOST_CFLAGS	+= -I$(CURDIR)/tools/include -I$(CURDIR) -I$(CURDIR)/tools/uwprof
 
+# tools/uwprof/lib/: the libc-only code both the host and the device-side
+# uwprof are built from (tools/uwprof/README.md).  Every file of it goes
+# into both binaries, so the device build checks all of it.
+UWPROF_LIB_SRCS	:= $(sort $(wildcard tools/uwprof/lib/*.c))
+
 # Where things are built.  Fragments use these in rule targets, which make
 # expands as it reads them, so they are defined here, before any fragment.
 HOST_OUT	:= $(BUILD)/host

@@ -8,8 +8,8 @@
 #   N_SRCS, N_LIBS              what test N links besides its own file
 #   HOST_TEST_SCRIPTS           shell tests; each ends "N passed, N failed"
 
-TOOL_SRCS	+= tools/uwprof/uwprof.c
-HOST_HDRS	:= $(wildcard *.h tools/uwprof/*.h tests/host/*.h uapi/*.h tools/include/linux/*.h)
+TOOL_SRCS	+= tools/uwprof/uwprof.c $(UWPROF_LIB_SRCS)
+HOST_HDRS	:= $(wildcard *.h tools/uwprof/*.h tools/uwprof/*/*.h tests/host/*.h uapi/*.h tools/include/linux/*.h)
 
 tools: $(UWPROF)
 
@@ -51,31 +51,29 @@ $(FUZZ_OUT)/fuzz_$(1): fuzz/fuzz_cmd.c $(FUZZ_TOOL_OBJS) $(TOOL_OBJS)
 endef
 $(foreach t,$(FUZZ_TOOLS),$(eval $(call fuzz_tool_rule,$(t))))
 
-$(FUZZ_OUT)/fuzz_procmaps: fuzz/fuzz_procmaps.c $(FUZZ_OUT)/obj/tools/uwprof/procmaps.o
+$(FUZZ_OUT)/fuzz_procmaps: fuzz/fuzz_procmaps.c $(FUZZ_OUT)/obj/tools/uwprof/lib/procmaps.o
 	@mkdir -p $(dir $@)
 	$(Q)$(FUZZ_CC) $(FUZZ_TOOL_CFLAGS) -fsanitize=fuzzer,address,undefined \
 		-o $@ $^
 
 $(FUZZ_OUT)/fuzz_uwt: fuzz/fuzz_uwt.c $(addprefix $(FUZZ_OUT)/obj/,\
-		tools/uwprof/table_uwt.o tools/uwprof/table_dump.o \
-		tools/uwprof/regfile.o unwind_v2.o)
+		tools/uwprof/lib/uwt.o tools/uwprof/inspect/dump.o tools/uwprof/lib/ehabi.o \
+		tools/uwprof/lib/regfile.o unwind_v2.o)
 	@mkdir -p $(dir $@)
 	$(Q)$(FUZZ_CC) $(FUZZ_TOOL_CFLAGS) -fsanitize=fuzzer,address,undefined \
 		-o $@ $^
 
 FUZZ_REPORT_OBJS := $(patsubst %.c,$(FUZZ_OUT)/obj/%.o,\
-		   $(filter-out tools/uwprof/cmd_report.c,$(REPORT_SRCS)) \
-		   tools/uwprof/datafile.c tools/uwprof/buildid.c tools/uwprof/symtab.c \
-		   tools/uwprof/regfile.c tools/uwprof/uwutil.c \
-		   tools/uwprof/addrmap.c unwind_v2.c)
+		   $(filter-out tools/uwprof/report/cmd_report.c,$(REPORT_SRCS)) \
+		   $(UWPROF_LIB_SRCS) unwind_v2.c)
 
 $(FUZZ_OUT)/fuzz_reportmem: fuzz/fuzz_reportmem.c $(FUZZ_REPORT_OBJS) $(TOOL_OBJS)
 	@mkdir -p $(dir $@)
 	$(Q)$(FUZZ_CC) $(FUZZ_TOOL_CFLAGS) -fsanitize=fuzzer,address,undefined \
 		-o $@ $^ $(TOOL_LIBS)
 
-$(FUZZ_OUT)/fuzz_datafile: fuzz/fuzz_datafile.c $(FUZZ_OUT)/obj/tools/uwprof/datafile.o \
-		$(FUZZ_OUT)/obj/tools/uwprof/regfile.o $(FUZZ_OUT)/obj/unwind_v2.o
+$(FUZZ_OUT)/fuzz_datafile: fuzz/fuzz_datafile.c $(FUZZ_OUT)/obj/tools/uwprof/lib/datafile.o \
+		$(FUZZ_OUT)/obj/tools/uwprof/lib/regfile.o $(FUZZ_OUT)/obj/unwind_v2.o
 	@mkdir -p $(dir $@)
 	$(Q)$(FUZZ_CC) $(FUZZ_TOOL_CFLAGS) -fsanitize=fuzzer,address,undefined \
 		-o $@ $^

@@ -4,18 +4,17 @@
 # the libFuzzer harnesses in fuzz/ over every reader of untrusted bytes.
 
 HOST_TESTS	+= test_report_svg
-test_report_svg_SRCS := tools/uwprof/report_svg.c tools/uwprof/report_model.c \
-		   tools/uwprof/report_procs.c \
-		   tools/uwprof/symbols.c tools/uwprof/symtab.c tools/uwprof/buildid.c \
-		   tools/uwprof/datafile.c tools/uwprof/regfile.c \
-		   tools/uwprof/uwutil.c tools/uwprof/addrmap.c unwind_v2.c
+test_report_svg_SRCS := tools/uwprof/report/svg.c tools/uwprof/report/model.c \
+		   tools/uwprof/report/procs.c \
+		   tools/uwprof/report/symbols.c tools/uwprof/report/symtab.c \
+		   $(UWPROF_LIB_SRCS) unwind_v2.c
 test_report_svg_LIBS := -ldw -lelf -lz -lstdc++
 
 HOST_TEST_SCRIPTS += tests/host/hostile_cli.sh
 HOST_TEST_SCRIPTS += tests/host/table_scale.sh
 
 HOST_TESTS	+= test_procmaps
-test_procmaps_SRCS := tools/uwprof/procmaps.c
+test_procmaps_SRCS := tools/uwprof/lib/procmaps.c
 
 # libFuzzer harnesses over the tools (mk/host-rules.mk makes the rules, as
 # they need every fragment's TOOL_SRCS): fuzz_NAME runs "uwprof CMD" on

@@ -26,7 +26,7 @@ HOST_CFLAGS	+= -I$(PPROF_GEN)
 FUZZ_TOOL_CFLAGS += -I$(PPROF_GEN)
 
 # The fuzzers' own compile of the writer needs the generated header.
-$(FUZZ_OUT)/obj/tools/uwprof/report_pprof.o: $(PPROF_GEN)/profile.pb-c.h
+$(FUZZ_OUT)/obj/tools/uwprof/report/pprof.o: $(PPROF_GEN)/profile.pb-c.h
 
 # google/pprof itself, built from Debian's source of it: go tool pprof (the
 # copy inside the Go distribution) cannot read build-ids, so it ignores every

@@ -2,37 +2,49 @@
 # uwprof record (the collector, also built static for armhf) and
 # uwprof report; the demo.  docs/USAGE.md and docs/DATAFILE.md describe them.
 
-# libc-only sources: the device-side uwprof is made of these.
-RECORD_SRCS	:= tools/uwprof/cmd_record.c tools/uwprof/record_procs.c \
-		   tools/uwprof/record_sideband.c tools/uwprof/datafile.c \
-		   tools/uwprof/buildid.c tools/uwprof/attach.c tools/uwprof/addrmap.c \
-		   tools/uwprof/procmaps.c tools/uwprof/regfile.c \
-		   tools/uwprof/uwutil.c tools/uwprof/cmd_vdso.c \
-		   tools/uwprof/symtab.c
-# The report's model and writers, in the device binary too (every format
-# but pprof; symbols from the files' own tables, symbols_elf.c).
-REPORT_COMMON_SRCS := tools/uwprof/cmd_report.c tools/uwprof/report_model.c \
-		   tools/uwprof/report_procs.c \
-		   tools/uwprof/report_text.c tools/uwprof/report_folded.c \
-		   tools/uwprof/report_perf_script.c tools/uwprof/report_svg.c
+# The device-side uwprof: lib/ and the device commands (record, vdso and
+# report's model and writers: every format but pprof, symbols from the
+# files' own tables through symbols_elf.c), with the unwinder.  libc only,
+# and the build checks it (scripts/check-device-libc.sh): the sources are
+# compiled against the C library's headers alone (-nostdinc), every
+# #include they hold, taken or not, must name a C library header or one of
+# lib/, record/ and report/, and the static link may read libc, libgcc and
+# nothing else.
+RECORD_SRCS	:= tools/uwprof/record/cmd_record.c tools/uwprof/record/procs.c \
+		   tools/uwprof/record/sideband.c tools/uwprof/record/attach.c \
+		   tools/uwprof/record/cmd_vdso.c
+REPORT_COMMON_SRCS := tools/uwprof/report/cmd_report.c tools/uwprof/report/model.c \
+		   tools/uwprof/report/procs.c tools/uwprof/report/symtab.c \
+		   tools/uwprof/report/text.c tools/uwprof/report/folded.c \
+		   tools/uwprof/report/json.c \
+		   tools/uwprof/report/perf_script.c tools/uwprof/report/svg.c
 ARM_UWPROF	:= $(ARM_OUT)/uwprof
-ARM_UWPROF_SRCS	:= tools/uwprof/uwprof.c tools/uwprof/table_uwt.c unwind_v2.c \
-		   $(RECORD_SRCS) $(REPORT_COMMON_SRCS) tools/uwprof/symbols_elf.c
+ARM_UWPROF_SRCS	:= tools/uwprof/uwprof.c unwind_v2.c $(UWPROF_LIB_SRCS) \
+		   $(RECORD_SRCS) $(REPORT_COMMON_SRCS) tools/uwprof/report/symbols_elf.c
+# The C library's headers (beside the libc.a the static link takes) and
+# the compiler's own; not /usr/include, where libelf, zlib... live.
+ARM_LIBC_A	= $(shell $(ARM_CC) -print-file-name=libc.a)
+ARM_LIBC_INC	= -nostdinc -isystem $(abspath $(dir $(ARM_LIBC_A))../include) \
+		  -isystem $(shell $(ARM_CC) -print-file-name=include)
 
 TOOL_SRCS	+= $(RECORD_SRCS)
 
-$(ARM_UWPROF): $(ARM_UWPROF_SRCS) $(HOST_HDRS)
+$(ARM_UWPROF): $(ARM_UWPROF_SRCS) $(HOST_HDRS) scripts/check-device-libc.sh
 	@mkdir -p $(dir $@)
+	$(Q)scripts/check-device-libc.sh includes "$(ARM_CC)" $(ARM_UWPROF_SRCS)
 	$(Q)$(ARM_CC) -static -O2 -g -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE \
-		-DUWPROF_DEVICE_BUILD \
+		-DUWPROF_DEVICE_BUILD $(ARM_LIBC_INC) \
 		-I$(CURDIR)/tools/include -I$(CURDIR) -I$(CURDIR)/tools/uwprof \
-		-o $@ $(ARM_UWPROF_SRCS)
+		-o $@.tmp $(ARM_UWPROF_SRCS) -Wl,--trace >$@.link
+	$(Q)scripts/check-device-libc.sh link $@.link || { rm -f $@.tmp; exit 1; }
+	$(Q)mv $@.tmp $@
 
 uwprof-arm: $(ARM_UWPROF)
 .PHONY: uwprof-arm
 
-REPORT_SRCS	:= $(REPORT_COMMON_SRCS) tools/uwprof/report_pprof.c \
-		   tools/uwprof/symbols.c
+# The host's report adds pprof and symbols through libdwfl.
+REPORT_SRCS	:= $(REPORT_COMMON_SRCS) tools/uwprof/report/pprof.c \
+		   tools/uwprof/report/symbols.c
 TOOL_SRCS	+= $(REPORT_SRCS)
 TOOL_LIBS	+= -lz -lstdc++
 
@@ -64,9 +76,9 @@ VM_TEST_DEPS	+= $(ARM_UWPROF) $(UWPROF)
 # The address model against the real loader (tests/host/addrmap_cli.sh):
 # a probe of record's side of it, built from the same sources.
 ADDRMAP_PROBE	:= $(HOST_OUT)/tests/addrmap_probe
-ADDRMAP_PROBE_SRCS := tests/host/addrmap_probe.c tools/uwprof/addrmap.c \
-		  tools/uwprof/buildid.c tools/uwprof/attach.c \
-		  tools/uwprof/table_uwt.c tools/uwprof/regfile.c
+ADDRMAP_PROBE_SRCS := tests/host/addrmap_probe.c tools/uwprof/lib/addrmap.c \
+		  tools/uwprof/lib/elf.c tools/uwprof/record/attach.c \
+		  tools/uwprof/lib/uwt.c tools/uwprof/lib/regfile.c
 $(ADDRMAP_PROBE): $(ADDRMAP_PROBE_SRCS) $(HOST_HDRS)
 	@mkdir -p $(dir $@)
 	$(Q)$(HOSTCC) $(HOST_CFLAGS) -o $@ $(ADDRMAP_PROBE_SRCS)

@@ -2,17 +2,19 @@
 # uwprof table / uwprof dump: the v2 table generator, its container and
 # the dumper.  docs/TABLES.md describes them.
 
-TABLE_CORE	:= tools/uwprof/table_enc.c tools/uwprof/table_conv.c \
-		   tools/uwprof/table_layout.c tools/uwprof/table_breakpad.c
-TABLE_ELF	:= tools/uwprof/table_dwarf.c tools/uwprof/table_ehabi.c \
-		   tools/uwprof/table_elf.c tools/uwprof/prologue.c \
-		   tools/uwprof/table_plt.c tools/uwprof/table_noreturn.c \
-		   tools/uwprof/table_spans.c
-TABLE_READ	:= tools/uwprof/table_uwt.c tools/uwprof/table_dump.c
-TABLE_SRCS	:= $(TABLE_CORE) $(wildcard $(TABLE_ELF)) $(wildcard $(TABLE_READ))
+TABLE_CORE	:= tools/uwprof/table/enc.c tools/uwprof/table/conv.c \
+		   tools/uwprof/table/layout.c tools/uwprof/table/breakpad.c
+TABLE_ELF	:= tools/uwprof/table/dwarf.c tools/uwprof/table/ehabi.c \
+		   tools/uwprof/table/elf.c tools/uwprof/table/prologue.c \
+		   tools/uwprof/table/plt.c tools/uwprof/table/noreturn.c \
+		   tools/uwprof/table/spans.c
+TABLE_SRCS	:= $(TABLE_CORE) $(TABLE_ELF)
 TABLE_LIBS	:= -ldw -lelf -lz -lcapstone
 
-TOOL_SRCS	+= $(TABLE_SRCS) $(wildcard tools/uwprof/cmd_table.c tools/uwprof/cmd_dump.c)
+# uwprof dump reads tables back (inspect/dump.c, also fuzzed by fuzz_uwt).
+INSPECT_SRCS	:= tools/uwprof/inspect/dump.c tools/uwprof/inspect/cmd_dump.c
+
+TOOL_SRCS	+= $(TABLE_SRCS) tools/uwprof/table/cmd_table.c $(INSPECT_SRCS)
 TOOL_LIBS	+= $(TABLE_LIBS)
 
 # The unwinder normally comes from mk/unwind.mk; link it here only if that
@@ -31,7 +33,7 @@ lua-arm:
 
 # Real code: lua5.4 (gcc, clang) against libdw, and libc.so.6's exidx.
 HOST_TESTS	+= test_table_real
-test_table_real_SRCS := unwind_v2.c tools/uwprof/table_uwt.c tools/uwprof/regfile.c
+test_table_real_SRCS := unwind_v2.c tools/uwprof/lib/uwt.c tools/uwprof/lib/regfile.c
 test_table_real_LIBS := -ldw -lelf
 
 HOST_TEST_SCRIPTS += tests/host/table_cli.sh tests/host/thread_entry.sh \
@@ -39,7 +41,7 @@ HOST_TEST_SCRIPTS += tests/host/table_cli.sh tests/host/thread_entry.sh \
 
 # Prologue analysis: hand-assembled sequences, and lua5.4 against DWARF.
 HOST_TESTS	+= test_table_prologue
-test_table_prologue_SRCS := $(TABLE_CORE) tools/uwprof/table_elf.c \
-		   tools/uwprof/prologue.c tools/uwprof/table_plt.c tools/uwprof/regfile.c \
-		   tools/uwprof/table_spans.c
+test_table_prologue_SRCS := $(TABLE_CORE) tools/uwprof/table/elf.c \
+		   tools/uwprof/table/prologue.c tools/uwprof/table/plt.c tools/uwprof/lib/regfile.c \
+		   tools/uwprof/table/spans.c
 test_table_prologue_LIBS := -ldw -lelf -lcapstone

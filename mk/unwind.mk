@@ -3,7 +3,7 @@
 # The unwinder core (unwind_v2.c): host tests, the uwprof unwind command,
 # the fuzz target and the benchmark.
 
-TOOL_SRCS	+= unwind_v2.c tools/uwprof/cmd_unwind.c
+TOOL_SRCS	+= unwind_v2.c tools/uwprof/inspect/cmd_unwind.c
 HOST_TESTS	+= test_unwind_v2
 test_unwind_v2_SRCS := unwind_v2.c tests/host/test_unwind_v2_gen.c
 HOST_TEST_SCRIPTS += tests/host/unwind_cli.sh
@@ -38,20 +38,20 @@ BENCH_REAL	:= $(BUILD)/bench/real
 
 $(BENCH_UNWIND): bench/bench_unwind.c bench/replay.h unwind_v2.c unwind_v2.h \
 		tests/host/test_unwind_v2_gen.c tests/host/test_unwind_v2_gen.h \
-		tools/uwprof/table_uwt.c
+		tools/uwprof/lib/uwt.c
 	@mkdir -p $(dir $@)
 	$(Q)$(HOSTCC) $(HOST_CFLAGS) -Itests/host -Ibench -o $@ \
 		bench/bench_unwind.c unwind_v2.c tests/host/test_unwind_v2_gen.c \
-		tools/uwprof/table_uwt.c tools/uwprof/regfile.c
+		tools/uwprof/lib/uwt.c tools/uwprof/lib/regfile.c
 
 $(BENCH_CAPTURE): tests/gt/capture.c bench/replay.h unwind_v2.c unwind_v2.h \
-		tools/uwprof/table_uwt.c
+		tools/uwprof/lib/uwt.c
 	@mkdir -p $(dir $@)
 	$(Q)$(ARM_CC) -O2 -g -mthumb -shared -fPIC -pthread -Wall -Wextra \
 		-D_GNU_SOURCE -I$(CURDIR) -I$(CURDIR)/tools/include \
 		-I$(CURDIR)/tools/uwprof -I$(CURDIR)/bench -o $@ \
-		tests/gt/capture.c unwind_v2.c tools/uwprof/table_uwt.c \
-		tools/uwprof/regfile.c
+		tests/gt/capture.c unwind_v2.c tools/uwprof/lib/uwt.c \
+		tools/uwprof/lib/regfile.c
 
 # Captured once and kept while the capture itself is unchanged, not remade
 # when unwind_v2.c changes: its frames were found by the unwinder of the
@@ -66,13 +66,13 @@ BENCH_UNWIND_ARM := $(BUILD)/bench/bench_unwind.arm
 
 $(BENCH_UNWIND_ARM): bench/bench_unwind.c bench/replay.h unwind_v2.c unwind_v2.h \
 		tests/host/test_unwind_v2_gen.c tests/host/test_unwind_v2_gen.h \
-		tools/uwprof/table_uwt.c
+		tools/uwprof/lib/uwt.c
 	@mkdir -p $(dir $@)
 	$(Q)$(ARM_CC) -O2 -mthumb -static -std=gnu11 -Wall -Wextra \
 		-I$(CURDIR)/tools/include -I$(CURDIR) -I$(CURDIR)/tools/uwprof \
 		-Itests/host -Ibench -o $@ bench/bench_unwind.c unwind_v2.c \
-		tests/host/test_unwind_v2_gen.c tools/uwprof/table_uwt.c \
-		tools/uwprof/regfile.c
+		tests/host/test_unwind_v2_gen.c tools/uwprof/lib/uwt.c \
+		tools/uwprof/lib/regfile.c
 
 # Without qemu-user or lua the real stacks are named as skipped by run.sh.
 bench-unwind: $(BENCH_UNWIND) $(BENCH_UNWIND_ARM)

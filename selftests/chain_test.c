@@ -28,7 +28,7 @@
 #include <time.h>
 
 #include "kselftest_harness.h"
-#include "attach.h"
+#include "record/attach.h"
 #include "uwprof_util.h"
 
 #define RUN_SECONDS	5

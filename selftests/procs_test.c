@@ -19,7 +19,7 @@
 #include <time.h>
 
 #include "kselftest_harness.h"
-#include "table_uwt.h"
+#include "lib/uwt.h"
 #include "uwprof_util.h"
 
 #define CHAIN_PROG	"chain-gcc-thumb-static_test"

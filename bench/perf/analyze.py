@@ -58,7 +58,7 @@ def kv_file(path):
     return d
 
 
-# ---- the uwprof data file (docs/DATAFILE.md, tools/uwprof/datafile.h) ----
+# ---- the uwprof data file (docs/DATAFILE.md, tools/uwprof/lib/datafile.h) ----
 
 def load_uwdata(path):
     b = open(path, "rb").read()

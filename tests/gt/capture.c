@@ -27,7 +27,7 @@
 #include <ucontext.h>
 
 #include "unwind_v2.h"
-#include "table_uwt.h"
+#include "lib/uwt.h"
 #include "replay.h"
 
 #define MAX_MODS	8

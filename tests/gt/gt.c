@@ -38,7 +38,7 @@
 #include <sys/syscall.h>
 
 #include "unwind_v2.h"
-#include "table_uwt.h"
+#include "lib/uwt.h"
 #include "gt_nocfi.h"
 
 #define MAX_FRAMES	64

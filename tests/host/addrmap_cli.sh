@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The address model (tools/uwprof/addrmap.c) against real loaders: a
+# The address model (tools/uwprof/lib/addrmap.c) against real loaders: a
 # program and a shared library linked by GNU ld (arm-linux-gnueabihf-gcc)
 # and by lld (clang -fuse-ld=lld, whose segments share file pages), PIE
 # and not, run under qemu-arm; addrmap_check.py compares record's bias,

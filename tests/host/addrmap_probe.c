@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "addrmap.h"
-#include "attach.h"
-#include "buildid.h"
-#include "table_uwt.h"
+#include "lib/addrmap.h"
+#include "record/attach.h"
+#include "lib/elf.h"
+#include "lib/uwt.h"
 
 static uint32_t num(const char *s)
 {

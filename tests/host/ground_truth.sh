@@ -66,8 +66,8 @@ if [ -f "$lgs" ]; then
 		 --syms "libgcc_s.so.1=$out/libgcc_s.so.1.syms")
 fi
 
-srcs=("$top/tests/gt/gt.c" "$top/unwind_v2.c" "$top/tools/uwprof/table_uwt.c"
-      "$top/tools/uwprof/regfile.c")
+srcs=("$top/tests/gt/gt.c" "$top/unwind_v2.c" "$top/tools/uwprof/lib/uwt.c"
+      "$top/tools/uwprof/lib/regfile.c")
 inc=(-D_GNU_SOURCE -I"$top" -I"$top/tools/include" -I"$top/tools/uwprof")
 for v in $variants; do
 	cc=${v%-*} link=${v#*-} exe=$out/gt-$v

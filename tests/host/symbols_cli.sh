@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Where report's names come from (tools/uwprof/symbols.c, libdwfl): a C++
+# Where report's names come from (tools/uwprof/report/symbols.c, libdwfl): a C++
 # program (armhf, Thumb-2, -O2 -g) whose functions are sampled through
 # data files written by uwdata.py, named from
 #   - the unstripped file: C++ names demangled (and kept with --no-demangle);

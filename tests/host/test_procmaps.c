@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "harness.h"
-#include "procmaps.h"
+#include "lib/procmaps.h"
 
 static unsigned int parse(const char *text, struct uw_mapping **maps)
 {

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "harness.h"
-#include "report.h"
+#include "report/report.h"
 
 /* A checker of its own (not the writer's): strict UTF-8 and XML chars. */
 static const char *bad_byte(const unsigned char *s, size_t n)

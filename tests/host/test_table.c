@@ -6,7 +6,7 @@
  */
 #include <stdlib.h>
 #include "harness.h"
-#include "table.h"
+#include "table/table.h"
 
 #define BYTES(...) ((const u8[]){ __VA_ARGS__ })
 #define NB(...) (sizeof((const u8[]){ __VA_ARGS__ }))

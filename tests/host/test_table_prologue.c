@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Prologue analysis (tools/uwprof/prologue.c).
+ * Prologue analysis (tools/uwprof/table/prologue.c).
  *
  * Hand-assembled ARM and Thumb sequences (bytes checked against the
  * encodings in the ARM ARM) with the rules each instruction boundary must
@@ -13,8 +13,8 @@
 #include <elfutils/libdw.h>
 #include <stdlib.h>
 #include "harness.h"
-#include "prologue.h"
-#include "table_elf.h"
+#include "table/prologue.h"
+#include "table/elf.h"
 
 /* The full state the analysis gives at @addr (rows are full states). */
 static const struct tb_row *state_at(const struct tb_cfi_func *f, u32 addr)

@@ -22,7 +22,7 @@
 #include <unistd.h>
 #include "harness.h"
 #include "unwind_v2.h"
-#include "table_uwt.h"
+#include "lib/uwt.h"
 
 static const char *build_dir(void)
 {

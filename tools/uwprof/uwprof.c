@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "datafile.h"
+#include "lib/datafile.h"
 #include "uwprof.h"
 #include "uapi/uwprof.h"
 

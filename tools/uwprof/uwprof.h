@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "lib/util.h"	/* uw_err(), uw_parse_u32(), uw_hex() */
+
 struct uwprof_cmd {
 	const char *name;
 	const char *summary;	/* one line for "uwprof help" */
@@ -32,14 +34,5 @@ void uwprof_register(const struct uwprof_cmd *cmd);
 
 /* Exit statuses shared by every subcommand. */
 enum { UWPROF_EXIT_OK = 0, UWPROF_EXIT_FAIL = 1, UWPROF_EXIT_USAGE = 2 };
-
-/* Print "uwprof: <message>\n" to stderr. */
-void uw_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/*
- * Parse a number in decimal or 0x-hex that must fit in 32 bits.  Returns
- * false (and prints nothing) on anything else.
- */
-bool uw_parse_u32(const char *s, uint32_t *out);
 
 #endif

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0
+/* uwprof.data: writer (record) and reader (report).  docs/DATAFILE.md. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lib/datafile.h"
+#include "lib/regfile.h"
+#include "uapi/uwprof.h"
+#include "unwind_v2.h"
+
+static uint64_t clock_ns(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int uwd_open(struct uwd_writer *w, const char *path, uint32_t freq_hz,
+	     uint32_t flags)
+{
+	struct uwd_header h = {
+		.magic = UWD_MAGIC,
+		.version = UWD_VERSION,
+		.header_size = sizeof(h),
+		.flags = flags,
+		.freq_hz = freq_hz,
+	};
+
+	h.start_ns = clock_ns(CLOCK_MONOTONIC);
+	h.start_realtime_ns = clock_ns(CLOCK_REALTIME);
+	w->samples = 0;
+	w->f = fopen(path, "wb");
+	if (!w->f)
+		return -1;
+	if (fwrite(&h, sizeof(h), 1, w->f) != 1) {
+		fclose(w->f);
+		return -1;
+	}
+	return 0;
+}
+
+/* One record: @a (alen bytes), then @str with its NUL if given, padded. */
+int uwd_write(struct uwd_writer *w, uint32_t type, const void *a, size_t alen,
+	      const char *str)
+{
+	static const uint8_t zero[8];
+	size_t slen = str ? strlen(str) + 1 : 0;
+	size_t body = sizeof(struct uwd_rec) + alen + slen;
+	size_t pad = (8 - body % 8) % 8;
+	struct uwd_rec r = { .type = type, .size = (uint32_t)(body + pad) };
+
+	if (body + pad > UINT32_MAX) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (fwrite(&r, sizeof(r), 1, w->f) != 1 ||
+	    (alen && fwrite(a, alen, 1, w->f) != 1) ||
+	    (slen && fwrite(str, slen, 1, w->f) != 1) ||
+	    (pad && fwrite(zero, pad, 1, w->f) != 1))
+		return -1;
+	if (type == UWD_SAMPLE)
+		w->samples++;
+	return 0;
+}
+
+int uwd_close(struct uwd_writer *w, uint64_t end_ns)
+{
+	struct uwd_end e = { .end_ns = end_ns, .samples = w->samples };
+	int ret = uwd_write(w, UWD_END, &e, sizeof(e), NULL);
+
+	if (fclose(w->f))
+		ret = -1;
+	return ret;
+}
+
+int uwd_load(const char *path, struct uwd_file *f, char *err, size_t errlen)
+{
+	uint8_t *buf;
+	size_t size;
+
+	memset(f, 0, sizeof(*f));
+	if (uw_read_regular(path, SIZE_MAX, &buf, &size)) {
+		snprintf(err, errlen, "cannot read %s: %s", path,
+			 uw_file_strerror(errno));
+		return -1;
+	}
+	return uwd_parse(path, buf, size, f, err, errlen);
+}
+
+int uwd_parse(const char *path, uint8_t *buf, size_t size, struct uwd_file *f,
+	      char *err, size_t errlen)
+{
+	memset(f, 0, sizeof(*f));
+	f->buf = buf;
+	f->size = size;
+	if (f->size < 16 || memcmp(f->buf, UWD_MAGIC, 8)) {
+		snprintf(err, errlen, "%s is not a uwprof data file "
+			 "(no UWPROFD header); record one with 'uwprof record'", path);
+		goto bad;
+	}
+	memcpy(&f->hdr, f->buf, f->size < sizeof(f->hdr) ? f->size : sizeof(f->hdr));
+	if (f->hdr.version != UWD_VERSION) {
+		snprintf(err, errlen, "%s: data file version %u; this uwprof reads "
+			 "version %u (use the uwprof that recorded it)", path,
+			 f->hdr.version, UWD_VERSION);
+		goto bad;
+	}
+	if (f->hdr.header_size < sizeof(f->hdr) || f->hdr.header_size > f->size ||
+	    f->hdr.header_size % 8) {
+		snprintf(err, errlen, "%s: bad header size %u (file truncated?)",
+			 path, f->hdr.header_size);
+		goto bad;
+	}
+	f->pos = f->hdr.header_size;
+	return 0;
+bad:
+	uwd_free(f);
+	return -1;
+}
+
+int uwd_next(struct uwd_file *f, uint32_t *type, const void **data,
+	     size_t *len)
+{
+	struct uwd_rec r;
+
+	if (f->pos >= f->size)
+		return 0;
+	if (f->size - f->pos < sizeof(r)) {
+		f->cut_short = true;
+		return 0;
+	}
+	memcpy(&r, f->buf + f->pos, sizeof(r));
+	/* A size we cannot step over ends the walk: nothing after it can be found. */
+	if (r.size < sizeof(r) || r.size % 8 || r.size > f->size - f->pos) {
+		f->cut_short = true;
+		return 0;
+	}
+	*type = r.type;
+	*data = f->buf + f->pos + sizeof(r);
+	*len = r.size - sizeof(r);
+	f->pos += r.size;
+	if (r.type == UWD_END)
+		f->saw_end = true;
+	return 1;
+}
+
+void uwd_free(struct uwd_file *f)
+{
+	free(f->buf);
+	f->buf = NULL;
+}
+
+/* The unwinder names its stops; the record's byte is the same enum. */
+_Static_assert((int)UWPROF_STOP_NR == (int)UW2_STOP_COUNT,
+	       "enum uwprof_stop and enum uw2_stop differ");
+
+const char *uwd_stop_name(unsigned int stop)
+{
+	return uw2_stop_name((enum uw2_stop)stop);
+}
+
+bool uwd_stop_complete(unsigned int stop)
+{
+	return stop == UWPROF_STOP_ROOT || stop == UWPROF_STOP_NORETURN;
+}
+
+uint64_t uwd_complete_count(const uint64_t *stops)
+{
+	return stops[UWPROF_STOP_ROOT] + stops[UWPROF_STOP_NORETURN];
+}

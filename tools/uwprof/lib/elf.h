@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The GNU build-id and PT_LOAD segments of a 32-bit ELF file, read with
+ * libc only (record runs static on the device, without libelf).
+ */
+#ifndef UWPROF_BUILDID_H
+#define UWPROF_BUILDID_H
+
+#include <elf.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "lib/addrmap.h"
+
+#define UW_ELF_MAX_LOADS	16
+#define UW_BUILD_ID_MAX		32
+
+struct uw_elf_info {
+	uint32_t build_id_len;		/* 0: the file has no build-id note */
+	uint8_t build_id[UW_BUILD_ID_MAX];
+	uint32_t nloads;
+	struct uw_seg loads[UW_ELF_MAX_LOADS];
+};
+
+/*
+ * Read @path.  Returns 0, or -1 with errno set (ENOEXEC: not a
+ * little-endian 32-bit ELF file).
+ */
+int uw_elf_info(const char *path, struct uw_elf_info *info);
+
+/*
+ * The vDSO the kernel mapped into this process: the image every 32-bit
+ * process on this kernel has.  -1 with errno ENOENT if there is none.
+ */
+int uw_vdso_image(const uint8_t **image, size_t *len);
+/* uw_elf_info() of that image. */
+int uw_vdso_info(struct uw_elf_info *info);
+
+/* The name /proc/PID/maps and the side-band give its mapping. */
+#define UW_VDSO_NAME	"[vdso]"
+
+/* Read @n bytes at @off of @f: 0, or -1 if they are not all there. */
+int uw_elf_read_at(FILE *f, long off, void *buf, size_t n);
+
+/*
+ * The section headers of the ELF32 file @f, malloc'd, and their number
+ * in *@n; NULL if it has none or they cannot be read.
+ */
+Elf32_Shdr *uw_elf_sections(FILE *f, unsigned int *n);
+
+/*
+ * A section's bytes, malloc'd with a NUL after them (a string table's
+ * names end inside); NULL if it is empty, larger than @max or cannot be
+ * read.
+ */
+void *uw_elf_section(FILE *f, const Elf32_Shdr *sh, size_t max);
+
+/* 1 if @path is a 64-bit ELF file (a 64-bit program, which v2 tables
+ * cannot describe), else 0. */
+int uw_elf_is_64bit(const char *path);
+
+#endif

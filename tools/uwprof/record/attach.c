@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Attach tables to a running process through /dev/unwind_samples. */
+#include <errno.h>
+#include <string.h>
+#include <sys/ioctl.h>
+
+#include "lib/addrmap.h"
+#include "record/attach.h"
+#include "uapi/uwprof.h"
+
+/*
+ * The table covers [text_addr, text_addr + text_size) in link addresses;
+ * the mapping's bias (the one address model, addrmap.c) moves it to
+ * runtime, and the mapping must hold all of it.
+ */
+int uw_runtime_text(const struct uwt_meta *meta, const struct uw_mapping *m,
+		    uint32_t *start, uint32_t *end)
+{
+	struct uw_seg segs[UWT_MAX_SEGS];
+	uint32_t i, n = meta->nsegs < UWT_MAX_SEGS ? meta->nsegs : UWT_MAX_SEGS;
+	uint32_t bias;
+
+	for (i = 0; i < n; i++)
+		segs[i] = (struct uw_seg){
+			.vaddr = meta->segs[i].vaddr,
+			.offset = meta->segs[i].offset,
+			.filesz = meta->segs[i].filesz,
+			.memsz = meta->segs[i].memsz,
+			.flags = meta->segs[i].flags,
+		};
+	if (uw_map_bias(segs, n, m->start, m->end, m->offset, &bias))
+		return -1;
+	*start = bias + meta->text_addr;
+	*end = *start + meta->text_size;
+	if (*start < m->start || *end > m->end || *end < *start)
+		return -1;
+	return 0;
+}
+
+int uw_dev_upload(int fd, const void *blob, uint32_t len, uint32_t *verr)
+{
+	struct uwprof_table_upload up = {
+		.size = sizeof(up),
+		.data = (uintptr_t)blob,
+		.len = len,
+	};
+
+	if (ioctl(fd, UWPROF_IOC_TABLE_UPLOAD, &up)) {
+		if (verr)
+			*verr = up.verr;
+		return -errno;
+	}
+	return (int)up.table_id;
+}
+
+int uw_dev_upload_by_build_id(int fd, const void *blob, uint32_t len,
+			      const uint8_t *bid, uint32_t bid_len,
+			      uint32_t text_addr, uint32_t text_size, uint32_t *verr)
+{
+	struct uwprof_table_upload up = {
+		.size = sizeof(up),
+		.flags = UWPROF_TABLE_BY_BUILD_ID,
+		.data = (uintptr_t)blob,
+		.len = len,
+		.build_id_size = bid_len,
+		.text_addr = text_addr,
+		.text_size = text_size,
+	};
+
+	if (!bid_len || bid_len > UWPROF_BUILD_ID_MAX)
+		return -EINVAL;
+	memcpy(up.build_id, bid, bid_len);
+	if (ioctl(fd, UWPROF_IOC_TABLE_UPLOAD, &up)) {
+		*verr = up.verr;
+		return -errno;
+	}
+	return (int)up.table_id;
+}
+
+int uw_dev_detach(int fd, pid_t pid, uint32_t start)
+{
+	struct uwprof_detach d = {
+		.size = sizeof(d),
+		.pid = (uint32_t)pid,
+		.text_start = start,
+	};
+
+	return ioctl(fd, UWPROF_IOC_DETACH, &d) ? -errno : 0;
+}
+
+int uw_dev_attach(int fd, pid_t pid, uint32_t table_id, uint32_t start,
+		  uint32_t end)
+{
+	struct uwprof_attach a = {
+		.size = sizeof(a),
+		.pid = (uint32_t)pid,
+		.table_id = table_id,
+		.text_start = start,
+		.text_end = end,
+	};
+
+	return ioctl(fd, UWPROF_IOC_ATTACH, &a) ? -errno : 0;
+}
+
+int uw_dev_follow(int fd, pid_t pid)
+{
+	struct uwprof_attach a = {
+		.size = sizeof(a),
+		.pid = (uint32_t)pid,
+		.flags = UWPROF_ATTACH_FOLLOW,
+	};
+
+	return ioctl(fd, UWPROF_IOC_ATTACH, &a) ? -errno : 0;
+}

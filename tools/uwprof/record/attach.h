@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Attaching tables to a process: find each executable file mapping's
+ * table, work out where its .text is at run time, upload and attach.
+ * libc only, so record (static, on the device) and the selftests share it.
+ */
+#ifndef UWPROF_ATTACH_H
+#define UWPROF_ATTACH_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "lib/procmaps.h"
+#include "lib/uwt.h"
+
+/*
+ * The runtime [start, end) of the table's .text when the file is mapped
+ * as @m (an executable mapping of it).  Returns 0, or -1 if the mapping
+ * does not hold the table's .text.
+ */
+int uw_runtime_text(const struct uwt_meta *meta, const struct uw_mapping *m,
+		    uint32_t *start, uint32_t *end);
+
+/* Upload a table blob; returns the table id or -errno (*verr on EINVAL). */
+int uw_dev_upload(int fd, const void *blob, uint32_t len, uint32_t *verr);
+
+/*
+ * Upload a table for the file with GNU build-id @bid, covering link
+ * addresses [@text_addr, +@text_size), for the module to attach by itself
+ * (UWPROF_TABLE_BY_BUILD_ID).  The table id or -errno; -EINVAL with
+ * *verr 0: the module does not take tables by build-id.
+ */
+int uw_dev_upload_by_build_id(int fd, const void *blob, uint32_t len,
+			      const uint8_t *bid, uint32_t bid_len,
+			      uint32_t text_addr, uint32_t text_size, uint32_t *verr);
+
+/* Detach @pid's range starting at @start; 0 or -errno. */
+int uw_dev_detach(int fd, pid_t pid, uint32_t start);
+
+/* Attach an uploaded table to @pid's [start, end); 0 or -errno. */
+int uw_dev_attach(int fd, pid_t pid, uint32_t table_id, uint32_t start,
+		  uint32_t end);
+
+/*
+ * Follow @pid with nothing attached (UWPROF_ATTACH_FOLLOW): the module
+ * samples it, attaches tables by build-id and follows its children.
+ * 0 or -errno (-EINVAL: the module cannot).
+ */
+int uw_dev_follow(int fd, pid_t pid);
+
+#endif

@@ -1,0 +1,872 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * uwprof record: sample processes through /dev/unwind_samples and write
+ * uwprof.data.  The command: options, the device, the command it runs,
+ * the loop and the summary.  Which processes are followed and how their
+ * tables get attached is record/procs.c; the side-band that tells it
+ * about forks, execs and mmaps is record/sideband.c.  libc only: this
+ * file is part of the static armhf uwprof that runs on the device.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE	/* pipe2 */
+#endif
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "record/attach.h"
+#include "lib/elf.h"
+#include "record/record.h"
+#include "uwprof.h"
+
+#define REC_DEFAULT_HZ		1000
+#define REC_READ_BUF		(256 * 1024)
+#define REC_SCAN_MIN_MS		1
+#define REC_SCAN_MAX_MS		250
+#define REC_SCAN_MAX_ALL_MS	1000
+#define REC_SCAN_HINT_MS	10	/* at most this often for no-table hints */
+/*
+ * After the maps change (an exec, the loader mapping libraries), keep
+ * scanning at the fastest rate for a while: the loader maps the next
+ * library a few milliseconds later, and main may already run in it.
+ */
+#define REC_SCAN_SETTLE_MS	50
+#define REC_POLL_MAX_MS		100
+#define REC_PROGRESS_MS		500
+
+static volatile sig_atomic_t rec_stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	rec_stop = 1;
+}
+
+uint64_t rec_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void *rec_grow(void *p, unsigned int *room, unsigned int n, size_t sz)
+{
+	void *g;
+
+	if (n < *room)
+		return p;
+	*room = *room ? *room * 2 : 16;
+	g = realloc(p, *room * sz);
+	if (!g) {
+		uw_err("record: out of memory");
+		exit(UWPROF_EXIT_FAIL);
+	}
+	return g;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: uwprof record [options] -- COMMAND [ARGS...]\n"
+		"       uwprof record [options] -p PID[,PID...]\n"
+		"       uwprof record [options] -t TID[,TID...]\n"
+		"       uwprof record [options] -a\n"
+		"\n"
+		"Sample the user-space call stacks of processes, unwound in the kernel\n"
+		"by uwprof.ko with tables made by 'uwprof table', and write them to a\n"
+		"data file for 'uwprof report'.\n"
+		"\n"
+		"  -p, --pid PID[,PID...]  profile these running processes\n"
+		"  -t, --tid TID[,TID...]  profile these threads (of running processes)\n"
+		"  -a, --all               every process whose code has tables, also\n"
+		"                          those started while recording\n"
+		"      --no-inherit        do not follow the processes the command or\n"
+		"                          the PIDs start (followed by default)\n"
+		"  -F, --freq HZ           samples per second per thread (default %d, max 10000)\n"
+		"  -d, --duration SECONDS  stop after this long (default: Ctrl-C, or when\n"
+		"                          the command or every PID has exited)\n"
+		"      --tables DIR        tables as DIR/<build-id>.uwt (default\n"
+		"                          $UWPROF_TABLES, else ./tables)\n"
+		"  -o, --output FILE       data file (default uwprof.data)\n"
+		"  -q, --quiet             no progress line and no summary\n"
+		"\n"
+		"Exit status: the command's own (128 + N if signal N killed it); 127 if\n"
+		"it could not be started; 1 if a target cannot be profiled; 0 with -p\n"
+		"or -a once recorded.\n",
+		REC_DEFAULT_HZ);
+}
+
+/* "1,2,3" appended to @ids; @opt names the option in errors. */
+static int parse_pids(const char *s, const char *opt, pid_t **ids,
+		      unsigned int *n)
+{
+	char *copy = strdup(s), *tok, *save = NULL;
+	unsigned int room = *n;
+	uint32_t v;
+
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (!uw_parse_u32(tok, &v) || !v || v > 0x3fffffff) {
+			uw_err("record: bad id '%s' in %s %s", tok, opt, s);
+			free(copy);
+			return -1;
+		}
+		*ids = rec_grow(*ids, &room, *n, sizeof(**ids));
+		(*ids)[(*n)++] = (pid_t)v;
+	}
+	free(copy);
+	return 0;
+}
+
+static int parse_duration(const char *s, double *d)
+{
+	char *end;
+
+	errno = 0;
+	*d = strtod(s, &end);
+	return errno || end == s || *end || !(*d > 0) || *d > 1e7 ? -1 : 0;
+}
+
+static int parse_args(int argc, char **argv, struct rec_opts *o)
+{
+	static const struct option lo[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "all", no_argument, NULL, 'a' },
+		{ "freq", required_argument, NULL, 'F' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "tid", required_argument, NULL, 't' },
+		{ "tables", required_argument, NULL, 'T' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "no-inherit", no_argument, NULL, 'I' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int c, modes;
+
+	memset(o, 0, sizeof(*o));
+	o->freq = REC_DEFAULT_HZ;
+	o->out = "uwprof.data";
+	o->tables = getenv("UWPROF_TABLES");
+	if (!o->tables || !*o->tables)
+		o->tables = "tables";
+	optind = 1;
+	/* "+": stop at the first non-option, the command to run. */
+	while ((c = getopt_long(argc, argv, "+p:t:aF:d:o:qh", lo, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			if (parse_pids(optarg, "-p", &o->pids, &o->npids))
+				return -1;
+			break;
+		case 't':
+			if (parse_pids(optarg, "-t", &o->tids, &o->ntids))
+				return -1;
+			break;
+		case 'q': o->quiet = true; break;
+		case 'a': o->all = true; break;
+		case 'I': o->no_inherit = true; break;
+		case 'F':
+			if (!uw_parse_u32(optarg, &o->freq) || !o->freq ||
+			    o->freq > 10000) {
+				uw_err("record: -F wants a rate from 1 to 10000 Hz, not '%s'",
+				       optarg);
+				return -1;
+			}
+			break;
+		case 'd':
+			if (parse_duration(optarg, &o->duration)) {
+				uw_err("record: -d wants a positive number of seconds, not '%s'",
+				       optarg);
+				return -1;
+			}
+			break;
+		case 'T': o->tables = optarg; break;
+		case 'o': o->out = optarg; break;
+		case 'h': usage(stdout); exit(UWPROF_EXIT_OK);
+		default:
+			usage(stderr);
+			return -1;
+		}
+	}
+	if (optind < argc)
+		o->cmd = argv + optind;
+	modes = !!o->npids + !!o->ntids + o->all + !!o->cmd;
+	if (modes != 1) {
+		uw_err("record: %s; give one of -p PID, -t TID, -a or -- COMMAND",
+		       modes ? "more than one target" : "nothing to profile");
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- the device ---- */
+
+static int open_device(void)
+{
+	int fd = open(UWPROF_DEVICE, O_RDWR | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd >= 0)
+		return fd;
+	if (errno == ENOENT || errno == ENODEV || errno == ENXIO)
+		uw_err("record: no %s: is uwprof.ko loaded? insmod uwprof.ko",
+		       UWPROF_DEVICE);
+	else if (errno == EACCES || errno == EPERM)
+		uw_err("record: %s: %s; recording needs root (or CAP_PERFMON)",
+		       UWPROF_DEVICE, strerror(errno));
+	else
+		uw_err("record: cannot open %s: %s", UWPROF_DEVICE, strerror(errno));
+	return -1;
+}
+
+void rec_write(struct rec *r, uint32_t type, const void *a, size_t len,
+	       const char *str)
+{
+	if (uwd_write(&r->w, type, a, len, str)) {
+		uw_err("record: cannot write %s: %s", r->o.out, strerror(errno));
+		exit(UWPROF_EXIT_FAIL);
+	}
+}
+
+/*
+ * The vDSO has no file to copy off the device: the data file carries its
+ * image, for report to name its functions.
+ */
+static void write_vdso(struct rec *r)
+{
+	const uint8_t *image;
+	struct uwd_image *im;
+	struct uw_elf_info info;
+	size_t len;
+
+	if (uw_vdso_image(&image, &len) || uw_vdso_info(&info))
+		return;
+	im = malloc(sizeof(*im) + len);
+	if (!im)
+		return;
+	memset(im, 0, sizeof(*im));
+	im->size = (uint32_t)len;
+	im->build_id_len = info.build_id_len;
+	memcpy(im->build_id, info.build_id, info.build_id_len);
+	memcpy(im + 1, image, len);
+	rec_write(r, UWD_IMAGE, im, sizeof(*im) + len, NULL);
+	free(im);
+}
+
+/* ---- samples ---- */
+
+static bool wanted_thread(const struct rec *r, uint32_t tid)
+{
+	if (!r->o.ntids)
+		return true;
+	for (unsigned int i = 0; i < r->o.ntids; i++)
+		if ((uint32_t)r->o.tids[i] == tid)
+			return true;
+	return false;
+}
+
+static void take(struct rec *r, const struct uwprof_record *s)
+{
+	if (!wanted_thread(r, s->tid)) {
+		r->other_threads++;
+		return;
+	}
+	rec_write(r, UWD_SAMPLE, s, s->size, NULL);
+	r->samples++;
+	if (s->stop < UWPROF_STOP_NR)
+		r->stops[s->stop]++;
+	/* Maybe a library mapped since the last scan: look sooner. */
+	if (s->stop == UWPROF_STOP_NO_TABLE)
+		r->want_scan = true;
+}
+
+static void drain(struct rec *r)
+{
+	ssize_t n;
+	size_t pos;
+
+	while ((n = read(r->fd, r->buf, REC_READ_BUF)) > 0)
+		for (pos = 0; pos + sizeof(struct uwprof_record) <= (size_t)n;) {
+			const struct uwprof_record *s = (void *)(r->buf + pos);
+
+			if (s->size < sizeof(*s) || s->size > (size_t)n - pos ||
+			    s->nframes > (s->size - sizeof(*s)) / 4) {
+				r->bad_records++;
+				break;
+			}
+			if (s->type == UWPROF_RECORD_SAMPLE)
+				take(r, s);
+			pos += (s->size + 7) & ~7u;
+		}
+	if (n < 0 && errno != EAGAIN && errno != EINTR) {
+		uw_err("record: reading %s: %s", UWPROF_DEVICE, strerror(errno));
+		rec_stop = 1;
+	}
+}
+
+static int get_stats(struct rec *r, struct uwprof_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->size = sizeof(*st);
+	if (ioctl(r->fd, UWPROF_IOC_STATS, st))
+		return -1;
+	r->lost = st->dropped_full;
+	return 0;
+}
+
+/* ---- the command ---- */
+
+/*
+ * Fork @argv's process; it waits for go_command() before it execs, so
+ * the side-band can follow it from its exec on.  The exec is seen
+ * through a close-on-exec pipe: EOF means the new image is in place, an
+ * int on it is the errno of a failed exec.
+ */
+struct command {
+	pid_t pid;
+	int go, done;		/* pipes: parent's ends */
+};
+
+static int fork_command(char **argv, struct command *c)
+{
+	int go[2], done[2], e = 0;
+	char b;
+
+	if (pipe2(go, O_CLOEXEC))
+		return -1;
+	if (pipe2(done, O_CLOEXEC)) {
+		close(go[0]);
+		close(go[1]);
+		return -1;
+	}
+	c->pid = fork();
+	if (c->pid == 0) {
+		close(go[1]);
+		close(done[0]);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		if (read(go[0], &b, 1) != 1)
+			_exit(127);	/* record gave up */
+		execvp(argv[0], argv);
+		e = errno;
+		if (write(done[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(done[1]);
+	c->go = go[1];
+	c->done = done[0];
+	if (c->pid < 0) {
+		close(c->go);
+		close(c->done);
+		return -1;
+	}
+	return 0;
+}
+
+/* Let the command exec; 0 once it runs, else 127 as a shell says. */
+static int go_command(char **argv, struct command *c)
+{
+	ssize_t n;
+	int e = 0;
+
+	n = write(c->go, "g", 1);
+	close(c->go);
+	if (n != 1) {
+		e = errno;
+		n = 1;
+	} else {
+		do
+			n = read(c->done, &e, sizeof(e));
+		while (n < 0 && errno == EINTR);
+	}
+	close(c->done);
+	if (n > 0) {
+		waitpid(c->pid, NULL, 0);
+		uw_err("record: cannot run '%s': %s", argv[0], strerror(e));
+		c->pid = 0;
+		return 127;
+	}
+	return 0;
+}
+
+static void progress(struct rec *r, bool last)
+{
+	static uint64_t next;
+	uint64_t now = rec_now_ns();
+	struct uwprof_stats st;
+
+	if (r->o.quiet || !isatty(STDERR_FILENO) || (!last && now < next))
+		return;
+	next = now + REC_PROGRESS_MS * 1000000ull;
+	get_stats(r, &st);
+	fprintf(stderr, "\r[ uwprof record: %.1f s, %llu samples, %llu lost ]%s",
+		(now - r->t0) / 1e9, (unsigned long long)r->samples,
+		(unsigned long long)r->lost, last ? "\n" : "");
+}
+
+/* Polling (no side-band): read the maps again now and then. */
+struct scan_clock {
+	uint64_t next, last, last_change;
+	unsigned int interval;
+};
+
+static void maybe_scan(struct rec *r, struct scan_clock *c, uint64_t now)
+{
+	unsigned int max_ms = r->o.all ? REC_SCAN_MAX_ALL_MS : REC_SCAN_MAX_MS;
+
+	if (r->want_scan && now >= c->last + REC_SCAN_HINT_MS * 1000000ull)
+		c->next = now;
+	if (now < c->next)
+		return;
+	drain(r);	/* samples of an old image before its exec is seen */
+	rec_scan_all(r);
+	r->want_scan = false;
+	c->last = now;
+	if (r->new_maps)
+		c->last_change = now;
+	c->interval = now < c->last_change + REC_SCAN_SETTLE_MS * 1000000ull ?
+		REC_SCAN_MIN_MS :
+		(c->interval * 2 > max_ms ? max_ms : c->interval * 2);
+	c->next = now + c->interval * 1000000ull;
+}
+
+/*
+ * The loop: apply the side-band (or scan), drain samples, stop when it
+ * is time.  Returns true with *status when the command was reaped.
+ */
+static bool run_loop(struct rec *r, pid_t child, int *status)
+{
+	uint64_t deadline = r->o.duration ? r->t0 + (uint64_t)(r->o.duration * 1e9) : 0;
+	struct scan_clock sc = { .interval = REC_SCAN_MIN_MS };
+	struct pollfd pfd[1 + 64];
+	int fds[64], timeout;
+	unsigned int nfd = 1, i, n;
+	uint64_t now;
+
+	pfd[0] = (struct pollfd){ .fd = r->fd, .events = POLLIN };
+	n = r->use_sb ? sb_pollfds(&r->sb, fds, 64) : 0;
+	for (i = 0; i < n; i++)
+		pfd[nfd++] = (struct pollfd){ .fd = fds[i], .events = POLLIN };
+	while (!rec_stop) {
+		now = rec_now_ns();
+		if (deadline && now >= deadline)
+			break;
+		if (r->use_sb)
+			sb_read(&r->sb, rec_sideband_event, r);
+		else
+			maybe_scan(r, &sc, now);
+		if (child > 0 && waitpid(child, status, WNOHANG) == child) {
+			if (r->use_sb)	/* its last mmaps and exits */
+				sb_read(&r->sb, rec_sideband_event, r);
+			return true;
+		}
+		/* The command ends when it is reaped, not at its exit record. */
+		if (child <= 0 && !r->o.all && !rec_explicit_alive(r))
+			break;
+		timeout = REC_POLL_MAX_MS;
+		if (!r->use_sb && (sc.next - now) / 1000000 < (uint64_t)timeout)
+			timeout = (int)((sc.next - now) / 1000000);
+		if (deadline && (deadline - now) / 1000000 < (uint64_t)timeout)
+			timeout = (int)((deadline - now) / 1000000);
+		poll(pfd, nfd, timeout < 1 ? 1 : timeout);
+		if (r->use_sb)	/* mappings before the samples that need them */
+			sb_read(&r->sb, rec_sideband_event, r);
+		drain(r);
+		progress(r, false);
+	}
+	return false;
+}
+
+/* perf record's rule: the command's own status; a signal as a shell says. */
+static int command_status(int status)
+{
+	if (WIFEXITED(status)) {
+		if (WEXITSTATUS(status))
+			uw_err("record: the command exited with status %d",
+			       WEXITSTATUS(status));
+		return WEXITSTATUS(status);
+	}
+	if (WIFSIGNALED(status)) {
+		if (WTERMSIG(status) == SIGINT)
+			return UWPROF_EXIT_OK;	/* Ctrl-C ended the recording */
+		uw_err("record: the command was killed by signal %d",
+		       WTERMSIG(status));
+		return 128 + WTERMSIG(status);
+	}
+	return UWPROF_EXIT_OK;
+}
+
+static void summary_stops(const struct rec *r)
+{
+	unsigned int i, j, order[UWPROF_STOP_NR], shown = 0;
+
+	for (i = 0; i < UWPROF_STOP_NR; i++)
+		order[i] = i;
+	for (i = 1; i < UWPROF_STOP_NR; i++)	/* by count, most first */
+		for (j = i; j > 0 && r->stops[order[j]] > r->stops[order[j - 1]]; j--) {
+			unsigned int x = order[j];
+
+			order[j] = order[j - 1];
+			order[j - 1] = x;
+		}
+	fprintf(stderr, "uwprof record: unwinds ended:");
+	for (i = 0; i < UWPROF_STOP_NR && shown < 4; i++)
+		if (r->stops[order[i]]) {
+			fprintf(stderr, "%s %s %llu (%.1f%%)", shown ? "," : "",
+				uwd_stop_name(order[i]),
+				(unsigned long long)r->stops[order[i]],
+				100.0 * r->stops[order[i]] / r->samples);
+			shown++;
+		}
+	fprintf(stderr, "\n");
+}
+
+/* Each file of a sampled process with no table, once, with its fix. */
+static void summary_missing(const struct rec *r)
+{
+	char bid[2 * UW_BUILD_ID_MAX + 1], done[64][256];
+	unsigned int i, j, k, ndone = 0;
+
+	for (i = 0; i < r->nt; i++) {
+		const struct target *t = &r->t[i];
+
+		if (!t->explicit && !t->followed && !t->attached_ever)
+			continue;
+		for (j = 0; j < t->nseen; j++) {
+			const struct seen_map *s = &t->seen[j];
+
+			/* a table there, attached or not (a child gone first) */
+			if ((s->m.flags & UWD_MAP_TABLE) || s->table_id > 0)
+				continue;
+			/* Before the retry warning too: it names the table. */
+			uw_hex(s->m.build_id, s->m.build_id_len, bid);
+			if (s->retry) {
+				uw_err("record: warning: the table %s/%s.uwt does not "
+				       "fit the mapping of %s in pid %d (made from "
+				       "another build?)", r->o.tables, bid, s->path,
+				       (int)t->pid);
+				continue;
+			}
+			for (k = 0; k < ndone && strcmp(done[k], bid[0] ? bid : s->path); k++)
+				;
+			if (k < ndone || ndone == 64)
+				continue;
+			snprintf(done[ndone++], sizeof(done[0]), "%s", bid[0] ? bid : s->path);
+			if (!s->m.build_id_len) {
+				uw_err("record: no table for %s: it has no build-id "
+				       "(tables are found by build-id; link with "
+				       "-Wl,--build-id)", s->path);
+				continue;
+			}
+			if (!strcmp(s->path, UW_VDSO_NAME))
+				uw_err("record: no table for the kernel's %s (build-id "
+				       "%s); copy its image off this device, made with\n"
+				       "    uwprof vdso -o vdso.so\n"
+				       "and make the table on the host:\n"
+				       "    uwprof table vdso.so --build-id-dir %s",
+				       s->path, bid, r->o.tables);
+			else
+				uw_err("record: no table for %s (build-id %s); make it on "
+				       "the host from an unstripped copy of that file:\n"
+				       "    uwprof table %s --build-id-dir %s", s->path,
+				       bid, s->path, r->o.tables);
+		}
+	}
+}
+
+static void summary(const struct rec *r, double secs)
+{
+	unsigned int procs = 0;
+
+	if (r->o.quiet)
+		return;
+	for (unsigned int i = 0; i < r->nt; i++)
+		procs += r->t[i].attached_ever > 0;
+	fprintf(stderr, "uwprof record: %llu samples of %u process%s in %.2f s "
+		"written to %s; %llu lost (buffer full)\n",
+		(unsigned long long)r->samples, procs, procs == 1 ? "" : "es",
+		secs, r->o.out, (unsigned long long)r->lost);
+	if (r->samples) {
+		fprintf(stderr, "uwprof record: fully unwound: %.1f%% (%llu of %llu)\n",
+			100.0 * uwd_complete_count(r->stops) / r->samples,
+			(unsigned long long)uwd_complete_count(r->stops),
+			(unsigned long long)r->samples);
+		summary_stops(r);
+	}
+	fprintf(stderr, "uwprof record: processes followed through %s; the module %s "
+		"children and %s tables by build-id\n",
+		r->use_sb ? "the perf side-band" : "polling /proc/PID/maps",
+		r->inherit ? "follows" : "does not follow (record attaches them)",
+		r->bid_taken ? "takes" : "does not take");
+	if (r->stale_detached)
+		fprintf(stderr, "uwprof record: %llu attachments of old images undone "
+			"after an exec\n", (unsigned long long)r->stale_detached);
+	if (r->sb.lost)
+		uw_err("record: warning: %llu side-band records lost (its ring was "
+		       "full): some processes or mappings may be missing",
+		       (unsigned long long)r->sb.lost);
+	if (r->other_threads)
+		fprintf(stderr, "uwprof record: %llu samples of other threads left "
+			"out (--tid)\n", (unsigned long long)r->other_threads);
+	if (r->bad_records)
+		uw_err("record: warning: %llu malformed records from the device "
+		       "were skipped", (unsigned long long)r->bad_records);
+	summary_missing(r);
+}
+
+/* The process a thread belongs to, from /proc/TID/status; 0 if none. */
+static pid_t tgid_of(pid_t tid)
+{
+	char path[64], line[128];
+	unsigned int tgid = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %u", &tgid) == 1)
+			break;
+	fclose(f);
+	return (pid_t)tgid;
+}
+
+/* -t: each thread's process becomes a target, once. */
+static int add_thread_pids(struct rec_opts *o)
+{
+	unsigned int room = o->npids, i, j;
+	pid_t tgid;
+
+	for (i = 0; i < o->ntids; i++) {
+		tgid = tgid_of(o->tids[i]);
+		if (tgid <= 0) {
+			uw_err("record: no thread %d (not running)", (int)o->tids[i]);
+			return -1;
+		}
+		for (j = 0; j < o->npids && o->pids[j] != tgid; j++)
+			;
+		if (j < o->npids)
+			continue;
+		o->pids = rec_grow(o->pids, &room, o->npids, sizeof(*o->pids));
+		o->pids[o->npids++] = tgid;
+	}
+	return 0;
+}
+
+/*
+ * Each -p process runs and is 32-bit.  A 64-bit one would never reach the
+ * module's refusal: none of its mappings has a table to attach.
+ */
+static int check_pids(const struct rec_opts *o)
+{
+	char path[64];
+
+	for (unsigned int i = 0; i < o->npids; i++) {
+		snprintf(path, sizeof(path), "/proc/%d/maps", (int)o->pids[i]);
+		if (access(path, R_OK)) {
+			uw_err("record: no process %d (%s)", (int)o->pids[i],
+			       errno == ENOENT ? "not running" : strerror(errno));
+			return -1;
+		}
+		snprintf(path, sizeof(path), "/proc/%d/exe", (int)o->pids[i]);
+		if (uw_elf_is_64bit(path)) {
+			rec_not_32bit(o->pids[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* -p: the side-band follows each thread of each process. */
+static int sideband_pids(struct rec *r)
+{
+	char path[64];
+	struct dirent *d;
+	uint32_t tid;
+	int err = 0;
+	DIR *dir;
+
+	for (unsigned int i = 0; i < r->o.npids && !err; i++) {
+		snprintf(path, sizeof(path), "/proc/%d/task", (int)r->o.pids[i]);
+		dir = opendir(path);
+		if (!dir)
+			return -errno;
+		while (!err && (d = readdir(dir)))
+			if (uw_parse_u32(d->d_name, &tid))
+				err = r->sb.ring ? sb_add(&r->sb, (pid_t)tid) :
+					sb_open(&r->sb, (pid_t)tid);
+		closedir(dir);
+	}
+	return err;
+}
+
+/*
+ * The side-band where perf events allow it; else polling the maps, as
+ * the summary then says.
+ */
+static void open_sideband(struct rec *r, pid_t child)
+{
+	const char *why = getenv("UWPROF_NO_SIDEBAND");
+	int err;
+
+	if (why && *why) {
+		err = -ENOSYS;
+	} else if (r->o.all) {
+		err = sb_open(&r->sb, -1);
+	} else if (child > 0) {
+		err = sb_open(&r->sb, child);
+	} else {
+		err = sideband_pids(r);
+		if (err && r->sb.ring)
+			sb_close(&r->sb);
+	}
+	r->use_sb = !err;
+	if (err && !r->o.quiet)
+		uw_err("record: warning: no perf side-band (%s%s); reading "
+		       "/proc/PID/maps now and then instead: children are not "
+		       "followed and new code is seen late", strerror(-err),
+		       err == -EACCES || err == -EPERM ?
+		       ", see /proc/sys/kernel/perf_event_paranoid" : "");
+}
+
+/*
+ * Sampling, with the module following children (and every process for
+ * -a) if it can; a module that cannot says EINVAL, and record then
+ * follows them itself, attaching as it learns about them.
+ */
+static int start_sampling(struct rec *r)
+{
+	struct uwprof_start st = {
+		.size = sizeof(st), .freq_hz = r->o.freq,
+		/* As perf: -p and a command per task, -a per CPU. */
+		.flags = r->o.all ? UWPROF_START_ALL : UWPROF_START_PER_TASK,
+	};
+
+	if (!r->o.all && !r->o.no_inherit)
+		st.flags |= UWPROF_START_INHERIT;
+	if (ioctl(r->fd, UWPROF_IOC_START, &st) == 0) {
+		r->inherit = st.flags & (UWPROF_START_INHERIT | UWPROF_START_ALL);
+		return 0;
+	}
+	if (errno != EINVAL || !(st.flags & (UWPROF_START_INHERIT | UWPROF_START_ALL)))
+		return -1;
+	st.flags &= ~(UWPROF_START_INHERIT | UWPROF_START_ALL);
+	return ioctl(r->fd, UWPROF_IOC_START, &st);
+}
+
+static void finish(struct rec *r)
+{
+	struct uwprof_stats st;
+
+	if (ioctl(r->fd, UWPROF_IOC_STOP) && errno != EALREADY)
+		uw_err("record: warning: stopping the sampler: %s", strerror(errno));
+	drain(r);
+	if (get_stats(r, &st) == 0)
+		rec_write(r, UWD_STATS, &st, sizeof(st), NULL);
+	progress(r, true);
+	if (uwd_close(&r->w, rec_now_ns())) {
+		uw_err("record: cannot write %s: %s", r->o.out, strerror(errno));
+		exit(UWPROF_EXIT_FAIL);
+	}
+}
+
+static int run(struct rec *r)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct command c = { 0 };
+	bool reaped = false;
+	int status = 0, ret;
+
+	r->fd = open_device();
+	if (r->fd < 0)
+		return UWPROF_EXIT_FAIL;
+	if (r->o.cmd && fork_command(r->o.cmd, &c)) {
+		uw_err("record: cannot start '%s': %s", r->o.cmd[0], strerror(errno));
+		return UWPROF_EXIT_FAIL;
+	}
+	open_sideband(r, c.pid);
+	r->buf = malloc(REC_READ_BUF);
+	if (!r->buf || uwd_open(&r->w, r->o.out, r->o.freq,
+				(r->use_sb ? UWD_HDR_TIMED : 0) |
+				(r->o.all ? UWD_HDR_ALL : 0))) {
+		uw_err("record: cannot create %s: %s", r->o.out, strerror(errno));
+		goto fail;
+	}
+	write_vdso(r);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	r->t0 = rec_now_ns();
+	if (start_sampling(r)) {
+		uw_err("record: cannot start sampling: %s", strerror(errno));
+		goto fail;
+	}
+	r->by_build_id = true;	/* until the module says otherwise */
+	rec_upload_all(r);
+	for (unsigned int i = 0; i < r->o.npids; i++)
+		rec_add_target(r, r->o.pids[i], true);
+	if (c.pid > 0) {
+		rec_add_target(r, c.pid, true);
+		ret = go_command(r->o.cmd, &c);
+		if (ret) {
+			r->t[r->nt - 1].gone = true;
+			finish(r);
+			return ret;
+		}
+	}
+	/* Processes already running; with the side-band, the only scan. */
+	if (!r->use_sb || !c.pid)
+		rec_scan_all(r);
+	if (r->failed || (!r->o.all && !rec_explicit_alive(r) && !c.pid)) {
+		if (c.pid > 0)
+			kill(c.pid, SIGTERM);
+		finish(r);
+		return UWPROF_EXIT_FAIL;
+	}
+	reaped = run_loop(r, c.pid, &status);
+	/* Stopped by -d or a signal: the command does not outlive the recording. */
+	if (c.pid > 0 && !reaped && waitpid(c.pid, NULL, WNOHANG) == 0)
+		kill(c.pid, SIGTERM);
+	finish(r);
+	summary(r, (rec_now_ns() - r->t0) / 1e9);
+	if (c.pid > 0 && !reaped)
+		waitpid(c.pid, NULL, 0);
+	if (r->use_sb)
+		sb_close(&r->sb);
+	return reaped ? command_status(status) : UWPROF_EXIT_OK;
+fail:
+	if (c.pid > 0) {
+		close(c.go);	/* the child exits 127 without running anything */
+		close(c.done);
+		waitpid(c.pid, NULL, 0);
+	}
+	return UWPROF_EXIT_FAIL;
+}
+
+static int cmd_record(int argc, char **argv)
+{
+	struct rec r;
+
+	memset(&r, 0, sizeof(r));
+	if (parse_args(argc, argv, &r.o))
+		return UWPROF_EXIT_USAGE;
+	if (add_thread_pids(&r.o) || check_pids(&r.o))
+		return UWPROF_EXIT_USAGE;
+	return run(&r);
+}
+
+UWPROF_COMMAND(record, "record", "sample processes' call stacks into uwprof.data",
+	       cmd_record)

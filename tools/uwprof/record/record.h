@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * uwprof record's state, shared by the command (cmd_record.c) and the
+ * process tracking (record/procs.c).  libc only.
+ */
+#ifndef UWPROF_RECORD_H
+#define UWPROF_RECORD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "lib/elf.h"
+#include "lib/datafile.h"
+#include "lib/procmaps.h"
+#include "record/sideband.h"
+#include "lib/uwt.h"
+#include "uapi/uwprof.h"
+
+struct rec_opts {
+	pid_t *pids;
+	unsigned int npids;
+	pid_t *tids;		/* --tid: only these threads' samples are kept */
+	unsigned int ntids;
+	bool all;
+	bool quiet;		/* no progress line, no summary */
+	bool no_inherit;	/* --no-inherit: children are not followed */
+	char **cmd;
+	uint32_t freq;
+	double duration;	/* 0: until Ctrl-C or the targets end */
+	const char *tables;
+	const char *out;
+};
+
+/* A table by build-id: uploaded once, shared by every mapping of the file. */
+struct table_ent {
+	char bid[2 * UW_BUILD_ID_MAX + 1];
+	int id;			/* > 0 uploaded; 0 no such table; < 0 unusable */
+	struct uwt_meta meta;
+};
+
+/* A mapping seen in a target, written to the file once the target counts. */
+struct seen_map {
+	struct uwd_mapping m;
+	char path[256];
+	bool written;
+	bool retry;		/* its table did not fit yet: look again next scan */
+	uint64_t attach_ns;	/* when record attached its table, 0 if not */
+	int table_id;		/* its table's, > 0 if it has one */
+	bool inherited_table;	/* a fork's copy of a parent's attached map */
+};
+
+/* A process: a pid from its start (or first sight) to its exit. */
+struct target {
+	pid_t pid;
+	bool explicit;		/* named by -p or started by us */
+	bool followed;		/* a child of a followed process (inherit) */
+	bool gone;
+	bool announced;		/* its process record is written */
+	bool forked;		/* seen starting: fork_ns, ppid are known */
+	pid_t ppid;
+	uint64_t fork_ns;
+	char comm[16];		/* its name, from the side-band */
+	char exe[256];		/* its program, as last read */
+	/*
+	 * It exec'd (the side-band said so at exec_ns): its process record
+	 * waits for the new image's program, its first executable mapping.
+	 */
+	bool exec_pending;
+	uint64_t exec_ns;
+	uint64_t comm_ns;
+	unsigned int attached;	/* attachments made since its last exec */
+	unsigned int attached_ever;
+	dev_t exe_dev;
+	ino_t exe_ino;
+	struct seen_map *seen;
+	unsigned int nseen, room;
+};
+
+struct rec {
+	struct rec_opts o;
+	int fd;
+	struct uwd_writer w;
+	struct target *t;
+	unsigned int nt, troom;
+	struct table_ent *tab;
+	unsigned int ntab, tabroom;
+	uint8_t *buf;
+	uint64_t samples, stops[UWPROF_STOP_NR], bad_records;
+	uint64_t other_threads;	/* left out by --tid */
+	uint64_t lost;
+	uint64_t t0;
+	bool new_maps;		/* the last scan found something */
+	bool want_scan;		/* a sample hit code with no table attached */
+	bool failed;		/* a fatal error (EACCES on an explicit target) */
+	bool by_build_id;	/* the module attaches tables by build-id */
+	bool bid_taken;		/* it took one so */
+	bool inherit;		/* the module follows children (START_INHERIT) */
+	bool use_sb;		/* the side-band runs: no polling of maps */
+	struct sideband sb;
+	uint64_t stale_detached;	/* old-image attachments undone after an exec */
+};
+
+uint64_t rec_now_ns(void);
+void *rec_grow(void *p, unsigned int *room, unsigned int n, size_t sz);
+void rec_write(struct rec *r, uint32_t type, const void *a, size_t len,
+	       const char *str);
+
+/* record/procs.c */
+struct target *rec_add_target(struct rec *r, pid_t pid, bool explicit);
+struct target *rec_find_target(struct rec *r, pid_t pid);
+void rec_scan_all(struct rec *r);
+bool rec_explicit_alive(const struct rec *r);
+void rec_sideband_event(void *ctx, const struct sb_event *e);
+int rec_upload_all(struct rec *r);
+void rec_not_32bit(pid_t pid);
+
+#endif

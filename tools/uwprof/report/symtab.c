@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The symbol back ends' shared part: the file search and the sorted table. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/addrmap.h"
+#include "lib/elf.h"
+#include "lib/util.h"
+#include "report/symbols.h"
+#include "report/symtab.h"
+
+static int sym_cmp(const void *a, const void *b)
+{
+	const struct sym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->global != y->global)	/* at one address, globals first */
+		return x->global ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+size_t symtab_sort(struct sym *syms, size_t n)
+{
+	size_t i, o;
+
+	if (!n)
+		return 0;
+	qsort(syms, n, sizeof(*syms), sym_cmp);
+	for (i = 1, o = 1; i < n; i++)	/* one name per address */
+		if (syms[i].addr != syms[o - 1].addr)
+			syms[o++] = syms[i];
+	return o;
+}
+
+const char *symtab_lookup(const struct sym *syms, size_t n, uint32_t addr)
+{
+	size_t lo = 0, hi = n;
+	const struct sym *s;
+
+	while (lo < hi) {	/* the first symbol above addr */
+		size_t mid = (lo + hi) / 2;
+
+		if (syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	s = &syms[lo - 1];
+	if (s->size)
+		return addr - s->addr < s->size ? s->name : NULL;
+	/* A sizeless symbol (hand-written code) runs to the next one. */
+	return lo < n ? s->name : NULL;
+}
+
+const char *sym_path(const struct sym_file *f)
+{
+	return ((const struct sym_head *)f)->path;
+}
+
+int sym_bias(const struct sym_file *f, uint32_t start, uint32_t end,
+	     uint32_t offset, uint32_t *bias)
+{
+	const struct sym_head *h = (const struct sym_head *)f;
+
+	return uw_map_bias(h->loads, h->nloads, start, end, offset, bias);
+}
+
+const char *sym_lookup(const struct sym_file *f, uint32_t addr)
+{
+	const struct sym_head *h = (const struct sym_head *)f;
+
+	return symtab_lookup(h->syms, h->nsyms, addr);
+}
+
+/* @path opened if it is an ELF file with the wanted build-id. */
+static struct sym_file *try_path(const char *path, const uint8_t *bid,
+				 uint32_t bidlen, bool *mismatch,
+				 struct sym_file *(*open)(const char *path))
+{
+	struct uw_elf_info info;
+
+	if (access(path, R_OK) || uw_elf_info(path, &info))
+		return NULL;
+	if (bidlen && (info.build_id_len != bidlen ||
+		       memcmp(info.build_id, bid, bidlen))) {
+		*mismatch = true;
+		return NULL;
+	}
+	return open(path);
+}
+
+struct sym_file *sym_search(const char *const *symfs, unsigned int nsymfs,
+			    const char *path, const uint8_t *bid,
+			    uint32_t bidlen, bool *mismatch,
+			    struct sym_file *(*open)(const char *path))
+{
+	char hex[2 * UW_BUILD_ID_MAX + 1], cand[4096];
+	const char *base = strrchr(path, '/');
+	struct sym_file *f;
+	unsigned int i;
+
+	*mismatch = false;
+	uw_hex(bid, bidlen, hex);
+	base = base ? base + 1 : path;
+	/* the name 'uwprof vdso' gives the kernel's vDSO image by default */
+	if (!strcmp(path, UW_VDSO_NAME))
+		base = "vdso.so";
+	/* By build-id in every directory first: a debug file beats a stripped copy. */
+	for (i = 0; i < nsymfs && bidlen; i++) {
+		snprintf(cand, sizeof(cand), "%s/%s", symfs[i], hex);
+		if ((f = try_path(cand, bid, bidlen, mismatch, open)))
+			return f;
+		snprintf(cand, sizeof(cand), "%s/%s.debug", symfs[i], hex);
+		if ((f = try_path(cand, bid, bidlen, mismatch, open)))
+			return f;
+		snprintf(cand, sizeof(cand), "%s/.build-id/%.2s/%s.debug", symfs[i],
+			 hex, hex + 2);
+		if ((f = try_path(cand, bid, bidlen, mismatch, open)))
+			return f;
+	}
+	for (i = 0; i < nsymfs; i++) {
+		snprintf(cand, sizeof(cand), "%s/%s", symfs[i], path);
+		if ((f = try_path(cand, bid, bidlen, mismatch, open)))
+			return f;
+		snprintf(cand, sizeof(cand), "%s/%s", symfs[i], base);
+		if ((f = try_path(cand, bid, bidlen, mismatch, open)))
+			return f;
+	}
+	/* As perf does: with --symfs, only there; without, the path itself. */
+	return nsymfs ? NULL : try_path(path, bid, bidlen, mismatch, open);
+}

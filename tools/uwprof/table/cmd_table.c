@@ -1,0 +1,690 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * uwprof table: build a v2 unwind table from an ARM32 ELF (DWARF CFI, then
+ * EHABI for what DWARF lacks) or from a breakpad symbol file.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "uwprof.h"
+#include "unwind_v2.h"
+#include "table/table.h"
+#include "table/elf.h"
+#include "lib/uwt.h"
+#include "inspect/dump.h"
+#include "table/prologue.h"
+#include "lib/regfile.h"
+
+#define MAX_DEBUG_DIRS	16
+#define DEFAULT_DEBUG_DIR "/usr/lib/debug"
+
+struct opts {
+	const char *input;
+	const char *breakpad;
+	const char *out;
+	const char *build_id_dir;
+	const char *report;
+	const char *debug_file;
+	const char *debug_dirs[MAX_DEBUG_DIRS];
+	u32 ndebug_dirs;
+	bool no_debug_file;
+	bool prologue;
+	u32 text_start;
+	bool have_text_start;
+	bool raw;
+	bool compat;
+	bool stats;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: uwprof table ELF [options]\n"
+		"       uwprof table --breakpad SYMFILE --text-start ADDR [options]\n"
+		"\n"
+		"Build an unwind info v2 table (Chrome's ARM32 format).  From an ELF:\n"
+		"DWARF CFI (a separate debug file's .debug_frame, the ELF's .debug_frame,\n"
+		".eh_frame), then .ARM.exidx/.ARM.extab for functions without DWARF.\n"
+		"From breakpad: its STACK CFI records.\n"
+		"\n"
+		"  -o, --output FILE      write the table here\n"
+		"      --build-id-dir DIR write DIR/<build-id>.uwt\n"
+		"      --raw              the bare v2 blob instead of the .uwt container\n"
+		"      --chrome-compat    Chrome's generator exactly (prologue rows only,\n"
+		"                         no root marker, r0-r3/VFP saves as vsp skips)\n"
+		"      --text-start ADDR  link address of .text (breakpad input)\n"
+		"      --debug-file FILE  the ELF's separate debug file: its .debug_frame\n"
+		"                         is read first (the build-ids must match)\n"
+		"      --debug-dir DIR    look for DIR/.build-id/xx/rest.debug (repeatable;\n"
+		"                         " DEFAULT_DEBUG_DIR " is always tried last)\n"
+		"      --no-debug-file    use no separate debug file\n"
+		"      --prologue-analysis  derive rules from the instructions of functions\n"
+		"                         that would only refuse (CANTUNWIND, no unwind info)\n"
+		"      --stats            print sizes and coverage\n"
+		"      --report FILE      list, per function, what could not be expressed\n"
+		"                         and which functions are EHABI-only ('-': stdout)\n");
+}
+
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+	static const struct option lo[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "breakpad", required_argument, NULL, 'b' },
+		{ "text-start", required_argument, NULL, 't' },
+		{ "build-id-dir", required_argument, NULL, 'd' },
+		{ "raw", no_argument, NULL, 'r' },
+		{ "chrome-compat", no_argument, NULL, 'c' },
+		{ "stats", no_argument, NULL, 's' },
+		{ "report", required_argument, NULL, 'R' },
+		{ "debug-file", required_argument, NULL, 'F' },
+		{ "debug-dir", required_argument, NULL, 'D' },
+		{ "no-debug-file", no_argument, NULL, 'N' },
+		{ "prologue-analysis", no_argument, NULL, 'P' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'o': o->out = optarg; break;
+		case 'b': o->breakpad = optarg; break;
+		case 'd': o->build_id_dir = optarg; break;
+		case 'r': o->raw = true; break;
+		case 'c': o->compat = true; break;
+		case 's': o->stats = true; break;
+		case 'R': o->report = optarg; break;
+		case 'F': o->debug_file = optarg; break;
+		case 'N': o->no_debug_file = true; break;
+		case 'P': o->prologue = true; break;
+		case 'D':
+			if (o->ndebug_dirs == MAX_DEBUG_DIRS - 1) {
+				uw_err("table: at most %d --debug-dir options",
+				       MAX_DEBUG_DIRS - 1);
+				return -1;
+			}
+			o->debug_dirs[o->ndebug_dirs++] = optarg;
+			break;
+		case 't':
+			if (!uw_parse_u32(optarg, &o->text_start)) {
+				uw_err("table: --text-start wants a 32-bit address, not '%s'",
+				       optarg);
+				return -1;
+			}
+			o->have_text_start = true;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			return -1;
+		}
+	}
+	if (optind < argc)
+		o->input = argv[optind++];
+	if (optind < argc) {
+		uw_err("table: one input only ('%s' is extra)", argv[optind]);
+		return -1;
+	}
+	if (!!o->input == !!o->breakpad) {
+		uw_err("table: give an ELF file or --breakpad SYMFILE (one of them)");
+		return -1;
+	}
+	if (o->breakpad && !o->have_text_start) {
+		uw_err("table: --breakpad needs --text-start ADDR (the link address of .text, e.g. from 'readelf -S')");
+		return -1;
+	}
+	if (o->breakpad && (o->debug_file || o->ndebug_dirs)) {
+		uw_err("table: --debug-file/--debug-dir are for ELF input, not --breakpad");
+		return -1;
+	}
+	if (o->no_debug_file && (o->debug_file || o->ndebug_dirs)) {
+		uw_err("table: --no-debug-file contradicts --debug-file/--debug-dir; give one");
+		return -1;
+	}
+	o->debug_dirs[o->ndebug_dirs++] = DEFAULT_DEBUG_DIR;
+	if (o->build_id_dir && o->raw) {
+		uw_err("table: --build-id-dir writes containers; drop --raw");
+		return -1;
+	}
+	if (!o->out && !o->build_id_dir && !o->stats && !o->report) {
+		uw_err("table: nothing to do; give -o FILE, --build-id-dir DIR, --stats or --report");
+		return -1;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- */
+
+struct gen {
+	struct opts *o;
+	struct tb_input in;
+	struct tb_notes notes;
+	struct tb_func *funcs;
+	u32 nfuncs;
+	struct uwt_meta meta;
+	struct tb_blob blob;
+	u32 ehabi_only, root_funcs;
+	u32 dbg_bytes, eh_bytes, exidx_bytes, extab_bytes, exidx_entries;
+	const char *dbgfile;		/* separate debug file used, or NULL */
+	u32 dbgfile_bytes;
+	bool dbgfile_compressed;
+	int noreturn_sites;		/* calls marked as never returning */
+};
+
+/*
+ * Where table offsets can reach: from .text on to the end of the
+ * executable segment holding it (code placed after .text, such as
+ * __libc_freeres_fn, is still addressed from .text's start).
+ */
+static u32 code_end(const struct uwt_meta *m)
+{
+	for (u32 i = 0; i < m->nsegs; i++) {
+		const struct uwt_seg *s = &m->segs[i];
+
+		if ((s->flags & 1) && m->text_addr >= s->vaddr &&
+		    m->text_addr < s->vaddr + s->memsz)
+			return s->vaddr + s->memsz;
+	}
+	return m->text_size ? m->text_addr + m->text_size : UINT32_MAX;
+}
+
+static bool in_text(const struct uwt_meta *m, const struct tb_cfi_func *f)
+{
+	return f->addr >= m->text_addr && f->addr < code_end(m);
+}
+
+static int convert_all(struct gen *g)
+{
+	char err[256];
+
+	g->funcs = calloc(g->in.n ? g->in.n : 1, sizeof(*g->funcs));
+	if (!g->funcs)
+		return -1;
+	for (u32 i = 0; i < g->in.n; i++) {
+		struct tb_cfi_func *f = &g->in.funcs[i];
+		struct tb_func *out = &g->funcs[g->nfuncs];
+		int r;
+
+		if (!in_text(&g->meta, f)) {
+			tb_note_add(&g->notes, f->addr, f->addr,
+				    TB_N_OUTSIDE_TEXT, "code 0x%x-0x%x",
+				    g->meta.text_addr, code_end(&g->meta));
+			continue;
+		}
+		if (f->ehabi) {
+			memset(out, 0, sizeof(*out));
+			out->pairs = calloc(1, sizeof(*out->pairs));
+			if (!out->pairs)
+				return -1;
+			/* --chrome-compat tables never hold the root marker. */
+			if (g->o->compat && f->source == TB_SRC_ROOT)
+				f->ehabi[0] = 0x80;
+			tb_seq_put(&out->pairs[0].seq, f->ehabi, f->ehabi_len);
+			out->npairs = 1;
+			out->addr = f->addr;
+			out->size = f->size;
+			out->source = f->source;
+			r = 1;
+		} else if (g->o->compat) {
+			r = tb_convert_compat(f, out, &g->notes, err, sizeof(err));
+			if (r < 0) {
+				uw_err("table: %s", err);
+				return -2;
+			}
+		} else {
+			r = tb_convert_full(f, out, &g->notes);
+		}
+		if (r > 0) {
+			u32 end = f->addr + f->size;
+
+			/* Keep text_size covering every function: it is the
+			 * runtime range the table is attached to. */
+			if (g->meta.text_size && end > g->meta.text_addr +
+			    g->meta.text_size && end <= code_end(&g->meta))
+				g->meta.text_size = end - g->meta.text_addr;
+			g->nfuncs++;
+			if (f->source == TB_SRC_EHABI)
+				g->ehabi_only++;
+			if (f->source == TB_SRC_ROOT)
+				g->root_funcs++;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Every function's every row must come back through the reader's own
+ * lookups: the same uwprof unwinder code the kernel runs.
+ */
+static int self_check(struct gen *g, const struct uw2_table *t)
+{
+	for (u32 i = 0; i < g->nfuncs; i++) {
+		const struct tb_func *f = &g->funcs[i];
+
+		for (u32 j = 0; j < f->npairs; j++) {
+			u32 off = f->addr - g->meta.text_addr + f->pairs[j].off;
+			u32 instr, fot, uit;
+
+			if (!uw2_lookup_function(t, off, &instr, &fot) ||
+			    instr != f->pairs[j].off >> 1 ||
+			    !uw2_lookup_sequence(t, fot, instr, &uit) ||
+			    uit + f->pairs[j].seq.len > t->uit_size ||
+			    memcmp(t->uit + uit, f->pairs[j].seq.b,
+				   f->pairs[j].seq.len)) {
+				uw_err("table: internal error: the table does not give back the row at 0x%x (function 0x%x); please report this",
+				       f->addr + f->pairs[j].off, f->addr);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+static void fill_meta(struct gen *g)
+{
+	u32 rows = 0, covered = 0;
+
+	u32 text_end = g->meta.text_size ? g->meta.text_addr + g->meta.text_size
+					 : UINT32_MAX;
+	u32 at = g->meta.text_addr;
+
+	/* tb_layout sorted the functions: count the union inside .text. */
+	for (u32 i = 0; i < g->nfuncs; i++) {
+		u32 lo = g->funcs[i].addr, hi = lo + g->funcs[i].size;
+
+		rows += g->funcs[i].npairs;
+		/* Code the table only refuses (CANTUNWIND) is not covered. */
+		if (g->funcs[i].npairs == 1 && g->funcs[i].pairs[0].seq.len == 2 &&
+		    g->funcs[i].pairs[0].seq.b[0] == 0x80 &&
+		    !g->funcs[i].pairs[0].seq.b[1])
+			continue;
+		if (lo < at)
+			lo = at;
+		if (hi > text_end)
+			hi = text_end;
+		if (hi > lo) {
+			covered += hi - lo;
+			at = hi;
+		}
+	}
+	g->meta.flags = g->o->compat ? UWT_F_CHROME_COMPAT : 0;
+	g->meta.funcs_total = g->in.n;
+	g->meta.funcs_in_table = g->nfuncs;
+	g->meta.funcs_ehabi_only = g->ehabi_only;
+	g->meta.rows = rows;
+	g->meta.text_covered = covered;
+}
+
+static int write_file(const char *path, const u8 *b, u32 n)
+{
+	char tmp[4096];
+	FILE *f;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "wb");
+	if (!f || fwrite(b, 1, n, f) != n || fclose(f)) {
+		uw_err("table: cannot write %s: %s", tmp, strerror(errno));
+		if (f)
+			remove(tmp);
+		return -1;
+	}
+	if (rename(tmp, path)) {
+		uw_err("table: cannot rename %s to %s: %s", tmp, path,
+		       strerror(errno));
+		remove(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+static int write_outputs(struct gen *g)
+{
+	u8 *c = NULL;
+	u32 n = 0;
+	int ret = 0;
+
+	if (!g->o->raw || g->o->build_id_dir) {
+		c = uwt_build(&g->meta, g->blob.data, g->blob.size, &n);
+		if (!c) {
+			uw_err("table: out of memory");
+			return -1;
+		}
+	}
+	if (g->o->out)
+		ret = g->o->raw ? write_file(g->o->out, g->blob.data, g->blob.size)
+				: write_file(g->o->out, c, n);
+	if (!ret && g->o->build_id_dir) {
+		char hex[2 * UWT_BUILD_ID_MAX + 1], path[4096];
+
+		if (!g->meta.build_id_len) {
+			uw_err("table: %s has no build-id; use -o instead of --build-id-dir",
+			       g->o->input ? g->o->input : g->o->breakpad);
+			free(c);
+			return -1;
+		}
+		uw_hex(g->meta.build_id, g->meta.build_id_len, hex);
+		mkdir(g->o->build_id_dir, 0755);
+		snprintf(path, sizeof(path), "%s/%s.uwt", g->o->build_id_dir, hex);
+		ret = write_file(path, c, n);
+	}
+	free(c);
+	return ret;
+}
+
+static const char *src_name(u8 s)
+{
+	static const char *const n[TB_SRC_COUNT] = {
+		"breakpad", "debug_frame", "eh_frame", "exidx", "root",
+		"debug-file", "prologue-analysis", "plt", "uncovered",
+		"thread-entry" };
+
+	return s < TB_SRC_COUNT ? n[s] : "?";
+}
+
+/* Functions not in the table (or kept with loss), by reason. */
+static void count_reasons(const struct gen *g, u32 *by)
+{
+	memset(by, 0, TB_N_COUNT * sizeof(u32));
+	for (u32 i = 0; i < g->notes.n; i++) {
+		const struct tb_note *n = &g->notes.v[i];
+		bool seen = false;
+
+		/* Count each (function, reason) once. */
+		for (u32 j = i; j-- > 0 && g->notes.v[j].func == n->func;)
+			if (g->notes.v[j].reason == n->reason)
+				seen = true;
+		if (!seen)
+			by[n->reason]++;
+	}
+}
+
+static void print_stats(struct gen *g, FILE *f)
+{
+	u32 by[TB_N_COUNT], src[TB_SRC_COUNT] = { 0 };
+	const struct tb_blob *b = &g->blob;
+
+	for (u32 i = 0; i < g->nfuncs; i++)
+		src[g->funcs[i].source]++;
+	fprintf(f, "functions: %u in the inputs, %u in the table",
+		g->meta.funcs_total, g->meta.funcs_in_table);
+	for (int s = 0; s < TB_SRC_COUNT; s++)
+		if (src[s])
+			fprintf(f, ", %u from %s", src[s], src_name(s));
+	fprintf(f, "\nrows: %u (offset, sequence) pairs, %u distinct sequences\n",
+		g->meta.rows, b->nseqs);
+	if (g->noreturn_sites)
+		fprintf(f, "calls that never return (return address saved nowhere): %d\n",
+			g->noreturn_sites);
+	fprintf(f, "bytes: %u total = header 32 + page table %u + function table %u + FOT %u + UIT %u\n",
+		b->size, 4 * b->page_entries, 4 * b->func_entries, b->fot_size,
+		b->uit_size);
+	if (g->meta.funcs_in_table)
+		fprintf(f, "bytes/function: %.2f\n",
+			(double)b->size / g->meta.funcs_in_table);
+	if (g->meta.text_size)
+		fprintf(f, ".text covered: %u of %u bytes (%.1f%%)\n",
+			g->meta.text_covered, g->meta.text_size,
+			100.0 * g->meta.text_covered / g->meta.text_size);
+	if (g->exidx_bytes || g->dbg_bytes || g->eh_bytes) {
+		fprintf(f, "input unwind sections: .ARM.exidx %u + .ARM.extab %u = %u bytes (%u entries",
+			g->exidx_bytes, g->extab_bytes,
+			g->exidx_bytes + g->extab_bytes, g->exidx_entries);
+		if (g->exidx_entries)
+			fprintf(f, ", %.2f bytes/entry",
+				(double)(g->exidx_bytes + g->extab_bytes) /
+				g->exidx_entries);
+		fprintf(f, "); .debug_frame %u", g->dbg_bytes);
+		if (src[TB_SRC_DEBUG_FRAME])
+			fprintf(f, " (%.2f bytes/function)",
+				(double)g->dbg_bytes / src[TB_SRC_DEBUG_FRAME]);
+		fprintf(f, "; .eh_frame %u\n", g->eh_bytes);
+	}
+	if (g->dbgfile)
+		fprintf(f, "debug file: %s (.debug_frame %u bytes%s, %u functions from it)\n",
+			g->dbgfile, g->dbgfile_bytes,
+			g->dbgfile_compressed ? " uncompressed" : "",
+			src[TB_SRC_DEBUG_FILE]);
+	count_reasons(g, by);
+	fprintf(f, "not expressed, by reason (functions):");
+	bool any = false;
+
+	for (int r = 0; r < TB_N_COUNT; r++)
+		if (by[r]) {
+			fprintf(f, "%s %s %u", any ? "," : "", tb_reason_name(r),
+				by[r]);
+			any = true;
+		}
+	fprintf(f, "%s\n", any ? "" : " none");
+}
+
+static const char *func_name(struct gen *g, struct tb_elf *e, u32 addr)
+{
+	const struct tb_sym *s = e ? tb_elf_sym(e, addr) : NULL;
+
+	(void)g;
+	return s && s->name[0] ? s->name : "?";
+}
+
+static int write_report(struct gen *g, struct tb_elf *e)
+{
+	FILE *f = strcmp(g->o->report, "-") ? fopen(g->o->report, "w") : stdout;
+
+	if (!f) {
+		uw_err("table: cannot write %s: %s", g->o->report, strerror(errno));
+		return -1;
+	}
+	fprintf(f, "# function  address  reason  detail\n");
+	for (u32 i = 0; i < g->notes.n; i++) {
+		const struct tb_note *n = &g->notes.v[i];
+
+		fprintf(f, "%s 0x%x 0x%x %s %s\n", func_name(g, e, n->func),
+			n->func, n->addr, tb_reason_name(n->reason), n->detail);
+	}
+	/* Every function's source; the fillers came from none. */
+	for (u32 i = 0; i < g->nfuncs; i++) {
+		const struct tb_func *fn = &g->funcs[i];
+		const char *src = src_name(fn->source);
+
+		if (fn->filler)
+			continue;
+		if (fn->source == TB_SRC_EHABI)
+			src = "ehabi-only";
+		fprintf(f, "%s 0x%x 0x%x %s %u bytes\n",
+			func_name(g, e, fn->addr), fn->addr, fn->addr, src,
+			fn->size);
+	}
+	if (f != stdout)
+		fclose(f);
+	return 0;
+}
+
+/*
+ * The separate debug file, if one is given or found by build-id.  A file
+ * that does not match the ELF is an error, never silently skipped: its
+ * CFI would describe other code.
+ */
+static int attach_debug_file(struct gen *g, struct tb_elf *e)
+{
+	char path[4096], err[1024];
+
+	if (g->o->no_debug_file ||
+	    !tb_find_debug_file(e, g->o->debug_file, g->o->debug_dirs,
+				g->o->ndebug_dirs, path, sizeof(path)))
+		return 0;
+	if (tb_elf_attach_debug(e, path, err, sizeof(err))) {
+		uw_err("table: %s: %s", g->o->input, err);
+		return -1;
+	}
+	return 0;
+}
+
+/* Something besides PLT stubs and refusals of code outside .text. */
+static bool has_unwind_info(const struct tb_input *in)
+{
+	for (u32 i = 0; i < in->n; i++)
+		if (in->funcs[i].source != TB_SRC_PLT &&
+		    in->funcs[i].source != TB_SRC_UNCOVERED)
+			return true;
+	return false;
+}
+
+static int read_inputs(struct gen *g, struct tb_elf *e)
+{
+	char err[512];
+
+	if (g->o->breakpad) {
+		FILE *f = uw_fopen_regular(g->o->breakpad);
+		int r;
+
+		if (!f) {
+			uw_err("table: cannot open %s: %s", g->o->breakpad,
+			       uw_file_strerror(errno));
+			return UWPROF_EXIT_USAGE;
+		}
+		r = tb_read_breakpad(f, &g->in, err, sizeof(err));
+		fclose(f);
+		if (r) {
+			uw_err("table: %s: %s", g->o->breakpad, err);
+			return UWPROF_EXIT_USAGE;
+		}
+		g->meta.text_addr = g->o->text_start;
+		g->meta.sources = UWT_SRC_BREAKPAD;
+		return 0;
+	}
+	if (tb_elf_open(e, g->o->input, err, sizeof(err))) {
+		uw_err("table: %s", err);
+		return UWPROF_EXIT_USAGE;
+	}
+	if (attach_debug_file(g, e))
+		return UWPROF_EXIT_USAGE;
+	/* The table covers all executable code of .text's segment;
+	 * --chrome-compat keeps Chrome's .text. */
+	if (!g->o->compat)
+		tb_elf_cover_code(e);
+	if (tb_read_dwarf(e, &g->in, err, sizeof(err)) < 0 ||
+	    tb_read_ehabi(e, &g->in, &g->notes, err, sizeof(err)) < 0) {
+		uw_err("table: %s: %s", g->o->input, err);
+		return UWPROF_EXIT_FAIL;
+	}
+	/* --chrome-compat tables never hold the root marker. */
+	if (!g->o->compat && tb_add_uncovered_roots(e, &g->in) < 0) {
+		uw_err("table: %s: out of memory", g->o->input);
+		return UWPROF_EXIT_FAIL;
+	}
+	/* Clone wrappers: exact rules, their child path root. */
+	if (!g->o->compat && tb_thread_entry_pass(e, &g->in, &g->notes) < 0) {
+		uw_err("table: %s: thread entry analysis failed (capstone or out of memory)",
+		       g->o->input);
+		return UWPROF_EXIT_FAIL;
+	}
+	/* After the roots, so thread entry code is never analysed. */
+	if (g->o->prologue && !g->o->compat &&
+	    tb_prologue_pass(e, &g->in, &g->notes) < 0) {
+		uw_err("table: %s: prologue analysis failed (capstone or out of memory)",
+		       g->o->input);
+		return UWPROF_EXIT_FAIL;
+	}
+	/* Last: PLT stubs and refusals only where nothing else applies. */
+	if (!g->o->compat && tb_plt_pass(e, &g->in, &g->notes) < 0) {
+		uw_err("table: %s: PLT decoding failed (capstone or out of memory)",
+		       g->o->input);
+		return UWPROF_EXIT_FAIL;
+	}
+	/* After every source: marks calls in the rows they all gave. */
+	if (!g->o->compat) {
+		g->noreturn_sites = tb_noreturn_pass(e, &g->in);
+		if (g->noreturn_sites < 0) {
+			uw_err("table: %s: call decoding failed (capstone or out of memory)",
+			       g->o->input);
+			return UWPROF_EXIT_FAIL;
+		}
+	}
+	g->meta = e->meta;
+	if (g->o->have_text_start)
+		g->meta.text_addr = g->o->text_start;
+	g->dbg_bytes = e->debug_frame_bytes;
+	g->dbgfile_bytes = e->dbg_frame_bytes;
+	g->dbgfile_compressed = e->dbg_frame_compressed;
+	if (e->dbg_elf)
+		g->dbgfile = e->dbg_path;
+	g->eh_bytes = e->eh_frame_bytes;
+	g->exidx_bytes = e->exidx_bytes;
+	g->extab_bytes = e->extab_bytes;
+	g->exidx_entries = e->exidx_entries;
+	if (!has_unwind_info(&g->in)) {
+		uw_err("table: %s has no unwind information (.debug_frame, .eh_frame or .ARM.exidx); give its debug file (--debug-file/--debug-dir), build it with -g or -funwind-tables, or try --prologue-analysis",
+		       g->o->input);
+		return UWPROF_EXIT_USAGE;
+	}
+	return 0;
+}
+
+static int cmd_table(int argc, char **argv)
+{
+	struct opts o;
+	struct gen g;
+	struct tb_elf e = { .fd = -1 };
+	struct tb_layout_opts lo;
+	struct uw2_table t;
+	struct uw2_verror verr;
+	char err[512];
+	int ret;
+
+	if (parse_args(argc, argv, &o))
+		return UWPROF_EXIT_USAGE;
+	memset(&g, 0, sizeof(g));
+	g.o = &o;
+	ret = read_inputs(&g, &e);
+	if (ret)
+		goto out;
+	ret = convert_all(&g);
+	if (ret) {
+		ret = ret == -2 ? UWPROF_EXIT_USAGE : UWPROF_EXIT_FAIL;
+		goto out;
+	}
+	lo = (struct tb_layout_opts){ o.compat, g.meta.text_addr,
+				      g.meta.text_size };
+	if (tb_layout(g.funcs, g.nfuncs, &lo, &g.blob, &g.notes, err,
+		      sizeof(err))) {
+		uw_err("table: %s", err);
+		ret = UWPROF_EXIT_FAIL;
+		goto out;
+	}
+	if (uw2_table_init(&t, g.blob.data, g.blob.size, &verr) != UW2_OK) {
+		uw_err("table: internal error: the generated table fails validation (%s at byte %u); please report this",
+		       uw2_verr_str(verr.code), verr.offset);
+		ret = UWPROF_EXIT_FAIL;
+		goto out;
+	}
+	if (self_check(&g, &t)) {
+		ret = UWPROF_EXIT_FAIL;
+		goto out;
+	}
+	fill_meta(&g);
+	ret = UWPROF_EXIT_OK;
+	if (write_outputs(&g))
+		ret = UWPROF_EXIT_FAIL;
+	if (o.stats)
+		print_stats(&g, stdout);
+	if (o.report && write_report(&g, e.elf ? &e : NULL))
+		ret = UWPROF_EXIT_FAIL;
+out:
+	for (u32 i = 0; i < g.nfuncs; i++)
+		free(g.funcs[i].pairs);
+	free(g.funcs);
+	free(g.notes.v);
+	free(g.blob.data);
+	tb_input_free(&g.in);
+	if (e.elf)
+		tb_elf_close(&e);
+	return ret;
+}
+
+UWPROF_COMMAND(table, "table", "build a v2 unwind table from an ARM32 ELF or breakpad symbols",
+	       cmd_table)

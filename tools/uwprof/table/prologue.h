@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Prologue analysis: unwind rules for code that has no usable CFI
+ * (CANTUNWIND asm, libgcc helpers), read from the instructions with
+ * capstone.  docs/TABLES.md says what is recognised and why each rule is
+ * justified; anything else ends the analysis and the rest refuses.
+ */
+#ifndef UWPROF_PROLOGUE_H
+#define UWPROF_PROLOGUE_H
+
+#include "table/table.h"
+
+struct tb_elf;
+
+/*
+ * Analyse the function at @addr (@len bytes of @code; Thumb when @thumb),
+ * entered at @addr and at each of @entries with the caller's frame.
+ * Rows (full states at every change) go to @f, which the caller owns.
+ * Returns @len when every path was followed and the rows hold for the
+ * whole function, 0 when they cannot be justified (@why says why), -1
+ * when capstone fails or memory runs out.
+ */
+int tb_prologue_analyse(const u8 *code, u32 len, u32 addr, bool thumb,
+			const u32 *entries, u32 nentries,
+			struct tb_cfi_func *f, char *why, size_t wlen);
+
+/*
+ * Analyse the function of symbol @i of @e (its size, or up to the next
+ * symbol; a trailing literal pool after a $d mapping symbol included).
+ * 1 with @f filled, 0 when not justified (@why), -1 on error.
+ */
+int tb_prologue_sym(struct tb_elf *e, u32 i, struct tb_cfi_func *f,
+		    char *why, size_t wlen);
+
+/*
+ * For every function symbol whose code is only refused (a CANTUNWIND
+ * EHABI range) or covered by nothing, replace that part with analysed
+ * rows (source TB_SRC_PROLOGUE); the unjustified rest keeps refusing.
+ * Returns the number of functions analysed, or -1.
+ */
+int tb_prologue_pass(struct tb_elf *e, struct tb_input *in,
+		     struct tb_notes *notes);
+
+/*
+ * A clone wrapper (__clone, __clone3, __bionic_clone, ...) analysed as
+ * tb_prologue_analyse does, with one addition: after "svc 0", a branch on
+ * r0 == 0 (cmp/tst/movs then beq/bne, or cbz/cbnz) starts the new
+ * thread's path, whose every instruction is the outermost frame (rows
+ * with the return address undefined, the root marker).  Returns as
+ * tb_prologue_analyse, and 0 when no such path was found.
+ */
+int tb_thread_entry_analyse(const u8 *code, u32 len, u32 addr, bool thumb,
+			    struct tb_cfi_func *f, char *why, size_t wlen);
+
+/*
+ * Every thread entry symbol of @e analysed so: on success its rows
+ * replace whatever else covered it (its CFI ends at the system call, the
+ * rest refused or whole-root before); otherwise it keeps those, with a
+ * note.  Default mode, before prologue analysis.  Returns the number of
+ * entries analysed, or -1.
+ */
+int tb_thread_entry_pass(struct tb_elf *e, struct tb_input *in,
+			 struct tb_notes *notes);
+
+#endif
