@@ -66,7 +66,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	snprintf(dir, sizeof(dir), "/tmp/uwprof-fuzz-XXXXXX");
+	/* In memory where there is a tmpfs: on a disk, writing the input and
+	 * the command's outputs took most of each run. */
+	snprintf(dir, sizeof(dir), "%s/uwprof-fuzz-XXXXXX",
+		 access("/dev/shm", W_OK) ? "/tmp" : "/dev/shm");
 	if (!mkdtemp(dir))
 		abort();
 	snprintf(input, sizeof(input), "%s/input", dir);

@@ -51,7 +51,8 @@ FUZZ_TOOL_SPECS	= $(foreach t,$(filter-out dump,$(FUZZ_TOOLS)) procmaps datafile
 
 fuzz-tools-build: $(FUZZ_TOOL_BINS) $(FUZZ_SEEDS)
 
-# Each harness for FUZZ_SECONDS (or FUZZ_RUNS executions, if set first).
+# Each harness for FUZZ_SECONDS (or FUZZ_RUNS executions, if set first),
+# FUZZ_JOBS of them at once.
 fuzz-tools: fuzz-tools-build
 	$(Q)FUZZ_FLAGS="-close_fd_mask=2 $(FUZZ_FLAGS)" fuzz/run-many.sh fuzz-tools \
 		$(FUZZ_SECONDS) $(FUZZ_OUT) $(FUZZ_TOOL_SPECS)
