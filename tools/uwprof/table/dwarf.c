@@ -114,7 +114,14 @@ static void delta(const struct tb_row *prev, const struct tb_row *st,
 	}
 }
 
-static int walk_fde(Dwarf_CFI *cfi, u32 lo, u32 hi, struct tb_cfi_func *f)
+/*
+ * The rows of [@lo, @hi).  Each row after the first needs an advance
+ * instruction of at least a byte among the FDE's @insn_bytes, so a walk
+ * past that many rows is of a malformed FDE (a range of 4 GiB gave libdw
+ * rows a few bytes long: gigabytes of rows).
+ */
+static int walk_fde(Dwarf_CFI *cfi, u32 lo, u32 hi, u32 insn_bytes,
+		    struct tb_cfi_func *f)
 {
 	struct tb_row prev, st;
 	u32 addr = lo;
@@ -125,6 +132,8 @@ static int walk_fde(Dwarf_CFI *cfi, u32 lo, u32 hi, struct tb_cfi_func *f)
 		Dwarf_Addr s, e;
 		struct tb_row *row;
 
+		if (f->nrows > insn_bytes)
+			return -1;
 		if (dwarf_cfi_addrframe(cfi, addr, &fr))
 			return f->nrows ? 0 : -1;
 		dwarf_frame_info(fr, &s, &e, NULL);
@@ -277,7 +286,8 @@ static int read_section(const struct cfi_src *cs, struct tb_input *in,
 		f->addr = lo;
 		f->size = hi - lo;
 		f->source = cs->source;
-		if (walk_fde(cs->cfi, lo, hi, f)) {
+		if (walk_fde(cs->cfi, lo, hi,
+			     (u32)(ent.fde.end - ent.fde.start), f)) {
 			/* libdw could not evaluate it: keep it out, noted
 			 * by the caller as an empty function. */
 			f->nrows = 0;
