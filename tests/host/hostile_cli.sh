@@ -52,6 +52,20 @@ expect "FDE over 4 GiB: exit 0 at once" 0 $?
 expect "that FDE is left out as empty" 1 \
 	"$(awk '$4 == "empty"' "$tmp/fde.rep" | wc -l)"
 
+# DW_CFA_register naming register 238942451 (fuzz_table again): libdw
+# sizes its state by the largest register named and took 1.8 GB for a
+# file of 1.5 KB.  A file this small is read in a few MB.
+/usr/bin/time -f %M -o "$tmp/rss" timeout 20 "$UWPROF" table \
+	"$here/../../fuzz/regress/table/cfa-register-huge.so" -o "$tmp/reg.uwt" \
+	--no-debug-file --report "$tmp/reg.rep" >/dev/null 2>&1
+expect "a huge DWARF register number: exit 0" 0 $?
+rss=$(tail -n 1 "$tmp/rss")
+if [ "${rss:-999999}" -lt 100000 ] && grep -q ' empty ' "$tmp/reg.rep"; then
+	ok "a huge DWARF register number: ${rss} KB at most, its FDE left out"
+else
+	fail "a huge DWARF register number: ${rss:-?} KB"
+fi
+
 # A mapping's file found as a FIFO (or a device) where symbols are looked
 # for: report opened it and waited for a writer forever.
 mkdir "$tmp/symfs"

@@ -14,6 +14,7 @@
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lib/ehabi.h"
 #include "table/elf.h"
 #include "table/spans.h"
 
@@ -177,6 +178,121 @@ static bool fde_range(const Dwarf_CFI_Entry *ent, const u8 *cie_aug_enc,
 	return true;
 }
 
+/*
+ * ARM's DWARF register numbers end at 287 (d31).  libdw sizes a frame's
+ * state by the largest register its instructions name, so a crafted
+ * number (DW_CFA_register r238942451) would take gigabytes.
+ */
+#define TB_DWARF_MAX_REG	1023
+
+/* Skip the ULEBs (or SLEBs) at @b[*@pos]; the last one's value, if
+ * 32 bits hold it, in @val. */
+static bool skip_lebs(const u8 *b, u32 len, u32 *pos, int n, u32 *val)
+{
+	u32 v = 0;
+
+	while (n--)
+		if (uw_uleb(b, len, pos, &v) != UW_ULEB_OK)
+			return false;
+	if (val)
+		*val = v;
+	return true;
+}
+
+/*
+ * Every register the call frame instructions @b[0, @len) name is a
+ * plausible one, and every instruction is whole.  An encoded address
+ * (DW_CFA_set_loc, which no ARM compiler emits) ends the check.
+ */
+static bool cfa_insns_sane(const u8 *b, u32 len)
+{
+	u32 pos = 0, reg, blk;
+
+	while (pos < len) {
+		u8 op = b[pos++];
+		bool ok = true;
+
+		reg = 0;
+		switch (op >> 6) {
+		case 1:				/* advance_loc */
+			continue;
+		case 2:				/* offset: reg, ULEB */
+			ok = skip_lebs(b, len, &pos, 1, NULL);
+			continue;
+		case 3:				/* restore */
+			continue;
+		}
+		switch (op) {
+		case DW_CFA_nop: case DW_CFA_remember_state:
+		case DW_CFA_restore_state:
+			break;
+		case DW_CFA_set_loc:
+			return true;
+		case DW_CFA_advance_loc1: case DW_CFA_advance_loc2:
+		case DW_CFA_advance_loc4:
+			pos += op == DW_CFA_advance_loc1 ? 1 :
+			       op == DW_CFA_advance_loc2 ? 2 : 4;
+			ok = pos <= len;
+			break;
+		case DW_CFA_def_cfa_offset: case DW_CFA_def_cfa_offset_sf:
+		case DW_CFA_GNU_args_size:
+			ok = skip_lebs(b, len, &pos, 1, NULL);
+			break;
+		case DW_CFA_restore_extended: case DW_CFA_undefined:
+		case DW_CFA_same_value: case DW_CFA_def_cfa_register:
+			ok = skip_lebs(b, len, &pos, 1, &reg);
+			break;
+		case DW_CFA_offset_extended: case DW_CFA_def_cfa:
+		case DW_CFA_offset_extended_sf: case DW_CFA_def_cfa_sf:
+		case DW_CFA_val_offset: case DW_CFA_val_offset_sf:
+		case DW_CFA_GNU_negative_offset_extended:
+			ok = skip_lebs(b, len, &pos, 1, &reg) &&
+			     skip_lebs(b, len, &pos, 1, NULL);
+			break;
+		case DW_CFA_register:
+			ok = skip_lebs(b, len, &pos, 1, &reg) && reg <= TB_DWARF_MAX_REG &&
+			     skip_lebs(b, len, &pos, 1, &reg);
+			break;
+		case DW_CFA_def_cfa_expression:
+			ok = skip_lebs(b, len, &pos, 1, &blk) && blk <= len - pos;
+			pos += ok ? blk : 0;
+			break;
+		case DW_CFA_expression: case DW_CFA_val_expression:
+			ok = skip_lebs(b, len, &pos, 1, &reg) &&
+			     skip_lebs(b, len, &pos, 1, &blk) && blk <= len - pos;
+			pos += ok ? blk : 0;
+			break;
+		default:
+			return false;
+		}
+		if (!ok || reg > TB_DWARF_MAX_REG)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The instructions of an FDE and of its CIE are sane (cfa_insns_sane):
+ * the FDE's follow its two 4-byte address words (fde_range() takes no
+ * other size) and, with a 'z' augmentation, its augmentation data.
+ */
+static bool fde_insns_sane(const Dwarf_CFI_Entry *fde, const Dwarf_CIE *cie)
+{
+	const u8 *p = fde->fde.start + 8;
+	u32 len = fde->fde.end - p, pos = 0, aug;
+
+	if (!cfa_insns_sane(cie->initial_instructions,
+			    cie->initial_instructions_end -
+			    cie->initial_instructions))
+		return false;
+	if (cie->augmentation && cie->augmentation[0] == 'z') {
+		if (!skip_lebs(p, len, &pos, 1, &aug) || aug > len - pos)
+			return false;
+		pos += aug;
+	}
+	return cfa_insns_sane(p + pos, len - pos);
+}
+
 /* The 'R' augmentation byte of a CIE, if it has one. */
 static const u8 *cie_r_encoding(const Dwarf_CIE *cie)
 {
@@ -267,8 +383,10 @@ static int read_section(const struct cfi_src *cs, struct tb_input *in,
 			break;
 		if (dwarf_cfi_cie_p(&ent))
 			continue;
-		if (eh && !dwarf_next_cfi(ident, d, eh, ent.fde.CIE_pointer,
-					  &cnext, &cie) && dwarf_cfi_cie_p(&cie))
+		if (dwarf_next_cfi(ident, d, eh, ent.fde.CIE_pointer, &cnext,
+				   &cie) || !dwarf_cfi_cie_p(&cie))
+			continue;	/* an FDE without its CIE */
+		if (eh)
 			renc = cie_r_encoding(&cie.cie);
 		if (!fde_range(&ent, renc, eh, sec_addr, d->d_buf, &lo, &hi))
 			continue;
@@ -286,10 +404,11 @@ static int read_section(const struct cfi_src *cs, struct tb_input *in,
 		f->addr = lo;
 		f->size = hi - lo;
 		f->source = cs->source;
-		if (walk_fde(cs->cfi, lo, hi,
+		if (!fde_insns_sane(&ent, &cie.cie) ||
+		    walk_fde(cs->cfi, lo, hi,
 			     (u32)(ent.fde.end - ent.fde.start), f)) {
-			/* libdw could not evaluate it: keep it out, noted
-			 * by the caller as an empty function. */
+			/* malformed, or libdw could not evaluate it: keep
+			 * it out, noted by the caller as an empty function */
 			f->nrows = 0;
 		}
 		added++;
