@@ -7,7 +7,8 @@
  *   report    uwprof report (data-file reader, symbolization, a writer
  *             picked by the input's length: text, folded, svg, json, pprof)
  *   dump      uwprof dump --hex (the .uwt container and v2 blob readers)
- *   table     uwprof table (ELF: DWARF, EHABI, PLT readers) --report --stats
+ *   table     uwprof table (ELF: DWARF, EHABI, PLT readers) --report --stats,
+ *             and --prologue-analysis for inputs of odd length
  *   breakpad  uwprof table --breakpad (the breakpad reader)
  *
  * The input is written to a private directory; output goes to /dev/null.
@@ -114,10 +115,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 #elif FUZZ_CMD_TABLE
 	{
+		/* prologue analysis (capstone over the file's code) on every
+		 * other input */
 		char *argv[] = { "table", input, "-o", out, "--no-debug-file",
-				 "--report", "/dev/null", "--stats", NULL };
+				 "--report", "/dev/null", "--stats",
+				 "--prologue-analysis", NULL };
 
-		rc = run("table", 8, argv);
+		rc = run("table", 8 + (int)(size & 1), argv);
 	}
 #elif FUZZ_CMD_BREAKPAD
 	{
