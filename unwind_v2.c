@@ -936,6 +936,7 @@ static void uw2_shape_runs(struct uw2_shape *sh)
 		len++;
 	sh->run_first = first;
 	sh->run_len = len;
+	sh->rest = m & ~(((1u << len) - 1) << first);
 }
 
 /*
@@ -987,30 +988,58 @@ static bool uw2_shape_of(const struct uw2_table *t, u32 pos,
 	return false;
 }
 
-/* The slot of @addr: return addresses are 2-aligned, so drop bit 0. */
-static struct uw2_cache_entry *uw2_cache_slot(struct uw2_cache *c, u32 addr)
-{
-	u32 h = ((addr >> 1) * 0x9e3779b1u) >> (32 - UW2_CACHE_BITS);
+/* The registers a return address is restored into. */
+#define UW2_RA_REGS	((1u << UW2_LR) | (1u << UW2_PC))
 
-	return &c->e[h & (UW2_CACHE_ENTRIES - 1)];
+/*
+ * The set of @addr, two entries (return addresses are 2-aligned, so bit 0
+ * is dropped).  Two ways: hot return addresses that share a set of a
+ * direct-mapped cache would evict each other on every sample.
+ */
+static struct uw2_cache_entry *uw2_cache_set(struct uw2_cache *c, u32 addr)
+{
+	u32 h = ((addr >> 1) * 0x9e3779b1u) >> (33 - UW2_CACHE_BITS);
+
+	return &c->e[2 * h];
+}
+
+/* The entry of @addr in its set, if any: an address is in one way only. */
+static inline struct uw2_cache_entry *uw2_cache_find(struct uw2_cache *c,
+						     u32 addr)
+{
+	struct uw2_cache_entry *e = uw2_cache_set(c, addr);
+
+	if (e->addr == addr)
+		return e;
+	e++;
+	return e->addr == addr ? e : NULL;
 }
 
 /*
- * A cached lookup of @addr, if the module array still has the entry's
- * table at the entry's index and place: the table is then live, and the
+ * Without a gen: does the module array still have @e's table at the
+ * entry's index and place, around @addr?  The table is then live, and the
  * entry's pointer is never followed unless it equals a live one.
  */
+static bool uw2_cache_live(const struct uw2_walk *w,
+			   const struct uw2_cache_entry *e, u32 addr)
+{
+	const struct uw2_module *m;
+
+	if (e->mod >= w->nmods)
+		return false;
+	m = &w->mods[e->mod];
+	return m->table == e->table && m->text_start == e->text_start &&
+	       addr >= m->text_start && addr < m->text_end && m->table;
+}
+
+/* A cached lookup of @addr that may be used (struct uw2_cache), or NULL. */
 static inline struct uw2_cache_entry *
 uw2_cache_get(const struct uw2_walk *w, u32 addr)
 {
-	struct uw2_cache_entry *e = uw2_cache_slot(w->cache, addr);
-	const struct uw2_module *m;
+	struct uw2_cache_entry *e = uw2_cache_find(w->cache, addr);
 
-	if (e->addr != addr || e->mod >= w->nmods)
-		return NULL;
-	m = &w->mods[e->mod];
-	if (m->table != e->table || m->text_start != e->text_start ||
-	    addr < m->text_start || addr >= m->text_end || !m->table)
+	if (!e || e->gen != w->cache->gen ||
+	    (!e->gen && !uw2_cache_live(w, e, addr)))
 		return NULL;
 	return e;
 }
@@ -1018,11 +1047,17 @@ uw2_cache_get(const struct uw2_walk *w, u32 addr)
 static void uw2_cache_put(const struct uw2_walk *w, u32 addr,
 			  const struct uw2_module *m, u32 uit_index, u32 func)
 {
-	struct uw2_cache_entry *e = uw2_cache_slot(w->cache, addr);
+	struct uw2_cache_entry *e = uw2_cache_find(w->cache, addr);
 
 	if (m - w->mods > 0xffff)
 		return;
+	/* a new address goes first, the older one of the set out */
+	if (!e) {
+		e = uw2_cache_set(w->cache, addr);
+		e[1] = e[0];
+	}
 	e->addr = addr;
+	e->gen = w->cache->gen;
 	e->text_start = m->text_start;
 	e->table = m->table;
 	e->uit_index = uit_index;
@@ -1045,13 +1080,22 @@ struct uw2_found {
  */
 static void uw2_found_entry(struct uw2_found *f, struct uw2_cache_entry *e)
 {
+	const u8 *op = e->table->uit + e->uit_index;
+
 	f->t = e->table;
 	f->uit_index = e->uit_index;
 	f->func = e->func;
-	if (e->simple == UW2_SHAPE_UNKNOWN)
-		e->simple = uw2_shape_of(e->table, e->uit_index, &e->shape) ?
-			    UW2_SHAPE_SIMPLE : UW2_SHAPE_NONE;
-	f->shape = e->simple == UW2_SHAPE_SIMPLE ? &e->shape : NULL;
+	if (e->simple == UW2_SHAPE_UNKNOWN) {
+		e->simple = UW2_SHAPE_NONE;
+		if (uw2_shape_of(e->table, e->uit_index, &e->shape))
+			e->simple = e->shape.mask & UW2_RA_REGS ?
+				    UW2_SHAPE_CALLER : UW2_SHAPE_SIMPLE;
+		else if (e->table->uit_size - e->uit_index >= 2 &&
+			 op[0] == UW2_OP_ROOT_0 && op[1] == UW2_OP_ROOT_1)
+			e->simple = UW2_SHAPE_ROOT;
+	}
+	f->shape = e->simple == UW2_SHAPE_SIMPLE ||
+		   e->simple == UW2_SHAPE_CALLER ? &e->shape : NULL;
 }
 
 /* The sequence for @addr, and the start of the function holding it. */
@@ -1142,10 +1186,9 @@ static inline void uw2_shape_apply(const struct uw2_shape *sh,
 
 	/* the run first (r4-rN of a push), then the rest (lr, pc) */
 	for (m = 0; m < k; m++)
-		r[m] = uw2_le32(src + 4 * m);
-	m = sh->mask & ~(((1u << k) - 1) << sh->run_first);
-	for (; m; m &= m - 1, k++)
-		regs->r[__builtin_ctz(m)] = uw2_le32(src + 4 * k);
+		__builtin_memcpy(&r[m], src + 4 * m, 4);
+	for (m = sh->rest; m; m &= m - 1, k++)
+		__builtin_memcpy(&regs->r[__builtin_ctz(m)], src + 4 * k, 4);
 	regs->r[UW2_SP] += sh->pre + 4 * sh->count + sh->post;
 	if (!(sh->mask & (1u << UW2_PC)))
 		regs->r[UW2_PC] = regs->r[UW2_LR];
@@ -1237,32 +1280,93 @@ static enum uw2_stop uw2_step(struct uw2_walk *w, struct uw2_regs *regs,
 }
 
 /*
- * A caller frame (@depth > 1) that a cache hit of simple shape unwinds
- * and uw2_check_frame() would pass, done in place: it pops lr or pc (the
- * last word popped, the highest register), that word is not 0, and sp
- * rises.  Anything else returns false, @regs untouched, for uw2_step().
+ * Caller frames that cache hits of caller shape unwind and uw2_check_frame()
+ * would pass, one after another, in place; and a caller frame whose
+ * sequence starts with the outermost-frame marker, which ends the walk as
+ * its opcodes would.  Called with frames[*@n - 1]
+ * the pc of @regs, not unwound yet (*@n > 1), and regs->r[13] checked by
+ * uw2_sp_ok().  For each frame: the last word it pops (lr or pc, the
+ * highest register popped, and so the new pc either way) is not 0; sp
+ * rises, as it pops a word; and it ends at most at the window's top
+ * without wrapping.  sp only rises, by multiples of 4, so the checks
+ * made after each opcode hold throughout.  The first frame that is not
+ * like that is left, as it came, to uw2_step(): UW2_STEP_MORE.  Else
+ * returns why the walk ended: the frame array full after a frame
+ * unwound, or the marker.
  */
-static bool uw2_step_fast(struct uw2_walk *w, struct uw2_regs *regs,
-			  u32 depth)
+static enum uw2_stop uw2_walk_fast(struct uw2_walk *w, struct uw2_regs *regs,
+				   u32 *frames, u32 *n, u32 max)
 {
-	u32 ra = (1u << UW2_LR) | (1u << UW2_PC), addr, last;
-	const struct uw2_cache_entry *e;
-	const struct uw2_shape *sh;
-	const u8 *src;
+	const struct uw2_stack *st = w->stack;
+	const struct uw2_view *v = st->view;
+	struct uw2_cache *c = w->cache;
+	u32 i = *n, gen = c->gen, hi = st->hi, compat;
+	u32 pc = regs->r[UW2_PC], sp = regs->r[UW2_SP], vlo, vlen;
+	enum uw2_stop stop = UW2_STEP_MORE;
+	const u8 *vdata;
 
-	addr = uw2_lookup_addr(w, regs->r[UW2_PC], depth);
-	e = uw2_cache_get(w, addr);
-	if (!e || e->simple != UW2_SHAPE_SIMPLE)
-		return false;
-	sh = &e->shape;
-	if (!(sh->mask & ra) ||
-	    !uw2_shape_src(w, sh, regs->r[UW2_SP], &src))
-		return false;
-	__builtin_memcpy(&last, src + 4 * (sh->count - 1), 4);
-	if (!last)
-		return false;
-	uw2_shape_apply(sh, src, regs);
-	return true;
+	if (!v)
+		return stop;
+	compat = w->flags & UW2_F_CHROME_COMPAT;
+	vlo = v->lo;
+	vlen = v->len;
+	vdata = v->data;
+	for (;;) {
+		u32 addr = compat ? pc : (pc & ~1u) - 2;
+		const struct uw2_cache_entry *e = uw2_cache_set(c, addr);
+		struct uw2_shape sh;
+		u32 bytes, vsp, end, off, last, m;
+		const u8 *src, *run_end;
+		u32 *r;
+
+		if (e->addr != addr && (++e)->addr != addr)
+			break;
+		if (e->gen != gen || (!gen && !uw2_cache_live(w, e, addr)))
+			break;
+		if (e->simple == UW2_SHAPE_ROOT) {
+			stop = UW2_STOP_ROOT;
+			break;
+		}
+		if (e->simple != UW2_SHAPE_CALLER)
+			break;
+		sh = e->shape;	/* the stores below cannot change it */
+		bytes = 4 * sh.count;
+		vsp = sp + sh.pre;
+		end = vsp + bytes + sh.post;
+		if (end < sp || end > hi)
+			break;
+		off = vsp - vlo;
+		if (off >= vlen || bytes > vlen - off) {
+			if (!uw2_view_holds(st, vsp, sh.count))
+				break;
+			vlo = v->lo;
+			vlen = v->len;
+			vdata = v->data;
+			off = vsp - vlo;
+		}
+		src = vdata + off;
+		__builtin_memcpy(&last, src + bytes - 4, 4);
+		if (!last)
+			break;
+		/* the run (r4-rN of a push), then the rest (lr, pc) */
+		r = &regs->r[sh.run_first];
+		for (run_end = src + 4 * sh.run_len; src != run_end; src += 4)
+			__builtin_memcpy(r++, src, 4);
+		for (m = sh.rest; m; m &= m - 1, src += 4)
+			__builtin_memcpy(&regs->r[__builtin_ctz(m)], src, 4);
+		sp = end;
+		pc = last;
+		regs->r[UW2_SP] = sp;
+		regs->r[UW2_PC] = pc;
+		w->frame_sp = sp;
+		if (i == max) {
+			stop = UW2_STOP_MAX_DEPTH;
+			break;
+		}
+		frames[i++] = pc;
+	}
+	*n = i;
+	return stop;
 }
 
 enum uw2_stop uw2_unwind(const struct uw2_module *mods, u32 nmods,
@@ -1303,9 +1407,10 @@ enum uw2_stop uw2_unwind_cached(const struct uw2_module *mods, u32 nmods,
 		else if (n == 1)
 			kept = frames[1];	/* a stale frame leaves no trace */
 		frames[n++] = regs->r[UW2_PC];
-		if (n > 1 && cache && uw2_step_fast(&w, regs, n)) {
-			w.frame_sp = regs->r[UW2_SP];
-			continue;
+		if (n > 1 && cache) {
+			stop = uw2_walk_fast(&w, regs, frames, &n, max_frames);
+			if (stop != UW2_STEP_MORE)
+				break;
 		}
 		stop = uw2_step(&w, regs, n);
 		if (stop == UW2_STEP_STALE) {

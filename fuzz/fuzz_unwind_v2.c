@@ -142,6 +142,8 @@ static void same_with_fast_paths(const struct uw2_module *mod,
 	view = (struct uw2_view){ fs->bytes + a, fs->lo + a, b - a };
 	stack.view = &view;
 	memset(&cache, 0, sizeof(cache));
+	/* entries checked against the module array, or trusted by gen */
+	cache.gen = pick & 1;
 	for (int pass = 0; pass < 3; pass++) {
 		if (pass == 2) {
 			/* the module's reader, with spans of 64 B to 4 KiB */
