@@ -9,11 +9,11 @@
  *
  * The handler never sleeps, allocates or takes the mmap lock: the process
  * entry is found under RCU, and the stack is read a line at a time
- * (UWPROF_STACK_LINE bytes) with copy_from_user_nofault() into a per-CPU
+ * (UWPROF_STACK_LINE bytes) with page faults disabled into a per-CPU
  * buffer, so a page that is not resident ends the unwind as a read fault
  * instead of faulting it in.  Lookups go through a per-CPU cache that
- * outlives the sample; uw2_unwind_cached() uses an entry only while the
- * process's live module array still holds its table.
+ * outlives the sample; uw2_unwind_cached() uses an entry only under the
+ * tag of the module array it was filled from (struct uwprof_mods).
  * Samples it cannot finish (a process to follow, code not examined yet, a
  * page not resident) it hands to the task's own context (follow.c).
  */
@@ -31,11 +31,24 @@
 
 #define UWPROF_FREQ_MAX		10000
 
+/*
+ * What copy_from_user_nofault() does, without its check of the kernel
+ * destination (hardened usercopy), which costs a slab lookup per copy and
+ * would take a spinlock, in an interrupt, for vmalloc memory: the
+ * destination is the handler's own line buffer, len at most
+ * UWPROF_STACK_LINE (uw2_view_fill()).
+ */
 static int uwprof_copy_line(void *ctx, void *dst, u32 src, u32 len)
 {
 	const void __user *from = (const void __user *)(unsigned long)src;
+	unsigned long left;
 
-	return copy_from_user_nofault(dst, from, len) ? -EFAULT : 0;
+	if (!access_ok(from, len))
+		return -EFAULT;
+	pagefault_disable();
+	left = raw_copy_from_user(dst, from, len);
+	pagefault_enable();
+	return left ? -EFAULT : 0;
 }
 
 /*
@@ -77,6 +90,8 @@ static u32 uwprof_unwind(struct uwprof_session *s, struct uwprof_cpu *c,
 	};
 
 	c->unwind->view.len = 0;	/* the stack changed since: nothing held */
+	/* 0 without modules: no entry is used, none is filled */
+	c->unwind->lookups.gen = mods ? READ_ONCE(mods->tag) : 0;
 	*stop = uw2_unwind_cached(mods ? mods->mod : NULL, mods ? mods->n : 0,
 				  regs, &stack, c->frames, s->max_depth,
 				  &nframes, 0, &c->unwind->lookups);
