@@ -609,8 +609,13 @@ static bool uw2_entry_page(const struct uw2_table *t, u32 page, u32 e,
 	return true;
 }
 
-bool uw2_lookup_function(const struct uw2_table *t, u32 byte_off,
-			 u32 *instr_off, u32 *fot_index)
+/*
+ * uw2_lookup_function(), and in *@next how far (a byte offset like
+ * @byte_off, up to 2^32) the function surely runs: to the next function's
+ * start on this page, or to the page's end.
+ */
+static bool uw2_lookup_function_to(const struct uw2_table *t, u32 byte_off,
+				   u32 *instr_off, u32 *fot_index, u64 *next)
 {
 	u32 page = byte_off >> UW2_PAGE_SHIFT;
 	u32 units = byte_off >> 1;
@@ -630,11 +635,23 @@ bool uw2_lookup_function(const struct uw2_table *t, u32 byte_off,
 		if (!uw2_entry_page(t, page, e - 1, &fpage))
 			return false;
 	}
+	*next = ((u64)page + 1) << UW2_PAGE_SHIFT;
+	if (e < end && e >= first)
+		*next = ((u64)page << UW2_PAGE_SHIFT) + 2 * uw2_func_poff(t, e);
 	e--;
 	*instr_off = units - ((fpage << UW2_PAGE_UNITS_SHIFT) +
 			      uw2_func_poff(t, e));
 	*fot_index = uw2_func_fot(t, e);
 	return true;
+}
+
+bool uw2_lookup_function(const struct uw2_table *t, u32 byte_off,
+			 u32 *instr_off, u32 *fot_index)
+{
+	u64 next;
+
+	return uw2_lookup_function_to(t, byte_off, instr_off, fot_index,
+				      &next);
 }
 
 /* A FOT number: one byte in the common case, else the full decoder. */
@@ -647,20 +664,40 @@ static bool uw2_fot_num(const struct uw2_table *t, u32 *pos, u32 *val)
 	return uw2_uleb(t->fot, t->fot_size, pos, val) == UW2_ULEB_OK;
 }
 
-bool uw2_lookup_sequence(const struct uw2_table *t, u32 fot_index,
-			 u32 instr_off, u32 *uit_index)
+/*
+ * uw2_lookup_sequence(), and the row found: the instruction offsets
+ * [*@row, *@row_end) of the function that share the sequence (*@row_end
+ * is 2^32 for the last row, which runs to the function's end).  Offsets
+ * strictly decrease along a validated list.
+ */
+static bool uw2_lookup_row(const struct uw2_table *t, u32 fot_index,
+			   u32 instr_off, u32 *uit_index, u32 *row,
+			   u64 *row_end)
 {
 	u32 pos = fot_index, off, idx;
 
+	*row_end = 1ull << 32;
 	while (pos < t->fot_size) {
 		if (!uw2_fot_num(t, &pos, &off) || !uw2_fot_num(t, &pos, &idx))
 			return false;
 		if (off <= instr_off) {
 			*uit_index = idx;
+			*row = off;
 			return true;
 		}
+		*row_end = off;
 	}
 	return false;
+}
+
+bool uw2_lookup_sequence(const struct uw2_table *t, u32 fot_index,
+			 u32 instr_off, u32 *uit_index)
+{
+	u32 row;
+	u64 row_end;
+
+	return uw2_lookup_row(t, fot_index, instr_off, uit_index, &row,
+			      &row_end);
 }
 
 const struct uw2_module *uw2_find_module(const struct uw2_module *mods,
@@ -1098,34 +1135,85 @@ static void uw2_found_entry(struct uw2_found *f, struct uw2_cache_entry *e)
 		   e->simple == UW2_SHAPE_CALLER ? &e->shape : NULL;
 }
 
-/* The sequence for @addr, and the start of the function holding it. */
-static bool uw2_find_sequence(const struct uw2_walk *w, u32 addr,
+/* A cached range holding the sampled pc @addr that may be used, or NULL. */
+static struct uw2_cache_entry *uw2_range_get(const struct uw2_walk *w,
+					     u32 addr)
+{
+	struct uw2_cache *c = w->cache;
+	struct uw2_range *r;
+
+	for (r = c->pc; r < c->pc + UW2_CACHE_RANGES; r++)
+		if (addr - r->e.addr < r->len && r->e.gen == c->gen &&
+		    (r->e.gen || uw2_cache_live(w, &r->e, addr)))
+			return &r->e;
+	return NULL;
+}
+
+/*
+ * Keep [@lo, @hi) of @m, the pcs whose lookup gives @uit_index and @func,
+ * in place of the oldest range.
+ */
+static void uw2_range_put(const struct uw2_walk *w,
+			  const struct uw2_module *m, u32 lo, u64 hi,
+			  u32 uit_index, u32 func)
+{
+	struct uw2_cache *c = w->cache;
+	struct uw2_range *r = &c->pc[c->next_range++ % UW2_CACHE_RANGES];
+
+	if (m - w->mods > 0xffff)
+		return;
+	if (hi > m->text_end)
+		hi = m->text_end;
+	r->len = hi - lo;
+	r->e = (struct uw2_cache_entry){
+		.addr = lo, .gen = c->gen, .text_start = m->text_start,
+		.table = m->table, .uit_index = uit_index, .func = func,
+		.mod = m - w->mods, .simple = UW2_SHAPE_UNKNOWN,
+	};
+}
+
+/*
+ * The sequence for @addr, and the start of the function holding it.  A
+ * sampled pc (@pc) is looked up among the cached ranges of pcs that share
+ * a sequence, a return address among the cached addresses: sampled pcs
+ * are too many to cache one by one, and would evict return addresses.
+ */
+static bool uw2_find_sequence(const struct uw2_walk *w, u32 addr, bool pc,
 			      struct uw2_found *f)
 {
-	struct uw2_cache_entry *e;
+	struct uw2_cache_entry *e = NULL;
 	const struct uw2_module *m;
-	u32 instr_off, fot_index;
+	u32 instr_off, fot_index, row;
+	u64 next, row_end;
 
-	if (w->cache) {
-		e = uw2_cache_get(w, addr);
-		if (e) {
-			uw2_found_entry(f, e);
-			return true;
-		}
+	if (w->cache)
+		e = pc ? uw2_range_get(w, addr) : uw2_cache_get(w, addr);
+	if (e) {
+		uw2_found_entry(f, e);
+		return true;
 	}
 	m = uw2_find_module(w->mods, w->nmods, addr);
 	if (!m || !m->table)
 		return false;
 	f->t = m->table;
 	f->shape = NULL;
-	if (!uw2_lookup_function(f->t, addr - m->text_start, &instr_off,
-				 &fot_index))
+	if (!uw2_lookup_function_to(f->t, addr - m->text_start, &instr_off,
+				    &fot_index, &next))
 		return false;
 	f->func = (addr & ~1u) - 2 * instr_off;
-	if (!uw2_lookup_sequence(f->t, fot_index, instr_off, &f->uit_index))
+	if (!uw2_lookup_row(f->t, fot_index, instr_off, &f->uit_index, &row,
+			    &row_end))
 		return false;
-	if (w->cache)
+	if (w->cache && pc) {
+		/* the row, up to where the function surely runs */
+		next += m->text_start;
+		if (next > f->func + 2 * row_end)
+			next = f->func + 2 * row_end;
+		uw2_range_put(w, m, f->func + 2 * row, next, f->uit_index,
+			      f->func);
+	} else if (w->cache) {
 		uw2_cache_put(w, addr, m, f->uit_index, f->func);
+	}
 	return true;
 }
 
@@ -1136,11 +1224,14 @@ static bool uw2_find_sequence(const struct uw2_walk *w, u32 addr,
 static bool uw2_view_holds(const struct uw2_stack *stack, u32 vsp,
 			   u32 count)
 {
-	const struct uw2_view *v = stack->view;
+	struct uw2_view *v = stack->view;
 	u32 word;
 
 	if (vsp - v->lo < v->len && 4 * count <= v->len - (vsp - v->lo))
 		return true;
+	/* the words run past the view's end: have it refilled from vsp */
+	if (vsp - v->lo < v->len)
+		v->len = 0;
 	if (stack->read(stack->ctx, vsp, &word) != 0)
 		return false;
 	return vsp - v->lo < v->len && 4 * count <= v->len - (vsp - v->lo);
@@ -1253,7 +1344,7 @@ static enum uw2_stop uw2_step(struct uw2_walk *w, struct uw2_regs *regs,
 	enum uw2_exec res;
 	u32 popped = 0, func;
 
-	if (!uw2_find_sequence(w, addr, &f))
+	if (!uw2_find_sequence(w, addr, depth == 1, &f))
 		return UW2_STOP_NO_TABLE;
 	func = f.func;
 	if (depth == 1)

@@ -148,7 +148,10 @@ int uw2_view_fill(struct uw2_view *v, u8 *buf, u32 line, u32 addr, u32 *val,
  * The stack window [lo, hi).  @read is only called for 4-aligned addresses
  * with lo <= addr and addr + 4 <= hi; it returns 0 or a negative value when
  * the word cannot be read (not resident, fault).  @view is optional (NULL):
- * words inside it, and inside [lo, hi), are read from it instead.
+ * words inside it, and inside [lo, hi), are read from it instead.  Before
+ * calling @read for words that start inside the view and run past its
+ * end, the unwinder empties the view (len 0), so that a reader that
+ * caches (uw2_view_fill()) refills it from the first of them.
  */
 struct uw2_stack {
 	u32 lo;
@@ -284,9 +287,22 @@ enum uw2_shape_state {
 	UW2_SHAPE_ROOT
 };
 
+/*
+ * Sampled pcs are cached by range: the pcs [e.addr, e.addr + len) of one
+ * function that share a sequence (a row of its FOT list).
+ */
+#define UW2_CACHE_RANGES	16
+
+struct uw2_range {
+	u32 len;		/* bytes; 0 when empty */
+	struct uw2_cache_entry e;
+};
+
 struct uw2_cache {
 	u32 gen;		/* set by the caller before each unwind */
-	struct uw2_cache_entry e[UW2_CACHE_ENTRIES];
+	u32 next_range;		/* the oldest range, replaced next */
+	struct uw2_cache_entry e[UW2_CACHE_ENTRIES];	/* return addresses */
+	struct uw2_range pc[UW2_CACHE_RANGES];		/* sampled pcs */
 };
 
 /* uw2_unwind() with a lookup cache (may be NULL). */
