@@ -1371,19 +1371,19 @@ static enum uw2_stop uw2_step(struct uw2_walk *w, struct uw2_regs *regs,
 }
 
 /*
- * Caller frames that cache hits of caller shape unwind and uw2_check_frame()
- * would pass, one after another, in place; and a caller frame whose
- * sequence starts with the outermost-frame marker, which ends the walk as
- * its opcodes would.  Called with frames[*@n - 1]
- * the pc of @regs, not unwound yet (*@n > 1), and regs->r[13] checked by
- * uw2_sp_ok().  For each frame: the last word it pops (lr or pc, the
- * highest register popped, and so the new pc either way) is not 0; sp
- * rises, as it pops a word; and it ends at most at the window's top
- * without wrapping.  sp only rises, by multiples of 4, so the checks
- * made after each opcode hold throughout.  The first frame that is not
- * like that is left, as it came, to uw2_step(): UW2_STEP_MORE.  Else
- * returns why the walk ended: the frame array full after a frame
- * unwound, or the marker.
+ * Caller frames that cache hits of caller shape, under a gen (struct
+ * uw2_cache), unwind and uw2_check_frame() would pass, one after another,
+ * in place; and a caller frame whose sequence starts with the
+ * outermost-frame marker, which ends the walk as its opcodes would.
+ * Called with frames[*@n - 1] the pc of @regs, not unwound yet
+ * (*@n > 1), and regs->r[13] checked by uw2_sp_ok().  For each frame: the
+ * last word it pops (lr or pc, the highest register popped, and so the
+ * new pc either way) is not 0; sp rises, as it pops a word; and it ends
+ * at most at the window's top without wrapping.  sp only rises, by
+ * multiples of 4, so the checks made after each opcode hold throughout.
+ * The first frame that is not like that is left, as it came, to
+ * uw2_step(): UW2_STEP_MORE.  Else returns why the walk ended: the frame
+ * array full after a frame unwound, or the marker.
  */
 static enum uw2_stop uw2_walk_fast(struct uw2_walk *w, struct uw2_regs *regs,
 				   u32 *frames, u32 *n, u32 max)
@@ -1391,72 +1391,69 @@ static enum uw2_stop uw2_walk_fast(struct uw2_walk *w, struct uw2_regs *regs,
 	const struct uw2_stack *st = w->stack;
 	const struct uw2_view *v = st->view;
 	struct uw2_cache *c = w->cache;
-	u32 i = *n, gen = c->gen, hi = st->hi, compat;
-	u32 pc = regs->r[UW2_PC], sp = regs->r[UW2_SP], vlo, vlen;
+	u32 *f = frames + *n, *fend = frames + max;
+	u32 gen = c->gen, hi = st->hi;
+	u32 pc = regs->r[UW2_PC], sp = regs->r[UW2_SP];
 	enum uw2_stop stop = UW2_STEP_MORE;
-	const u8 *vdata;
 
-	if (!v)
+	/* only entries of a gen, trusted without the module array */
+	if (!v || !gen || (w->flags & UW2_F_CHROME_COMPAT))
 		return stop;
-	compat = w->flags & UW2_F_CHROME_COMPAT;
-	vlo = v->lo;
-	vlen = v->len;
-	vdata = v->data;
 	for (;;) {
-		u32 addr = compat ? pc : (pc & ~1u) - 2;
+		u32 addr = (pc & ~1u) - 2, bytes, vsp, end, off, last, m;
 		const struct uw2_cache_entry *e = uw2_cache_set(c, addr);
-		struct uw2_shape sh;
-		u32 bytes, vsp, end, off, last, m;
 		const u8 *src, *run_end;
 		u32 *r;
 
 		if (e->addr != addr && (++e)->addr != addr)
 			break;
-		if (e->gen != gen || (!gen && !uw2_cache_live(w, e, addr)))
+		if (e->gen != gen)
 			break;
-		if (e->simple == UW2_SHAPE_ROOT) {
-			stop = UW2_STOP_ROOT;
+		if (e->simple != UW2_SHAPE_CALLER) {
+			if (e->simple == UW2_SHAPE_ROOT)
+				stop = UW2_STOP_ROOT;
 			break;
 		}
-		if (e->simple != UW2_SHAPE_CALLER)
-			break;
-		sh = e->shape;	/* the stores below cannot change it */
-		bytes = 4 * sh.count;
-		vsp = sp + sh.pre;
-		end = vsp + bytes + sh.post;
+		bytes = 4 * e->shape.count;
+		vsp = sp + e->shape.pre;
+		end = vsp + bytes + e->shape.post;
 		if (end < sp || end > hi)
 			break;
-		off = vsp - vlo;
-		if (off >= vlen || bytes > vlen - off) {
-			if (!uw2_view_holds(st, vsp, sh.count))
+		off = vsp - v->lo;
+		if (off >= v->len || bytes > v->len - off) {
+			if (!uw2_view_holds(st, vsp, e->shape.count))
 				break;
-			vlo = v->lo;
-			vlen = v->len;
-			vdata = v->data;
-			off = vsp - vlo;
+			off = vsp - v->lo;
 		}
-		src = vdata + off;
+		src = v->data + off;
 		__builtin_memcpy(&last, src + bytes - 4, 4);
 		if (!last)
 			break;
 		/* the run (r4-rN of a push), then the rest (lr, pc) */
-		r = &regs->r[sh.run_first];
-		for (run_end = src + 4 * sh.run_len; src != run_end; src += 4)
+		r = &regs->r[e->shape.run_first];
+		for (run_end = src + 4 * e->shape.run_len; src != run_end;
+		     src += 4)
 			__builtin_memcpy(r++, src, 4);
-		for (m = sh.rest; m; m &= m - 1, src += 4)
-			__builtin_memcpy(&regs->r[__builtin_ctz(m)], src, 4);
+		m = e->shape.rest;
+		if (m == 1u << UW2_LR)
+			regs->r[UW2_LR] = last;
+		else if (m != 1u << UW2_PC)	/* pc: stored at the end */
+			for (; m; m &= m - 1, src += 4)
+				__builtin_memcpy(&regs->r[__builtin_ctz(m)],
+						 src, 4);
 		sp = end;
 		pc = last;
-		regs->r[UW2_SP] = sp;
-		regs->r[UW2_PC] = pc;
-		w->frame_sp = sp;
-		if (i == max) {
+		if (f == fend) {
 			stop = UW2_STOP_MAX_DEPTH;
 			break;
 		}
-		frames[i++] = pc;
+		*f++ = pc;
 	}
-	*n = i;
+	/* unchanged when no frame unwound: sp is frame_sp then */
+	regs->r[UW2_SP] = sp;
+	regs->r[UW2_PC] = pc;
+	w->frame_sp = sp;
+	*n = f - frames;
 	return stop;
 }
 
