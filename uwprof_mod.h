@@ -119,15 +119,16 @@ struct uwprof_cpu_stats {
 /*
  * Most bytes of user stack copied per miss of the handler's stack cache
  * (uw2_view_fill(): from the missed word's 64-byte line, never past a
- * 4 KiB boundary).  make bench-unwind's real lua stacks need 2.75 copies,
- * 2.3 KB, per sample, against 1.84 whole pages (7.5 KB) before;
- * docs/UNWIND-COST.md has the trade-off per size.
+ * 4 KiB boundary).  make bench-unwind's real lua stacks need 1.82 copies,
+ * 2.4 KB, per sample (2.71 copies, 2.3 KB, with 1 KiB), against 1.84
+ * whole pages (7.5 KB) before; docs/UNWIND-COST.md has the trade-off per
+ * size.
  */
-#define UWPROF_STACK_LINE	1024
+#define UWPROF_STACK_LINE	2048
 
 /*
- * The handler's unwind scratch, per CPU (sampler.c): 42 KB on 32-bit ARM,
- * 50 KB on arm64, most of it the lookup cache (docs/UNWIND-COST.md).
+ * The handler's unwind scratch, per CPU (sampler.c): 43 KB on 32-bit ARM,
+ * 51 KB on arm64, most of it the lookup cache (docs/UNWIND-COST.md).
  */
 struct uwprof_unwind_scratch {
 	struct uw2_cache lookups;	/* kept from sample to sample */
