@@ -279,8 +279,8 @@ struct uwprof_rec_info {
 	const u32 *frames;
 };
 
-void uwprof_deliver(struct uwprof_session *s, struct uwprof_cpu *c,
-		    const struct uwprof_rec_info *ri, u64 t0);
+u64 uwprof_deliver(struct uwprof_session *s, struct uwprof_cpu *c,
+		   const struct uwprof_rec_info *ri, u64 t0);
 long uwprof_ioctl_start(struct uwprof_session *s, void __user *arg);
 long uwprof_ioctl_stop(struct uwprof_session *s);
 void uwprof_sampler_stop(struct uwprof_session *s);
