@@ -64,7 +64,8 @@ static int uwprof_cpus_init(struct uwprof_session *s)
 		struct uwprof_cpu *c = per_cpu_ptr(s->cpu, cpu);
 
 		u64_stats_init(&c->syncp);
-		c->unwind = kzalloc(sizeof(*c->unwind), GFP_KERNEL);
+		/* 43 KB: vmalloc when no contiguous pages are free */
+		c->unwind = kvzalloc(sizeof(*c->unwind), GFP_KERNEL);
 		c->frames = kcalloc(UWPROF_DEPTH_LIMIT, sizeof(u32),
 				    GFP_KERNEL);
 		if (!c->unwind || !c->frames)
@@ -80,7 +81,7 @@ static void uwprof_session_free(struct uwprof_session *s)
 	if (s->cpu) {
 		uwprof_rings_free(s);
 		for_each_possible_cpu(cpu) {
-			kfree(per_cpu_ptr(s->cpu, cpu)->unwind);
+			kvfree(per_cpu_ptr(s->cpu, cpu)->unwind);
 			kfree(per_cpu_ptr(s->cpu, cpu)->frames);
 		}
 		free_percpu(s->cpu);

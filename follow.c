@@ -418,8 +418,7 @@ static int uwprof_defer_unwind(struct uwprof_session *s,
 	local_irq_save(flags);
 	c = this_cpu_ptr(s->cpu);
 	u64_stats_update_begin(&c->syncp);
-	uwprof_deliver(s, c, &ri, t0);
-	c->stats.handler_ns_sum += ktime_get_ns() - t0;
+	c->stats.handler_ns_sum += uwprof_deliver(s, c, &ri, t0) - t0;
 	u64_stats_update_end(&c->syncp);
 	local_irq_restore(flags);
 	kfree(frames);

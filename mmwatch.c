@@ -31,6 +31,7 @@ static void uwprof_mods_end_range(struct uwprof_proc *p, unsigned long start,
 				  unsigned long end)
 {
 	struct uwprof_mods *m;
+	bool ended = false;
 	u32 i;
 
 	spin_lock(&p->lock);
@@ -38,9 +39,14 @@ static void uwprof_mods_end_range(struct uwprof_proc *p, unsigned long start,
 	for (i = 0; m && i < m->n; i++) {
 		struct uw2_module *mod = &m->mod[i];
 
-		if (mod->text_start < end && start < mod->text_end)
+		if (mod->text_start < end && start < mod->text_end) {
 			WRITE_ONCE(mod->text_end, mod->text_start);
+			ended = true;
+		}
 	}
+	/* the lookup caches' entries for the old contents are misses now */
+	if (ended)
+		WRITE_ONCE(m->tag, uwprof_mods_tag());
 	spin_unlock(&p->lock);
 }
 

@@ -457,6 +457,7 @@ int uwprof_mods_update(struct uwprof_session *s, struct uwprof_proc *p,
 		new->mod[n++] = add[i];
 	new->n = n;
 	new->gen = s->table_gen;
+	new->tag = uwprof_mods_tag();
 	sort(new->mod, n, sizeof(new->mod[0]), uwprof_mod_cmp, NULL);
 	rcu_assign_pointer(p->mods, new);
 	spin_unlock(&p->lock);
@@ -644,6 +645,22 @@ long uwprof_ioctl_list(struct uwprof_session *s, void __user *arg)
 	if (copy_to_user(arg, &l, min_t(u32, l.size, sizeof(l))))
 		return -EFAULT;
 	return 0;
+}
+
+/*
+ * A tag for a module array's contents, unique over the module's lifetime
+ * (it would take 2^32 updates to wrap: the caches' entries of an array
+ * would have to outlive them all).
+ */
+u32 uwprof_mods_tag(void)
+{
+	static atomic_t last = ATOMIC_INIT(0);
+	u32 tag;
+
+	do {
+		tag = atomic_inc_return(&last);
+	} while (!tag);
+	return tag;
 }
 
 /*

@@ -147,38 +147,60 @@ void uwprof_flush_stop(struct uwprof_session *s)
 }
 
 /*
+ * Hand the @run bytes of records at *@tail to @buf + *@done and consume
+ * them; false if the copy failed.
+ */
+static bool uwprof_ring_flush(struct uwprof_ring *r, char __user *buf,
+			      size_t *done, u32 *tail, u32 run)
+{
+	if (copy_to_user(buf + *done, r->data + (*tail & (r->size - 1)), run))
+		return false;
+	*done += run;
+	*tail += run;
+	/* Pairs with the writer's acquire: the space is free again. */
+	smp_store_release(&r->tail, *tail);
+	return true;
+}
+
+/*
  * Copy whole records of one ring to @buf; returns bytes copied or an
- * error.  *@too_small is set when the next record did not fit.
+ * error.  *@too_small is set when the next record did not fit.  Records
+ * that lie one after another in the ring go out in one copy.
  */
 static ssize_t uwprof_ring_drain(struct uwprof_ring *r, char __user *buf,
 				 size_t room, bool *too_small)
 {
 	/* Pairs with the writer's release: records up to head are whole. */
 	u32 head = smp_load_acquire(&r->head), tail = r->tail;
-	u32 mask = r->size - 1;
+	u32 mask = r->size - 1, run = 0;
 	size_t done = 0;
 
-	while (tail != head) {
-		struct uwprof_rec_hdr *h = (void *)(r->data + (tail & mask));
-		u32 size = h->size;
+	while (tail + run != head) {
+		u32 off = (tail + run) & mask;
+		struct uwprof_rec_hdr *h = (void *)(r->data + off);
+		bool pad = h->type == UWPROF_RECORD_PAD;
 
-		if (h->type != UWPROF_RECORD_PAD) {
-			if (size > room - done) {
-				*too_small = true;
-				break;
-			}
-			/*
-			 * The records before this one are consumed: report
-			 * them.  This one stays for the next read.
-			 */
-			if (copy_to_user(buf + done, h, size))
+		/* a run ends before a padding record and at the ring's end */
+		if (run && (pad || !off)) {
+			if (!uwprof_ring_flush(r, buf, &done, &tail, run))
 				return done ? done : -EFAULT;
-			done += size;
+			run = 0;
 		}
-		tail += size;
-		/* Pairs with the writer's acquire: the space is free again. */
-		smp_store_release(&r->tail, tail);
+		if (pad) {
+			tail += h->size;
+			/* Pairs with the writer's acquire, as in the flush. */
+			smp_store_release(&r->tail, tail);
+			continue;
+		}
+		if (h->size > room - done - run) {
+			/* this one stays for the next read */
+			*too_small = true;
+			break;
+		}
+		run += h->size;
 	}
+	if (run && !uwprof_ring_flush(r, buf, &done, &tail, run))
+		return done ? done : -EFAULT;
 	return done;
 }
 

@@ -9,11 +9,11 @@
  *
  * The handler never sleeps, allocates or takes the mmap lock: the process
  * entry is found under RCU, and the stack is read a line at a time
- * (UWPROF_STACK_LINE bytes) with copy_from_user_nofault() into a per-CPU
+ * (UWPROF_STACK_LINE bytes) with page faults disabled into a per-CPU
  * buffer, so a page that is not resident ends the unwind as a read fault
  * instead of faulting it in.  Lookups go through a per-CPU cache that
- * outlives the sample; uw2_unwind_cached() uses an entry only while the
- * process's live module array still holds its table.
+ * outlives the sample; uw2_unwind_cached() uses an entry only under the
+ * tag of the module array it was filled from (struct uwprof_mods).
  * Samples it cannot finish (a process to follow, code not examined yet, a
  * page not resident) it hands to the task's own context (follow.c).
  */
@@ -31,11 +31,24 @@
 
 #define UWPROF_FREQ_MAX		10000
 
+/*
+ * What copy_from_user_nofault() does, without its check of the kernel
+ * destination (hardened usercopy), which costs a slab lookup per copy and
+ * would take a spinlock, in an interrupt, for vmalloc memory: the
+ * destination is the handler's own line buffer, len at most
+ * UWPROF_STACK_LINE (uw2_view_fill()).
+ */
 static int uwprof_copy_line(void *ctx, void *dst, u32 src, u32 len)
 {
 	const void __user *from = (const void __user *)(unsigned long)src;
+	unsigned long left;
 
-	return copy_from_user_nofault(dst, from, len) ? -EFAULT : 0;
+	if (!access_ok(from, len))
+		return -EFAULT;
+	pagefault_disable();
+	left = raw_copy_from_user(dst, from, len);
+	pagefault_enable();
+	return left ? -EFAULT : 0;
 }
 
 /*
@@ -77,6 +90,8 @@ static u32 uwprof_unwind(struct uwprof_session *s, struct uwprof_cpu *c,
 	};
 
 	c->unwind->view.len = 0;	/* the stack changed since: nothing held */
+	/* 0 without modules: no entry is used, none is filled */
+	c->unwind->lookups.gen = mods ? READ_ONCE(mods->tag) : 0;
 	*stop = uw2_unwind_cached(mods ? mods->mod : NULL, mods ? mods->n : 0,
 				  regs, &stack, c->frames, s->max_depth,
 				  &nframes, 0, &c->unwind->lookups);
@@ -86,14 +101,16 @@ static u32 uwprof_unwind(struct uwprof_session *s, struct uwprof_cpu *c,
 /*
  * Count one taken sample and write its record to @c's ring; on the ring's
  * own CPU with interrupts off (the interrupt, or a deferred sample).
+ * Returns the time the record's handler_ns ends at.
  */
-void uwprof_deliver(struct uwprof_session *s, struct uwprof_cpu *c,
-		    const struct uwprof_rec_info *ri, u64 t0)
+u64 uwprof_deliver(struct uwprof_session *s, struct uwprof_cpu *c,
+		   const struct uwprof_rec_info *ri, u64 t0)
 {
 	u32 len = ALIGN(sizeof(struct uwprof_record) +
 			ri->nframes * sizeof(u32), 8);
+	/* per sample, so collectors can see the spread, not just sum and max */
+	u64 end = ktime_get_ns();
 	struct uwprof_record *rec;
-	u64 end;
 
 	c->stats.taken++;
 	c->stats.kernel_context += !!(ri->flags & UWPROF_RF_KERNEL);
@@ -102,7 +119,7 @@ void uwprof_deliver(struct uwprof_session *s, struct uwprof_cpu *c,
 	rec = uwprof_ring_reserve(&c->ring, len);
 	if (!rec) {
 		c->stats.dropped_full++;
-		return;
+		return end;
 	}
 	rec->size = len;
 	rec->type = UWPROF_RECORD_SAMPLE;
@@ -113,23 +130,23 @@ void uwprof_deliver(struct uwprof_session *s, struct uwprof_cpu *c,
 	rec->tid = ri->tid;
 	rec->time_ns = ri->time_ns;
 	rec->nframes = ri->nframes;
-	/*
-	 * per sample, so collectors can see the spread, not just sum and max;
-	 * a deferred record's time is the interrupt's, before t0
-	 */
-	end = ri->flags & UWPROF_RF_DEFERRED ? ktime_get_ns() : ri->time_ns;
 	rec->handler_ns = min_t(u64, end - t0, U32_MAX);
 	memcpy(rec->frames, ri->frames, ri->nframes * sizeof(u32));
 	uwprof_ring_commit(s, &c->ring, len);
 	c->stats.delivered++;
 	c->stats.frames += ri->nframes;
 	c->stats.bytes += len;
+	return end;
 }
 
-static void uwprof_sample(struct uwprof_session *s, struct uwprof_cpu *c,
-			  struct uwprof_proc *p, struct pt_regs *regs, u64 t0)
+/*
+ * Sample current, interrupted at @t0 (the sample's time); returns when
+ * the handler's work for it ended, or 0 if it did not read the clock.
+ */
+static u64 uwprof_sample(struct uwprof_session *s, struct uwprof_cpu *c,
+			 struct uwprof_proc *p, struct pt_regs *regs, u64 t0)
 {
-	struct uw2_regs uregs, saved;
+	struct uw2_regs uregs;
 	struct uwprof_rec_info ri;
 	bool in_kernel, thumb;
 	enum uw2_stop stop;
@@ -139,27 +156,28 @@ static void uwprof_sample(struct uwprof_session *s, struct uwprof_cpu *c,
 	/* in exec past the new image's mm: the user registers are the old one's */
 	if (in_kernel && current->in_execve) {
 		c->stats.dropped_exec++;
-		return;
+		return 0;
 	}
-	saved = uregs;
 	nframes = uwprof_unwind(s, c, p, &uregs, &stop);
 	/* code not resolved yet, or a stack page not resident: task context */
-	if (uwprof_defer_wanted(s, p, stop, c->frames, nframes) &&
-	    uwprof_defer(s, &saved, in_kernel, thumb, false))
-		return;
+	if (uwprof_defer_wanted(s, p, stop, c->frames, nframes)) {
+		uwprof_user_regs(regs, &uregs, &in_kernel, &thumb);
+		if (uwprof_defer(s, &uregs, in_kernel, thumb, false))
+			return 0;
+	}
 	if (nframes && thumb)
 		c->frames[0] |= 1;	/* frames keep the Thumb bit, as lr does */
 	ri = (struct uwprof_rec_info){
 		.pid = p->user_pid,
 		.tid = task_pid_nr_ns(current, s->pid_ns),
-		.time_ns = ktime_get_ns(),
+		.time_ns = t0,
 		.cpu = smp_processor_id(),
 		.flags = in_kernel ? UWPROF_RF_KERNEL : 0,
 		.stop = stop,
 		.nframes = nframes,
 		.frames = c->frames,
 	};
-	uwprof_deliver(s, c, &ri, t0);
+	return uwprof_deliver(s, c, &ri, t0);
 }
 
 /*
@@ -187,7 +205,7 @@ static void uwprof_overflow(struct perf_event *event,
 	struct uwprof_session *s = event->overflow_handler_context;
 	struct uwprof_cpu *c = this_cpu_ptr(s->cpu);
 	struct uwprof_proc *p;
-	u64 t0, dt;
+	u64 t0, end, dt;
 
 	if ((current->flags & PF_KTHREAD) || !current->mm)
 		return;
@@ -203,8 +221,8 @@ static void uwprof_overflow(struct perf_event *event,
 		u64_stats_update_end(&c->syncp);
 	} else if (p) {
 		u64_stats_update_begin(&c->syncp);
-		uwprof_sample(s, c, p, regs, t0);
-		dt = ktime_get_ns() - t0;
+		end = uwprof_sample(s, c, p, regs, t0);
+		dt = (end ? end : ktime_get_ns()) - t0;
 		c->stats.handler_ns_sum += dt;
 		if (dt > c->stats.handler_ns_max)
 			c->stats.handler_ns_max = dt;

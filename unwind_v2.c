@@ -609,8 +609,13 @@ static bool uw2_entry_page(const struct uw2_table *t, u32 page, u32 e,
 	return true;
 }
 
-bool uw2_lookup_function(const struct uw2_table *t, u32 byte_off,
-			 u32 *instr_off, u32 *fot_index)
+/*
+ * uw2_lookup_function(), and in *@next how far (a byte offset like
+ * @byte_off, up to 2^32) the function surely runs: to the next function's
+ * start on this page, or to the page's end.
+ */
+static bool uw2_lookup_function_to(const struct uw2_table *t, u32 byte_off,
+				   u32 *instr_off, u32 *fot_index, u64 *next)
 {
 	u32 page = byte_off >> UW2_PAGE_SHIFT;
 	u32 units = byte_off >> 1;
@@ -630,11 +635,23 @@ bool uw2_lookup_function(const struct uw2_table *t, u32 byte_off,
 		if (!uw2_entry_page(t, page, e - 1, &fpage))
 			return false;
 	}
+	*next = ((u64)page + 1) << UW2_PAGE_SHIFT;
+	if (e < end && e >= first)
+		*next = ((u64)page << UW2_PAGE_SHIFT) + 2 * uw2_func_poff(t, e);
 	e--;
 	*instr_off = units - ((fpage << UW2_PAGE_UNITS_SHIFT) +
 			      uw2_func_poff(t, e));
 	*fot_index = uw2_func_fot(t, e);
 	return true;
+}
+
+bool uw2_lookup_function(const struct uw2_table *t, u32 byte_off,
+			 u32 *instr_off, u32 *fot_index)
+{
+	u64 next;
+
+	return uw2_lookup_function_to(t, byte_off, instr_off, fot_index,
+				      &next);
 }
 
 /* A FOT number: one byte in the common case, else the full decoder. */
@@ -647,20 +664,40 @@ static bool uw2_fot_num(const struct uw2_table *t, u32 *pos, u32 *val)
 	return uw2_uleb(t->fot, t->fot_size, pos, val) == UW2_ULEB_OK;
 }
 
-bool uw2_lookup_sequence(const struct uw2_table *t, u32 fot_index,
-			 u32 instr_off, u32 *uit_index)
+/*
+ * uw2_lookup_sequence(), and the row found: the instruction offsets
+ * [*@row, *@row_end) of the function that share the sequence (*@row_end
+ * is 2^32 for the last row, which runs to the function's end).  Offsets
+ * strictly decrease along a validated list.
+ */
+static bool uw2_lookup_row(const struct uw2_table *t, u32 fot_index,
+			   u32 instr_off, u32 *uit_index, u32 *row,
+			   u64 *row_end)
 {
 	u32 pos = fot_index, off, idx;
 
+	*row_end = 1ull << 32;
 	while (pos < t->fot_size) {
 		if (!uw2_fot_num(t, &pos, &off) || !uw2_fot_num(t, &pos, &idx))
 			return false;
 		if (off <= instr_off) {
 			*uit_index = idx;
+			*row = off;
 			return true;
 		}
+		*row_end = off;
 	}
 	return false;
+}
+
+bool uw2_lookup_sequence(const struct uw2_table *t, u32 fot_index,
+			 u32 instr_off, u32 *uit_index)
+{
+	u32 row;
+	u64 row_end;
+
+	return uw2_lookup_row(t, fot_index, instr_off, uit_index, &row,
+			      &row_end);
 }
 
 const struct uw2_module *uw2_find_module(const struct uw2_module *mods,
@@ -936,6 +973,7 @@ static void uw2_shape_runs(struct uw2_shape *sh)
 		len++;
 	sh->run_first = first;
 	sh->run_len = len;
+	sh->rest = m & ~(((1u << len) - 1) << first);
 }
 
 /*
@@ -987,30 +1025,58 @@ static bool uw2_shape_of(const struct uw2_table *t, u32 pos,
 	return false;
 }
 
-/* The slot of @addr: return addresses are 2-aligned, so drop bit 0. */
-static struct uw2_cache_entry *uw2_cache_slot(struct uw2_cache *c, u32 addr)
-{
-	u32 h = ((addr >> 1) * 0x9e3779b1u) >> (32 - UW2_CACHE_BITS);
+/* The registers a return address is restored into. */
+#define UW2_RA_REGS	((1u << UW2_LR) | (1u << UW2_PC))
 
-	return &c->e[h & (UW2_CACHE_ENTRIES - 1)];
+/*
+ * The set of @addr, two entries (return addresses are 2-aligned, so bit 0
+ * is dropped).  Two ways: hot return addresses that share a set of a
+ * direct-mapped cache would evict each other on every sample.
+ */
+static struct uw2_cache_entry *uw2_cache_set(struct uw2_cache *c, u32 addr)
+{
+	u32 h = ((addr >> 1) * 0x9e3779b1u) >> (33 - UW2_CACHE_BITS);
+
+	return &c->e[2 * h];
+}
+
+/* The entry of @addr in its set, if any: an address is in one way only. */
+static inline struct uw2_cache_entry *uw2_cache_find(struct uw2_cache *c,
+						     u32 addr)
+{
+	struct uw2_cache_entry *e = uw2_cache_set(c, addr);
+
+	if (e->addr == addr)
+		return e;
+	e++;
+	return e->addr == addr ? e : NULL;
 }
 
 /*
- * A cached lookup of @addr, if the module array still has the entry's
- * table at the entry's index and place: the table is then live, and the
+ * Without a gen: does the module array still have @e's table at the
+ * entry's index and place, around @addr?  The table is then live, and the
  * entry's pointer is never followed unless it equals a live one.
  */
+static bool uw2_cache_live(const struct uw2_walk *w,
+			   const struct uw2_cache_entry *e, u32 addr)
+{
+	const struct uw2_module *m;
+
+	if (e->mod >= w->nmods)
+		return false;
+	m = &w->mods[e->mod];
+	return m->table == e->table && m->text_start == e->text_start &&
+	       addr >= m->text_start && addr < m->text_end && m->table;
+}
+
+/* A cached lookup of @addr that may be used (struct uw2_cache), or NULL. */
 static inline struct uw2_cache_entry *
 uw2_cache_get(const struct uw2_walk *w, u32 addr)
 {
-	struct uw2_cache_entry *e = uw2_cache_slot(w->cache, addr);
-	const struct uw2_module *m;
+	struct uw2_cache_entry *e = uw2_cache_find(w->cache, addr);
 
-	if (e->addr != addr || e->mod >= w->nmods)
-		return NULL;
-	m = &w->mods[e->mod];
-	if (m->table != e->table || m->text_start != e->text_start ||
-	    addr < m->text_start || addr >= m->text_end || !m->table)
+	if (!e || e->gen != w->cache->gen ||
+	    (!e->gen && !uw2_cache_live(w, e, addr)))
 		return NULL;
 	return e;
 }
@@ -1018,11 +1084,17 @@ uw2_cache_get(const struct uw2_walk *w, u32 addr)
 static void uw2_cache_put(const struct uw2_walk *w, u32 addr,
 			  const struct uw2_module *m, u32 uit_index, u32 func)
 {
-	struct uw2_cache_entry *e = uw2_cache_slot(w->cache, addr);
+	struct uw2_cache_entry *e = uw2_cache_find(w->cache, addr);
 
 	if (m - w->mods > 0xffff)
 		return;
+	/* a new address goes first, the older one of the set out */
+	if (!e) {
+		e = uw2_cache_set(w->cache, addr);
+		e[1] = e[0];
+	}
 	e->addr = addr;
+	e->gen = w->cache->gen;
 	e->text_start = m->text_start;
 	e->table = m->table;
 	e->uit_index = uit_index;
@@ -1045,43 +1117,103 @@ struct uw2_found {
  */
 static void uw2_found_entry(struct uw2_found *f, struct uw2_cache_entry *e)
 {
+	const u8 *op = e->table->uit + e->uit_index;
+
 	f->t = e->table;
 	f->uit_index = e->uit_index;
 	f->func = e->func;
-	if (e->simple == UW2_SHAPE_UNKNOWN)
-		e->simple = uw2_shape_of(e->table, e->uit_index, &e->shape) ?
-			    UW2_SHAPE_SIMPLE : UW2_SHAPE_NONE;
-	f->shape = e->simple == UW2_SHAPE_SIMPLE ? &e->shape : NULL;
+	if (e->simple == UW2_SHAPE_UNKNOWN) {
+		e->simple = UW2_SHAPE_NONE;
+		if (uw2_shape_of(e->table, e->uit_index, &e->shape))
+			e->simple = e->shape.mask & UW2_RA_REGS ?
+				    UW2_SHAPE_CALLER : UW2_SHAPE_SIMPLE;
+		else if (e->table->uit_size - e->uit_index >= 2 &&
+			 op[0] == UW2_OP_ROOT_0 && op[1] == UW2_OP_ROOT_1)
+			e->simple = UW2_SHAPE_ROOT;
+	}
+	f->shape = e->simple == UW2_SHAPE_SIMPLE ||
+		   e->simple == UW2_SHAPE_CALLER ? &e->shape : NULL;
 }
 
-/* The sequence for @addr, and the start of the function holding it. */
-static bool uw2_find_sequence(const struct uw2_walk *w, u32 addr,
+/* A cached range holding the sampled pc @addr that may be used, or NULL. */
+static struct uw2_cache_entry *uw2_range_get(const struct uw2_walk *w,
+					     u32 addr)
+{
+	struct uw2_cache *c = w->cache;
+	struct uw2_range *r;
+
+	for (r = c->pc; r < c->pc + UW2_CACHE_RANGES; r++)
+		if (addr - r->e.addr < r->len && r->e.gen == c->gen &&
+		    (r->e.gen || uw2_cache_live(w, &r->e, addr)))
+			return &r->e;
+	return NULL;
+}
+
+/*
+ * Keep [@lo, @hi) of @m, the pcs whose lookup gives @uit_index and @func,
+ * in place of the oldest range.
+ */
+static void uw2_range_put(const struct uw2_walk *w,
+			  const struct uw2_module *m, u32 lo, u64 hi,
+			  u32 uit_index, u32 func)
+{
+	struct uw2_cache *c = w->cache;
+	struct uw2_range *r = &c->pc[c->next_range++ % UW2_CACHE_RANGES];
+
+	if (m - w->mods > 0xffff)
+		return;
+	if (hi > m->text_end)
+		hi = m->text_end;
+	r->len = hi - lo;
+	r->e = (struct uw2_cache_entry){
+		.addr = lo, .gen = c->gen, .text_start = m->text_start,
+		.table = m->table, .uit_index = uit_index, .func = func,
+		.mod = m - w->mods, .simple = UW2_SHAPE_UNKNOWN,
+	};
+}
+
+/*
+ * The sequence for @addr, and the start of the function holding it.  A
+ * sampled pc (@pc) is looked up among the cached ranges of pcs that share
+ * a sequence, a return address among the cached addresses: sampled pcs
+ * are too many to cache one by one, and would evict return addresses.
+ */
+static bool uw2_find_sequence(const struct uw2_walk *w, u32 addr, bool pc,
 			      struct uw2_found *f)
 {
-	struct uw2_cache_entry *e;
+	struct uw2_cache_entry *e = NULL;
 	const struct uw2_module *m;
-	u32 instr_off, fot_index;
+	u32 instr_off, fot_index, row;
+	u64 next, row_end;
 
-	if (w->cache) {
-		e = uw2_cache_get(w, addr);
-		if (e) {
-			uw2_found_entry(f, e);
-			return true;
-		}
+	if (w->cache)
+		e = pc ? uw2_range_get(w, addr) : uw2_cache_get(w, addr);
+	if (e) {
+		uw2_found_entry(f, e);
+		return true;
 	}
 	m = uw2_find_module(w->mods, w->nmods, addr);
 	if (!m || !m->table)
 		return false;
 	f->t = m->table;
 	f->shape = NULL;
-	if (!uw2_lookup_function(f->t, addr - m->text_start, &instr_off,
-				 &fot_index))
+	if (!uw2_lookup_function_to(f->t, addr - m->text_start, &instr_off,
+				    &fot_index, &next))
 		return false;
 	f->func = (addr & ~1u) - 2 * instr_off;
-	if (!uw2_lookup_sequence(f->t, fot_index, instr_off, &f->uit_index))
+	if (!uw2_lookup_row(f->t, fot_index, instr_off, &f->uit_index, &row,
+			    &row_end))
 		return false;
-	if (w->cache)
+	if (w->cache && pc) {
+		/* the row, up to where the function surely runs */
+		next += m->text_start;
+		if (next > f->func + 2 * row_end)
+			next = f->func + 2 * row_end;
+		uw2_range_put(w, m, f->func + 2 * row, next, f->uit_index,
+			      f->func);
+	} else if (w->cache) {
 		uw2_cache_put(w, addr, m, f->uit_index, f->func);
+	}
 	return true;
 }
 
@@ -1092,11 +1224,14 @@ static bool uw2_find_sequence(const struct uw2_walk *w, u32 addr,
 static bool uw2_view_holds(const struct uw2_stack *stack, u32 vsp,
 			   u32 count)
 {
-	const struct uw2_view *v = stack->view;
+	struct uw2_view *v = stack->view;
 	u32 word;
 
 	if (vsp - v->lo < v->len && 4 * count <= v->len - (vsp - v->lo))
 		return true;
+	/* the words run past the view's end: have it refilled from vsp */
+	if (vsp - v->lo < v->len)
+		v->len = 0;
 	if (stack->read(stack->ctx, vsp, &word) != 0)
 		return false;
 	return vsp - v->lo < v->len && 4 * count <= v->len - (vsp - v->lo);
@@ -1142,10 +1277,9 @@ static inline void uw2_shape_apply(const struct uw2_shape *sh,
 
 	/* the run first (r4-rN of a push), then the rest (lr, pc) */
 	for (m = 0; m < k; m++)
-		r[m] = uw2_le32(src + 4 * m);
-	m = sh->mask & ~(((1u << k) - 1) << sh->run_first);
-	for (; m; m &= m - 1, k++)
-		regs->r[__builtin_ctz(m)] = uw2_le32(src + 4 * k);
+		__builtin_memcpy(&r[m], src + 4 * m, 4);
+	for (m = sh->rest; m; m &= m - 1, k++)
+		__builtin_memcpy(&regs->r[__builtin_ctz(m)], src + 4 * k, 4);
 	regs->r[UW2_SP] += sh->pre + 4 * sh->count + sh->post;
 	if (!(sh->mask & (1u << UW2_PC)))
 		regs->r[UW2_PC] = regs->r[UW2_LR];
@@ -1210,7 +1344,7 @@ static enum uw2_stop uw2_step(struct uw2_walk *w, struct uw2_regs *regs,
 	enum uw2_exec res;
 	u32 popped = 0, func;
 
-	if (!uw2_find_sequence(w, addr, &f))
+	if (!uw2_find_sequence(w, addr, depth == 1, &f))
 		return UW2_STOP_NO_TABLE;
 	func = f.func;
 	if (depth == 1)
@@ -1237,32 +1371,90 @@ static enum uw2_stop uw2_step(struct uw2_walk *w, struct uw2_regs *regs,
 }
 
 /*
- * A caller frame (@depth > 1) that a cache hit of simple shape unwinds
- * and uw2_check_frame() would pass, done in place: it pops lr or pc (the
- * last word popped, the highest register), that word is not 0, and sp
- * rises.  Anything else returns false, @regs untouched, for uw2_step().
+ * Caller frames that cache hits of caller shape, under a gen (struct
+ * uw2_cache), unwind and uw2_check_frame() would pass, one after another,
+ * in place; and a caller frame whose sequence starts with the
+ * outermost-frame marker, which ends the walk as its opcodes would.
+ * Called with frames[*@n - 1] the pc of @regs, not unwound yet
+ * (*@n > 1), and regs->r[13] checked by uw2_sp_ok().  For each frame: the
+ * last word it pops (lr or pc, the highest register popped, and so the
+ * new pc either way) is not 0; sp rises, as it pops a word; and it ends
+ * at most at the window's top without wrapping.  sp only rises, by
+ * multiples of 4, so the checks made after each opcode hold throughout.
+ * The first frame that is not like that is left, as it came, to
+ * uw2_step(): UW2_STEP_MORE.  Else returns why the walk ended: the frame
+ * array full after a frame unwound, or the marker.
  */
-static bool uw2_step_fast(struct uw2_walk *w, struct uw2_regs *regs,
-			  u32 depth)
+static enum uw2_stop uw2_walk_fast(struct uw2_walk *w, struct uw2_regs *regs,
+				   u32 *frames, u32 *n, u32 max)
 {
-	u32 ra = (1u << UW2_LR) | (1u << UW2_PC), addr, last;
-	const struct uw2_cache_entry *e;
-	const struct uw2_shape *sh;
-	const u8 *src;
+	const struct uw2_stack *st = w->stack;
+	const struct uw2_view *v = st->view;
+	struct uw2_cache *c = w->cache;
+	u32 *f = frames + *n, *fend = frames + max;
+	u32 gen = c->gen, hi = st->hi;
+	u32 pc = regs->r[UW2_PC], sp = regs->r[UW2_SP];
+	enum uw2_stop stop = UW2_STEP_MORE;
 
-	addr = uw2_lookup_addr(w, regs->r[UW2_PC], depth);
-	e = uw2_cache_get(w, addr);
-	if (!e || e->simple != UW2_SHAPE_SIMPLE)
-		return false;
-	sh = &e->shape;
-	if (!(sh->mask & ra) ||
-	    !uw2_shape_src(w, sh, regs->r[UW2_SP], &src))
-		return false;
-	__builtin_memcpy(&last, src + 4 * (sh->count - 1), 4);
-	if (!last)
-		return false;
-	uw2_shape_apply(sh, src, regs);
-	return true;
+	/* only entries of a gen, trusted without the module array */
+	if (!v || !gen || (w->flags & UW2_F_CHROME_COMPAT))
+		return stop;
+	for (;;) {
+		u32 addr = (pc & ~1u) - 2, bytes, vsp, end, off, last, m;
+		const struct uw2_cache_entry *e = uw2_cache_set(c, addr);
+		const u8 *src, *run_end;
+		u32 *r;
+
+		if (e->addr != addr && (++e)->addr != addr)
+			break;
+		if (e->gen != gen)
+			break;
+		if (e->simple != UW2_SHAPE_CALLER) {
+			if (e->simple == UW2_SHAPE_ROOT)
+				stop = UW2_STOP_ROOT;
+			break;
+		}
+		bytes = 4 * e->shape.count;
+		vsp = sp + e->shape.pre;
+		end = vsp + bytes + e->shape.post;
+		if (end < sp || end > hi)
+			break;
+		off = vsp - v->lo;
+		if (off >= v->len || bytes > v->len - off) {
+			if (!uw2_view_holds(st, vsp, e->shape.count))
+				break;
+			off = vsp - v->lo;
+		}
+		src = v->data + off;
+		__builtin_memcpy(&last, src + bytes - 4, 4);
+		if (!last)
+			break;
+		/* the run (r4-rN of a push), then the rest (lr, pc) */
+		r = &regs->r[e->shape.run_first];
+		for (run_end = src + 4 * e->shape.run_len; src != run_end;
+		     src += 4)
+			__builtin_memcpy(r++, src, 4);
+		m = e->shape.rest;
+		if (m == 1u << UW2_LR)
+			regs->r[UW2_LR] = last;
+		else if (m != 1u << UW2_PC)	/* pc: stored at the end */
+			for (; m; m &= m - 1, src += 4)
+				__builtin_memcpy(&regs->r[__builtin_ctz(m)],
+						 src, 4);
+		sp = end;
+		pc = last;
+		if (f == fend) {
+			stop = UW2_STOP_MAX_DEPTH;
+			break;
+		}
+		*f++ = pc;
+	}
+	/* unchanged when no frame unwound: sp is frame_sp then */
+	regs->r[UW2_SP] = sp;
+	regs->r[UW2_PC] = pc;
+	w->frame_sp = sp;
+	*n = f - frames;
+	return stop;
 }
 
 enum uw2_stop uw2_unwind(const struct uw2_module *mods, u32 nmods,
@@ -1303,9 +1495,10 @@ enum uw2_stop uw2_unwind_cached(const struct uw2_module *mods, u32 nmods,
 		else if (n == 1)
 			kept = frames[1];	/* a stale frame leaves no trace */
 		frames[n++] = regs->r[UW2_PC];
-		if (n > 1 && cache && uw2_step_fast(&w, regs, n)) {
-			w.frame_sp = regs->r[UW2_SP];
-			continue;
+		if (n > 1 && cache) {
+			stop = uw2_walk_fast(&w, regs, frames, &n, max_frames);
+			if (stop != UW2_STEP_MORE)
+				break;
 		}
 		stop = uw2_step(&w, regs, n);
 		if (stop == UW2_STEP_STALE) {

@@ -148,7 +148,10 @@ int uw2_view_fill(struct uw2_view *v, u8 *buf, u32 line, u32 addr, u32 *val,
  * The stack window [lo, hi).  @read is only called for 4-aligned addresses
  * with lo <= addr and addr + 4 <= hi; it returns 0 or a negative value when
  * the word cannot be read (not resident, fault).  @view is optional (NULL):
- * words inside it, and inside [lo, hi), are read from it instead.
+ * words inside it, and inside [lo, hi), are read from it instead.  Before
+ * calling @read for words that start inside the view and run past its
+ * end, the unwinder empties the view (len 0), so that a reader that
+ * caches (uw2_view_fill()) refills it from the first of them.
  */
 struct uw2_stack {
 	u32 lo;
@@ -227,15 +230,22 @@ enum uw2_stop uw2_unwind(const struct uw2_module *mods, u32 nmods,
 
 /*
  * Recent lookups: address to (module, sequence, function start), kept
- * across unwinds, one per CPU in the module.  A hit is used only while the
- * module array given to the unwind still holds the same table at the same
- * place for that address, so entries left by another process or a replaced
- * table are misses, never dereferenced.  (A new table at a freed one's
- * address, index and place would inherit its entries: still bounded by
- * its own sizes, see docs/UNWIND-COST.md.)  Zero it before first use.
+ * across unwinds, one per CPU in the module.  Zero it before first use.
+ *
+ * Which entries may be used is up to gen, set by the caller before each
+ * unwind.  With gen 0 an entry is used only while the module array given
+ * to the unwind still holds the same table at the same place for that
+ * address, so entries left by another process or a replaced table are
+ * misses, never dereferenced.  (A new table at a freed one's address,
+ * index and place would inherit its entries: still bounded by its own
+ * sizes, see docs/UNWIND-COST.md.)  A nonzero gen is the caller's promise
+ * that every module array it passes with that gen has the same contents,
+ * and that no other array ever gets that gen: an entry filled under the
+ * same gen is then used without looking at the array, and entries filled
+ * under any other gen are misses.
  */
-#define UW2_CACHE_BITS		8
-#define UW2_CACHE_ENTRIES	256	/* 2^UW2_CACHE_BITS */
+#define UW2_CACHE_BITS		10
+#define UW2_CACHE_ENTRIES	1024	/* 2^UW2_CACHE_BITS */
 
 /*
  * A sequence of the common shape "vsp += pre; pop mask; vsp += post;
@@ -244,10 +254,11 @@ enum uw2_stop uw2_unwind(const struct uw2_module *mods, u32 nmods,
  * later hits run the frame without decoding it.
  */
 struct uw2_shape {
-	u32 pre;		/* bytes */
+	u16 pre;		/* bytes, below 0x8000 */
 	u16 post;		/* bytes */
 	u16 mask;		/* registers popped */
-	u8 count;		/* of them */
+	u16 rest;		/* of them, those outside the run */
+	u8 count;		/* words popped */
 	u8 run_first;		/* the lowest run of consecutive registers */
 	u8 run_len;
 	u8 pad;
@@ -255,19 +266,43 @@ struct uw2_shape {
 
 struct uw2_cache_entry {
 	u32 addr;		/* the lookup address; 0 when empty */
+	u32 gen;		/* the cache's gen when it was filled */
 	u32 text_start;		/* of the module it was found in */
 	const struct uw2_table *table;
 	u32 uit_index;
 	u32 func;		/* start of the function holding addr */
 	u16 mod;		/* index in the module array */
-	u16 simple;		/* enum uw2_shape_state */
+	u8 simple;		/* enum uw2_shape_state */
+	u8 pad;
 	struct uw2_shape shape;
 };
 
-enum uw2_shape_state { UW2_SHAPE_NONE, UW2_SHAPE_SIMPLE, UW2_SHAPE_UNKNOWN };
+/*
+ * UW2_SHAPE_CALLER: simple, and it pops lr or pc, so a caller frame of
+ * that shape can be unwound without the general frame checks.
+ * UW2_SHAPE_ROOT: the sequence starts with the outermost-frame marker.
+ */
+enum uw2_shape_state {
+	UW2_SHAPE_NONE, UW2_SHAPE_SIMPLE, UW2_SHAPE_CALLER, UW2_SHAPE_UNKNOWN,
+	UW2_SHAPE_ROOT
+};
+
+/*
+ * Sampled pcs are cached by range: the pcs [e.addr, e.addr + len) of one
+ * function that share a sequence (a row of its FOT list).
+ */
+#define UW2_CACHE_RANGES	16
+
+struct uw2_range {
+	u32 len;		/* bytes; 0 when empty */
+	struct uw2_cache_entry e;
+};
 
 struct uw2_cache {
-	struct uw2_cache_entry e[UW2_CACHE_ENTRIES];
+	u32 gen;		/* set by the caller before each unwind */
+	u32 next_range;		/* the oldest range, replaced next */
+	struct uw2_cache_entry e[UW2_CACHE_ENTRIES];	/* return addresses */
+	struct uw2_range pc[UW2_CACHE_RANGES];		/* sampled pcs */
 };
 
 /* uw2_unwind() with a lookup cache (may be NULL). */

@@ -29,10 +29,10 @@ module_param_named(wakeup_bytes, uwprof_wakeup_bytes, uint, 0644);
 MODULE_PARM_DESC(wakeup_bytes,
 		 "Wake the reader when a CPU's buffer holds this many bytes (0: a quarter of the buffer)");
 
-unsigned int uwprof_wakeup_ms = 100;
+unsigned int uwprof_wakeup_ms = 200;
 module_param_named(wakeup_ms, uwprof_wakeup_ms, uint, 0644);
 MODULE_PARM_DESC(wakeup_ms,
-		 "Otherwise wake it this often while records wait, 1 to 1000 (100 ms)");
+		 "Otherwise wake it this often while records wait, 1 to 1000 (200 ms)");
 
 unsigned int uwprof_max_depth = 128;
 module_param_named(max_depth, uwprof_max_depth, uint, 0644);

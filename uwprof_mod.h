@@ -60,6 +60,12 @@ struct uwprof_table {
 struct uwprof_mods {
 	struct rcu_head rcu;
 	u32 gen;
+	/*
+	 * Names these contents for the lookup caches (uw2_cache.gen): never
+	 * 0, never given to two arrays, and changed when an entry is ended
+	 * in place (uwprof_mods_tag()).
+	 */
+	u32 tag;
 	u32 n;
 	struct uw2_module mod[];
 };
@@ -113,13 +119,17 @@ struct uwprof_cpu_stats {
 /*
  * Most bytes of user stack copied per miss of the handler's stack cache
  * (uw2_view_fill(): from the missed word's 64-byte line, never past a
- * 4 KiB boundary).  make bench-unwind's real lua stacks need 2.75 copies,
- * 2.3 KB, per sample, against 1.84 whole pages (7.5 KB) before;
- * docs/UNWIND-COST.md has the trade-off per size.
+ * 4 KiB boundary).  make bench-unwind's real lua stacks need 1.82 copies,
+ * 2.4 KB, per sample (2.71 copies, 2.3 KB, with 1 KiB), against 1.84
+ * whole pages (7.5 KB) before; docs/UNWIND-COST.md has the trade-off per
+ * size.
  */
-#define UWPROF_STACK_LINE	1024
+#define UWPROF_STACK_LINE	2048
 
-/* The handler's unwind scratch, per CPU (sampler.c). */
+/*
+ * The handler's unwind scratch, per CPU (sampler.c): 43 KB on 32-bit ARM,
+ * 51 KB on arm64, most of it the lookup cache (docs/UNWIND-COST.md).
+ */
 struct uwprof_unwind_scratch {
 	struct uw2_cache lookups;	/* kept from sample to sample */
 	struct uw2_view view;		/* what line holds, per sample */
@@ -210,6 +220,7 @@ int uwprof_mods_update(struct uwprof_session *s, struct uwprof_proc *p,
 		       const struct uw2_module *add, u32 nadd, bool drop,
 		       u32 drop_start);
 bool uwprof_mod_live(const struct uw2_module *m);
+u32 uwprof_mods_tag(void);
 
 /* mmwatch.c: attachments end when their range is unmapped */
 int uwprof_mmwatch_start(struct uwprof_proc *p, struct mm_struct *mm);
@@ -268,8 +279,8 @@ struct uwprof_rec_info {
 	const u32 *frames;
 };
 
-void uwprof_deliver(struct uwprof_session *s, struct uwprof_cpu *c,
-		    const struct uwprof_rec_info *ri, u64 t0);
+u64 uwprof_deliver(struct uwprof_session *s, struct uwprof_cpu *c,
+		   const struct uwprof_rec_info *ri, u64 t0);
 long uwprof_ioctl_start(struct uwprof_session *s, void __user *arg);
 long uwprof_ioctl_stop(struct uwprof_session *s);
 void uwprof_sampler_stop(struct uwprof_session *s);

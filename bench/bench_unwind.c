@@ -206,6 +206,7 @@ static u32 unwind_sample(const struct sample *s)
 	u32 frames[MAX_DEPTH + 2], n;
 	enum uw2_stop stop;
 
+	cache.gen = 1;	/* one module array throughout */
 	stop = uw2_unwind_cached(&module, 1, &regs, &stack, frames,
 				 MAX_DEPTH + 2, &n, 0, &cache);
 	if (stop != UW2_STOP_ROOT || n != s->depth) {
@@ -388,6 +389,7 @@ static u32 replay_sample(u32 i)
 		rc.view = (struct uw2_view){ replay_words(s), s->lo,
 					     s->hi - s->lo };
 	memcpy(regs.r, s->regs, sizeof(regs.r));
+	replay_cache.gen = 1;	/* one module array: the module's per-sample gen */
 	stop = uw2_unwind_cached(rmods, nrmods, &regs, &stack, frames,
 				 UWR_MAX_FRAMES, &n, 0, &replay_cache);
 	/* every frame on the first pass; later ones redo the same work */

@@ -50,14 +50,14 @@ frames=$(awk '/frames and/ { print $5 }' <<<"$summary")
 # for a process), and the second pass over the same stacks with the cache
 # the first left (warm: the steady state of a CPU sampling one process),
 # as the difference of two runs.  LINE 0: the stack already in memory (the
-# unwinder alone); 1024: the module's reader, a copy of up to 1 KiB per
-# miss (memcpy here, copy_from_user_nofault() there: its fixed cost is
+# unwinder alone); 2048: the module's reader, a copy of up to 2 KiB per
+# miss (memcpy here, a fault-free user copy there: its fixed cost is
 # not in these figures).
-for line in 0 1024; do
+for line in 0 2048; do
 	read -r ir1 n < <(callgrind_ir bench_replay_work replay 1 "$real/lua.uwr" "$real" $line)
 	read -r ir2 n2 < <(callgrind_ir bench_replay_work replay 2 "$real/lua.uwr" "$real" $line)
 	awk -v ir1="$ir1" -v ir2="$ir2" -v n="$n" -v f="$frames" \
-		-v what="$([ $line = 0 ] && echo "stack in memory" || echo "1 KiB stack copies")" \
+		-v what="$([ $line = 0 ] && echo "stack in memory" || echo "2 KiB stack copies")" \
 		'BEGIN { printf "real lua stacks, %s: %6.1f instructions/frame cold, %6.1f warm, %.0f per %.1f-frame sample warm (callgrind, %d frames a pass)\n",
 			 what, ir1 / n, (ir2 - ir1) / n, (ir2 - ir1) / n * f, f, n }'
 done
@@ -69,10 +69,10 @@ if [ -n "$arm_bin" ] && command -v qemu-arm-static >/dev/null; then
 			"$real/lua.uwr" "$real" "$2" 2>&1 >/dev/null |
 			"$(dirname "$0")/tb-count.py"
 	}
-	for line in 0 1024; do
+	for line in 0 2048; do
 		a0=$(arm_ir 0 $line) a1=$(arm_ir 1 $line) a2=$(arm_ir 2 $line)
 		awk -v a0="$a0" -v a1="$a1" -v a2="$a2" -v n="$n" -v f="$frames" \
-			-v what="$([ $line = 0 ] && echo "stack in memory" || echo "1 KiB stack copies")" \
+			-v what="$([ $line = 0 ] && echo "stack in memory" || echo "2 KiB stack copies")" \
 			'BEGIN { printf "real lua stacks on ARM, %s: %6.1f instructions/frame cold, %6.1f warm, %.0f per %.1f-frame sample warm (qemu-arm, Thumb-2 gcc -O2)\n",
 				 what, (a1 - a0) / n, (a2 - a1) / n, (a2 - a1) / n * f, f }'
 	done

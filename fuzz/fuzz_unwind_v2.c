@@ -107,6 +107,28 @@ static void check_lookup(const struct uw2_table *t, u32 byte_off)
  * must change nothing: the same stop, frames and final registers.  The
  * view leaves out the word the reader is told to fail on.
  */
+/*
+ * Sampled pcs are cached by range: from another pc near the first, with
+ * the cache the first left, the same as the plain unwind from there.
+ */
+static void same_at_other_pc(const struct uw2_module *mod,
+			     const struct uw2_regs *start,
+			     const struct uw2_stack *plain, u32 max, u32 flags,
+			     u32 pick, struct uw2_cache *cache)
+{
+	u32 f1[MAX_FRAMES], f2[MAX_FRAMES], n1, n2;
+	struct uw2_regs r1 = *start, r2;
+	enum uw2_stop stop;
+
+	r1.r[UW2_PC] += 2 * ((pick >> 2) & 0x3ff) - 0x400;
+	r2 = r1;
+	stop = uw2_unwind(mod, 1, &r1, plain, f1, max, &n1, flags);
+	if (uw2_unwind_cached(mod, 1, &r2, plain, f2, max, &n2, flags,
+			      cache) != stop || n2 != n1 ||
+	    memcmp(f2, f1, n1 * 4) || memcmp(&r1, &r2, sizeof(r1)))
+		abort();
+}
+
 static void same_with_fast_paths(const struct uw2_module *mod,
 				 const struct uw2_regs *start,
 				 const struct uw2_stack *plain,
@@ -142,6 +164,8 @@ static void same_with_fast_paths(const struct uw2_module *mod,
 	view = (struct uw2_view){ fs->bytes + a, fs->lo + a, b - a };
 	stack.view = &view;
 	memset(&cache, 0, sizeof(cache));
+	/* entries checked against the module array, or trusted by gen */
+	cache.gen = pick & 1;
 	for (int pass = 0; pass < 3; pass++) {
 		if (pass == 2) {
 			/* the module's reader, with spans of 64 B to 4 KiB */
@@ -160,6 +184,7 @@ static void same_with_fast_paths(const struct uw2_module *mod,
 		    memcmp(f2, frames, n * 4) || memcmp(&r, end, sizeof(r)))
 			abort();
 	}
+	same_at_other_pc(mod, start, plain, max, flags, pick, &cache);
 }
 
 static void unwind_one(const struct uw2_table *t, const u8 *in, size_t left)

@@ -1073,7 +1073,9 @@ static void world_same_cached(struct world *w, const struct uw2_regs *start,
 	view = (struct uw2_view){ (const u8 *)w->mem.words, w->mem.base, len };
 	stack.view = &view;
 	memset(&cache, 0, sizeof(cache));
-	for (int pass = 0; pass < 2; pass++) {
+	/* entries checked against the array, then trusted by gen */
+	for (int pass = 0; pass < 4; pass++) {
+		cache.gen = pass < 2 ? 0 : 7;
 		r = *start;
 		CHECK_EQ_U32(uw2_unwind_cached(w->mods, 2, &r, &stack, frames,
 					       max, &n, fl, &cache), stop);
@@ -1187,6 +1189,51 @@ TEST(unwind_cache_not_stale)
 	r = start;
 	CHECK_EQ_U32(uw2_unwind_cached(&w.mods[1], 1, &r, &w.stack, frames,
 				       16, &n, 0, &cache), UW2_STOP_NO_TABLE);
+}
+
+/*
+ * With a gen, entries filled under another gen are misses: an array whose
+ * contents changed, under a new gen, gets its own answer, not the one the
+ * cache holds from the old array.
+ */
+TEST(unwind_cache_gen)
+{
+	static struct uw2_cache cache;
+	struct uw2_module swapped[2];
+	u32 frames[16], want[16], n, nwant;
+	struct uw2_regs start, r;
+	enum uw2_stop stop;
+	struct world w;
+
+	world_init(&w);
+	world_stack_lmtr(&w);
+	start = w.regs;
+	memset(&cache, 0, sizeof(cache));
+	cache.gen = 1;
+	for (int pass = 0; pass < 2; pass++) {
+		r = start;
+		CHECK_EQ_U32(uw2_unwind_cached(w.mods, 2, &r, &w.stack, frames,
+					       16, &n, 0, &cache),
+			     UW2_STOP_ROOT);
+		CHECK_EQ_U32(n, 4);
+	}
+	swapped[0] = (struct uw2_module){ A_BASE, A_BASE + 0x1000, &w.b };
+	swapped[1] = (struct uw2_module){ B_BASE, B_BASE + 0x30000, &w.a };
+	r = start;
+	stop = uw2_unwind(swapped, 2, &r, &w.stack, want, 16, &nwant, 0);
+	CHECK(stop != UW2_STOP_ROOT || nwant != 4);
+	cache.gen = 2;
+	r = start;
+	CHECK_EQ_U32(uw2_unwind_cached(swapped, 2, &r, &w.stack, frames, 16,
+				       &n, 0, &cache), stop);
+	CHECK_EQ_U32(n, nwant);
+	CHECK(!memcmp(frames, want, 4 * n));
+	/* and gen 1's entries still were used for the array they came from */
+	cache.gen = 1;
+	r = start;
+	CHECK_EQ_U32(uw2_unwind_cached(w.mods, 2, &r, &w.stack, frames, 16,
+				       &n, 0, &cache), UW2_STOP_ROOT);
+	CHECK_EQ_U32(n, 4);
 }
 
 TEST(unwind_max_depth)

@@ -43,6 +43,12 @@
  */
 #define REC_SCAN_SETTLE_MS	50
 #define REC_POLL_MAX_MS		100
+/*
+ * With the side-band, mappings and exits wake the loop, and SIGCHLD the
+ * reaping: the timeout is only a backstop, and samples come when the
+ * module wakes the reader (its wakeup_ms).
+ */
+#define REC_POLL_MAX_SB_MS	1000
 #define REC_PROGRESS_MS		500
 
 static volatile sig_atomic_t rec_stop;
@@ -51,6 +57,12 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	rec_stop = 1;
+}
+
+/* Only to cut poll() short when the command exits. */
+static void on_child(int sig)
+{
+	(void)sig;
 }
 
 uint64_t rec_now_ns(void)
@@ -476,7 +488,7 @@ static bool run_loop(struct rec *r, pid_t child, int *status)
 		/* The command ends when it is reaped, not at its exit record. */
 		if (child <= 0 && !r->o.all && !rec_explicit_alive(r))
 			break;
-		timeout = REC_POLL_MAX_MS;
+		timeout = r->use_sb ? REC_POLL_MAX_SB_MS : REC_POLL_MAX_MS;
 		if (!r->use_sb && (sc.next - now) / 1000000 < (uint64_t)timeout)
 			timeout = (int)((sc.next - now) / 1000000);
 		if (deadline && (deadline - now) / 1000000 < (uint64_t)timeout)
@@ -787,6 +799,7 @@ static void finish(struct rec *r)
 static int run(struct rec *r)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
+	struct sigaction sc = { .sa_handler = on_child };
 	struct command c = { 0 };
 	bool reaped = false;
 	int status = 0, ret;
@@ -809,6 +822,7 @@ static int run(struct rec *r)
 	write_vdso(r);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGCHLD, &sc, NULL);
 	r->t0 = rec_now_ns();
 	if (start_sampling(r)) {
 		uw_err("record: cannot start sampling: %s", strerror(errno));
