@@ -66,6 +66,16 @@ else
 	fail "a huge DWARF register number: ${rss:-?} KB"
 fi
 
+# Breakpad rows going back in address (fuzz_breakpad): the generator made
+# a table its own check refused, "internal error ... please report this".
+run "$UWPROF" table --breakpad "$here/../../fuzz/regress/breakpad/rows-out-of-order.sym" \
+	--text-start 0x1000 -o "$tmp/bp.uwt"
+expect "breakpad rows out of order: exit 2" 2 $?
+grep -q 'line 3: STACK CFI row at 0x2010 is before the row above it' "$tmp/err" &&
+	! grep -q 'internal error' "$tmp/err" &&
+	ok "breakpad rows out of order: the line named" ||
+	fail "breakpad rows out of order: $(cat "$tmp/err")"
+
 # A mapping's file found as a FIFO (or a device) where symbols are looked
 # for: report opened it and waited for a writer forever.
 mkdir "$tmp/symfs"

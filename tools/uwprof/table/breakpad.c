@@ -293,6 +293,15 @@ int tb_read_breakpad(FILE *f, struct tb_input *in, char *err, size_t errlen)
 			cur->source = TB_SRC_BREAKPAD;
 		} else if (tomb || !cur) {
 			continue;
+		} else if (addr < cur->rows[cur->nrows - 1].addr ||
+			   (cur->size && addr - cur->addr >= cur->size)) {
+			/* rows are deltas in address order (several lines may
+			 * add rules at one address), inside the INIT */
+			snprintf(err, errlen,
+				 "line %u: STACK CFI row at %#x is before the row above it or outside its INIT record",
+				 lineno, addr);
+			free(line);
+			return -1;
 		}
 		row = tb_func_add_row(cur);
 		if (!row)
