@@ -32,7 +32,9 @@ static void usage(FILE *f)
 	for (int i = 0; i < ncmds; i++)
 		fprintf(f, "  %-8s %s\n", cmds[i]->name, cmds[i]->summary);
 	fprintf(f, "\nRun 'uwprof help COMMAND' (or 'uwprof COMMAND --help') for a "
-		"command's options;\n'uwprof --version' for the version.\n");
+		"command's options;\n'uwprof --version' for the version.\n"
+		"Exit status: 0 done, 1 failed, 2 bad arguments or input, "
+		"3 uwprof's own error\n(please report it).\n");
 }
 
 static const struct uwprof_cmd *find_cmd(const char *name)

@@ -32,7 +32,12 @@ void uwprof_register(const struct uwprof_cmd *cmd);
 /* The command's version, printed by 'uwprof --version'. */
 #define UWPROF_VERSION	"0.1"
 
-/* Exit statuses shared by every subcommand. */
-enum { UWPROF_EXIT_OK = 0, UWPROF_EXIT_FAIL = 1, UWPROF_EXIT_USAGE = 2 };
+/*
+ * Exit statuses shared by every subcommand: bad arguments or input are
+ * 2; 3 is uwprof's own fault (a table its own checks refuse), which the
+ * fuzzers treat as a crash.
+ */
+enum { UWPROF_EXIT_OK = 0, UWPROF_EXIT_FAIL = 1, UWPROF_EXIT_USAGE = 2,
+       UWPROF_EXIT_INTERNAL = 3 };
 
 #endif

@@ -659,11 +659,11 @@ static int cmd_table(int argc, char **argv)
 	if (uw2_table_init(&t, g.blob.data, g.blob.size, &verr) != UW2_OK) {
 		uw_err("table: internal error: the generated table fails validation (%s at byte %u); please report this",
 		       uw2_verr_str(verr.code), verr.offset);
-		ret = UWPROF_EXIT_FAIL;
+		ret = UWPROF_EXIT_INTERNAL;
 		goto out;
 	}
 	if (self_check(&g, &t)) {
-		ret = UWPROF_EXIT_FAIL;
+		ret = UWPROF_EXIT_INTERNAL;
 		goto out;
 	}
 	fill_meta(&g);
