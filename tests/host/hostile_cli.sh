@@ -67,14 +67,31 @@ else
 fi
 
 # Breakpad rows going back in address (fuzz_breakpad): the generator made
-# a table its own check refused, "internal error ... please report this".
+# a table its own check refused, "internal error ... please report this";
+# now an error naming the row.
 run "$UWPROF" table --breakpad "$here/../../fuzz/regress/breakpad/rows-out-of-order.sym" \
 	--text-start 0x1000 -o "$tmp/bp.uwt"
 expect "breakpad rows out of order: exit 2" 2 $?
-grep -q 'line 3: STACK CFI row at 0x2010 is before the row above it' "$tmp/err" &&
+grep -q 'STACK CFI row at 0x2010 is before the row above it' "$tmp/err" &&
 	! grep -q 'internal error' "$tmp/err" &&
 	ok "breakpad rows out of order: the line named" ||
 	fail "breakpad rows out of order: $(cat "$tmp/err")"
+
+# INIT records at an odd address (the Thumb bit) or of an odd size, and
+# two that overlap (fuzz_breakpad): tables the generator's own check
+# refused.
+run "$UWPROF" table --breakpad "$here/../../fuzz/regress/breakpad/init-odd-address.sym" \
+	--text-start 0x1000 -o "$tmp/bp.uwt"
+expect "breakpad INIT at an odd address: taken as even, exit 0" 0 $?
+run "$UWPROF" table --breakpad "$here/../../fuzz/regress/breakpad/init-odd-size.sym" \
+	--text-start 0x1000 -o "$tmp/bp.uwt"
+expect "breakpad INIT of one byte at an odd address: a whole halfword, exit 0" 0 $?
+run "$UWPROF" table --breakpad "$here/../../fuzz/regress/breakpad/init-overlap.sym" \
+	--text-start 0x1000 -o "$tmp/bp.uwt"
+expect "breakpad INIT records that overlap: exit 2" 2 $?
+grep -q 'STACK CFI INIT records at 0x1000 and 0x1010 overlap' "$tmp/err" &&
+	ok "breakpad INIT records that overlap: both named" ||
+	fail "breakpad INIT records that overlap: $(cat "$tmp/err")"
 
 # A mapping's file found as a FIFO (or a device) where symbols are looked
 # for: report opened it and waited for a writer forever.

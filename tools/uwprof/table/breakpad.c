@@ -254,6 +254,58 @@ static bool parse_hex(const char **p, u32 *out)
 	return true;
 }
 
+static int func_cmp(const void *a, const void *b)
+{
+	const struct tb_cfi_func *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* Rows are deltas in address order (several lines may add rules at one
+ * address), inside their INIT record. */
+static bool rows_in_order(const struct tb_cfi_func *f, char *err,
+			  size_t errlen)
+{
+	for (u32 j = 1; j < f->nrows; j++) {
+		u32 at = f->rows[j].addr;
+
+		if (at < f->rows[j - 1].addr ||
+		    (f->size && at - f->addr >= f->size)) {
+			snprintf(err, errlen,
+				 "STACK CFI row at %#x is before the row above it or outside its INIT record at %#x",
+				 at, f->addr);
+			return false;
+		}
+	}
+	return true;
+}
+
+int tb_breakpad_check(struct tb_input *in, char *err, size_t errlen)
+{
+	if (in->n > 1)
+		qsort(in->funcs, in->n, sizeof(in->funcs[0]), func_cmp);
+	for (u32 i = 0; i < in->n; i++) {
+		const struct tb_cfi_func *a = i ? &in->funcs[i - 1] : NULL;
+
+		if (!rows_in_order(&in->funcs[i], err, errlen))
+			return -1;
+		if (in->funcs[i].addr + in->funcs[i].size < in->funcs[i].addr) {
+			snprintf(err, errlen,
+				 "STACK CFI INIT record at %#x runs past the top of the address space",
+				 in->funcs[i].addr);
+			return -1;
+		}
+		if (a && (a->addr == in->funcs[i].addr ||
+			  (a->size && in->funcs[i].addr - a->addr < a->size))) {
+			snprintf(err, errlen,
+				 "STACK CFI INIT records at %#x and %#x overlap",
+				 a->addr, in->funcs[i].addr);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int tb_read_breakpad(FILE *f, struct tb_input *in, char *err, size_t errlen)
 {
 	struct tb_cfi_func *cur = NULL;
@@ -265,7 +317,7 @@ int tb_read_breakpad(FILE *f, struct tb_input *in, char *err, size_t errlen)
 	while (getline(&line, &cap, f) > 0) {
 		const char *p = line;
 		struct tb_row *row;
-		u32 addr, size = 0;
+		u32 addr, at, size = 0;
 		bool init;
 
 		lineno++;
@@ -279,6 +331,7 @@ int tb_read_breakpad(FILE *f, struct tb_input *in, char *err, size_t errlen)
 		    (init && *p == ' ' && p[1] && p[1] != '\n' &&
 		     !parse_hex(&p, &size)))
 			goto bad;
+		at = addr & ~1u;	/* the Thumb bit, as DWARF's may carry */
 		if (init) {
 			/* INIT 0: code the linker discarded. */
 			tomb = addr == 0;
@@ -288,25 +341,17 @@ int tb_read_breakpad(FILE *f, struct tb_input *in, char *err, size_t errlen)
 			cur = tb_input_add(in);
 			if (!cur)
 				goto oom;
-			cur->addr = addr;
-			cur->size = size;
+			cur->addr = at;
+			/* whole halfwords: the table's unit */
+			cur->size = size ? ((addr + size + 1) & ~1u) - at : 0;
 			cur->source = TB_SRC_BREAKPAD;
 		} else if (tomb || !cur) {
 			continue;
-		} else if (addr < cur->rows[cur->nrows - 1].addr ||
-			   (cur->size && addr - cur->addr >= cur->size)) {
-			/* rows are deltas in address order (several lines may
-			 * add rules at one address), inside the INIT */
-			snprintf(err, errlen,
-				 "line %u: STACK CFI row at %#x is before the row above it or outside its INIT record",
-				 lineno, addr);
-			free(line);
-			return -1;
 		}
 		row = tb_func_add_row(cur);
 		if (!row)
 			goto oom;
-		row->addr = addr;
+		row->addr = at;
 		if (!tb_parse_breakpad_rules(p, row))
 			goto bad;
 	}

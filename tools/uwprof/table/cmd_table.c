@@ -547,7 +547,8 @@ static int read_inputs(struct gen *g, struct tb_elf *e)
 			       uw_file_strerror(errno));
 			return UWPROF_EXIT_USAGE;
 		}
-		r = tb_read_breakpad(f, &g->in, err, sizeof(err));
+		r = tb_read_breakpad(f, &g->in, err, sizeof(err)) ||
+		    tb_breakpad_check(&g->in, err, sizeof(err));
 		fclose(f);
 		if (r) {
 			uw_err("table: %s: %s", g->o->breakpad, err);

@@ -332,6 +332,13 @@ struct tb_row *tb_func_add_row(struct tb_cfi_func *f);
  */
 int tb_read_breakpad(FILE *f, struct tb_input *in, char *err, size_t errlen);
 
+/*
+ * What the generator needs of breakpad input read so: INIT records that
+ * do not overlap (sorted here) and rows in address order inside them.
+ * Returns 0, or -1 with @err set.
+ */
+int tb_breakpad_check(struct tb_input *in, char *err, size_t errlen);
+
 /* Parse one breakpad rule string into @row; false on garbage. */
 bool tb_parse_breakpad_rules(const char *s, struct tb_row *row);
 
