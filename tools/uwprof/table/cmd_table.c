@@ -267,6 +267,8 @@ static int self_check(struct gen *g, const struct uw2_table *t)
 	for (u32 i = 0; i < g->nfuncs; i++) {
 		const struct tb_func *f = &g->funcs[i];
 
+		if (f->overlapped)	/* not in the table, noted */
+			continue;
 		for (u32 j = 0; j < f->npairs; j++) {
 			u32 off = f->addr - g->meta.text_addr + f->pairs[j].off;
 			u32 instr, fot, uit;

@@ -65,6 +65,7 @@ struct tb_func *tb_add_fillers(struct tb_func *funcs, u32 n,
 			}
 			tb_note_add(notes, f->addr, f->addr, TB_N_OVERLAP,
 				    "ends 0x%x", f->addr + f->size);
+			f->overlapped = true;
 			continue;
 		}
 		if (!m && f->addr > o->text_start)

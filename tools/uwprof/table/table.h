@@ -203,6 +203,8 @@ struct tb_func {
 	struct tb_pair *pairs;
 	u8 source;
 	u8 filler;		/* 0, or TB_FILL_* */
+	bool overlapped;	/* left out by the layout: an earlier
+				 * function covers its start */
 	const char *name;
 };
 
