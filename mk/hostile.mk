@@ -45,8 +45,11 @@ $(FUZZ_SEEDS): fuzz/mkseeds-tools.sh tests/host/mkelf.py $(UWPROF) \
 	$(Q)fuzz/mkseeds-tools.sh $(FUZZ_OUT) $(UWPROF)
 	$(Q)touch $@
 
+# The harnesses fuzz-tools runs: all but fuzz_dump, or those named
+# (make fuzz-tools FUZZ_HARNESSES="table breakpad").
+FUZZ_HARNESSES	?= $(filter-out dump,$(FUZZ_TOOLS)) procmaps datafile reportmem uwt
 # NAME:FUZZER:SEEDS:MAXLEN for fuzz/run-many.sh
-FUZZ_TOOL_SPECS	= $(foreach t,$(filter-out dump,$(FUZZ_TOOLS)) procmaps datafile reportmem uwt,\
+FUZZ_TOOL_SPECS	= $(foreach t,$(FUZZ_HARNESSES),\
 		  $(t):$(FUZZ_OUT)/fuzz_$(t):$(FUZZ_OUT)/$(t)/seeds:$(FUZZ_TOOL_MAXLEN))
 
 fuzz-tools-build: $(FUZZ_TOOL_BINS) $(FUZZ_SEEDS)

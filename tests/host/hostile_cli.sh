@@ -103,6 +103,17 @@ expect "an FDE over the next function: exit 0" 0 $?
 expect "the later functions noted as overlapped" "f4 f6" \
 	"$(awk '$4 == "overlap" {print $1}' "$tmp/ov.rep" | paste -sd' ')"
 
+# A .plt of odd size (0x39 bytes; fuzz_table with FUZZ_STRICT): the
+# part no stub covers became a 1-byte refused function at 0x98 and the
+# filler after it started at 0x99, the same halfword offset: "internal
+# error", exit 3.  Functions now end on a whole halfword.
+run "$UWPROF" table "$here/../../fuzz/regress/table/plt-odd-size.so" \
+	-o "$tmp/odd.uwt" --no-debug-file
+expect "a .plt of odd size: exit 0" 0 $?
+run "$UWPROF" dump "$tmp/odd.uwt"
+expect "the odd byte's function covers its whole halfword" 1 \
+	"$(grep -c '^0x98\.\.0x9a: ' "$tmp/out")"
+
 # A mapping's file found as a FIFO (or a device) where symbols are looked
 # for: report opened it and waited for a writer forever.
 mkdir "$tmp/symfs"

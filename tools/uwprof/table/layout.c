@@ -73,7 +73,11 @@ struct tb_func *tb_add_fillers(struct tb_func *funcs, u32 n,
 		else if (m && f->addr > end)
 			make_filler(&v[m++], end, TB_FILL_TRIVIAL);
 		v[m++] = *f;
+		/* Offsets are in halfwords: an odd end (a section or a
+		 * record of odd size) takes its whole last halfword, or the
+		 * function after it would share its offset. */
 		end = f->addr + f->size;
+		end += end & 1;
 	}
 	/*
 	 * Chrome adds the trailing refuse only when the end is inside a
