@@ -81,6 +81,7 @@ static int uwprof_table_load(struct uwprof_table_upload *up,
 {
 	struct uw2_verror verr = { UW2_OK, 0 };
 	struct uwprof_table *t;
+	u8 *done;
 	int ret;
 
 	t = kzalloc(sizeof(*t), GFP_KERNEL_ACCOUNT);
@@ -96,7 +97,15 @@ static int uwprof_table_load(struct uwprof_table_upload *up,
 		ret = -EFAULT;
 		goto err;
 	}
-	if (uw2_table_init(&t->t, t->blob, t->size, &verr) != UW2_OK) {
+	/* what functions share is checked once: validation stays linear */
+	done = kvzalloc(UW2_MEMO_BYTES(t->size), GFP_KERNEL_ACCOUNT);
+	if (!done) {
+		ret = -ENOMEM;
+		goto err;
+	}
+	verr.code = uw2_table_init_memo(&t->t, t->blob, t->size, done, &verr);
+	kvfree(done);
+	if (verr.code != UW2_OK) {
 		up->verr = verr.code;
 		up->verr_offset = verr.offset;
 		ret = -EINVAL;

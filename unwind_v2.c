@@ -39,7 +39,8 @@ enum uw2_uleb_res { UW2_ULEB_OK, UW2_ULEB_BIG, UW2_ULEB_TRUNC };
  * more than 32 bits) *pos moves past the last byte; on TRUNC the number
  * runs off the buffer and *pos is untouched.
  */
-static enum uw2_uleb_res uw2_uleb(const u8 *buf, u32 len, u32 *pos, u32 *val)
+static enum uw2_uleb_res uw2_uleb_long(const u8 *buf, u32 len, u32 *pos,
+				       u32 *val)
 {
 	enum uw2_uleb_res res = UW2_ULEB_OK;
 	u32 p = *pos, v = 0, shift = 0;
@@ -61,6 +62,20 @@ static enum uw2_uleb_res uw2_uleb(const u8 *buf, u32 len, u32 *pos, u32 *val)
 	*pos = p;
 	*val = v;
 	return res;
+}
+
+/* Most numbers in a table are one byte: that case inline. */
+static inline enum uw2_uleb_res uw2_uleb(const u8 *buf, u32 len, u32 *pos,
+					 u32 *val)
+{
+	u32 p = *pos;
+
+	if (p < len && buf[p] < 0x80) {
+		*val = buf[p];
+		*pos = p + 1;
+		return UW2_ULEB_OK;
+	}
+	return uw2_uleb_long(buf, len, pos, val);
 }
 
 /* One decoded opcode.  Register masks use bit n for rn. */
@@ -302,13 +317,33 @@ enum uw2_verr uw2_table_parse_header(struct uw2_table *t, const void *blob,
 	return uw2_fail(err, UW2_OK, 0);
 }
 
-/* Validation state: where each table sits in the blob, and the budget. */
+/*
+ * Validation state: where each table sits in the blob, the budget, and
+ * optionally a bitmap of blob offsets already found valid (a FOT list's
+ * start, an opcode of a sequence), so that what many functions share is
+ * checked once.
+ */
 struct uw2_vstate {
 	const struct uw2_table *t;
 	const u8 *blob;
 	u32 steps_left;
+	u8 *done;
 	struct uw2_verror *err;
 };
+
+/* Was the part of the blob at @p found valid?  Marks it either way. */
+static bool uw2_seen(struct uw2_vstate *v, const u8 *p)
+{
+	u32 off = (u32)(p - v->blob);
+	u8 bit = 1u << (off & 7);
+	bool seen;
+
+	if (!v->done)
+		return false;
+	seen = v->done[off >> 3] & bit;
+	v->done[off >> 3] |= bit;
+	return seen;
+}
 
 static u32 uw2_blob_off(const struct uw2_vstate *v, const u8 *p)
 {
@@ -396,6 +431,12 @@ static enum uw2_verr uw2_check_sequence(struct uw2_vstate *v, u32 pos)
 	enum uw2_dec_res r;
 
 	for (;;) {
+		/*
+		 * The rest of a sequence checked before is valid: a failure
+		 * ends validation, so every opcode marked was on a good path.
+		 */
+		if (uw2_seen(v, t->uit + pos))
+			return UW2_OK;
 		if (!uw2_spend(v))
 			return uw2_fail(v->err, UW2_ERR_TOO_COMPLEX,
 					uw2_blob_off(v, t->uit + pos));
@@ -484,7 +525,7 @@ static enum uw2_verr uw2_check_functions(struct uw2_vstate *v)
 			return uw2_fail(v->err, UW2_ERR_FOT_INDEX,
 					uw2_blob_off(v, t->func_table +
 						     4 * i + 2));
-		if (i && fot == prev_fot)
+		if ((i && fot == prev_fot) || uw2_seen(v, t->fot + fot))
 			continue;
 		r = uw2_check_fot_list(v, fot);
 		if (r)
@@ -504,8 +545,14 @@ static u32 uw2_step_budget(u32 size)
 enum uw2_verr uw2_table_init(struct uw2_table *t, const void *blob, u32 size,
 			     struct uw2_verror *err)
 {
+	return uw2_table_init_memo(t, blob, size, NULL, err);
+}
+
+enum uw2_verr uw2_table_init_memo(struct uw2_table *t, const void *blob,
+				  u32 size, u8 *done, struct uw2_verror *err)
+{
 	struct uw2_vstate v = {
-		.t = t, .blob = blob, .err = err,
+		.t = t, .blob = blob, .err = err, .done = done,
 		.steps_left = uw2_step_budget(size),
 	};
 	enum uw2_verr r;

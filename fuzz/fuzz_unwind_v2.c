@@ -231,6 +231,27 @@ static void unwind_one(const struct uw2_table *t, const u8 *in, size_t left)
 	free(copy);
 }
 
+/*
+ * Validation with a memo of what was found valid gives the same verdict
+ * at the same offset; only a table too complex for the step budget
+ * without it may pass, or fail further on, with it.
+ */
+static void memo_agrees(const u8 *blob, u32 len)
+{
+	struct uw2_verror plain, memo;
+	u8 *done = calloc(1, UW2_MEMO_BYTES(len) + 1);
+	struct uw2_table t;
+
+	uw2_table_init(&t, blob, len, &plain);
+	uw2_table_init_memo(&t, blob, len, done, &memo);
+	free(done);
+	if (plain.code == UW2_ERR_TOO_COMPLEX)
+		return;
+	if (memo.code != plain.code ||
+	    (plain.code && memo.offset != plain.offset))
+		abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct uw2_verror err;
@@ -245,6 +266,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		tlen = size - 2;
 	blob = malloc(tlen ? tlen : 1);
 	memcpy(blob, data + 2, tlen);
+	memo_agrees(blob, (u32)tlen);
 	if (uw2_table_init(&t, blob, (u32)tlen, &err) == UW2_OK) {
 		if (err.code != UW2_OK)
 			abort();

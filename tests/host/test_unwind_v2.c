@@ -673,6 +673,24 @@ static void vb_set(u8 *b, u32 field, u32 val)
 
 #define ANY_OFFSET 0xffffffffu
 
+/* With a memo, validation gives the same verdict at the same place. */
+static void check_verr_memo(const u8 *b, u32 size,
+			    const struct uw2_verror *want)
+{
+	struct uw2_verror err = { UW2_OK, 0xdead };
+	u8 *done = calloc(1, UW2_MEMO_BYTES(size) + 1);
+	struct uw2_table t;
+
+	/* the memo makes sharing cheap: the budget may suffice with it */
+	if (want->code != UW2_ERR_TOO_COMPLEX) {
+		CHECK_EQ_U32(uw2_table_init_memo(&t, b, size, done, &err),
+			     want->code);
+		if (want->code)
+			CHECK_EQ_U32(err.offset, want->offset);
+	}
+	free(done);
+}
+
 static void check_verr(const u8 *b, u32 size, enum uw2_verr code, u32 off)
 {
 	struct uw2_verror err = { UW2_OK, 0xdead };
@@ -684,6 +702,7 @@ static void check_verr(const u8 *b, u32 size, enum uw2_verr code, u32 off)
 	CHECK_EQ_U32(err.code, code);
 	if (code && off != ANY_OFFSET)
 		CHECK_EQ_U32(err.offset, off);
+	check_verr_memo(copy, size, &err);
 	free(copy);
 }
 
@@ -953,11 +972,63 @@ TEST(verr_too_complex)
 
 		uw2_table_init(&t, b, size, &err);
 		CHECK(err.offset >= uit && err.offset < uit + SEQ);
+		/* with a memo the one sequence is decoded once: linear */
+		u8 *done = calloc(1, UW2_MEMO_BYTES(size));
+
+		CHECK_EQ_U32(uw2_table_init_memo(&t, b, size, done, &err),
+			     UW2_OK);
+		free(done);
 	}
 	/* the same table with every function sharing one list is fine */
 	for (u32 i = 0; i < NF; i++)
 		b[ft + 4 * i + 2] = 0;
 	check_verr(b, size, UW2_OK, 0);
+	free(b);
+}
+
+/*
+ * The memo keeps whole lists, not their suffixes: functions that each
+ * start one pair further into a long list still cost the square of its
+ * length, and the budget still refuses them.
+ */
+TEST(verr_too_complex_memo)
+{
+	enum { L = 2500 };
+	u32 ft = 36, fot = ft + 4 * L, uit = fot + 3 * L, size = uit + 1;
+	u8 *b = calloc(1, size), *done = calloc(1, UW2_MEMO_BYTES(size));
+	struct uw2_verror err;
+	struct uw2_table t;
+
+	uw2g_put32(b + 0, 32);
+	uw2g_put32(b + 4, 1);
+	uw2g_put32(b + 8, ft);
+	uw2g_put32(b + 12, L);
+	uw2g_put32(b + 16, fot);
+	uw2g_put32(b + 20, 3 * L);
+	uw2g_put32(b + 24, uit);
+	uw2g_put32(b + 28, 1);
+	for (u32 i = 0; i < L; i++) {
+		u32 off = L - 1 - i;	/* pair i: offsets fall to 0 */
+
+		b[ft + 4 * i] = i;
+		b[ft + 4 * i + 1] = i >> 8;
+		b[ft + 4 * i + 2] = 3 * i;
+		b[ft + 4 * i + 3] = (3 * i) >> 8;
+		b[fot + 3 * i] = 0x80 | (off & 0x7f);
+		b[fot + 3 * i + 1] = off >> 7;
+		b[fot + 3 * i + 2] = 0;	/* sequence 0 */
+	}
+	b[uit] = 0xb0;
+	CHECK_EQ_U32(uw2_table_init_memo(&t, b, size, done, &err),
+		     UW2_ERR_TOO_COMPLEX);
+	/* one list for all of them is fine */
+	for (u32 i = 0; i < L; i++) {
+		b[ft + 4 * i + 2] = 0;
+		b[ft + 4 * i + 3] = 0;
+	}
+	memset(done, 0, UW2_MEMO_BYTES(size));
+	CHECK_EQ_U32(uw2_table_init_memo(&t, b, size, done, &err), UW2_OK);
+	free(done);
 	free(b);
 }
 
