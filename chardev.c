@@ -95,14 +95,23 @@ static void uwprof_session_free(struct uwprof_session *s)
 	kfree(s);
 }
 
+static void uwprof_session_free_work(struct work_struct *work)
+{
+	uwprof_session_free(container_of(to_rcu_work(work),
+					 struct uwprof_session, free_work));
+}
+
 /*
  * The file holds one reference and each sample queued to a task's own
- * context one (follow.c); the last drop frees, possibly in that task.
+ * context one (follow.c).  The last drop comes after sampling stopped;
+ * a grace period later no handler can still see the session's tables
+ * and processes, and a workqueue frees them: closing the file, or the
+ * exit of the process that holds it, does not wait for that.
  */
 void uwprof_session_put(struct uwprof_session *s)
 {
 	if (refcount_dec_and_test(&s->ref))
-		uwprof_session_free(s);
+		uwprof_free_after_gp(&s->free_work, uwprof_session_free_work);
 }
 
 static int uwprof_open(struct inode *inode, struct file *file)

@@ -332,13 +332,16 @@ static void uwprof_resolve(struct uwprof_session *s, struct uwprof_proc *p)
 	mmap_read_unlock(mm);
 	for (i = 0; i < n; i++)
 		uwprof_examine(s, &c[i]);
-	mmap_read_lock(mm);
-	for (i = 0; i < n; i++)
-		if (uwprof_cand_current(mm, &c[i]))
-			add[k++] = c[i].mod;
-	if (k)
-		uwprof_mods_update(s, p, add, k, false, 0);
-	mmap_read_unlock(mm);
+	/* the watch before the entries, and outside the mmap lock */
+	if (n && !uwprof_mmwatch_start(p, mm)) {
+		mmap_read_lock(mm);
+		for (i = 0; i < n; i++)
+			if (uwprof_cand_current(mm, &c[i]))
+				add[k++] = c[i].mod;
+		if (k)
+			uwprof_mods_update(s, p, add, k, false, 0);
+		mmap_read_unlock(mm);
+	}
 	for (i = 0; i < n; i++)
 		if (c[i].file)
 			fput(c[i].file);

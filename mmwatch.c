@@ -2,19 +2,24 @@
 /*
  * The mm watch: an attachment is used only while its code is mapped.
  *
- * Every process entry registers an mmu notifier on its mm.  When a range
- * is unmapped (munmap, dlclose, a MAP_FIXED mapping over it, mremap away),
- * invalidate_range_start runs before the pages go, under the mmap lock of
- * the unmapping thread: it ends every entry of the process that overlaps
- * the range, in place (text_end = text_start), so the very next sample
- * finds no table there.  It neither allocates nor sleeps; the ended entry
- * is dropped from the array at its next replacement (registry.c).
+ * A process entry registers an mmu interval notifier over its whole
+ * address space before its first attachment (or code found to have no
+ * table) is published.  When a range is unmapped (munmap, dlclose, a
+ * MAP_FIXED mapping over it, mremap away), the invalidate callback runs
+ * before the pages go, under the mmap lock of the unmapping thread: it
+ * ends every entry of the process that overlaps the range, in place
+ * (text_end = text_start), so the very next sample finds no table there.
+ * It neither allocates nor sleeps; the ended entry is dropped from the
+ * array at its next replacement (registry.c).
  *
- * Lifetime: the watch is a separate object because the notifier may run
- * until an SRCU grace period after it is put.  Its proc pointer is cleared
- * (unlink) before the entry is freed, readers see it under RCU, and the
- * watch itself is freed by the notifier core (free_notifier).  Module exit
- * waits for those frees with mmu_notifier_synchronize().
+ * An interval notifier, not a plain one: an mm with a plain notifier
+ * waits for an SRCU grace period when it is torn down, so every exit and
+ * exec of a profiled process would wait several milliseconds for it.
+ *
+ * Lifetime: the watch's proc pointer is cleared (unlink) before the entry
+ * is freed, the callback reads it under RCU, and removing the notifier
+ * (put, after a grace period, in process context) waits for a callback
+ * still running; then the watch is freed.
  */
 #include <linux/mmu_notifier.h>
 #include <linux/slab.h>
@@ -22,7 +27,7 @@
 #include "uwprof_mod.h"
 
 struct uwprof_mmwatch {
-	struct mmu_notifier mn;
+	struct mmu_interval_notifier mni;
 	struct uwprof_proc __rcu *proc;
 };
 
@@ -50,44 +55,48 @@ static void uwprof_mods_end_range(struct uwprof_proc *p, unsigned long start,
 	spin_unlock(&p->lock);
 }
 
-static int uwprof_mm_invalidate(struct mmu_notifier *mn,
-				const struct mmu_notifier_range *range)
+static bool uwprof_mm_invalidate(struct mmu_interval_notifier *mni,
+				 const struct mmu_notifier_range *range,
+				 unsigned long cur_seq)
 {
-	struct uwprof_mmwatch *w = container_of(mn, struct uwprof_mmwatch, mn);
+	struct uwprof_mmwatch *w = container_of(mni, struct uwprof_mmwatch,
+						mni);
 	struct uwprof_proc *p;
 
 	if (range->event != MMU_NOTIFY_UNMAP)
-		return 0;
+		return true;
 	rcu_read_lock();
 	p = rcu_dereference(w->proc);
 	if (p)
 		uwprof_mods_end_range(p, range->start, range->end);
 	rcu_read_unlock();
-	return 0;
+	return true;
 }
 
-static void uwprof_mm_free(struct mmu_notifier *mn)
-{
-	kfree(container_of(mn, struct uwprof_mmwatch, mn));
-}
-
-static const struct mmu_notifier_ops uwprof_mm_ops = {
-	.invalidate_range_start = uwprof_mm_invalidate,
-	.free_notifier = uwprof_mm_free,
+static const struct mmu_interval_notifier_ops uwprof_mm_ops = {
+	.invalidate = uwprof_mm_invalidate,
 };
 
-/* @mm must have a user (the caller's reference, or current's own mm). */
+/*
+ * Watch @mm for @p before its first entry is published; a no-op once it
+ * is watched.  The watch comes with the first entry, not with the
+ * process: a child the recorder follows from before its exec needs none
+ * until its new image has tables.  @mm must have a user (the caller's
+ * reference, or current's own mm) and not be locked by the caller.
+ */
 int uwprof_mmwatch_start(struct uwprof_proc *p, struct mm_struct *mm)
 {
 	struct uwprof_mmwatch *w;
 	int ret;
 
+	if (p->watch)
+		return 0;
 	w = kzalloc(sizeof(*w), GFP_KERNEL_ACCOUNT);
 	if (!w)
 		return -ENOMEM;
-	w->mn.ops = &uwprof_mm_ops;
 	RCU_INIT_POINTER(w->proc, p);
-	ret = mmu_notifier_register(&w->mn, mm);
+	ret = mmu_interval_notifier_insert(&w->mni, mm, 0, ULONG_MAX,
+					   &uwprof_mm_ops);
 	if (ret) {
 		kfree(w);
 		return ret;
@@ -109,15 +118,12 @@ void uwprof_mmwatch_unlink(struct uwprof_proc *p)
 		RCU_INIT_POINTER(p->watch->proc, NULL);
 }
 
+/* After uwprof_mmwatch_unlink() and a grace period; may sleep. */
 void uwprof_mmwatch_put(struct uwprof_proc *p)
 {
-	if (p->watch)
-		mmu_notifier_put(&p->watch->mn);
+	if (!p->watch)
+		return;
+	mmu_interval_notifier_remove(&p->watch->mni);
+	kfree(p->watch);
 	p->watch = NULL;
-}
-
-/* Module exit: every watch put has been freed. */
-void uwprof_mmwatch_exit(void)
-{
-	mmu_notifier_synchronize();
 }

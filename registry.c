@@ -27,6 +27,7 @@
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/uaccess.h>
+#include <linux/workqueue.h>
 
 #include "uwprof_arch.h"
 #include "uwprof_mod.h"
@@ -260,6 +261,32 @@ static int uwprof_find_process(u32 pid, u32 *tgid, struct mm_struct **mmp,
 	return ret;
 }
 
+/* Frees entries after their grace period, in process context. */
+static struct workqueue_struct *uwprof_free_wq;
+
+int uwprof_registry_module_init(void)
+{
+	uwprof_free_wq = alloc_workqueue("uwprof_free", 0, 0);
+	return uwprof_free_wq ? 0 : -ENOMEM;
+}
+
+/* Run @fn in process context after a grace period. */
+void uwprof_free_after_gp(struct rcu_work *rw, work_func_t fn)
+{
+	INIT_RCU_WORK(rw, fn);
+	queue_rcu_work(uwprof_free_wq, rw);
+}
+
+/* Module exit: everything queued for freeing has been freed. */
+void uwprof_registry_module_exit(void)
+{
+	/* a session's free queues its entries' frees in turn */
+	rcu_barrier();
+	flush_workqueue(uwprof_free_wq);
+	rcu_barrier();
+	destroy_workqueue(uwprof_free_wq);
+}
+
 /* After uwprof_mmwatch_unlink() and a grace period. */
 static void uwprof_proc_free(struct uwprof_proc *p)
 {
@@ -267,6 +294,12 @@ static void uwprof_proc_free(struct uwprof_proc *p)
 	kfree(rcu_dereference_protected(p->mods, true));
 	mmdrop(p->mm);
 	kfree(p);
+}
+
+static void uwprof_proc_free_work(struct work_struct *work)
+{
+	uwprof_proc_free(container_of(to_rcu_work(work), struct uwprof_proc,
+				      free_work));
 }
 
 static bool uwprof_proc_dead(struct uwprof_proc *p)
@@ -298,8 +331,8 @@ static bool uwprof_proc_gone(struct uwprof_session *s, struct uwprof_proc *p)
 
 /* Entries whose process exited or exec'd.  Called with s->lock held. */
 /*
- * An entry no reader may find any more: freed at the next reap, after one
- * grace period for all (a fork and exec storm replaces many).
+ * An entry no reader may find any more: queued at the next reap to be
+ * freed after a grace period.
  */
 static void uwprof_proc_bury(struct uwprof_session *s, struct uwprof_proc *p)
 {
@@ -334,9 +367,25 @@ void uwprof_registry_held(struct uwprof_session *s, u64 *procs, u64 *bytes)
 	}
 }
 
-void uwprof_reap_dead(struct uwprof_session *s)
+/*
+ * Free the buried entries after a grace period, from the workqueue: an
+ * ioctl that finds a process gone does not wait for one (several ms on an
+ * idle CPU).
+ */
+static void uwprof_graveyard_free(struct uwprof_session *s)
 {
 	struct uwprof_proc *p, *next;
+
+	for (p = s->graveyard; p; p = next) {
+		next = p->next_dead;
+		uwprof_free_after_gp(&p->free_work, uwprof_proc_free_work);
+	}
+	s->graveyard = NULL;
+}
+
+void uwprof_reap_dead(struct uwprof_session *s)
+{
+	struct uwprof_proc *p;
 	unsigned long tgid;
 
 	xa_for_each(&s->procs, tgid, p) {
@@ -345,14 +394,7 @@ void uwprof_reap_dead(struct uwprof_session *s)
 		xa_erase(&s->procs, tgid);
 		uwprof_proc_bury(s, p);
 	}
-	if (!s->graveyard)
-		return;
-	synchronize_rcu();
-	for (p = s->graveyard; p; p = next) {
-		next = p->next_dead;
-		uwprof_proc_free(p);
-	}
-	s->graveyard = NULL;
+	uwprof_graveyard_free(s);
 }
 
 /*
@@ -365,7 +407,6 @@ static struct uwprof_proc *uwprof_proc_get(struct uwprof_session *s, u32 tgid,
 					   bool *fresh)
 {
 	struct uwprof_proc *p = xa_load(&s->procs, tgid), *old;
-	int ret = 0;
 
 	*fresh = !p;
 	if (p && p->mm == mm && p->ignored == ignored)
@@ -378,18 +419,11 @@ static struct uwprof_proc *uwprof_proc_get(struct uwprof_session *s, u32 tgid,
 	p->start_time = start_time;
 	p->ignored = ignored;
 	spin_lock_init(&p->lock);
-	/* the caller holds a user reference, as registering needs */
-	if (!ignored)
-		ret = uwprof_mmwatch_start(p, mm);
-	if (ret) {
-		kfree(p);
-		return ERR_PTR(ret);
-	}
 	mmgrab(mm);
 	p->mm = mm;
 	old = xa_store(&s->procs, tgid, p, GFP_KERNEL_ACCOUNT);
 	if (xa_is_err(old)) {
-		uwprof_proc_bury(s, p);	/* its watch may be running */
+		uwprof_proc_bury(s, p);	/* freed as any other entry */
 		return ERR_PTR(xa_err(old));
 	}
 	if (old && old->start_time == start_time)
@@ -518,21 +552,25 @@ static long uwprof_attach_locked(struct uwprof_session *s,
 	if (ret)
 		return ret;
 	p = uwprof_proc_get(s, tgid, a->pid, mm, start_time, false, &fresh);
-	mmput(mm);
-	if (IS_ERR(p))
+	if (IS_ERR(p)) {
+		mmput(mm);
 		return PTR_ERR(p);
+	}
 	if (t) {
-		if (uwprof_attachments(p) >= UWPROF_MAX_MODULES) {
+		if (uwprof_attachments(p) >= UWPROF_MAX_MODULES)
 			ret = -E2BIG;
-		} else if (uwprof_overlaps(p, a->text_start, a->text_end)) {
+		else if (uwprof_overlaps(p, a->text_start, a->text_end))
 			ret = -EEXIST;
-		} else {
+		else
+			ret = uwprof_mmwatch_start(p, mm);
+		if (!ret) {
 			mod.text_start = a->text_start;
 			mod.text_end = a->text_end;
 			mod.table = &t->t;
 			ret = uwprof_mods_update(s, p, &mod, 1, false, 0);
 		}
 	}
+	mmput(mm);
 	/* Following creates events last: nothing to undo after it fails. */
 	if (!ret && fresh)
 		ret = uwprof_sampler_follow(s, tgid);
@@ -731,20 +769,23 @@ struct uwprof_proc *uwprof_proc_follow_current(struct uwprof_session *s,
 	return p;
 }
 
-/* Called once sampling has stopped and nothing else uses the session. */
+/*
+ * Called a grace period after sampling stopped (uwprof_session_put()), or
+ * before it ever started: no reader is left.
+ */
 void uwprof_registry_free(struct uwprof_session *s)
 {
-	struct uwprof_table *t;
 	struct uwprof_proc *p;
+	struct uwprof_table *t;
 	unsigned long i;
 
-	/* The sampler is stopped; one grace period covers every reader. */
 	xa_for_each(&s->procs, i, p) {
 		xa_erase(&s->procs, i);
 		uwprof_proc_bury(s, p);
 	}
 	xa_destroy(&s->procs);
-	uwprof_reap_dead(s);
+	/* an mm watch may still be looking at an entry: another period */
+	uwprof_graveyard_free(s);
 	xa_for_each(&s->tables, i, t)
 		uwprof_table_free(t);
 	xa_destroy(&s->tables);

@@ -45,14 +45,21 @@ MODULE_PARM_DESC(stack_window,
 
 static int __init uwprof_init(void)
 {
-	return uwprof_chardev_init();
+	int ret = uwprof_registry_module_init();
+
+	if (ret)
+		return ret;
+	ret = uwprof_chardev_init();
+	if (ret)
+		uwprof_registry_module_exit();
+	return ret;
 }
 
 static void __exit uwprof_exit(void)
 {
 	uwprof_chardev_exit();
-	/* mm watches put by closed files are freed after an SRCU period */
-	uwprof_mmwatch_exit();
+	/* entries of exited processes still queued for freeing */
+	uwprof_registry_module_exit();
 }
 
 module_init(uwprof_init);

@@ -11,6 +11,7 @@
 #include <linux/pid_namespace.h>
 #include <linux/rcupdate.h>
 #include <linux/timer.h>
+#include <linux/workqueue.h>
 #include <linux/refcount.h>
 #include <linux/spinlock.h>
 #include <linux/task_work.h>
@@ -88,6 +89,7 @@ struct uwprof_proc {
 	spinlock_t lock;	/* mods replacement against the mm watch */
 	struct uwprof_mmwatch *watch;	/* ends attachments on munmap */
 	struct uwprof_proc *next_dead;	/* in the session's graveyard */
+	struct rcu_work free_work;	/* frees it after a grace period */
 };
 
 /* Per-CPU ring: written only by that CPU's sample handler. */
@@ -171,6 +173,7 @@ struct uwprof_session {
 	u64 table_bytes;
 	struct xarray procs;		/* tgid -> struct uwprof_proc */
 	struct uwprof_proc *graveyard;	/* unlinked, freed after a grace period */
+	struct rcu_work free_work;	/* the session's own, after the last put */
 	struct pid_namespace *pid_ns;
 	struct uwprof_cpu __percpu *cpu;
 	u32 max_depth;
@@ -205,6 +208,9 @@ int uwprof_copy_arg(void *dst, size_t dst_size, void __user *src);
 void uwprof_session_put(struct uwprof_session *s);
 
 /* registry.c: tables and attachments */
+int uwprof_registry_module_init(void);
+void uwprof_registry_module_exit(void);
+void uwprof_free_after_gp(struct rcu_work *rw, work_func_t fn);
 void uwprof_registry_init(struct uwprof_session *s);
 void uwprof_registry_free(struct uwprof_session *s);
 long uwprof_ioctl_table_upload(struct uwprof_session *s, void __user *arg);
@@ -227,7 +233,6 @@ int uwprof_mmwatch_start(struct uwprof_proc *p, struct mm_struct *mm);
 size_t uwprof_mmwatch_bytes(const struct uwprof_proc *p);
 void uwprof_mmwatch_unlink(struct uwprof_proc *p);
 void uwprof_mmwatch_put(struct uwprof_proc *p);
-void uwprof_mmwatch_exit(void);
 
 /* buildid.c: what the module reads of an executable file mapping */
 struct uwprof_elf_map {
