@@ -494,6 +494,15 @@ static bool run_loop(struct rec *r, pid_t child, int *status)
 		if (deadline && (deadline - now) / 1000000 < (uint64_t)timeout)
 			timeout = (int)((deadline - now) / 1000000);
 		poll(pfd, nfd, timeout < 1 ? 1 : timeout);
+		/*
+		 * A side-band event whose task has exited reports POLLHUP
+		 * from then on: poll() would return at once, round and round,
+		 * until the command is reaped (its exit may wait on a grace
+		 * period).  Its ring is still read each time round.
+		 */
+		for (i = 1; i < nfd; i++)
+			if (pfd[i].revents & (POLLHUP | POLLERR))
+				pfd[i].fd = -1;
 		if (r->use_sb)	/* mappings before the samples that need them */
 			sb_read(&r->sb, rec_sideband_event, r);
 		drain(r);
