@@ -662,6 +662,7 @@ def main():
     if host.get("icount") == "1":
         print()
         print("\n".join(cost_lines(progs, freqs, tools, R)))
+        print("\n".join(startup_lines(a.out, progs, tools)))
 
 
 def marginal_cost(runs):
@@ -717,6 +718,39 @@ def cost_lines(progs, freqs, tools, R):
                     f["csw"] / f["wall"] if f["wall"] else float("nan")))
     L.append("")
     return L
+
+
+def startup_lines(out, progs, tools):
+    """Start-up and finish: each profiler on a run that does nothing."""
+    L = []
+    for prog in progs:
+        base = read_times(out, prog, "start-none")
+        if not base:
+            continue
+        bw, bc = med([r[0] for r in base]), med([r[1] for r in base])
+        if not L:
+            L = ["## Start-up and finish", "",
+                 "The profiler's fixed cost: `bench.lua 0` (lua starts, "
+                 "loads the script and exits) profiled at 1 kHz against the "
+                 "same run unprofiled, five runs each after one left out, "
+                 "medians; the difference is what starting and finishing a "
+                 "recording adds (a sample or two of the run included). "
+                 "Guest wall time and CPU of the whole command tree, in "
+                 "instructions as above.", "",
+                 "| workload | tool | wall (ms) | added wall (ms) | "
+                 "CPU (10^6 instr) | added CPU (10^6 instr) |",
+                 "|---|---|---:|---:|---:|---:|"]
+        L.append("| %s | unprofiled | %.2f | | %.2f | |" % (
+            prog, bw * 1e3, bc * 1e3))
+        for tool in tools:
+            t = read_times(out, prog, "start-" + tool)
+            if not t:
+                continue
+            w, c = med([r[0] for r in t]), med([r[1] for r in t])
+            L.append("| %s | %s | %.2f | **%+.2f** | %.2f | **%+.2f** |" % (
+                prog, TOOL_NAME[tool], w * 1e3, (w - bw) * 1e3, c * 1e3,
+                (c - bc) * 1e3))
+    return L + [""] if L else []
 
 
 TOOLS = ("uwprof", "fp", "dwarf")
@@ -911,6 +945,7 @@ def write_doc(a, mach, host, progs, freqs, tools, reps, R, tables):
 
     if host.get("icount") == "1":
         L.extend(cost_lines(progs, freqs, tools, R))
+        L.extend(startup_lines(a.out, progs, tools))
 
     w("## Success rate")
     w("")

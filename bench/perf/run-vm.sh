@@ -99,6 +99,32 @@ for rep in $(seq 1 "$reps"); do
 	done
 	echo "run-vm: round $rep of $reps done at $(( $(date +%s) - start )) s"
 done
+# Start-up and finish: each profiler on a lua run that does nothing
+# (bench.lua 0, a couple of ms), against that run unprofiled, at 1 kHz; a
+# first run of each is left out (the files come into the page cache).
+startup() {
+	local prog=$1 kind=$2 cmd i
+	cmd=$(BENCH_LUA_SCALE=0 workload "$prog" $B) || return 1
+	for i in 0 1 2 3 4 5; do
+		case $kind in
+		none) $B/timeit -o "$work/t" -- $cmd ;;
+		uwprof) $B/timeit -o "$work/t" -- $B/uwprof record -F 1000 \
+				--tables $B/tables -o "$work/data" -- $cmd ;;
+		*) $B/timeit -o "$work/t" -- perf record -q -e cpu-clock \
+				-F 1000 --call-graph="$kind" -o "$work/data" -- $cmd ;;
+		esac >/dev/null 2>&1
+		[ $i -eq 0 ] || cat "$work/t" >>"$T/$prog.start-$kind"
+		rm -f "$work/t" "$work/data"
+	done
+}
+for prog in "${progs[@]}"; do
+	case $prog in lua-*) ;; *) continue ;; esac
+	for kind in none ${BENCH_PROFILERS:-uwprof fp dwarf}; do
+		startup "$prog" "$kind"
+	done
+done
+echo "run-vm: start-up runs done at $(( $(date +%s) - start )) s"
+
 dmesg | grep -i -E 'perf|uwprof' >"$out/dmesg.txt"
 cat /proc/sys/kernel/perf_event_max_sample_rate >"$out/perf_max_sample_rate_after.txt"
 echo "run-vm: done in $(( $(date +%s) - start )) s"
