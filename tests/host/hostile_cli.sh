@@ -114,6 +114,23 @@ run "$UWPROF" dump "$tmp/odd.uwt"
 expect "the odd byte's function covers its whole halfword" 1 \
 	"$(grep -c '^0x98\.\.0x9a: ' "$tmp/out")"
 
+# DWARF rows at odd bytes (fuzz_table with FUZZ_STRICT): a CIE with code
+# alignment 1 advancing to 0x85 in the function at 0x80, and an FDE at
+# the odd address 0x535 whose row libdw also gave for 0x548, the next
+# function's start.  Rows at +0x4 and +0x5 (+0x0 and +0x1) went into the
+# table as two pairs at the same halfword: a function offset list that
+# fails validation, or a row the table does not give back; "internal
+# error", exit 3.  A row at an odd byte now holds from the next halfword.
+run "$UWPROF" table "$here/../../fuzz/regress/table/cfi-row-odd-offset.so" \
+	-o "$tmp/oddrow.uwt" --no-debug-file
+expect "a CFI row at an odd offset: exit 0" 0 $?
+run "$UWPROF" dump "$tmp/oddrow.uwt"
+expect "the row at 0x85 holds from 0x86" "+0x6 +0x4 +0x0" \
+	"$(sed -n '/^0x80\.\./,/^0x/{/^  +/p}' "$tmp/out" | awk '{print $1}' | paste -sd' ')"
+run "$UWPROF" table "$here/../../fuzz/regress/table/fde-odd-end-row.so" \
+	-o "$tmp/oddrow.uwt" --no-debug-file --prologue-analysis
+expect "a neighbour FDE's row at an odd byte: exit 0" 0 $?
+
 # A mapping's file found as a FIFO (or a device) where symbols are looked
 # for: report opened it and waited for a writer forever.
 mkdir "$tmp/symfs"
