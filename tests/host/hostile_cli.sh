@@ -131,6 +131,18 @@ run "$UWPROF" table "$here/../../fuzz/regress/table/fde-odd-end-row.so" \
 	-o "$tmp/oddrow.uwt" --no-debug-file --prologue-analysis
 expect "a neighbour FDE's row at an odd byte: exit 0" 0 $?
 
+# An executable section at an odd address right after .text (fuzz_table's
+# input with its .plt moved to 0x2c1): the refused code there started at
+# 0x2c1, one byte after .text's end, and the filler before it at 0x2c0
+# had the same halfword offset: "internal error", exit 3.  The layout
+# now places entries by halfword, not by byte.
+run "$UWPROF" table "$here/../../fuzz/regress/table/section-odd-address.so" \
+	-o "$tmp/oddsec.uwt" --no-debug-file
+expect "a code section at an odd address: exit 0" 0 $?
+run "$UWPROF" dump "$tmp/oddsec.uwt"
+expect "its code starts in the halfword at 0x2c0, once" 1 \
+	"$(grep -c '^0x2c0\.\.' "$tmp/out")"
+
 # A mapping's file found as a FIFO (or a device) where symbols are looked
 # for: report opened it and waited for a writer forever.
 mkdir "$tmp/symfs"
