@@ -143,6 +143,27 @@ run "$UWPROF" dump "$tmp/oddsec.uwt"
 expect "its code starts in the halfword at 0x2c0, once" 1 \
 	"$(grep -c '^0x2c0\.\.' "$tmp/out")"
 
+# The same .plt at 0x5f, the lowest code of .text's segment, as fuzz_table
+# found it: the table counted halfwords from an odd start, a byte off all
+# code at even addresses ("internal error", exit 3, before the layout
+# worked in halfwords; after it, neighbouring functions looked like
+# overlaps).  An odd text start, from the ELF or --text-start, is an error.
+run "$UWPROF" table "$here/../../fuzz/regress/table/plt-odd-address.so" \
+	-o "$tmp/oddplt.uwt" --no-debug-file
+expect "code starting at an odd address: exit 2" 2 $?
+grep -q 'odd address 0x5f (.plt)' "$tmp/err" &&
+	ok "code starting at an odd address: the section named" ||
+	fail "code starting at an odd address: $(cat "$tmp/err")"
+printf '%s\n' 'STACK CFI INIT 1000 10 .cfa: sp 0 + .ra: lr' \
+	'STACK CFI 1004 .cfa: sp 8 + lr: .cfa -4 + ^' \
+	'STACK CFI INIT 1010 8 .cfa: sp 0 + .ra: lr' >"$tmp/two.sym"
+run "$UWPROF" table --breakpad "$tmp/two.sym" --text-start 0xfff \
+	-o "$tmp/bp.uwt"
+expect "an odd --text-start: exit 2" 2 $?
+grep -q -- '--text-start 0xfff is odd' "$tmp/err" &&
+	ok "an odd --text-start: named" ||
+	fail "an odd --text-start: $(cat "$tmp/err")"
+
 # A mapping's file found as a FIFO (or a device) where symbols are looked
 # for: report opened it and waited for a writer forever.
 mkdir "$tmp/symfs"
