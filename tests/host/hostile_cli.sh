@@ -114,6 +114,56 @@ run "$UWPROF" dump "$tmp/odd.uwt"
 expect "the odd byte's function covers its whole halfword" 1 \
 	"$(grep -c '^0x98\.\.0x9a: ' "$tmp/out")"
 
+# DWARF rows at odd bytes (fuzz_table with FUZZ_STRICT): a CIE with code
+# alignment 1 advancing to 0x85 in the function at 0x80, and an FDE at
+# the odd address 0x535 whose row libdw also gave for 0x548, the next
+# function's start.  Rows at +0x4 and +0x5 (+0x0 and +0x1) went into the
+# table as two pairs at the same halfword: a function offset list that
+# fails validation, or a row the table does not give back; "internal
+# error", exit 3.  A row at an odd byte now holds from the next halfword.
+run "$UWPROF" table "$here/../../fuzz/regress/table/cfi-row-odd-offset.so" \
+	-o "$tmp/oddrow.uwt" --no-debug-file
+expect "a CFI row at an odd offset: exit 0" 0 $?
+run "$UWPROF" dump "$tmp/oddrow.uwt"
+expect "the row at 0x85 holds from 0x86" "+0x6 +0x4 +0x0" \
+	"$(sed -n '/^0x80\.\./,/^0x/{/^  +/p}' "$tmp/out" | awk '{print $1}' | paste -sd' ')"
+run "$UWPROF" table "$here/../../fuzz/regress/table/fde-odd-end-row.so" \
+	-o "$tmp/oddrow.uwt" --no-debug-file --prologue-analysis
+expect "a neighbour FDE's row at an odd byte: exit 0" 0 $?
+
+# An executable section at an odd address right after .text (fuzz_table's
+# input with its .plt moved to 0x2c1): the refused code there started at
+# 0x2c1, one byte after .text's end, and the filler before it at 0x2c0
+# had the same halfword offset: "internal error", exit 3.  The layout
+# now places entries by halfword, not by byte.
+run "$UWPROF" table "$here/../../fuzz/regress/table/section-odd-address.so" \
+	-o "$tmp/oddsec.uwt" --no-debug-file
+expect "a code section at an odd address: exit 0" 0 $?
+run "$UWPROF" dump "$tmp/oddsec.uwt"
+expect "its code starts in the halfword at 0x2c0, once" 1 \
+	"$(grep -c '^0x2c0\.\.' "$tmp/out")"
+
+# The same .plt at 0x5f, the lowest code of .text's segment, as fuzz_table
+# found it: the table counted halfwords from an odd start, a byte off all
+# code at even addresses ("internal error", exit 3, before the layout
+# worked in halfwords; after it, neighbouring functions looked like
+# overlaps).  An odd text start, from the ELF or --text-start, is an error.
+run "$UWPROF" table "$here/../../fuzz/regress/table/plt-odd-address.so" \
+	-o "$tmp/oddplt.uwt" --no-debug-file
+expect "code starting at an odd address: exit 2" 2 $?
+grep -q 'odd address 0x5f (.plt)' "$tmp/err" &&
+	ok "code starting at an odd address: the section named" ||
+	fail "code starting at an odd address: $(cat "$tmp/err")"
+printf '%s\n' 'STACK CFI INIT 1000 10 .cfa: sp 0 + .ra: lr' \
+	'STACK CFI 1004 .cfa: sp 8 + lr: .cfa -4 + ^' \
+	'STACK CFI INIT 1010 8 .cfa: sp 0 + .ra: lr' >"$tmp/two.sym"
+run "$UWPROF" table --breakpad "$tmp/two.sym" --text-start 0xfff \
+	-o "$tmp/bp.uwt"
+expect "an odd --text-start: exit 2" 2 $?
+grep -q -- '--text-start 0xfff is odd' "$tmp/err" &&
+	ok "an odd --text-start: named" ||
+	fail "an odd --text-start: $(cat "$tmp/err")"
+
 # A mapping's file found as a FIFO (or a device) where symbols are looked
 # for: report opened it and waited for a writer forever.
 mkdir "$tmp/symfs"

@@ -379,6 +379,29 @@ TEST(functions_overlapped)
 	free(notes.v);
 }
 
+TEST(functions_on_odd_bytes_keep_their_halfwords)
+{
+	/* 0x1005 is in the halfword of 0x1004, where 0x1000 ends: no
+	 * filler; 0x1009 after the odd end 0x1009 overlaps. */
+	struct tb_func in[3] = { fn(0x1000, 4), fn(0x1005, 4), fn(0x1009, 2) };
+	struct tb_notes notes = { 0 };
+	struct tb_layout_opts o = { .text_start = 0x1000 };
+	char err[128];
+	u32 m;
+	struct tb_func *v = tb_add_fillers(in, 3, &o, &m, &notes, err,
+					   sizeof(err));
+
+	CHECK(v && m == 3);
+	if (v && m == 3) {
+		CHECK_EQ_U32(v[1].addr, 0x1005);
+		CHECK_EQ_U32(v[2].addr, 0x100a);
+		CHECK_EQ_U32(v[2].filler, TB_FILL_REFUSE);
+	}
+	CHECK_EQ_U32(notes.n, 1);
+	free(v);
+	free(notes.v);
+}
+
 TEST(last_function_on_page_boundary_keeps_its_pages)
 {
 	/* Chrome's gap: no trailing filler when the end is page aligned. */

@@ -628,6 +628,30 @@ static int read_inputs(struct gen *g, struct tb_elf *e)
 	return 0;
 }
 
+/*
+ * Table offsets count halfwords from the text start and code lies on
+ * halfwords: from an odd start (a section at an odd address, a mistyped
+ * --text-start) every function is a byte off its table entry, and
+ * neighbours look like overlaps.
+ */
+static int check_text_start(const struct gen *g, const struct tb_elf *e)
+{
+	const struct tb_sec *s;
+	u32 a = g->meta.text_addr;
+
+	if (!(a & 1))
+		return 0;
+	if (g->o->have_text_start) {
+		uw_err("table: --text-start 0x%x is odd; code starts on a halfword",
+		       a);
+		return -1;
+	}
+	s = tb_elf_sec(e, a);
+	uw_err("table: %s: its code starts at the odd address 0x%x (%s); ARM and Thumb code start on a halfword",
+	       g->o->input, a, s ? s->name : "?");
+	return -1;
+}
+
 static int cmd_table(int argc, char **argv)
 {
 	struct opts o;
@@ -644,6 +668,8 @@ static int cmd_table(int argc, char **argv)
 	memset(&g, 0, sizeof(g));
 	g.o = &o;
 	ret = read_inputs(&g, &e);
+	if (!ret && check_text_start(&g, &e))
+		ret = UWPROF_EXIT_USAGE;
 	if (ret)
 		goto out;
 	ret = convert_all(&g);

@@ -486,9 +486,17 @@ int tb_convert_full(const struct tb_cfi_func *f, struct tb_func *out,
 		u32 lost;
 		u32 off = f->rows[i].addr - f->addr;
 
-		if (f->rows[i].addr < f->addr ||
-		    off >= f->size)
+		if (f->rows[i].addr < f->addr)
 			continue;	/* rows outside the function: ignore */
+		/*
+		 * The table counts halfwords, and no pc lies on an odd byte:
+		 * a row there (an odd advance, or a neighbour FDE's odd end)
+		 * holds from the next halfword on, where a later row at the
+		 * same offset replaces it below.
+		 */
+		off += off & 1;
+		if (off >= f->size)
+			continue;
 		tb_state_apply(&st, &f->rows[i]);
 		if (!tb_encode_state(&st, &s, &why, detail, sizeof(detail),
 				     &lost)) {

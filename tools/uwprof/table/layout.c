@@ -39,13 +39,19 @@ static void make_filler(struct tb_func *f, u32 addr, int kind)
 		tb_seq_put(&p->seq, trivial, sizeof(trivial));
 }
 
+/* The table's unit: halfwords counted from the text start. */
+static u32 halfword(const struct tb_layout_opts *o, u32 addr)
+{
+	return (addr - o->text_start) >> 1;
+}
+
 struct tb_func *tb_add_fillers(struct tb_func *funcs, u32 n,
 			       const struct tb_layout_opts *o, u32 *nout,
 			       struct tb_notes *notes, char *err,
 			       size_t errlen)
 {
 	struct tb_func *v = calloc(2 * (size_t)n + 2, sizeof(*v));
-	u32 m = 0, end = o->text_start;
+	u32 m = 0, end = 0;	/* halfword after the last entry */
 
 	if (!v) {
 		snprintf(err, errlen, "out of memory");
@@ -54,8 +60,14 @@ struct tb_func *tb_add_fillers(struct tb_func *funcs, u32 n,
 	qsort(funcs, n, sizeof(*funcs), func_cmp);
 	for (u32 i = 0; i < n; i++) {
 		struct tb_func *f = &funcs[i];
+		u32 start = halfword(o, f->addr);
 
-		if (m && f->addr < end) {
+		/*
+		 * Compared in halfwords, not bytes: an entry on an odd byte
+		 * (a section at an odd address) starts in the halfword of
+		 * the byte before it, so no filler fits in that one byte.
+		 */
+		if (m && start < end) {
 			if (o->chrome_compat) {
 				snprintf(err, errlen,
 					 "functions at 0x%x and 0x%x overlap (Chrome's generator asserts; drop --chrome-compat to skip the later one)",
@@ -68,25 +80,23 @@ struct tb_func *tb_add_fillers(struct tb_func *funcs, u32 n,
 			f->overlapped = true;
 			continue;
 		}
-		if (!m && f->addr > o->text_start)
+		if (!m && start)
 			make_filler(&v[m++], o->text_start, TB_FILL_REFUSE);
-		else if (m && f->addr > end)
-			make_filler(&v[m++], end, TB_FILL_TRIVIAL);
+		else if (m && start > end)
+			make_filler(&v[m++], o->text_start + 2 * end,
+				    TB_FILL_TRIVIAL);
 		v[m++] = *f;
-		/* Offsets are in halfwords: an odd end (a section or a
-		 * record of odd size) takes its whole last halfword, or the
-		 * function after it would share its offset. */
-		end = f->addr + f->size;
-		end += end & 1;
+		/* An odd end (a section or a record of odd size) takes its
+		 * whole last halfword. */
+		end = halfword(o, f->addr + f->size + 1);
 	}
 	/*
 	 * Chrome adds the trailing refuse only when the end is inside a
 	 * page; uwprof always adds it, so that a last function ending on a
 	 * page boundary keeps page table entries for all of its pages.
 	 */
-	if (m && (!o->chrome_compat ||
-		  (((end - o->text_start) >> 1) & 0xffff)))
-		make_filler(&v[m++], end, TB_FILL_REFUSE);
+	if (m && (!o->chrome_compat || (end & 0xffff)))
+		make_filler(&v[m++], o->text_start + 2 * end, TB_FILL_REFUSE);
 	*nout = m;
 	return v;
 }
