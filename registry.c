@@ -331,6 +331,15 @@ static bool uwprof_proc_gone(struct uwprof_session *s, struct uwprof_proc *p)
 
 /* Entries whose process exited or exec'd.  Called with s->lock held. */
 /*
+ * After an entry was added to or removed from s->procs: the sample path's
+ * per-CPU memory of the last entry found is out of date.
+ */
+static void uwprof_procs_changed(struct uwprof_session *s)
+{
+	WRITE_ONCE(s->procs_gen, s->procs_gen + 1);
+}
+
+/*
  * An entry no reader may find any more: queued at the next reap to be
  * freed after a grace period.
  */
@@ -392,6 +401,7 @@ void uwprof_reap_dead(struct uwprof_session *s)
 		if (!uwprof_proc_gone(s, p))
 			continue;
 		xa_erase(&s->procs, tgid);
+		uwprof_procs_changed(s);
 		uwprof_proc_bury(s, p);
 	}
 	uwprof_graveyard_free(s);
@@ -422,6 +432,7 @@ static struct uwprof_proc *uwprof_proc_get(struct uwprof_session *s, u32 tgid,
 	mmgrab(mm);
 	p->mm = mm;
 	old = xa_store(&s->procs, tgid, p, GFP_KERNEL_ACCOUNT);
+	uwprof_procs_changed(s);
 	if (xa_is_err(old)) {
 		uwprof_proc_bury(s, p);	/* freed as any other entry */
 		return ERR_PTR(xa_err(old));
@@ -437,6 +448,7 @@ static struct uwprof_proc *uwprof_proc_get(struct uwprof_session *s, u32 tgid,
 static void uwprof_proc_drop(struct uwprof_session *s, struct uwprof_proc *p)
 {
 	xa_erase(&s->procs, p->tgid);
+	uwprof_procs_changed(s);
 	uwprof_proc_bury(s, p);	/* its watch may be running */
 }
 
@@ -716,10 +728,23 @@ u32 uwprof_mods_tag(void)
  * that a process that exec'd a 64-bit program keeps it: the sampler counts
  * those samples (dropped_not32) instead of losing them unseen.
  */
-struct uwprof_proc *uwprof_proc_of_current(struct uwprof_session *s)
+struct uwprof_proc *uwprof_proc_of_current(struct uwprof_session *s,
+					   struct uwprof_cpu *c)
 {
-	struct uwprof_proc *p = xa_load(&s->procs, current->tgid);
+	u32 gen = READ_ONCE(s->procs_gen);
+	struct uwprof_proc *p = c->last_proc;
 
+	/*
+	 * The entry this CPU found last, while no entry was added or
+	 * removed since: most samples on a CPU are of one process.  An
+	 * entry removed after the gen was read is not freed before this
+	 * RCU read section ends, as with xa_load().
+	 */
+	if (!p || c->last_gen != gen || p->tgid != current->tgid) {
+		p = xa_load(&s->procs, current->tgid);
+		c->last_proc = p;
+		c->last_gen = gen;
+	}
 	if (p && (p->mm == current->mm || !uwprof_arch_task_is_32bit(current)))
 		return p;
 	return NULL;

@@ -146,6 +146,8 @@ struct uwprof_cpu {
 	struct perf_event *event;
 	struct uwprof_unwind_scratch *unwind;
 	u32 *frames;
+	struct uwprof_proc *last_proc;	/* found by the last sample here */
+	u32 last_gen;			/* the procs_gen it was found under */
 };
 
 /* A sample handed from the interrupt to the task's own context. */
@@ -172,6 +174,7 @@ struct uwprof_session {
 	u32 next_table_id;
 	u64 table_bytes;
 	struct xarray procs;		/* tgid -> struct uwprof_proc */
+	u32 procs_gen;			/* changes with every store or erase */
 	struct uwprof_proc *graveyard;	/* unlinked, freed after a grace period */
 	struct rcu_work free_work;	/* the session's own, after the last put */
 	struct pid_namespace *pid_ns;
@@ -219,7 +222,8 @@ long uwprof_ioctl_detach(struct uwprof_session *s, void __user *arg);
 long uwprof_ioctl_list(struct uwprof_session *s, void __user *arg);
 void uwprof_reap_dead(struct uwprof_session *s);
 void uwprof_registry_held(struct uwprof_session *s, u64 *procs, u64 *bytes);
-struct uwprof_proc *uwprof_proc_of_current(struct uwprof_session *s);
+struct uwprof_proc *uwprof_proc_of_current(struct uwprof_session *s,
+					   struct uwprof_cpu *c);
 struct uwprof_proc *uwprof_proc_follow_current(struct uwprof_session *s,
 					       bool inherited);
 int uwprof_mods_update(struct uwprof_session *s, struct uwprof_proc *p,
