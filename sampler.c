@@ -89,7 +89,16 @@ static u32 uwprof_unwind(struct uwprof_session *s, struct uwprof_cpu *c,
 		.view = &c->unwind->view,
 	};
 
+	u32 word;
+
 	c->unwind->view.len = 0;	/* the stack changed since: nothing held */
+	/*
+	 * The line at sp now: nearly every unwind reads it, and the sampled
+	 * frame's pops then find their words in the view instead of asking
+	 * the reader one word at a time.  A failed copy leaves the view
+	 * empty, and the unwinder meets the fault itself.
+	 */
+	uwprof_stack_read(c->unwind, sp, &word);
 	/* 0 without modules: no entry is used, none is filled */
 	c->unwind->lookups.gen = mods ? READ_ONCE(mods->tag) : 0;
 	*stop = uw2_unwind_cached(mods ? mods->mod : NULL, mods ? mods->n : 0,
@@ -211,7 +220,7 @@ static void uwprof_overflow(struct perf_event *event,
 		return;
 	t0 = ktime_get_ns();
 	rcu_read_lock();
-	p = uwprof_proc_of_current(s);
+	p = uwprof_proc_of_current(s, c);
 	if (p && p->ignored) {
 		/* a process the opener may not read: not sampled */
 	} else if (p && !uwprof_arch_task_is_32bit(current)) {
