@@ -1182,17 +1182,31 @@ static void uw2_found_entry(struct uw2_found *f, struct uw2_cache_entry *e)
 		   e->simple == UW2_SHAPE_CALLER ? &e->shape : NULL;
 }
 
+/* Does range @i hold @addr, under the cache's gen (or live without one)? */
+static bool uw2_range_holds(const struct uw2_walk *w, u32 i, u32 addr)
+{
+	const struct uw2_cache *c = w->cache;
+
+	return addr - c->pc_lo[i] < c->pc_len[i] &&
+	       c->pc_e[i].gen == c->gen &&
+	       (c->gen || uw2_cache_live(w, &c->pc_e[i], addr));
+}
+
 /* A cached range holding the sampled pc @addr that may be used, or NULL. */
 static struct uw2_cache_entry *uw2_range_get(const struct uw2_walk *w,
 					     u32 addr)
 {
 	struct uw2_cache *c = w->cache;
-	struct uw2_range *r;
+	u32 i = c->last_range;
 
-	for (r = c->pc; r < c->pc + UW2_CACHE_RANGES; r++)
-		if (addr - r->e.addr < r->len && r->e.gen == c->gen &&
-		    (r->e.gen || uw2_cache_live(w, &r->e, addr)))
-			return &r->e;
+	if (i < UW2_CACHE_RANGES && uw2_range_holds(w, i, addr))
+		return &c->pc_e[i];
+	for (i = 0; i < UW2_CACHE_RANGES; i++)
+		if (addr - c->pc_lo[i] < c->pc_len[i] &&
+		    uw2_range_holds(w, i, addr)) {
+			c->last_range = i;
+			return &c->pc_e[i];
+		}
 	return NULL;
 }
 
@@ -1205,14 +1219,16 @@ static void uw2_range_put(const struct uw2_walk *w,
 			  u32 uit_index, u32 func)
 {
 	struct uw2_cache *c = w->cache;
-	struct uw2_range *r = &c->pc[c->next_range++ % UW2_CACHE_RANGES];
+	u32 i = c->next_range++ % UW2_CACHE_RANGES;
 
 	if (m - w->mods > 0xffff)
 		return;
 	if (hi > m->text_end)
 		hi = m->text_end;
-	r->len = hi - lo;
-	r->e = (struct uw2_cache_entry){
+	c->pc_lo[i] = lo;
+	c->pc_len[i] = hi - lo;
+	c->last_range = i;
+	c->pc_e[i] = (struct uw2_cache_entry){
 		.addr = lo, .gen = c->gen, .text_start = m->text_start,
 		.table = m->table, .uit_index = uit_index, .func = func,
 		.mod = m - w->mods, .simple = UW2_SHAPE_UNKNOWN,
@@ -1418,6 +1434,48 @@ static enum uw2_stop uw2_step(struct uw2_walk *w, struct uw2_regs *regs,
 }
 
 /*
+ * @n words from @src to @r, unrolled: a push of r4-r11 and lr is the
+ * commonest frame, and a loop spent more on itself than on the words.
+ */
+static inline void uw2_copy_run(u32 *r, const u8 *src, u32 n)
+{
+	u32 k;
+
+	switch (n) {
+	default:
+		for (k = 8; k < n; k++)
+			__builtin_memcpy(&r[k], src + 4 * k, 4);
+		fallthrough;
+	case 8:
+		__builtin_memcpy(&r[7], src + 28, 4);
+		fallthrough;
+	case 7:
+		__builtin_memcpy(&r[6], src + 24, 4);
+		fallthrough;
+	case 6:
+		__builtin_memcpy(&r[5], src + 20, 4);
+		fallthrough;
+	case 5:
+		__builtin_memcpy(&r[4], src + 16, 4);
+		fallthrough;
+	case 4:
+		__builtin_memcpy(&r[3], src + 12, 4);
+		fallthrough;
+	case 3:
+		__builtin_memcpy(&r[2], src + 8, 4);
+		fallthrough;
+	case 2:
+		__builtin_memcpy(&r[1], src + 4, 4);
+		fallthrough;
+	case 1:
+		__builtin_memcpy(&r[0], src, 4);
+		fallthrough;
+	case 0:
+		break;
+	}
+}
+
+/*
  * Caller frames that cache hits of caller shape, under a gen (struct
  * uw2_cache), unwind and uw2_check_frame() would pass, one after another,
  * in place; and a caller frame whose sequence starts with the
@@ -1449,8 +1507,7 @@ static enum uw2_stop uw2_walk_fast(struct uw2_walk *w, struct uw2_regs *regs,
 	for (;;) {
 		u32 addr = (pc & ~1u) - 2, bytes, vsp, end, off, last, m;
 		const struct uw2_cache_entry *e = uw2_cache_set(c, addr);
-		const u8 *src, *run_end;
-		u32 *r;
+		const u8 *src;
 
 		if (e->addr != addr && (++e)->addr != addr)
 			break;
@@ -1477,10 +1534,9 @@ static enum uw2_stop uw2_walk_fast(struct uw2_walk *w, struct uw2_regs *regs,
 		if (!last)
 			break;
 		/* the run (r4-rN of a push), then the rest (lr, pc) */
-		r = &regs->r[e->shape.run_first];
-		for (run_end = src + 4 * e->shape.run_len; src != run_end;
-		     src += 4)
-			__builtin_memcpy(r++, src, 4);
+		uw2_copy_run(&regs->r[e->shape.run_first], src,
+			     e->shape.run_len);
+		src += 4 * e->shape.run_len;
 		m = e->shape.rest;
 		if (m == 1u << UW2_LR)
 			regs->r[UW2_LR] = last;

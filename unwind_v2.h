@@ -298,21 +298,22 @@ enum uw2_shape_state {
 };
 
 /*
- * Sampled pcs are cached by range: the pcs [e.addr, e.addr + len) of one
- * function that share a sequence (a row of its FOT list).
+ * Sampled pcs are cached by range: the pcs [pc_e[i].addr, + pc_len[i]) of
+ * one function that share a sequence (a row of its FOT list).  The
+ * starts and lengths are kept apart from the entries, so that the search
+ * reads two arrays of words, and the range that held the last sampled pc
+ * is tried first.
  */
 #define UW2_CACHE_RANGES	16
-
-struct uw2_range {
-	u32 len;		/* bytes; 0 when empty */
-	struct uw2_cache_entry e;
-};
 
 struct uw2_cache {
 	u32 gen;		/* set by the caller before each unwind */
 	u32 next_range;		/* the oldest range, replaced next */
+	u32 last_range;		/* the one that held the last sampled pc */
 	struct uw2_cache_entry e[UW2_CACHE_ENTRIES];	/* return addresses */
-	struct uw2_range pc[UW2_CACHE_RANGES];		/* sampled pcs */
+	u32 pc_lo[UW2_CACHE_RANGES];			/* sampled pcs */
+	u32 pc_len[UW2_CACHE_RANGES];			/* bytes; 0: empty */
+	struct uw2_cache_entry pc_e[UW2_CACHE_RANGES];
 };
 
 /* uw2_unwind() with a lookup cache (may be NULL). */

@@ -18,4 +18,9 @@ typedef __u64 u64;
 typedef __s32 s32;
 typedef __s64 s64;
 
+/* The kernel's statement attribute (compiler_attributes.h). */
+#ifndef fallthrough
+#define fallthrough __attribute__((__fallthrough__))
+#endif
+
 #endif
