@@ -32,13 +32,38 @@ int uwd_open(struct uwd_writer *w, const char *path, uint32_t freq_hz,
 	h.start_ns = clock_ns(CLOCK_MONOTONIC);
 	h.start_realtime_ns = clock_ns(CLOCK_REALTIME);
 	w->samples = 0;
-	w->f = fopen(path, "wb");
-	if (!w->f)
+	w->len = 0;
+	w->buf = malloc(UWD_WRITE_BUF);
+	if (!w->buf)
 		return -1;
-	if (fwrite(&h, sizeof(h), 1, w->f) != 1) {
-		fclose(w->f);
+	w->f = fopen(path, "wb");
+	if (!w->f || fwrite(&h, sizeof(h), 1, w->f) != 1) {
+		if (w->f)
+			fclose(w->f);
+		free(w->buf);
 		return -1;
 	}
+	return 0;
+}
+
+static int uwd_flush(struct uwd_writer *w)
+{
+	if (w->len && fwrite(w->buf, w->len, 1, w->f) != 1)
+		return -1;
+	w->len = 0;
+	return 0;
+}
+
+static int uwd_put(struct uwd_writer *w, const void *p, size_t n)
+{
+	if (w->len + n > UWD_WRITE_BUF) {
+		if (uwd_flush(w))
+			return -1;
+		if (n > UWD_WRITE_BUF)
+			return fwrite(p, n, 1, w->f) == 1 ? 0 : -1;
+	}
+	memcpy(w->buf + w->len, p, n);
+	w->len += n;
 	return 0;
 }
 
@@ -56,10 +81,8 @@ int uwd_write(struct uwd_writer *w, uint32_t type, const void *a, size_t alen,
 		errno = EINVAL;
 		return -1;
 	}
-	if (fwrite(&r, sizeof(r), 1, w->f) != 1 ||
-	    (alen && fwrite(a, alen, 1, w->f) != 1) ||
-	    (slen && fwrite(str, slen, 1, w->f) != 1) ||
-	    (pad && fwrite(zero, pad, 1, w->f) != 1))
+	if (uwd_put(w, &r, sizeof(r)) || (alen && uwd_put(w, a, alen)) ||
+	    (slen && uwd_put(w, str, slen)) || (pad && uwd_put(w, zero, pad)))
 		return -1;
 	if (type == UWD_SAMPLE)
 		w->samples++;
@@ -71,8 +94,11 @@ int uwd_close(struct uwd_writer *w, uint64_t end_ns)
 	struct uwd_end e = { .end_ns = end_ns, .samples = w->samples };
 	int ret = uwd_write(w, UWD_END, &e, sizeof(e), NULL);
 
+	if (uwd_flush(w))
+		ret = -1;
 	if (fclose(w->f))
 		ret = -1;
+	free(w->buf);
 	return ret;
 }
 

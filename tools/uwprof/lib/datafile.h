@@ -121,10 +121,19 @@ struct uwd_end {
 	uint64_t samples;	/* sample records written */
 };
 
-/* Writer.  Every call returns 0 or -1 (errno set, from stdio). */
+/*
+ * Writer.  Every call returns 0 or -1 (errno set, from stdio).  Records
+ * are gathered in @buf and reach the file a buffer at a time: the
+ * recorder writes one per sample, and two stdio calls a record cost more
+ * than the rest of its work on it.
+ */
+#define UWD_WRITE_BUF	(64u << 10)
+
 struct uwd_writer {
 	FILE *f;
 	uint64_t samples;
+	uint8_t *buf;		/* UWD_WRITE_BUF bytes */
+	size_t len;		/* of them, waiting */
 };
 
 int uwd_open(struct uwd_writer *w, const char *path, uint32_t freq_hz,
