@@ -44,10 +44,10 @@ static inline unsigned long uwprof_arch_vdso(struct mm_struct *mm)
 static inline bool uwprof_arch_regs(const struct pt_regs *regs,
 				    struct uw2_regs *out)
 {
-	int i;
-
-	for (i = 0; i < 16; i++)
-		out->r[i] = regs->uregs[i];
+	/* r0..r15 lead struct pt_regs, as in struct uw2_regs */
+	BUILD_BUG_ON(sizeof(regs->uregs[0]) != sizeof(out->r[0]) ||
+		     sizeof(regs->uregs) < sizeof(out->r));
+	memcpy(out->r, regs->uregs, sizeof(out->r));
 	return regs->ARM_cpsr & PSR_T_BIT;
 }
 
