@@ -329,7 +329,6 @@ static bool uwprof_proc_gone(struct uwprof_session *s, struct uwprof_proc *p)
 	return !(s->inherit || s->follow_all) || !uwprof_proc_execd(p);
 }
 
-/* Entries whose process exited or exec'd.  Called with s->lock held. */
 /*
  * After an entry was added to or removed from s->procs: the sample path's
  * per-CPU memory of the last entry found is out of date.
@@ -392,6 +391,7 @@ static void uwprof_graveyard_free(struct uwprof_session *s)
 	s->graveyard = NULL;
 }
 
+/* Entries whose process exited or exec'd.  Called with s->lock held. */
 void uwprof_reap_dead(struct uwprof_session *s)
 {
 	struct uwprof_proc *p;
