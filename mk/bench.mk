@@ -23,7 +23,13 @@ bench:
 	$(Q)$(MAKE) --no-print-directory lua-arm sqlite-arm corpus-arm perf-root
 	$(Q)bench/perf/bench.sh
 
-.PHONY: bench bench-quick sqlite-arm perf-root
+# make bench-profile: where a sample's guest instructions go, by function
+# (bench/profile/profile.sh; needs make bench-quick's VM root).
+bench-profile:
+	$(Q)$(MAKE) --no-print-directory -j2 module uwprof-arm
+	$(Q)bench/profile/profile.sh
+
+.PHONY: bench bench-quick bench-profile sqlite-arm perf-root
 
 # make bench-quick: uwprof alone on lua (gcc) at 100 Hz, 1 kHz and 4 kHz in
 # one instruction-counting VM boot; prints the per-sample cost figures and

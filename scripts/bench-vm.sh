@@ -18,6 +18,8 @@
 #   --mem MB        default 2048
 #   --smp N         default 2
 #   --log FILE      keep the whole console log there
+#   --plugin SO     load a QEMU TCG plugin (SO,ARG=VALUE... as -plugin
+#                   takes it; bench/profile/ uses one)
 #   --icount        count instructions: -icount shift=0,sleep=off makes guest
 #                   time advance one nanosecond per guest instruction, so
 #                   guest CPU and wall times are instruction counts,
@@ -29,7 +31,7 @@ set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$top/build}
-timeout_s=1800 mem=2048 smp=2 log= share= root= icount=()
+timeout_s=1800 mem=2048 smp=2 log= share= root= icount=() plugin=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--root) root=$2; shift 2 ;;
@@ -39,6 +41,7 @@ while [ $# -gt 0 ]; do
 	--smp) smp=$2; shift 2 ;;
 	--log) log=$2; shift 2 ;;
 	--icount) icount=(-icount shift=0,sleep=off); shift ;;
+	--plugin) plugin=(-plugin "$2"); shift 2 ;;
 	--) shift; break ;;
 	*) echo "bench-vm.sh: unknown option '$1'" >&2; exit 2 ;;
 	esac
@@ -103,7 +106,7 @@ fi
 console=$work/console
 set +e
 timeout --kill-after=5 "$timeout_s" qemu-system-arm -M virt -cpu cortex-a15 \
-	-smp "$smp" -m "$mem" "${icount[@]}" -kernel "$kernel" -initrd "$work/initrd" \
+	-smp "$smp" -m "$mem" "${icount[@]}" "${plugin[@]}" -kernel "$kernel" -initrd "$work/initrd" \
 	-append "console=ttyAMA0 rdinit=/init panic=-1 quiet" "${args[@]}" \
 	-nic none -display none -monitor none -serial stdio -no-reboot </dev/null |
 	tr -d '\r' | tee "$console" | awk '
