@@ -657,6 +657,8 @@ def main():
         for tool in tools:
             R[(prog, tool, "slope")] = marginal_cost(
                 [R[(prog, tool, hz)] for hz in freqs])
+            R[(prog, tool, "slope_hi")] = marginal_cost(
+                [R[(prog, tool, hz)] for hz in freqs[-2:]])
     tables = parse_tables_log(a.tables_log)
     write_doc(a, mach, host, progs, freqs, tools, reps, R, tables)
     if host.get("icount") == "1":
@@ -689,7 +691,9 @@ def cost_lines(progs, freqs, tools, R):
          "command's CPU time. CPU: user + system time of the whole command "
          "tree (profiler and workload), median of the rounds. Marginal cost: "
          "the least-squares slope of CPU instructions over samples per run "
-         "across the rates. Handler: each record's `handler_ns` (interrupt to "
+         "across the rates (first row), and between the two highest rates "
+         "(second row: a profiler whose start-up varies from run to run, as "
+         "perf's does here, spoils the first). Handler: each record's `handler_ns` (interrupt to "
          "record written), per sample and per frame. Wake-ups: voluntary "
          "context switches of the command tree per second of its wall time "
          "(the collector's sleeps; the workload's own are in the unprofiled "
@@ -704,6 +708,7 @@ def cost_lines(progs, freqs, tools, R):
             prog, b["cpu"] * 1e3, b["csw"] / b["wall"]))
         for tool in tools:
             slope = R[(prog, tool, "slope")]
+            slope_hi = R[(prog, tool, "slope_hi")]
             for k, hz in enumerate(freqs):
                 f = R[(prog, tool, hz)]
                 hs = hf = "-"
@@ -713,7 +718,9 @@ def cost_lines(progs, freqs, tools, R):
                 L.append("| %s | %s | %d | %.1f | %+.2f%% | %.0f | %s | %s | %s | %.1f | %.1f |" % (
                     prog, TOOL_NAME[tool], hz, f["cpu"] * 1e3, f["cpu_ovh"],
                     f.get("per_run", float("nan")),
-                    ("**%.0f**" % slope) if k == 0 else "", hs, hf,
+                    ("**%.0f**" % slope) if k == 0 else
+                    ("%.0f (%d-%d Hz)" % (slope_hi, freqs[-2], freqs[-1])
+                     if k == 1 and len(freqs) > 2 else ""), hs, hf,
                     f.get("bytes_per_sample", float("nan")),
                     f["csw"] / f["wall"] if f["wall"] else float("nan")))
     L.append("")
