@@ -467,21 +467,32 @@ static enum uw2_verr uw2_fot_uleb(struct uw2_vstate *v, u32 *pos, u32 *val)
 static enum uw2_verr uw2_check_pair(struct uw2_vstate *v, u32 *pos,
 				    u32 *off, u32 *uit_index)
 {
-	u32 at;
+	const u8 *f = v->t->fot;
 	enum uw2_verr r;
+	u32 at;
 
 	if (!uw2_spend(v))
 		return uw2_fail(v->err, UW2_ERR_TOO_COMPLEX,
-				uw2_blob_off(v, v->t->fot + *pos));
-	r = uw2_fot_uleb(v, pos, off);
-	if (r)
-		return r;
-	at = *pos;
-	r = uw2_fot_uleb(v, pos, uit_index);
-	if (!r && *uit_index >= v->t->uit_size)
-		r = uw2_fail(v->err, UW2_ERR_UIT_INDEX,
-			     uw2_blob_off(v, v->t->fot + at));
-	return r;
+				uw2_blob_off(v, f + *pos));
+	if (*pos + 1 < v->t->fot_size && !((f[*pos] | f[*pos + 1]) & 0x80)) {
+		/* both numbers one byte: most pairs */
+		*off = f[*pos];
+		*uit_index = f[*pos + 1];
+		at = *pos + 1;
+		*pos += 2;
+	} else {
+		r = uw2_fot_uleb(v, pos, off);
+		if (r)
+			return r;
+		at = *pos;
+		r = uw2_fot_uleb(v, pos, uit_index);
+		if (r)
+			return r;
+	}
+	if (*uit_index >= v->t->uit_size)
+		return uw2_fail(v->err, UW2_ERR_UIT_INDEX,
+				uw2_blob_off(v, f + at));
+	return UW2_OK;
 }
 
 /* A FOT list: offsets strictly decreasing down to 0, sequences valid. */
