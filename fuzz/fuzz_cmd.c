@@ -91,6 +91,13 @@ static void write_input(const uint8_t *data, size_t size)
 		abort();
 }
 
+static bool strict_off(void)
+{
+	const char *v = getenv("FUZZ_STRICT");
+
+	return v && !strcmp(v, "0");
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const formats[] = { "text", "folded", "svg", "json",
@@ -135,12 +142,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #endif
 	(void)formats;
 	/*
-	 * Any exit status is fine; a crash, leak or sanitizer report is not.
-	 * FUZZ_STRICT=1 also stops on uwprof's own error (exit 3, a table its
-	 * own checks refuse); not by default until long strict runs of
-	 * crafted ELFs come out clean.
+	 * Any exit status but uwprof's own error is fine: exit 3 is a table
+	 * the generator's own checks refuse, a defect like a crash, leak or
+	 * sanitizer report.  FUZZ_STRICT=0 lets it pass (to look past one
+	 * while it is being fixed).
 	 */
-	if (rc == UWPROF_EXIT_INTERNAL && getenv("FUZZ_STRICT"))
+	if (rc == UWPROF_EXIT_INTERNAL && !strict_off())
 		abort();
 	return 0;
 }
