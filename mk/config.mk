@@ -50,6 +50,9 @@ ARM_OUT		:= $(BUILD)/arm
 KSELFTEST_DIR	:= $(BUILD)/linux-source/tools/testing/selftests
 SELFTEST_HDRS	:= $(wildcard selftests/*.h) uapi/uwprof.h
 FUZZ_OUT	:= $(BUILD)/fuzz
+# The ABI fuzzer (mk/fuzz-abi.mk); here, as mk/debug.mk's test-debug,
+# read before it, needs it as a prerequisite.
+ABI_FUZZ	:= $(ARM_OUT)/abi_fuzz
 FUZZ_CC		?= clang
 
 # armhf user programs (selftests, test programs, the device-side uwprof)

@@ -5,7 +5,6 @@
 #   make fuzz-abi KERNEL=debug-6.1      on the debug kernel (make debug-kernel)
 # FUZZ_ABI_FLAGS adds abi_fuzz options (-w workers, -t threads, -r seed, -F).
 
-ABI_FUZZ	:= $(ARM_OUT)/abi_fuzz
 FUZZ_SEQUENCES	?= 100000
 # FUZZ_SECONDS has a default for the libFuzzer targets; only one given
 # here bounds the ABI fuzz by time.
