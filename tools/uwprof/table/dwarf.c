@@ -202,7 +202,9 @@ static bool skip_lebs(const u8 *b, u32 len, u32 *pos, int n, u32 *val)
 /*
  * Every register the call frame instructions @b[0, @len) name is a
  * plausible one, and every instruction is whole.  An encoded address
- * (DW_CFA_set_loc, which no ARM compiler emits) ends the check.
+ * (DW_CFA_set_loc, which no ARM compiler emits) is refused: its size is
+ * the pointer encoding's, and the check cannot stop there, or a register
+ * after it would reach libdw unchecked.
  */
 static bool cfa_insns_sane(const u8 *b, u32 len)
 {
@@ -227,7 +229,7 @@ static bool cfa_insns_sane(const u8 *b, u32 len)
 		case DW_CFA_restore_state:
 			break;
 		case DW_CFA_set_loc:
-			return true;
+			return false;
 		case DW_CFA_advance_loc1: case DW_CFA_advance_loc2:
 		case DW_CFA_advance_loc4:
 			pos += op == DW_CFA_advance_loc1 ? 1 :
