@@ -118,6 +118,22 @@ else
 	fail "a huge register after DW_CFA_set_loc: ${rss:-?} KB, $(cat "$tmp/err")"
 fi
 
+# An FDE for 0xa0..0xb8 naming r238942460, and a sane one for 0xb0..0xb8
+# (fuzz_table, out of memory): the first was left out, but libdw, asked
+# for 0xb0 while the second was walked, ran the first's instructions and
+# took 1.9 GB.  An FDE that overlaps an insane one is now left out too.
+/usr/bin/time -f %M -o "$tmp/rss" timeout 20 "$UWPROF" table \
+	"$here/../../fuzz/regress/table/overlapping-fde-huge-register.so" \
+	-o "$tmp/ovl.uwt" --no-debug-file --report "$tmp/ovl.rep" >/dev/null 2>&1
+expect "an FDE over an insane one: exit 0" 0 $?
+rss=$(tail -n 1 "$tmp/rss")
+if [ "${rss:-999999}" -lt 100000 ] &&
+   [ "$(awk '$4 == "empty" {print $2}' "$tmp/ovl.rep" | paste -sd' ')" = "0xa0 0xb0" ]; then
+	ok "an FDE over an insane one: ${rss} KB at most, both left out"
+else
+	fail "an FDE over an insane one: ${rss:-?} KB, $(grep empty "$tmp/ovl.rep")"
+fi
+
 # A .plt of odd size (0x39 bytes; fuzz_table with FUZZ_STRICT): the
 # part no stub covers became a 1-byte refused function at 0x98 and the
 # filler after it started at 0x99, the same halfword offset: "internal

@@ -343,6 +343,65 @@ static Elf_Data *section_data(Elf *elf, const char *secname, u32 *addr)
 	return NULL;
 }
 
+/*
+ * The entry at *@off, moving *@off past it: 1 for an FDE with its CIE and
+ * a range to take (@lo, @hi), 0 for anything else, -1 past the last.
+ */
+static int next_fde(const u8 *ident, Elf_Data *d, bool eh, u32 sec_addr,
+		    Dwarf_Off *off, Dwarf_CFI_Entry *ent, Dwarf_CFI_Entry *cie,
+		    u32 *lo, u32 *hi)
+{
+	const u8 *renc = NULL;
+	Dwarf_Off next, cnext;
+
+	if (dwarf_next_cfi(ident, d, eh, *off, &next, ent))
+		return -1;
+	*off = next;
+	if (dwarf_cfi_cie_p(ent))
+		return 0;
+	if (dwarf_next_cfi(ident, d, eh, ent->fde.CIE_pointer, &cnext, cie) ||
+	    !dwarf_cfi_cie_p(cie))
+		return 0;	/* an FDE without its CIE */
+	if (eh)
+		renc = cie_r_encoding(&cie->cie);
+	if (!fde_range(ent, renc, eh, sec_addr, d->d_buf, lo, hi))
+		return 0;
+	return *lo && *hi > *lo;	/* else discarded code */
+}
+
+/*
+ * The ranges of the FDEs whose instructions are not sane: libdw finds an
+ * FDE by address, so for an address one of them also covers it may run
+ * that one's instructions while another FDE is walked.
+ */
+static int bad_fde_spans(const u8 *ident, Elf_Data *d, bool eh,
+			 u32 sec_addr, struct tb_spans *bad)
+{
+	struct tb_input in = { 0 };
+	Dwarf_CFI_Entry ent, cie;
+	Dwarf_Off off = 0;
+	struct tb_cfi_func *f;
+	u32 lo, hi;
+	int r;
+
+	while (off < d->d_size &&
+	       (r = next_fde(ident, d, eh, sec_addr, &off, &ent, &cie, &lo,
+			     &hi)) >= 0) {
+		if (!r || fde_insns_sane(&ent, &cie.cie))
+			continue;
+		f = tb_input_add(&in);
+		if (!f) {
+			tb_input_free(&in);
+			return -1;
+		}
+		f->addr = lo;
+		f->size = hi - lo;
+	}
+	r = tb_spans_init(bad, &in, 0, in.n);
+	tb_input_free(&in);
+	return r;
+}
+
 /* Where one section's FDEs go: earlier functions [skip_from, skip_to) win. */
 struct cfi_src {
 	Elf *elf;
@@ -358,12 +417,12 @@ static int read_section(const struct cfi_src *cs, struct tb_input *in,
 {
 	Elf_Data *d;
 	u32 sec_addr = 0;
-	Dwarf_Off off = 0, next;
+	Dwarf_Off off;
 	int added = 0;
 	GElf_Ehdr eh_mem;
 	u8 ident[EI_NIDENT];
 	bool eh = cs->eh;
-	struct tb_spans earlier;
+	struct tb_spans earlier, bad;
 
 	d = section_data(cs->elf, cs->secname, &sec_addr);
 	if (!d || !cs->cfi)
@@ -374,26 +433,22 @@ static int read_section(const struct cfi_src *cs, struct tb_input *in,
 	}
 	gelf_getehdr(cs->elf, &eh_mem);
 	memcpy(ident, eh_mem.e_ident, EI_NIDENT);
-	for (; off < d->d_size; off = next) {
+	if (bad_fde_spans(ident, d, eh, sec_addr, &bad)) {
+		tb_spans_free(&earlier);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (off = 0; off < d->d_size;) {
 		Dwarf_CFI_Entry ent, cie;
-		Dwarf_Off cnext;
 		struct tb_cfi_func *f;
-		const u8 *renc = NULL;
 		u32 lo, hi;
+		int r = next_fde(ident, d, eh, sec_addr, &off, &ent, &cie, &lo,
+				 &hi);
 
-		if (dwarf_next_cfi(ident, d, eh, off, &next, &ent))
+		if (r < 0)
 			break;
-		if (dwarf_cfi_cie_p(&ent))
+		if (!r)
 			continue;
-		if (dwarf_next_cfi(ident, d, eh, ent.fde.CIE_pointer, &cnext,
-				   &cie) || !dwarf_cfi_cie_p(&cie))
-			continue;	/* an FDE without its CIE */
-		if (eh)
-			renc = cie_r_encoding(&cie.cie);
-		if (!fde_range(&ent, renc, eh, sec_addr, d->d_buf, &lo, &hi))
-			continue;
-		if (!lo || hi <= lo)
-			continue;	/* discarded code */
 		/* An earlier source wins for the same code. */
 		if (tb_spans_cover_end(&earlier, lo, NULL))
 			continue;
@@ -407,6 +462,7 @@ static int read_section(const struct cfi_src *cs, struct tb_input *in,
 		f->size = hi - lo;
 		f->source = cs->source;
 		if (!fde_insns_sane(&ent, &cie.cie) ||
+		    tb_spans_overlap(&bad, lo, hi) ||
 		    walk_fde(cs->cfi, lo, hi,
 			     (u32)(ent.fde.end - ent.fde.start), f)) {
 			/* malformed, or libdw could not evaluate it: keep
@@ -416,6 +472,7 @@ static int read_section(const struct cfi_src *cs, struct tb_input *in,
 		added++;
 	}
 	tb_spans_free(&earlier);
+	tb_spans_free(&bad);
 	return added;
 }
 
