@@ -461,8 +461,8 @@ static int read_section(const struct cfi_src *cs, struct tb_input *in,
 		f->addr = lo;
 		f->size = hi - lo;
 		f->source = cs->source;
-		if (!fde_insns_sane(&ent, &cie.cie) ||
-		    tb_spans_overlap(&bad, lo, hi) ||
+		/* an insane FDE is among @bad, as it overlaps itself */
+		if (tb_spans_overlap(&bad, lo, hi) ||
 		    walk_fde(cs->cfi, lo, hi,
 			     (u32)(ent.fde.end - ent.fde.start), f)) {
 			/* malformed, or libdw could not evaluate it: keep
