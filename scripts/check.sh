@@ -64,6 +64,15 @@ else
 	failures+=(setup-arm64-6.1)
 fi
 
+# What failed, again at the end, where a reader of a long log looks first:
+# each failed part's failure lines (a test's "not ok", a harness's
+# verdict, a sanitizer's or libFuzzer's report) and its last lines.
+for name in "${failures[@]}"; do
+	[ -f "$log_dir/$name.log" ] || continue
+	echo "=== $name, what failed:"
+	grep -E '^not ok|: 0 passed, [1-9]|ERROR|SUMMARY|deadly signal|Test unit written|^artifact_prefix|BUG|WARNING' \
+		"$log_dir/$name.log" | tail -n 20
+done
 [ ${#failures[@]} -eq 0 ] || echo "check: failed parts: ${failures[*]} (logs in $log_dir)"
 count_line check
 [ "$count_failed" -eq 0 ]
