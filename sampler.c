@@ -155,8 +155,9 @@ u64 uwprof_deliver(struct uwprof_session *s, struct uwprof_cpu *c,
 static u64 uwprof_sample(struct uwprof_session *s, struct uwprof_cpu *c,
 			 struct uwprof_proc *p, struct pt_regs *regs, u64 t0)
 {
-	struct uw2_regs uregs;
-	struct uwprof_rec_info ri;
+	/* filled before use; not zeroed first (INIT_STACK_ALL_ZERO) */
+	struct uw2_regs uregs __uninitialized;
+	struct uwprof_rec_info ri __uninitialized;
 	bool in_kernel, thumb;
 	enum uw2_stop stop;
 	u32 nframes;
@@ -176,16 +177,15 @@ static u64 uwprof_sample(struct uwprof_session *s, struct uwprof_cpu *c,
 	}
 	if (nframes && thumb)
 		c->frames[0] |= 1;	/* frames keep the Thumb bit, as lr does */
-	ri = (struct uwprof_rec_info){
-		.pid = p->user_pid,
-		.tid = task_pid_nr_ns(current, s->pid_ns),
-		.time_ns = t0,
-		.cpu = smp_processor_id(),
-		.flags = in_kernel ? UWPROF_RF_KERNEL : 0,
-		.stop = stop,
-		.nframes = nframes,
-		.frames = c->frames,
-	};
+	/* member by member: a compound literal would be zeroed first */
+	ri.pid = p->user_pid;
+	ri.tid = task_pid_nr_ns(current, s->pid_ns);
+	ri.time_ns = t0;
+	ri.cpu = smp_processor_id();
+	ri.flags = in_kernel ? UWPROF_RF_KERNEL : 0;
+	ri.stop = stop;
+	ri.nframes = nframes;
+	ri.frames = c->frames;
 	return uwprof_deliver(s, c, &ri, t0);
 }
 

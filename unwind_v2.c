@@ -841,7 +841,7 @@ static enum uw2_exec uw2_pop(struct uw2_regs *regs, u32 mask,
 			     const struct uw2_stack *stack)
 {
 	u32 vsp = regs->r[UW2_SP], count = uw2_popcount16(mask);
-	u32 val[16], m, k;
+	u32 val[16] __uninitialized, m, k;
 
 	if (!uw2_in_window(stack, vsp, count * 4))
 		return UW2_EXEC_BAD_SP;
@@ -1343,15 +1343,56 @@ static inline bool uw2_shape_src(const struct uw2_walk *w,
 	return true;
 }
 
+/*
+ * @n words from @src to @r, unrolled: a push of r4-r11 and lr is the
+ * commonest frame, and a loop spent more on itself than on the words.
+ */
+static inline void uw2_copy_run(u32 *r, const u8 *src, u32 n)
+{
+	u32 k;
+
+	switch (n) {
+	default:
+		for (k = 8; k < n; k++)
+			__builtin_memcpy(&r[k], src + 4 * k, 4);
+		fallthrough;
+	case 8:
+		__builtin_memcpy(&r[7], src + 28, 4);
+		fallthrough;
+	case 7:
+		__builtin_memcpy(&r[6], src + 24, 4);
+		fallthrough;
+	case 6:
+		__builtin_memcpy(&r[5], src + 20, 4);
+		fallthrough;
+	case 5:
+		__builtin_memcpy(&r[4], src + 16, 4);
+		fallthrough;
+	case 4:
+		__builtin_memcpy(&r[3], src + 12, 4);
+		fallthrough;
+	case 3:
+		__builtin_memcpy(&r[2], src + 8, 4);
+		fallthrough;
+	case 2:
+		__builtin_memcpy(&r[1], src + 4, 4);
+		fallthrough;
+	case 1:
+		__builtin_memcpy(&r[0], src, 4);
+		fallthrough;
+	case 0:
+		break;
+	}
+}
+
 /* Run a frame of simple shape, popping from @src (uw2_shape_src()). */
 static inline void uw2_shape_apply(const struct uw2_shape *sh,
 				   const u8 *src, struct uw2_regs *regs)
 {
-	u32 k = sh->run_len, m, *r = &regs->r[sh->run_first];
+	u32 k = sh->run_len, m;
 
 	/* the run first (r4-rN of a push), then the rest (lr, pc) */
-	for (m = 0; m < k; m++)
-		__builtin_memcpy(&r[m], src + 4 * m, 4);
+	uw2_copy_run(&regs->r[sh->run_first], src, k);
 	for (m = sh->rest; m; m &= m - 1, k++)
 		__builtin_memcpy(&regs->r[__builtin_ctz(m)], src + 4 * k, 4);
 	regs->r[UW2_SP] += sh->pre + 4 * sh->count + sh->post;
@@ -1412,8 +1453,13 @@ static enum uw2_stop uw2_step(struct uw2_walk *w, struct uw2_regs *regs,
 			      u32 depth)
 {
 	u32 addr = uw2_lookup_addr(w, regs->r[UW2_PC], depth);
-	struct uw2_found f;
-	struct uw2_regs next;
+	/*
+	 * Written before they are read: a kernel that zeroes every local
+	 * (INIT_STACK_ALL_ZERO) would spend a memset on each, in every
+	 * sample's path.
+	 */
+	struct uw2_found f __uninitialized;
+	struct uw2_regs next __uninitialized;
 	enum uw2_stop stop;
 	enum uw2_exec res;
 	u32 popped = 0, func;
@@ -1442,48 +1488,6 @@ static enum uw2_stop uw2_step(struct uw2_walk *w, struct uw2_regs *regs,
 	if (stop == UW2_STEP_MORE)
 		*regs = next;
 	return stop;
-}
-
-/*
- * @n words from @src to @r, unrolled: a push of r4-r11 and lr is the
- * commonest frame, and a loop spent more on itself than on the words.
- */
-static inline void uw2_copy_run(u32 *r, const u8 *src, u32 n)
-{
-	u32 k;
-
-	switch (n) {
-	default:
-		for (k = 8; k < n; k++)
-			__builtin_memcpy(&r[k], src + 4 * k, 4);
-		fallthrough;
-	case 8:
-		__builtin_memcpy(&r[7], src + 28, 4);
-		fallthrough;
-	case 7:
-		__builtin_memcpy(&r[6], src + 24, 4);
-		fallthrough;
-	case 6:
-		__builtin_memcpy(&r[5], src + 20, 4);
-		fallthrough;
-	case 5:
-		__builtin_memcpy(&r[4], src + 16, 4);
-		fallthrough;
-	case 4:
-		__builtin_memcpy(&r[3], src + 12, 4);
-		fallthrough;
-	case 3:
-		__builtin_memcpy(&r[2], src + 8, 4);
-		fallthrough;
-	case 2:
-		__builtin_memcpy(&r[1], src + 4, 4);
-		fallthrough;
-	case 1:
-		__builtin_memcpy(&r[0], src, 4);
-		fallthrough;
-	case 0:
-		break;
-	}
 }
 
 /*
@@ -1586,12 +1590,13 @@ enum uw2_stop uw2_unwind_cached(const struct uw2_module *mods, u32 nmods,
 				u32 max_frames, u32 *nframes,
 				unsigned int flags, struct uw2_cache *cache)
 {
+	/* every member named: no memset before the stores */
 	struct uw2_walk w = {
 		.mods = mods, .nmods = nmods, .stack = stack, .flags = flags,
 		.first_pc = regs->r[UW2_PC], .frame_sp = regs->r[UW2_SP],
-		.cache = cache,
+		.first_func = 0, .cache = cache,
 	};
-	struct uw2_regs sampled;
+	struct uw2_regs sampled __uninitialized;	/* set at n == 0 */
 	enum uw2_stop stop;
 	u32 n = 0, kept = 0;
 

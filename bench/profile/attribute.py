@@ -22,7 +22,10 @@ def kernel_symbols(path):
     syms = []
     for line in open(path):
         p = line.split()
-        if len(p) >= 3 and p[1] in "tTwW" and int(p[0], 16):
+        # ARM mapping symbols ($a, $d, $t) mark code and literal pools
+        # inside functions: not names
+        if (len(p) >= 3 and p[1] in "tTwW" and int(p[0], 16)
+                and not p[2].startswith("$")):
             name = p[2] + (" " + p[3] if len(p) > 3 else "")
             syms.append((int(p[0], 16), name))
     return sorted(syms)

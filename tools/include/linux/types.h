@@ -23,4 +23,9 @@ typedef __s64 s64;
 #define fallthrough __attribute__((__fallthrough__))
 #endif
 
+/* A local the kernel's automatic zeroing leaves alone: host builds have none. */
+#ifndef __uninitialized
+#define __uninitialized
+#endif
+
 #endif
