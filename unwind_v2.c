@@ -1193,57 +1193,56 @@ static void uw2_found_entry(struct uw2_found *f, struct uw2_cache_entry *e)
 		   e->simple == UW2_SHAPE_CALLER ? &e->shape : NULL;
 }
 
-/* Does range @i hold @addr, under the cache's gen (or live without one)? */
-static bool uw2_range_holds(const struct uw2_walk *w, u32 i, u32 addr)
+/* The set of sampled pc @addr, two slots (struct uw2_pc_slot). */
+static struct uw2_pc_slot *uw2_pc_set(struct uw2_cache *c, u32 addr)
 {
-	const struct uw2_cache *c = w->cache;
+	return &c->pc[2 * (((addr >> 6) * 0x9e3779b1u) >> (33 - UW2_PC_BITS))];
+}
 
-	return addr - c->pc_lo[i] < c->pc_len[i] &&
-	       c->pc_e[i].gen == c->gen &&
-	       (c->gen || uw2_cache_live(w, &c->pc_e[i], addr));
+/* Does @s hold @addr, under the cache's gen (or live without one)? */
+static bool uw2_range_holds(const struct uw2_walk *w,
+			    const struct uw2_pc_slot *s, u32 addr)
+{
+	return addr - s->lo < s->len && s->e.gen == w->cache->gen &&
+	       (s->e.gen || uw2_cache_live(w, &s->e, addr));
 }
 
 /* A cached range holding the sampled pc @addr that may be used, or NULL. */
 static struct uw2_cache_entry *uw2_range_get(const struct uw2_walk *w,
 					     u32 addr)
 {
-	struct uw2_cache *c = w->cache;
-	u32 i = c->last_range;
+	struct uw2_pc_slot *s = uw2_pc_set(w->cache, addr);
 
-	if (i < UW2_CACHE_RANGES && uw2_range_holds(w, i, addr))
-		return &c->pc_e[i];
-	for (i = 0; i < UW2_CACHE_RANGES; i++)
-		if (addr - c->pc_lo[i] < c->pc_len[i] &&
-		    uw2_range_holds(w, i, addr)) {
-			c->last_range = i;
-			return &c->pc_e[i];
-		}
-	return NULL;
+	if (uw2_range_holds(w, s, addr))
+		return &s[0].e;
+	return uw2_range_holds(w, &s[1], addr) ? &s[1].e : NULL;
 }
 
 /*
  * Keep [@lo, @hi) of @m, the pcs whose lookup gives @uit_index and @func,
- * in place of the oldest range.
+ * first in the set of @addr, a pc among them; the older slot goes out.
  */
 static void uw2_range_put(const struct uw2_walk *w,
-			  const struct uw2_module *m, u32 lo, u64 hi,
+			  const struct uw2_module *m, u32 addr, u32 lo, u64 hi,
 			  u32 uit_index, u32 func)
 {
-	struct uw2_cache *c = w->cache;
-	u32 i = c->next_range++ % UW2_CACHE_RANGES;
+	struct uw2_pc_slot *s = uw2_pc_set(w->cache, addr);
 
 	if (m - w->mods > 0xffff)
 		return;
 	if (hi > m->text_end)
 		hi = m->text_end;
-	c->pc_lo[i] = lo;
-	c->pc_len[i] = hi - lo;
-	c->last_range = i;
-	c->pc_e[i] = (struct uw2_cache_entry){
-		.addr = lo, .gen = c->gen, .text_start = m->text_start,
-		.table = m->table, .uit_index = uit_index, .func = func,
-		.mod = m - w->mods, .simple = UW2_SHAPE_UNKNOWN,
-	};
+	s[1] = s[0];
+	s->lo = lo;
+	s->len = hi - lo;
+	s->e.addr = lo;
+	s->e.gen = w->cache->gen;
+	s->e.text_start = m->text_start;
+	s->e.table = m->table;
+	s->e.uit_index = uit_index;
+	s->e.func = func;
+	s->e.mod = m - w->mods;
+	s->e.simple = UW2_SHAPE_UNKNOWN;
 }
 
 /*
@@ -1283,8 +1282,8 @@ static bool uw2_find_sequence(const struct uw2_walk *w, u32 addr, bool pc,
 		next += m->text_start;
 		if (next > f->func + 2 * row_end)
 			next = f->func + 2 * row_end;
-		uw2_range_put(w, m, f->func + 2 * row, next, f->uit_index,
-			      f->func);
+		uw2_range_put(w, m, addr, f->func + 2 * row, next,
+			      f->uit_index, f->func);
 	} else if (w->cache) {
 		uw2_cache_put(w, addr, m, f->uit_index, f->func);
 	}

@@ -298,22 +298,26 @@ enum uw2_shape_state {
 };
 
 /*
- * Sampled pcs are cached by range: the pcs [pc_e[i].addr, + pc_len[i]) of
- * one function that share a sequence (a row of its FOT list).  The
- * starts and lengths are kept apart from the entries, so that the search
- * reads two arrays of words, and the range that held the last sampled pc
- * is tried first.
+ * Sampled pcs are cached by range: the pcs [lo, lo + len) of one function
+ * that share a sequence (a row of its FOT list).  A range is kept in the
+ * set of the 64-byte block of the pc that was looked up, hashed: two
+ * slots, so a lookup reads at most two, and a range longer than a block is
+ * found again, and kept again, from each block sampled in it.  The sampled
+ * pcs of a lua run fall in about a hundred ranges and two hundred blocks.
  */
-#define UW2_CACHE_RANGES	16
+#define UW2_PC_BITS		9
+#define UW2_PC_SLOTS		512	/* 2^UW2_PC_BITS */
+
+struct uw2_pc_slot {
+	u32 lo;
+	u32 len;		/* bytes; 0: empty */
+	struct uw2_cache_entry e;
+};
 
 struct uw2_cache {
 	u32 gen;		/* set by the caller before each unwind */
-	u32 next_range;		/* the oldest range, replaced next */
-	u32 last_range;		/* the one that held the last sampled pc */
 	struct uw2_cache_entry e[UW2_CACHE_ENTRIES];	/* return addresses */
-	u32 pc_lo[UW2_CACHE_RANGES];			/* sampled pcs */
-	u32 pc_len[UW2_CACHE_RANGES];			/* bytes; 0: empty */
-	struct uw2_cache_entry pc_e[UW2_CACHE_RANGES];
+	struct uw2_pc_slot pc[UW2_PC_SLOTS];		/* sampled pcs */
 };
 
 /* uw2_unwind() with a lookup cache (may be NULL). */
