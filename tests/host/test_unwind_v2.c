@@ -1263,6 +1263,42 @@ TEST(unwind_cache_not_stale)
 }
 
 /*
+ * Sampled pcs are cached by range in slots of their 64-byte block: every
+ * halfword of module A sampled in turn, three times over one cache (rows
+ * of one block sharing a set, ranges found from several blocks), gives
+ * what the plain unwind gives for it.
+ */
+TEST(unwind_cache_sampled_pcs)
+{
+	static struct uw2_cache cache;
+	u32 frames[16], want[16], n, nwant, pc;
+	struct uw2_regs start, r;
+	enum uw2_stop stop;
+	struct world w;
+
+	world_init(&w);
+	world_stack_lmtr(&w);
+	start = w.regs;
+	memset(&cache, 0, sizeof(cache));
+	for (int pass = 0; pass < 3; pass++) {
+		cache.gen = pass ? 5 : 0;
+		for (pc = A_BASE; pc < A_BASE + 0x500; pc += 2) {
+			r = start;
+			r.r[UW2_PC] = pc;
+			stop = uw2_unwind(w.mods, 2, &r, &w.stack, want, 16,
+					  &nwant, 0);
+			r = start;
+			r.r[UW2_PC] = pc;
+			CHECK_EQ_U32(uw2_unwind_cached(w.mods, 2, &r, &w.stack,
+						       frames, 16, &n, 0,
+						       &cache), stop);
+			CHECK_EQ_U32(n, nwant);
+			CHECK(!memcmp(frames, want, 4 * n));
+		}
+	}
+}
+
+/*
  * With a gen, entries filled under another gen are misses: an array whose
  * contents changed, under a new gen, gets its own answer, not the one the
  * cache holds from the old array.
