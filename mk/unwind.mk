@@ -5,7 +5,8 @@
 
 TOOL_SRCS	+= unwind_v2.c tools/uwprof/inspect/cmd_unwind.c
 HOST_TESTS	+= test_unwind_v2
-test_unwind_v2_SRCS := unwind_v2.c tests/host/test_unwind_v2_gen.c
+test_unwind_v2_SRCS := unwind_v2.c tests/host/test_unwind_v2_gen.c \
+		       tools/uwprof/lib/ehabi.c
 HOST_TEST_SCRIPTS += tests/host/unwind_cli.sh
 
 # libFuzzer over (table, registers, stack): make fuzz FUZZ_SECONDS=N

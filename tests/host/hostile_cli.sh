@@ -134,6 +134,16 @@ else
 	fail "an FDE over an insane one: ${rss:-?} KB, $(grep empty "$tmp/ovl.rep")"
 fi
 
+# .ARM.extab entries popping D registers past D15 (B3 79 and the like;
+# fuzz_table with FUZZ_STRICT): the opcode walker took them, the table
+# failed its own validation, "internal error", exit 3.  Their functions
+# are now left out as undecodable.
+run "$UWPROF" table "$here/../../fuzz/regress/table/vfp-range-past-d15.so" \
+	-o "$tmp/vfp.uwt" --no-debug-file --report "$tmp/vfp.rep"
+expect "a VFP range past D15: exit 0" 0 $?
+expect "its functions left out as undecodable" "f0 f3 f6" \
+	"$(awk '$4 == "ehabi-undecodable" {print $1}' "$tmp/vfp.rep" | paste -sd' ')"
+
 # A .plt of odd size (0x39 bytes; fuzz_table with FUZZ_STRICT): the
 # part no stub covers became a 1-byte refused function at 0x98 and the
 # filler after it started at 0x99, the same halfword offset: "internal

@@ -92,6 +92,8 @@ enum uw_eh_kind uw_eh_next(const uint8_t *ops, uint32_t len, uint32_t *pos,
 		op->first = (x >> 4) + (b == 0xc8 ? 16 : 0);
 		op->count = (x & 15) + 1;
 		op->fstmx = b == 0xb3;
+		/* the range ends past its bank's D15 (D31 for C8) */
+		op->reserved = (x >> 4) + (x & 15) > 15;
 	} else if ((b & 0xf8) == 0xb8 || (b & 0xf8) == 0xd0) {
 		op->kind = UW_EH_VPOP;
 		op->first = 8;

@@ -34,8 +34,9 @@ struct uw_eh_op {
 	bool fstmx;		/* UW_EH_VPOP saved by FSTMX (one more word) */
 	/*
 	 * A form the EHABI leaves reserved, decoded as its neighbours are:
-	 * vsp = sp or pc (10011101, 10011111), or 10110001 with any of
-	 * bits 4-7 set (as a pop of that mask).
+	 * vsp = sp or pc (10011101, 10011111), 10110001 with any of
+	 * bits 4-7 set (as a pop of that mask), or a VFP range that runs
+	 * past the last register of its bank (10110011, 1100100x).
 	 */
 	bool reserved;
 	bool big;		/* ULEB vsp increment beyond 32 bits */
