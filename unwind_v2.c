@@ -1052,12 +1052,11 @@ static bool uw2_shape_of(const struct uw2_table *t, u32 pos,
 		if (in.kind == UW2_K_FINISH) {
 			if (!popped)
 				sh->pre = add;
-			else
-				sh->post = add;
-			if (!popped)
-				sh->post = 0;
 			uw2_shape_runs(sh);
-			return true;
+			/* add: what follows the pop, if there was one */
+			add = sh->pre + 4 * sh->count + (popped ? add : 0);
+			sh->size = add;
+			return add <= 0xffff;
 		}
 		if (in.kind == UW2_K_VSP_ADD && add + in.arg < 0x8000) {
 			add += in.arg;
@@ -1323,15 +1322,12 @@ static inline bool uw2_shape_src(const struct uw2_walk *w,
 				 const u8 **src)
 {
 	const struct uw2_view *v = w->stack->view;
-	u32 count = sh->count, end;
+	u32 count = sh->count;
 
-	if (!v || !uw2_sp_ok(w, vsp) || vsp > UW2_U32_MAX - sh->pre)
+	/* sp_ok: vsp <= hi, so hi - vsp does not wrap */
+	if (!v || !uw2_sp_ok(w, vsp) || sh->size > w->stack->hi - vsp)
 		return false;
 	vsp += sh->pre;
-	end = vsp + 4 * count;
-	if (vsp > w->stack->hi || 4 * count > w->stack->hi - vsp ||
-	    sh->post > w->stack->hi - end)
-		return false;
 	*src = NULL;
 	if (!count)
 		return true;
@@ -1394,7 +1390,7 @@ static inline void uw2_shape_apply(const struct uw2_shape *sh,
 	uw2_copy_run(&regs->r[sh->run_first], src, k);
 	for (m = sh->rest; m; m &= m - 1, k++)
 		__builtin_memcpy(&regs->r[__builtin_ctz(m)], src + 4 * k, 4);
-	regs->r[UW2_SP] += sh->pre + 4 * sh->count + sh->post;
+	regs->r[UW2_SP] += sh->size;
 	if (!(sh->mask & (1u << UW2_PC)))
 		regs->r[UW2_PC] = regs->r[UW2_LR];
 }
@@ -1514,16 +1510,23 @@ static enum uw2_stop uw2_walk_fast(struct uw2_walk *w, struct uw2_regs *regs,
 	u32 gen = c->gen, hi = st->hi;
 	u32 pc = regs->r[UW2_PC], sp = regs->r[UW2_SP];
 	enum uw2_stop stop = UW2_STEP_MORE;
+	const u8 *data;
+	u32 lo, len;
 
 	/* only entries of a gen, trusted without the module array */
 	if (!v || !gen || (w->flags & UW2_F_CHROME_COMPAT))
 		return stop;
+	/* the view in registers: only a refill below changes it */
+	data = v->data;
+	lo = v->lo;
+	len = v->len;
 	for (;;) {
-		u32 addr = (pc & ~1u) - 2, bytes, vsp, end, off, last, m;
+		u32 addr = (pc & ~1u) - 2, bytes, vsp, off, last, m;
 		const struct uw2_cache_entry *e = uw2_cache_set(c, addr);
+		const struct uw2_shape *sh;
 		const u8 *src;
 
-		if (e->addr != addr && (++e)->addr != addr)
+		if (e[0].addr != addr && (++e)->addr != addr)
 			break;
 		if (e->gen != gen)
 			break;
@@ -1532,33 +1535,36 @@ static enum uw2_stop uw2_walk_fast(struct uw2_walk *w, struct uw2_regs *regs,
 				stop = UW2_STOP_ROOT;
 			break;
 		}
-		bytes = 4 * e->shape.count;
-		vsp = sp + e->shape.pre;
-		end = vsp + bytes + e->shape.post;
-		if (end < sp || end > hi)
+		sh = &e->shape;
+		/* sp <= hi throughout, so hi - sp does not wrap */
+		if (sh->size > hi - sp)
 			break;
-		off = vsp - v->lo;
-		if (off >= v->len || bytes > v->len - off) {
-			if (!uw2_view_holds(st, vsp, e->shape.count))
+		vsp = sp + sh->pre;
+		bytes = 4 * sh->count;
+		off = vsp - lo;
+		if (off >= len || bytes > len - off) {
+			if (!uw2_view_holds(st, vsp, sh->count))
 				break;
-			off = vsp - v->lo;
+			data = v->data;
+			lo = v->lo;
+			len = v->len;
+			off = vsp - lo;
 		}
-		src = v->data + off;
+		src = data + off;
 		__builtin_memcpy(&last, src + bytes - 4, 4);
 		if (!last)
 			break;
 		/* the run (r4-rN of a push), then the rest (lr, pc) */
-		uw2_copy_run(&regs->r[e->shape.run_first], src,
-			     e->shape.run_len);
-		src += 4 * e->shape.run_len;
-		m = e->shape.rest;
+		uw2_copy_run(&regs->r[sh->run_first], src, sh->run_len);
+		src += 4 * sh->run_len;
+		m = sh->rest;
 		if (m == 1u << UW2_LR)
 			regs->r[UW2_LR] = last;
 		else if (m != 1u << UW2_PC)	/* pc: stored at the end */
 			for (; m; m &= m - 1, src += 4)
 				__builtin_memcpy(&regs->r[__builtin_ctz(m)],
 						 src, 4);
-		sp = end;
+		sp += sh->size;
 		pc = last;
 		if (f == fend) {
 			stop = UW2_STOP_MAX_DEPTH;

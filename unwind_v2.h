@@ -265,7 +265,7 @@ enum uw2_stop uw2_unwind(const struct uw2_module *mods, u32 nmods,
  */
 struct uw2_shape {
 	u16 pre;		/* bytes, below 0x8000 */
-	u16 post;		/* bytes */
+	u16 size;		/* pre + 4 * count + post: sp's rise, below 64 KiB */
 	u16 mask;		/* registers popped */
 	u16 rest;		/* of them, those outside the run */
 	u8 count;		/* words popped */
