@@ -1090,11 +1090,14 @@ static bool uw2_shape_of(const struct uw2_table *t, u32 pos,
  * is dropped).  Two ways: hot return addresses that share a set of a
  * direct-mapped cache would evict each other on every sample.
  */
+static u32 uw2_cache_index(u32 addr)
+{
+	return 2 * (((addr >> 1) * 0x9e3779b1u) >> (33 - UW2_CACHE_BITS));
+}
+
 static struct uw2_cache_entry *uw2_cache_set(struct uw2_cache *c, u32 addr)
 {
-	u32 h = ((addr >> 1) * 0x9e3779b1u) >> (33 - UW2_CACHE_BITS);
-
-	return &c->e[2 * h];
+	return &c->e[uw2_cache_index(addr)];
 }
 
 /* The entry of @addr in its set, if any: an address is in one way only. */
@@ -1149,7 +1152,10 @@ static void uw2_cache_put(const struct uw2_walk *w, u32 addr,
 	if (!e) {
 		e = uw2_cache_set(w->cache, addr);
 		e[1] = e[0];
+		w->cache->fast[e - w->cache->e + 1] =
+			w->cache->fast[e - w->cache->e];
 	}
+	w->cache->fast[e - w->cache->e].addr = 0;	/* shape unknown */
 	e->addr = addr;
 	e->gen = w->cache->gen;
 	e->text_start = m->text_start;
@@ -1168,11 +1174,27 @@ struct uw2_found {
 	const struct uw2_shape *shape;	/* or NULL */
 };
 
+/* The caller loop's copy of return-address entry @e (struct uw2_fast). */
+static void uw2_fast_fill(struct uw2_fast *fe, const struct uw2_cache_entry *e)
+{
+	if (e->simple != UW2_SHAPE_CALLER && e->simple != UW2_SHAPE_ROOT)
+		return;		/* left empty by uw2_cache_put() */
+	fe->gen = e->gen;
+	fe->pre = e->shape.pre;
+	/* a caller's pop has a word: size 0 is free for the marker */
+	fe->size = e->simple == UW2_SHAPE_CALLER ? e->shape.size : 0;
+	fe->rest = e->shape.rest;
+	fe->count = e->shape.count;
+	fe->run = e->shape.run_first | e->shape.run_len << 4;
+	fe->addr = e->addr;
+}
+
 /*
  * The shape is found at an entry's first hit, not when it is filled: an
  * address seen once (a cache too small for the stacks) never pays for it.
  */
-static void uw2_found_entry(struct uw2_found *f, struct uw2_cache_entry *e)
+static void uw2_found_entry(struct uw2_cache *c, struct uw2_found *f,
+			    struct uw2_cache_entry *e)
 {
 	const u8 *op = e->table->uit + e->uit_index;
 
@@ -1187,6 +1209,8 @@ static void uw2_found_entry(struct uw2_found *f, struct uw2_cache_entry *e)
 		else if (e->table->uit_size - e->uit_index >= 2 &&
 			 op[0] == UW2_OP_ROOT_0 && op[1] == UW2_OP_ROOT_1)
 			e->simple = UW2_SHAPE_ROOT;
+		if (e >= c->e && e < c->e + UW2_CACHE_ENTRIES)
+			uw2_fast_fill(&c->fast[e - c->e], e);
 	}
 	f->shape = e->simple == UW2_SHAPE_SIMPLE ||
 		   e->simple == UW2_SHAPE_CALLER ? &e->shape : NULL;
@@ -1261,7 +1285,7 @@ static bool uw2_find_sequence(const struct uw2_walk *w, u32 addr, bool pc,
 	if (w->cache)
 		e = pc ? uw2_range_get(w, addr) : uw2_cache_get(w, addr);
 	if (e) {
-		uw2_found_entry(f, e);
+		uw2_found_entry(w->cache, f, e);
 		return true;
 	}
 	m = uw2_find_module(w->mods, w->nmods, addr);
@@ -1522,20 +1546,17 @@ static enum uw2_stop uw2_walk_fast(struct uw2_walk *w, struct uw2_regs *regs,
 	len = v->len;
 	for (;;) {
 		u32 addr = (pc & ~1u) - 2, bytes, vsp, off, last, m;
-		const struct uw2_cache_entry *e = uw2_cache_set(c, addr);
-		const struct uw2_shape *sh;
+		const struct uw2_fast *sh = &c->fast[uw2_cache_index(addr)];
 		const u8 *src;
 
-		if (e[0].addr != addr && (++e)->addr != addr)
+		if (sh[0].addr != addr && (++sh)->addr != addr)
 			break;
-		if (e->gen != gen)
+		if (sh->gen != gen)
 			break;
-		if (e->simple != UW2_SHAPE_CALLER) {
-			if (e->simple == UW2_SHAPE_ROOT)
-				stop = UW2_STOP_ROOT;
+		if (!sh->size) {	/* the root marker */
+			stop = UW2_STOP_ROOT;
 			break;
 		}
-		sh = &e->shape;
 		/* sp <= hi throughout, so hi - sp does not wrap */
 		if (sh->size > hi - sp)
 			break;
@@ -1555,8 +1576,8 @@ static enum uw2_stop uw2_walk_fast(struct uw2_walk *w, struct uw2_regs *regs,
 		if (!last)
 			break;
 		/* the run (r4-rN of a push), then the rest (lr, pc) */
-		uw2_copy_run(&regs->r[sh->run_first], src, sh->run_len);
-		src += 4 * sh->run_len;
+		uw2_copy_run(&regs->r[sh->run & 15], src, sh->run >> 4);
+		src += 4 * (sh->run >> 4);
 		m = sh->rest;
 		if (m == 1u << UW2_LR)
 			regs->r[UW2_LR] = last;

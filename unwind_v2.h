@@ -288,6 +288,22 @@ struct uw2_cache_entry {
 };
 
 /*
+ * What the caller loop reads of the entry at the same index of
+ * uw2_cache.e, once its shape is known to be a caller's, or its sequence
+ * the root marker: 16 bytes, so that a set is one 32-byte line.  A
+ * caller's pop never holds sp, so its run is at most 13 long.
+ */
+struct uw2_fast {
+	u32 addr;		/* the entry's; 0: none */
+	u32 gen;
+	u16 pre;		/* of the shape */
+	u16 size;		/* 0: the root marker */
+	u16 rest;
+	u8 count;
+	u8 run;			/* run_first | run_len << 4 */
+};
+
+/*
  * UW2_SHAPE_CALLER: simple, and it pops lr or pc, so a caller frame of
  * that shape can be unwound without the general frame checks.
  * UW2_SHAPE_ROOT: the sequence starts with the outermost-frame marker.
@@ -315,9 +331,10 @@ struct uw2_pc_slot {
 };
 
 struct uw2_cache {
-	u32 gen;		/* set by the caller before each unwind */
+	struct uw2_fast fast[UW2_CACHE_ENTRIES];	/* e's caller frames */
 	struct uw2_cache_entry e[UW2_CACHE_ENTRIES];	/* return addresses */
 	struct uw2_pc_slot pc[UW2_PC_SLOTS];		/* sampled pcs */
+	u32 gen;		/* set by the caller before each unwind */
 };
 
 /* uw2_unwind() with a lookup cache (may be NULL). */
