@@ -434,8 +434,10 @@ static enum uw2_verr uw2_check_sequence(struct uw2_vstate *v, u32 pos)
 		/*
 		 * The rest of a sequence checked before is valid: a failure
 		 * ends validation, so every opcode marked was on a good path.
+		 * Not at the UIT's end: that byte is another table's, or
+		 * past the blob and its memo.
 		 */
-		if (uw2_seen(v, t->uit + pos))
+		if (pos < t->uit_size && uw2_seen(v, t->uit + pos))
 			return UW2_OK;
 		if (!uw2_spend(v))
 			return uw2_fail(v->err, UW2_ERR_TOO_COMPLEX,
@@ -1419,31 +1421,29 @@ static inline void uw2_shape_apply(const struct uw2_shape *sh,
 		regs->r[UW2_PC] = regs->r[UW2_LR];
 }
 
-/* A frame of simple shape, or false with @regs untouched. */
-static bool uw2_run_shape(const struct uw2_walk *w,
-			  const struct uw2_shape *sh, struct uw2_regs *regs,
-			  u32 *popped)
+/*
+ * The pc a frame of simple shape gives, popping from @src: its last word
+ * when it pops lr or pc (the highest registers), else lr as it is.
+ */
+static u32 uw2_shape_pc(const struct uw2_shape *sh, const u8 *src,
+			const struct uw2_regs *regs)
 {
-	const u8 *src;
+	u32 pc;
 
-	if (!uw2_shape_src(w, sh, regs->r[UW2_SP], &src))
-		return false;
-	uw2_shape_apply(sh, src, regs);
-	*popped |= sh->mask;
-	return true;
+	if (!(sh->mask & UW2_RA_REGS))
+		return regs->r[UW2_LR];
+	__builtin_memcpy(&pc, src + 4 * sh->count - 4, 4);
+	return pc;
 }
 
 /*
- * Checks on a completed frame; @depth counts the frames stored so far and
- * @popped holds the registers the frame loaded from the stack.
+ * Checks on a completed frame, which gave @sp and @pc; @depth counts the
+ * frames stored so far and @popped holds the registers the frame loaded
+ * from the stack.
  */
-static enum uw2_stop uw2_check_frame(const struct uw2_walk *w,
-				     const struct uw2_regs *regs, u32 depth,
-				     u32 popped)
+static enum uw2_stop uw2_check_frame(const struct uw2_walk *w, u32 sp, u32 pc,
+				     u32 depth, u32 popped)
 {
-	u32 sp = regs->r[UW2_SP], pc = regs->r[UW2_PC];
-	u32 ra_regs = (1u << UW2_LR) | (1u << UW2_PC);
-
 	/*
 	 * Only word alignment (uw2_sp_ok) is required: AAPCS asks for 8 at
 	 * public interfaces, but hand-written code calls with sp at 4 mod 8
@@ -1461,7 +1461,7 @@ static enum uw2_stop uw2_check_frame(const struct uw2_walk *w,
 	 * no return address left: lr would give back this frame's pc, or a
 	 * stale one.
 	 */
-	if (depth > 1 && !(popped & ra_regs) &&
+	if (depth > 1 && !(popped & UW2_RA_REGS) &&
 	    !(w->flags & UW2_F_CHROME_COMPAT))
 		return UW2_STOP_NO_PROGRESS;
 	return UW2_STEP_MORE;
@@ -1482,18 +1482,28 @@ static enum uw2_stop uw2_step(struct uw2_walk *w, struct uw2_regs *regs,
 	enum uw2_stop stop;
 	enum uw2_exec res;
 	u32 popped = 0, func;
+	const u8 *src;
 
 	if (!uw2_find_sequence(w, addr, depth == 1, &f))
 		return UW2_STOP_NO_TABLE;
 	func = f.func;
 	if (depth == 1)
 		w->first_func = func;
+	/*
+	 * A simple frame whose words are found cannot fail half way: what it
+	 * gives is checked first, and then it is run in place.
+	 */
+	if (f.shape && uw2_shape_src(w, f.shape, regs->r[UW2_SP], &src)) {
+		stop = uw2_check_frame(w, regs->r[UW2_SP] + f.shape->size,
+				       uw2_shape_pc(f.shape, src, regs), depth,
+				       f.shape->mask);
+		if (stop == UW2_STEP_MORE)
+			uw2_shape_apply(f.shape, src, regs);
+		return stop;
+	}
 	/* a frame that fails half way must not leave half its registers */
 	next = *regs;
-	if (f.shape && uw2_run_shape(w, f.shape, &next, &popped))
-		res = UW2_EXEC_FINISH;
-	else
-		res = uw2_run_sequence(w, f.t, f.uit_index, &next, &popped);
+	res = uw2_run_sequence(w, f.t, f.uit_index, &next, &popped);
 	/*
 	 * The sampled function's own lr, left by a call that never returns
 	 * made from that very function, is no caller: the sampled frame
@@ -1503,7 +1513,8 @@ static enum uw2_stop uw2_step(struct uw2_walk *w, struct uw2_regs *regs,
 		return UW2_STEP_STALE;
 	if (res != UW2_EXEC_FINISH)
 		return uw2_exec_stop(res);
-	stop = uw2_check_frame(w, &next, depth, popped);
+	stop = uw2_check_frame(w, next.r[UW2_SP], next.r[UW2_PC], depth,
+			       popped);
 	if (stop == UW2_STEP_MORE)
 		*regs = next;
 	return stop;

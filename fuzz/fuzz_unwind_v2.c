@@ -239,7 +239,7 @@ static void unwind_one(const struct uw2_table *t, const u8 *in, size_t left)
 static void memo_agrees(const u8 *blob, u32 len)
 {
 	struct uw2_verror plain, memo;
-	u8 *done = calloc(1, UW2_MEMO_BYTES(len) + 1);
+	u8 *done = calloc(1, UW2_MEMO_BYTES(len));
 	struct uw2_table t;
 
 	uw2_table_init(&t, blob, len, &plain);

@@ -709,7 +709,7 @@ static void check_verr_memo(const u8 *b, u32 size,
 			    const struct uw2_verror *want)
 {
 	struct uw2_verror err = { UW2_OK, 0xdead };
-	u8 *done = calloc(1, UW2_MEMO_BYTES(size) + 1);
+	u8 *done = calloc(1, UW2_MEMO_BYTES(size));
 	struct uw2_table t;
 
 	/* the memo makes sharing cheap: the budget may suffice with it */
@@ -1015,6 +1015,29 @@ TEST(verr_too_complex)
 		b[ft + 4 * i + 2] = 0;
 	check_verr(b, size, UW2_OK, 0);
 	free(b);
+}
+
+/*
+ * A sequence without an end runs off its UIT onto the FOT's first byte,
+ * a FOT list's start the memo had marked (fuzz_unwind_v2): the memo took
+ * it for a checked opcode, and passed the table.
+ */
+TEST(verr_memo_sequence_runs_into_fot)
+{
+	static const u8 blob[] = {
+		0x20, 0, 0, 0, 1, 0, 0, 0,	/* page table at 0x20, 1 */
+		0x24, 0, 0, 0, 1, 0, 0, 0,	/* functions at 0x24, 1 */
+		0x38, 0, 0, 0, 4, 0, 0, 0,	/* FOT at 0x38, 4 bytes */
+		0x2c, 0, 0, 0, 12, 0, 0, 0,	/* UIT at 0x2c, 12 bytes */
+		0, 0, 0, 0,			/* page 0: function 0 */
+		0, 0, 0, 0,			/* offset 0, FOT list 0 */
+		0, 0, 0, 0,			/* unused */
+		0, 0, 0, 0, 0x0b, 0x56, 0x56, 0x56,	/* UIT: no finish */
+		0x56, 0x56, 0x56, 0,
+		2, 0, 0, 0,			/* FOT: (2, 0), (0, 0) */
+	};
+
+	check_verr(blob, sizeof(blob), UW2_ERR_UIT_TRUNC, 0x38);
 }
 
 /*
