@@ -1281,8 +1281,10 @@ static bool uw2_find_sequence(const struct uw2_walk *w, u32 addr, bool pc,
 {
 	struct uw2_cache_entry *e = NULL;
 	const struct uw2_module *m;
-	u32 instr_off, fot_index, row;
-	u64 next, row_end;
+	/* the lookups' outputs: not zeroed first (INIT_STACK_ALL_ZERO) */
+	u32 instr_off __uninitialized, fot_index __uninitialized;
+	u32 row __uninitialized;
+	u64 next __uninitialized, row_end __uninitialized;
 
 	if (w->cache)
 		e = pc ? uw2_range_get(w, addr) : uw2_cache_get(w, addr);
