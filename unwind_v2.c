@@ -1143,13 +1143,15 @@ uw2_cache_get(const struct uw2_walk *w, u32 addr)
 	return e;
 }
 
-static void uw2_cache_put(const struct uw2_walk *w, u32 addr,
-			  const struct uw2_module *m, u32 uit_index, u32 func)
+/* The entry now holding @addr's lookup, or NULL. */
+static struct uw2_cache_entry *
+uw2_cache_put(const struct uw2_walk *w, u32 addr, const struct uw2_module *m,
+	      u32 uit_index, u32 func)
 {
 	struct uw2_cache_entry *e = uw2_cache_find(w->cache, addr);
 
 	if (m - w->mods > 0xffff)
-		return;
+		return NULL;
 	/* a new address goes first, the older one of the set out */
 	if (!e) {
 		e = uw2_cache_set(w->cache, addr);
@@ -1166,6 +1168,7 @@ static void uw2_cache_put(const struct uw2_walk *w, u32 addr,
 	e->func = func;
 	e->mod = m - w->mods;
 	e->simple = UW2_SHAPE_UNKNOWN;
+	return e;
 }
 
 /* Where a frame's sequence is, and its shape if it has a simple one. */
@@ -1192,8 +1195,8 @@ static void uw2_fast_fill(struct uw2_fast *fe, const struct uw2_cache_entry *e)
 }
 
 /*
- * The shape is found at an entry's first hit, not when it is filled: an
- * address seen once (a cache too small for the stacks) never pays for it.
+ * Where @e says a frame's sequence is; its shape is found the first time,
+ * when the entry is filled, so the frame that missed runs from it at once.
  */
 static void uw2_found_entry(struct uw2_cache *c, struct uw2_found *f,
 			    struct uw2_cache_entry *e)
@@ -1246,15 +1249,16 @@ static struct uw2_cache_entry *uw2_range_get(const struct uw2_walk *w,
 /*
  * Keep [@lo, @hi) of @m, the pcs whose lookup gives @uit_index and @func,
  * first in the set of @addr, a pc among them; the older slot goes out.
+ * Returns the slot's entry, or NULL.
  */
-static void uw2_range_put(const struct uw2_walk *w,
-			  const struct uw2_module *m, u32 addr, u32 lo, u64 hi,
-			  u32 uit_index, u32 func)
+static struct uw2_cache_entry *
+uw2_range_put(const struct uw2_walk *w, const struct uw2_module *m, u32 addr,
+	      u32 lo, u64 hi, u32 uit_index, u32 func)
 {
 	struct uw2_pc_slot *s = uw2_pc_set(w->cache, addr);
 
 	if (m - w->mods > 0xffff)
-		return;
+		return NULL;
 	if (hi > m->text_end)
 		hi = m->text_end;
 	s[1] = s[0];
@@ -1268,6 +1272,7 @@ static void uw2_range_put(const struct uw2_walk *w,
 	s->e.func = func;
 	s->e.mod = m - w->mods;
 	s->e.simple = UW2_SHAPE_UNKNOWN;
+	return &s->e;
 }
 
 /*
@@ -1309,11 +1314,14 @@ static bool uw2_find_sequence(const struct uw2_walk *w, u32 addr, bool pc,
 		next += m->text_start;
 		if (next > f->func + 2 * row_end)
 			next = f->func + 2 * row_end;
-		uw2_range_put(w, m, addr, f->func + 2 * row, next,
-			      f->uit_index, f->func);
+		e = uw2_range_put(w, m, addr, f->func + 2 * row, next,
+				  f->uit_index, f->func);
 	} else if (w->cache) {
-		uw2_cache_put(w, addr, m, f->uit_index, f->func);
+		e = uw2_cache_put(w, addr, m, f->uit_index, f->func);
 	}
+	/* the shape now: the frame that missed runs from it at once */
+	if (e)
+		uw2_found_entry(w->cache, f, e);
 	return true;
 }
 
