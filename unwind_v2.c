@@ -1566,7 +1566,7 @@ static enum uw2_stop uw2_walk_fast(struct uw2_walk *w, struct uw2_regs *regs,
 	lo = v->lo;
 	len = v->len;
 	for (;;) {
-		u32 addr = (pc & ~1u) - 2, bytes, vsp, off, last, m;
+		u32 addr = (pc & ~1u) - 2, bytes, vsp, off, last, m, size, run;
 		const struct uw2_fast *sh = &c->fast[uw2_cache_index(addr)];
 		const u8 *src;
 
@@ -1578,14 +1578,21 @@ static enum uw2_stop uw2_walk_fast(struct uw2_walk *w, struct uw2_regs *regs,
 			stop = UW2_STOP_ROOT;
 			break;
 		}
-		/* sp <= hi throughout, so hi - sp does not wrap */
-		if (sh->size > hi - sp)
-			break;
-		vsp = sp + sh->pre;
+		/*
+		 * The shape in locals: the register stores below could alias
+		 * the entry, which would be read again after each one.
+		 */
+		size = sh->size;
+		run = sh->run;
+		m = sh->rest;
 		bytes = 4 * sh->count;
+		vsp = sp + sh->pre;
+		/* sp <= hi throughout, so hi - sp does not wrap */
+		if (size > hi - sp)
+			break;
 		off = vsp - lo;
 		if (off >= len || bytes > len - off) {
-			if (!uw2_view_holds(st, vsp, sh->count))
+			if (!uw2_view_holds(st, vsp, bytes / 4))
 				break;
 			data = v->data;
 			lo = v->lo;
@@ -1597,16 +1604,15 @@ static enum uw2_stop uw2_walk_fast(struct uw2_walk *w, struct uw2_regs *regs,
 		if (!last)
 			break;
 		/* the run (r4-rN of a push), then the rest (lr, pc) */
-		uw2_copy_run(&regs->r[sh->run & 15], src, sh->run >> 4);
-		src += 4 * (sh->run >> 4);
-		m = sh->rest;
+		uw2_copy_run(&regs->r[run & 15], src, run >> 4);
+		src += 4 * (run >> 4);
 		if (m == 1u << UW2_LR)
 			regs->r[UW2_LR] = last;
 		else if (m != 1u << UW2_PC)	/* pc: stored at the end */
 			for (; m; m &= m - 1, src += 4)
 				__builtin_memcpy(&regs->r[__builtin_ctz(m)],
 						 src, 4);
-		sp += sh->size;
+		sp += size;
 		pc = last;
 		if (f == fend) {
 			stop = UW2_STOP_MAX_DEPTH;
