@@ -64,7 +64,7 @@ static int uwprof_cpus_init(struct uwprof_session *s)
 		struct uwprof_cpu *c = per_cpu_ptr(s->cpu, cpu);
 
 		u64_stats_init(&c->syncp);
-		/* 43 KB: vmalloc when no contiguous pages are free */
+		/* 84 KB: vmalloc when no contiguous pages are free */
 		c->unwind = kvzalloc(sizeof(*c->unwind), GFP_KERNEL);
 		c->frames = kcalloc(UWPROF_DEPTH_LIMIT, sizeof(u32),
 				    GFP_KERNEL);

@@ -4,8 +4,9 @@
 # bench/profile/profile.sh: what make bench-profile runs.  Where the guest
 # instructions of a uwprof sample go, function by function: the benchmark
 # VM (the root make bench-quick assembled, -icount, one vCPU) boots twice
-# with the tbcount plugin (bench/profile/tbcount.c), once running lua-gcc
-# on bench/perf/bench.lua unprofiled and once under uwprof record at
+# with the tbcount plugin (bench/profile/tbcount.c), once running
+# BENCH_PROFILE_PROGRAM (default lua-gcc; the root must have it) on
+# bench/perf/bench.lua unprofiled and once under uwprof record at
 # BENCH_PROFILE_HZ (default 1000); bench/profile/attribute.py prints the
 # difference per sample by kernel function (the guest's /proc/kallsyms)
 # and by function of the recorder (build/arm/uwprof), largest first.
@@ -14,6 +15,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$top/build}
 hz=${BENCH_PROFILE_HZ:-1000}
+prog=${BENCH_PROFILE_PROGRAM:-lua-gcc}
 root=$BUILD/bench-perf/vmroot
 out=$BUILD/bench-profile
 [ -d "$root/bench/tables" ] ||
@@ -30,7 +32,7 @@ for cfg in none "$hz"; do
 	"$top/scripts/bench-vm.sh" --root "$root" --share "$out/$cfg" \
 		--timeout 900 --smp 1 --icount \
 		--plugin "$out/tbcount.so,out=$out/$cfg/blocks.txt" \
-		-- "/bench/profile-vm.sh $cfg" >"$out/$cfg/console.txt" 2>&1 ||
+		-- "/bench/profile-vm.sh $cfg $prog" >"$out/$cfg/console.txt" 2>&1 ||
 		{ echo "bench-profile: the VM failed; see $out/$cfg/console.txt" >&2; exit 1; }
 done
 /usr/bin/python3 "$top/bench/profile/attribute.py" "$out/none" "$out/$hz" \
