@@ -81,6 +81,16 @@ int uwd_write(struct uwd_writer *w, uint32_t type, const void *a, size_t alen,
 		errno = EINVAL;
 		return -1;
 	}
+	/* a sample, as nearly every record is: straight into the buffer */
+	if (!slen && w->len + body + pad <= UWD_WRITE_BUF) {
+		memcpy(w->buf + w->len, &r, sizeof(r));
+		if (alen)
+			memcpy(w->buf + w->len + sizeof(r), a, alen);
+		memset(w->buf + w->len + body, 0, pad);
+		w->len += body + pad;
+		w->samples += type == UWD_SAMPLE;
+		return 0;
+	}
 	if (uwd_put(w, &r, sizeof(r)) || (alen && uwd_put(w, a, alen)) ||
 	    (slen && uwd_put(w, str, slen)) || (pad && uwd_put(w, zero, pad)))
 		return -1;
