@@ -408,7 +408,7 @@ static int uwprof_defer_unwind(struct uwprof_session *s,
 		frames[0] |= 1;
 	ri = (struct uwprof_rec_info){
 		.pid = snap->user_pid,
-		.tid = task_pid_nr_ns(current, s->pid_ns),
+		.tid = uwprof_tid(s),
 		.time_ns = d->time_ns,
 		.cpu = d->cpu,
 		.flags = UWPROF_RF_DEFERRED |

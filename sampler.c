@@ -179,7 +179,7 @@ static u64 uwprof_sample(struct uwprof_session *s, struct uwprof_cpu *c,
 		c->frames[0] |= 1;	/* frames keep the Thumb bit, as lr does */
 	/* member by member: a compound literal would be zeroed first */
 	ri.pid = p->user_pid;
-	ri.tid = task_pid_nr_ns(current, s->pid_ns);
+	ri.tid = uwprof_tid(s);
 	ri.time_ns = t0;
 	ri.cpu = smp_processor_id();
 	ri.flags = in_kernel ? UWPROF_RF_KERNEL : 0;

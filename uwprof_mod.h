@@ -288,6 +288,17 @@ struct uwprof_rec_info {
 	const u32 *frames;
 };
 
+/*
+ * current's thread id in the opener's pid namespace; in the initial one,
+ * where most sessions are, without the namespace walk, in the handler.
+ */
+static inline u32 uwprof_tid(const struct uwprof_session *s)
+{
+	if (s->pid_ns == &init_pid_ns)
+		return current->pid;
+	return task_pid_nr_ns(current, s->pid_ns);
+}
+
 u64 uwprof_deliver(struct uwprof_session *s, struct uwprof_cpu *c,
 		   const struct uwprof_rec_info *ri, u64 t0);
 long uwprof_ioctl_start(struct uwprof_session *s, void __user *arg);
