@@ -1287,9 +1287,8 @@ static bool uw2_find_sequence(const struct uw2_walk *w, u32 addr, bool pc,
 	struct uw2_cache_entry *e = NULL;
 	const struct uw2_module *m;
 	/* the lookups' outputs: not zeroed first (INIT_STACK_ALL_ZERO) */
-	u32 instr_off __uninitialized, fot_index __uninitialized;
-	u32 row __uninitialized;
-	u64 next __uninitialized, row_end __uninitialized;
+	u32 __uninitialized instr_off, fot_index, row;
+	u64 __uninitialized next, row_end;
 
 	if (w->cache)
 		e = pc ? uw2_range_get(w, addr) : uw2_cache_get(w, addr);
