@@ -1196,10 +1196,12 @@ static void uw2_fast_fill(struct uw2_fast *fe, const struct uw2_cache_entry *e)
 
 /*
  * Where @e says a frame's sequence is; its shape is found the first time,
- * when the entry is filled, so the frame that missed runs from it at once.
+ * when the entry is filled, so the frame that missed runs from it at once,
+ * and copied to @fe, the caller loop's copy of a return address's entry
+ * (NULL for a sampled pc's).
  */
-static void uw2_found_entry(struct uw2_cache *c, struct uw2_found *f,
-			    struct uw2_cache_entry *e)
+static void uw2_found_entry(struct uw2_found *f, struct uw2_cache_entry *e,
+			    struct uw2_fast *fe)
 {
 	const u8 *op = e->table->uit + e->uit_index;
 
@@ -1214,11 +1216,18 @@ static void uw2_found_entry(struct uw2_cache *c, struct uw2_found *f,
 		else if (e->table->uit_size - e->uit_index >= 2 &&
 			 op[0] == UW2_OP_ROOT_0 && op[1] == UW2_OP_ROOT_1)
 			e->simple = UW2_SHAPE_ROOT;
-		if (e >= c->e && e < c->e + UW2_CACHE_ENTRIES)
-			uw2_fast_fill(&c->fast[e - c->e], e);
+		if (fe)
+			uw2_fast_fill(fe, e);
 	}
 	f->shape = e->simple == UW2_SHAPE_SIMPLE ||
 		   e->simple == UW2_SHAPE_CALLER ? &e->shape : NULL;
+}
+
+/* The caller loop's copy of @e, a return address's entry unless @pc. */
+static struct uw2_fast *uw2_fast_of(struct uw2_cache *c,
+				    const struct uw2_cache_entry *e, bool pc)
+{
+	return pc ? NULL : &c->fast[e - c->e];
 }
 
 /* The set of sampled pc @addr, two slots (struct uw2_pc_slot). */
@@ -1293,7 +1302,7 @@ static bool uw2_find_sequence(const struct uw2_walk *w, u32 addr, bool pc,
 	if (w->cache)
 		e = pc ? uw2_range_get(w, addr) : uw2_cache_get(w, addr);
 	if (e) {
-		uw2_found_entry(w->cache, f, e);
+		uw2_found_entry(f, e, uw2_fast_of(w->cache, e, pc));
 		return true;
 	}
 	m = uw2_find_module(w->mods, w->nmods, addr);
@@ -1320,7 +1329,7 @@ static bool uw2_find_sequence(const struct uw2_walk *w, u32 addr, bool pc,
 	}
 	/* the shape now: the frame that missed runs from it at once */
 	if (e)
-		uw2_found_entry(w->cache, f, e);
+		uw2_found_entry(f, e, uw2_fast_of(w->cache, e, pc));
 	return true;
 }
 

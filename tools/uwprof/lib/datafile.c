@@ -54,48 +54,48 @@ static int uwd_flush(struct uwd_writer *w)
 	return 0;
 }
 
-static int uwd_put(struct uwd_writer *w, const void *p, size_t n)
+/* @n bytes of @p at @dst; returns the end. */
+static uint8_t *uwd_append(uint8_t *dst, const void *p, size_t n)
 {
-	if (w->len + n > UWD_WRITE_BUF) {
-		if (uwd_flush(w))
-			return -1;
-		if (n > UWD_WRITE_BUF)
-			return fwrite(p, n, 1, w->f) == 1 ? 0 : -1;
-	}
-	memcpy(w->buf + w->len, p, n);
-	w->len += n;
-	return 0;
+	if (n)
+		memcpy(dst, p, n);
+	return dst + n;
 }
 
-/* One record: @a (alen bytes), then @str with its NUL if given, padded. */
+/*
+ * One record: @a (alen bytes), then @str with its NUL if given, padded.
+ * Gathered in the buffer, emptied first when the record does not fit;
+ * a record larger than the whole buffer goes straight to the file.
+ */
 int uwd_write(struct uwd_writer *w, uint32_t type, const void *a, size_t alen,
 	      const char *str)
 {
 	static const uint8_t zero[8];
 	size_t slen = str ? strlen(str) + 1 : 0;
 	size_t body = sizeof(struct uwd_rec) + alen + slen;
-	size_t pad = (8 - body % 8) % 8;
-	struct uwd_rec r = { .type = type, .size = (uint32_t)(body + pad) };
+	size_t pad = (8 - body % 8) % 8, total = body + pad;
+	struct uwd_rec r = { .type = type, .size = (uint32_t)total };
+	uint8_t *p;
 
-	if (body + pad > UINT32_MAX) {
+	if (total > UINT32_MAX) {
 		errno = EINVAL;
 		return -1;
 	}
-	/* a sample, as nearly every record is: straight into the buffer */
-	if (!slen && w->len + body + pad <= UWD_WRITE_BUF) {
-		memcpy(w->buf + w->len, &r, sizeof(r));
-		if (alen)
-			memcpy(w->buf + w->len + sizeof(r), a, alen);
-		memset(w->buf + w->len + body, 0, pad);
-		w->len += body + pad;
-		w->samples += type == UWD_SAMPLE;
-		return 0;
-	}
-	if (uwd_put(w, &r, sizeof(r)) || (alen && uwd_put(w, a, alen)) ||
-	    (slen && uwd_put(w, str, slen)) || (pad && uwd_put(w, zero, pad)))
+	if (w->len + total > UWD_WRITE_BUF && uwd_flush(w))
 		return -1;
-	if (type == UWD_SAMPLE)
-		w->samples++;
+	if (total <= UWD_WRITE_BUF) {
+		p = uwd_append(w->buf + w->len, &r, sizeof(r));
+		p = uwd_append(p, a, alen);
+		p = uwd_append(p, str, slen);
+		memset(p, 0, pad);
+		w->len += total;
+	} else if (fwrite(&r, sizeof(r), 1, w->f) != 1 ||
+		   (alen && fwrite(a, alen, 1, w->f) != 1) ||
+		   (slen && fwrite(str, slen, 1, w->f) != 1) ||
+		   (pad && fwrite(zero, pad, 1, w->f) != 1)) {
+		return -1;
+	}
+	w->samples += type == UWD_SAMPLE;
 	return 0;
 }
 
