@@ -31,6 +31,9 @@ static_assert(sizeof(struct uwprof_list) == 24);
 static_assert(sizeof(struct uwprof_start) == 16);
 static_assert(sizeof(struct uwprof_stats) == 256);
 static_assert(sizeof(struct uwprof_record) == 32);
+/* records carry the unwinder's stop reasons as they are */
+static_assert((int)UWPROF_STOP_NR == (int)UW2_STOP_COUNT);
+static_assert(UWPROF_STOP_NR <= UWPROF_STOP_SLOTS);
 
 static void uwprof_wakeup(struct irq_work *work)
 {
@@ -184,7 +187,9 @@ static __poll_t uwprof_poll(struct file *file, poll_table *wait)
 /*
  * Copy an ioctl argument that begins with its own size.  Callers built
  * against an older, shorter struct get the missing fields zeroed; newer,
- * longer structs are accepted only if the part we do not know is zero.
+ * longer structs are accepted only if the part we do not know is zero,
+ * and only up to a page, so that no size makes the check long (E2BIG
+ * either way: the argument is larger than this module takes).
  */
 int uwprof_copy_arg(void *dst, size_t dst_size, void __user *src)
 {
@@ -194,6 +199,8 @@ int uwprof_copy_arg(void *dst, size_t dst_size, void __user *src)
 		return -EFAULT;
 	if (usize < sizeof(u32))
 		return -EINVAL;
+	if (usize > PAGE_SIZE)
+		return -E2BIG;
 	return copy_struct_from_user(dst, dst_size, src, usize);
 }
 

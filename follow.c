@@ -402,8 +402,8 @@ static int uwprof_defer_unwind(struct uwprof_session *s,
 	frames = kmalloc_array(s->max_depth, sizeof(*frames), GFP_KERNEL);
 	if (!frames)
 		return -ENOMEM;
-	stop = uw2_unwind(snap->mods, snap->n, &regs, &stack, frames,
-			  s->max_depth, &nframes, 0);
+	stop = uw2_unwind_cached(snap->mods, snap->n, &regs, &stack, frames,
+				 s->max_depth, &nframes, 0, NULL);
 	if (nframes && d->thumb)
 		frames[0] |= 1;
 	ri = (struct uwprof_rec_info){

@@ -23,6 +23,7 @@
 #include <linux/mm.h>
 #include <linux/sched/coredump.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
@@ -42,6 +43,34 @@ static void uwprof_table_free(struct uwprof_table *t)
 {
 	kvfree(t->blob);
 	kfree(t);
+}
+
+/*
+ * Table bytes of every open file together, with the memos of the
+ * validations under way: bounded by tables_bytes_all, so that no number
+ * of files or uploading threads can take more kernel memory than that.
+ */
+static atomic64_t uwprof_tables_bytes = ATOMIC64_INIT(0);
+
+static bool uwprof_tables_charge(u64 bytes)
+{
+	if (atomic64_add_return(bytes, &uwprof_tables_bytes) <=
+	    uwprof_tables_bytes_all)
+		return true;
+	atomic64_sub(bytes, &uwprof_tables_bytes);
+	return false;
+}
+
+static void uwprof_tables_uncharge(u64 bytes)
+{
+	atomic64_sub(bytes, &uwprof_tables_bytes);
+}
+
+/* A table that was charged for, and is no longer kept. */
+static void uwprof_table_drop(struct uwprof_table *t)
+{
+	uwprof_tables_uncharge(t->size);
+	uwprof_table_free(t);
 }
 
 /* The same blob, uploaded for the same file (or for none). */
@@ -76,13 +105,23 @@ static int uwprof_upload_check(const struct uwprof_table_upload *up)
 	return 0;
 }
 
+/*
+ * Validation's pause: a large table takes a while, which other tasks on
+ * this CPU need not wait out, and a killed uploader need not finish.
+ */
+static bool uwprof_validate_pause(void *ctx)
+{
+	cond_resched();
+	return fatal_signal_pending(current);
+}
+
 /* Copy the blob in and validate it; on a bad blob report why in @up. */
 static int uwprof_table_load(struct uwprof_table_upload *up,
 			     struct uwprof_table **out)
 {
+	struct uw2_check check = { .pause = uwprof_validate_pause };
 	struct uw2_verror verr = { UW2_OK, 0 };
 	struct uwprof_table *t;
-	u8 *done;
 	int ret;
 
 	t = kzalloc(sizeof(*t), GFP_KERNEL_ACCOUNT);
@@ -99,13 +138,17 @@ static int uwprof_table_load(struct uwprof_table_upload *up,
 		goto err;
 	}
 	/* what functions share is checked once: validation stays linear */
-	done = kvzalloc(UW2_MEMO_BYTES(t->size), GFP_KERNEL_ACCOUNT);
-	if (!done) {
+	check.memo = kvzalloc(UW2_MEMO_BYTES(t->size), GFP_KERNEL_ACCOUNT);
+	if (!check.memo) {
 		ret = -ENOMEM;
 		goto err;
 	}
-	verr.code = uw2_table_init_memo(&t->t, t->blob, t->size, done, &verr);
-	kvfree(done);
+	verr.code = uw2_table_check(&t->t, t->blob, t->size, &check, &verr);
+	kvfree(check.memo);
+	if (verr.code == UW2_ERR_INTERRUPTED) {
+		ret = -EINTR;
+		goto err;
+	}
 	if (verr.code != UW2_OK) {
 		up->verr = verr.code;
 		up->verr_offset = verr.offset;
@@ -142,7 +185,12 @@ long uwprof_ioctl_table_upload(struct uwprof_session *s, void __user *arg)
 	up.table_id = 0;
 	up.verr = 0;
 	up.verr_offset = 0;
+	if (!uwprof_tables_charge(up.len + UW2_MEMO_BYTES(up.len)))
+		return -ENOSPC;
 	ret = uwprof_table_load(&up, &t);
+	uwprof_tables_uncharge(UW2_MEMO_BYTES(up.len));
+	if (ret)
+		uwprof_tables_uncharge(up.len);
 	if (ret == -EINVAL)
 		goto reply;
 	if (ret)
@@ -152,15 +200,15 @@ long uwprof_ioctl_table_upload(struct uwprof_session *s, void __user *arg)
 	same = uwprof_table_find_same(s, t);
 	if (same) {
 		up.table_id = same->id;
-		uwprof_table_free(t);
+		uwprof_table_drop(t);
 	} else if (s->table_bytes + t->size > uwprof_table_bytes_max) {
-		uwprof_table_free(t);
+		uwprof_table_drop(t);
 		ret = -ENOSPC;
 	} else {
 		ret = xa_alloc(&s->tables, &t->id, t, xa_limit_31b,
 			       GFP_KERNEL_ACCOUNT);
 		if (ret) {
-			uwprof_table_free(t);
+			uwprof_table_drop(t);
 		} else {
 			s->table_bytes += t->size;
 			up.table_id = t->id;
@@ -570,7 +618,7 @@ static long uwprof_attach_locked(struct uwprof_session *s,
 	}
 	if (t) {
 		if (uwprof_attachments(p) >= UWPROF_MAX_MODULES)
-			ret = -E2BIG;
+			ret = -ENOSPC;
 		else if (uwprof_overlaps(p, a->text_start, a->text_end))
 			ret = -EEXIST;
 		else
@@ -812,6 +860,6 @@ void uwprof_registry_free(struct uwprof_session *s)
 	/* an mm watch may still be looking at an entry: another period */
 	uwprof_graveyard_free(s);
 	xa_for_each(&s->tables, i, t)
-		uwprof_table_free(t);
+		uwprof_table_drop(t);
 	xa_destroy(&s->tables);
 }

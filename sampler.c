@@ -92,6 +92,7 @@ static u32 uwprof_unwind(struct uwprof_session *s, struct uwprof_cpu *c,
 	u32 word;
 
 	c->unwind->view.len = 0;	/* the stack changed since: nothing held */
+	c->unwind->view.fills_left = UWPROF_STACK_FILLS;
 	/*
 	 * The line at sp now: nearly every unwind reads it, and the sampled
 	 * frame's pops then find their words in the view instead of asking

@@ -15,12 +15,17 @@
 
 /*
  * Validation walks every FOT list a function names and every sequence a
- * pair names, so a hostile table could make it quadratic by pointing many
- * functions at one long list.  Real tables need a few steps per byte;
- * anything far beyond that is refused rather than left to run.
+ * pair names.  With a memo (the module's) each byte is decoded at most
+ * twice, so a budget of a few steps per byte is never reached by a table
+ * that is valid; without one (the tools), a hostile table could make it
+ * quadratic by pointing many functions at one long list, and anything far
+ * beyond what real tables need is refused rather than left to run.
  */
 #define UW2_STEPS_PER_BYTE	64
+#define UW2_STEPS_PER_BYTE_MEMO	4
 #define UW2_STEPS_BASE		0x100000u
+/* how often validation offers the caller to pause or give up */
+#define UW2_PAUSE_STEPS		0x10000u
 
 static u32 uw2_le16(const u8 *p)
 {
@@ -319,30 +324,31 @@ enum uw2_verr uw2_table_parse_header(struct uw2_table *t, const void *blob,
 
 /*
  * Validation state: where each table sits in the blob, the budget, and
- * optionally a bitmap of blob offsets already found valid (a FOT list's
- * start, an opcode of a sequence), so that what many functions share is
- * checked once.
+ * optionally a memo (struct uw2_check) of what was found valid, so that
+ * what functions share is checked once and validation stays linear.
  */
 struct uw2_vstate {
 	const struct uw2_table *t;
 	const u8 *blob;
 	u32 steps_left;
-	u8 *done;
+	u32 pause_in;		/* steps to the next call of pause */
+	const struct uw2_check *c;
+	u16 *memo;
 	struct uw2_verror *err;
 };
 
-/* Was the part of the blob at @p found valid?  Marks it either way. */
-static bool uw2_seen(struct uw2_vstate *v, const u8 *p)
+/*
+ * The memo's count at @p: opcodes to the end of the sequence from a UIT
+ * byte, pairs to the end of the list from a FOT byte; 0 when not checked.
+ */
+static u32 uw2_memo_get(const struct uw2_vstate *v, const u8 *p)
 {
-	u32 off = (u32)(p - v->blob);
-	u8 bit = 1u << (off & 7);
-	bool seen;
+	return v->memo ? v->memo[p - v->blob] : 0;
+}
 
-	if (!v->done)
-		return false;
-	seen = v->done[off >> 3] & bit;
-	v->done[off >> 3] |= bit;
-	return seen;
+static void uw2_memo_set(struct uw2_vstate *v, const u8 *p, u32 count)
+{
+	v->memo[p - v->blob] = count;
 }
 
 static u32 uw2_blob_off(const struct uw2_vstate *v, const u8 *p)
@@ -365,20 +371,35 @@ static u32 uw2_func_fot(const struct uw2_table *t, u32 i)
 	return uw2_le16(t->func_table + 4 * i + 2);
 }
 
-static bool uw2_spend(struct uw2_vstate *v)
+/*
+ * One step of validation at @p: refused past the budget, and every
+ * UW2_PAUSE_STEPS steps the caller's pause (the module's cond_resched()
+ * and fatal signal check) may end it.
+ */
+static enum uw2_verr uw2_spend(struct uw2_vstate *v, const u8 *p)
 {
 	if (!v->steps_left)
-		return false;
+		return uw2_fail(v->err, UW2_ERR_TOO_COMPLEX, uw2_blob_off(v, p));
 	v->steps_left--;
-	return true;
+	if (--v->pause_in)
+		return UW2_OK;
+	v->pause_in = UW2_PAUSE_STEPS;
+	if (v->c && v->c->pause && v->c->pause(v->c->ctx))
+		return uw2_fail(v->err, UW2_ERR_INTERRUPTED,
+				uw2_blob_off(v, p));
+	return UW2_OK;
 }
 
 static enum uw2_verr uw2_check_pages(struct uw2_vstate *v)
 {
 	const struct uw2_table *t = v->t;
 	u32 p, cur, prev = 0;
+	enum uw2_verr r;
 
 	for (p = 0; p < t->page_count; p++) {
+		r = uw2_spend(v, t->page_table + 4 * p);
+		if (r)
+			return r;
 		cur = uw2_page_entry(t, p);
 		if (p == 0 && cur != 0)
 			return uw2_fail(v->err, UW2_ERR_PAGE_FIRST,
@@ -397,18 +418,23 @@ static enum uw2_verr uw2_check_pages(struct uw2_vstate *v)
 /*
  * Function entries: the first one starts page 0 at offset 0 (so every pc
  * in the table's pages resolves to some function) and offsets strictly
- * increase within each page.
+ * increase within each page (so a page holds at most 65,536 entries, and
+ * a lookup's binary search at most 17 probes).
  */
 static enum uw2_verr uw2_check_func_order(struct uw2_vstate *v)
 {
 	const struct uw2_table *t = v->t;
 	u32 p = 0, i, page_end;
+	enum uw2_verr r;
 
 	page_end = t->page_count > 1 ? uw2_page_entry(t, 1) : t->func_count;
 	if (uw2_func_poff(t, 0) != 0 || page_end == 0)
 		return uw2_fail(v->err, UW2_ERR_FUNC_FIRST,
 				uw2_blob_off(v, t->func_table));
 	for (i = 1; i < t->func_count; i++) {
+		r = uw2_spend(v, t->func_table + 4 * i);
+		if (r)
+			return r;
 		while (i >= page_end) {
 			p++;
 			page_end = p + 1 < t->page_count ?
@@ -423,36 +449,72 @@ static enum uw2_verr uw2_check_func_order(struct uw2_vstate *v)
 	return UW2_OK;
 }
 
-/* A sequence must end in Finish, Refuse or the root marker. */
+static bool uw2_ends_sequence(const struct uw2_insn *in)
+{
+	return in->kind == UW2_K_FINISH || in->kind == UW2_K_REFUSE ||
+	       in->kind == UW2_K_ROOT || in->kind == UW2_K_NORETURN;
+}
+
+/*
+ * The opcodes from UIT byte @pos to the end of its sequence (Finish,
+ * Refuse or a marker), in *@n: each decodes, and there are at most
+ * UW2_SEQ_OPS_MAX of them.  The walk stops early at an opcode the memo
+ * knows, whose count it adds.
+ */
+static enum uw2_verr uw2_sequence_length(struct uw2_vstate *v, u32 pos,
+					 u32 *n)
+{
+	const struct uw2_table *t = v->t;
+	u32 start = pos, known;
+	struct uw2_insn in;
+	enum uw2_dec_res d;
+	enum uw2_verr r;
+
+	for (*n = 0;; ) {
+		/* not at the UIT's end: that byte is another table's */
+		known = pos < t->uit_size ? uw2_memo_get(v, t->uit + pos) : 0;
+		*n += known;
+		if (known)
+			break;
+		r = uw2_spend(v, t->uit + pos);
+		if (r)
+			return r;
+		d = uw2_decode(t->uit, t->uit_size, &pos, &in);
+		if (d == UW2_DEC_TRUNC)
+			return uw2_fail(v->err, UW2_ERR_UIT_TRUNC,
+					uw2_blob_off(v, t->uit + pos));
+		if (d == UW2_DEC_SPARE)
+			return uw2_fail(v->err, UW2_ERR_UIT_OPCODE,
+					uw2_blob_off(v, t->uit + pos));
+		if (++*n > UW2_SEQ_OPS_MAX || uw2_ends_sequence(&in))
+			break;
+	}
+	if (*n > UW2_SEQ_OPS_MAX)
+		return uw2_fail(v->err, UW2_ERR_SEQ_LONG,
+				uw2_blob_off(v, t->uit + start));
+	return UW2_OK;
+}
+
+/*
+ * A sequence: valid and at most UW2_SEQ_OPS_MAX opcodes long.  With a
+ * memo, each of its opcodes not known yet then gets its count to the end,
+ * so that no opcode is decoded by more than two walks.
+ */
 static enum uw2_verr uw2_check_sequence(struct uw2_vstate *v, u32 pos)
 {
 	const struct uw2_table *t = v->t;
 	struct uw2_insn in;
-	enum uw2_dec_res r;
+	enum uw2_verr r;
+	u32 left;
 
-	for (;;) {
-		/*
-		 * The rest of a sequence checked before is valid: a failure
-		 * ends validation, so every opcode marked was on a good path.
-		 * Not at the UIT's end: that byte is another table's, or
-		 * past the blob and its memo.
-		 */
-		if (pos < t->uit_size && uw2_seen(v, t->uit + pos))
-			return UW2_OK;
-		if (!uw2_spend(v))
-			return uw2_fail(v->err, UW2_ERR_TOO_COMPLEX,
-					uw2_blob_off(v, t->uit + pos));
-		r = uw2_decode(t->uit, t->uit_size, &pos, &in);
-		if (r == UW2_DEC_TRUNC)
-			return uw2_fail(v->err, UW2_ERR_UIT_TRUNC,
-					uw2_blob_off(v, t->uit + pos));
-		if (r == UW2_DEC_SPARE)
-			return uw2_fail(v->err, UW2_ERR_UIT_OPCODE,
-					uw2_blob_off(v, t->uit + pos));
-		if (in.kind == UW2_K_FINISH || in.kind == UW2_K_REFUSE ||
-		    in.kind == UW2_K_ROOT || in.kind == UW2_K_NORETURN)
-			return UW2_OK;
+	r = uw2_sequence_length(v, pos, &left);
+	if (r || !v->memo)
+		return r;
+	for (; left && !uw2_memo_get(v, t->uit + pos); left--) {
+		uw2_memo_set(v, t->uit + pos, left);
+		uw2_decode(t->uit, t->uit_size, &pos, &in);
 	}
+	return UW2_OK;
 }
 
 /* One FOT ULEB: a number that runs off the FOT or exceeds 32 bits. */
@@ -473,9 +535,9 @@ static enum uw2_verr uw2_check_pair(struct uw2_vstate *v, u32 *pos,
 	enum uw2_verr r;
 	u32 at;
 
-	if (!uw2_spend(v))
-		return uw2_fail(v->err, UW2_ERR_TOO_COMPLEX,
-				uw2_blob_off(v, f + *pos));
+	r = uw2_spend(v, f + *pos);
+	if (r)
+		return r;
 	if (*pos + 1 < v->t->fot_size && !((f[*pos] | f[*pos + 1]) & 0x80)) {
 		/* both numbers one byte: most pairs */
 		*off = f[*pos];
@@ -497,33 +559,69 @@ static enum uw2_verr uw2_check_pair(struct uw2_vstate *v, u32 *pos,
 	return UW2_OK;
 }
 
-/* A FOT list: offsets strictly decreasing down to 0, sequences valid. */
-static enum uw2_verr uw2_check_fot_list(struct uw2_vstate *v, u32 pos)
+/*
+ * The pairs of the FOT list at @pos, in *@n: offsets strictly decreasing
+ * down to 0, sequences valid, at most UW2_FOT_PAIRS_MAX pairs.  At a pair
+ * the memo knows (the rest of the list was checked as another function's
+ * list), only its offset is checked against ours, and its count added.
+ */
+static enum uw2_verr uw2_fot_list_length(struct uw2_vstate *v, u32 pos,
+					 u32 *n)
 {
-	u32 at, off, idx, prev_off = 0, prev_idx = 0;
-	bool first = true;
+	u32 at, off, idx, prev_off = 0, prev_idx = 0, known, start = pos;
 	enum uw2_verr r;
 
-	for (;;) {
+	for (*n = 0;; ) {
 		at = pos;
+		known = pos < v->t->fot_size ?
+			uw2_memo_get(v, v->t->fot + pos) : 0;
 		r = uw2_check_pair(v, &pos, &off, &idx);
 		if (r)
 			return r;
-		if (!first && off >= prev_off)
+		if (*n && off >= prev_off)
 			return uw2_fail(v->err, UW2_ERR_FOT_ORDER,
 					uw2_blob_off(v, v->t->fot + at));
+		*n += known ? known : 1;
+		if (known || !off || *n > UW2_FOT_PAIRS_MAX)
+			break;
 		/* consecutive rows often share a sequence: check it once */
-		if (first || idx != prev_idx) {
+		if (*n == 1 || idx != prev_idx) {
 			r = uw2_check_sequence(v, idx);
 			if (r)
 				return r;
 		}
-		if (!off)
-			return UW2_OK;
-		first = false;
 		prev_off = off;
 		prev_idx = idx;
 	}
+	if (*n > UW2_FOT_PAIRS_MAX)
+		return uw2_fail(v->err, UW2_ERR_FOT_LONG,
+				uw2_blob_off(v, v->t->fot + start));
+	/* the last pair's sequence, when the walk ended at offset 0 */
+	if (!known && (*n == 1 || idx != prev_idx))
+		return uw2_check_sequence(v, idx);
+	return UW2_OK;
+}
+
+/*
+ * A FOT list; with a memo, each of its pairs not known yet then gets its
+ * count to the end, so that no pair is decoded by more than two walks
+ * (lists that share a tail, or start inside another, are checked once).
+ */
+static enum uw2_verr uw2_check_fot_list(struct uw2_vstate *v, u32 pos)
+{
+	const u8 *f = v->t->fot;
+	u32 left, off, idx;
+	enum uw2_verr r;
+
+	r = uw2_fot_list_length(v, pos, &left);
+	if (r || !v->memo)
+		return r;
+	for (; left && !uw2_memo_get(v, f + pos); left--) {
+		uw2_memo_set(v, f + pos, left);
+		uw2_uleb(f, v->t->fot_size, &pos, &off);
+		uw2_uleb(f, v->t->fot_size, &pos, &idx);
+	}
+	return UW2_OK;
 }
 
 static enum uw2_verr uw2_check_functions(struct uw2_vstate *v)
@@ -533,12 +631,15 @@ static enum uw2_verr uw2_check_functions(struct uw2_vstate *v)
 	enum uw2_verr r;
 
 	for (i = 0; i < t->func_count; i++) {
+		r = uw2_spend(v, t->func_table + 4 * i);
+		if (r)
+			return r;
 		fot = uw2_func_fot(t, i);
 		if (fot >= t->fot_size)
 			return uw2_fail(v->err, UW2_ERR_FOT_INDEX,
 					uw2_blob_off(v, t->func_table +
 						     4 * i + 2));
-		if ((i && fot == prev_fot) || uw2_seen(v, t->fot + fot))
+		if ((i && fot == prev_fot) || uw2_memo_get(v, t->fot + fot))
 			continue;
 		r = uw2_check_fot_list(v, fot);
 		if (r)
@@ -548,28 +649,32 @@ static enum uw2_verr uw2_check_functions(struct uw2_vstate *v)
 	return UW2_OK;
 }
 
-static u32 uw2_step_budget(u32 size)
+/*
+ * With a memo every byte is decoded by at most two walks, and pages and
+ * functions are counted once each, so a few steps per byte suffice;
+ * without one, shared lists are walked again for each function.
+ */
+static u32 uw2_step_budget(u32 size, bool memo)
 {
-	if (size > (UW2_U32_MAX - UW2_STEPS_BASE) / UW2_STEPS_PER_BYTE)
-		return UW2_U32_MAX;
-	return UW2_STEPS_BASE + size * UW2_STEPS_PER_BYTE;
+	u64 steps = UW2_STEPS_BASE +
+		    (u64)size * (memo ? UW2_STEPS_PER_BYTE_MEMO :
+					UW2_STEPS_PER_BYTE);
+
+	return steps > UW2_U32_MAX ? UW2_U32_MAX : (u32)steps;
 }
 
-enum uw2_verr uw2_table_init(struct uw2_table *t, const void *blob, u32 size,
-			     struct uw2_verror *err)
-{
-	return uw2_table_init_memo(t, blob, size, NULL, err);
-}
-
-enum uw2_verr uw2_table_init_memo(struct uw2_table *t, const void *blob,
-				  u32 size, u8 *done, struct uw2_verror *err)
+enum uw2_verr uw2_table_check(struct uw2_table *t, const void *blob, u32 size,
+			      const struct uw2_check *c,
+			      struct uw2_verror *err)
 {
 	struct uw2_vstate v = {
-		.t = t, .blob = blob, .err = err, .done = done,
-		.steps_left = uw2_step_budget(size),
+		.t = t, .blob = blob, .err = err, .c = c,
+		.memo = c ? c->memo : NULL,
+		.pause_in = UW2_PAUSE_STEPS,
 	};
 	enum uw2_verr r;
 
+	v.steps_left = uw2_step_budget(size, v.memo);
 	r = uw2_table_parse_header(t, blob, size, err);
 	if (!r)
 		r = uw2_check_pages(&v);
@@ -578,6 +683,21 @@ enum uw2_verr uw2_table_init_memo(struct uw2_table *t, const void *blob,
 	if (!r)
 		r = uw2_check_functions(&v);
 	return r;
+}
+
+#ifndef __KERNEL__
+enum uw2_verr uw2_table_init(struct uw2_table *t, const void *blob, u32 size,
+			     struct uw2_verror *err)
+{
+	return uw2_table_check(t, blob, size, NULL, err);
+}
+
+enum uw2_verr uw2_table_init_memo(struct uw2_table *t, const void *blob,
+				  u32 size, void *memo, struct uw2_verror *err)
+{
+	struct uw2_check c = { .memo = memo };
+
+	return uw2_table_check(t, blob, size, &c, err);
 }
 
 u32 uw2_table_text_span(const struct uw2_table *t)
@@ -608,12 +728,17 @@ const char *uw2_verr_str(enum uw2_verr code)
 		[UW2_ERR_UIT_TRUNC] = "unwind instructions run off the table",
 		[UW2_ERR_PAGE_FIRST] = "page table does not start at function 0",
 		[UW2_ERR_TOO_COMPLEX] = "table too costly to validate",
+		[UW2_ERR_SEQ_LONG] = "unwind instruction sequence too long",
+		[UW2_ERR_FOT_LONG] = "function offset list too long",
+		[UW2_ERR_INTERRUPTED] = "validation interrupted",
 	};
 
 	if ((u32)code >= UW2_ERR_COUNT)
 		return "unknown error";
 	return str[code];
 }
+
+#endif /* !__KERNEL__ */
 
 /* ---- lookup ---- */
 
@@ -705,6 +830,7 @@ static bool uw2_lookup_function_to(const struct uw2_table *t, u32 byte_off,
 	return true;
 }
 
+#ifndef __KERNEL__
 bool uw2_lookup_function(const struct uw2_table *t, u32 byte_off,
 			 u32 *instr_off, u32 *fot_index)
 {
@@ -713,6 +839,7 @@ bool uw2_lookup_function(const struct uw2_table *t, u32 byte_off,
 	return uw2_lookup_function_to(t, byte_off, instr_off, fot_index,
 				      &next);
 }
+#endif
 
 /* A FOT number: one byte in the common case, else the full decoder. */
 static bool uw2_fot_num(const struct uw2_table *t, u32 *pos, u32 *val)
@@ -732,12 +859,15 @@ static bool uw2_fot_num(const struct uw2_table *t, u32 *pos, u32 *val)
  */
 static bool uw2_lookup_row(const struct uw2_table *t, u32 fot_index,
 			   u32 instr_off, u32 *uit_index, u32 *row,
-			   u64 *row_end)
+			   u64 *row_end, u32 *steps)
 {
 	u32 pos = fot_index, off, idx;
 
 	*row_end = 1ull << 32;
 	while (pos < t->fot_size) {
+		if (!*steps)
+			return false;
+		--*steps;
 		if (!uw2_fot_num(t, &pos, &off) || !uw2_fot_num(t, &pos, &idx))
 			return false;
 		if (off <= instr_off) {
@@ -750,15 +880,17 @@ static bool uw2_lookup_row(const struct uw2_table *t, u32 fot_index,
 	return false;
 }
 
+#ifndef __KERNEL__
 bool uw2_lookup_sequence(const struct uw2_table *t, u32 fot_index,
 			 u32 instr_off, u32 *uit_index)
 {
-	u32 row;
+	u32 row, steps = UW2_FOT_PAIRS_MAX;
 	u64 row_end;
 
 	return uw2_lookup_row(t, fot_index, instr_off, uit_index, &row,
-			      &row_end);
+			      &row_end, &steps);
 }
+#endif
 
 const struct uw2_module *uw2_find_module(const struct uw2_module *mods,
 					 u32 nmods, u32 addr)
@@ -812,6 +944,9 @@ int uw2_view_fill(struct uw2_view *v, u8 *buf, u32 line, u32 addr, u32 *val,
 
 	if (addr - v->lo >= v->len) {
 		v->len = 0;
+		if (!v->fills_left)
+			return UW2_READ_BUDGET;
+		v->fills_left--;
 		if (len > line)
 			len = line;
 		if (copy(ctx, buf, base, len))
@@ -848,9 +983,14 @@ static enum uw2_exec uw2_pop(struct uw2_regs *regs, u32 mask,
 	if (!uw2_in_window(stack, vsp, count * 4))
 		return UW2_EXEC_BAD_SP;
 	if (!uw2_view_words(stack->view, vsp, count, val))
-		for (k = 0; k < count; k++)
-			if (stack->read(stack->ctx, vsp + 4 * k, &val[k]) != 0)
+		for (k = 0; k < count; k++) {
+			int r = stack->read(stack->ctx, vsp + 4 * k, &val[k]);
+
+			if (r == UW2_READ_BUDGET)
+				return UW2_EXEC_BUDGET;
+			if (r)
 				return UW2_EXEC_READ_FAULT;
+		}
 	regs->r[UW2_SP] = vsp + 4 * count;
 	/* set bits only, lowest first; a popped r13 overrides the line above */
 	for (m = mask, k = 0; m; m &= m - 1)
@@ -903,6 +1043,7 @@ static enum uw2_exec uw2_exec(const u8 *ops, u32 len, u32 *pos,
 	return UW2_EXEC_BAD_OPCODE;
 }
 
+#ifndef __KERNEL__
 enum uw2_exec uw2_exec_op(const u8 *ops, u32 len, u32 *pos,
 			  struct uw2_regs *regs, bool *pc_updated,
 			  const struct uw2_stack *stack)
@@ -911,6 +1052,7 @@ enum uw2_exec uw2_exec_op(const u8 *ops, u32 len, u32 *pos,
 
 	return uw2_exec(ops, len, pos, regs, pc_updated, &popped, stack);
 }
+#endif
 
 /* ---- the frame loop ---- */
 
@@ -923,6 +1065,7 @@ struct uw2_walk {
 	u32 first_pc;		/* the sampled pc */
 	u32 frame_sp;		/* sp when the current frame was entered */
 	u32 first_func;		/* start of the sampled pc's function */
+	u32 steps;		/* left of UW2_SAMPLE_STEPS */
 	struct uw2_cache *cache;	/* or NULL */
 };
 
@@ -951,6 +1094,8 @@ static enum uw2_stop uw2_exec_stop(enum uw2_exec res)
 		return UW2_STOP_BAD_SP;
 	case UW2_EXEC_READ_FAULT:
 		return UW2_STOP_READ_FAULT;
+	case UW2_EXEC_BUDGET:
+		return UW2_STOP_BUDGET;
 	default:
 		return UW2_STOP_BAD_OPCODE;
 	}
@@ -991,8 +1136,11 @@ static bool uw2_fast_op(const u8 *ops, u32 *pos, struct uw2_regs *regs,
 	return true;
 }
 
-/* Run one sequence; the loop ends by the UIT's end at the latest. */
-static enum uw2_exec uw2_run_sequence(const struct uw2_walk *w,
+/*
+ * Run one sequence; validation bounds it to UW2_SEQ_OPS_MAX opcodes, the
+ * sample's budget all sequences together.
+ */
+static enum uw2_exec uw2_run_sequence(struct uw2_walk *w,
 				      const struct uw2_table *t, u32 pos,
 				      struct uw2_regs *regs, u32 *popped)
 {
@@ -1000,6 +1148,9 @@ static enum uw2_exec uw2_run_sequence(const struct uw2_walk *w,
 	enum uw2_exec res;
 
 	do {
+		if (!w->steps)
+			return UW2_EXEC_BUDGET;
+		w->steps--;
 		if (pos >= t->uit_size ||
 		    !uw2_fast_op(t->uit, &pos, regs, &pc_updated, popped,
 				 w->stack, &res))
@@ -1289,9 +1440,10 @@ uw2_range_put(const struct uw2_walk *w, const struct uw2_module *m, u32 addr,
  * sampled pc (@pc) is looked up among the cached ranges of pcs that share
  * a sequence, a return address among the cached addresses: sampled pcs
  * are too many to cache one by one, and would evict return addresses.
+ * Returns UW2_STEP_MORE when found, else why the walk stops.
  */
-static bool uw2_find_sequence(const struct uw2_walk *w, u32 addr, bool pc,
-			      struct uw2_found *f)
+static enum uw2_stop uw2_find_sequence(struct uw2_walk *w, u32 addr, bool pc,
+				       struct uw2_found *f)
 {
 	struct uw2_cache_entry *e = NULL;
 	const struct uw2_module *m;
@@ -1303,20 +1455,20 @@ static bool uw2_find_sequence(const struct uw2_walk *w, u32 addr, bool pc,
 		e = pc ? uw2_range_get(w, addr) : uw2_cache_get(w, addr);
 	if (e) {
 		uw2_found_entry(f, e, uw2_fast_of(w->cache, e, pc));
-		return true;
+		return UW2_STEP_MORE;
 	}
 	m = uw2_find_module(w->mods, w->nmods, addr);
 	if (!m || !m->table)
-		return false;
+		return UW2_STOP_NO_TABLE;
 	f->t = m->table;
 	f->shape = NULL;
 	if (!uw2_lookup_function_to(f->t, addr - m->text_start, &instr_off,
 				    &fot_index, &next))
-		return false;
+		return UW2_STOP_NO_TABLE;
 	f->func = (addr & ~1u) - 2 * instr_off;
 	if (!uw2_lookup_row(f->t, fot_index, instr_off, &f->uit_index, &row,
-			    &row_end))
-		return false;
+			    &row_end, &w->steps))
+		return w->steps ? UW2_STOP_NO_TABLE : UW2_STOP_BUDGET;
 	if (w->cache && pc) {
 		/* the row, up to where the function surely runs */
 		next += m->text_start;
@@ -1330,7 +1482,7 @@ static bool uw2_find_sequence(const struct uw2_walk *w, u32 addr, bool pc,
 	/* the shape now: the frame that missed runs from it at once */
 	if (e)
 		uw2_found_entry(f, e, uw2_fast_of(w->cache, e, pc));
-	return true;
+	return UW2_STEP_MORE;
 }
 
 /*
@@ -1502,8 +1654,9 @@ static enum uw2_stop uw2_step(struct uw2_walk *w, struct uw2_regs *regs,
 	u32 popped = 0, func;
 	const u8 *src;
 
-	if (!uw2_find_sequence(w, addr, depth == 1, &f))
-		return UW2_STOP_NO_TABLE;
+	stop = uw2_find_sequence(w, addr, depth == 1, &f);
+	if (stop != UW2_STEP_MORE)
+		return stop;
 	func = f.func;
 	if (depth == 1)
 		w->first_func = func;
@@ -1636,6 +1789,7 @@ static enum uw2_stop uw2_walk_fast(struct uw2_walk *w, struct uw2_regs *regs,
 	return stop;
 }
 
+#ifndef __KERNEL__
 enum uw2_stop uw2_unwind(const struct uw2_module *mods, u32 nmods,
 			 struct uw2_regs *regs, const struct uw2_stack *stack,
 			 u32 *frames, u32 max_frames, u32 *nframes,
@@ -1644,6 +1798,7 @@ enum uw2_stop uw2_unwind(const struct uw2_module *mods, u32 nmods,
 	return uw2_unwind_cached(mods, nmods, regs, stack, frames, max_frames,
 				 nframes, flags, NULL);
 }
+#endif
 
 enum uw2_stop uw2_unwind_cached(const struct uw2_module *mods, u32 nmods,
 				struct uw2_regs *regs,
@@ -1655,7 +1810,7 @@ enum uw2_stop uw2_unwind_cached(const struct uw2_module *mods, u32 nmods,
 	struct uw2_walk w = {
 		.mods = mods, .nmods = nmods, .stack = stack, .flags = flags,
 		.first_pc = regs->r[UW2_PC], .frame_sp = regs->r[UW2_SP],
-		.first_func = 0, .cache = cache,
+		.first_func = 0, .steps = UW2_SAMPLE_STEPS, .cache = cache,
 	};
 	struct uw2_regs sampled __uninitialized;	/* set at n == 0 */
 	enum uw2_stop stop;
@@ -1694,6 +1849,7 @@ enum uw2_stop uw2_unwind_cached(const struct uw2_module *mods, u32 nmods,
 	return stop;
 }
 
+#ifndef __KERNEL__
 const char *uw2_stop_name(enum uw2_stop stop)
 {
 	static const char *const names[UW2_STOP_COUNT] = {
@@ -1706,9 +1862,11 @@ const char *uw2_stop_name(enum uw2_stop stop)
 		[UW2_STOP_BAD_OPCODE] = "bad-opcode",
 		[UW2_STOP_MAX_DEPTH] = "max-depth",
 		[UW2_STOP_NORETURN] = "noreturn",
+		[UW2_STOP_BUDGET] = "budget",
 	};
 
 	if ((u32)stop >= UW2_STOP_COUNT)
 		return "unknown";
 	return names[stop];
 }
+#endif

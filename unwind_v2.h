@@ -69,6 +69,9 @@ enum uw2_verr {
 	UW2_ERR_UIT_TRUNC,	/* sequence runs off the UIT before it ends */
 	UW2_ERR_PAGE_FIRST,	/* page table does not start at function 0 */
 	UW2_ERR_TOO_COMPLEX,	/* validation needs more steps than allowed */
+	UW2_ERR_SEQ_LONG,	/* a sequence of over UW2_SEQ_OPS_MAX opcodes */
+	UW2_ERR_FOT_LONG,	/* a FOT list of over UW2_FOT_PAIRS_MAX pairs */
+	UW2_ERR_INTERRUPTED,	/* the caller's pause gave up (a fatal signal) */
 	UW2_ERR_COUNT
 };
 
@@ -78,23 +81,47 @@ struct uw2_verror {
 };
 
 /*
- * Check a whole blob and fill @t.  Returns UW2_OK or the first error, with
- * its blob offset in @err (which may be NULL).  Only a table that passed
- * this may be given to uw2_unwind().
+ * Bounds a valid table keeps, so that one frame's work is bounded: a
+ * sequence runs at most UW2_SEQ_OPS_MAX opcodes to its end (real ones
+ * need under 16), a FOT list has at most UW2_FOT_PAIRS_MAX pairs (a
+ * function of that many unwind rows).  A page holds at most 65,536
+ * functions, as their offsets strictly increase.
  */
-enum uw2_verr uw2_table_init(struct uw2_table *t, const void *blob, u32 size,
-			     struct uw2_verror *err);
+#define UW2_SEQ_OPS_MAX		64
+#define UW2_FOT_PAIRS_MAX	4096
 
 /*
- * The same, faster on a large table: @done, UW2_MEMO_BYTES(@size) bytes
- * of zeroes, keeps what was found valid so that what functions share is
- * checked once.  The result is uw2_table_init()'s, but for tables that
- * only this one finishes within the step budget.
+ * How to validate: @memo, UW2_MEMO_BYTES(size) bytes of zeroes (or NULL),
+ * keeps what was found valid, so that what functions share is checked
+ * once and validation is linear in the blob's size; without it, a table
+ * that shares much may be refused as too complex.  @pause, when set, is
+ * called every 65,536 steps; returning true ends validation with
+ * UW2_ERR_INTERRUPTED.
  */
+struct uw2_check {
+	void *memo;
+	bool (*pause)(void *ctx);
+	void *ctx;
+};
+#define UW2_MEMO_BYTES(size)	(2 * (size_t)(size))
+
+/*
+ * Check a whole blob and fill @t.  Returns UW2_OK or the first error, with
+ * its blob offset in @err (which may be NULL).  Only a table that passed
+ * this may be given to uw2_unwind().  @c may be NULL.
+ */
+enum uw2_verr uw2_table_check(struct uw2_table *t, const void *blob, u32 size,
+			      const struct uw2_check *c,
+			      struct uw2_verror *err);
+
+#ifndef __KERNEL__
+/* uw2_table_check() without a memo, and with one. */
+enum uw2_verr uw2_table_init(struct uw2_table *t, const void *blob, u32 size,
+			     struct uw2_verror *err);
 enum uw2_verr uw2_table_init_memo(struct uw2_table *t, const void *blob,
-				  u32 size, u8 *done, struct uw2_verror *err);
-#define UW2_MEMO_BYTES(size)	(((size) + 7) / 8)
+				  u32 size, void *memo, struct uw2_verror *err);
 const char *uw2_verr_str(enum uw2_verr code);
+#endif
 
 /*
  * The layout checks of uw2_table_init() alone (size, bounds, alignment,
@@ -104,6 +131,7 @@ const char *uw2_verr_str(enum uw2_verr code);
 enum uw2_verr uw2_table_parse_header(struct uw2_table *t, const void *blob,
 				     u32 size, struct uw2_verror *err);
 
+#ifndef __KERNEL__
 /*
  * Bytes of .text, from text_start, that lookups in @t can resolve: the
  * page count times 128 KiB, saturated at 4 GiB - 1.
@@ -121,6 +149,7 @@ bool uw2_lookup_function(const struct uw2_table *t, u32 byte_off,
 /* FOT walk (§3.2): the UIT index for @instr_off in the list at @fot_index. */
 bool uw2_lookup_sequence(const struct uw2_table *t, u32 fot_index,
 			 u32 instr_off, u32 *uit_index);
+#endif
 
 /* One loaded module: its runtime .text range and its (validated) table. */
 struct uw2_module {
@@ -138,7 +167,14 @@ struct uw2_view {
 	const u8 *data;
 	u32 lo;
 	u32 len;
+	u32 fills_left;		/* copies uw2_view_fill() may still make */
 };
+
+/*
+ * What a stack reader returns when the sample may copy no more: the
+ * unwind stops as UW2_STOP_BUDGET, not as a read fault.
+ */
+#define UW2_READ_BUDGET		(-2)
 
 /*
  * A reader's half of a one-span stack cache: the word at @addr from the
@@ -148,7 +184,8 @@ struct uw2_view {
  * spans two pages, and pointed the view at them.  The walk only climbs
  * the stack, so what lies above the miss is what it reads next.  @copy
  * returns 0 or negative (nothing read).  Returns 0, or negative when
- * @copy failed (the view is then empty).
+ * @copy failed (the view is then empty), or UW2_READ_BUDGET when the
+ * view's fills_left was 0: the caller bounds the bytes one sample copies.
  */
 int uw2_view_fill(struct uw2_view *v, u8 *buf, u32 line, u32 addr, u32 *val,
 		  int (*copy)(void *ctx, void *dst, u32 src, u32 len),
@@ -157,7 +194,8 @@ int uw2_view_fill(struct uw2_view *v, u8 *buf, u32 line, u32 addr, u32 *val,
 /*
  * The stack window [lo, hi).  @read is only called for 4-aligned addresses
  * with lo <= addr and addr + 4 <= hi; it returns 0 or a negative value when
- * the word cannot be read (not resident, fault).  @view is optional (NULL):
+ * the word cannot be read (not resident, fault; UW2_READ_BUDGET when it
+ * may read no more in this unwind).  @view is optional (NULL):
  * words inside it, and inside [lo, hi), are read from it instead.  Before
  * calling @read for words that start inside the view and run past its
  * end, the unwinder empties the view (len 0), so that a reader that
@@ -181,6 +219,7 @@ enum uw2_stop {
 	UW2_STOP_BAD_OPCODE,	/* spare or reserved opcode */
 	UW2_STOP_MAX_DEPTH,	/* the frame array is full */
 	UW2_STOP_NORETURN,	/* a call that never returns: chain complete */
+	UW2_STOP_BUDGET,	/* the sample's step or stack-copy budget is spent */
 	UW2_STOP_COUNT
 };
 
@@ -188,8 +227,10 @@ enum uw2_stop {
 const struct uw2_module *uw2_find_module(const struct uw2_module *mods,
 					 u32 nmods, u32 addr);
 
+#ifndef __KERNEL__
 /* Short names used by the tools and records: "root", "no-table", ... */
 const char *uw2_stop_name(enum uw2_stop stop);
+#endif
 
 /* Register indexes in uw2_regs. */
 enum { UW2_FP = 11, UW2_IP = 12, UW2_SP = 13, UW2_LR = 14, UW2_PC = 15 };
@@ -208,8 +249,10 @@ enum uw2_exec {
 	UW2_EXEC_BAD_OPCODE,	/* spare, reserved or truncated opcode */
 	UW2_EXEC_BAD_SP,	/* vsp would wrap, or a pop leaves the window */
 	UW2_EXEC_READ_FAULT,	/* the stack reader failed */
+	UW2_EXEC_BUDGET,	/* the sample's budget is spent */
 };
 
+#ifndef __KERNEL__
 /*
  * Execute the opcode at @ops[*pos] (@len bytes in all) on @regs, where
  * r13 is vsp.  *@pos moves past the whole opcode whenever it could be
@@ -220,10 +263,19 @@ enum uw2_exec {
 enum uw2_exec uw2_exec_op(const u8 *ops, u32 len, u32 *pos,
 			  struct uw2_regs *regs, bool *pc_updated,
 			  const struct uw2_stack *stack);
+#endif
+
+/*
+ * Steps one unwind may take outside the caller loop's cache hits, which
+ * the frame count bounds: an opcode executed or a FOT pair read is one.
+ * Real samples take a few hundred; docs/ABI.md states the worst case.
+ */
+#define UW2_SAMPLE_STEPS	16384
 
 /* Look callers up at their return address, as Chrome does, not at the call. */
 #define UW2_F_CHROME_COMPAT	0x1
 
+#ifndef __KERNEL__
 /*
  * Unwind from @regs (the sampled frame).  @mods is sorted by text_start
  * with no overlaps.  Frame 0 is the sampled pc; each later frame is a
@@ -237,6 +289,7 @@ enum uw2_stop uw2_unwind(const struct uw2_module *mods, u32 nmods,
 			 struct uw2_regs *regs, const struct uw2_stack *stack,
 			 u32 *frames, u32 max_frames, u32 *nframes,
 			 unsigned int flags);
+#endif
 
 /*
  * Recent lookups: address to (module, sequence, function start), kept

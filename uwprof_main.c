@@ -19,6 +19,11 @@ module_param_named(table_bytes_max, uwprof_table_bytes_max, uint, 0644);
 MODULE_PARM_DESC(table_bytes_max,
 		 "Largest table, and most table bytes per open file (64 MiB)");
 
+unsigned int uwprof_tables_bytes_all = 256 << 20;
+module_param_named(tables_bytes_all, uwprof_tables_bytes_all, uint, 0644);
+MODULE_PARM_DESC(tables_bytes_all,
+		 "Most table bytes of all open files together, with validations under way (256 MiB)");
+
 unsigned int uwprof_buffer_bytes = 512 << 10;
 module_param_named(buffer_bytes, uwprof_buffer_bytes, uint, 0644);
 MODULE_PARM_DESC(buffer_bytes,

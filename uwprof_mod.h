@@ -25,6 +25,7 @@
 
 /* Module parameters (uwprof_main.c), read when a file is opened. */
 extern unsigned int uwprof_table_bytes_max;
+extern unsigned int uwprof_tables_bytes_all;
 extern unsigned int uwprof_buffer_bytes;
 extern unsigned int uwprof_wakeup_bytes;
 extern unsigned int uwprof_wakeup_ms;
@@ -127,6 +128,13 @@ struct uwprof_cpu_stats {
  * size.
  */
 #define UWPROF_STACK_LINE	2048
+
+/*
+ * Most such copies per sample (128 KiB): a hostile table's vsp can leap
+ * about the window, so copies are bounded apart from opcodes; real
+ * samples make one to three.
+ */
+#define UWPROF_STACK_FILLS	64
 
 /*
  * The handler's unwind scratch, per CPU (sampler.c): 84 KB on 32-bit ARM,

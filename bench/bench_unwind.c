@@ -379,7 +379,8 @@ static int replay_read(void *ctx, u32 addr, u32 *val)
 static u32 replay_sample(u32 i)
 {
 	const struct uwr_sample *s = rsamples[i];
-	struct replay_ctx rc = { .i = i };
+	/* no copy budget: the replay measures, the module bounds */
+	struct replay_ctx rc = { .i = i, .view.fills_left = UINT32_MAX };
 	struct uw2_stack stack = { s->lo, s->hi, replay_read, &rc, &rc.view };
 	u32 frames[UWR_MAX_FRAMES], n;
 	struct uw2_regs regs;
@@ -387,7 +388,7 @@ static u32 replay_sample(u32 i)
 
 	if (!replay_line)
 		rc.view = (struct uw2_view){ replay_words(s), s->lo,
-					     s->hi - s->lo };
+					     s->hi - s->lo, 0 };
 	memcpy(regs.r, s->regs, sizeof(regs.r));
 	replay_cache.gen = 1;	/* one module array: the module's per-sample gen */
 	stop = uw2_unwind_cached(rmods, nrmods, &regs, &stack, frames,

@@ -123,6 +123,9 @@ static void same_at_other_pc(const struct uw2_module *mod,
 	r1.r[UW2_PC] += 2 * ((pick >> 2) & 0x3ff) - 0x400;
 	r2 = r1;
 	stop = uw2_unwind(mod, 1, &r1, plain, f1, max, &n1, flags);
+	/* the cache spares steps: past the budget, it may go further */
+	if (stop == UW2_STOP_BUDGET)
+		return;
 	if (uw2_unwind_cached(mod, 1, &r2, plain, f2, max, &n2, flags,
 			      cache) != stop || n2 != n1 ||
 	    memcmp(f2, f1, n1 * 4) || memcmp(&r1, &r2, sizeof(r1)))
@@ -144,6 +147,9 @@ static void same_with_fast_paths(const struct uw2_module *mod,
 	struct uw2_view view;
 	struct uw2_regs r;
 
+	/* the cache spares steps: past the budget, it may go further */
+	if (stop == UW2_STOP_BUDGET)
+		return;
 	a = (pick & 0xfffc) % (size + 4);
 	b = ((pick >> 16) & 0xfffc) % (size + 4);
 	if (a > b) {
@@ -161,7 +167,7 @@ static void same_with_fast_paths(const struct uw2_module *mod,
 		a = b;
 	if (fs->fail_at - fs->lo >= a && fs->fail_at - fs->lo < b)
 		b = fs->fail_at - fs->lo;
-	view = (struct uw2_view){ fs->bytes + a, fs->lo + a, b - a };
+	view = (struct uw2_view){ fs->bytes + a, fs->lo + a, b - a, 0 };
 	stack.view = &view;
 	memset(&cache, 0, sizeof(cache));
 	/* entries checked against the module array, or trusted by gen */
@@ -173,6 +179,7 @@ static void same_with_fast_paths(const struct uw2_module *mod,
 				break;
 			lines.fs = fs;
 			lines.view.len = 0;
+			lines.view.fills_left = UINT32_MAX;
 			lines.line = 64 << ((pick >> 8) % 7);
 			stack.read = fuzz_line_read;
 			stack.ctx = &lines;

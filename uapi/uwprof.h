@@ -77,7 +77,7 @@ struct uwprof_table_upload {
  * threads.  The attachment ends when the process exits or execs.
  * ESRCH: no such process.  EACCES: not ptrace-readable by the caller.
  * ENOENT: no table with that id.  EEXIST: range overlaps an attachment.
- * EINVAL: empty range.  E2BIG: more than UWPROF_MAX_MODULES ranges.
+ * EINVAL: empty range.  ENOSPC: more than UWPROF_MAX_MODULES ranges.
  *
  * With UWPROF_ATTACH_FOLLOW nothing is attached: the process is followed
  * (sampled, given tables by build-id, its children followed with
@@ -162,6 +162,7 @@ enum uwprof_stop {
 	UWPROF_STOP_BAD_OPCODE,
 	UWPROF_STOP_MAX_DEPTH,
 	UWPROF_STOP_NORETURN,	/* a call that never returns: chain complete */
+	UWPROF_STOP_BUDGET,	/* the sample's step or stack-copy budget spent */
 	UWPROF_STOP_NR
 };
 

@@ -971,48 +971,131 @@ TEST(validate_only_reachable)
 }
 
 /*
- * Many functions alternating between two lists whose sequences are long:
- * work grows with functions times sequence length, and is refused.
+ * A one-page table of @nf functions, function i on FOT list @fot_at[i % 2]
+ * of @fot (@fot_size bytes), and @uit.  The caller frees it.
  */
-TEST(verr_too_complex)
+static u8 *vb_build(u32 nf, const u8 *fot, u32 fot_size, const u32 *fot_at,
+		    const u8 *uit, u32 uit_size, u32 *size)
 {
-	enum { NF = 2000, SEQ = 3000 };
-	u32 size = 32 + 4 + 4 * NF + 4 + SEQ;
-	u8 *b = calloc(1, size);
-	u32 ft = 36, fot = ft + 4 * NF, uit = fot + 4;
+	u32 ft = 36, fo = ft + 4 * nf, ui = fo + fot_size;
+	u8 *b;
 
+	*size = ui + uit_size;
+	b = calloc(1, *size);
 	uw2g_put32(b + 0, 32);
 	uw2g_put32(b + 4, 1);
 	uw2g_put32(b + 8, ft);
-	uw2g_put32(b + 12, NF);
-	uw2g_put32(b + 16, fot);
-	uw2g_put32(b + 20, 4);
-	uw2g_put32(b + 24, uit);
-	uw2g_put32(b + 28, SEQ);
-	for (u32 i = 0; i < NF; i++) {
+	uw2g_put32(b + 12, nf);
+	uw2g_put32(b + 16, fo);
+	uw2g_put32(b + 20, fot_size);
+	uw2g_put32(b + 24, ui);
+	uw2g_put32(b + 28, uit_size);
+	for (u32 i = 0; i < nf; i++) {
 		b[ft + 4 * i] = i;
 		b[ft + 4 * i + 1] = i >> 8;
-		b[ft + 4 * i + 2] = (i & 1) * 2;
+		b[ft + 4 * i + 2] = fot_at[i & 1];
+		b[ft + 4 * i + 3] = fot_at[i & 1] >> 8;
 	}
-	b[fot + 3] = 1;			/* lists (0, 0) and (0, 1) */
-	b[uit + SEQ - 1] = 0xb0;	/* 00 00 ... 00 B0 */
-	check_verr(b, size, UW2_ERR_TOO_COMPLEX, ANY_OFFSET);
-	{
-		struct uw2_verror err;
-		struct uw2_table t;
+	memcpy(b + fo, fot, fot_size);
+	memcpy(b + ui, uit, uit_size);
+	return b;
+}
 
-		uw2_table_init(&t, b, size, &err);
-		CHECK(err.offset >= uit && err.offset < uit + SEQ);
-		/* with a memo the one sequence is decoded once: linear */
-		u8 *done = calloc(1, UW2_MEMO_BYTES(size));
+/* A FOT list of @pairs pairs, offsets falling to 0, all to sequence 0. */
+static u32 vb_long_list(u8 *fot, u32 pairs)
+{
+	u32 n = 0;
 
-		CHECK_EQ_U32(uw2_table_init_memo(&t, b, size, done, &err),
-			     UW2_OK);
-		free(done);
+	for (u32 i = 0; i < pairs; i++) {
+		u32 off = pairs - 1 - i;
+
+		fot[n++] = 0x80 | (off & 0x7f);
+		fot[n++] = off >> 7;
+		fot[n++] = 0;
 	}
-	/* the same table with every function sharing one list is fine */
-	for (u32 i = 0; i < NF; i++)
-		b[ft + 4 * i + 2] = 0;
+	return n;
+}
+
+/*
+ * Many functions alternating between two long lists: without a memo,
+ * work grows with functions times list length, and is refused; with one,
+ * each list is checked once.
+ */
+TEST(verr_too_complex)
+{
+	enum { NF = 2000, PAIRS = UW2_FOT_PAIRS_MAX };
+	static u8 fot[2 * 3 * PAIRS];
+	static const u8 uit[] = { 0xb0 };
+	u32 at[2] = { 0, 0 }, size, len;
+	struct uw2_verror err;
+	struct uw2_table t;
+	u8 *b, *done;
+
+	len = vb_long_list(fot, PAIRS);
+	at[1] = len;
+	len += vb_long_list(fot + len, PAIRS);
+	b = vb_build(NF, fot, len, at, uit, sizeof(uit), &size);
+	CHECK_EQ_U32(uw2_table_init(&t, b, size, &err), UW2_ERR_TOO_COMPLEX);
+	CHECK(err.offset >= 36 + 4 * NF && err.offset < size);
+	done = calloc(1, UW2_MEMO_BYTES(size));
+	CHECK_EQ_U32(uw2_table_init_memo(&t, b, size, done, &err), UW2_OK);
+	free(done);
+	free(b);
+}
+
+/*
+ * A sequence of UW2_SEQ_OPS_MAX opcodes is valid, one more is refused at
+ * its start, with a memo or without, also where one walk joins another.
+ */
+TEST(verr_sequence_too_long)
+{
+	static const u8 fot[] = { 2, 1, 0, 0 };	/* (2, seq at 1), (0, at 0) */
+	u8 uit[UW2_SEQ_OPS_MAX + 2];
+	u32 at[2] = { 0, 0 }, size;
+	u8 *b;
+
+	memset(uit, 0x00, sizeof(uit));
+	uit[sizeof(uit) - 1] = 0xb0;
+	/*
+	 * The first pair's sequence starts at UIT byte 1 (MAX + 1 opcodes
+	 * with the Finish): refused at its start.
+	 */
+	b = vb_build(1, fot, sizeof(fot), at, uit, sizeof(uit), &size);
+	check_verr(b, size, UW2_ERR_SEQ_LONG, size - sizeof(uit) + 1);
+	free(b);
+	/*
+	 * Now MAX from byte 1, valid, and MAX + 1 from byte 0, which joins
+	 * the first walk: the memo adds the count it kept.
+	 */
+	b = vb_build(1, fot, sizeof(fot), at, uit + 1, sizeof(uit) - 1,
+		     &size);
+	check_verr(b, size, UW2_ERR_SEQ_LONG, size - (sizeof(uit) - 1));
+	free(b);
+	b = vb_build(1, fot, sizeof(fot), at, uit + 2, sizeof(uit) - 2,
+		     &size);
+	check_verr(b, size, UW2_OK, 0);
+	free(b);
+}
+
+/* A FOT list of UW2_FOT_PAIRS_MAX pairs is valid, one more is refused. */
+TEST(verr_fot_list_too_long)
+{
+	static u8 fot[3 * (UW2_FOT_PAIRS_MAX + 1)];
+	static const u8 uit[] = { 0xb0 };
+	u32 at[2] = { 0, 0 }, size, len;
+	u8 *b;
+
+	len = vb_long_list(fot, UW2_FOT_PAIRS_MAX + 1);
+	b = vb_build(1, fot, len, at, uit, sizeof(uit), &size);
+	check_verr(b, size, UW2_ERR_FOT_LONG, 36 + 4);
+	free(b);
+	len = vb_long_list(fot, UW2_FOT_PAIRS_MAX);
+	b = vb_build(1, fot, len, at, uit, sizeof(uit), &size);
+	check_verr(b, size, UW2_OK, 0);
+	free(b);
+	/* a second function on the list's tail, after the first */
+	at[1] = 3;
+	b = vb_build(2, fot, len, at, uit, sizeof(uit), &size);
 	check_verr(b, size, UW2_OK, 0);
 	free(b);
 }
@@ -1041,9 +1124,10 @@ TEST(verr_memo_sequence_runs_into_fot)
 }
 
 /*
- * The memo keeps whole lists, not their suffixes: functions that each
- * start one pair further into a long list still cost the square of its
- * length, and the budget still refuses them.
+ * Functions that each start one pair further into a long list: the memo
+ * keeps every pair it checked, so each list stops at the first pair the
+ * one before checked, and validation stays linear (the square of the
+ * list's length is over the budget); without a memo it is refused.
  */
 TEST(verr_too_complex_memo)
 {
@@ -1073,8 +1157,8 @@ TEST(verr_too_complex_memo)
 		b[fot + 3 * i + 2] = 0;	/* sequence 0 */
 	}
 	b[uit] = 0xb0;
-	CHECK_EQ_U32(uw2_table_init_memo(&t, b, size, done, &err),
-		     UW2_ERR_TOO_COMPLEX);
+	CHECK_EQ_U32(uw2_table_init(&t, b, size, &err), UW2_ERR_TOO_COMPLEX);
+	CHECK_EQ_U32(uw2_table_init_memo(&t, b, size, done, &err), UW2_OK);
 	/* one list for all of them is fine */
 	for (u32 i = 0; i < L; i++) {
 		b[ft + 4 * i + 2] = 0;
@@ -1195,7 +1279,8 @@ static void world_same_cached(struct world *w, const struct uw2_regs *start,
 
 	if (w->mem.fault_set && w->mem.fault_addr - w->mem.base < len)
 		len = (w->mem.fault_addr - w->mem.base) & ~3u;
-	view = (struct uw2_view){ (const u8 *)w->mem.words, w->mem.base, len };
+	view = (struct uw2_view){ (const u8 *)w->mem.words, w->mem.base, len,
+				  0 };
 	stack.view = &view;
 	memset(&cache, 0, sizeof(cache));
 	/* entries checked against the array, then trusted by gen */
@@ -1428,6 +1513,95 @@ TEST(unwind_read_fault)
 	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_READ_FAULT);
 	CHECK_EQ_U32(w.n, 2);
 	CHECK_EQ_U32(w.regs.r[UW2_SP], VSP + 8);	/* as L left it */
+}
+
+/*
+ * A frame whose pc sits at the end of a FOT list of @pairs pairs
+ * (sequence "pop {r4, lr}; finish"), on a stack whose every word returns
+ * to it: each frame walks the whole list again.
+ */
+static enum uw2_stop budget_walk(u32 pairs, u32 *n)
+{
+	static u8 fot[3 * UW2_FOT_PAIRS_MAX];
+	static const u8 uit[] = { 0xa8, 0xb0 };
+	u32 at[2] = { 0, 0 }, size, frames[MEM_WORDS / 2];
+	struct uw2_module mod;
+	struct uw2_table t;
+	struct uw2_regs regs;
+	struct uw2_stack s;
+	struct mem mem = { .base = VSP };
+	enum uw2_stop stop;
+	u8 *b;
+
+	b = vb_build(1, fot, vb_long_list(fot, pairs), at, uit, sizeof(uit),
+		     &size);
+	CHECK_EQ_U32(uw2_table_init(&t, b, size, NULL), UW2_OK);
+	mod = (struct uw2_module){ 0x20000, 0x40000, &t };
+	for (u32 i = 0; i < MEM_WORDS; i++)
+		mem.words[i] = 0x20100;
+	memset(&regs, 0, sizeof(regs));
+	regs.r[UW2_PC] = 0x20100;
+	regs.r[UW2_SP] = VSP;
+	s = mem_stack(&mem);
+	stop = uw2_unwind(&mod, 1, &regs, &s, frames, MEM_WORDS / 2, n, 0);
+	free(b);
+	return stop;
+}
+
+/*
+ * One sample's steps are bounded whatever the table: frames that each
+ * read thousands of FOT pairs stop as "budget" after UW2_SAMPLE_STEPS of
+ * them, where short lists walk on to the depth limit.
+ */
+TEST(unwind_budget_bounds_a_sample)
+{
+	u32 n, per_frame = UW2_FOT_PAIRS_MAX - 0x80;
+
+	CHECK_EQ_U32(budget_walk(UW2_FOT_PAIRS_MAX, &n), UW2_STOP_BUDGET);
+	CHECK_EQ_U32(n, UW2_SAMPLE_STEPS / per_frame + 1);
+	CHECK_EQ_U32(budget_walk(0x100, &n), UW2_STOP_MAX_DEPTH);
+	CHECK_EQ_U32(n, MEM_WORDS / 2);
+}
+
+static int budget_read(void *ctx, u32 addr, u32 *val)
+{
+	(void)ctx;
+	(void)addr;
+	(void)val;
+	return UW2_READ_BUDGET;
+}
+
+static int copy_zeroes(void *ctx, void *dst, u32 src, u32 len)
+{
+	(void)ctx;
+	(void)src;
+	memset(dst, 0, len);
+	return 0;
+}
+
+/*
+ * A reader that may copy no more ends the unwind as "budget", and the
+ * view's fill count is what it spends.
+ */
+TEST(unwind_copy_budget)
+{
+	struct world w;
+	struct uw2_view v = { .fills_left = 1 };
+	u8 buf[64];
+	u32 val;
+
+	world_init(&w);
+	world_stack_lmtr(&w);
+	w.stack.read = budget_read;
+	CHECK_EQ_U32(uw2_unwind(w.mods, 2, &w.regs, &w.stack, w.frames, 16,
+				&w.n, 0), UW2_STOP_BUDGET);
+	CHECK_EQ_U32(w.n, 1);
+	CHECK_EQ_U32(uw2_view_fill(&v, buf, 64, VSP, &val, copy_zeroes, NULL),
+		     0);
+	CHECK_EQ_U32(uw2_view_fill(&v, buf, 64, VSP + 4, &val, copy_zeroes,
+				   NULL), 0);
+	CHECK_EQ_U32(uw2_view_fill(&v, buf, 64, VSP + 64, &val, copy_zeroes,
+				   NULL), (u32)UW2_READ_BUDGET);
 }
 
 TEST(unwind_window_ends_mid_stack)
@@ -1853,10 +2027,10 @@ TEST(stop_names)
 {
 	static const char *const want[] = {
 		"root", "no-table", "refused", "bad-sp", "no-progress",
-		"read-fault", "bad-opcode", "max-depth", "noreturn",
+		"read-fault", "bad-opcode", "max-depth", "noreturn", "budget",
 	};
 
-	CHECK_EQ_U32(UW2_STOP_COUNT, 9);
+	CHECK_EQ_U32(UW2_STOP_COUNT, 10);
 	for (u32 i = 0; i < UW2_STOP_COUNT; i++)
 		CHECK_STR(uw2_stop_name(i), want[i]);
 	CHECK_STR(uw2_stop_name(UW2_STOP_COUNT), "unknown");
