@@ -115,12 +115,39 @@ static bool uwprof_validate_pause(void *ctx)
 	return fatal_signal_pending(current);
 }
 
-/* Copy the blob in and validate it; on a bad blob report why in @up. */
-static int uwprof_table_load(struct uwprof_table_upload *up,
-			     struct uwprof_table **out)
+/*
+ * Validate @t's blob; a bad one gets EINVAL and why in @up.  What
+ * functions share is checked once (the memo), so validation is linear in
+ * the blob's size.
+ */
+static int uwprof_table_validate(struct uwprof_table *t,
+				 struct uwprof_table_upload *up)
 {
 	struct uw2_check check = { .pause = uwprof_validate_pause };
 	struct uw2_verror verr = { UW2_OK, 0 };
+
+	verr.code = uw2_table_parse_header(&t->t, t->blob, t->size, &verr);
+	if (verr.code == UW2_OK) {
+		check.memo = kvzalloc(uw2_memo_bytes(&t->t), GFP_KERNEL_ACCOUNT);
+		if (!check.memo)
+			return -ENOMEM;
+		verr.code = uw2_table_check(&t->t, t->blob, t->size, &check,
+					    &verr);
+		kvfree(check.memo);
+	}
+	if (verr.code == UW2_ERR_INTERRUPTED)
+		return -EINTR;
+	if (verr.code == UW2_OK)
+		return 0;
+	up->verr = verr.code;
+	up->verr_offset = verr.offset;
+	return -EINVAL;
+}
+
+/* Copy the blob in and validate it. */
+static int uwprof_table_load(struct uwprof_table_upload *up,
+			     struct uwprof_table **out)
+{
 	struct uwprof_table *t;
 	int ret;
 
@@ -137,24 +164,9 @@ static int uwprof_table_load(struct uwprof_table_upload *up,
 		ret = -EFAULT;
 		goto err;
 	}
-	/* what functions share is checked once: validation stays linear */
-	check.memo = kvzalloc(UW2_MEMO_BYTES(t->size), GFP_KERNEL_ACCOUNT);
-	if (!check.memo) {
-		ret = -ENOMEM;
+	ret = uwprof_table_validate(t, up);
+	if (ret)
 		goto err;
-	}
-	verr.code = uw2_table_check(&t->t, t->blob, t->size, &check, &verr);
-	kvfree(check.memo);
-	if (verr.code == UW2_ERR_INTERRUPTED) {
-		ret = -EINTR;
-		goto err;
-	}
-	if (verr.code != UW2_OK) {
-		up->verr = verr.code;
-		up->verr_offset = verr.offset;
-		ret = -EINVAL;
-		goto err;
-	}
 	t->hash = jhash(t->blob, t->size, 0);
 	t->flags = up->flags;
 	t->text_addr = up->text_addr;

@@ -333,22 +333,29 @@ struct uw2_vstate {
 	u32 steps_left;
 	u32 pause_in;		/* steps to the next call of pause */
 	const struct uw2_check *c;
-	u16 *memo;
+	u16 *memo_fot;		/* fot_size counts, then ... */
+	u8 *memo_uit;		/* ... uit_size counts; or both NULL */
 	struct uw2_verror *err;
 };
 
 /*
- * The memo's count at @p: opcodes to the end of the sequence from a UIT
- * byte, pairs to the end of the list from a FOT byte; 0 when not checked.
+ * The memo's counts, 0 where not checked: pairs to the end of the list
+ * from FOT byte @pos (at most UW2_FOT_PAIRS_MAX), opcodes to the end of
+ * the sequence from UIT byte @pos (at most UW2_SEQ_OPS_MAX).
  */
-static u32 uw2_memo_get(const struct uw2_vstate *v, const u8 *p)
+static u32 uw2_memo_fot(const struct uw2_vstate *v, u32 pos)
 {
-	return v->memo ? v->memo[p - v->blob] : 0;
+	return v->memo_fot ? v->memo_fot[pos] : 0;
 }
 
-static void uw2_memo_set(struct uw2_vstate *v, const u8 *p, u32 count)
+static u32 uw2_memo_uit(const struct uw2_vstate *v, u32 pos)
 {
-	v->memo[p - v->blob] = count;
+	return v->memo_uit ? v->memo_uit[pos] : 0;
+}
+
+u32 uw2_memo_bytes(const struct uw2_table *t)
+{
+	return 2 * t->fot_size + t->uit_size;
 }
 
 static u32 uw2_blob_off(const struct uw2_vstate *v, const u8 *p)
@@ -472,7 +479,7 @@ static enum uw2_verr uw2_sequence_length(struct uw2_vstate *v, u32 pos,
 
 	for (*n = 0;; ) {
 		/* not at the UIT's end: that byte is another table's */
-		known = pos < t->uit_size ? uw2_memo_get(v, t->uit + pos) : 0;
+		known = pos < t->uit_size ? uw2_memo_uit(v, pos) : 0;
 		*n += known;
 		if (known)
 			break;
@@ -508,10 +515,10 @@ static enum uw2_verr uw2_check_sequence(struct uw2_vstate *v, u32 pos)
 	u32 left;
 
 	r = uw2_sequence_length(v, pos, &left);
-	if (r || !v->memo)
+	if (r || !v->memo_uit)
 		return r;
-	for (; left && !uw2_memo_get(v, t->uit + pos); left--) {
-		uw2_memo_set(v, t->uit + pos, left);
+	for (; left && !uw2_memo_uit(v, pos); left--) {
+		v->memo_uit[pos] = left;
 		uw2_decode(t->uit, t->uit_size, &pos, &in);
 	}
 	return UW2_OK;
@@ -574,7 +581,7 @@ static enum uw2_verr uw2_fot_list_length(struct uw2_vstate *v, u32 pos,
 	for (*n = 0;; ) {
 		at = pos;
 		known = pos < v->t->fot_size ?
-			uw2_memo_get(v, v->t->fot + pos) : 0;
+			uw2_memo_fot(v, pos) : 0;
 		r = uw2_check_pair(v, &pos, &off, &idx);
 		if (r)
 			return r;
@@ -614,10 +621,10 @@ static enum uw2_verr uw2_check_fot_list(struct uw2_vstate *v, u32 pos)
 	enum uw2_verr r;
 
 	r = uw2_fot_list_length(v, pos, &left);
-	if (r || !v->memo)
+	if (r || !v->memo_fot)
 		return r;
-	for (; left && !uw2_memo_get(v, f + pos); left--) {
-		uw2_memo_set(v, f + pos, left);
+	for (; left && !uw2_memo_fot(v, pos); left--) {
+		v->memo_fot[pos] = left;
 		uw2_uleb(f, v->t->fot_size, &pos, &off);
 		uw2_uleb(f, v->t->fot_size, &pos, &idx);
 	}
@@ -639,7 +646,7 @@ static enum uw2_verr uw2_check_functions(struct uw2_vstate *v)
 			return uw2_fail(v->err, UW2_ERR_FOT_INDEX,
 					uw2_blob_off(v, t->func_table +
 						     4 * i + 2));
-		if ((i && fot == prev_fot) || uw2_memo_get(v, t->fot + fot))
+		if ((i && fot == prev_fot) || uw2_memo_fot(v, fot))
 			continue;
 		r = uw2_check_fot_list(v, fot);
 		if (r)
@@ -669,13 +676,16 @@ enum uw2_verr uw2_table_check(struct uw2_table *t, const void *blob, u32 size,
 {
 	struct uw2_vstate v = {
 		.t = t, .blob = blob, .err = err, .c = c,
-		.memo = c ? c->memo : NULL,
 		.pause_in = UW2_PAUSE_STEPS,
 	};
 	enum uw2_verr r;
 
-	v.steps_left = uw2_step_budget(size, v.memo);
+	v.steps_left = uw2_step_budget(size, c && c->memo);
 	r = uw2_table_parse_header(t, blob, size, err);
+	if (!r && c && c->memo) {
+		v.memo_fot = c->memo;
+		v.memo_uit = (u8 *)c->memo + 2 * t->fot_size;
+	}
 	if (!r)
 		r = uw2_check_pages(&v);
 	if (!r)
@@ -1148,9 +1158,9 @@ static enum uw2_exec uw2_run_sequence(struct uw2_walk *w,
 	enum uw2_exec res;
 
 	do {
-		if (!w->steps)
+		if (w->steps < UW2_OP_STEPS)
 			return UW2_EXEC_BUDGET;
-		w->steps--;
+		w->steps -= UW2_OP_STEPS;
 		if (pos >= t->uit_size ||
 		    !uw2_fast_op(t->uit, &pos, regs, &pc_updated, popped,
 				 w->stack, &res))

@@ -91,11 +91,11 @@ struct uw2_verror {
 #define UW2_FOT_PAIRS_MAX	4096
 
 /*
- * How to validate: @memo, UW2_MEMO_BYTES(size) bytes of zeroes (or NULL),
- * keeps what was found valid, so that what functions share is checked
- * once and validation is linear in the blob's size; without it, a table
- * that shares much may be refused as too complex.  @pause, when set, is
- * called every 65,536 steps; returning true ends validation with
+ * How to validate: @memo, uw2_memo_bytes() zeroed bytes (or NULL), 2-byte
+ * aligned, keeps what was found valid, so that what functions share is
+ * checked once and validation is linear in the blob's size; without it,
+ * a table that shares much may be refused as too complex.  @pause, when
+ * set, is called every 65,536 steps; returning true ends validation with
  * UW2_ERR_INTERRUPTED.
  */
 struct uw2_check {
@@ -103,6 +103,13 @@ struct uw2_check {
 	bool (*pause)(void *ctx);
 	void *ctx;
 };
+
+/*
+ * The memo's size for a table whose header passed uw2_table_parse_header()
+ * (two bytes a FOT byte, one a UIT byte); UW2_MEMO_BYTES(size) is enough
+ * for any table of @size bytes.
+ */
+u32 uw2_memo_bytes(const struct uw2_table *t);
 #define UW2_MEMO_BYTES(size)	(2 * (size_t)(size))
 
 /*
@@ -267,10 +274,13 @@ enum uw2_exec uw2_exec_op(const u8 *ops, u32 len, u32 *pos,
 
 /*
  * Steps one unwind may take outside the caller loop's cache hits, which
- * the frame count bounds: an opcode executed or a FOT pair read is one.
- * Real samples take a few hundred; docs/ABI.md states the worst case.
+ * the frame count bounds: a FOT pair read is one, an opcode executed two
+ * (a pop of ten registers costs about twice a long pair).  A frame that
+ * missed the cache takes a dozen or two; docs/ABI.md states the worst
+ * case, about 0.75 million instructions.
  */
-#define UW2_SAMPLE_STEPS	16384
+#define UW2_SAMPLE_STEPS	4096
+#define UW2_OP_STEPS		2
 
 /* Look callers up at their return address, as Chrome does, not at the call. */
 #define UW2_F_CHROME_COMPAT	0x1

@@ -23,13 +23,16 @@
 #   --mem MB          default 512
 #   --smp N           default 2
 #   --log FILE        keep the whole console log there
+#   --icount          count instructions: -icount shift=0,sleep=off, so a
+#                     guest nanosecond is one instruction (DESIGN's cost
+#                     model) and guest timings do not depend on the host
 #   --print-kernel    print the kernel image $KERNEL boots, and exit
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$top/build}
 timeout_s=300 mem=512 smp=2 log= out= print_kernel=
-adds=()
+adds=() icount=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--add) adds+=("$2"); shift 2 ;;
@@ -38,6 +41,7 @@ while [ $# -gt 0 ]; do
 	--mem) mem=$2; shift 2 ;;
 	--smp) smp=$2; shift 2 ;;
 	--log) log=$2; shift 2 ;;
+	--icount) icount=(-icount shift=0,sleep=off); shift ;;
 	--print-kernel) print_kernel=1; shift ;;
 	--) shift; break ;;
 	*) echo "vm.sh: unknown option '$1'" >&2; exit 2 ;;
@@ -121,8 +125,8 @@ awk_lines=awk
 awk -W version 2>&1 | grep -q mawk && awk_lines='awk -W interactive'
 set +e
 timeout --kill-after=5 "$timeout_s" "${qemu[@]}" \
-	-smp "$smp" -m "$mem" -kernel "$kernel" -initrd "$work/initrd" \
-	-append "console=ttyAMA0 rdinit=/init panic=-1 quiet" \
+	-smp "$smp" -m "$mem" "${icount[@]+"${icount[@]}"}" -kernel "$kernel" \
+	-initrd "$work/initrd" -append "console=ttyAMA0 rdinit=/init panic=-1 quiet" \
 	-nic none -display none -monitor none -serial stdio -no-reboot </dev/null |
 	sed -u 's/\r$//' | tee "$console" | $awk_lines '
 		/^UWPROF-FILE-BEGIN /{skip=1} /^UWPROF-FILE-END/{skip=0; next}

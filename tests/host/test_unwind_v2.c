@@ -1559,7 +1559,7 @@ TEST(unwind_budget_bounds_a_sample)
 
 	CHECK_EQ_U32(budget_walk(UW2_FOT_PAIRS_MAX, &n), UW2_STOP_BUDGET);
 	CHECK_EQ_U32(n, UW2_SAMPLE_STEPS / per_frame + 1);
-	CHECK_EQ_U32(budget_walk(0x100, &n), UW2_STOP_MAX_DEPTH);
+	CHECK_EQ_U32(budget_walk(0xa0, &n), UW2_STOP_MAX_DEPTH);
 	CHECK_EQ_U32(n, MEM_WORDS / 2);
 }
 

@@ -1,0 +1,373 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Valid input used at its worst: tables built to be slow to validate,
+ * uploaded and timed; tables and stacks built to make one sample as long
+ * as the module lets it be, sampled and timed by the module's own
+ * handler_ns_max.  docs/ABI.md ("Bounded work") states the bounds these
+ * check.
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "kselftest_harness.h"
+#include "unwind_v2.h"
+#include "uwprof_util.h"
+#include "worst_tables.h"
+
+/* Upload limits in the VM (the acceptance of the bounded-work rules). */
+#define UPLOAD_4M_MS		2000
+#define SAMPLE_MAX_NS		2000000
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* Table bytes beyond tables_bytes_all, all files together: ENOSPC. */
+TEST(upload_global_cap)
+{
+	static const unsigned char finish[] = { 0xb0 };
+	unsigned char blob[64];
+	size_t len = uwprof_tiny_table(blob, finish, sizeof(finish));
+	int a, b, id = -1;
+
+	ASSERT_EQ(0, uwprof_load());
+	/* room for one tiny table and its memo, not for two */
+	ASSERT_EQ(0, uwprof_set_param("tables_bytes_all", 3 * len));
+	a = uwprof_open_dev();
+	b = uwprof_open_dev();
+	ASSERT_LE(0, a);
+	ASSERT_LE(0, b);
+	/* files closed by the tests before give their bytes back in a while */
+	for (int i = 0; i < 50 && (id = uwprof_upload(a, blob, len, NULL)) < 0;
+	     i++)
+		usleep(100000);
+	EXPECT_EQ(1, id);
+	EXPECT_EQ(-ENOSPC, uwprof_upload(b, blob, len, NULL));
+	close(a);
+	/* the first file's bytes are given back once it is freed */
+	for (int i = 0; i < 50 && (id = uwprof_upload(b, blob, len, NULL)) < 0;
+	     i++)
+		usleep(100000);
+	EXPECT_EQ(1, id);
+	close(b);
+	ASSERT_EQ(0, uwprof_set_param("tables_bytes_all", 256 << 20));
+}
+
+/* Every worst shape at 4 MiB: valid, and validated within the limit. */
+TEST(upload_worst_tables_4m)
+{
+	uint32_t size = 4 << 20, n, verr;
+	uint8_t *b = malloc(size);
+	double t0, ms;
+	int fd, id;
+
+	ASSERT_TRUE(b != NULL);
+	ASSERT_EQ(0, uwprof_load());
+	for (size_t i = 0; i < sizeof(wt_shapes) / sizeof(wt_shapes[0]); i++) {
+		fd = uwprof_open_dev();
+		ASSERT_LE(0, fd);
+		n = wt_build(b, size, &wt_shapes[i]);
+		ASSERT_LT(size - 4096, n);
+		t0 = now_ms();
+		id = uwprof_upload(fd, b, n, &verr);
+		ms = now_ms() - t0;
+		ksft_print_msg("shape %zu: %u bytes uploaded in %.0f ms (id %d, verr %u)\n",
+			       i, n, ms, id, verr);
+		EXPECT_LT(0, id);
+		EXPECT_GT(UPLOAD_4M_MS, ms);
+		close(fd);
+	}
+	free(b);
+}
+
+/* The slowest shape at table_bytes_max (64 MiB), validated within 30 s. */
+TEST(upload_worst_table_max_size)
+{
+	uint32_t size = 64 << 20, n;
+	uint8_t *b = malloc(size);
+	double t0, ms;
+	int fd, id;
+
+	ASSERT_TRUE(b != NULL);
+	ASSERT_EQ(0, uwprof_load());
+	fd = uwprof_open_dev();
+	ASSERT_LE(0, fd);
+	n = wt_build(b, size, &wt_shapes[1]);
+	t0 = now_ms();
+	id = uwprof_upload(fd, b, n, NULL);
+	ms = now_ms() - t0;
+	ksft_print_msg("%u bytes uploaded in %.0f ms\n", n, ms);
+	EXPECT_LT(0, id);
+	EXPECT_GT(30000, ms);
+	close(fd);
+	free(b);
+}
+
+/* A killed uploader does not wait for its validation to end. */
+TEST(upload_killed_midway)
+{
+	uint32_t size = 64 << 20, n;
+	uint8_t *b = malloc(size);
+	double t0, kill_ms, ms;
+	int fd, status;
+	pid_t pid;
+
+	ASSERT_TRUE(b != NULL);
+	ASSERT_EQ(0, uwprof_load());
+	/* room for this file's table while the one before is freed */
+	ASSERT_EQ(0, uwprof_set_param("tables_bytes_all", 512 << 20));
+	n = wt_build(b, size, &wt_shapes[1]);
+	fd = uwprof_open_dev();
+	ASSERT_LE(0, fd);
+	t0 = now_ms();
+	uwprof_upload(fd, b, n, NULL);
+	ms = now_ms() - t0;
+	close(fd);
+	pid = fork();
+	if (!pid) {
+		fd = uwprof_open_dev();
+		_exit(-uwprof_upload(fd, b, n, NULL) & 0xff);
+	}
+	/* half way through its validation, by the time one took */
+	usleep(ms * 500);
+	t0 = now_ms();
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	kill_ms = now_ms() - t0;
+	ksft_print_msg("upload %.0f ms; killed half way, gone in %.0f ms (status %#x)\n",
+		       ms, kill_ms, status);
+	/* it was still uploading: the kill ended it, not its own exit */
+	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	EXPECT_GT(ms / 4, kill_ms);
+	ASSERT_EQ(0, uwprof_set_param("tables_bytes_all", 256 << 20));
+	free(b);
+}
+
+/* An argument larger than a page is refused at once, whatever it holds. */
+TEST(argument_over_a_page)
+{
+	size_t big = 64 << 20;
+	struct uwprof_version *v = calloc(1, big);
+	double t0;
+	int fd;
+
+	ASSERT_TRUE(v != NULL);
+	ASSERT_EQ(0, uwprof_load());
+	fd = uwprof_open_dev();
+	ASSERT_LE(0, fd);
+	v->size = big;
+	t0 = now_ms();
+	EXPECT_EQ(-1, ioctl(fd, UWPROF_IOC_VERSION, v));
+	EXPECT_EQ(E2BIG, errno);
+	EXPECT_GT(100, now_ms() - t0);
+	v->size = getpagesize();
+	EXPECT_EQ(0, ioctl(fd, UWPROF_IOC_VERSION, v));
+	close(fd);
+	free(v);
+}
+
+/*
+ * Spins with sp at @base, sliding it up 8 bytes a turn and back to @base
+ * at @end, until *@stop: the sampled frame's stack is a table's playground,
+ * and each sample starts at other words.  ARM code, 64-byte aligned: the
+ * table's text starts at attack_spin.
+ */
+void attack_spin(uint32_t *base, volatile int *stop, uint32_t *end);
+asm(".text\n"
+    ".balign 64\n"
+    ".arm\n"
+    ".global attack_spin\n"
+    ".type attack_spin, %function\n"
+    "attack_spin:\n"
+    "	mov	r12, sp\n"
+    "	mov	sp, r0\n"
+    "1:	ldr	r3, [r1]\n"
+    "	cmp	r3, #0\n"
+    "	bne	2f\n"
+    "	add	sp, sp, #8\n"
+    "	cmp	sp, r2\n"
+    "	movhs	sp, r0\n"
+    "	b	1b\n"
+    "2:	mov	sp, r12\n"
+    "	bx	lr\n"
+    ".size attack_spin, .-attack_spin\n");
+
+/* Return addresses into row 0 of the one function: 1..ra_count halfwords in. */
+#define RA_STRIDE	8192u	/* halfwords between FOT offsets */
+
+/*
+ * A table of one function at attack_spin whose list has @pairs pairs
+ * RA_STRIDE halfwords apart, all to sequence @uit: a return address in
+ * the first RA_STRIDE halfwords walks the whole list.  Pages cover the
+ * list's span.
+ */
+static uint32_t attack_table(uint8_t *b, uint32_t pairs, const uint8_t *uit,
+			     uint32_t uit_size, uint32_t *span)
+{
+	uint32_t pages = (uint64_t)pairs * RA_STRIDE * 2 / (128 << 10) + 1;
+	uint32_t ft = 32 + 4 * pages, fot = ft + 4, n = fot, i;
+
+	for (i = 0; i < pairs; i++) {
+		n += wt_uleb(b + n, (pairs - 1 - i) * RA_STRIDE, 3);
+		b[n++] = 0;
+	}
+	wt_put32(b + 0, 32);
+	wt_put32(b + 4, pages);
+	wt_put32(b + 8, ft);
+	wt_put32(b + 12, 1);
+	wt_put32(b + 16, fot);
+	wt_put32(b + 20, n - fot);
+	wt_put32(b + 24, n);
+	wt_put32(b + 28, uit_size);
+	for (i = 0; i < pages; i++)
+		wt_put32(b + 32 + 4 * i, i ? 1 : 0);
+	wt_put32(b + ft, 0);
+	memcpy(b + n, uit, uit_size);
+	*span = pages * (128 << 10);
+	return n + uit_size;
+}
+
+struct spinner {
+	uint32_t *base, *end;
+	volatile int stop;
+};
+
+static void *spin_thread(void *arg)
+{
+	struct spinner *s = arg;
+
+	attack_spin(s->base, &s->stop, s->end);
+	return NULL;
+}
+
+/*
+ * Sample a thread spinning in attack_spin over a stack of (r4, return
+ * address) pairs, each return address another of RA_STRIDE - 1, with the
+ * table of @pairs pairs and sequence @uit; returns handler_ns_max, and
+ * the budget stops in *@budget.
+ */
+static uint64_t attack_sample(struct __test_metadata *_metadata,
+			      uint32_t pairs, const uint8_t *uit,
+			      uint32_t uit_size, uint64_t *budget,
+			      uint64_t *taken)
+{
+	/* sp slides over 64 KiB; the window's 256 KiB above stay mapped */
+	uint32_t words = 16 << 10, total = words + (64 << 10) + 1024;
+	uint32_t span, len, text = (uintptr_t)attack_spin;
+	uint8_t *blob = calloc(1, 64 << 10);
+	struct uwprof_stats st;
+	struct spinner s;
+	pthread_t th;
+	int fd, id;
+
+	s.base = calloc(total, 4);
+	s.end = s.base + words;
+	s.stop = 0;
+	/* distinct return addresses, in no order the cache could learn */
+	for (uint32_t i = 0; i < total; i++)
+		s.base[i] = i & 1 ? text + 2 + 2 * (i * 2654435761u %
+						    (RA_STRIDE - 2)) : i;
+	len = attack_table(blob, pairs, uit, uit_size, &span);
+	fd = uwprof_open_dev();
+	EXPECT_LE(0, fd);
+	id = uwprof_upload(fd, blob, len, NULL);
+	EXPECT_LT(0, id);
+	EXPECT_EQ(0, uwprof_attach(fd, getpid(), id, text, text + span));
+	pthread_create(&th, NULL, spin_thread, &s);
+	EXPECT_EQ(0, uwprof_start(fd, 1000));
+	usleep(1500000);
+	ioctl(fd, UWPROF_IOC_STOP);
+	s.stop = 1;
+	pthread_join(th, NULL);
+	EXPECT_EQ(0, uwprof_stats(fd, &st));
+	ksft_print_msg("%u pairs: %llu taken, handler mean %llu ns, max %llu ns, budget stops %llu, max-depth %llu\n",
+		       pairs, (unsigned long long)st.taken,
+		       st.taken ? (unsigned long long)(st.handler_ns_sum / st.taken) : 0,
+		       (unsigned long long)st.handler_ns_max,
+		       (unsigned long long)st.stop[UWPROF_STOP_BUDGET],
+		       (unsigned long long)st.stop[UWPROF_STOP_MAX_DEPTH]);
+	for (int k = 0; k < UWPROF_STOP_NR; k++)
+		if (st.stop[k])
+			ksft_print_msg("  stop %d: %llu\n", k,
+				       (unsigned long long)st.stop[k]);
+	*budget = st.stop[UWPROF_STOP_BUDGET];
+	*taken = st.taken;
+	close(fd);
+	free(s.base);
+	free(blob);
+	return st.handler_ns_max;
+}
+
+/* Every frame reads a FOT list of 4096 pairs: the step budget ends it. */
+TEST(sample_long_lists)
+{
+	static const uint8_t uit[] = { 0xa8, 0xb0 };	/* pop {r4, lr} */
+	uint64_t budget, taken, max;
+
+	ASSERT_EQ(0, uwprof_load());
+	max = attack_sample(_metadata, UW2_FOT_PAIRS_MAX, uit, sizeof(uit),
+			    &budget, &taken);
+	EXPECT_LT(100, taken);
+	EXPECT_LT(taken / 2, budget);
+	EXPECT_GT(SAMPLE_MAX_NS, max);
+}
+
+/*
+ * Every frame runs a sequence of 64 opcodes, 31 of them pops of ten
+ * registers: the depth limit or the step budget ends it.
+ */
+TEST(sample_long_sequences)
+{
+	uint8_t uit[128];
+	uint32_t n = 0;
+	uint64_t budget, taken, max;
+
+	for (int k = 0; k < 31; k++) {
+		uit[n++] = 0x8c;	/* pop r4-r11, r14, r15 */
+		uit[n++] = 0xff;
+		uit[n++] = 0x49;	/* vsp -= 40 */
+	}
+	uit[n++] = 0xa8;		/* pop {r4, lr} */
+	uit[n++] = 0xb0;
+	ASSERT_EQ(0, uwprof_load());
+	ASSERT_EQ(0, uwprof_set_param("max_depth", 256));
+	max = attack_sample(_metadata, 1, uit, n, &budget, &taken);
+	ASSERT_EQ(0, uwprof_set_param("max_depth", 128));
+	EXPECT_LT(100, taken);
+	EXPECT_GT(SAMPLE_MAX_NS, max);
+}
+
+/*
+ * Every opcode pair leaps 2 KiB up the stack and pops a word there: each
+ * pop copies another line (2,056 bytes on, an even count of words, so the
+ * frame's return address is one), until the sample's copy budget ends it.
+ */
+TEST(sample_stack_leaps)
+{
+	uint8_t uit[128];
+	uint32_t n = 0;
+	uint64_t budget, taken, max;
+
+	for (int k = 0; k < 31; k++) {
+		uit[n++] = 0xb2;	/* vsp += 0x204 + 4 * 384: 2 KiB */
+		uit[n++] = 0x80;
+		uit[n++] = 0x03;
+		uit[n++] = 0xa0;	/* pop {r4} */
+	}
+	uit[n++] = 0xa8;		/* pop {r4, lr} */
+	uit[n++] = 0xb0;
+	ASSERT_EQ(0, uwprof_load());
+	max = attack_sample(_metadata, 1, uit, n, &budget, &taken);
+	EXPECT_LT(100, taken);
+	EXPECT_LT(taken / 2, budget);
+	EXPECT_GT(SAMPLE_MAX_NS, max);
+}
+
+TEST_HARNESS_MAIN

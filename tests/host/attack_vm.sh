@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The attack selftest (selftests/attack.c) in a VM of its own, one vCPU
+# under -icount: the worst tables' upload times and the worst samples'
+# handler times are then guest instructions, the same on a loaded host
+# as on an idle one.  Ends with the kselftest counts as "N passed, N
+# failed".  Boots one VM.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+top=$(cd "$here/../.." && pwd)
+BUILD=${BUILD:-$top/build}
+bin=$BUILD/arm/selftests-attack/attack_test
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+if [ ! -x "$bin" ]; then
+	fail "attack selftest: no $bin (make $bin)"
+	finish
+	exit 1
+fi
+"$top/scripts/vm.sh" --icount --smp 1 --mem 1024 --timeout 900 \
+	--add "$bin:/attack_test" -- /attack_test 2>&1 | tee "$log"
+rc=${PIPESTATUS[0]}
+totals=$(grep -oE '# Totals: .*' "$log" | tail -n 1)
+# " pass:" and " fail:", not xpass: and xfail:
+pass=$(echo "$totals" | grep -oE ' pass:[0-9]+' | cut -d: -f2)
+failed=$(echo "$totals" | grep -oE ' fail:[0-9]+' | cut -d: -f2)
+th_passed=$((th_passed + ${pass:-0}))
+th_failed=$((th_failed + ${failed:-0}))
+if [ -z "$totals" ] || { [ "$rc" -ne 0 ] && [ "${failed:-0}" -eq 0 ]; }; then
+	fail "attack selftest: the VM run failed (exit $rc) with no failed test counted"
+fi
+finish
