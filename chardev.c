@@ -137,6 +137,7 @@ static int uwprof_open(struct inode *inode, struct file *file)
 	uwprof_registry_init(s);
 	s->pid_ns = get_pid_ns(task_active_pid_ns(current));
 	s->cred = get_current_cred();
+	s->file = file;
 	s->cap_ptrace = capable(CAP_SYS_PTRACE);
 	s->max_depth = clamp_t(u32, uwprof_max_depth, 1, UWPROF_DEPTH_LIMIT);
 	s->stack_window = clamp_t(u32, uwprof_stack_window, 16, SZ_8M);

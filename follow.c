@@ -149,6 +149,28 @@ bool uwprof_defer_wanted(struct uwprof_session *s, struct uwprof_proc *p,
 
 static void uwprof_defer_run(struct callback_head *work);
 
+/* Module references of deferred samples that ran, to be dropped. */
+static atomic_t uwprof_puts_pending = ATOMIC_INIT(0);
+
+static void uwprof_put_module(struct work_struct *work)
+{
+	while (atomic_dec_if_positive(&uwprof_puts_pending) >= 0)
+		module_put(THIS_MODULE);
+}
+
+static DECLARE_WORK(uwprof_put_work, uwprof_put_module);
+
+/* Is a sample of current queued to its own context already? */
+static bool uwprof_defer_pending(struct uwprof_session *s)
+{
+	unsigned int i;
+
+	for_each_set_bit(i, s->defer_busy, UWPROF_DEFER_SLOTS)
+		if (READ_ONCE(s->defer[i].task) == current)
+			return true;
+	return false;
+}
+
 /*
  * In the interrupt: hand the sample of current to its own context.
  * Returns false if it could not (no free slot, the task is exiting).
@@ -159,8 +181,12 @@ bool uwprof_defer(struct uwprof_session *s, const struct uw2_regs *regs,
 	struct uwprof_defer *d;
 	unsigned int i;
 
-	/* in exec the registers and the mm may belong to different images */
-	if ((current->flags & PF_EXITING) || current->in_execve)
+	/*
+	 * In exec the registers and the mm may belong to different images;
+	 * one pending sample per task, so that no task holds the pool.
+	 */
+	if ((current->flags & PF_EXITING) || current->in_execve ||
+	    uwprof_defer_pending(s))
 		return false;
 	do {
 		i = find_first_zero_bit(s->defer_busy, UWPROF_DEFER_SLOTS);
@@ -168,6 +194,7 @@ bool uwprof_defer(struct uwprof_session *s, const struct uw2_regs *regs,
 			return false;
 	} while (test_and_set_bit_lock(i, s->defer_busy));
 	d = &s->defer[i];
+	WRITE_ONCE(d->task, current);
 	d->regs = *regs;
 	d->mm = current->mm;
 	d->in_kernel = in_kernel;
@@ -180,6 +207,7 @@ bool uwprof_defer(struct uwprof_session *s, const struct uw2_regs *regs,
 	__module_get(THIS_MODULE);
 	init_task_work(&d->work, uwprof_defer_run);
 	if (task_work_add(current, &d->work, TWA_RESUME)) {
+		d->task = NULL;
 		module_put(THIS_MODULE);
 		refcount_dec(&s->ref);
 		clear_bit_unlock(i, s->defer_busy);
@@ -241,48 +269,33 @@ static void uwprof_examine(struct uwprof_session *s, struct uwprof_cand *c)
 	if (!t)
 		return;
 	start = uwprof_map_bias(&e, c->start, off) + t->text_addr;
-	if (start < c->start || t->text_size > c->end - start)
+	/* start >= c->end first: c->end - start must not wrap */
+	if (start < c->start || start >= c->end ||
+	    t->text_size > c->end - start)
 		return;
 	c->mod.text_start = start;
 	c->mod.text_end = start + t->text_size;
 	c->mod.table = &t->t;
 }
 
-/* Any entry of @m (attached, or examined under @gen) overlaps the range. */
-static bool uwprof_range_known(struct uwprof_mods *m, u32 gen, u32 start,
-			       u32 end)
+/*
+ * The executable mapping of current's @mm that holds @addr, its file
+ * pinned; false if there is none, or the mmap lock could not be had (a
+ * fatal signal).
+ */
+static bool uwprof_cand_at(struct mm_struct *mm, u32 addr,
+			   struct uwprof_cand *c)
 {
-	u32 i;
-
-	for (i = 0; m && i < m->n; i++) {
-		const struct uw2_module *mod = &m->mod[i];
-
-		if (uwprof_mod_live(mod) && (mod->table || m->gen == gen) &&
-		    mod->text_start < end && start < mod->text_end)
-			return true;
-	}
-	return false;
-}
-
-/* Executable mappings of @mm not known to @p yet, at most @max. */
-static u32 uwprof_list_unknown(struct uwprof_session *s, struct uwprof_proc *p,
-			       struct mm_struct *mm, struct uwprof_cand *c,
-			       u32 max)
-{
-	struct uwprof_mods *m;
 	struct vm_area_struct *vma;
-	u32 n = 0;
+	bool found;
 
-	m = rcu_dereference_protected(p->mods, lockdep_is_held(&s->lock));
-	/* find_vma(), not the VMA iterator: every kernel has it (5.10 too) */
-	for (vma = find_vma(mm, 0); vma; vma = find_vma(mm, vma->vm_end)) {
-		if (!(vma->vm_flags & VM_EXEC) || vma->vm_end > U32_MAX ||
-		    uwprof_range_known(m, s->table_gen, vma->vm_start,
-				       vma->vm_end))
-			continue;
-		if (n == max)
-			break;
-		c[n] = (struct uwprof_cand){
+	if (mmap_read_lock_killable(mm))
+		return false;
+	vma = find_vma(mm, addr);
+	found = vma && vma->vm_start <= addr && (vma->vm_flags & VM_EXEC) &&
+		vma->vm_end <= U32_MAX;
+	if (found)
+		*c = (struct uwprof_cand){
 			.start = vma->vm_start,
 			.end = vma->vm_end,
 			.pgoff = vma->vm_pgoff,
@@ -290,9 +303,8 @@ static u32 uwprof_list_unknown(struct uwprof_session *s, struct uwprof_proc *p,
 			.vdso = !vma->vm_file &&
 				vma->vm_start == uwprof_arch_vdso(mm),
 		};
-		n++;
-	}
-	return n;
+	mmap_read_unlock(mm);
+	return found;
 }
 
 /* @c still maps what it mapped when it was listed.  Under the mmap lock. */
@@ -307,47 +319,93 @@ static bool uwprof_cand_current(struct mm_struct *mm,
 }
 
 /*
- * Attach tables by build-id to current's executable mappings that have
- * not been examined yet.  Called with s->lock held, in current's context.
- * The files are read without the mmap lock (a file read may take locks
- * that rank above it); the entries are published under it, after checking
- * each mapping is still there, so a munmap either comes before (and the
- * entry is not made) or after (and the mm watch sees the entry).
+ * What the unwind needs of the process, copied under s->lock so that the
+ * unwind itself, whose reads may fault and wait, runs without it.  The
+ * tables stay: they live as long as the session, which the slot pins.
  */
-static void uwprof_resolve(struct uwprof_session *s, struct uwprof_proc *p)
+struct uwprof_snapshot {
+	u32 tgid;
+	u32 user_pid;
+	u32 n;
+	struct uw2_module *mods;
+};
+
+/* A fresh copy of @p's modules in @snap.  Under s->lock. */
+static int uwprof_snapshot(struct uwprof_session *s, struct uwprof_proc *p,
+			   struct uwprof_snapshot *snap)
+{
+	struct uwprof_mods *m;
+
+	m = rcu_dereference_protected(p->mods, lockdep_is_held(&s->lock));
+	kfree(snap->mods);
+	snap->tgid = p->tgid;
+	snap->user_pid = p->user_pid;
+	snap->n = m ? m->n : 0;
+	snap->mods = snap->n ? kmemdup(m->mod, snap->n * sizeof(*m->mod),
+				       GFP_KERNEL) : NULL;
+	return snap->mods || !snap->n ? 0 : -ENOMEM;
+}
+
+/* current's entry, if it still is the one @snap was taken of.  Under s->lock. */
+static struct uwprof_proc *uwprof_proc_again(struct uwprof_session *s,
+					     const struct uwprof_snapshot *snap)
+{
+	struct uwprof_proc *p = xa_load(&s->procs, snap->tgid);
+
+	return !s->closed && p && p->mm == current->mm && !p->ignored ?
+	       p : NULL;
+}
+
+/*
+ * Attach what a table uploaded by build-id says of @c to current's entry,
+ * or remember @c as examined, and refresh @snap.  The entry is published
+ * under the mmap lock, after checking the mapping is still there, so a
+ * munmap either comes before (and the entry is not made) or after (and
+ * the mm watch sees the entry).
+ */
+static int uwprof_publish(struct uwprof_session *s, struct uwprof_cand *c,
+			  struct uwprof_snapshot *snap)
 {
 	struct mm_struct *mm = current->mm;
-	struct uwprof_cand *c;
-	struct uw2_module *add;
-	u32 n, i, k = 0;
+	struct uwprof_proc *p;
+	int ret;
 
-	if (!s->n_bid_tables)
-		return;
-	c = kmalloc_array(UWPROF_RESOLVE_MAX, sizeof(*c), GFP_KERNEL);
-	add = kmalloc_array(UWPROF_RESOLVE_MAX, sizeof(*add), GFP_KERNEL);
-	if (!c || !add)
-		goto out;
-	mmap_read_lock(mm);
-	n = uwprof_list_unknown(s, p, mm, c, UWPROF_RESOLVE_MAX);
-	mmap_read_unlock(mm);
-	for (i = 0; i < n; i++)
-		uwprof_examine(s, &c[i]);
-	/* the watch before the entries, and outside the mmap lock */
-	if (n && !uwprof_mmwatch_start(p, mm)) {
+	ret = mutex_lock_killable(&s->lock);
+	if (ret)
+		return ret;
+	p = uwprof_proc_again(s, snap);
+	ret = p ? uwprof_mmwatch_start(p, mm) : -ESRCH;
+	if (!ret) {
 		mmap_read_lock(mm);
-		for (i = 0; i < n; i++)
-			if (uwprof_cand_current(mm, &c[i]))
-				add[k++] = c[i].mod;
-		if (k)
-			uwprof_mods_update(s, p, add, k, false, 0);
+		if (uwprof_cand_current(mm, c))
+			ret = uwprof_mods_update(s, p, &c->mod, 1, false, 0);
 		mmap_read_unlock(mm);
 	}
-	for (i = 0; i < n; i++)
-		if (c[i].file)
-			fput(c[i].file);
-out:
-	kfree(c);
-	kfree(add);
+	if (!ret)
+		ret = uwprof_snapshot(s, p, snap);
+	mutex_unlock(&s->lock);
+	return ret;
+}
+
+/*
+ * Examine the executable mapping of current at @addr, code the unwind
+ * met with no table: read its build-id (file I/O, holding no lock that
+ * another task could wait on: a hung file blocks this task alone), and
+ * publish the result.  0 when @snap now knows @addr.
+ */
+static int uwprof_resolve_at(struct uwprof_session *s, u32 addr,
+			     struct uwprof_snapshot *snap)
+{
+	struct uwprof_cand c;
+	int ret;
+
+	if (!uwprof_cand_at(current->mm, addr, &c))
+		return -ENOENT;
+	uwprof_examine(s, &c);
+	ret = uwprof_publish(s, &c, snap);
+	if (c.file)
+		fput(c.file);
+	return ret;
 }
 
 /* uw2_stack reader in task context: faults pages in. */
@@ -357,53 +415,59 @@ static int uwprof_defer_read(void *ctx, u32 addr, u32 *val)
 }
 
 /*
- * What the unwind needs of the process, copied under s->lock so that the
- * unwind itself, whose reads may fault and wait, runs without it.  The
- * tables stay: they live as long as the session, which the slot pins.
+ * Unwind the sample in @d with @snap into @frames.  An unwind that ends
+ * at code not examined yet, with tables by build-id uploaded, examines
+ * that code and goes again, at most UWPROF_RESOLVE_MAX times: each time
+ * one mapping, never a walk of them all.
  */
-struct uwprof_snapshot {
-	u32 user_pid;
-	u32 n;
-	struct uw2_module *mods;
-};
-
-static int uwprof_snapshot(struct uwprof_session *s, struct uwprof_proc *p,
-			   struct uwprof_snapshot *snap)
+static enum uw2_stop uwprof_defer_walk(struct uwprof_session *s,
+				       struct uwprof_snapshot *snap,
+				       const struct uwprof_defer *d,
+				       u32 *frames, u32 *nframes)
 {
-	struct uwprof_mods *m;
+	const struct uw2_module *m;
+	struct uw2_regs regs;
+	enum uw2_stop stop;
+	u32 tries = 0, last;
 
-	m = rcu_dereference_protected(p->mods, lockdep_is_held(&s->lock));
-	snap->user_pid = p->user_pid;
-	snap->n = m ? m->n : 0;
-	snap->mods = snap->n ? kmemdup(m->mod, snap->n * sizeof(*m->mod),
-				       GFP_KERNEL) : NULL;
-	return snap->mods || !snap->n ? 0 : -ENOMEM;
+	for (;;) {
+		u32 sp = d->regs.r[UW2_SP];
+		struct uw2_stack stack = {
+			.lo = sp,
+			.hi = sp + s->stack_window < sp ? 0xfffffffc :
+			      sp + s->stack_window,
+			.read = uwprof_defer_read,
+		};
+
+		regs = d->regs;
+		stop = uw2_unwind_cached(snap->mods, snap->n, &regs, &stack,
+					 frames, s->max_depth, nframes, 0,
+					 NULL);
+		if (stop != UW2_STOP_NO_TABLE || !*nframes ||
+		    !READ_ONCE(s->n_bid_tables) || tries++ == UWPROF_RESOLVE_MAX)
+			return stop;
+		last = frames[*nframes - 1];
+		m = uw2_find_module(snap->mods, snap->n, last);
+		if (m || uwprof_resolve_at(s, last, snap))
+			return stop;
+	}
 }
 
 /* Unwind the sample in @d with @snap and write its record. */
 static int uwprof_defer_unwind(struct uwprof_session *s,
-			       const struct uwprof_snapshot *snap,
+			       struct uwprof_snapshot *snap,
 			       const struct uwprof_defer *d, u64 t0)
 {
-	struct uw2_regs regs = d->regs;
-	u32 sp = regs.r[UW2_SP], nframes = 0;
-	struct uw2_stack stack = {
-		.lo = sp,
-		.hi = sp + s->stack_window < sp ? 0xfffffffc :
-		      sp + s->stack_window,
-		.read = uwprof_defer_read,
-	};
 	struct uwprof_rec_info ri;
 	enum uw2_stop stop;
 	struct uwprof_cpu *c;
 	unsigned long flags;
-	u32 *frames;
+	u32 *frames, nframes = 0;
 
 	frames = kmalloc_array(s->max_depth, sizeof(*frames), GFP_KERNEL);
 	if (!frames)
 		return -ENOMEM;
-	stop = uw2_unwind_cached(snap->mods, snap->n, &regs, &stack, frames,
-				 s->max_depth, &nframes, 0, NULL);
+	stop = uwprof_defer_walk(s, snap, d, frames, &nframes);
 	if (nframes && d->thumb)
 		frames[0] |= 1;
 	ri = (struct uwprof_rec_info){
@@ -420,8 +484,9 @@ static int uwprof_defer_unwind(struct uwprof_session *s,
 	/* this CPU's ring and counters, as its interrupt would write them */
 	local_irq_save(flags);
 	c = this_cpu_ptr(s->cpu);
+	t0 = uwprof_deliver(s, c, &ri, t0) - t0;
 	u64_stats_update_begin(&c->syncp);
-	c->stats.handler_ns_sum += uwprof_deliver(s, c, &ri, t0) - t0;
+	c->stats.handler_ns_sum += t0;
 	u64_stats_update_end(&c->syncp);
 	local_irq_restore(flags);
 	kfree(frames);
@@ -435,40 +500,58 @@ static void uwprof_count_failed(struct uwprof_session *s)
 
 	local_irq_save(flags);
 	c = this_cpu_ptr(s->cpu);
-	u64_stats_update_begin(&c->syncp);
-	c->stats.deferred_failed++;
-	u64_stats_update_end(&c->syncp);
+	uwprof_count(c, &c->stats.deferred_failed);
 	local_irq_restore(flags);
+}
+
+/*
+ * current's entry, followed now if it should be, and a copy of its
+ * modules: the only part of a deferred sample under s->lock, and none of
+ * it waits on files or user memory.  -EPERM: not to be sampled.
+ */
+static int uwprof_defer_follow(struct uwprof_session *s,
+			       const struct uwprof_defer *d,
+			       struct uwprof_snapshot *snap)
+{
+	struct uwprof_proc *p;
+	bool allowed;
+	int ret;
+
+	/* whether the opener may read current: decided before any lock */
+	allowed = uwprof_may_follow_current(s);
+	ret = mutex_lock_killable(&s->lock);
+	if (ret)
+		return ret;
+	p = s->closed ? NULL : uwprof_proc_follow_current(s, d->inherited,
+							  allowed);
+	if (!p)
+		ret = s->closed ? -EPIPE : -ESRCH;
+	else if (p->ignored)
+		ret = -EPERM;
+	else
+		ret = uwprof_snapshot(s, p, snap);
+	mutex_unlock(&s->lock);
+	return ret;
 }
 
 static void uwprof_defer_finish(struct uwprof_session *s,
 				const struct uwprof_defer *d)
 {
 	struct uwprof_snapshot snap = { 0 };
-	struct uwprof_proc *p = NULL;
 	u64 t0 = ktime_get_ns();
 	int ret = -ESRCH;
 
-	mutex_lock(&s->lock);
-	if (s->closed) {
-		mutex_unlock(&s->lock);
-		return;
-	}
 	/*
 	 * At exit the mm is gone before task work runs; after an exec the
 	 * registers are the old image's.  (The new mm was allocated while
 	 * the old one lived, so the pointers differ.)
 	 */
 	if (current->mm && current->mm == d->mm)
-		p = uwprof_proc_follow_current(s, d->inherited);
-	if (p && !p->ignored) {
-		uwprof_resolve(s, p);
-		ret = uwprof_snapshot(s, p, &snap);
-	}
-	mutex_unlock(&s->lock);
+		ret = uwprof_defer_follow(s, d, &snap);
 	if (!ret)
 		ret = uwprof_defer_unwind(s, &snap, d, t0);
-	if (ret)
+	/* a closed file drops its samples uncounted: no one reads them */
+	if (ret && ret != -EPIPE)
 		uwprof_count_failed(s);
 	kfree(snap.mods);
 }
@@ -479,14 +562,18 @@ static void uwprof_defer_run(struct callback_head *work)
 	struct uwprof_session *s = d->s;
 	struct uwprof_defer copy = *d;
 
+	d->task = NULL;
 	clear_bit_unlock(d - s->defer, s->defer_busy);
 	uwprof_defer_finish(s, &copy);
 	uwprof_session_put(s);
 	/*
-	 * Last: only this function's return is left to run in the module,
-	 * and unloading waits for an RCU grace period before freeing it.
+	 * Not module_put() here: a task preempted between it and this
+	 * function's return could return into freed module text.  A work
+	 * item on the module's own workqueue drops the reference, and the
+	 * module's exit flushes that workqueue, which waits for it to return.
 	 */
-	module_put(THIS_MODULE);
+	atomic_inc(&uwprof_puts_pending);
+	uwprof_queue_work(&uwprof_put_work);
 }
 
 int uwprof_defer_init(struct uwprof_session *s)

@@ -241,10 +241,12 @@ reply:
 }
 
 /*
- * The credential rule of a PTRACE_MODE_READ_REALCREDS check: the caller's
- * real ids match all of the target's ids and the target is dumpable, or
- * the caller has CAP_SYS_PTRACE over it.  Modules cannot call
- * ptrace_may_access(), so LSM hooks (Yama) are not consulted here.
+ * The credential rule of a PTRACE_MODE_READ_REALCREDS check: the real ids
+ * of @me match all of the target's ids and the target is dumpable, or the
+ * opener has CAP_SYS_PTRACE over it.  Modules cannot call
+ * ptrace_may_access() and the kernel exports no LSM hook for it, so LSMs
+ * (Yama's ptrace_scope) are not consulted (docs/ABI.md, "Who may see
+ * what").
  */
 static bool uwprof_same_ids(const struct cred *me, const struct cred *tcred)
 {
@@ -256,16 +258,22 @@ static bool uwprof_same_ids(const struct cred *me, const struct cred *tcred)
 	       gid_eq(me->gid, tcred->gid);
 }
 
-static bool uwprof_may_read(struct task_struct *task, struct mm_struct *mm)
+/*
+ * May the opener of @s read @task, whose mm is @mm?  Judged with the
+ * credentials the file was opened with, not the caller's: a descriptor
+ * passed to another process grants what its opener had, no more.
+ */
+static bool uwprof_may_read(struct uwprof_session *s, struct task_struct *task,
+			    struct mm_struct *mm)
 {
 	const struct cred *tcred = get_task_cred(task);
 	bool ok;
 
-	ok = uwprof_same_ids(current_cred(), tcred) ||
-	     ns_capable(tcred->user_ns, CAP_SYS_PTRACE);
+	ok = uwprof_same_ids(s->file->f_cred, tcred) ||
+	     file_ns_capable(s->file, tcred->user_ns, CAP_SYS_PTRACE);
 	put_cred(tcred);
 	if (ok && get_dumpable(mm) != SUID_DUMP_USER)
-		ok = ns_capable(mm->user_ns, CAP_SYS_PTRACE);
+		ok = file_ns_capable(s->file, mm->user_ns, CAP_SYS_PTRACE);
 	return ok;
 }
 
@@ -283,11 +291,14 @@ static bool uwprof_may_follow(struct uwprof_session *s, struct mm_struct *mm)
 }
 
 /*
- * Look up @pid in the caller's namespace; returns its mm with a user
- * reference (mmput() it) and the process's start time.
+ * Look up @pid in the opener's pid namespace; returns its mm with a user
+ * reference (mmput() it) and the process's start time.  The check is
+ * made on that mm, and the entry made of it applies to that mm alone: an
+ * exec (of a setuid program, say) racing with the check gives a new mm,
+ * which the entry never matches, so no exec_update_lock is needed.
  */
-static int uwprof_find_process(u32 pid, u32 *tgid, struct mm_struct **mmp,
-			       u64 *start_time)
+static int uwprof_find_process(struct uwprof_session *s, u32 pid, u32 *tgid,
+			       struct mm_struct **mmp, u64 *start_time)
 {
 	struct task_struct *task;
 	struct mm_struct *mm;
@@ -296,7 +307,7 @@ static int uwprof_find_process(u32 pid, u32 *tgid, struct mm_struct **mmp,
 	if (!pid || pid > PID_MAX_LIMIT)
 		return -ESRCH;
 	rcu_read_lock();
-	task = pid_task(find_vpid(pid), PIDTYPE_PID);
+	task = pid_task(find_pid_ns(pid, s->pid_ns), PIDTYPE_PID);
 	if (task)
 		get_task_struct(task);
 	rcu_read_unlock();
@@ -305,7 +316,7 @@ static int uwprof_find_process(u32 pid, u32 *tgid, struct mm_struct **mmp,
 	mm = get_task_mm(task);
 	if (!mm) {
 		ret = -ESRCH;	/* a kernel thread, or exiting */
-	} else if (!uwprof_may_read(task, mm)) {
+	} else if (!uwprof_may_read(s, task, mm)) {
 		ret = -EACCES;
 	} else if (!uwprof_arch_task_is_32bit(task)) {
 		ret = -ENOEXEC;	/* AArch64 code: v2 tables cannot unwind it */
@@ -335,6 +346,12 @@ void uwprof_free_after_gp(struct rcu_work *rw, work_func_t fn)
 {
 	INIT_RCU_WORK(rw, fn);
 	queue_rcu_work(uwprof_free_wq, rw);
+}
+
+/* Run @work on the module's workqueue, which module exit flushes. */
+void uwprof_queue_work(struct work_struct *work)
+{
+	queue_work(uwprof_free_wq, work);
 }
 
 /* Module exit: everything queued for freeing has been freed. */
@@ -604,6 +621,19 @@ static bool uwprof_overlaps(struct uwprof_proc *p, u32 start, u32 end)
 	return false;
 }
 
+/* Is a live attachment of @p's at exactly @start? */
+static bool uwprof_attached_at(struct uwprof_proc *p, u32 start)
+{
+	struct uwprof_mods *m = rcu_dereference_protected(p->mods, true);
+	u32 i;
+
+	for (i = 0; m && i < m->n; i++)
+		if (m->mod[i].table && uwprof_mod_live(&m->mod[i]) &&
+		    m->mod[i].text_start == start)
+			return true;
+	return false;
+}
+
 static long uwprof_attach_locked(struct uwprof_session *s,
 				 struct uwprof_attach *a)
 {
@@ -620,7 +650,7 @@ static long uwprof_attach_locked(struct uwprof_session *s,
 	    xa_load(&s->tables, a->table_id);
 	if (!t && !(a->flags & UWPROF_ATTACH_FOLLOW))
 		return -ENOENT;
-	ret = uwprof_find_process(a->pid, &tgid, &mm, &start_time);
+	ret = uwprof_find_process(s, a->pid, &tgid, &mm, &start_time);
 	if (ret)
 		return ret;
 	p = uwprof_proc_get(s, tgid, a->pid, mm, start_time, false, &fresh);
@@ -645,7 +675,7 @@ static long uwprof_attach_locked(struct uwprof_session *s,
 	mmput(mm);
 	/* Following creates events last: nothing to undo after it fails. */
 	if (!ret && fresh)
-		ret = uwprof_sampler_follow(s, tgid);
+		ret = uwprof_sampler_follow(s, p);
 	/* A failed attach leaves no trace: no entry, no events. */
 	if (ret && fresh)
 		uwprof_proc_drop(s, p);
@@ -701,8 +731,8 @@ long uwprof_ioctl_detach(struct uwprof_session *s, void __user *arg)
 	p = uwprof_proc_of_pid(s, d.pid);
 	if (!p)
 		ret = -ESRCH;
-	else if (!uwprof_overlaps(p, d.text_start, d.text_start + 1))
-		ret = -ENOENT;
+	else if (!uwprof_attached_at(p, d.text_start))
+		ret = -ENOENT;	/* an address inside a range is not its start */
 	else
 		ret = uwprof_mods_update(s, p, NULL, 0, true, d.text_start);
 	mutex_unlock(&s->lock);
@@ -810,14 +840,21 @@ struct uwprof_proc *uwprof_proc_of_current(struct uwprof_session *s,
 	return NULL;
 }
 
+/* May the opener read current's process?  Called before any lock. */
+bool uwprof_may_follow_current(struct uwprof_session *s)
+{
+	return current->mm && uwprof_may_follow(s, current->mm);
+}
+
 /*
  * Task context of a thread the sample path found worth following (a child
  * or new image of a followed process, any process with START_ALL): its
- * entry, made now if need be.  NULL if it may not or cannot be followed.
- * Called with s->lock held.
+ * entry, made now if need be, ignored unless @allowed
+ * (uwprof_may_follow_current()).  NULL if it cannot be followed.  Called
+ * with s->lock held.
  */
 struct uwprof_proc *uwprof_proc_follow_current(struct uwprof_session *s,
-					       bool inherited)
+					       bool inherited, bool allowed)
 {
 	struct mm_struct *mm = current->mm;
 	struct uwprof_cpu *c;
@@ -836,7 +873,7 @@ struct uwprof_proc *uwprof_proc_follow_current(struct uwprof_session *s,
 		return NULL;
 	/* one that may not be sampled is remembered, not asked about again */
 	user_pid = task_tgid_nr_ns(current, s->pid_ns);
-	ignored = !user_pid || !uwprof_may_follow(s, mm);
+	ignored = !user_pid || !allowed;
 	p = uwprof_proc_get(s, current->tgid, user_pid, mm,
 			    current->group_leader->start_time, ignored,
 			    &fresh);
@@ -847,9 +884,7 @@ struct uwprof_proc *uwprof_proc_follow_current(struct uwprof_session *s,
 		p->events_ns = current->group_leader->start_time;
 	local_irq_save(flags);
 	c = this_cpu_ptr(s->cpu);
-	u64_stats_update_begin(&c->syncp);
-	c->stats.followed++;
-	u64_stats_update_end(&c->syncp);
+	uwprof_count(c, &c->stats.followed);
 	local_irq_restore(flags);
 	return p;
 }

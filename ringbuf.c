@@ -209,7 +209,7 @@ ssize_t uwprof_read(struct uwprof_session *s, char __user *buf, size_t len,
 {
 	bool too_small = false;
 	ssize_t done = 0, n;
-	int cpu, ret;
+	int cpu, first, ret;
 
 	for (;;) {
 		if (!nonblock) {
@@ -220,7 +220,15 @@ ssize_t uwprof_read(struct uwprof_session *s, char __user *buf, size_t len,
 		}
 		if (mutex_lock_interruptible(&s->read_lock))
 			return -ERESTARTSYS;
-		for_each_possible_cpu(cpu) {
+		/*
+		 * Each read starts one CPU further: a reader whose buffer
+		 * fills from the first rings would starve the others.
+		 */
+		first = s->read_first;
+		s->read_first = cpumask_next(first, cpu_possible_mask);
+		if (s->read_first >= nr_cpu_ids)
+			s->read_first = cpumask_first(cpu_possible_mask);
+		for_each_cpu_wrap(cpu, cpu_possible_mask, first) {
 			n = uwprof_ring_drain(&per_cpu_ptr(s->cpu, cpu)->ring,
 					      buf + done, len - done,
 					      &too_small);

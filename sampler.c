@@ -18,6 +18,7 @@
  * page not resident) it hands to the task's own context (follow.c).
  */
 #include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
 #include <linux/ktime.h>
 #include <linux/overflow.h>
 #include <linux/sched/signal.h>
@@ -31,6 +32,9 @@
 
 #define UWPROF_FREQ_MAX		10000
 
+/* The hotplug state of per-CPU sampling (uwprof_sampler_module_init()). */
+static enum cpuhp_state uwprof_cpuhp;
+
 /*
  * What copy_from_user_nofault() does, without its check of the kernel
  * destination (hardened usercopy), which costs a slab lookup per copy and
@@ -42,12 +46,24 @@ static int uwprof_copy_line(void *ctx, void *dst, u32 src, u32 len)
 {
 	const void __user *from = (const void __user *)(unsigned long)src;
 	unsigned long left;
+#ifdef CONFIG_SET_FS
+	/*
+	 * A kernel with set_fs() (5.10): the interrupted code may have
+	 * raised the address limit, and access_ok() would then pass kernel
+	 * addresses.  The user limit for the copy, as the nofault helpers do.
+	 */
+	mm_segment_t old_fs = force_uaccess_begin();
+#endif
 
-	if (!access_ok(from, len))
-		return -EFAULT;
-	pagefault_disable();
-	left = raw_copy_from_user(dst, from, len);
-	pagefault_enable();
+	left = len;
+	if (access_ok(from, len)) {
+		pagefault_disable();
+		left = raw_copy_from_user(dst, from, len);
+		pagefault_enable();
+	}
+#ifdef CONFIG_SET_FS
+	force_uaccess_end(old_fs);
+#endif
 	return left ? -EFAULT : 0;
 }
 
@@ -122,15 +138,22 @@ u64 uwprof_deliver(struct uwprof_session *s, struct uwprof_cpu *c,
 	u64 end = ktime_get_ns();
 	struct uwprof_record *rec;
 
+	rec = uwprof_ring_reserve(&c->ring, len);
+	u64_stats_update_begin(&c->syncp);
 	c->stats.taken++;
 	c->stats.kernel_context += !!(ri->flags & UWPROF_RF_KERNEL);
 	c->stats.deferred += !!(ri->flags & UWPROF_RF_DEFERRED);
 	c->stats.stop[ri->stop]++;
-	rec = uwprof_ring_reserve(&c->ring, len);
-	if (!rec) {
+	if (rec) {
+		c->stats.delivered++;
+		c->stats.frames += ri->nframes;
+		c->stats.bytes += len;
+	} else {
 		c->stats.dropped_full++;
-		return end;
 	}
+	u64_stats_update_end(&c->syncp);
+	if (!rec)
+		return end;
 	rec->size = len;
 	rec->type = UWPROF_RECORD_SAMPLE;
 	rec->stop = ri->stop;
@@ -143,9 +166,6 @@ u64 uwprof_deliver(struct uwprof_session *s, struct uwprof_cpu *c,
 	rec->handler_ns = min_t(u64, end - t0, U32_MAX);
 	memcpy(rec->frames, ri->frames, ri->nframes * sizeof(u32));
 	uwprof_ring_commit(s, &c->ring, len);
-	c->stats.delivered++;
-	c->stats.frames += ri->nframes;
-	c->stats.bytes += len;
 	return end;
 }
 
@@ -166,7 +186,7 @@ static u64 uwprof_sample(struct uwprof_session *s, struct uwprof_cpu *c,
 	uwprof_user_regs(regs, &uregs, &in_kernel, &thumb);
 	/* in exec past the new image's mm: the user registers are the old one's */
 	if (in_kernel && current->in_execve) {
-		c->stats.dropped_exec++;
+		uwprof_count(c, &c->stats.dropped_exec);
 		return 0;
 	}
 	nframes = uwprof_unwind(s, c, p, &uregs, &stop);
@@ -205,7 +225,7 @@ static void uwprof_sample_unfollowed(struct uwprof_session *s,
 		return;
 	uwprof_user_regs(regs, &uregs, &in_kernel, &thumb);
 	if (!uwprof_defer(s, &uregs, in_kernel, thumb, inherited))
-		c->stats.deferred_failed++;
+		uwprof_count(c, &c->stats.deferred_failed);
 }
 
 static void uwprof_overflow(struct perf_event *event,
@@ -217,7 +237,12 @@ static void uwprof_overflow(struct perf_event *event,
 	struct uwprof_proc *p;
 	u64 t0, end, dt;
 
-	if ((current->flags & PF_KTHREAD) || !current->mm)
+	/*
+	 * Threads that never run user code: kernel threads, and the kernel's
+	 * workers of a user process (io_uring's), which share its mm but
+	 * have no user registers of their own to unwind.
+	 */
+	if ((current->flags & UWPROF_NO_USER_CODE) || !current->mm)
 		return;
 	t0 = ktime_get_ns();
 	rcu_read_lock();
@@ -226,21 +251,18 @@ static void uwprof_overflow(struct perf_event *event,
 		/* a process the opener may not read: not sampled */
 	} else if (p && !uwprof_arch_task_is_32bit(current)) {
 		/* AArch64 code has no v2 tables: count it, never misread it */
-		u64_stats_update_begin(&c->syncp);
-		c->stats.dropped_not32++;
-		u64_stats_update_end(&c->syncp);
+		uwprof_count(c, &c->stats.dropped_not32);
 	} else if (p) {
-		u64_stats_update_begin(&c->syncp);
 		end = uwprof_sample(s, c, p, regs, t0);
 		dt = (end ? end : ktime_get_ns()) - t0;
+		/* only the counters in the write section: readers spin on it */
+		u64_stats_update_begin(&c->syncp);
 		c->stats.handler_ns_sum += dt;
 		if (dt > c->stats.handler_ns_max)
 			c->stats.handler_ns_max = dt;
 		u64_stats_update_end(&c->syncp);
 	} else if (s->inherit || s->follow_all) {
-		u64_stats_update_begin(&c->syncp);
 		uwprof_sample_unfollowed(s, c, regs, !!event->parent);
-		u64_stats_update_end(&c->syncp);
 	}
 	rcu_read_unlock();
 }
@@ -250,6 +272,12 @@ static void uwprof_events_release(struct uwprof_session *s)
 	int cpu;
 	u32 i;
 
+	/* no hotplug callback for @s after this: the events are ours */
+	if (s->cpuhp_added) {
+		cpuhp_state_remove_instance_nocalls(uwprof_cpuhp,
+						    &s->cpuhp_node);
+		s->cpuhp_added = false;
+	}
 	/* Each release cancels the timer and waits for a running handler. */
 	for_each_possible_cpu(cpu) {
 		struct uwprof_cpu *c = per_cpu_ptr(s->cpu, cpu);
@@ -277,36 +305,121 @@ static void uwprof_attr(struct perf_event_attr *attr, u64 config, u32 freq)
 	attr->exclude_idle = 1;
 }
 
-static int uwprof_events_create(struct uwprof_session *s, u32 freq_hz)
+/* @s's cpu-clock event on @cpu, unless it has one.  Hotplug excluded. */
+static int uwprof_event_create(struct uwprof_session *s, unsigned int cpu)
 {
+	struct uwprof_cpu *c = per_cpu_ptr(s->cpu, cpu);
 	struct perf_event_attr attr;
 	struct perf_event *ev;
-	int cpu, ret = 0;
 
-	uwprof_attr(&attr, PERF_COUNT_SW_CPU_CLOCK, freq_hz);
+	if (c->event)
+		return 0;
+	uwprof_attr(&attr, PERF_COUNT_SW_CPU_CLOCK, s->freq_hz);
 	attr.pinned = 1;
+	ev = perf_event_create_kernel_counter(&attr, cpu, NULL,
+					      uwprof_overflow, s);
+	if (IS_ERR(ev))
+		return PTR_ERR(ev);
+	c->event = ev;
+	return 0;
+}
+
+/*
+ * CPU hotplug, per CPU: a CPU that comes online while a session samples
+ * gets its event, and one going down gives its event up, so that sampling
+ * resumes when it comes back.  The callbacks run in the hotplug thread,
+ * which may sleep; they take no lock of the session's (s->lock ranks above
+ * the hotplug lock: START and STOP take it inside s->lock).
+ */
+
+static int uwprof_cpu_online(unsigned int cpu, struct hlist_node *node)
+{
+	struct uwprof_session *s = hlist_entry(node, struct uwprof_session,
+					       cpuhp_node);
+
+	/* a CPU that cannot be sampled is no reason to keep it offline */
+	if (uwprof_event_create(s, cpu))
+		pr_warn_ratelimited("uwprof: no sampling on CPU %u\n", cpu);
+	return 0;
+}
+
+static int uwprof_cpu_offline(unsigned int cpu, struct hlist_node *node)
+{
+	struct uwprof_session *s = hlist_entry(node, struct uwprof_session,
+					       cpuhp_node);
+	struct uwprof_cpu *c = per_cpu_ptr(s->cpu, cpu);
+
+	if (c->event) {
+		perf_event_release_kernel(c->event);
+		c->event = NULL;
+	}
+	return 0;
+}
+
+int uwprof_sampler_module_init(void)
+{
+	int ret = cpuhp_setup_state_multi(CPUHP_AP_ONLINE_DYN, "uwprof:online",
+					  uwprof_cpu_online,
+					  uwprof_cpu_offline);
+
+	if (ret < 0)
+		return ret;
+	uwprof_cpuhp = ret;
+	return 0;
+}
+
+void uwprof_sampler_module_exit(void)
+{
+	cpuhp_remove_multi_state(uwprof_cpuhp);
+}
+
+/*
+ * Per CPU: the hotplug instance first, so that a CPU coming online from
+ * then on gets its event from the callback, then the CPUs online now.
+ */
+static int uwprof_events_create(struct uwprof_session *s)
+{
+	int cpu, ret;
+
+	ret = cpuhp_state_add_instance_nocalls(uwprof_cpuhp, &s->cpuhp_node);
+	if (ret)
+		return ret;
+	s->cpuhp_added = true;
 	cpus_read_lock();
 	for_each_online_cpu(cpu) {
-		ev = perf_event_create_kernel_counter(&attr, cpu, NULL,
-						      uwprof_overflow, s);
-		if (IS_ERR(ev)) {
-			ret = PTR_ERR(ev);
+		ret = uwprof_event_create(s, cpu);
+		if (ret)
 			break;
-		}
-		per_cpu_ptr(s->cpu, cpu)->event = ev;
 	}
 	cpus_read_unlock();
 	return ret;
 }
 
-/* References to the threads of @tgid, at most @max; returns how many. */
-static u32 uwprof_threads(u32 tgid, struct task_struct **out, u32 max)
+/*
+ * The leader of @p's process, if it is still that process: a pid is
+ * reused once its process is reaped, and the start time and mm tell the
+ * new one apart.  Under rcu_read_lock().
+ */
+static struct task_struct *uwprof_leader(const struct uwprof_proc *p)
+{
+	struct task_struct *leader;
+
+	leader = pid_task(find_pid_ns(p->tgid, &init_pid_ns), PIDTYPE_PID);
+	if (!leader || leader->start_time != p->start_time ||
+	    READ_ONCE(leader->mm) != p->mm)
+		return NULL;
+	return leader;
+}
+
+/* References to the threads of @p's process, at most @max; how many. */
+static u32 uwprof_threads(const struct uwprof_proc *p,
+			  struct task_struct **out, u32 max)
 {
 	struct task_struct *leader, *t;
 	u32 n = 0;
 
 	rcu_read_lock();
-	leader = pid_task(find_pid_ns(tgid, &init_pid_ns), PIDTYPE_PID);
+	leader = uwprof_leader(p);
 	if (leader)
 		for_each_thread(leader, t) {
 			if (n == max)
@@ -318,13 +431,13 @@ static u32 uwprof_threads(u32 tgid, struct task_struct **out, u32 max)
 	return n;
 }
 
-static u32 uwprof_thread_count(u32 tgid)
+static u32 uwprof_thread_count(const struct uwprof_proc *p)
 {
 	struct task_struct *leader;
 	u32 n = 0;
 
 	rcu_read_lock();
-	leader = pid_task(find_pid_ns(tgid, &init_pid_ns), PIDTYPE_PID);
+	leader = uwprof_leader(p);
 	if (leader)
 		n = get_nr_threads(leader);
 	rcu_read_unlock();
@@ -332,18 +445,20 @@ static u32 uwprof_thread_count(u32 tgid)
 }
 
 /*
- * Per-task mode: an inherited task-clock event on every thread of @tgid.
- * Threads it creates later inherit the event of the thread that creates
- * them.  A thread that exits meanwhile is skipped.  Called with s->lock.
+ * Per-task mode: an inherited task-clock event on every thread of @p's
+ * process.  Threads it creates later inherit the event of the thread that
+ * creates them; its child processes only with START_INHERIT, where the
+ * kernel can tell them apart (inherit_thread, 5.13 and later).  A thread
+ * that exits meanwhile is skipped.  Called with s->lock.
  */
-static int uwprof_follow_process(struct uwprof_session *s, u32 tgid)
+static int uwprof_follow_process(struct uwprof_session *s,
+				 struct uwprof_proc *p)
 {
-	u32 room = uwprof_thread_count(tgid) + 8, n, i;
+	u32 room = uwprof_thread_count(p) + 8, n, i;
 	u32 first = s->n_task_events;
 	struct task_struct **tasks;
 	struct perf_event **evs, *ev;
 	struct perf_event_attr attr;
-	struct uwprof_proc *p;
 	int ret = 0;
 
 	tasks = kcalloc(room, sizeof(*tasks), GFP_KERNEL);
@@ -359,10 +474,12 @@ static int uwprof_follow_process(struct uwprof_session *s, u32 tgid)
 	}
 	uwprof_attr(&attr, PERF_COUNT_SW_TASK_CLOCK, s->freq_hz);
 	attr.inherit = 1;
-	p = xa_load(&s->procs, tgid);
-	if (p)		/* before: a child forked meanwhile may inherit them */
-		p->events_ns = ktime_get_ns();
-	n = uwprof_threads(tgid, tasks, room);
+#ifdef PERF_ATTR_SIZE_VER7	/* 5.13, with inherit_thread */
+	attr.inherit_thread = !s->inherit;
+#endif
+	/* before: a child forked meanwhile may inherit them */
+	p->events_ns = ktime_get_ns();
+	n = uwprof_threads(p, tasks, room);
 	for (i = 0; i < n; i++) {
 		ev = perf_event_create_kernel_counter(&attr, -1, tasks[i],
 						      uwprof_overflow, s);
@@ -380,7 +497,7 @@ static int uwprof_follow_process(struct uwprof_session *s, u32 tgid)
 	 */
 	while (ret && s->n_task_events > first)
 		perf_event_release_kernel(s->task_events[--s->n_task_events]);
-	if (ret && p)
+	if (ret)
 		p->events_ns = 0;
 	return ret;
 }
@@ -389,13 +506,18 @@ static int uwprof_follow_process(struct uwprof_session *s, u32 tgid)
  * A process attached while sampling per task is followed too; if it
  * cannot be, the attach fails.
  */
-int uwprof_sampler_follow(struct uwprof_session *s, u32 tgid)
+int uwprof_sampler_follow(struct uwprof_session *s, struct uwprof_proc *p)
 {
-	if (!s->sampling || !s->per_task || uwprof_inherits_events(s, tgid))
+	if (!s->sampling || !s->per_task || p->ignored ||
+	    uwprof_inherits_events(s, p->tgid))
 		return 0;
-	return uwprof_follow_process(s, tgid);
+	return uwprof_follow_process(s, p);
 }
 
+/*
+ * Per task, at START: the attached processes.  Entries a run before
+ * marked ignored (the opener may not read them) get no events.
+ */
 static int uwprof_follow_all(struct uwprof_session *s)
 {
 	struct uwprof_proc *p;
@@ -403,8 +525,8 @@ static int uwprof_follow_all(struct uwprof_session *s)
 	int ret = 0;
 
 	xa_for_each(&s->procs, tgid, p)
-		if (!ret)
-			ret = uwprof_follow_process(s, tgid);
+		if (!ret && !p->ignored)
+			ret = uwprof_follow_process(s, p);
 	return ret;
 }
 
@@ -432,7 +554,7 @@ long uwprof_ioctl_start(struct uwprof_session *s, void __user *arg)
 		s->inherit = st.flags & UWPROF_START_INHERIT;
 		s->follow_all = st.flags & UWPROF_START_ALL;
 		ret = s->per_task ? uwprof_follow_all(s) :
-				    uwprof_events_create(s, st.freq_hz);
+				    uwprof_events_create(s);
 		if (ret)
 			uwprof_events_release(s);
 		s->sampling = !ret;

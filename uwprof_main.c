@@ -54,15 +54,24 @@ static int __init uwprof_init(void)
 
 	if (ret)
 		return ret;
+	ret = uwprof_sampler_module_init();
+	if (ret)
+		goto err_registry;
 	ret = uwprof_chardev_init();
 	if (ret)
-		uwprof_registry_module_exit();
+		goto err_sampler;
+	return 0;
+err_sampler:
+	uwprof_sampler_module_exit();
+err_registry:
+	uwprof_registry_module_exit();
 	return ret;
 }
 
 static void __exit uwprof_exit(void)
 {
 	uwprof_chardev_exit();
+	uwprof_sampler_module_exit();
 	/* entries of exited processes still queued for freeing */
 	uwprof_registry_module_exit();
 }

@@ -158,10 +158,36 @@ struct uwprof_cpu {
 	u32 last_gen;			/* the procs_gen it was found under */
 };
 
+/*
+ * One more of a CPU's counters, on that CPU with interrupts off: the
+ * write section holds the increment alone, as readers spin while it runs.
+ */
+static inline void uwprof_count(struct uwprof_cpu *c, u64 *counter)
+{
+	u64_stats_update_begin(&c->syncp);
+	(*counter)++;
+	u64_stats_update_end(&c->syncp);
+}
+
+/*
+ * Tasks that never run user code.  PF_IO_WORKER: io_uring's workers (5.12
+ * and later), PF_USER_WORKER: every such worker of a process (6.4 and
+ * later); they share the process's mm but have no user context.
+ */
+#ifndef PF_IO_WORKER
+#define PF_IO_WORKER		0
+#endif
+#ifndef PF_USER_WORKER
+#define PF_USER_WORKER		0
+#endif
+#define UWPROF_NO_USER_CODE	(PF_KTHREAD | PF_IO_WORKER | PF_USER_WORKER)
+
 /* A sample handed from the interrupt to the task's own context. */
 struct uwprof_defer {
 	struct callback_head work;
 	struct uwprof_session *s;
+	/* whose sample it is, while queued: compared, never followed */
+	const struct task_struct *task;
 	struct uw2_regs regs;
 	const struct mm_struct *mm;	/* the image sampled; never read */
 	u64 time_ns;
@@ -192,6 +218,8 @@ struct uwprof_session {
 	bool sampling;
 	bool per_task;			/* events follow threads, not CPUs */
 	u32 freq_hz;
+	struct hlist_node cpuhp_node;	/* per-CPU mode: CPUs that come and go */
+	bool cpuhp_added;
 	struct perf_event **task_events;	/* per-task mode */
 	u32 n_task_events;
 	struct irq_work wakeup_work;	/* a ring passed wakeup_bytes */
@@ -200,6 +228,7 @@ struct uwprof_session {
 	u32 wakeup_ms;
 	wait_queue_head_t readers;
 	struct mutex read_lock;		/* one reader drains at a time */
+	int read_first;			/* the CPU a read drains first */
 	struct delayed_work reap_work;
 	/* process tracking (follow.c) */
 	bool inherit;			/* UWPROF_START_INHERIT */
@@ -207,6 +236,7 @@ struct uwprof_session {
 	u32 n_bid_tables;		/* tables uploaded by build-id */
 	u32 table_gen;			/* bumped by each such upload */
 	const struct cred *cred;	/* the opener's, to judge followers */
+	struct file *file;		/* the open file: valid in ioctls only */
 	bool cap_ptrace;		/* the opener had CAP_SYS_PTRACE */
 	struct uwprof_defer *defer;	/* UWPROF_DEFER_SLOTS slots */
 	unsigned long defer_busy[BITS_TO_LONGS(UWPROF_DEFER_SLOTS)];
@@ -222,6 +252,7 @@ void uwprof_session_put(struct uwprof_session *s);
 int uwprof_registry_module_init(void);
 void uwprof_registry_module_exit(void);
 void uwprof_free_after_gp(struct rcu_work *rw, work_func_t fn);
+void uwprof_queue_work(struct work_struct *work);
 void uwprof_registry_init(struct uwprof_session *s);
 void uwprof_registry_free(struct uwprof_session *s);
 long uwprof_ioctl_table_upload(struct uwprof_session *s, void __user *arg);
@@ -232,8 +263,9 @@ void uwprof_reap_dead(struct uwprof_session *s);
 void uwprof_registry_held(struct uwprof_session *s, u64 *procs, u64 *bytes);
 struct uwprof_proc *uwprof_proc_of_current(struct uwprof_session *s,
 					   struct uwprof_cpu *c);
+bool uwprof_may_follow_current(struct uwprof_session *s);
 struct uwprof_proc *uwprof_proc_follow_current(struct uwprof_session *s,
-					       bool inherited);
+					       bool inherited, bool allowed);
 int uwprof_mods_update(struct uwprof_session *s, struct uwprof_proc *p,
 		       const struct uw2_module *add, u32 nadd, bool drop,
 		       u32 drop_start);
@@ -309,10 +341,12 @@ static inline u32 uwprof_tid(const struct uwprof_session *s)
 
 u64 uwprof_deliver(struct uwprof_session *s, struct uwprof_cpu *c,
 		   const struct uwprof_rec_info *ri, u64 t0);
+int uwprof_sampler_module_init(void);
+void uwprof_sampler_module_exit(void);
 long uwprof_ioctl_start(struct uwprof_session *s, void __user *arg);
 long uwprof_ioctl_stop(struct uwprof_session *s);
 void uwprof_sampler_stop(struct uwprof_session *s);
-int uwprof_sampler_follow(struct uwprof_session *s, u32 tgid);
+int uwprof_sampler_follow(struct uwprof_session *s, struct uwprof_proc *p);
 long uwprof_ioctl_stats(struct uwprof_session *s, void __user *arg);
 
 #endif /* UWPROF_MOD_H */

@@ -250,7 +250,11 @@ static int drop_ptrace_cap(void)
 	return syscall(SYS_capset, &hdr, data);
 }
 
-/* Without CAP_SYS_PTRACE, another user's process cannot be attached. */
+/*
+ * Without CAP_SYS_PTRACE, another user's process cannot be attached; what
+ * counts is the opener's credentials, not the caller's: a file opened with
+ * the capability keeps it, one opened without it never has it.
+ */
 TEST_F(ioc, attach_needs_ptrace_read)
 {
 	int id = uwprof_upload(self->fd, self->blob, self->len, NULL);
@@ -266,14 +270,23 @@ TEST_F(ioc, attach_needs_ptrace_read)
 	usleep(100000);
 	checker = fork();
 	if (checker == 0) {
+		int fd, mine;
+
 		if (drop_ptrace_cap())
 			_exit(200);
+		/* its own file, opened without the capability */
+		fd = uwprof_open_dev();
+		mine = uwprof_upload(fd, self->blob, self->len, NULL);
+		if (fd < 0 || mine < 0)
+			_exit(201);
+		if (uwprof_attach(fd, other, mine, 0x1000, 0x2000) != -EACCES)
+			_exit(202);
+		/* the file opened with it: the opener's credentials count */
 		_exit(-uwprof_attach(self->fd, other, id, 0x1000, 0x2000));
 	}
 	ASSERT_EQ(checker, waitpid(checker, &status, 0));
-	EXPECT_EQ(EACCES, WEXITSTATUS(status));
-	/* with the capability it is allowed */
-	EXPECT_EQ(0, uwprof_attach(self->fd, other, id, 0x1000, 0x2000));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(1, list_count(self->fd, other));
 	reap(other);
 }
 
@@ -304,6 +317,11 @@ TEST_F(ioc, list_and_detach)
 	EXPECT_EQ(EFAULT, errno);
 
 	d.pid = b;
+	/* inside the range is not its start: nothing is detached */
+	d.text_start = 0x5800;
+	EXPECT_EQ(-1, ioctl(self->fd, UWPROF_IOC_DETACH, &d));
+	EXPECT_EQ(ENOENT, errno);
+	EXPECT_EQ(1, list_count(self->fd, b));
 	d.text_start = 0x5000;
 	EXPECT_EQ(0, ioctl(self->fd, UWPROF_IOC_DETACH, &d));
 	EXPECT_EQ(-1, ioctl(self->fd, UWPROF_IOC_DETACH, &d));

@@ -7,7 +7,9 @@
  * by chain_test.
  */
 #include <errno.h>
+#include <linux/io_uring.h>
 #include <poll.h>
+#include <sched.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -318,6 +320,115 @@ TEST(kernel_context_is_marked)
 	drain(fd, &t);
 	EXPECT_EQ(0, t.bad);
 	EXPECT_LT(0, t.kernel) TH_LOG("%d records", t.records);
+	close(fd);
+}
+
+/* Records per CPU and pc-0 records, of any process, now in @fd. */
+static void count_cpus(int fd, int *per_cpu, int ncpu, int *pc0)
+{
+	static char buf[1 << 16];
+	ssize_t len;
+	char *p;
+
+	while ((len = read(fd, buf, sizeof(buf))) > 0)
+		for (p = buf; p < buf + len; p += ((struct uwprof_record *)p)->size) {
+			struct uwprof_record *r = (void *)p;
+
+			if (r->cpu < ncpu)
+				per_cpu[r->cpu]++;
+			*pc0 += r->nframes && !r->frames[0];
+		}
+}
+
+static int set_cpu_online(int cpu, int on)
+{
+	char path[64];
+	int fd, ok;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online",
+		 cpu);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -1;
+	ok = write(fd, on ? "1" : "0", 1) == 1;
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+/* A child spinning on CPU @cpu for @ms. */
+static pid_t spawn_pinned(int cpu, int ms)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		sched_setaffinity(0, sizeof(set), &set);
+		spin_ms(ms);
+		_exit(0);
+	}
+	return pid;
+}
+
+/* A CPU that goes offline and comes back is sampled again. */
+TEST(cpu_hotplug_resumes_sampling)
+{
+	int before[2] = { 0 }, after[2] = { 0 }, pc0 = 0, fd;
+	pid_t pid;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2 || set_cpu_online(1, 1))
+		SKIP(return, "needs a second CPU that can go offline");
+	ASSERT_EQ(0, uwprof_load());
+	fd = open_nonblock();
+	ASSERT_LE(0, fd);
+	pid = spawn_pinned(1, 600);
+	ASSERT_EQ(0, attach_tiny(fd, pid));
+	ASSERT_EQ(0, uwprof_start(fd, 1000));
+	waitpid(pid, NULL, 0);
+	count_cpus(fd, before, 2, &pc0);
+	ASSERT_EQ(0, set_cpu_online(1, 0));
+	ASSERT_EQ(0, set_cpu_online(1, 1));
+	pid = spawn_pinned(1, 600);
+	ASSERT_EQ(0, attach_tiny(fd, pid));
+	waitpid(pid, NULL, 0);
+	ASSERT_EQ(0, ioctl(fd, UWPROF_IOC_STOP));
+	count_cpus(fd, after, 2, &pc0);
+	EXPECT_LT(200, before[1]);
+	EXPECT_LT(200, after[1]) TH_LOG("CPU 1: %d samples before, %d after",
+					before[1], after[1]);
+	close(fd);
+}
+
+/*
+ * io_uring's submission thread shares the process's mm but runs no user
+ * code: it is not sampled (a record of it would have no user pc).
+ */
+TEST(io_uring_workers_not_sampled)
+{
+	struct io_uring_params params = {
+		.flags = IORING_SETUP_SQPOLL, .sq_thread_idle = 2000,
+	};
+	int cpus[2] = { 0 }, pc0 = 0, fd, ring;
+
+	ASSERT_EQ(0, uwprof_load());
+	fd = open_nonblock();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, attach_tiny(fd, getpid()));
+	ASSERT_EQ(0, uwprof_start(fd, 1000));
+	ring = syscall(__NR_io_uring_setup, 4, &params);
+	if (ring < 0) {
+		close(fd);
+		SKIP(return, "no io_uring in this kernel (errno %d)", errno);
+	}
+	/* the submission thread polls for sq_thread_idle: 2 s */
+	spin_ms(1000);
+	ASSERT_EQ(0, ioctl(fd, UWPROF_IOC_STOP));
+	count_cpus(fd, cpus, 2, &pc0);
+	EXPECT_LT(200, cpus[0] + cpus[1]);
+	EXPECT_EQ(0, pc0);
+	close(ring);
 	close(fd);
 }
 
