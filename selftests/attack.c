@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -368,6 +369,90 @@ TEST(sample_stack_leaps)
 	EXPECT_LT(100, taken);
 	EXPECT_LT(taken / 2, budget);
 	EXPECT_GT(SAMPLE_MAX_NS, max);
+}
+
+/*
+ * 32,768 executable mappings, every other page, each holding a loop
+ * ("subs r0, r0, #1; bne; bx lr") that the process runs in turn, forever:
+ * its samples fall in code no table covers, mapping after mapping.
+ */
+static void run_in_many_mappings(int go)
+{
+	static const uint32_t loop[] = { 0xe2500001, 0x1afffffd, 0xe12fff1e };
+	long page = getpagesize(), i;
+	char *base = mmap(NULL, 65536 * page, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (base == MAP_FAILED)
+		_exit(1);
+	for (i = 0; i < 65536; i += 2) {
+		memcpy(base + i * page, loop, sizeof(loop));
+		__builtin___clear_cache(base + i * page,
+					base + i * page + sizeof(loop));
+		if (mprotect(base + i * page, page, PROT_READ | PROT_EXEC))
+			_exit(1);
+	}
+	if (write(go, "x", 1) != 1)
+		_exit(1);
+	for (;;)
+		for (i = 0; i < 65536; i += 2)
+			((void (*)(int))(base + i * page))(2000);
+}
+
+/*
+ * A followed process of 32,768 executable mappings, sampled while tables
+ * by build-id are uploaded (so every unknown mapping is worth examining)
+ * and running code in one after another, dies within 2 s of SIGKILL: no
+ * deferred sample walks its mappings.
+ */
+TEST(many_mappings_die_quickly)
+{
+	static const unsigned char finish[] = { 0xb0 };
+	struct uwprof_table_upload up = { .size = sizeof(up) };
+	struct uwprof_attach a = {
+		.size = sizeof(a), .flags = UWPROF_ATTACH_FOLLOW,
+	};
+	unsigned char blob[64];
+	struct uwprof_stats st;
+	double t0, ms;
+	int fd, go[2];
+	pid_t pid;
+
+	ASSERT_EQ(0, uwprof_load());
+	/* 65,536 mappings in all, over the default vm.max_map_count */
+	ASSERT_EQ(0, system("echo 131072 >/proc/sys/vm/max_map_count"));
+	ASSERT_EQ(0, pipe(go));
+	pid = fork();
+	if (!pid)
+		run_in_many_mappings(go[1]);
+	close(go[1]);
+	t0 = now_ms();
+	ASSERT_EQ(1, read(go[0], blob, 1));
+	ksft_print_msg("mapped in %.0f ms\n", now_ms() - t0);
+	fd = uwprof_open_dev();
+	ASSERT_LE(0, fd);
+	up.len = uwprof_tiny_table(blob, finish, sizeof(finish));
+	up.data = (unsigned long)blob;
+	up.flags = UWPROF_TABLE_BY_BUILD_ID;
+	up.build_id_size = 20;
+	up.text_size = 4;
+	ASSERT_EQ(0, ioctl(fd, UWPROF_IOC_TABLE_UPLOAD, &up));
+	a.pid = pid;
+	ASSERT_EQ(0, ioctl(fd, UWPROF_IOC_ATTACH, &a));
+	ASSERT_EQ(0, uwprof_start(fd, 1000));
+	/* long enough for examined mappings to pile up */
+	usleep(4000000);
+	t0 = now_ms();
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	ms = now_ms() - t0;
+	EXPECT_EQ(0, uwprof_stats(fd, &st));
+	ksft_print_msg("32768 mappings: gone %.0f ms after SIGKILL; %llu samples, %llu deferred\n",
+		       ms, (unsigned long long)st.taken,
+		       (unsigned long long)st.deferred);
+	EXPECT_LT(100, st.taken);
+	EXPECT_GT(2000, ms);
+	close(fd);
 }
 
 TEST_HARNESS_MAIN
