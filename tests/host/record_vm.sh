@@ -19,13 +19,21 @@ spin64_add=()
 [ ! -x "$spin64" ] || spin64_add=(--add "$spin64:/data/spin64")
 fixture=$top/tests/data/report/fixture
 libdir=$BUILD/arm/root/lib/arm-linux-gnueabihf
+dbg=$BUILD/arm/dbg/usr/lib/debug
+# "record -- CMD", fully unwound at least, in tenths of a per cent, over
+# every sample, ld.so's start-up included: three runs on armmp-6.1 gave
+# 98.9%, 99.7% and 100.0% of 356-389 samples (20-25 in ld.so).  The
+# misses are a few samples a run (bad-sp, a libc frame); 98.0% leaves
+# about four samples more than the worst run for noise.  Below it a table,
+# the ld.so start-up or the side-band's timing broke.
+CMD_MIN=${CMD_MIN:-980}
 tmp=$(mktemp -d)
 trap '[ -n "${KEEP_TMP:-}" ] || rm -rf "$tmp"' EXIT
 
 # make check runs the host tests before it builds the module.
 [ -e "$top/uwprof.ko" ] || [ ! -e "$BUILD/kernel/vmlinuz" ] ||
 	make -C "$top" --no-print-directory module >/dev/null 2>&1
-for need in "$BUILD/kernel/vmlinuz" "$top/uwprof.ko" "$arm_uwprof" "$libdir/libc.so.6"; do
+for need in "$BUILD/kernel/vmlinuz" "$top/uwprof.ko" "$arm_uwprof" "$libdir/libc.so.6" "$dbg"; do
 	if [ ! -e "$need" ]; then
 		skip "record in the VM: no $need (make setup module uwprof-arm)"
 		finish
@@ -42,10 +50,17 @@ if ! clang --target=arm-linux-gnueabihf -march=armv7-a -mfloat-abi=hard -mthumb 
 	fail "build the fixture with clang and lld: $(cat "$tmp/err")"
 fi
 
+# The C library and the dynamic loader with their libc6-dbg debug files,
+# whose .debug_frame their own .ARM.exidx lacks (ld.so's covers next to
+# nothing), as make demo and make bench make them.
 mkdir -p "$tmp/tables"
-for f in "$fixture" "$lld_fixture" "$libdir/libc.so.6" "$libdir/ld-linux-armhf.so.3"; do
+for f in "$fixture" "$lld_fixture"; do
 	"$UWPROF" table "$f" --build-id-dir "$tmp/tables" >/dev/null ||
 		fail "uwprof table $f"
+done
+for f in "$libdir/libc.so.6" "$libdir/ld-linux-armhf.so.3"; do
+	"$UWPROF" table "$f" --build-id-dir "$tmp/tables" --debug-dir "$dbg" \
+		--prologue-analysis >/dev/null || fail "uwprof table $f"
 done
 
 # In the VM: each run's exit status and stderr go to /out.
@@ -66,7 +81,8 @@ $R -q -d 1 -o /out/tid.data -t $pid >/out/tid.log 2>&1; echo $? >/out/tid.rc
 kill $pid
 $R -o /out/lld.data -- /data/fixture-lld 300 >/out/lld.log 2>&1; echo $? >/out/lld.rc
 $R -o /out/dead.data -p 999999 >/out/dead.log 2>&1; echo $? >/out/dead.rc
-/data/spin64 2>/dev/null & pid64=$!
+uname -m >/out/machine
+/data/spin64 2>/out/spin64.err & pid64=$!
 sleep 1
 if grep -q spin64 /proc/$pid64/maps 2>/dev/null; then	# runs on arm64 kernels only
 	$R -o /out/pid64.data -p $pid64 >/out/pid64.log 2>&1; echo $? >/out/pid64.rc
@@ -100,10 +116,11 @@ else
 fi
 rep "$out/cmd.data" >"$tmp/cmd.txt"
 n=$(sed -n 's/^# \([0-9]*\) samples of.*/\1/p' "$tmp/cmd.txt")
-# Judged outside the dynamic loader: the side-band follows the command
-# from its exec, so ld.so's start-up is sampled now (its own share, which
-# grows with the emulator's load, is printed, not judged here).
-read -r pct ldso < <(HERE=$here python3 -c '
+# Every sample judged, the dynamic loader's too: the side-band follows the
+# command from its exec and the tables cover ld.so, so its start-up unwinds
+# as the program does (a sample counts as fully unwound when the module
+# said ROOT or NORETURN).  The share is in tenths of a per cent.
+read -r n_all permille ldso < <(HERE=$here python3 -c '
 import os, sys
 sys.path.insert(0, os.environ["HERE"])
 import uwdata
@@ -115,16 +132,15 @@ for k, d in recs:
     if k != "sample":
         continue
     pc = d["frames"][0] if d["frames"] else 0
-    if any(a <= pc < b for a, b in ld):
-        inld += 1
-        continue
+    inld += any(a <= pc < b for a, b in ld)
     n += 1
     full += d["stop"] in (0, 8)
-print(100 * full // max(n, 1), inld)' "$out/cmd.data")
-if [ "${n:-0}" -ge 200 ] && [ "${pct:-0}" -ge 90 ]; then
-	ok "report: $n samples, $pct% fully unwound outside ld.so ($ldso samples in ld.so)"
+print(n, 1000 * full // max(n, 1), inld)' "$out/cmd.data")
+pct="$((${permille:-0} / 10)).$((${permille:-0} % 10))%"
+if [ "${n_all:-0}" -ge 200 ] && [ "${permille:-0}" -ge "$CMD_MIN" ]; then
+	ok "report: $n_all samples, $pct fully unwound ($ldso of them in ld.so), at least $((CMD_MIN / 10)).$((CMD_MIN % 10))%"
 else
-	fail "report: ${n:-no} samples, ${pct:-?}% fully unwound"
+	fail "report: ${n_all:-no} samples, $pct fully unwound (${ldso:-?} in ld.so), below $((CMD_MIN / 10)).$((CMD_MIN % 10))%"
 	sed 's/^/#   /' "$out/cmd.log" "$tmp/cmd.txt"
 fi
 if rep -f folded "$out/cmd.data" | grep -q '^_start;.*main;run;work_a;spin '; then
@@ -244,8 +260,12 @@ fi
 expect "record -p DEADPID exits 2" 2 "$(cat "$out/dead.rc" 2>/dev/null)"
 if grep -q 'no process 999999' "$out/dead.log"; then ok "dead pid named"; else
 	fail "dead pid: $(cat "$out/dead.log")"; fi
+# 64-bit programs run on an arm64 kernel (aarch64, armv8l under the 32-bit
+# personality) and on no other: only there is their absence a skip.
+machine=$(cat "$out/machine" 2>/dev/null)
+case $machine in aarch64|armv8l) arm64=1 ;; *) arm64= ;; esac
 if [ ! -x "$spin64" ]; then
-	skip "record -p PID64: no $spin64 (make selftests)"
+	fail "record -p PID64: no $spin64 (make selftests builds it)"
 elif [ -e "$out/pid64.rc" ]; then
 	expect "record -p PID64 exits 2" 2 "$(cat "$out/pid64.rc")"
 	if grep -q "cannot profile pid [0-9]*: it runs 64-bit code" "$out/pid64.log"; then
@@ -253,8 +273,10 @@ elif [ -e "$out/pid64.rc" ]; then
 	else
 		fail "64-bit pid: $(cat "$out/pid64.log")"
 	fi
+elif [ -n "$arm64" ]; then
+	fail "record -p PID64: spin64 did not start on this arm64 kernel ($machine): $(cat "$out/spin64.err" 2>/dev/null)"
 else
-	skip "record -p PID64: 64-bit programs do not run on this kernel"
+	skip "record -p PID64: 64-bit programs cannot run on a 32-bit kernel (${machine:-uname -m gave nothing})"
 fi
 expect "record without the module exits 1" 1 "$(cat "$out/nomod.rc" 2>/dev/null)"
 if grep -q 'insmod uwprof.ko' "$out/nomod.log"; then ok "no module: says to insmod"; else
