@@ -137,7 +137,7 @@ else
 	ok "a profile made without symbols names the fixture's frames [fixture]"
 fi
 if [ ! -x "$PPROF" ]; then
-	skip "re-symbolization: no $PPROF (make test-host builds it)"
+	fail "re-symbolization: no $PPROF (make test-host builds it)"
 else
 	PPROF_BINARY_PATH=$data "$PPROF" -sample_index=samples -nodefraction=0 -top -nodecount=1000 \
 		"$tmp/n.pb.gz" 2>"$tmp/err" | top_rows >"$tmp/pp"
