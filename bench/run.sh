@@ -2,8 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # run.sh BENCH_BINARY OUTDIR [REALDIR [ARM_BINARY]]: wall-clock figures from the binary
-# itself, then instruction counts from callgrind, which are deterministic:
-# each run collects only inside bench_unwind_work(), bench_lookup_work() or
+# itself, then instruction counts from callgrind, which are deterministic.
+# Everything it prints also goes to OUTDIR/figures.txt, headed by the tree's
+# commit and the replay input's digest: bench/unwind-doc.sh writes that
+# file into docs/UNWIND-COST.md.  Counts are
+# collected only inside bench_unwind_work(), bench_lookup_work() or
 # bench_replay_work().  REALDIR holds lua.uwr, real stacks of lua5.4
 # (bench/capture-lua.sh), and the tables they were unwound with;
 # ARM_BINARY, the bench built for armhf, replays them under qemu-arm too.
@@ -13,7 +16,16 @@
 # different number of instructions for the same C.
 set -eu
 bin=$1 out=$2 real=${3:-} arm_bin=${4:-}
+top=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$out"
+exec > >(tee "$out/figures.txt.tmp")
+tee_pid=$!
+# The tree measured ("+changes": with uncommitted ones) and the input.
+echo "commit: $(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)$(
+	git -C "$top" diff --quiet HEAD -- 2>/dev/null || echo +changes)"
+if [ -n "$real" ] && [ -f "$real/lua.uwr" ]; then
+	echo "replay input: $(cd "$real" && sha256sum lua.uwr *.uwt | sha256sum | cut -c1-16) (sha256 of lua.uwr and its tables)"
+fi
 "$bin" time
 
 # callgrind_ir FUNC ARGS...: instructions inside FUNC, then the count the
@@ -27,9 +39,11 @@ callgrind_ir() {
 		"$(awk '{print $2}' <<<"$printed")"
 }
 
+# The figures file is complete only when the run is: finished() renames it.
+finished() { exec >&-; wait "$tee_pid"; mv "$out/figures.txt.tmp" "$out/figures.txt"; exit 0; }
 if ! command -v valgrind >/dev/null; then
-	echo "instructions: valgrind not installed, skipped"
-	exit 0
+	echo "instructions: valgrind not installed (scripts/packages.txt)" >&2
+	exit 1
 fi
 for d in 8 16 32; do
 	read -r ir n < <(callgrind_ir bench_unwind_work unwind 4 "$d")
@@ -40,8 +54,8 @@ read -r ir n < <(callgrind_ir bench_lookup_work lookup 4)
 awk -v ir="$ir" -v n="$n" \
 	'BEGIN { printf "lookup alone: %6.1f instructions/lookup (callgrind, %d lookups)\n", ir / n, n }'
 if [ -z "$real" ] || [ ! -f "$real/lua.uwr" ]; then
-	echo "real stacks: skipped (no $real/lua.uwr: qemu-arm-static and make lua-arm make it)"
-	exit 0
+	echo "real stacks: no $real/lua.uwr (make bench-unwind unpacks bench/data/lua-real.tar.xz)" >&2
+	exit 1
 fi
 summary=$("$bin" replay summary "$real/lua.uwr" "$real")
 echo "$summary"
@@ -77,5 +91,7 @@ if [ -n "$arm_bin" ] && command -v qemu-arm-static >/dev/null; then
 				 what, (a1 - a0) / n, (a2 - a1) / n, (a2 - a1) / n * f, f }'
 	done
 else
-	echo "real lua stacks on ARM: skipped (no ARM build of the bench or no qemu-arm-static)"
+	echo "real lua stacks on ARM: no ARM build of the bench or no qemu-arm-static (make setup)" >&2
+	exit 1
 fi
+finished

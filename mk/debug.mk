@@ -28,6 +28,7 @@ $(DEBUG_KO): $(filter-out %.mod.c,$(MODULE_FILES)) $(DEBUG_DIR)/vmlinuz
 debug-module: debug-kernel $(DEBUG_KO)
 
 test-debug: debug-module selftests $(ABI_FUZZ) $(VM_TEST_DEPS)
+	$(Q)$(MAKE) --no-print-directory kfail-module KERNEL=debug-6.1
 	$(Q)KERNEL=debug-6.1 UWPROF_MODULE=$(DEBUG_KO) UWPROF=$(UWPROF) BUILD=$(BUILD) \
 		FUZZ_DEBUG_SECONDS=$(FUZZ_DEBUG_SECONDS) ABI_FUZZ=$(ABI_FUZZ) \
 		scripts/test-debug.sh $(ARM_OUT)/selftests/. $(VM_TEST_FILES)

@@ -27,7 +27,8 @@ module:
 		$(MODULE_CC) modules
 
 CHECKPATCH ?= $(BUILD)/linux-source/scripts/checkpatch.pl
-MODULE_SOURCES = $(filter-out %.mod.c,$(wildcard $(CURDIR)/*.c $(CURDIR)/*.h)) uapi/uwprof.h
+MODULE_SOURCES = $(filter-out %.mod.c,$(wildcard $(CURDIR)/*.c $(CURDIR)/*.h)) uapi/uwprof.h \
+		 selftests/kfail/uwprof_kfail.c
 
 # The module's sources against the kernel's coding style.
 checkpatch:

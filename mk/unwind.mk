@@ -54,13 +54,26 @@ $(BENCH_CAPTURE): tests/gt/capture.c bench/replay.h unwind_v2.c unwind_v2.h \
 		tests/gt/capture.c unwind_v2.c tools/uwprof/lib/uwt.c \
 		tools/uwprof/lib/regfile.c
 
-# Captured once and kept while the capture itself is unchanged, not remade
-# when unwind_v2.c changes: its frames were found by the unwinder of the
-# day, and every later unwinder must reproduce them, on the same stacks.
-$(BENCH_REAL)/lua.uwr: tests/gt/capture.c bench/replay.h bench/capture-lua.sh \
-		bench/perf/bench.lua
+# The real stacks are captured once and committed (BENCH_REAL_INPUT: the
+# replay file and the tables it was unwound with), so that every tree's
+# figures are of the same stacks and a fresh clone reproduces them: its
+# frames were found by the unwinder of the day, and every later unwinder
+# must reproduce them.  make bench-unwind-capture captures anew and
+# rewrites the archive (needs lua-arm and qemu-arm-static).
+BENCH_REAL_INPUT := bench/data/lua-real.tar.xz
+
+$(BENCH_REAL)/lua.uwr: $(BENCH_REAL_INPUT)
+	@rm -rf $(BENCH_REAL) && mkdir -p $(BENCH_REAL)
+	$(Q)tar -xJf $< -C $(BENCH_REAL) && touch $@
+
+bench-unwind-capture:
 	$(Q)$(MAKE) --no-print-directory lua-arm tools $(BENCH_CAPTURE)
-	$(Q)BUILD=$(BUILD) bench/capture-lua.sh $(BENCH_CAPTURE) $(UWPROF) $(BENCH_REAL)
+	@rm -rf $(BUILD)/bench/capture
+	$(Q)BUILD=$(BUILD) bench/capture-lua.sh $(BENCH_CAPTURE) $(UWPROF) $(BUILD)/bench/capture
+	@mkdir -p $(dir $(BENCH_REAL_INPUT))
+	$(Q)cd $(BUILD)/bench/capture && tar --sort=name --owner=0 --group=0 --mtime=@0 \
+		-cf - lua.uwr *.uwt | xz -9 >$(CURDIR)/$(BENCH_REAL_INPUT)
+	@echo "bench-unwind-capture: wrote $(BENCH_REAL_INPUT)"
 
 # The same bench for armhf, counted under qemu-arm (bench/tb-count.py).
 BENCH_UNWIND_ARM := $(BUILD)/bench/bench_unwind.arm
@@ -75,11 +88,12 @@ $(BENCH_UNWIND_ARM): bench/bench_unwind.c bench/replay.h unwind_v2.c unwind_v2.h
 		tests/host/test_unwind_v2_gen.c tools/uwprof/lib/uwt.c \
 		tools/uwprof/lib/regfile.c
 
-# Without qemu-user or lua the real stacks are named as skipped by run.sh.
-bench-unwind: $(BENCH_UNWIND) $(BENCH_UNWIND_ARM)
-	$(Q)$(MAKE) --no-print-directory $(BENCH_REAL)/lua.uwr || \
-		echo "bench-unwind: capturing real stacks failed"
+# The figures, written into docs/UNWIND-COST.md (bench/unwind-doc.sh) with
+# the commit they were measured on; without valgrind or qemu-arm-static
+# (make setup) the run fails.
+bench-unwind: $(BENCH_UNWIND) $(BENCH_UNWIND_ARM) $(BENCH_REAL)/lua.uwr
 	$(Q)bench/run.sh $(BENCH_UNWIND) $(BUILD)/bench $(BENCH_REAL) \
 		$(BENCH_UNWIND_ARM)
+	$(Q)bench/unwind-doc.sh $(BUILD)/bench/figures.txt docs/UNWIND-COST.md
 
-.PHONY: bench-unwind
+.PHONY: bench-unwind bench-unwind-capture

@@ -21,7 +21,19 @@ $(SPIN64): selftests/spin64.c
 	$(Q)$(AARCH64_CC) -O2 -Wall -Wextra -static -nostdlib -ffreestanding \
 		-fno-stack-protector -o $@ $<
 
-selftests: $(SELFTEST_BINS) $(SPIN64)
+# A test-only kernel module for selftests/follow_fail_test.c
+# (selftests/kfail/), built for KERNEL in a tree of its own and copied
+# beside the selftests each time (Kbuild makes it once per kernel).
+KFAIL_DIR	:= $(BUILD)/kfail/$(KERNEL)
+KFAIL_KO	:= $(ARM_OUT)/selftests/uwprof_kfail.ko
+kfail-module:
+	@mkdir -p $(KFAIL_DIR) $(dir $(KFAIL_KO))
+	$(Q)cp -p selftests/kfail/uwprof_kfail.c selftests/kfail/Kbuild $(KFAIL_DIR)/
+	$(Q)$(MAKE) -s -C $(KDIR) M=$(KFAIL_DIR) ARCH=$(ARCH) \
+		CROSS_COMPILE=$(CROSS_COMPILE) $(MODULE_CC) modules
+	$(Q)cp $(KFAIL_DIR)/uwprof_kfail.ko $(KFAIL_KO)
+
+selftests: $(SELFTEST_BINS) $(SPIN64) kfail-module
 
 # Shell tests that boot VMs of their own (each ends "N passed, N failed").
 VM_TEST_SCRIPTS	?=
@@ -31,7 +43,7 @@ test-vm: module selftests $(VM_TEST_DEPS)
 		scripts/test-vm.sh $(ARM_OUT)/selftests/. selftests/run-in-vm.sh \
 		$(VM_TEST_FILES)
 
-.PHONY: selftests
+.PHONY: selftests kfail-module
 
 # Every test kernel in turn (scripts/test-matrix.sh; KERNELS= for a subset).
 test-matrix: tools

@@ -5,8 +5,10 @@
 # build, checkpatch, the fuzz smoke run, the VM selftests and a one-minute
 # ABI fuzz on armmp-6.1, then the module build and the VM
 # selftests on arm64-6.1 (the armhf user space as compat tasks).  Every part runs even when an earlier one fails
-# (except set-up, which the rest needs).  Ends with
-# "check: N passed, N failed, N skipped" and exits 1 on any failure.
+# (except set-up, which the rest needs).  Then the skips by reason, which
+# fail the check if one is on no list of tests/skips/ (scripts/skips.sh).
+# Ends with "check: N passed, N failed, N skipped" and exits 1 on any
+# failure.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -15,6 +17,7 @@ MAKE=${MAKE:-make}
 failures=()
 log_dir=${BUILD:-$top/build}/check
 mkdir -p "$log_dir"
+rm -f "$log_dir"/*.log	# a part that does not run this time has no log
 
 # A part whose output ends with its own "N passed, N failed" line.
 counted() {
@@ -39,22 +42,23 @@ single() {
 	fi
 }
 
+# The skips of the parts run so far, and of the parts of each kernel.
+skips_before=0
+declare -A skips_of
+skips_mark() { skips_of[$1]=$((count_skipped - skips_before)); skips_before=$count_skipped; }
+
 $MAKE --no-print-directory setup || { echo "check: set-up failed"; echo "0 passed, 1 failed"; exit 1; }
 counted test-host $MAKE --no-print-directory test-host
 counted test-browser $MAKE --no-print-directory test-browser
 single module $MAKE --no-print-directory module
 single checkpatch $MAKE --no-print-directory checkpatch
-if $MAKE -n fuzz-smoke >/dev/null 2>&1; then
-	counted fuzz-smoke $MAKE --no-print-directory fuzz-smoke
-else
-	echo "=== fuzz-smoke: no such target, skipped"
-	count_skipped=$((count_skipped + 1))
-fi
+counted fuzz-smoke $MAKE --no-print-directory fuzz-smoke
 counted test-vm $MAKE --no-print-directory test-vm KERNEL=armmp-6.1
 # The device ABI fuzzed for a minute (make fuzz-abi runs 100,000 sequences);
 # the VM gets ten (its watchdog fails a hang after one).
 single fuzz-abi $MAKE --no-print-directory fuzz-abi KERNEL=armmp-6.1 \
 	FUZZ_SECONDS=${CHECK_FUZZ_ABI_SECONDS:-60} FUZZ_ABI_TIMEOUT=600
+skips_mark armmp-6.1
 if $MAKE --no-print-directory setup KERNEL=arm64-6.1; then
 	single module-arm64-6.1 $MAKE --no-print-directory module KERNEL=arm64-6.1
 	counted test-vm-arm64-6.1 $MAKE --no-print-directory test-vm KERNEL=arm64-6.1
@@ -63,6 +67,19 @@ else
 	count_failed=$((count_failed + 1))
 	failures+=(setup-arm64-6.1)
 fi
+skips_mark arm64-6.1
+
+# The skips by reason, each kernel's against its list of expected skips
+# (tests/skips/): a skip on no list fails make check, so that a test that
+# stops running is a visible change, not a quiet one.
+echo "=== skips"
+skip_logs() { for n in "$@"; do [ ! -f "$log_dir/$n.log" ] || echo "$log_dir/$n.log"; done; }
+mapfile -t logs < <(skip_logs test-host test-browser fuzz-smoke test-vm fuzz-abi)
+scripts/skips.sh -e tests/skips/host.txt -e tests/skips/armmp-6.1.txt \
+	"${skips_of[armmp-6.1]}" "${logs[@]}" || { count_failed=$((count_failed + 1)); failures+=(skips-armmp-6.1); }
+mapfile -t logs < <(skip_logs module-arm64-6.1 test-vm-arm64-6.1)
+scripts/skips.sh -e tests/skips/arm64-6.1.txt \
+	"${skips_of[arm64-6.1]}" "${logs[@]}" || { count_failed=$((count_failed + 1)); failures+=(skips-arm64-6.1); }
 
 # What failed, again at the end, where a reader of a long log looks first:
 # each failed part's failure lines (a test's "not ok", a harness's

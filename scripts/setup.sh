@@ -50,13 +50,21 @@ say() { log "$@"; }
 . "$top/scripts/apt.sh"
 die() { echo "setup: $*" >&2; exit 1; }
 
-# The packages of list $1 (default scripts/packages.txt) not installed yet.
+# Is package $1 installed?
+installed() {
+	dpkg-query -W -f='${Status}\n' "$1" 2>/dev/null | grep -q 'install ok installed'
+}
+
+# The packages of list $1 (default scripts/packages.txt) not installed yet;
+# of a line "A|B" that has neither, A.
 missing_packages() {
-	local p
-	grep -v '^\s*#' "${1:-$top/scripts/packages.txt}" | while read -r p; do
-		[ -n "$p" ] || continue
-		dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
-			grep -q 'install ok installed' || echo "$p"
+	local line p
+	grep -v '^\s*#' "${1:-$top/scripts/packages.txt}" | while read -r line; do
+		[ -n "$line" ] || continue
+		for p in ${line//|/ }; do
+			installed "$p" && continue 2
+		done
+		echo "${line%%|*}"
 	done
 }
 
@@ -224,6 +232,21 @@ extract_linux_source() {
 		'*/tools/testing/selftests/kselftest.h'
 }
 
+# stackvis from the npm registry into build/npm/ (no global install, no
+# install scripts), for tests/host/perf_script_npm.sh, which finds it there.
+STACKVIS_VERSION=0.5.0
+fetch_stackvis() {
+	local dst=$BUILD/npm/stackvis-$STACKVIS_VERSION
+	[ -f "$dst/node_modules/stackvis/cmd/stackcollapse-perf" ] && return 0
+	command -v npm >/dev/null || die "no npm (scripts/packages.txt installs it)"
+	log "installing stackvis@$STACKVIS_VERSION into $dst"
+	mkdir -p "$dst"
+	timeout 600 npm install --prefix "$dst" --no-save --no-package-lock \
+		--ignore-scripts --no-audit --no-fund --loglevel=error \
+		"stackvis@$STACKVIS_VERSION" >"$dst.log" 2>&1 ||
+		die "npm install stackvis@$STACKVIS_VERSION failed: $(tail -n 5 "$dst.log")"
+}
+
 if [ "${1:-}" = --browser ]; then	# make test-browser: its packages only
 	install_packages "$top/scripts/packages-browser.txt"
 	log "browser test packages ready"
@@ -235,4 +258,5 @@ fetch_arm_root
 fetch_arm_dbg
 fetch_arm_cxx
 extract_linux_source
+fetch_stackvis
 log "ready (kernel $(cat "$KDIR_OUT/release"))"

@@ -3,8 +3,10 @@
  * 64-bit processes on an arm64 kernel: v2 tables describe 32-bit code only,
  * so attaching one is refused (ENOEXEC), and the samples of an attached
  * 32-bit process that exec'd a 64-bit program are counted as dropped_not32,
- * never unwound.  The 64-bit program is spin64 (no C library); on a 32-bit
- * kernel it cannot run and these tests say they are skipped.
+ * never unwound.  The 64-bit program is spin64 (no C library).  On a 32-bit
+ * kernel it cannot run (ENOEXEC) and these tests say they are skipped; on
+ * an arm64 kernel, which exists to run them, any failure to start it is a
+ * failure.
  */
 #include <errno.h>
 #include <sched.h>
@@ -13,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
@@ -87,6 +90,32 @@ static int exec_outcome(int status_fd)
 	return e;
 }
 
+/*
+ * The kernel's machine, as uname gives it to this 32-bit program: aarch64,
+ * or armv8l under the 32-bit personality, on an arm64 kernel.
+ */
+static bool kernel_is_64bit(void)
+{
+	struct utsname u;
+
+	return uname(&u) == 0 && (!strcmp(u.machine, "aarch64") ||
+				  !strcmp(u.machine, "armv8l"));
+}
+
+/*
+ * spin64 did not start (@err): the test is skipped only on a 32-bit
+ * kernel that refused it as it must (ENOEXEC); anything else fails it.
+ */
+#define NEED_SPIN64(err, ...) do { \
+	ASSERT_FALSE(kernel_is_64bit()) \
+		TH_LOG("%s does not start on this arm64 kernel: %s", SPIN64, strerror(err)); \
+	ASSERT_EQ(ENOEXEC, err) \
+		TH_LOG("%s: %s (make selftests builds it)", SPIN64, strerror(err)); \
+	__VA_ARGS__; \
+	SKIP(return, "64-bit programs cannot run on a 32-bit kernel (exec of %s: %s)", \
+	     SPIN64, strerror(err)); \
+} while (0)
+
 static int upload_tiny(int fd)
 {
 	unsigned char blob[64];
@@ -106,8 +135,7 @@ TEST(attach_64bit_process_refused)
 	ASSERT_EQ(0, uwprof_load());
 	pid = spawn_spin64(-1, false, NULL);
 	if (pid < 0)
-		SKIP(return, "64-bit programs do not run on this kernel: %s",
-		     strerror(-pid));
+		NEED_SPIN64(-pid);
 	fd = uwprof_open_dev();
 	ASSERT_LE(0, fd);
 	id = upload_tiny(fd);
@@ -158,12 +186,8 @@ static void exec_64bit_while_sampled(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, uwprof_stats(fd, &before));
 	ASSERT_EQ(1, write(go[1], "g", 1));
 	e = exec_outcome(status_fd);
-	if (e) {
-		waitpid(x, NULL, 0);
-		close(fd);
-		SKIP(return, "64-bit programs do not run on this kernel: %s",
-		     strerror(e));
-	}
+	if (e)
+		NEED_SPIN64(e, waitpid(x, NULL, 0); close(fd));
 	usleep(500000);
 	ASSERT_EQ(0, uwprof_stats(fd, &after));
 	ASSERT_EQ(0, ioctl(fd, UWPROF_IOC_LIST, &l));

@@ -857,13 +857,19 @@ def write_doc(a, mach, host, progs, freqs, tools, reps, R, tables):
     w = L.append
     w("# Benchmarks")
     w("")
-    w("Written by `%s` (bench/perf/bench.sh); every figure below was "
-      "measured by the run that wrote this page. Rerun it to regenerate the "
-      "page." % a.command)
+    w("Written by `%s` (bench/perf/bench.sh) on the tree of commit %s; "
+      "every figure below was measured by the run that wrote this page. "
+      "Rerun it to regenerate the page." % (a.command, host.get("commit", "unknown")))
     w("")
-    w("uwprof, `perf record --call-graph=fp` and `perf record --call-graph=dwarf` "
-      "sample the same workloads at the same frequencies in the same emulated "
-      "ARM machine, one after the other.")
+    names = {"uwprof": "uwprof", "fp": "`perf record --call-graph=fp`",
+             "dwarf": "`perf record --call-graph=dwarf`"}
+    if len(tools) > 1:
+        w("%s and %s sample the same workloads at the same frequencies in the "
+          "same emulated ARM machine, one after the other."
+          % (", ".join(names[t] for t in tools[:-1]), names[tools[-1]]))
+    else:
+        w("%s alone samples the workloads (no other profiler ran: "
+          "`BENCH_PROFILERS`), in the emulated ARM machine." % names[tools[0]])
     w("")
     w("## Machine")
     w("")
@@ -901,27 +907,30 @@ def write_doc(a, mach, host, progs, freqs, tools, reps, R, tables):
     w("")
     w("## Workloads and commands")
     w("")
-    w("- `lua-gcc`, `lua-clang`: lua 5.4 from Debian's source package running "
-      "`bench/perf/bench.lua` (recursion, string formatting and patterns, table "
-      "sort, closures). `sqlite-gcc`, `sqlite-clang`: the sqlite3 shell from "
-      "Debian's source package running `bench/perf/bench.sql` on an in-memory "
-      "database (inserts, an index, aggregates, a join, sorting, JSON). Built by "
-      "`scripts/build-lua.sh` and `scripts/build-sqlite.sh`: `-O2 -g -mthumb "
-      "-funwind-tables`, dynamically linked against Debian's libc6:armhf. Both "
-      "workloads are single-threaded.")
-    w("- The corpus (`scripts/build-corpus.sh`), each from Debian bookworm's "
-      "source package, `-O2 -g -mthumb -funwind-tables`, built with gcc and "
-      "with clang over GNU ld and lld, static and dynamic (the script's table "
-      "says which build is which): `zstd-*` (`-T4 -9`), `xz-*` (`-T4 "
-      "--block-size=512KiB -3`) and `pbzip2-*` (C++, `-p4 -9`) compress with "
-      "four threads; `bzip2-*` (`-9`), `lz4-*` (`-9`) "
-      "and `brotli-*` (`-q 6`) are single-threaded. Each compresses the same "
-      "4 MiB of generated text (`bench/perf/corpus-input.py`) to standard "
-      "output. `leveldb-*` (C++ built with exceptions on, dynamically linked "
-      "against Debian's libstdc++6) is leveldb's `db_bench`: four `std::thread` "
-      "threads fill, read and seek a fresh database in `/tmp` while "
-      "leveldb's background thread compacts it. The command lines are in "
-      "`bench/perf/workloads.sh`.")
+    ran = set(p.rsplit("-", 1)[0] for p in progs)
+    if ran & {"lua", "sqlite"}:
+        w("- `lua-gcc`, `lua-clang`: lua 5.4 from Debian's source package running "
+          "`bench/perf/bench.lua` (recursion, string formatting and patterns, table "
+          "sort, closures). `sqlite-gcc`, `sqlite-clang`: the sqlite3 shell from "
+          "Debian's source package running `bench/perf/bench.sql` on an in-memory "
+          "database (inserts, an index, aggregates, a join, sorting, JSON). Built by "
+          "`scripts/build-lua.sh` and `scripts/build-sqlite.sh`: `-O2 -g -mthumb "
+          "-funwind-tables`, dynamically linked against Debian's libc6:armhf. Both "
+          "workloads are single-threaded.")
+    if ran - {"lua", "sqlite"}:
+        w("- The corpus (`scripts/build-corpus.sh`), each from Debian bookworm's "
+          "source package, `-O2 -g -mthumb -funwind-tables`, built with gcc and "
+          "with clang over GNU ld and lld, static and dynamic (the script's table "
+          "says which build is which): `zstd-*` (`-T4 -9`), `xz-*` (`-T4 "
+          "--block-size=512KiB -3`) and `pbzip2-*` (C++, `-p4 -9`) compress with "
+          "four threads; `bzip2-*` (`-9`), `lz4-*` (`-9`) "
+          "and `brotli-*` (`-q 6`) are single-threaded. Each compresses the same "
+          "4 MiB of generated text (`bench/perf/corpus-input.py`) to standard "
+          "output. `leveldb-*` (C++ built with exceptions on, dynamically linked "
+          "against Debian's libstdc++6) is leveldb's `db_bench`: four `std::thread` "
+          "threads fill, read and seek a fresh database in `/tmp` while "
+          "leveldb's background thread compacts it. The command lines are in "
+          "`bench/perf/workloads.sh`.")
     w("- On the target the binaries are stripped (`arm-linux-gnueabihf-strip`). "
       "Their unstripped copies are installed where debug packages put them, "
       "`/usr/lib/debug/.build-id/xx/yyyy.debug`, for perf.")
@@ -936,10 +945,13 @@ def write_doc(a, mach, host, progs, freqs, tools, reps, R, tables):
     w("- unprofiled: `timeit -o T -- WORKLOAD`")
     w("- uwprof: `timeit -o T -- uwprof record -F HZ --tables tables -o uwprof.data -- WORKLOAD` "
       "(the static armhf `uwprof`, module `uwprof.ko` loaded)")
-    w("- perf: `timeit -o T -- perf record -q -e cpu-clock -F HZ --call-graph=fp|dwarf "
-      "-o perf.data -- WORKLOAD` (cpu-clock, as uwprof's sampler uses; the "
-      "virt machine has no PMU), then `perf report --stats` and "
-      "`perf script --no-inline --show-mmap-events -F comm,pid,tid,time,event,ip,dso`")
+    perfs = [t for t in tools if t != "uwprof"]
+    if perfs:
+        w("- perf: `timeit -o T -- perf record -q -e cpu-clock -F HZ --call-graph=%s "
+          "-o perf.data -- WORKLOAD` (cpu-clock, as uwprof's sampler uses; the "
+          "virt machine has no PMU), then `perf report --stats` and "
+          "`perf script --no-inline --show-mmap-events -F comm,pid,tid,time,event,ip,dso`"
+              % "|".join(perfs))
     w("- `timeit` (bench/timeit.c) reports the wall time and the CPU time "
       "(user + system) of the command and everything it waited for: for a "
       "profiled run, profiler and workload together.")

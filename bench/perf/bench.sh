@@ -162,6 +162,9 @@ say "VM finished in $(( $(date +%s) - t_vm )) s (status $rc)"
 	echo "host_loadavg=$(cut -d' ' -f1-3 /proc/loadavg)"
 	echo "icount=$icount"
 	echo "smp=$smp"
+	# the tree measured: its commit, "+changes" if it had uncommitted ones
+	echo "commit=$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)$(
+		git -C "$top" diff --quiet HEAD -- 2>/dev/null || echo +changes)"
 } >"$out/host.txt"
 echo "$(( $(date +%s) - t_start ))" >"$out/total_seconds"
 $PY "$top/bench/perf/analyze.py" --out "$out" --root "$root" \

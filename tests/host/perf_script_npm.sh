@@ -5,16 +5,16 @@
 # stackcollapse-perf (Joyent's node-stackvis, from the npm registry), which
 # folds 'perf script' text as stackcollapse-perf.pl does.  Its stacks and
 # counts must be those of -f folded, on the recorded fixture (see
-# report_cli.sh).  The package is installed once into build/npm/ with the
-# machine's npm (no global install, no install scripts); without npm or the
-# registry the test is skipped, saying so.
+# report_cli.sh).  make setup installs the package into build/npm/ with
+# Debian's npm (scripts/setup.sh); the test needs no network, and without
+# the package or node it fails, saying to run make setup.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 UWPROF=${UWPROF:-$here/../../build/host/uwprof}
 UWPROF=$(cd "$(dirname "$UWPROF")" && pwd)/$(basename "$UWPROF")
 BUILD=${BUILD:-$here/../../build}
-STACKVIS_VERSION=0.5.0
+STACKVIS_VERSION=0.5.0	# as scripts/setup.sh installs it
 npm_dir=$BUILD/npm/stackvis-$STACKVIS_VERSION
 collapse=$npm_dir/node_modules/stackvis/cmd/stackcollapse-perf
 data=$here/../data/report
@@ -24,16 +24,8 @@ cd "$data" || exit 1
 
 rep() { "$UWPROF" report -q --symfs . "$@"; }
 
-if [ ! -f "$collapse" ] && command -v npm >/dev/null && command -v node >/dev/null; then
-	mkdir -p "$npm_dir"
-	echo "# installing stackvis@$STACKVIS_VERSION into $npm_dir"
-	timeout 600 npm install --prefix "$npm_dir" --no-save --no-package-lock \
-		--ignore-scripts --no-audit --no-fund --loglevel=error \
-		"stackvis@$STACKVIS_VERSION" >"$tmp/npm.log" 2>&1 ||
-		sed 's/^/#   /' "$tmp/npm.log" | tail -5
-fi
-if [ ! -f "$collapse" ]; then
-	skip "perf-script through stackvis: not installed (needs node, npm and the npm registry)"
+if [ ! -f "$collapse" ] || ! command -v node >/dev/null; then
+	fail "perf-script through stackvis: no $collapse or no node (make setup installs them)"
 	finish
 	exit
 fi

@@ -19,13 +19,21 @@ spin64_add=()
 [ ! -x "$spin64" ] || spin64_add=(--add "$spin64:/data/spin64")
 fixture=$top/tests/data/report/fixture
 libdir=$BUILD/arm/root/lib/arm-linux-gnueabihf
+dbg=$BUILD/arm/dbg/usr/lib/debug
+# "record -- CMD", fully unwound at least, in tenths of a per cent, over
+# every sample, ld.so's start-up included: eleven runs on armmp-6.1 gave
+# 98.8% to 100.0% of 356-552 samples (17-34 in ld.so), the misses a few
+# samples a run (bad-sp, a libc frame at start-up).  97.5% allows twice
+# the worst run's misses; below it a table, the ld.so start-up or the
+# side-band's timing broke.
+CMD_MIN=${CMD_MIN:-975}
 tmp=$(mktemp -d)
 trap '[ -n "${KEEP_TMP:-}" ] || rm -rf "$tmp"' EXIT
 
 # make check runs the host tests before it builds the module.
 [ -e "$top/uwprof.ko" ] || [ ! -e "$BUILD/kernel/vmlinuz" ] ||
 	make -C "$top" --no-print-directory module >/dev/null 2>&1
-for need in "$BUILD/kernel/vmlinuz" "$top/uwprof.ko" "$arm_uwprof" "$libdir/libc.so.6"; do
+for need in "$BUILD/kernel/vmlinuz" "$top/uwprof.ko" "$arm_uwprof" "$libdir/libc.so.6" "$dbg"; do
 	if [ ! -e "$need" ]; then
 		skip "record in the VM: no $need (make setup module uwprof-arm)"
 		finish
@@ -42,10 +50,17 @@ if ! clang --target=arm-linux-gnueabihf -march=armv7-a -mfloat-abi=hard -mthumb 
 	fail "build the fixture with clang and lld: $(cat "$tmp/err")"
 fi
 
+# The C library and the dynamic loader with their libc6-dbg debug files,
+# whose .debug_frame their own .ARM.exidx lacks (ld.so's covers next to
+# nothing), as make demo and make bench make them.
 mkdir -p "$tmp/tables"
-for f in "$fixture" "$lld_fixture" "$libdir/libc.so.6" "$libdir/ld-linux-armhf.so.3"; do
+for f in "$fixture" "$lld_fixture"; do
 	"$UWPROF" table "$f" --build-id-dir "$tmp/tables" >/dev/null ||
 		fail "uwprof table $f"
+done
+for f in "$libdir/libc.so.6" "$libdir/ld-linux-armhf.so.3"; do
+	"$UWPROF" table "$f" --build-id-dir "$tmp/tables" --debug-dir "$dbg" \
+		--prologue-analysis >/dev/null || fail "uwprof table $f"
 done
 
 # In the VM: each run's exit status and stderr go to /out.
@@ -66,7 +81,8 @@ $R -q -d 1 -o /out/tid.data -t $pid >/out/tid.log 2>&1; echo $? >/out/tid.rc
 kill $pid
 $R -o /out/lld.data -- /data/fixture-lld 300 >/out/lld.log 2>&1; echo $? >/out/lld.rc
 $R -o /out/dead.data -p 999999 >/out/dead.log 2>&1; echo $? >/out/dead.rc
-/data/spin64 2>/dev/null & pid64=$!
+uname -m >/out/machine
+/data/spin64 2>/out/spin64.err & pid64=$!
 sleep 1
 if grep -q spin64 /proc/$pid64/maps 2>/dev/null; then	# runs on arm64 kernels only
 	$R -o /out/pid64.data -p $pid64 >/out/pid64.log 2>&1; echo $? >/out/pid64.rc
@@ -100,10 +116,11 @@ else
 fi
 rep "$out/cmd.data" >"$tmp/cmd.txt"
 n=$(sed -n 's/^# \([0-9]*\) samples of.*/\1/p' "$tmp/cmd.txt")
-# Judged outside the dynamic loader: the side-band follows the command
-# from its exec, so ld.so's start-up is sampled now (its own share, which
-# grows with the emulator's load, is printed, not judged here).
-read -r pct ldso < <(HERE=$here python3 -c '
+# Every sample judged, the dynamic loader's too: the side-band follows the
+# command from its exec and the tables cover ld.so, so its start-up unwinds
+# as the program does (a sample counts as fully unwound when the module
+# said ROOT or NORETURN).  The share is in tenths of a per cent.
+read -r n_all permille ldso < <(HERE=$here python3 -c '
 import os, sys
 sys.path.insert(0, os.environ["HERE"])
 import uwdata
@@ -115,16 +132,15 @@ for k, d in recs:
     if k != "sample":
         continue
     pc = d["frames"][0] if d["frames"] else 0
-    if any(a <= pc < b for a, b in ld):
-        inld += 1
-        continue
+    inld += any(a <= pc < b for a, b in ld)
     n += 1
     full += d["stop"] in (0, 8)
-print(100 * full // max(n, 1), inld)' "$out/cmd.data")
-if [ "${n:-0}" -ge 200 ] && [ "${pct:-0}" -ge 90 ]; then
-	ok "report: $n samples, $pct% fully unwound outside ld.so ($ldso samples in ld.so)"
+print(n, 1000 * full // max(n, 1), inld)' "$out/cmd.data")
+pct="$((${permille:-0} / 10)).$((${permille:-0} % 10))%"
+if [ "${n_all:-0}" -ge 200 ] && [ "${permille:-0}" -ge "$CMD_MIN" ]; then
+	ok "report: $n_all samples, $pct fully unwound ($ldso of them in ld.so), at least $((CMD_MIN / 10)).$((CMD_MIN % 10))%"
 else
-	fail "report: ${n:-no} samples, ${pct:-?}% fully unwound"
+	fail "report: ${n_all:-no} samples, $pct fully unwound (${ldso:-?} in ld.so), below $((CMD_MIN / 10)).$((CMD_MIN % 10))%"
 	sed 's/^/#   /' "$out/cmd.log" "$tmp/cmd.txt"
 fi
 if rep -f folded "$out/cmd.data" | grep -q '^_start;.*main;run;work_a;spin '; then
@@ -134,17 +150,19 @@ else
 fi
 spin=$(awk '/by self/ {on = 1; next} on && $1 ~ /%$/ {print $5; exit}' "$tmp/cmd.txt")
 expect "spin is the top function" spin "$spin"
-# The device binary's report: the fixture's stacks (from main on; the C
-# library has names there and none here) as the host's report gives them.
+# The device binary's report: the fixture's stacks (from main on) as the
+# host's report gives them with the same C library (the armhf root's: a
+# sample in strtol called from main is named there as on the device).
 from_main() { sed -n 's/^.*;\(main;.*\) \([0-9]*\)$/\1 \2/p' |
 	awk '{n[$1] += $2} END {for (s in n) print s, n[s]}' | sort; }
 dev=$(from_main <"$out/cmd.dev-folded")
-if [ -n "$dev" ] && [ "$dev" = "$(rep -f folded "$out/cmd.data" | from_main)" ] &&
+host_folded() { rep --symfs "$BUILD/arm/root" -f folded "$out/cmd.data" | from_main; }
+if [ -n "$dev" ] && [ "$dev" = "$(host_folded)" ] &&
 	grep -q '^# fully unwound: ' "$out/cmd.dev-text"; then
 	ok "report on the device: text, and folded as the host's ($(echo "$dev" | wc -l) stacks from main)"
 else
 	fail "report on the device differs: $(head -c 300 "$out/cmd.dev-err")"
-	diff <(echo "$dev") <(rep -f folded "$out/cmd.data" | from_main) | head -8 | sed 's/^/#   /'
+	diff <(echo "$dev") <(host_folded) | head -8 | sed 's/^/#   /'
 fi
 
 # An exec: the command is sh, which becomes the fixture.
@@ -222,13 +240,42 @@ for sample in open(ps).read().split('\n\n'):
         a = int(addr, 16) & ~1
         m = next(m for m in maps if m[0] <= a < m[1])
         want.append((a - bias_of(*m) - (1 if i else 0), name))
-got = subprocess.run(['arm-linux-gnueabihf-addr2line', '-f', '-e', prog] +
+# With -i, a chain per address, innermost first: uwprof names a frame by
+# its symbol, the function the code was inlined into, the chain's last
+# (a frame at a call that atoi, inlined into main, makes is main's).
+out = subprocess.run(['arm-linux-gnueabihf-addr2line', '-a', '-f', '-i', '-e', prog] +
                      [hex(l) for l, n in want], capture_output=True,
-                     text=True).stdout.split('\n')[0::2]
-# No name both ways ([module] from uwprof, ?? from addr2line: a PLT stub,
-# the start-up code the side-band now catches) is agreement.
+                     text=True).stdout.split('\n')
+got, i = [], 0
+while i < len(out) and out[i].startswith('0x'):
+    chain, i = [], i + 1
+    while i + 1 < len(out) and not out[i].startswith('0x'):
+        chain.append(out[i])
+        i += 2
+    got.append(chain[-1] if chain else '??')
+# Where addr2line has no name (no debug information: a PLT stub, the
+# C library's start-up code such as _start, reached now that libc.so.6
+# unwinds to it), uwprof must give none ([module]) or the symbol table's
+# function there, as nm lists it (at the address itself or one past it: a
+# frame at _start's first address, seen once in four runs, names the
+# function that starts there).
+syms = []
+for line in subprocess.run(['arm-linux-gnueabihf-nm', '-n', '--defined-only', prog],
+                           capture_output=True, text=True, check=True).stdout.splitlines():
+    w = line.split()
+    if len(w) == 3 and w[1] in 'Tt' and not w[2].startswith('$'):
+        syms.append((int(w[0], 16) & ~1, w[2]))
+def symbol_at(a):
+    name = None
+    for v, nm in syms:
+        if v > a:
+            break
+        name = nm
+    return name
 bad = [(hex(l), n, g) for (l, n), g in zip(want, got)
-       if n != g and not (g == '??' and n.startswith('['))]
+       if n != g and not (g == '??' and (n.startswith('[') or n in (symbol_at(l), symbol_at(l + 1))))]
+if len(got) != len(want):
+    bad.append(('-', '%d frames' % len(want), '%d names' % len(got)))
 for b in bad[:5]:
     print('link %s: uwprof %s, addr2line %s' % b)
 print('%d frames, %d differ' % (len(want), len(bad)))
@@ -244,8 +291,12 @@ fi
 expect "record -p DEADPID exits 2" 2 "$(cat "$out/dead.rc" 2>/dev/null)"
 if grep -q 'no process 999999' "$out/dead.log"; then ok "dead pid named"; else
 	fail "dead pid: $(cat "$out/dead.log")"; fi
+# 64-bit programs run on an arm64 kernel (aarch64, armv8l under the 32-bit
+# personality) and on no other: only there is their absence a skip.
+machine=$(cat "$out/machine" 2>/dev/null)
+case $machine in aarch64|armv8l) arm64=1 ;; *) arm64= ;; esac
 if [ ! -x "$spin64" ]; then
-	skip "record -p PID64: no $spin64 (make selftests)"
+	fail "record -p PID64: no $spin64 (make selftests builds it)"
 elif [ -e "$out/pid64.rc" ]; then
 	expect "record -p PID64 exits 2" 2 "$(cat "$out/pid64.rc")"
 	if grep -q "cannot profile pid [0-9]*: it runs 64-bit code" "$out/pid64.log"; then
@@ -253,8 +304,10 @@ elif [ -e "$out/pid64.rc" ]; then
 	else
 		fail "64-bit pid: $(cat "$out/pid64.log")"
 	fi
+elif [ -n "$arm64" ]; then
+	fail "record -p PID64: spin64 did not start on this arm64 kernel ($machine): $(cat "$out/spin64.err" 2>/dev/null)"
 else
-	skip "record -p PID64: 64-bit programs do not run on this kernel"
+	skip "record -p PID64: 64-bit programs cannot run on a 32-bit kernel (${machine:-uname -m gave nothing})"
 fi
 expect "record without the module exits 1" 1 "$(cat "$out/nomod.rc" 2>/dev/null)"
 if grep -q 'insmod uwprof.ko' "$out/nomod.log"; then ok "no module: says to insmod"; else

@@ -60,7 +60,9 @@ bid=$(readelf -n fixture | sed -n 's/.*Build ID: //p')
 # link address = runtime address - start + offset (its text segment is at
 # link address 0, file offset 0) llvm-symbolizer finds the same function
 # and line.  Prints TAP-less verdicts, one per line, for ok/fail below.
-python3 - "$tmp/raw" "$bid" >"$tmp/verdicts" <<'PY'
+# The checker's own failure (a traceback, a format it cannot split) is a
+# failure too, and so is a verdict missing from its output.
+python3 - "$tmp/raw" "$bid" >"$tmp/verdicts" 2>"$tmp/checker.err" <<'PY'
 import re, subprocess, sys
 raw, bid = open(sys.argv[1]).read(), sys.argv[2]
 locs_txt, maps_txt = raw.split('\nLocations\n')[1].split('\nMappings\n')
@@ -102,9 +104,17 @@ print('ok' if sym == mine else 'fail',
       'llvm-symbolizer names each of the %d locations at its address as uwprof does' % len(locs),
       '' if sym == mine else repr(list(zip(mine, sym))))
 PY
+checker_rc=$?
 while read -r verdict what; do
 	if [ "$verdict" = ok ]; then ok "$what"; else fail "$what"; fi
 done <"$tmp/verdicts"
+nverdicts=$(wc -l <"$tmp/verdicts")
+if [ "$checker_rc" -eq 0 ] && [ "$nverdicts" -eq 4 ]; then
+	ok "the -raw checker ran to its end (4 verdicts)"
+else
+	fail "the -raw checker: exit $checker_rc after $nverdicts of 4 verdicts"
+	sed 's/^/#   /' "$tmp/checker.err"
+fi
 
 # --- -top -lines: the text report's --lines rows ---
 gopprof -top -lines -nodecount=1000 "$tmp/p.pb.gz" | top_rows >"$tmp/pp"
@@ -127,7 +137,7 @@ else
 	ok "a profile made without symbols names the fixture's frames [fixture]"
 fi
 if [ ! -x "$PPROF" ]; then
-	skip "re-symbolization: no $PPROF (make test-host builds it)"
+	fail "re-symbolization: no $PPROF (make test-host builds it)"
 else
 	PPROF_BINARY_PATH=$data "$PPROF" -sample_index=samples -nodefraction=0 -top -nodecount=1000 \
 		"$tmp/n.pb.gz" 2>"$tmp/err" | top_rows >"$tmp/pp"

@@ -766,8 +766,10 @@ static void open_sideband(struct rec *r, pid_t child)
 
 /*
  * Sampling, with the module following children (and every process for
- * -a) if it can; a module that cannot says EINVAL, and record then
- * follows them itself, attaching as it learns about them.
+ * -a) if it can; a module that cannot says EINVAL (a uwprof.ko older than
+ * this uwprof), and record then follows them itself, attaching as it
+ * learns about them: said as a warning, since a child's first samples
+ * then go without a table.
  */
 static int start_sampling(struct rec *r)
 {
@@ -786,6 +788,10 @@ static int start_sampling(struct rec *r)
 	if (errno != EINVAL || !(st.flags & (UWPROF_START_INHERIT | UWPROF_START_ALL)))
 		return -1;
 	st.flags &= ~(UWPROF_START_INHERIT | UWPROF_START_ALL);
+	uw_err("record: warning: the module does not follow children (START "
+	       "with %s: EINVAL; is uwprof.ko older than this uwprof?); record "
+	       "attaches them as it learns of them, so their first samples "
+	       "may have no table", r->o.all ? "START_ALL" : "START_INHERIT");
 	return ioctl(r->fd, UWPROF_IOC_START, &st);
 }
 
