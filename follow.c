@@ -53,7 +53,9 @@
 #include "uwprof_mod.h"
 
 #define UWPROF_ANCESTRY_MAX	64	/* parents looked at per sample */
-#define UWPROF_RESOLVE_MAX	64	/* mappings examined per deferral */
+#define UWPROF_RESOLVE_MAX	64	/* unwinds again per deferral */
+#define UWPROF_SWEEP_VMAS	64	/* mappings a sweep looks at */
+#define UWPROF_SWEEP_NEW	8	/* of them, examined per sweep */
 
 /* @p's entry exists and is for @t's process (not a reused pid). */
 static bool uwprof_is_followed(struct uwprof_session *s,
@@ -278,33 +280,22 @@ static void uwprof_examine(struct uwprof_session *s, struct uwprof_cand *c)
 	c->mod.table = &t->t;
 }
 
-/*
- * The executable mapping of current's @mm that holds @addr, its file
- * pinned; false if there is none, or the mmap lock could not be had (a
- * fatal signal).
- */
-static bool uwprof_cand_at(struct mm_struct *mm, u32 addr,
+/* An executable mapping as a candidate, its file pinned. */
+static void uwprof_cand_of(struct mm_struct *mm, struct vm_area_struct *vma,
 			   struct uwprof_cand *c)
 {
-	struct vm_area_struct *vma;
-	bool found;
+	*c = (struct uwprof_cand){
+		.start = vma->vm_start,
+		.end = vma->vm_end,
+		.pgoff = vma->vm_pgoff,
+		.file = vma->vm_file ? get_file(vma->vm_file) : NULL,
+		.vdso = !vma->vm_file && vma->vm_start == uwprof_arch_vdso(mm),
+	};
+}
 
-	if (mmap_read_lock_killable(mm))
-		return false;
-	vma = find_vma(mm, addr);
-	found = vma && vma->vm_start <= addr && (vma->vm_flags & VM_EXEC) &&
-		vma->vm_end <= U32_MAX;
-	if (found)
-		*c = (struct uwprof_cand){
-			.start = vma->vm_start,
-			.end = vma->vm_end,
-			.pgoff = vma->vm_pgoff,
-			.file = vma->vm_file ? get_file(vma->vm_file) : NULL,
-			.vdso = !vma->vm_file &&
-				vma->vm_start == uwprof_arch_vdso(mm),
-		};
-	mmap_read_unlock(mm);
-	return found;
+static bool uwprof_vma_code(struct vm_area_struct *vma)
+{
+	return (vma->vm_flags & VM_EXEC) && vma->vm_end <= U32_MAX;
 }
 
 /* @c still maps what it mapped when it was listed.  Under the mmap lock. */
@@ -327,6 +318,8 @@ struct uwprof_snapshot {
 	u32 tgid;
 	u32 user_pid;
 	u32 n;
+	bool examined_ok;	/* no-table entries are current (gen) */
+	u32 sweep_at;		/* where the next sweep starts */
 	struct uw2_module *mods;
 };
 
@@ -340,10 +333,76 @@ static int uwprof_snapshot(struct uwprof_session *s, struct uwprof_proc *p,
 	kfree(snap->mods);
 	snap->tgid = p->tgid;
 	snap->user_pid = p->user_pid;
+	snap->sweep_at = p->sweep_at;
+	snap->examined_ok = m && m->gen == s->table_gen;
 	snap->n = m ? m->n : 0;
 	snap->mods = snap->n ? kmemdup(m->mod, snap->n * sizeof(*m->mod),
 				       GFP_KERNEL) : NULL;
 	return snap->mods || !snap->n ? 0 : -ENOMEM;
+}
+
+/*
+ * Does @snap know anything of [@start, @end): an attachment, or code
+ * examined under the current gen?  A binary search of the sorted entries.
+ */
+static bool uwprof_snap_knows(const struct uwprof_snapshot *snap, u32 start,
+			      u32 end)
+{
+	u32 lo = 0, hi = snap->n, mid;
+	const struct uw2_module *m;
+
+	/* the last entry starting before @end */
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (snap->mods[mid].text_start < end)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/*
+	 * Live entries do not overlap, so the last live one is the only one
+	 * to look at; entries ended by a munmap (empty) are passed over.
+	 */
+	while (lo && !uwprof_mod_live(&snap->mods[lo - 1]))
+		lo--;
+	if (!lo)
+		return false;
+	m = &snap->mods[lo - 1];
+	return m->text_end > start && (m->table || snap->examined_ok);
+}
+
+/*
+ * Executable mappings of current to examine, at most @max in @c: the one
+ * holding @addr (code an unwind stopped at, or 0 for none), then unknown
+ * ones of a sweep that looks at UWPROF_SWEEP_VMAS mappings from where the
+ * last one stopped, so that code mapped but not yet run gets its table
+ * too, without a walk of every mapping.  Returns how many, or 0 if the
+ * mmap lock could not be had (a fatal signal).
+ */
+static u32 uwprof_list_cands(struct uwprof_snapshot *snap, u32 addr,
+			     struct uwprof_cand *c, u32 max)
+{
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
+	u32 n = 0, seen;
+
+	if (mmap_read_lock_killable(mm))
+		return 0;
+	/* the code the unwind stopped at first: the sweep may not reach it */
+	vma = addr ? find_vma(mm, addr) : NULL;
+	if (vma && vma->vm_start <= addr && uwprof_vma_code(vma))
+		uwprof_cand_of(mm, vma, &c[n++]);
+	vma = find_vma(mm, snap->sweep_at);
+	for (seen = 0; vma && seen < UWPROF_SWEEP_VMAS && n < max; seen++) {
+		if (uwprof_vma_code(vma) && (!n || vma->vm_start != c[0].start) &&
+		    !uwprof_snap_knows(snap, vma->vm_start, vma->vm_end))
+			uwprof_cand_of(mm, vma, &c[n++]);
+		vma = find_vma(mm, vma->vm_end);
+	}
+	/* the next sweep goes on from here, or from the start */
+	snap->sweep_at = vma ? vma->vm_start : 0;
+	mmap_read_unlock(mm);
+	return n;
 }
 
 /* current's entry, if it still is the one @snap was taken of.  Under s->lock. */
@@ -357,17 +416,19 @@ static struct uwprof_proc *uwprof_proc_again(struct uwprof_session *s,
 }
 
 /*
- * Attach what a table uploaded by build-id says of @c to current's entry,
- * or remember @c as examined, and refresh @snap.  The entry is published
- * under the mmap lock, after checking the mapping is still there, so a
- * munmap either comes before (and the entry is not made) or after (and
- * the mm watch sees the entry).
+ * Publish what was found of the @n mappings of @c in current's entry
+ * (attachments of tables by build-id, or code examined), and refresh
+ * @snap.  The entries are published under the mmap lock, after checking
+ * each mapping is still there, so a munmap either comes before (and the
+ * entry is not made) or after (and the mm watch sees the entry).
  */
 static int uwprof_publish(struct uwprof_session *s, struct uwprof_cand *c,
-			  struct uwprof_snapshot *snap)
+			  u32 n, struct uwprof_snapshot *snap)
 {
+	struct uw2_module add[UWPROF_SWEEP_NEW + 1];
 	struct mm_struct *mm = current->mm;
 	struct uwprof_proc *p;
+	u32 i, k = 0;
 	int ret;
 
 	ret = mutex_lock_killable(&s->lock);
@@ -376,9 +437,13 @@ static int uwprof_publish(struct uwprof_session *s, struct uwprof_cand *c,
 	p = uwprof_proc_again(s, snap);
 	ret = p ? uwprof_mmwatch_start(p, mm) : -ESRCH;
 	if (!ret) {
+		p->sweep_at = snap->sweep_at;
 		mmap_read_lock(mm);
-		if (uwprof_cand_current(mm, c))
-			ret = uwprof_mods_update(s, p, &c->mod, 1, false, 0);
+		for (i = 0; i < n; i++)
+			if (uwprof_cand_current(mm, &c[i]))
+				add[k++] = c[i].mod;
+		if (k)
+			ret = uwprof_mods_update(s, p, add, k, false, 0);
 		mmap_read_unlock(mm);
 	}
 	if (!ret)
@@ -388,23 +453,27 @@ static int uwprof_publish(struct uwprof_session *s, struct uwprof_cand *c,
 }
 
 /*
- * Examine the executable mapping of current at @addr, code the unwind
- * met with no table: read its build-id (file I/O, holding no lock that
- * another task could wait on: a hung file blocks this task alone), and
- * publish the result.  0 when @snap now knows @addr.
+ * Examine the mapping of current at @addr, code the unwind met with no
+ * table (0: none), and those a sweep finds: read each one's build-id
+ * (file I/O, holding no lock that another task could wait on: a hung
+ * file blocks this task alone), and publish the results.
  */
 static int uwprof_resolve_at(struct uwprof_session *s, u32 addr,
 			     struct uwprof_snapshot *snap)
 {
-	struct uwprof_cand c;
+	struct uwprof_cand c[UWPROF_SWEEP_NEW + 1];
+	u32 n, i;
 	int ret;
 
-	if (!uwprof_cand_at(current->mm, addr, &c))
+	n = uwprof_list_cands(snap, addr, c, UWPROF_SWEEP_NEW + 1);
+	if (!n)
 		return -ENOENT;
-	uwprof_examine(s, &c);
-	ret = uwprof_publish(s, &c, snap);
-	if (c.file)
-		fput(c.file);
+	for (i = 0; i < n; i++)
+		uwprof_examine(s, &c[i]);
+	ret = uwprof_publish(s, c, n, snap);
+	for (i = 0; i < n; i++)
+		if (c[i].file)
+			fput(c[i].file);
 	return ret;
 }
 
@@ -415,40 +484,45 @@ static int uwprof_defer_read(void *ctx, u32 addr, u32 *val)
 }
 
 /*
- * Unwind the sample in @d with @snap into @frames.  An unwind that ends
- * at code not examined yet, with tables by build-id uploaded, examines
- * that code and goes again, at most UWPROF_RESOLVE_MAX times: each time
- * one mapping, never a walk of them all.
+ * Unwind the sample in @d with @snap into @frames.  With tables by
+ * build-id uploaded, the process's code is examined first by a sweep (a
+ * few mappings each time), and an unwind that ends at code not examined
+ * yet examines that code and goes again, at most UWPROF_RESOLVE_MAX
+ * times: each time a few mappings, never a walk of them all.
  */
 static enum uw2_stop uwprof_defer_walk(struct uwprof_session *s,
 				       struct uwprof_snapshot *snap,
 				       const struct uwprof_defer *d,
 				       u32 *frames, u32 *nframes)
 {
+	u32 sp = d->regs.r[UW2_SP], tries = 0, at;
+	struct uw2_stack stack = {
+		.lo = sp,
+		.hi = sp + s->stack_window < sp ? 0xfffffffc :
+		      sp + s->stack_window,
+		.read = uwprof_defer_read,
+	};
 	const struct uw2_module *m;
 	struct uw2_regs regs;
 	enum uw2_stop stop;
-	u32 tries = 0, last;
 
+	if (READ_ONCE(s->n_bid_tables))
+		uwprof_resolve_at(s, 0, snap);	/* a sweep */
 	for (;;) {
-		u32 sp = d->regs.r[UW2_SP];
-		struct uw2_stack stack = {
-			.lo = sp,
-			.hi = sp + s->stack_window < sp ? 0xfffffffc :
-			      sp + s->stack_window,
-			.read = uwprof_defer_read,
-		};
-
 		regs = d->regs;
 		stop = uw2_unwind_cached(snap->mods, snap->n, &regs, &stack,
 					 frames, s->max_depth, nframes, 0,
 					 NULL);
-		if (stop != UW2_STOP_NO_TABLE || !*nframes ||
-		    !READ_ONCE(s->n_bid_tables) || tries++ == UWPROF_RESOLVE_MAX)
+		at = stop == UW2_STOP_NO_TABLE && *nframes ?
+		     frames[*nframes - 1] : 0;
+		if (!at || !READ_ONCE(s->n_bid_tables) ||
+		    uwprof_snap_knows(snap, at, at + 1) ||
+		    tries++ == UWPROF_RESOLVE_MAX)
 			return stop;
-		last = frames[*nframes - 1];
-		m = uw2_find_module(snap->mods, snap->n, last);
-		if (m || uwprof_resolve_at(s, last, snap))
+		uwprof_resolve_at(s, at, snap);
+		/* again only if that code has a table now */
+		m = uw2_find_module(snap->mods, snap->n, at);
+		if (!m || !m->table)
 			return stop;
 	}
 }

@@ -506,10 +506,23 @@ static int uwprof_follow_process(struct uwprof_session *s,
  * A process attached while sampling per task is followed too; if it
  * cannot be, the attach fails.
  */
+/*
+ * Do a per-task session's child processes inherit their parent's events?
+ * With START_INHERIT, and on kernels that cannot inherit to threads alone.
+ */
+static bool uwprof_children_inherit(struct uwprof_session *s)
+{
+#ifdef PERF_ATTR_SIZE_VER7
+	return s->inherit;
+#else
+	return true;
+#endif
+}
+
 int uwprof_sampler_follow(struct uwprof_session *s, struct uwprof_proc *p)
 {
 	if (!s->sampling || !s->per_task || p->ignored ||
-	    uwprof_inherits_events(s, p->tgid))
+	    (uwprof_children_inherit(s) && uwprof_inherits_events(s, p->tgid)))
 		return 0;
 	return uwprof_follow_process(s, p);
 }

@@ -89,6 +89,7 @@ struct uwprof_proc {
 	struct uwprof_mods __rcu *mods;
 	spinlock_t lock;	/* mods replacement against the mm watch */
 	struct uwprof_mmwatch *watch;	/* ends attachments on munmap */
+	u32 sweep_at;		/* where follow.c's next sweep of code starts */
 	struct uwprof_proc *next_dead;	/* in the session's graveyard */
 	struct rcu_work free_work;	/* frees it after a grace period */
 };

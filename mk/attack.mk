@@ -13,3 +13,16 @@ $(ATTACK_TEST): selftests/attack.c selftests/worst_tables.h $(SELFTEST_HDRS)
 
 VM_TEST_DEPS	+= $(ATTACK_TEST)
 VM_TEST_SCRIPTS	+= tests/host/attack_vm.sh
+
+# The search for the slowest valid table shapes, on the host: prints the
+# ten slowest and what climbing from the slowest finds (fuzz/worst_table.c).
+WORST_TABLE	:= $(HOST_OUT)/worst_table
+
+$(WORST_TABLE): fuzz/worst_table.c selftests/worst_tables.h unwind_v2.c unwind_v2.h
+	@mkdir -p $(dir $@)
+	$(Q)$(HOSTCC) $(HOST_CFLAGS) -Iselftests -o $@ fuzz/worst_table.c unwind_v2.c
+
+worst-tables: $(WORST_TABLE)
+	$(Q)$(WORST_TABLE) $(WORST_TABLE_SIZE)
+
+.PHONY: worst-tables

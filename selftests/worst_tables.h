@@ -139,8 +139,13 @@ static inline uint32_t wt_build(uint8_t *b, uint32_t size,
 	return uit + uit_size;
 }
 
-/* Shapes found slow by fuzz/worst_table.c, and the plain extremes. */
+/*
+ * The slowest shapes make worst-tables found (fuzz/worst_table.c, at
+ * 1 MiB), and the plain extremes.
+ */
 static const struct wt_shape wt_shapes[] = {
+	{ 16, 5, 64, 0, 1, 1 },		/* short lists, long wide sequences */
+	{ 256, 1, 64, 0, 1, 0 },	/* longer lists, long sequences */
 	{ 4096, 1, 2, 0, 1, 1 },	/* suffixes of long lists, named last first */
 	{ 1, 5, 64, 2, 1, 0 },		/* long sequences of wide opcodes */
 	{ 4096, 5, 64, 1, 1, 0 },	/* wide numbers, long lists, pops */
