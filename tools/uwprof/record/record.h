@@ -95,6 +95,7 @@ struct rec {
 	bool failed;		/* a fatal error (EACCES on an explicit target) */
 	bool by_build_id;	/* the module attaches tables by build-id */
 	bool bid_taken;		/* it took one so */
+	bool compat_refused;	/* the module knows no UWPROF_TABLE_CHROME_COMPAT */
 	bool inherit;		/* the module follows children (START_INHERIT) */
 	bool use_sb;		/* the side-band runs: no polling of maps */
 	struct sideband sb;
