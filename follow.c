@@ -319,6 +319,7 @@ struct uwprof_snapshot {
 	u32 user_pid;
 	u32 n;
 	bool examined_ok;	/* no-table entries are current (gen) */
+	u32 uw2_flags;		/* how to unwind: Chrome's rules or uwprof's */
 	u32 sweep_at;		/* where the next sweep starts */
 	struct uw2_module *mods;
 };
@@ -335,6 +336,7 @@ static int uwprof_snapshot(struct uwprof_session *s, struct uwprof_proc *p,
 	snap->user_pid = p->user_pid;
 	snap->sweep_at = p->sweep_at;
 	snap->examined_ok = m && m->gen == s->table_gen;
+	snap->uw2_flags = m ? m->uw2_flags : 0;
 	snap->n = m ? m->n : 0;
 	snap->mods = snap->n ? kmemdup(m->mod, snap->n * sizeof(*m->mod),
 				       GFP_KERNEL) : NULL;
@@ -511,8 +513,8 @@ static enum uw2_stop uwprof_defer_walk(struct uwprof_session *s,
 	for (;;) {
 		regs = d->regs;
 		stop = uw2_unwind_cached(snap->mods, snap->n, &regs, &stack,
-					 frames, s->max_depth, nframes, 0,
-					 NULL);
+					 frames, s->max_depth, nframes,
+					 snap->uw2_flags, NULL);
 		at = stop == UW2_STOP_NO_TABLE && *nframes ?
 		     frames[*nframes - 1] : 0;
 		if (!at || !READ_ONCE(s->n_bid_tables) ||

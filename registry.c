@@ -94,7 +94,7 @@ uwprof_table_find_same(struct uwprof_session *s, const struct uwprof_table *n)
 /* A by-build-id upload names a file and a range; a plain one neither. */
 static int uwprof_upload_check(const struct uwprof_table_upload *up)
 {
-	if (up->flags & ~UWPROF_TABLE_BY_BUILD_ID)
+	if (up->flags & ~(UWPROF_TABLE_BY_BUILD_ID | UWPROF_TABLE_CHROME_COMPAT))
 		return -EINVAL;
 	if (!(up->flags & UWPROF_TABLE_BY_BUILD_ID))
 		return up->build_id_size || up->text_addr || up->text_size ?
@@ -554,6 +554,22 @@ static bool uwprof_mod_overlaps(const struct uw2_module *m,
 	return false;
 }
 
+/* The walk's UW2_F_* for the modules of @m (struct uwprof_mods). */
+static u32 uwprof_mods_uw2_flags(const struct uwprof_mods *m)
+{
+	const struct uwprof_table *t;
+	u32 i, tables = 0, compat = 0;
+
+	for (i = 0; i < m->n; i++) {
+		if (!m->mod[i].table)
+			continue;
+		t = container_of(m->mod[i].table, struct uwprof_table, t);
+		tables++;
+		compat += !!(t->flags & UWPROF_TABLE_CHROME_COMPAT);
+	}
+	return tables && compat == tables ? UW2_F_CHROME_COMPAT : 0;
+}
+
 /*
  * Publish @p's modules with @add[0..@nadd) added and the attachment
  * starting at @drop_start removed (if @drop).  Ended entries go, and so do
@@ -591,6 +607,7 @@ int uwprof_mods_update(struct uwprof_session *s, struct uwprof_proc *p,
 	new->gen = s->table_gen;
 	new->tag = uwprof_mods_tag();
 	sort(new->mod, n, sizeof(new->mod[0]), uwprof_mod_cmp, NULL);
+	new->uw2_flags = uwprof_mods_uw2_flags(new);
 	rcu_assign_pointer(p->mods, new);
 	spin_unlock(&p->lock);
 	if (old)

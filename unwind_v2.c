@@ -1625,10 +1625,16 @@ static enum uw2_stop uw2_check_frame(const struct uw2_walk *w, u32 sp, u32 pc,
 				     u32 depth, u32 popped)
 {
 	/*
-	 * Only word alignment (uw2_sp_ok) is required: AAPCS asks for 8 at
-	 * public interfaces, but hand-written code calls with sp at 4 mod 8
-	 * (glibc's syscall wrappers push {lr} and call __libc_do_syscall).
+	 * uwprof's own tables ask only word alignment (uw2_sp_ok): AAPCS asks
+	 * for 8 at public interfaces, but hand-written code calls with sp at
+	 * 4 mod 8 (glibc's syscall wrappers push {lr} and call
+	 * __libc_do_syscall).  Chrome's reader asks for 8 of every finished
+	 * frame, so a --chrome-compat walk does too.  Compat walks never
+	 * take uw2_walk_fast(), which has no such check.  sp is tested
+	 * first: an 8-aligned frame, nearly every one, does not load flags.
 	 */
+	if ((sp & 7) && (w->flags & UW2_F_CHROME_COMPAT))
+		return UW2_STOP_BAD_SP;
 	if (depth > 1 && sp == w->frame_sp)
 		return UW2_STOP_BAD_SP;
 	if (!pc)

@@ -282,7 +282,12 @@ enum uw2_exec uw2_exec_op(const u8 *ops, u32 len, u32 *pos,
 #define UW2_SAMPLE_STEPS	4096
 #define UW2_OP_STEPS		2
 
-/* Look callers up at their return address, as Chrome does, not at the call. */
+/*
+ * Chrome's reader's rules: callers looked up at their return address, not
+ * at the call; every finished frame's sp 8-byte aligned (uwprof's own
+ * tables ask word alignment only); no rule for a caller that saved no
+ * return address.
+ */
 #define UW2_F_CHROME_COMPAT	0x1
 
 #ifndef __KERNEL__

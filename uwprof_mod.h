@@ -42,7 +42,10 @@ struct uwprof_table {
 	u32 hash;
 	void *blob;
 	struct uw2_table t;
-	/* UWPROF_TABLE_BY_BUILD_ID: which file, and its link-time range */
+	/*
+	 * UWPROF_TABLE_*; with UWPROF_TABLE_BY_BUILD_ID, which file and its
+	 * link-time range
+	 */
 	u32 flags;
 	u32 text_addr;
 	u32 text_size;
@@ -69,6 +72,13 @@ struct uwprof_mods {
 	 */
 	u32 tag;
 	u32 n;
+	/*
+	 * The unwinder's UW2_F_* for this process: UW2_F_CHROME_COMPAT when
+	 * every table in the array was uploaded as Chrome's.  The lookup rule
+	 * is the walk's, not a table's, so a process that mixes the two kinds
+	 * is unwound by uwprof's rules.
+	 */
+	u32 uw2_flags;
 	struct uw2_module mod[];
 };
 

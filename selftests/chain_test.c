@@ -161,7 +161,7 @@ static int attach_all(int fd, pid_t pid, uint32_t *exe_bias)
 			continue;
 		}
 		if (uw_runtime_text(&t.meta, &maps[i], &start, &end) == 0) {
-			id = uw_dev_upload(fd, t.blob, t.blob_size, NULL);
+			id = uw_dev_upload(fd, t.blob, t.blob_size, 0, NULL);
 			if (id > 0 && !uw_dev_attach(fd, pid, id, start, end)) {
 				attached++;
 				if (!strcmp(maps[i].path, self))

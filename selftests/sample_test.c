@@ -215,6 +215,97 @@ TEST(per_task_follows_threads_including_later_ones)
 	close(fd);
 }
 
+/* An endless loop, entered by a call: sp is 8-aligned there (AAPCS). */
+static void __attribute__((naked, noinline)) spin_at_call_sp(void)
+{
+	__asm__ volatile("1: b 1b");
+}
+
+/* Samples of @pid taken in spin_at_call_sp(), by how the unwind ended. */
+struct loop_tally {
+	pid_t pid;
+	int n, bad_sp_at_0, went_on;
+};
+
+static void drain_loop(int fd, struct loop_tally *a, struct loop_tally *b)
+{
+	static char buf[1 << 16];
+	__u32 loop = (__u32)(unsigned long)spin_at_call_sp & ~1u;
+	struct loop_tally *t;
+	ssize_t len;
+	char *p;
+
+	while ((len = read(fd, buf, sizeof(buf))) > 0) {
+		for (p = buf; p < buf + len; p += ((struct uwprof_record *)p)->size) {
+			struct uwprof_record *r = (void *)p;
+			__u32 *frames = (__u32 *)(r + 1);
+
+			if (r->size < sizeof(*r))
+				break;
+			t = (__u32)a->pid == r->pid ? a :
+			    (__u32)b->pid == r->pid ? b : NULL;
+			if (!t || !r->nframes || (frames[0] & ~1u) != loop)
+				continue;
+			t->n++;
+			t->bad_sp_at_0 += r->stop == UWPROF_STOP_BAD_SP &&
+					  r->nframes == 1;
+			t->went_on += r->nframes >= 2 &&
+				      r->stop != UWPROF_STOP_BAD_SP;
+		}
+	}
+}
+
+/*
+ * The same "sp += 4" table uploaded twice, plainly and as Chrome's: in the
+ * process whose table is Chrome's, the frame's sp at 4 mod 8 ends every
+ * unwind as bad-sp (Chrome's reader asks 8-byte alignment), where uwprof's
+ * own rule (word alignment) goes on to the caller.
+ */
+TEST(chrome_compat_table_asks_8_aligned_frames)
+{
+	static const unsigned char sp4[] = { 0x00, 0xb0 };
+	struct loop_tally plain = { 0 }, compat = { 0 };
+	struct uwprof_table_upload up = { .size = sizeof(up) };
+	unsigned char blob[64];
+	unsigned int start, end;
+	int fd, id;
+
+	ASSERT_EQ(0, uwprof_load());
+	fd = open_nonblock();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, uwprof_text_of("self", &start, &end));
+	up.len = uwprof_tiny_table(blob, sp4, sizeof(sp4));
+	up.data = (unsigned long)blob;
+	id = uwprof_upload(fd, blob, up.len, NULL);
+	ASSERT_LT(0, id);
+	up.flags = UWPROF_TABLE_CHROME_COMPAT;
+	ASSERT_EQ(0, ioctl(fd, UWPROF_IOC_TABLE_UPLOAD, &up));
+	EXPECT_NE(id, (int)up.table_id);	/* not the plain one */
+	up.flags = 0x80000000u;
+	EXPECT_EQ(-1, ioctl(fd, UWPROF_IOC_TABLE_UPLOAD, &up));
+	EXPECT_EQ(EINVAL, errno);
+	plain.pid = fork();
+	if (plain.pid == 0)
+		spin_at_call_sp();
+	compat.pid = fork();
+	if (compat.pid == 0)
+		spin_at_call_sp();
+	ASSERT_EQ(0, uwprof_attach(fd, plain.pid, id, start, end));
+	ASSERT_EQ(0, uwprof_attach(fd, compat.pid, up.table_id, start, end));
+	ASSERT_EQ(0, uwprof_start(fd, 1000));
+	usleep(600 * 1000);
+	ASSERT_EQ(0, ioctl(fd, UWPROF_IOC_STOP));
+	reap(plain.pid);
+	reap(compat.pid);
+	drain_loop(fd, &plain, &compat);
+	EXPECT_LT(20, plain.n);
+	EXPECT_EQ(plain.n, plain.went_on);
+	EXPECT_LT(20, compat.n);
+	EXPECT_EQ(compat.n, compat.bad_sp_at_0)
+		TH_LOG("%d of %d samples", compat.bad_sp_at_0, compat.n);
+	close(fd);
+}
+
 /* A buffer too small to hold a run: drops are counted, never lost. */
 TEST(tiny_buffer_counts_every_sample)
 {

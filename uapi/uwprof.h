@@ -55,6 +55,15 @@ struct uwprof_version {
  * text_size, or those fields without the flag.
  */
 #define UWPROF_TABLE_BY_BUILD_ID	0x1
+/*
+ * The table was made to Chrome's rules (uwprof table --chrome-compat).  A
+ * process whose attached tables all carry this flag is unwound as Chrome's
+ * reader unwinds: callers looked up at their return address, and every
+ * finished frame's sp 8-byte aligned (uwprof's own tables ask word
+ * alignment).  A module older than the flag refuses it with EINVAL and
+ * verr 0; the table then goes up without it.
+ */
+#define UWPROF_TABLE_CHROME_COMPAT	0x2
 #define UWPROF_BUILD_ID_MAX		20
 
 struct uwprof_table_upload {

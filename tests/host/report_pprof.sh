@@ -5,7 +5,8 @@
 # report_cli.sh): go tool pprof -raw lists each mapping with its build-id
 # and the locations at their runtime addresses (checked against
 # llvm-symbolizer on the ELF); -top -lines gives the text report's
-# functions and lines; a profile made without symbols is named by pprof
+# functions and lines, also for a profile made without --lines (and
+# functions alone with --no-lines); a profile made without symbols is named by pprof
 # itself from PPROF_BINARY_PATH (google/pprof, built from Debian's source
 # into build/tools/pprof: go tool pprof cannot match build-ids) as the text
 # report names it; -tagfocus=pid=N picks one process of two.
@@ -127,6 +128,17 @@ fi
 gopprof -top -nodecount=1000 "$tmp/p.pb.gz" | top_rows >"$tmp/pp"
 rep --top 1000 fixture.data | text_rows >"$tmp/tx"
 expect_rows "go tool pprof -top gives the text report's self samples" "$tmp/pp" "$tmp/tx"
+
+# --- file:line by default, as pprof's own profiles; --no-lines without ---
+rep -f pprof -o "$tmp/d.pb.gz" fixture.data
+gopprof -top -lines -nodecount=1000 "$tmp/d.pb.gz" | top_rows >"$tmp/pp"
+rep --lines --top 1000 fixture.data | text_rows >"$tmp/ln"
+expect_rows "a profile made without --lines answers -top -lines with files and lines" \
+	"$tmp/pp" "$tmp/ln"
+rep --no-lines -f pprof -o "$tmp/nl.pb.gz" fixture.data
+gopprof -top -lines -nodecount=1000 "$tmp/nl.pb.gz" | top_rows >"$tmp/pp"
+expect_rows "--no-lines: -top -lines has functions only, no file:line" \
+	"$tmp/pp" "$tmp/tx"
 
 # --- re-symbolization: no symbols in the profile, pprof finds the ELF ---
 mkdir "$tmp/nosym"

@@ -76,6 +76,14 @@ w.sample(10, 10, 160 * us, [0x10100])
 w.process(10, '/bin/beta', 6, flags=uwdata.PROC_EXEC)
 w.sample(10, 10, 170 * us, [0x10100])
 w.close()
+
+# A mapping path no file system forbids: invalid UTF-8, controls, markup.
+w = uwdata.Writer(d + '/badpath.data', flags=uwdata.HDR_TIMED)
+w.process(40, '/bin/prog', 0)
+w.mapping(40, 0x10000, 0x20000, 0, b'/lib/b\xff\x01\x1b[31m<&\xc3.so',
+          bias=0)
+w.sample(40, 40, 100 * us, [0x10100])
+w.close()
 EOF
 
 ps() { "$UWPROF" report -q -f perf-script "$@" |
@@ -113,6 +121,19 @@ else
 fi
 expect "an image in the data file names [vdso]'s frames" "spin ([vdso])" \
 	"$("$UWPROF" report -q -f perf-script "$tmp/image.data" | awk '/\(/ {print $2, $3}')"
+# The module's name is in each box's <title>: escaped as names are.
+"$UWPROF" report -q -f svg "$tmp/badpath.data" >"$tmp/badpath.svg"
+if err=$(python3 -c '
+import sys, xml.etree.ElementTree as ET
+ns = "{http://www.w3.org/2000/svg}"
+titles = [t.text for t in ET.parse(sys.argv[1]).iter(ns + "title")]
+want = "(b\ufffd\ufffd\ufffd[31m<&\ufffd.so)"
+sys.exit(0 if any(want in t for t in titles) else "no title holds " + want)
+' "$tmp/badpath.svg" 2>&1); then
+	ok "svg: a mapping path with bad UTF-8 and controls is escaped"
+else
+	fail "svg: a mapping path with bad UTF-8 and controls: $err"
+fi
 expect "untimed: file order, exec ends the old image" \
 "alpha 10/10 ([unknown])
 alpha 10/10 (/lib/libx.so)

@@ -1837,6 +1837,44 @@ TEST(rule_frame_sp_word_aligned)
 	CHECK_EQ_U32(w.regs.r[UW2_SP], VSP + 4);
 }
 
+/*
+ * Chrome's reader asks for an 8-aligned sp after every frame, so a
+ * --chrome-compat walk stops where uwprof's own walk goes on: at the
+ * sampled frame, and at a caller (P as a caller, found at its return
+ * address as Chrome looks it up; its pc is lr, left by the call into Z).
+ * The failed frame leaves the registers as they were.
+ */
+TEST(rule_frame_sp_8_aligned_chrome_compat)
+{
+	struct world w;
+
+	world_init(&w);
+	w.regs.r[UW2_PC] = A_BASE + 0x800;	/* P: sp += 4 */
+	w.regs.r[UW2_LR] = RA_R;
+	CHECK_EQ_U32(world_unwind(&w, 16, UW2_F_CHROME_COMPAT),
+		     UW2_STOP_BAD_SP);
+	CHECK_EQ_U32(w.n, 1);
+	CHECK_EQ_U32(w.regs.r[UW2_SP], VSP);
+	CHECK_EQ_U32(w.regs.r[UW2_PC], A_BASE + 0x800);
+
+	world_init(&w);
+	w.regs.r[UW2_PC] = A_BASE + 0x700;	/* Z: B0 */
+	w.regs.r[UW2_LR] = A_BASE + 0x805;	/* into P */
+	CHECK_EQ_U32(world_unwind(&w, 16, UW2_F_CHROME_COMPAT),
+		     UW2_STOP_BAD_SP);
+	CHECK_EQ_U32(w.n, 2);
+	CHECK_EQ_U32(w.frames[1], A_BASE + 0x805);
+	CHECK_EQ_U32(w.regs.r[UW2_SP], VSP);
+	/* an 8-aligned frame passes: L pops r4, lr */
+	world_init(&w);
+	w.regs.r[UW2_PC] = A_BASE + 0x104;
+	mem_put(&w.mem, VSP + 4, RA_R);
+	CHECK_EQ_U32(world_unwind(&w, 16, UW2_F_CHROME_COMPAT),
+		     UW2_STOP_ROOT);
+	CHECK_EQ_U32(w.n, 2);
+	CHECK_EQ_U32(w.regs.r[UW2_SP], VSP + 8);
+}
+
 TEST(rule_caller_must_raise_sp)
 {
 	struct world w;

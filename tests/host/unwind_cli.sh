@@ -107,6 +107,11 @@ run --table "$A" --stack "$tmp/n.stack" --stack-base $SB --reg pc=0x10800 \
 expect "frame sp at 4 mod 8 goes on" "#0 0x00010800
 #1 0x00010405
 stop: root" "$out"
+# Chrome's reader asks for an 8-aligned sp after every frame
+run --table "$A" --stack "$tmp/n.stack" --stack-base $SB --reg pc=0x10800 \
+	--reg lr=0x10405 --chrome-compat
+expect "--chrome-compat: frame sp at 4 mod 8 stops" "#0 0x00010800
+stop: bad-sp" "$out"
 
 # the stack window ends before M's saved registers
 head -c 36 "$tmp/lmtr.stack" >"$tmp/short.stack"

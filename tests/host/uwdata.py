@@ -46,7 +46,8 @@ class Writer:
         self._rec(MAPPING, struct.pack('<9I32sIQ', pid, start, end, offset, 0, 0,
                                        bias or 0, flags, len(build_id),
                                        build_id, 0, time_ns) +
-                  path.encode() + b'\0')
+                  (path if isinstance(path, bytes) else path.encode()) +
+                  b'\0')
 
     def image(self, build_id, data):
         self._rec(IMAGE, struct.pack('<II32s', len(data), len(build_id),

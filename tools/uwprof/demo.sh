@@ -104,4 +104,4 @@ echo
 grep '^# fully unwound' "$demo/report.txt" | sed 's/^# /demo: /'
 say "flame graph: $demo/flame.svg"
 say "report:      $demo/report.txt (unwind outcomes: $demo/stats.txt)"
-say "pprof:       $demo/profile.pb.gz (go tool pprof -top $demo/profile.pb.gz)"
+say "pprof:       $demo/profile.pb.gz (go tool pprof -top [-lines] $demo/profile.pb.gz)"

@@ -40,8 +40,9 @@ static const char usage_text[] =
 "  --reg NAME=VALUE           r0-r15, sp, lr, pc, fp or ip; pc is\n"
 "                             required, sp defaults to --stack-base\n"
 "  --max-depth N              most frames to report (default 128)\n"
-"  --chrome-compat            look callers up at the return address\n"
-"                             itself, as Chrome does\n"
+"  --chrome-compat            Chrome's rules: callers looked up at the\n"
+"                             return address itself, and every frame's\n"
+"                             sp 8-byte aligned (else word alignment)\n"
 "\n"
 "Numbers are decimal or 0x-prefixed hex.  Exit status 2 on a bad\n"
 "argument or an invalid table.\n";

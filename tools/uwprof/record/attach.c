@@ -37,10 +37,12 @@ int uw_runtime_text(const struct uwt_meta *meta, const struct uw_mapping *m,
 	return 0;
 }
 
-int uw_dev_upload(int fd, const void *blob, uint32_t len, uint32_t *verr)
+int uw_dev_upload(int fd, const void *blob, uint32_t len, uint32_t flags,
+		  uint32_t *verr)
 {
 	struct uwprof_table_upload up = {
 		.size = sizeof(up),
+		.flags = flags,
 		.data = (uintptr_t)blob,
 		.len = len,
 	};
@@ -54,12 +56,13 @@ int uw_dev_upload(int fd, const void *blob, uint32_t len, uint32_t *verr)
 }
 
 int uw_dev_upload_by_build_id(int fd, const void *blob, uint32_t len,
-			      const uint8_t *bid, uint32_t bid_len,
-			      uint32_t text_addr, uint32_t text_size, uint32_t *verr)
+			      uint32_t flags, const uint8_t *bid,
+			      uint32_t bid_len, uint32_t text_addr,
+			      uint32_t text_size, uint32_t *verr)
 {
 	struct uwprof_table_upload up = {
 		.size = sizeof(up),
-		.flags = UWPROF_TABLE_BY_BUILD_ID,
+		.flags = UWPROF_TABLE_BY_BUILD_ID | flags,
 		.data = (uintptr_t)blob,
 		.len = len,
 		.build_id_size = bid_len,

@@ -65,29 +65,6 @@ static void on_child(int sig)
 	(void)sig;
 }
 
-uint64_t rec_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-void *rec_grow(void *p, unsigned int *room, unsigned int n, size_t sz)
-{
-	void *g;
-
-	if (n < *room)
-		return p;
-	*room = *room ? *room * 2 : 16;
-	g = realloc(p, *room * sz);
-	if (!g) {
-		uw_err("record: out of memory");
-		exit(UWPROF_EXIT_FAIL);
-	}
-	return g;
-}
-
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -240,15 +217,6 @@ static int open_device(void)
 	else
 		uw_err("record: cannot open %s: %s", UWPROF_DEVICE, strerror(errno));
 	return -1;
-}
-
-void rec_write(struct rec *r, uint32_t type, const void *a, size_t len,
-	       const char *str)
-{
-	if (uwd_write(&r->w, type, a, len, str)) {
-		uw_err("record: cannot write %s: %s", r->o.out, strerror(errno));
-		exit(UWPROF_EXIT_FAIL);
-	}
 }
 
 /*

@@ -40,9 +40,12 @@ static int unhex(const char *s, uint8_t *out, unsigned int room)
 	return (int)n;
 }
 
-/* Upload a blob: by build-id while the module takes that, else plainly. */
-static int upload(struct rec *r, const char *bid, const struct uwt_file *f,
-		  uint32_t *verr)
+/*
+ * Upload a blob with UWPROF_TABLE_* @flags: by build-id while the module
+ * takes that, else plainly.
+ */
+static int upload_as(struct rec *r, const char *bid, const struct uwt_file *f,
+		     uint32_t flags, uint32_t *verr)
 {
 	uint8_t b[UWPROF_BUILD_ID_MAX];
 	int n = unhex(bid, b, sizeof(b)), id;
@@ -50,8 +53,9 @@ static int upload(struct rec *r, const char *bid, const struct uwt_file *f,
 	/* the module places a table by its link-time range: a container's */
 	if (r->by_build_id && n > 0 && 2 * (size_t)n == strlen(bid) &&
 	    f->container && f->meta.text_size) {
-		id = uw_dev_upload_by_build_id(r->fd, f->blob, f->blob_size, b,
-					       (uint32_t)n, f->meta.text_addr,
+		id = uw_dev_upload_by_build_id(r->fd, f->blob, f->blob_size,
+					       flags, b, (uint32_t)n,
+					       f->meta.text_addr,
 					       f->meta.text_size, verr);
 		if (id > 0)
 			r->bid_taken = true;
@@ -59,7 +63,32 @@ static int upload(struct rec *r, const char *bid, const struct uwt_file *f,
 			return id;
 		r->by_build_id = false;	/* this module attaches per mapping only */
 	}
-	return uw_dev_upload(r->fd, f->blob, f->blob_size, verr);
+	return uw_dev_upload(r->fd, f->blob, f->blob_size, flags, verr);
+}
+
+/*
+ * Upload a table, telling the module when it was made to Chrome's rules
+ * (the module then unwinds by them).  A module older than that flag
+ * refuses it (EINVAL, no validation error): the table goes up without
+ * it, and the flag is not tried again.
+ */
+static int upload(struct rec *r, const char *bid, const struct uwt_file *f,
+		  uint32_t *verr)
+{
+	bool compat = f->container && (f->meta.flags & UWT_F_CHROME_COMPAT) &&
+		      !r->compat_refused;
+	bool by_build_id = r->by_build_id;
+	int id;
+
+	id = upload_as(r, bid, f, compat ? UWPROF_TABLE_CHROME_COMPAT : 0,
+		       verr);
+	if (!compat || id != -EINVAL || *verr)
+		return id;
+	r->compat_refused = true;
+	r->by_build_id = by_build_id;	/* the flag was refused, not this */
+	uw_err("record: warning: the module does not know Chrome-compatible "
+	       "tables; they are unwound by uwprof's rules");
+	return upload_as(r, bid, f, 0, verr);
 }
 
 static struct table_ent *table_for(struct rec *r, const char *bid)

@@ -95,14 +95,18 @@ struct rec {
 	bool failed;		/* a fatal error (EACCES on an explicit target) */
 	bool by_build_id;	/* the module attaches tables by build-id */
 	bool bid_taken;		/* it took one so */
+	bool compat_refused;	/* the module knows no UWPROF_TABLE_CHROME_COMPAT */
 	bool inherit;		/* the module follows children (START_INHERIT) */
 	bool use_sb;		/* the side-band runs: no polling of maps */
 	struct sideband sb;
 	uint64_t stale_detached;	/* old-image attachments undone after an exec */
 };
 
+/* record/base.c: below every other record file */
 uint64_t rec_now_ns(void);
+/* @p with room for n + 1 elements of @sz bytes; exits when out of memory */
 void *rec_grow(void *p, unsigned int *room, unsigned int n, size_t sz);
+/* One record into the data file; exits if it cannot be written. */
 void rec_write(struct rec *r, uint32_t type, const void *a, size_t len,
 	       const char *str);
 

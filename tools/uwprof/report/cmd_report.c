@@ -28,6 +28,7 @@ struct report_opts {
 	enum rp_format format;
 	bool stats;
 	bool children;
+	bool no_lines;		/* --no-lines: pprof without file:line */
 	bool by_dso;
 	unsigned int top;
 	struct rp_opts rp;
@@ -56,6 +57,9 @@ static void usage(FILE *f)
 		"                        in DIR (by build-id or by path); may be repeated\n"
 		"      --lines           add source file:line to function names, and\n"
 		"                        show inlined functions as frames of their own\n"
+		"                        (pprof has them by default, as Line entries)\n"
+		"      --no-lines        pprof: functions only, no file:line or inlined\n"
+		"                        frames\n"
 		"      --no-demangle     keep C++ names mangled\n"
 		"  -s, --sort KEY        text report rows: sym (functions, default) or dso\n"
 		"                        (modules)\n"
@@ -193,7 +197,7 @@ static int parse_sort(const char *s, struct report_opts *o)
 	return -1;
 }
 
-enum { O_SYMFS = 256, O_STATS, O_LINES, O_TOP, O_TITLE, O_PID, O_TID, O_TIME,
+enum { O_SYMFS = 256, O_STATS, O_LINES, O_NO_LINES, O_TOP, O_TITLE, O_PID, O_TID, O_TIME,
        O_CHILDREN, O_NO_DEMANGLE, O_PER_PROCESS, O_NO_PER_PROCESS };
 
 static int parse_args(int argc, char **argv, struct report_opts *o)
@@ -209,6 +213,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		{ "no-per-process", no_argument, NULL, O_NO_PER_PROCESS },
 		{ "stats", no_argument, NULL, O_STATS },
 		{ "lines", no_argument, NULL, O_LINES },
+		{ "no-lines", no_argument, NULL, O_NO_LINES },
 		{ "no-demangle", no_argument, NULL, O_NO_DEMANGLE },
 		{ "top", required_argument, NULL, O_TOP },
 		{ "title", required_argument, NULL, O_TITLE },
@@ -262,7 +267,8 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 				return -1;
 			break;
 		case O_STATS: o->stats = true; break;
-		case O_LINES: o->rp.lines = true; break;
+		case O_LINES: o->rp.lines = true; o->no_lines = false; break;
+		case O_NO_LINES: o->rp.lines = false; o->no_lines = true; break;
 		case O_NO_DEMANGLE: sym_demangle = false; break;
 		case O_TOP:
 			if (!uw_parse_u32(optarg, &top) || !top) {
@@ -325,7 +331,8 @@ static int write_report(const struct rp_profile *p, const struct report_opts *o,
 	case F_FOLDED: return rp_write_folded(p, out);
 	case F_PERF_SCRIPT: return rp_write_perf_script(p, out);
 #ifndef UWPROF_DEVICE_BUILD
-	case F_PPROF: return rp_write_pprof(p, o->rp.lines, out);
+	/* file:line by default, as pprof's own profiles carry them */
+	case F_PPROF: return rp_write_pprof(p, !o->no_lines, out);
 #else
 	case F_PPROF: return -1;	/* refused by parse_args() */
 #endif

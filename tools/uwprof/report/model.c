@@ -13,93 +13,6 @@
 #include "report/symbols.h"
 #include "uwprof.h"
 
-/* ---- u64 -> u32 map ---- */
-
-static uint64_t mix64(uint64_t k)
-{
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdull;
-	k ^= k >> 33;
-	return k;
-}
-
-static void rp_map_grow(struct rp_map *m)
-{
-	struct rp_map g = { .cap = m->cap ? m->cap * 2 : 1024 };
-
-	g.keys = malloc(g.cap * sizeof(*g.keys));
-	g.vals = malloc(g.cap * sizeof(*g.vals));
-	if (!g.keys || !g.vals) {
-		uw_err("report: out of memory");
-		exit(UWPROF_EXIT_FAIL);
-	}
-	memset(g.keys, 0xff, g.cap * sizeof(*g.keys));
-	for (uint32_t i = 0; i < m->cap; i++)
-		if (m->keys[i] != UINT64_MAX)
-			rp_map_put(&g, m->keys[i], m->vals[i]);
-	rp_map_free(m);
-	*m = g;
-}
-
-bool rp_map_get(const struct rp_map *m, uint64_t key, uint32_t *val)
-{
-	uint32_t i;
-
-	if (!m->cap)
-		return false;
-	for (i = mix64(key) & (m->cap - 1); m->keys[i] != UINT64_MAX;
-	     i = (i + 1) & (m->cap - 1))
-		if (m->keys[i] == key) {
-			*val = m->vals[i];
-			return true;
-		}
-	return false;
-}
-
-void rp_map_put(struct rp_map *m, uint64_t key, uint32_t val)
-{
-	uint32_t i;
-
-	if (2 * (m->n + 1) > m->cap)
-		rp_map_grow(m);
-	for (i = mix64(key) & (m->cap - 1); m->keys[i] != UINT64_MAX;
-	     i = (i + 1) & (m->cap - 1))
-		if (m->keys[i] == key) {
-			m->vals[i] = val;
-			return;
-		}
-	m->keys[i] = key;
-	m->vals[i] = val;
-	m->n++;
-}
-
-void rp_map_free(struct rp_map *m)
-{
-	free(m->keys);
-	free(m->vals);
-	memset(m, 0, sizeof(*m));
-}
-
-static void *grow(void *p, uint32_t *room, uint32_t n, size_t sz)
-{
-	void *g;
-
-	if (n < *room)
-		return p;
-	*room = *room ? *room * 2 : 64;
-	g = realloc(p, (size_t)*room * sz);
-	if (!g) {
-		uw_err("report: out of memory");
-		exit(UWPROF_EXIT_FAIL);
-	}
-	return g;
-}
-
-void *rp_grow(void *p, uint32_t *room, uint32_t n, size_t sz)
-{
-	return grow(p, room, n, sz);
-}
-
 double rp_pct(uint64_t n, uint64_t of)
 {
 	return of ? 100.0 * (double)n / (double)of : 0;
@@ -192,7 +105,7 @@ static uint32_t module_for(struct rp_load *L, const struct uwd_mapping *m,
 		    p->mods[i].build_id_len == m->build_id_len &&
 		    !memcmp(p->mods[i].build_id, m->build_id, m->build_id_len))
 			return i;
-	p->mods = grow(p->mods, &p->modroom, p->nmods, sizeof(*p->mods));
+	p->mods = rp_grow(p->mods, &p->modroom, p->nmods, sizeof(*p->mods));
 	mod = &p->mods[p->nmods];
 	memset(mod, 0, sizeof(*mod));
 	mod->path = strdup(path);
@@ -219,7 +132,7 @@ static uint32_t module_for(struct rp_load *L, const struct uwd_mapping *m,
 static uint32_t keep_mapping(struct rp_profile *p, const struct uwd_mapping *m,
 			     const struct rp_region *r)
 {
-	p->maps = grow(p->maps, &p->maproom, p->nmaps, sizeof(*p->maps));
+	p->maps = rp_grow(p->maps, &p->maproom, p->nmaps, sizeof(*p->maps));
 	p->maps[p->nmaps] = (struct rp_mapping){
 		.pid = m->pid, .start = m->start, .end = m->end,
 		.offset = m->offset, .module = r->module,
@@ -261,7 +174,7 @@ static uint32_t intern_comm(struct rp_profile *p, const char *exe)
 	for (uint32_t i = 0; i < p->ncomms; i++)
 		if (!strcmp(p->comms[i], base))
 			return i;
-	p->comms = grow(p->comms, &p->commroom, p->ncomms, sizeof(*p->comms));
+	p->comms = rp_grow(p->comms, &p->commroom, p->ncomms, sizeof(*p->comms));
 	p->comms[p->ncomms] = strdup(base);
 	if (!p->comms[p->ncomms]) {
 		uw_err("report: out of memory");
@@ -341,7 +254,7 @@ static uint32_t intern_func(struct rp_profile *p, uint32_t module,
 			return id;
 		key = key + 1 == UINT64_MAX ? 0 : key + 1;
 	}
-	p->funcs = grow(p->funcs, &p->funcroom, p->nfuncs, sizeof(*p->funcs));
+	p->funcs = rp_grow(p->funcs, &p->funcroom, p->nfuncs, sizeof(*p->funcs));
 	f = &p->funcs[p->nfuncs];
 	memset(f, 0, sizeof(*f));
 	f->name = strdup(name);
@@ -398,7 +311,7 @@ static uint32_t cache_frames(struct rp_profile *p, uint64_t key,
 
 	if (n > 1) {
 		for (uint32_t k = 0; k <= n; k++) {
-			p->chains = grow(p->chains, &p->chainroom, p->nchains,
+			p->chains = rp_grow(p->chains, &p->chainroom, p->nchains,
 					 sizeof(*p->chains));
 			p->chains[p->nchains++] = k ? ids[k - 1] : n;
 		}
@@ -444,7 +357,7 @@ static uint32_t child_of(struct rp_profile *p, uint32_t parent, uint32_t func)
 
 	if (rp_map_get(&p->child_ids, key, &id))
 		return id;
-	p->nodes = grow(p->nodes, &p->noderoom, p->nnodes, sizeof(*p->nodes));
+	p->nodes = rp_grow(p->nodes, &p->noderoom, p->nnodes, sizeof(*p->nodes));
 	n = &p->nodes[p->nnodes];
 	memset(n, 0, sizeof(*n));
 	n->func = func;
@@ -479,7 +392,7 @@ static void keep_sample(struct rp_load *L, const struct uwprof_record *s,
 	struct rp_profile *p = L->p;
 	struct rp_sample *k;
 
-	p->smp = grow(p->smp, &p->smproom, p->nsmp, sizeof(*p->smp));
+	p->smp = rp_grow(p->smp, &p->smproom, p->nsmp, sizeof(*p->smp));
 	k = &p->smp[p->nsmp++];
 	*k = (struct rp_sample){
 		.time_ns = s->time_ns, .pid = s->pid, .tid = s->tid,
@@ -493,8 +406,8 @@ static void keep_sample(struct rp_load *L, const struct uwprof_record *s,
 			rpp_region(&L->procs, img, key,
 				   rp_frame_addr(s->frames[i], i > 0));
 
-		p->addrs = grow(p->addrs, &p->addrroom, p->naddrs, sizeof(*p->addrs));
-		p->addr_maps = grow(p->addr_maps, &room, p->naddrs,
+		p->addrs = rp_grow(p->addrs, &p->addrroom, p->naddrs, sizeof(*p->addrs));
+		p->addr_maps = rp_grow(p->addr_maps, &room, p->naddrs,
 				    sizeof(*p->addr_maps));
 		p->addr_maps[p->naddrs] = r ? r->map : RP_NO_MAPPING;
 		p->addrs[p->naddrs++] = s->frames[i];

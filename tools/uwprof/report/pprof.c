@@ -12,8 +12,9 @@
  *  - one Location per (mapping, address): the sampled pc, or for a return
  *    address the byte before it, inside the call (profile.proto allows a
  *    non-leaf address in the middle of a call instruction), with Line
- *    entries from uwprof's symbols: with --lines the inline chain there,
- *    innermost first, as pprof wants it;
+ *    entries from uwprof's symbols: the inline chain there, innermost
+ *    first, each with its file and line, as pprof wants it (the function
+ *    alone with --no-lines);
  *  - one Function per (name, source file);
  *  - one Sample per distinct (stack, pid, tid, process name), with the
  *    values samples/count and cpu/nanoseconds (samples x the period,
@@ -21,7 +22,8 @@
  *    (a string).
  * A Mapping's has_* flags say what uwprof could name: has_functions only if
  * every location in it got a function, has_filenames and has_line_numbers
- * (and has_inline_frames) only with --lines and a line for every one;
+ * (and has_inline_frames) only without --no-lines and with a line for
+ * every one;
  * otherwise pprof symbolizes the mapping itself when it finds the file
  * (PPROF_BINARY_PATH).
  */
@@ -118,7 +120,7 @@ struct pp_smp {
 
 struct pp {
 	const struct rp_profile *p;
-	bool want_lines;	/* --lines: file and line of every location */
+	bool want_lines;	/* file and line of every location */
 	struct strtab st;
 	uint32_t *map_ids;	/* per rp_profile.maps: pprof id or 0 */
 	struct pp_map *maps;
@@ -175,8 +177,9 @@ static uint32_t map_id(struct pp *w, uint32_t model)
 
 /*
  * The functions at link address @vaddr, innermost first; 0 if none is
- * known.  With --lines, as the text report names them: the inline chain,
- * each function with its own file and line; else the function alone.
+ * known.  With @lines, as the text report --lines names them: the inline
+ * chain, each function with its own file and line; else the function
+ * alone.
  */
 static unsigned int loc_frames(struct sym_file *f, uint32_t vaddr, bool lines,
 			       struct sym_frame *out, unsigned int max)

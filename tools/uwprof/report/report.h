@@ -11,18 +11,8 @@
 #include <stdio.h>
 
 #include "lib/datafile.h"
+#include "report/containers.h"
 #include "uapi/uwprof.h"
-
-/* u64 -> u32 hash map (open addressing); key ~0 is reserved. */
-struct rp_map {
-	uint64_t *keys;
-	uint32_t *vals;
-	uint32_t cap, n;
-};
-
-bool rp_map_get(const struct rp_map *m, uint64_t key, uint32_t *val);
-void rp_map_put(struct rp_map *m, uint64_t key, uint32_t val);
-void rp_map_free(struct rp_map *m);
 
 struct rp_module {
 	char *path;		/* as mapped on the device */
@@ -160,10 +150,6 @@ uint32_t rp_next_node(const struct rp_profile *p, uint32_t n);
 
 /* Functions sorted by @by_total, then the other count, then name. */
 uint32_t *rp_sorted_funcs(const struct rp_profile *p, bool by_total);
-
-/* @p with room for n + 1 elements of @sz bytes (doubling *room); exits
- * when out of memory. */
-void *rp_grow(void *p, uint32_t *room, uint32_t n, size_t sz);
 
 /* Share in percent, 0 when there are no samples. */
 double rp_pct(uint64_t n, uint64_t of);

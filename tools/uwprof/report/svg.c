@@ -191,8 +191,12 @@ static void box(const struct svg_ctx *c, uint32_t n)
 	xml_str(name, SIZE_MAX, c->out);
 	fprintf(c->out, "\"><title>");
 	xml_str(name, SIZE_MAX, c->out);
-	if (n)
-		fprintf(c->out, " (%s)", rp_func_module(c->p, nd->func));
+	if (n) {
+		/* a path is any bytes but '/' and NUL: escaped as names are */
+		fputs(" (", c->out);
+		xml_str(rp_func_module(c->p, nd->func), SIZE_MAX, c->out);
+		fputs(")", c->out);
+	}
 	fprintf(c->out, ": %llu samples, %.2f%%; self %llu</title>",
 		(unsigned long long)nd->total, rp_pct(nd->total, c->p->samples),
 		(unsigned long long)nd->self);
