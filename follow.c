@@ -163,14 +163,14 @@ static void uwprof_put_module(struct work_struct *work)
 static DECLARE_WORK(uwprof_put_work, uwprof_put_module);
 
 /* Is a sample of current queued to its own context already? */
-static bool uwprof_defer_pending(struct uwprof_session *s)
+static struct uwprof_defer *uwprof_defer_pending(struct uwprof_session *s)
 {
 	unsigned int i;
 
 	for_each_set_bit(i, s->defer_busy, UWPROF_DEFER_SLOTS)
 		if (READ_ONCE(s->defer[i].task) == current)
-			return true;
-	return false;
+			return &s->defer[i];
+	return NULL;
 }
 
 /*
@@ -183,13 +183,23 @@ bool uwprof_defer(struct uwprof_session *s, const struct uw2_regs *regs,
 	struct uwprof_defer *d;
 	unsigned int i;
 
-	/*
-	 * In exec the registers and the mm may belong to different images;
-	 * one pending sample per task, so that no task holds the pool.
-	 */
-	if ((current->flags & PF_EXITING) || current->in_execve ||
-	    uwprof_defer_pending(s))
+	/* in exec the registers and the mm may belong to different images */
+	if ((current->flags & PF_EXITING) || current->in_execve)
 		return false;
+	/*
+	 * One pending sample per task, so that no task holds the pool.  The
+	 * task has not been back in user space since (the work runs first),
+	 * so its user registers are those the slot holds: the slot counts
+	 * this sample too, and its unwind is written once for each.
+	 */
+	d = uwprof_defer_pending(s);
+	if (d) {
+		if (d->extra == U16_MAX)
+			return false;
+		d->extra++;
+		d->last_ns = ktime_get_ns();
+		return true;
+	}
 	do {
 		i = find_first_zero_bit(s->defer_busy, UWPROF_DEFER_SLOTS);
 		if (i >= UWPROF_DEFER_SLOTS)
@@ -203,6 +213,8 @@ bool uwprof_defer(struct uwprof_session *s, const struct uw2_regs *regs,
 	d->thumb = thumb;
 	d->inherited = inherited;
 	d->time_ns = ktime_get_ns();
+	d->last_ns = d->time_ns;
+	d->extra = 0;
 	d->cpu = smp_processor_id();
 	/* the file is open while its sampler runs: neither count is 0 */
 	refcount_inc(&s->ref);
@@ -538,7 +550,7 @@ static int uwprof_defer_unwind(struct uwprof_session *s,
 	enum uw2_stop stop;
 	struct uwprof_cpu *c;
 	unsigned long flags;
-	u32 *frames, nframes = 0;
+	u32 *frames, nframes = 0, i;
 
 	frames = kmalloc_array(s->max_depth, sizeof(*frames), GFP_KERNEL);
 	if (!frames)
@@ -561,6 +573,10 @@ static int uwprof_defer_unwind(struct uwprof_session *s,
 	local_irq_save(flags);
 	c = this_cpu_ptr(s->cpu);
 	t0 = uwprof_deliver(s, c, &ri, t0) - t0;
+	/* the samples the slot counted while pending: the same stack */
+	ri.time_ns = d->last_ns;
+	for (i = 0; i < d->extra; i++)
+		uwprof_deliver(s, c, &ri, ktime_get_ns());
 	u64_stats_update_begin(&c->syncp);
 	c->stats.handler_ns_sum += t0;
 	u64_stats_update_end(&c->syncp);
@@ -569,14 +585,17 @@ static int uwprof_defer_unwind(struct uwprof_session *s,
 	return 0;
 }
 
-static void uwprof_count_failed(struct uwprof_session *s)
+/* @n samples that needed the task's context were lost. */
+static void uwprof_count_failed(struct uwprof_session *s, u32 n)
 {
 	struct uwprof_cpu *c;
 	unsigned long flags;
 
 	local_irq_save(flags);
 	c = this_cpu_ptr(s->cpu);
-	uwprof_count(c, &c->stats.deferred_failed);
+	u64_stats_update_begin(&c->syncp);
+	c->stats.deferred_failed += n;
+	u64_stats_update_end(&c->syncp);
 	local_irq_restore(flags);
 }
 
@@ -628,7 +647,7 @@ static void uwprof_defer_finish(struct uwprof_session *s,
 		ret = uwprof_defer_unwind(s, &snap, d, t0);
 	/* a closed file drops its samples uncounted: no one reads them */
 	if (ret && ret != -EPIPE)
-		uwprof_count_failed(s);
+		uwprof_count_failed(s, 1 + d->extra);
 	kfree(snap.mods);
 }
 
@@ -636,9 +655,15 @@ static void uwprof_defer_run(struct callback_head *work)
 {
 	struct uwprof_defer *d = container_of(work, struct uwprof_defer, work);
 	struct uwprof_session *s = d->s;
-	struct uwprof_defer copy = *d;
+	struct uwprof_defer copy;
 
-	d->task = NULL;
+	/*
+	 * An interrupt of this task on this CPU either counts its sample in
+	 * the slot before the copy, or finds the slot no longer pending.
+	 */
+	WRITE_ONCE(d->task, NULL);
+	barrier();
+	copy = *d;
 	clear_bit_unlock(d - s->defer, s->defer_busy);
 	uwprof_defer_finish(s, &copy);
 	uwprof_session_put(s);

@@ -202,6 +202,8 @@ struct uwprof_defer {
 	struct uw2_regs regs;
 	const struct mm_struct *mm;	/* the image sampled; never read */
 	u64 time_ns;
+	u64 last_ns;	/* of the last sample the slot counted */
+	u16 extra;	/* samples counted in the slot after the first */
 	u16 cpu;
 	bool in_kernel;
 	bool thumb;

@@ -26,3 +26,18 @@ worst-tables: $(WORST_TABLE)
 	$(Q)$(WORST_TABLE) $(WORST_TABLE_SIZE)
 
 .PHONY: worst-tables
+
+# docs/ATTACK.md, written by the runs that measured it: the attack test on
+# this tree's module, and on ATTACK_BEFORE (a uwprof.ko built elsewhere,
+# for a before-and-after) if given.
+attack-figures: module $(ATTACK_TEST)
+	$(Q)printf '%s\n' '# The attack test'"'"'s figures' '' \
+		'Written by `make attack-figures` (tests/host/attack_vm.sh, one vCPU' \
+		'under `-icount`); docs/HOSTILE.md says what each attack is.' \
+		>docs/ATTACK.md
+	$(Q)$(if $(ATTACK_BEFORE),ATTACK_FIGURES=$(CURDIR)/docs/ATTACK.md \
+		ATTACK_LABEL="Before: $(ATTACK_BEFORE_LABEL)" \
+		UWPROF_MODULE=$(ATTACK_BEFORE) tests/host/attack_vm.sh >/dev/null || true;)
+	$(Q)ATTACK_FIGURES=$(CURDIR)/docs/ATTACK.md tests/host/attack_vm.sh >/dev/null
+
+.PHONY: attack-figures

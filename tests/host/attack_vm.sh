@@ -6,6 +6,11 @@
 # handler times are then guest instructions, the same on a loaded host
 # as on an idle one.  Ends with the kselftest counts as "N passed, N
 # failed".  Boots one VM.
+#
+# ATTACK_FIGURES=FILE appends the run's figures to FILE as a section named
+# by ATTACK_LABEL (default: the commit checked out), with the module it
+# ran (UWPROF_MODULE, default the tree's): make attack-figures writes
+# docs/ATTACK.md so.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -23,6 +28,22 @@ fi
 "$top/scripts/vm.sh" --icount --smp 1 --mem 1024 --timeout 900 \
 	--add "$bin:/attack_test" -- /attack_test 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}
+if [ -n "${ATTACK_FIGURES:-}" ]; then
+	commit=$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)
+	{
+		echo
+		echo "## ${ATTACK_LABEL:-at $commit}"
+		echo
+		echo "Module: \`${UWPROF_MODULE:-uwprof.ko of the tree at $commit}\`;"
+		echo "attack test built at $commit. Guest nanoseconds are instructions."
+		echo
+		echo '```'
+		grep -E '^# (shape|[0-9]+ (bytes|pairs|mappings)|upload|  stop)' "$log" |
+			sed 's/^# //'
+		grep -E '^(ok|not ok) ' "$log"
+		echo '```'
+	} >>"$ATTACK_FIGURES"
+fi
 totals=$(grep -oE '# Totals: .*' "$log" | tail -n 1)
 # " pass:" and " fail:", not xpass: and xfail:
 pass=$(echo "$totals" | grep -oE ' pass:[0-9]+' | cut -d: -f2)
