@@ -219,14 +219,7 @@ static uint32_t attack_table(uint8_t *b, uint32_t pairs, const uint8_t *uit,
 		n += wt_uleb(b + n, (pairs - 1 - i) * RA_STRIDE, 3);
 		b[n++] = 0;
 	}
-	wt_put32(b + 0, 32);
-	wt_put32(b + 4, pages);
-	wt_put32(b + 8, ft);
-	wt_put32(b + 12, 1);
-	wt_put32(b + 16, fot);
-	wt_put32(b + 20, n - fot);
-	wt_put32(b + 24, n);
-	wt_put32(b + 28, uit_size);
+	wt_header(b, pages, ft, 1, fot, n - fot, n, uit_size);
 	for (i = 0; i < pages; i++)
 		wt_put32(b + 32 + 4 * i, i ? 1 : 0);
 	wt_put32(b + ft, 0);

@@ -30,6 +30,21 @@ static inline void wt_put32(uint8_t *p, uint32_t v)
 	p[3] = v >> 24;
 }
 
+/*
+ * The header of a table whose page table (@pages entries) follows it, then
+ * @funcs function entries at @ft, the FOT at @fot and the UIT at @uit.
+ */
+static inline void wt_header(uint8_t *b, uint32_t pages, uint32_t ft,
+			     uint32_t funcs, uint32_t fot, uint32_t fot_size,
+			     uint32_t uit, uint32_t uit_size)
+{
+	const uint32_t h[8] = { 32, pages, ft, funcs, fot, fot_size, uit,
+				uit_size };
+
+	for (int i = 0; i < 8; i++)
+		wt_put32(b + 4 * i, h[i]);
+}
+
 /* @v as a ULEB128 of exactly @w bytes (padded with continuation bits). */
 static inline uint32_t wt_uleb(uint8_t *p, uint32_t v, uint32_t w)
 {
@@ -105,14 +120,7 @@ static inline uint32_t wt_build(uint8_t *b, uint32_t size,
 	ft = 32 + 4 * pages;
 	fot = ft + 4 * funcs;
 	uit = fot + fot_size;
-	wt_put32(b + 0, 32);
-	wt_put32(b + 4, pages);
-	wt_put32(b + 8, ft);
-	wt_put32(b + 12, funcs);
-	wt_put32(b + 16, fot);
-	wt_put32(b + 20, fot_size);
-	wt_put32(b + 24, uit);
-	wt_put32(b + 28, uit_size);
+	wt_header(b, pages, ft, funcs, fot, fot_size, uit, uit_size);
 	for (i = 0; i < pages; i++)
 		wt_put32(b + 32 + 4 * i, 65536 * i);
 	for (i = 0; i < funcs; i++) {

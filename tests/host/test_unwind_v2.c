@@ -9,6 +9,7 @@
 #include "lib/ehabi.h"
 #include "test_unwind_v2_gen.h"
 #include "unwind_v2.h"
+#include "selftests/worst_tables.h"
 
 /* ---- a stack in memory, with a reader that records misuse ---- */
 
@@ -982,14 +983,7 @@ static u8 *vb_build(u32 nf, const u8 *fot, u32 fot_size, const u32 *fot_at,
 
 	*size = ui + uit_size;
 	b = calloc(1, *size);
-	uw2g_put32(b + 0, 32);
-	uw2g_put32(b + 4, 1);
-	uw2g_put32(b + 8, ft);
-	uw2g_put32(b + 12, nf);
-	uw2g_put32(b + 16, fo);
-	uw2g_put32(b + 20, fot_size);
-	uw2g_put32(b + 24, ui);
-	uw2g_put32(b + 28, uit_size);
+	wt_header(b, 1, ft, nf, fo, fot_size, ui, uit_size);
 	for (u32 i = 0; i < nf; i++) {
 		b[ft + 4 * i] = i;
 		b[ft + 4 * i + 1] = i >> 8;
