@@ -7,7 +7,9 @@ TABLE_CORE	:= tools/uwprof/table/enc.c tools/uwprof/table/conv.c \
 TABLE_ELF	:= tools/uwprof/table/dwarf.c tools/uwprof/table/ehabi.c \
 		   tools/uwprof/table/elf.c tools/uwprof/table/prologue.c \
 		   tools/uwprof/table/plt.c tools/uwprof/table/noreturn.c \
-		   tools/uwprof/table/spans.c
+		   tools/uwprof/table/spans.c tools/uwprof/table/discover.c \
+		   tools/uwprof/table/discover_walk.c \
+		   tools/uwprof/table/discover_seeds.c
 TABLE_SRCS	:= $(TABLE_CORE) $(TABLE_ELF)
 TABLE_LIBS	:= -ldw -lelf -lz -lcapstone
 

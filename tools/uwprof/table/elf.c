@@ -74,7 +74,7 @@ static void read_symbols(struct tb_elf *e, Elf *elf, Elf_Scn *scn,
 			continue;
 		v[e->nsyms++] = (struct tb_sym){ s.st_value & ~1u, s.st_size,
 						 name ? name : "",
-						 s.st_value & 1 };
+						 s.st_value & 1, false };
 	}
 }
 

@@ -16,6 +16,7 @@ struct tb_sym {
 	u32 size;
 	const char *name;
 	bool thumb;		/* the symbol's value had bit 0 set */
+	bool found;		/* no symbol: a start discovery found */
 };
 
 /* ARM ELF mapping symbols: where ARM code, Thumb code and data start. */
@@ -48,6 +49,7 @@ struct tb_elf {
 	u32 nsyms;
 	struct tb_map *maps;	/* mapping symbols, sorted by address */
 	u32 nmaps;
+	bool maps_found;	/* maps are discovery's, not the file's */
 	u32 exidx_entries, exidx_bytes, extab_bytes, debug_frame_bytes,
 	    eh_frame_bytes;
 	struct tb_sec secs[TB_MAX_SECS];	/* executable, by address */
