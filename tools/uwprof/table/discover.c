@@ -171,25 +171,6 @@ static bool inside_walked(const struct dc *d, u32 a)
 	return a < d->fn[lo].addr + d->fn[lo].size;
 }
 
-/* The instruction set of the walked function that reaches below @a. */
-static bool gap_mode(const struct dc *d, u32 a)
-{
-	u32 lo = 0, hi = d->norder;
-
-	while (lo < hi) {
-		u32 mid = lo + (hi - lo) / 2;
-
-		if (d->fn[d->order[mid]].addr < a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (d->last_hi && a >= d->last_hi &&
-	    d->last_lo >= (lo ? d->fn[d->order[lo - 1]].addr : 0))
-		return d->last_thumb;
-	return lo ? d->fn[d->order[lo - 1]].thumb : true;
-}
-
 /* Take a candidate: 1 added, 0 not, -1 memory. */
 static int take(struct dc *d, const struct dc_cand *c, bool late)
 {
@@ -287,14 +268,50 @@ static int after_walk(struct dc *d, bool adding, u32 *added)
 	return 0;
 }
 
-/* Walk the function just added (@k), as a pass would. */
-static int walk_new(struct dc *d, u32 k, u32 *added)
+/*
+ * Did the last walk decode every instruction its paths reached, and
+ * return somewhere?  Data or code of the other instruction set read as
+ * code seldom does both.
+ */
+static bool walk_clean(const struct dc *d, bool must_return)
+{
+	return !d->walk_bad && (d->walk_returns || !must_return);
+}
+
+/*
+ * Forget the function just added and walked: its marks (nothing else
+ * marked inside its reach during its walk) and its start.
+ */
+static void drop_last(struct dc *d)
+{
+	struct dc_fn *f = &d->fn[--d->nfn];
+
+	for (u32 a = f->addr; a < f->addr + f->size; a += 2)
+		*dc_flag(d, a) &= DC_START | DC_THUMB | DC_NOMODE;
+	*dc_flag(d, f->addr) = 0;
+	d->found.n = 0;
+	d->last_lo = d->last_hi = 0;
+}
+
+/*
+ * Walk the function just added (@k), as a pass would.  A walk that
+ * reaches an undecodable instruction, or with @ret no return, drops the
+ * function: 1.  (A function a pointer names may never return: a thread's
+ * loop.)
+ */
+static int walk_new(struct dc *d, u32 k, u32 *added, bool ret)
 {
 	u32 end = dc_walk(d, k);
 
-	if (end == -1u || after_walk(d, true, added))
+	if (end == -1u)
 		return -1;
 	d->fn[k].size = end > d->fn[k].addr ? end - d->fn[k].addr : 0;
+	if (!walk_clean(d, ret)) {
+		drop_last(d);
+		return 1;
+	}
+	if (after_walk(d, true, added))
+		return -1;
 	d->last_lo = d->fn[k].addr;
 	d->last_hi = end;
 	d->last_thumb = d->fn[k].thumb;
@@ -329,10 +346,13 @@ static long take_ptrs(struct dc *d, u32 added)
 				d->ptrs.v[keep++] = d->ptrs.v[i];
 			continue;
 		}
-		count(d, DC_K_PTR);
-		added++;
-		if (walk_new(d, k, &added))
+		r = walk_new(d, k, &added, false);
+		if (r < 0)
 			return -1;
+		if (!r) {
+			count(d, DC_K_PTR);
+			added++;
+		}
 	}
 	d->ptrs.n = keep;
 	return added;
@@ -344,7 +364,8 @@ static long take_ptrs(struct dc *d, u32 added)
  * a compiler emits there is the next function, which only a pointer
  * the program computes, or a caller nothing reached, names.  Taken in
  * address order and walked at once, so a run of them is found in one
- * sweep.  Mode: the function's before it.
+ * sweep.  Its instruction set is guessed as an unwind entry's is, and
+ * its walk must be clean (walk_clean), or it is dropped.
  */
 static long take_gaps(struct dc *d)
 {
@@ -354,7 +375,7 @@ static long take_gaps(struct dc *d)
 		u32 a = d->lo + 2 * i;
 		u8 prev = d->fl[i - 1], f = d->fl[i];
 		struct dc_cand c;
-		int r;
+		int r, m;
 
 		if ((f & (DC_CODE | DC_IN | DC_DATA | DC_START)) ||
 		    !(prev & (DC_CODE | DC_IN | DC_DATA)))
@@ -366,11 +387,19 @@ static long take_gaps(struct dc *d)
 		}
 		if (i >= d->n || (d->fl[i] & (DC_CODE | DC_IN | DC_DATA | DC_START)))
 			continue;
-		c = (struct dc_cand){ a, 0, gap_mode(d, a), DC_K_GAP };
+		m = dc_guess_mode(d, a);
+		if (m < 0)
+			continue;
+		c = (struct dc_cand){ a, 0, m == 1, DC_K_GAP };
 		r = take(d, &c, true);
-		if (r < 0 || (r && walk_new(d, d->nfn - 1, &added)))
+		if (r > 0) {
+			int w = walk_new(d, d->nfn - 1, &added, true);
+
+			r = w < 0 ? -1 : !w;
+		}
+		if (r < 0)
 			return -1;
-		if (r) {
+		if (r == 1) {
 			count(d, DC_K_GAP);
 			added++;
 		}

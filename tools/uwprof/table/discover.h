@@ -79,6 +79,8 @@ struct dc {
 	u32 *stack;
 	u32 nstack, capstack;
 	struct tb_discover_stats *st;
+	u32 walk_bad, walk_returns;	/* the last walk's undecodable
+					 * instructions and returns */
 };
 
 static inline bool dc_inside(const struct dc *d, u32 a)

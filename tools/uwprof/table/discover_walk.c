@@ -142,6 +142,7 @@ static int branch(struct dc *d, struct dc_walk *w, u32 t, u32 site)
 {
 	if (t >= w->start && t < w->end)
 		return push(d, t);
+	d->walk_returns++;	/* a tail call returns for the function */
 	return cand(d, t, w->thumb, DC_K_TAIL, site);
 }
 
@@ -367,7 +368,7 @@ static int computed(struct dc *d, struct dc_walk *w, const cs_insn *in)
  * pool after a call that never returns is then known to be data).  A
  * call needs lr saved first, so code after it that saves lr again
  * ("bl abort; push {r4, lr}") is the next function: the call never
- * returns.
+ * returns.  So is word-aligned code after a call and one nop.
  */
 static int after_call(struct dc *d, struct dc_walk *w, const cs_insn *in)
 {
@@ -378,7 +379,10 @@ static int after_call(struct dc *d, struct dc_walk *w, const cs_insn *in)
 		return 1;
 	for (k = 0; k < 4 && next < w->end && padding_here(d, next); k++)
 		next += 2;
-	if (next < w->end && dc_saves_lr(d, next, w->thumb))
+	/* gcc aligns the next function with one nop after a call that
+	 * never returns; inside a function nothing follows a call so */
+	if (next < w->end && (dc_saves_lr(d, next, w->thumb) ||
+			      (w->thumb && k == 1 && !(next & 3))))
 		return cand(d, next, w->thumb, DC_K_CALL, (u32)in->address) ?
 		       -1 : 0;
 	if (w->nafter == DC_MAX_AFTER)
@@ -478,17 +482,23 @@ static int run(struct dc *d, struct dc_walk *w, u32 a)
 	w->it_left = 0;
 	while (r > 0) {
 		if (a < w->start || a >= w->end || !dc_inside(d, a) ||
-		    (*dc_flag(d, a) & (DC_CODE | DC_IN | DC_DATA)) ||
-		    !decode(d, w->thumb, a, w->end))
+		    (*dc_flag(d, a) & (DC_CODE | DC_IN | DC_DATA)))
 			break;
+		if (!decode(d, w->thumb, a, w->end)) {
+			d->walk_bad++;
+			break;
+		}
 		mark(d, w, a, in->size, DC_CODE);
 		if (w->it_left)
 			w->it_left--;
 		w->it_left += it_count(in);
 		r = step(d, w, in);
 		a += in->size;
-		if (!r && is_return(in) && dc_inside(d, a))
-			*dc_flag(d, a) |= DC_NOFALL;
+		if (is_return(in)) {
+			d->walk_returns++;
+			if (!r && dc_inside(d, a))
+				*dc_flag(d, a) |= DC_NOFALL;
+		}
 	}
 	flush_it(d, w, a);
 	return r < 0 ? -1 : 0;
@@ -517,6 +527,7 @@ u32 dc_walk(struct dc *d, u32 k)
 	w.start = d->fn[k].addr;
 	w.thumb = d->fn[k].thumb;
 	w.nafter = 0;
+	d->walk_bad = d->walk_returns = 0;
 	w.end = bound(d, w.start);
 	w.maxend = w.start;
 	d->found.n = 0;
