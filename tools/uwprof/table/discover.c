@@ -40,9 +40,7 @@ static int add_fn(struct dc *d, u32 a, bool thumb, bool nomode, bool sym)
 		d->capfn = cap;
 	}
 	d->fn[d->nfn++] = (struct dc_fn){ a, 0, thumb, nomode, sym };
-	if (getenv("UWPROF_DISCOVER_TRACE"))
-		fprintf(stderr, "fn 0x%x thumb %d nomode %d sym %d\n", a, thumb,
-			nomode, sym);
+
 	*f |= DC_START | (thumb ? DC_THUMB : 0) | (nomode ? DC_NOMODE : 0);
 	return 1;
 }
@@ -216,9 +214,7 @@ static int take(struct dc *d, const struct dc_cand *c, bool late)
 	if (c->kind == DC_K_PTR && !dc_saves_lr(d, c->addr, c->thumb) &&
 	    !after_known(d, c->addr))
 		return 0;
-	if (getenv("UWPROF_DISCOVER_TRACE"))
-		fprintf(stderr, "start 0x%x kind %d from 0x%x flags %x\n",
-			c->addr, c->kind, c->site, f);
+
 	return add_fn(d, c->addr, c->thumb, false, false);
 }
 

@@ -520,7 +520,9 @@ static u32 bound(struct dc *d, u32 a)
 
 u32 dc_walk(struct dc *d, u32 k)
 {
-	static struct dc_walk w;
+	static struct dc_walk w;	/* 16 KB of after-call addresses: off
+					 * the stack; the generator is one
+					 * thread */
 	u32 a;
 
 	memset(&w, 0, offsetof(struct dc_walk, after));
