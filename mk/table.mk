@@ -7,7 +7,10 @@ TABLE_CORE	:= tools/uwprof/table/enc.c tools/uwprof/table/conv.c \
 TABLE_ELF	:= tools/uwprof/table/dwarf.c tools/uwprof/table/ehabi.c \
 		   tools/uwprof/table/elf.c tools/uwprof/table/prologue.c \
 		   tools/uwprof/table/plt.c tools/uwprof/table/noreturn.c \
-		   tools/uwprof/table/spans.c
+		   tools/uwprof/table/spans.c tools/uwprof/table/discover.c \
+		   tools/uwprof/table/discover_walk.c \
+		   tools/uwprof/table/discover_seeds.c \
+		   tools/uwprof/table/extsyms.c
 TABLE_SRCS	:= $(TABLE_CORE) $(TABLE_ELF)
 TABLE_LIBS	:= -ldw -lelf -lz -lcapstone
 
@@ -37,11 +40,12 @@ test_table_real_SRCS := unwind_v2.c tools/uwprof/lib/uwt.c tools/uwprof/lib/regf
 test_table_real_LIBS := -ldw -lelf
 
 HOST_TEST_SCRIPTS += tests/host/table_cli.sh tests/host/thread_entry.sh \
-		     tests/host/table_lld_plt.sh
+		     tests/host/table_lld_plt.sh tests/host/table_stripped.sh
 
 # Prologue analysis: hand-assembled sequences, and lua5.4 against DWARF.
 HOST_TESTS	+= test_table_prologue
 test_table_prologue_SRCS := $(TABLE_CORE) tools/uwprof/table/elf.c \
+		   tools/uwprof/table/extsyms.c \
 		   tools/uwprof/table/prologue.c tools/uwprof/table/plt.c tools/uwprof/lib/regfile.c \
 		   tools/uwprof/table/spans.c
 test_table_prologue_LIBS := -ldw -lelf -lcapstone

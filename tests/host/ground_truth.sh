@@ -8,13 +8,19 @@
 # built without unwind information (tests/gt/gt_nocfi.c) and one in ARM code
 # with APCS frames (tests/gt/gt_apcs.c); the dynamic ones
 # run against Debian's armhf libc (build/arm/root) with the table made from
-# its debug file, as make demo does.
+# its debug file, as make demo does.  The stripped builds (gcc-stripped,
+# clang-stripped: dynamic; gcc-staticstripped) have no symbols, no CFI and
+# no unwind tables in the program's own code, as distributions ship
+# programs: the table comes from the stripped file alone, through
+# function discovery, and a routine passes when no frame is wrong
+# (stops are refusals, counted).
 #
 #   GT_SAMPLES   samples per routine and build (default 1000; the full
 #                run, make ground-truth, takes 100000)
 #   GT_VARIANTS  default "gcc-static gcc-dynamic clang-static clang-dynamic
-#                gcc-libgcc_s" (the last: dynamic, -shared-libgcc, dividing in
-#                Debian's stripped libgcc_s.so.1)
+#                gcc-libgcc_s gcc-stripped clang-stripped gcc-staticstripped"
+#                (libgcc_s: dynamic, -shared-libgcc, dividing in Debian's
+#                stripped libgcc_s.so.1)
 #   GT_TIMER     prof (ITIMER_PROF, the default) or thread (a 10 kHz timer
 #                per thread, for the full run)
 set -u
@@ -24,7 +30,7 @@ top=$(cd "$here/../.." && pwd)
 BUILD=${BUILD:-$top/build}
 UWPROF=${UWPROF:-$BUILD/host/uwprof}
 samples=${GT_SAMPLES:-1000}
-variants=${GT_VARIANTS:-gcc-static gcc-dynamic clang-static clang-dynamic gcc-libgcc_s}
+variants=${GT_VARIANTS:-gcc-static gcc-dynamic clang-static clang-dynamic gcc-libgcc_s gcc-stripped clang-stripped gcc-staticstripped}
 out=$BUILD/gt
 root=$BUILD/arm/root
 dbgdir=$BUILD/arm/dbg/usr/lib/debug
@@ -77,6 +83,13 @@ for v in $variants; do
 		    -mfloat-abi=hard) ;;
 	esac
 	flags=(-O2 -g -mthumb -pthread -Wall)
+	nocfi=(-g0 -fno-unwind-tables -fno-asynchronous-unwind-tables)
+	stripped=false
+	case $link in
+	stripped) stripped=true link=dynamic ;;
+	staticstripped) stripped=true link=static ;;
+	esac
+	$stripped && flags=(-O2 -mthumb -pthread -Wall "${nocfi[@]}")
 	[ "$link" = static ] && flags+=(-static)
 	if [ "$link" = libgcc_s ]; then
 		[ ${#lgslibs[@]} -gt 0 ] || { fail "$v: no Debian libgcc_s.so.1 (make setup)"; continue; }
@@ -96,12 +109,22 @@ for v in $variants; do
 		fail "$v: does not build: $(head -n 3 "$out/$v.cc.log")"
 		continue
 	fi
-	"$UWPROF" table "$exe" --prologue-analysis -o "$exe.uwt" >/dev/null ||
-		{ fail "$v: uwprof table"; continue; }
+	# judged by the symbols of the program as built, tabled and run
+	# stripped
 	arm-linux-gnueabihf-nm -n "$exe" >"$exe.syms"
+	run=$exe
+	if $stripped; then
+		run=$exe.stripped
+		arm-linux-gnueabihf-strip -o "$run" "$exe" ||
+			{ fail "$v: strip"; continue; }
+	fi
+	"$UWPROF" table "$run" --prologue-analysis --stats -o "$exe.uwt" \
+		>"$out/$v.stats" || { fail "$v: uwprof table"; continue; }
+	$stripped && echo "#   $v: $(grep '^.text covered' "$out/$v.stats")"
 	args=(--samples "$samples" --seconds $((60 + samples / 10))
 	      --timer "${GT_TIMER:-prof}"
 	      --table main="$exe.uwt" --syms main="$exe.syms")
+	$stripped && args+=(--early-ok)
 	qemu=(qemu-arm-static)
 	if [ "$link" != static ]; then
 		qemu+=(-L "$root")
@@ -111,7 +134,7 @@ for v in $variants; do
 		qemu+=(-E "LD_LIBRARY_PATH=$(dirname "$lgs")")
 		args+=("${lgslibs[@]}")
 	fi
-	"${qemu[@]}" "$exe" "${args[@]}" >"$out/$v.log" 2>&1
+	"${qemu[@]}" "$run" "${args[@]}" >"$out/$v.log" 2>&1
 	# one result per routine and build, with the program's own reasons
 	while IFS= read -r line; do
 		case $line in

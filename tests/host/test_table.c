@@ -331,6 +331,27 @@ TEST(functions_filling_gaps)
 	free(v);
 }
 
+/* --prologue-analysis of an ELF: no function is known in a gap */
+TEST(functions_filling_gaps_refuse)
+{
+	struct tb_func in[2] = { fn(0, 50), fn(100, (1 << 17) - 100) };
+	struct tb_layout_opts o = { .text_start = 0, .gaps_refuse = true };
+	struct tb_notes notes = { 0 };
+	char err[128];
+	u32 m = 0;
+	struct tb_func *v = tb_add_fillers(in, 2, &o, &m, &notes, err,
+					   sizeof(err));
+
+	CHECK(v && m == 4);
+	if (v && m == 4) {
+		CHECK_EQ_U32(v[1].addr >> 1, 25);
+		CHECK_EQ_U32(v[1].filler, TB_FILL_REFUSE);
+		CHECK_EQ_U32(v[1].pairs[0].seq.b[0], 0x80);
+		CHECK_EQ_U32(v[1].pairs[0].seq.b[1], 0x00);
+	}
+	free(v);
+}
+
 TEST(functions_filling_last_and_first_page)
 {
 	struct tb_func in[2] = { fn(1100, 100), fn(1200, 100) };

@@ -15,6 +15,7 @@
 #include "lib/uwt.h"
 #include "inspect/dump.h"
 #include "table/prologue.h"
+#include "table/discover.h"
 #include "lib/regfile.h"
 
 #define MAX_DEBUG_DIRS	16
@@ -175,6 +176,8 @@ struct gen {
 	u32 dbgfile_bytes;
 	bool dbgfile_compressed;
 	int noreturn_sites;		/* calls marked as never returning */
+	int discovered;			/* function starts discovery added */
+	struct tb_discover_stats dstats;
 };
 
 /*
@@ -420,6 +423,11 @@ static void print_stats(struct gen *g, FILE *f)
 			fprintf(f, ", %u from %s", src[s], src_name(s));
 	fprintf(f, "\nrows: %u (offset, sequence) pairs, %u distinct sequences\n",
 		g->meta.rows, b->nseqs);
+	if (g->discovered)
+		fprintf(f, "functions discovered (no symbol): %d; found as call targets %u, tail-call targets %u, address-taken code %u, code after a function %u; %u starts of unknown instruction set; %u passes\n",
+			g->discovered, g->dstats.calls, g->dstats.tails,
+			g->dstats.pointers, g->dstats.gaps,
+			g->dstats.boundaries, g->dstats.passes);
 	if (g->noreturn_sites)
 		fprintf(f, "calls that never return (return address saved nowhere): %d\n",
 			g->noreturn_sites);
@@ -586,6 +594,13 @@ static int read_inputs(struct gen *g, struct tb_elf *e)
 		       g->o->input);
 		return UWPROF_EXIT_FAIL;
 	}
+	/* Stripped code: function starts no symbol names, for the analysis */
+	if (g->o->prologue && !g->o->compat &&
+	    (g->discovered = tb_discover(e, &g->in, &g->dstats)) < 0) {
+		uw_err("table: %s: function discovery failed (capstone or out of memory)",
+		       g->o->input);
+		return UWPROF_EXIT_FAIL;
+	}
 	/* After the roots, so thread entry code is never analysed. */
 	if (g->o->prologue && !g->o->compat &&
 	    tb_prologue_pass(e, &g->in, &g->notes) < 0) {
@@ -593,6 +608,7 @@ static int read_inputs(struct gen *g, struct tb_elf *e)
 		       g->o->input);
 		return UWPROF_EXIT_FAIL;
 	}
+	tb_discover_drop_maps(e);
 	/* Last: PLT stubs and refusals only where nothing else applies. */
 	if (!g->o->compat && tb_plt_pass(e, &g->in, &g->notes) < 0) {
 		uw_err("table: %s: PLT decoding failed (capstone or out of memory)",
@@ -678,7 +694,8 @@ static int cmd_table(int argc, char **argv)
 		goto out;
 	}
 	lo = (struct tb_layout_opts){ o.compat, g.meta.text_addr,
-				      g.meta.text_size };
+				      g.meta.text_size,
+				      o.prologue && !o.compat && !o.breakpad };
 	if (tb_layout(g.funcs, g.nfuncs, &lo, &g.blob, &g.notes, err,
 		      sizeof(err))) {
 		uw_err("table: %s", err);

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
 #include "table/elf.h"
 #include "lib/regfile.h"
 
@@ -74,7 +75,7 @@ static void read_symbols(struct tb_elf *e, Elf *elf, Elf_Scn *scn,
 			continue;
 		v[e->nsyms++] = (struct tb_sym){ s.st_value & ~1u, s.st_size,
 						 name ? name : "",
-						 s.st_value & 1 };
+						 s.st_value & 1, false };
 	}
 }
 
@@ -253,18 +254,26 @@ int tb_elf_open(struct tb_elf *e, const char *path, char *err, size_t errlen)
 			e->debug_frame_bytes = sh.sh_size;
 		} else if (!strcmp(name, ".eh_frame")) {
 			e->eh_frame_bytes = sh.sh_size;
+		} else if (!strcmp(name, ".gnu_debugdata")) {
+			e->has_debugdata = true;
+		} else if (!strcmp(name, ".gnu_debuglink")) {
+			e->has_debuglink = true;
 		} else if (sh.sh_type == SHT_NOTE) {
 			read_build_id(scn, e->meta.build_id,
 				      &e->meta.build_id_len);
 		}
 		if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM)
 			read_symbols(e, e->elf, scn, &sh);
+		if (sh.sh_type == SHT_SYMTAB)
+			e->has_symtab = true;
 	}
 	if (!have_text) {
 		snprintf(err, errlen, "%s has no .text section", path);
 		goto fail;
 	}
 	sort_symbols(e);
+	if (tb_elf_read_ext_symbols(e, path) > 0)
+		sort_symbols(e);
 	qsort(e->secs, e->nsecs, sizeof(*e->secs), sec_cmp);
 	return 0;
 fail:
@@ -274,6 +283,9 @@ fail:
 
 void tb_elf_close(struct tb_elf *e)
 {
+	if (e->dwfl)
+		dwfl_end(e->dwfl);
+	e->dwfl = NULL;
 	if (e->dbg_dwarf)
 		dwarf_end(e->dbg_dwarf);
 	if (e->dbg_elf)

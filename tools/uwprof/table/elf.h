@@ -16,6 +16,7 @@ struct tb_sym {
 	u32 size;
 	const char *name;
 	bool thumb;		/* the symbol's value had bit 0 set */
+	bool found;		/* no symbol: a start discovery found */
 };
 
 /* ARM ELF mapping symbols: where ARM code, Thumb code and data start. */
@@ -48,12 +49,23 @@ struct tb_elf {
 	u32 nsyms;
 	struct tb_map *maps;	/* mapping symbols, sorted by address */
 	u32 nmaps;
+	bool maps_found;	/* maps are discovery's, not the file's */
 	u32 exidx_entries, exidx_bytes, extab_bytes, debug_frame_bytes,
 	    eh_frame_bytes;
 	struct tb_sec secs[TB_MAX_SECS];	/* executable, by address */
 	u32 nsecs;
 	u32 dot_text_addr, dot_text_size;	/* .text itself */
+	bool has_symtab, has_debugdata, has_debuglink;
+	void *dwfl;		/* Dwfl * holding names from extsyms.c */
 };
+
+/*
+ * A stripped file's function symbols from its MiniDebugInfo
+ * (.gnu_debugdata) or a debug file its .gnu_debuglink names (libdwfl's
+ * standard places), joining @e's (extsyms.c).  Only for a file without
+ * .symtab.  Returns the number added, or -1 (memory).
+ */
+int tb_elf_read_ext_symbols(struct tb_elf *e, const char *path);
 
 /* Open @path and read its metadata; 0, or -1 with a message in @err. */
 int tb_elf_open(struct tb_elf *e, const char *path, char *err, size_t errlen);

@@ -84,7 +84,8 @@ struct tb_func *tb_add_fillers(struct tb_func *funcs, u32 n,
 			make_filler(&v[m++], o->text_start, TB_FILL_REFUSE);
 		else if (m && start > end)
 			make_filler(&v[m++], o->text_start + 2 * end,
-				    TB_FILL_TRIVIAL);
+				    o->gaps_refuse ? TB_FILL_REFUSE :
+						     TB_FILL_TRIVIAL);
 		v[m++] = *f;
 		/* An odd end (a section or a record of odd size) takes its
 		 * whole last halfword. */

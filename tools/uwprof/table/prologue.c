@@ -774,7 +774,11 @@ struct pa_text {
 						 * for branches into them */
 	const struct tb_cfi_func *cfi;	/* rules to check, or NULL */
 	u32 cfi_wrong;		/* out: where they are first wrong, or 0 */
+	const struct tb_elf *starts;	/* a function discovery found: its
+					 * tail calls must reach a start */
 };
+
+static bool known_start(const struct tb_elf *e, u32 addr);
 
 static int fail(struct pa_flow *fl, const cs_insn *in, const char *what)
 {
@@ -1178,6 +1182,11 @@ static int flow_branch(struct pa_flow *fl, u32 i, const struct pa_state *st)
 		return fail(fl, in, "a branch out of code no symbol names");
 	} else if (!ra_in_lr(st) && shared_tail(fl, t, st)) {
 		fl->returns = true;	/* that code returns for this one */
+	} else if (fl->text && fl->text->starts &&
+		   !known_start(fl->text->starts, t)) {
+		/* a found start may be a label of a function nothing names:
+		 * what it "tail-calls" may be that function's own code */
+		return fail(fl, in, "a branch out to no known function start");
 	} else if (ret_ok(fl, in, st)) {	/* tail call */
 		return -1;
 	}
@@ -2158,6 +2167,7 @@ static int analyse_symbol(struct tb_elf *e, const struct tb_sym *s, u32 i,
 	pt->thumb = s->thumb;
 	pt->no_maps = !e->nmaps;
 	pt->sized = s->size != 0;
+	pt->starts = s->found ? e : NULL;
 	r = analyse(text + (s->addr - taddr), len, s->addr, s->thumb, entries,
 		    nentries, thread_entry, data, ndata, pt, f, why, wlen);
 	free(entries);
@@ -2228,7 +2238,7 @@ static bool gap_after(const struct tb_elf *e, u32 i, u32 text_end,
 		lo = e->maps[k].addr;
 		kind = e->maps[k].kind;
 	}
-	*gap = (struct tb_sym){ lo, hi - lo, "", kind == 't' };
+	*gap = (struct tb_sym){ lo, hi - lo, "", kind == 't', false };
 	return true;
 }
 
@@ -2269,6 +2279,15 @@ static u32 sym_at(const struct tb_elf *e, u32 addr)
 	u32 i = tb_elf_first_sym(e, addr);
 
 	return i < e->nsyms && e->syms[i].addr == addr ? i : e->nsyms;
+}
+
+/* A symbol's or found function's start, or a PLT stub (a tail call). */
+static bool known_start(const struct tb_elf *e, u32 addr)
+{
+	const struct tb_sec *sec = tb_elf_sec(e, addr);
+
+	return sym_at(e, addr) < e->nsyms ||
+	       (sec && (!strcmp(sec->name, ".plt") || !strcmp(sec->name, ".iplt")));
 }
 
 static bool is_dwarf(const struct tb_cfi_func *f)

@@ -264,6 +264,9 @@ struct tb_layout_opts {
 	bool chrome_compat;
 	u32 text_start;
 	u32 text_size;		/* 0: unknown (breakpad input) */
+	bool gaps_refuse;	/* code between functions refuses instead of
+				 * returning to lr: no function is known
+				 * there (--prologue-analysis of an ELF) */
 };
 
 /*

@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Function discovery (tools/uwprof/table/discover*.c) on a program shipped
+# as distributions ship them: built without unwind tables or CFI, then
+# stripped.  Its functions are reached by calls, a noreturn call at a
+# function's end, a switch (tbb), a tail call and a pointer only (a qsort
+# comparator).  The table from the stripped file alone must find starts
+# only where the unstripped copy has function symbols, most of them, and
+# cover most of .text; MiniDebugInfo (.gnu_debugdata) names them.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+UWPROF=${UWPROF:-$here/../../build/host/uwprof}
+CROSS=arm-linux-gnueabihf-
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+command -v ${CROSS}gcc >/dev/null || { skip "no ${CROSS}gcc"; finish; exit; }
+
+cat >"$tmp/prog.c" <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+static volatile int sink;
+__attribute__((noinline)) static int by_pointer(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+__attribute__((noinline, noreturn)) static void die(const char *why)
+{
+	fprintf(stderr, "%s\n", why);
+	exit(3);
+}
+__attribute__((noinline)) static int pick(int k, int x)
+{
+	switch (k) {
+	case 0: return x + 1;
+	case 1: return x * 3;
+	case 2: return x - 7;
+	case 3: return x ^ 0x55;
+	case 4: return x << 2;
+	case 5: return x / 5;
+	case 6: return x % 11;
+	default: return 0;
+	}
+}
+__attribute__((noinline)) static int checked(int x)
+{
+	if (x == 12345)
+		die("impossible");
+	return pick(x & 7, x);
+}
+__attribute__((noinline)) int tail(int x)
+{
+	return checked(x + 1);
+}
+int main(int argc, char **argv)
+{
+	int v[64];
+	for (int i = 0; i < 64; i++)
+		v[i] = tail(i * argc) + (int)strlen(argv[0]);
+	qsort(v, 64, sizeof(v[0]), by_pointer);
+	sink = v[3];
+	return 0;
+}
+C
+if ! ${CROSS}gcc -O2 -mthumb -g0 -fno-unwind-tables \
+	-fno-asynchronous-unwind-tables -o "$tmp/prog" "$tmp/prog.c" \
+	2>"$tmp/cc.log"; then
+	fail "program does not build: $(head -n 3 "$tmp/cc.log")"
+	finish
+	exit
+fi
+${CROSS}strip -o "$tmp/stripped" "$tmp/prog"
+
+# .text's function symbols of the unstripped copy, Thumb bit cleared
+read -r tlo tsz < <(${CROSS}readelf -SW "$tmp/prog" |
+	awk '$2 == ".text" { print $4, $6 }')
+${CROSS}nm "$tmp/prog" | awk -v lo=$((16#$tlo)) -v sz=$((16#$tsz)) '
+	$2 ~ /^[tTW]$/ { a = strtonum("0x" $1); a -= a % 2
+		if (a >= lo && a < lo + sz) printf "0x%x\n", a }' 2>/dev/null |
+	sort -u >"$tmp/real"
+[ -s "$tmp/real" ] || python3 - "$tmp/prog" "$tlo" "$tsz" >"$tmp/real" <<'PY'
+import subprocess, sys
+lo, sz = int(sys.argv[2], 16), int(sys.argv[3], 16)
+out = set()
+for l in subprocess.run(["arm-linux-gnueabihf-nm", sys.argv[1]],
+                        capture_output=True, text=True).stdout.splitlines():
+    f = l.split()
+    if len(f) == 3 and f[1] in "tTW":
+        a = int(f[0], 16) & ~1
+        if lo <= a < lo + sz:
+            out.add(a)
+for a in sorted(out):
+    print(hex(a))
+PY
+
+out=$("$UWPROF" table "$tmp/stripped" --prologue-analysis --stats \
+	--report "$tmp/report" -o "$tmp/t.uwt" 2>&1) ||
+	fail "uwprof table of the stripped program: $out"
+# found functions: "?" rows with their source
+awk '$1 == "?" && $4 == "prologue-analysis" { print $2 }' "$tmp/report" |
+	sort -u >"$tmp/found"
+wrong=$(comm -13 "$tmp/real" "$tmp/found" | tr '\n' ' ')
+expect "every function start found is a real function's" "" "$wrong"
+nreal=$(wc -l <"$tmp/real")
+nfound=$(comm -12 "$tmp/real" "$tmp/found" | wc -l)
+if [ $((nfound * 100)) -ge $((nreal * 80)) ]; then
+	ok "most functions found and justified ($nfound of $nreal)"
+else
+	fail "most functions found and justified ($nfound of $nreal): missing $(comm -23 "$tmp/real" "$tmp/found" | tr '\n' ' ')"
+fi
+for fn in by_pointer pick checked tail main; do
+	a=$(${CROSS}nm "$tmp/prog" | awk -v f=$fn '$3 == f { print $1 }')
+	a=$(printf '0x%x' $((16#$a & ~1)))
+	grep -qx "$a" "$tmp/found" && ok "found: $fn" ||
+		fail "found: $fn ($a)"
+done
+pct=$(sed -n 's/^\.text covered: .*(\(.*\)\.[0-9]%)/\1/p' <<<"$out")
+if [ "${pct:-0}" -ge 85 ]; then
+	ok ".text covered from the stripped file (${pct}%)"
+else
+	fail ".text covered from the stripped file: ${pct:-?}% < 85%"
+fi
+grep -q '^functions discovered' <<<"$out" && ok "--stats counts discovered functions" ||
+	fail "--stats counts discovered functions"
+
+# MiniDebugInfo: the function symbols, xz-compressed in .gnu_debugdata
+${CROSS}nm "$tmp/prog" | awk '$2 ~ /^[tT]$/ { print $3 }' >"$tmp/keep"
+${CROSS}objcopy --only-keep-debug "$tmp/prog" "$tmp/debug"
+${CROSS}objcopy -S --remove-section .gdb_index --remove-section .comment \
+	--keep-symbols="$tmp/keep" "$tmp/debug" "$tmp/mini"
+xz -f "$tmp/mini"
+cp "$tmp/stripped" "$tmp/minidebug"
+${CROSS}objcopy --add-section .gnu_debugdata="$tmp/mini.xz" "$tmp/minidebug"
+"$UWPROF" table "$tmp/minidebug" --prologue-analysis --report "$tmp/mreport" \
+	-o "$tmp/m.uwt" >/dev/null 2>&1 || fail "uwprof table with .gnu_debugdata"
+got=$(awk '$4 == "prologue-analysis" && ($1 == "by_pointer" || $1 == "pick") { print $1 }' \
+	"$tmp/mreport" | sort | tr '\n' ' ')
+expect ".gnu_debugdata names static functions" "by_pointer pick " "$got"
+finish

@@ -1,0 +1,646 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Function discovery: the starts of functions no symbol names, and how
+ * far each one's code reaches.  Passes over all known starts walk each
+ * function (discover_walk.c) up to the next known start; the calls they
+ * make are new starts at once; branches out of a function and code
+ * addresses stored as data are taken after the pass, and only where no
+ * walked function's code or data lies (a label inside a function, whose
+ * address a computed goto takes, is code some path already reached).
+ * Passes repeat until one adds no start, so every walk's bounds are the
+ * final ones.  What is found becomes symbols for prologue analysis,
+ * which still justifies or refuses each function on its own.
+ */
+#define _GNU_SOURCE
+#include <capstone/capstone.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "table/discover.h"
+#include "table/elf.h"
+
+#define DC_MAX_PASSES	16
+
+static const char dc_name[] = "";
+
+static int add_fn(struct dc *d, u32 a, bool thumb, bool nomode, bool sym)
+{
+	u8 *f = dc_flag(d, a);
+
+	if (*f & DC_START) {
+		return 0;
+	}
+	if (d->nfn == d->capfn) {
+		u32 cap = d->capfn ? 2 * d->capfn : 1024;
+		struct dc_fn *v = realloc(d->fn, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		d->fn = v;
+		d->capfn = cap;
+	}
+	d->fn[d->nfn++] = (struct dc_fn){ a, 0, thumb, nomode, sym };
+
+	*f |= DC_START | (thumb ? DC_THUMB : 0) | (nomode ? DC_NOMODE : 0);
+	return 1;
+}
+
+/*
+ * Code bytes a start may lie at: aligned, inside an executable section
+ * other than the PLT's (whose stubs the PLT pass decodes).
+ */
+static bool placeable(struct dc *d, u32 a, bool thumb)
+{
+	const struct tb_sec *s = dc_inside(d, a) && !(a & (thumb ? 1 : 3)) ?
+				 tb_elf_sec(d->e, a) : NULL;
+
+	return s && strcmp(s->name, ".plt") && strcmp(s->name, ".iplt");
+}
+
+/* Halfwords of padding (nop, mov r8, r8, zero fill, ARM nop). */
+static bool padding_at(struct dc *d, u32 a)
+{
+	u32 avail = 0;
+	const struct tb_sec *s = tb_elf_sec(d->e, a);
+	const u8 *b;
+	u16 h;
+
+	if (!s)
+		return false;
+	for (u32 i = 0; i < d->e->nsecs; i++)
+		if (&d->e->secs[i] == s && d->secb[i]) {
+			b = d->secb[i] + (a - s->addr);
+			avail = s->size - (a - s->addr);
+			if (avail < 2)
+				return false;
+			h = b[0] | b[1] << 8;
+			return h == 0 || h == 0xbf00 || h == 0x46c0 ||
+			       h == 0xf000 || h == 0xe320 || h == 0xe1a0;
+		}
+	return false;
+}
+
+/*
+ * A start whose instruction set no source says (unwind entries).  An
+ * entry may start on the alignment padding before its function (glibc's
+ * CANTUNWIND entries do): the function starts after it.
+ */
+static int add_bound(struct dc *d, u32 a)
+{
+	int m;
+
+	for (u32 k = 0; k < 8 && padding_at(d, a); k++)
+		a += 2;
+	m = dc_guess_mode(d, a);
+
+	if (!placeable(d, a, m == 1))
+		return 0;
+	if (m < 0)
+		d->st->boundaries++;
+	return add_fn(d, a, m == 1, m < 0, false);
+}
+
+/*
+ * An address stored as data starts a function only where it saves lr
+ * as a prologue does, or right after code or data some walk reached (or
+ * the start of a section), padding between: a constant that happens to
+ * point into code no walk reached may be anything.
+ */
+static bool after_known(struct dc *d, u32 a)
+{
+	for (u32 b = a, k = 0; k < 8; k++) {
+		const struct tb_sec *s = tb_elf_sec(d->e, b);
+
+		if (s && b == s->addr)
+			return true;
+		b -= 2;
+		if (!dc_inside(d, b))
+			return false;
+		if (*dc_flag(d, b) & (DC_CODE | DC_IN | DC_DATA))
+			return true;
+		if (!padding_at(d, b))
+			return false;
+	}
+	return false;
+}
+
+static int order_cmp(const void *a, const void *b, void *arg)
+{
+	const struct dc_fn *fn = arg;
+	u32 x = fn[*(const u32 *)a].addr, y = fn[*(const u32 *)b].addr;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Index the walked functions by address (after a pass's walks). */
+static int order_build(struct dc *d)
+{
+	u32 *v = realloc(d->order, (d->nfn + 1) * sizeof(*v));
+
+	if (!v)
+		return -1;
+	d->order = v;
+	d->norder = d->nfn;
+	for (u32 i = 0; i < d->nfn; i++)
+		v[i] = i;
+	qsort_r(v, d->norder, sizeof(*v), order_cmp, d->fn);
+	d->last_lo = d->last_hi = 0;
+	return 0;
+}
+
+/* Is @a past the start of a walked function and before its reach? */
+static bool inside_walked(const struct dc *d, u32 a)
+{
+	u32 lo = 0, hi = d->norder;
+
+	if (a > d->last_lo && a < d->last_hi)
+		return true;
+	while (lo < hi) {	/* the first function starting at or above a */
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (d->fn[d->order[mid]].addr < a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return false;
+	lo = d->order[lo - 1];
+	return a < d->fn[lo].addr + d->fn[lo].size;
+}
+
+/* Take a candidate: 1 added, 0 not, -1 memory. */
+static int take(struct dc *d, const struct dc_cand *c, bool late)
+{
+	u8 f;
+
+	const struct tb_sym *in_sym = tb_elf_sym(d->e, c->addr);
+
+	/* a symbol's size says where its function ends: nothing inside */
+	if (!placeable(d, c->addr, c->thumb) ||
+	    (in_sym && in_sym->size && in_sym->addr != c->addr))
+		return 0;
+	f = *dc_flag(d, c->addr);
+	if (f & DC_START) {
+		if ((f & DC_NOMODE) && c->kind != DC_K_BOUND) {
+			for (u32 i = 0; i < d->nfn; i++)
+				if (d->fn[i].addr == c->addr) {
+					d->fn[i].nomode = false;
+					d->fn[i].thumb = c->thumb;
+				}
+			*dc_flag(d, c->addr) = (f & ~(DC_NOMODE | DC_THUMB)) |
+					       (c->thumb ? DC_THUMB : 0);
+			return 1;
+		}
+		return 0;
+	}
+	/* a call may enter code another path runs through, never the
+	 * middle of an instruction or data */
+	if (f & (DC_IN | DC_DATA))
+		return 0;
+	/* nor may a tail call or a pointer enter code between a walked
+	 * function's start and the end of what its paths reached: a label
+	 * its unresolved jumps reach, or a constant that is no pointer */
+	if (late && !(f & DC_CODE) && inside_walked(d, c->addr))
+		return 0;
+	/*
+	 * a branch from another function to code a path here reaches is
+	 * taken only where nothing falls through into it (the function
+	 * before ends, and the branches into it were taken as its own)
+	 */
+	if (late && (f & DC_CODE) &&
+	    (c->kind != DC_K_TAIL || !(f & DC_NOFALL)))
+		return 0;
+	if (c->kind == DC_K_PTR && !dc_saves_lr(d, c->addr, c->thumb) &&
+	    !after_known(d, c->addr))
+		return 0;
+
+	return add_fn(d, c->addr, c->thumb, false, false);
+}
+
+static void count(struct dc *d, enum dc_kind k)
+{
+
+	if (k == DC_K_CALL)
+		d->st->calls++;
+	else if (k == DC_K_TAIL)
+		d->st->tails++;
+	else if (k == DC_K_PTR)
+		d->st->pointers++;
+	else if (k == DC_K_GAP)
+		d->st->gaps++;
+}
+
+/*
+ * One walk's candidates: those named by an instruction that later proved
+ * to be data (a literal pool decoded before its load) are dropped; calls
+ * are taken now, the rest after the pass.
+ */
+static int after_walk(struct dc *d, bool adding, u32 *added)
+{
+	for (u32 i = 0; i < d->found.n; i++) {
+		const struct dc_cand *c = &d->found.v[i];
+		int r;
+
+		if (c->site && dc_inside(d, c->site) &&
+		    (*dc_flag(d, c->site) & DC_DATA))
+			continue;
+		if (c->kind != DC_K_CALL) {
+			if (adding && dc_cands_add(&d->later, c->addr, c->thumb,
+						   c->kind, c->site))
+				return -1;
+			continue;
+		}
+		if (!adding)
+			continue;
+		r = take(d, c, false);
+		if (r < 0)
+			return -1;
+		if (r) {
+			count(d, c->kind);
+			(*added)++;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Did the last walk decode every instruction its paths reached, and
+ * return somewhere?  Data or code of the other instruction set read as
+ * code seldom does both.
+ */
+static bool walk_clean(const struct dc *d, bool must_return)
+{
+	return !d->walk_bad && (d->walk_returns || !must_return);
+}
+
+/*
+ * Forget the function just added and walked: its marks (nothing else
+ * marked inside its reach during its walk) and its start.
+ */
+static void drop_last(struct dc *d)
+{
+	struct dc_fn *f = &d->fn[--d->nfn];
+
+	for (u32 a = f->addr; a < f->addr + f->size; a += 2)
+		*dc_flag(d, a) &= DC_START | DC_THUMB | DC_NOMODE;
+	*dc_flag(d, f->addr) = 0;
+	d->found.n = 0;
+	d->last_lo = d->last_hi = 0;
+}
+
+/*
+ * Walk the function just added (@k), as a pass would.  A walk that
+ * reaches an undecodable instruction, or with @ret no return, drops the
+ * function: 1.  (A function a pointer names may never return: a thread's
+ * loop.)
+ */
+static int walk_new(struct dc *d, u32 k, u32 *added, bool ret)
+{
+	u32 end = dc_walk(d, k);
+
+	if (end == -1u)
+		return -1;
+	d->fn[k].size = end > d->fn[k].addr ? end - d->fn[k].addr : 0;
+	if (!walk_clean(d, ret)) {
+		drop_last(d);
+		return 1;
+	}
+	if (after_walk(d, true, added))
+		return -1;
+	d->last_lo = d->fn[k].addr;
+	d->last_hi = end;
+	d->last_thumb = d->fn[k].thumb;
+	return 0;
+}
+
+static int cand_cmp(const void *a, const void *b)
+{
+	const struct dc_cand *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/*
+ * Code addresses stored as data, tried after each pass in address order:
+ * one taken is walked at once, so that the next one, which may follow
+ * it, is known to follow code.  Those taken leave the list.
+ */
+static long take_ptrs(struct dc *d, u32 added)
+{
+	u32 keep = 0;
+
+	qsort(d->ptrs.v, d->ptrs.n, sizeof(*d->ptrs.v), cand_cmp);
+	for (u32 i = 0; i < d->ptrs.n; i++) {
+		int r = take(d, &d->ptrs.v[i], true);
+		u32 k = d->nfn - 1;
+
+		if (r < 0)
+			return -1;
+		if (!r) {
+			if (!(*dc_flag(d, d->ptrs.v[i].addr) & DC_START))
+				d->ptrs.v[keep++] = d->ptrs.v[i];
+			continue;
+		}
+		r = walk_new(d, k, &added, false);
+		if (r < 0)
+			return -1;
+		if (!r) {
+			count(d, DC_K_PTR);
+			added++;
+		}
+	}
+	d->ptrs.n = keep;
+	return added;
+}
+
+/*
+ * The first code after a walked function's reach (its padding skipped)
+ * that no walk reached, when nothing else names a start any more: code
+ * a compiler emits there is the next function, which only a pointer
+ * the program computes, or a caller nothing reached, names.  Taken in
+ * address order and walked at once, so a run of them is found in one
+ * sweep.  Its instruction set is guessed as an unwind entry's is, and
+ * its walk must be clean (walk_clean), or it is dropped.
+ */
+static long take_gaps(struct dc *d)
+{
+	u32 added = 0;
+
+	for (u32 i = 1; i < d->n; i++) {
+		u32 a = d->lo + 2 * i;
+		u8 prev = d->fl[i - 1], f = d->fl[i];
+		struct dc_cand c;
+		int r, m;
+
+		if ((f & (DC_CODE | DC_IN | DC_DATA | DC_START)) ||
+		    !(prev & (DC_CODE | DC_IN | DC_DATA)))
+			continue;
+		while (i < d->n && padding_at(d, a) &&
+		       !(d->fl[i] & (DC_CODE | DC_IN | DC_DATA | DC_START))) {
+			i++;
+			a += 2;
+		}
+		if (i >= d->n || (d->fl[i] & (DC_CODE | DC_IN | DC_DATA | DC_START)))
+			continue;
+		m = dc_guess_mode(d, a);
+		if (m < 0)
+			continue;
+		c = (struct dc_cand){ a, 0, m == 1, DC_K_GAP };
+		r = take(d, &c, true);
+		if (r > 0) {
+			int w = walk_new(d, d->nfn - 1, &added, true);
+
+			r = w < 0 ? -1 : !w;
+		}
+		if (r < 0)
+			return -1;
+		if (r == 1) {
+			count(d, DC_K_GAP);
+			added++;
+		}
+	}
+	return added;
+}
+
+/* One pass over every start; the number of starts it added, or -1. */
+static long pass(struct dc *d, bool adding)
+{
+	u32 added = 0;
+	long r;
+
+	for (u32 i = 0; i < d->n; i++)
+		d->fl[i] &= DC_START | DC_THUMB | DC_NOMODE;
+
+	for (u32 k = 0; k < d->nfn; k++) {
+		u32 end;
+
+		if (d->fn[k].nomode)
+			continue;
+		end = dc_walk(d, k);
+		if (end == -1u || after_walk(d, adding, &added))
+			return -1;
+		d->fn[k].size = end > d->fn[k].addr ? end - d->fn[k].addr : 0;
+	}
+	if (adding && order_build(d))
+		return -1;
+	for (u32 i = 0; adding && i < d->later.n; i++) {
+		int r = take(d, &d->later.v[i], true);
+
+		if (r < 0)
+			return -1;
+		if (r) {
+			count(d, d->later.v[i].kind);
+			added++;
+		}
+	}
+	d->later.n = 0;
+	if (!adding)
+		return 0;
+	r = take_ptrs(d, added);
+	return r ? r : take_gaps(d);
+}
+
+static int seed(struct dc *d, const struct tb_input *in)
+{
+	struct dc_cands s = { 0 };
+	int r = dc_seeds(d->e, in, &s);
+
+	for (u32 i = 0; !r && i < s.n; i++) {
+		const struct dc_cand *c = &s.v[i];
+
+		if (c->kind == DC_K_BOUND) {
+			r = add_bound(d, c->addr) < 0;
+		} else if (c->kind == DC_K_PTR) {
+			r = dc_cands_add(&d->ptrs, c->addr, c->thumb, c->kind, 0);
+		} else if (placeable(d, c->addr, c->thumb)) {
+			bool sym = tb_elf_sym(d->e, c->addr) &&
+				   tb_elf_sym(d->e, c->addr)->addr == c->addr;
+
+			r = add_fn(d, c->addr, c->thumb, false, sym) < 0;
+			d->st->seeds++;
+		}
+	}
+	free(s.v);
+	return r ? -1 : 0;
+}
+
+static int setup(struct dc *d, struct tb_elf *e, struct tb_discover_stats *st)
+{
+	memset(d, 0, sizeof(*d));
+	d->e = e;
+	d->st = st;
+	d->lo = e->meta.text_addr & ~1u;
+	d->n = (e->meta.text_addr + e->meta.text_size - d->lo + 1) / 2;
+	d->fl = calloc(d->n ? d->n : 1, 1);
+	if (!d->fl)
+		return -1;
+	for (u32 i = 0; i < e->nsecs && i < 32; i++)
+		d->secb[i] = tb_elf_sec_bytes(e, &e->secs[i]);
+	if (cs_open(CS_ARCH_ARM, CS_MODE_ARM, &d->cs[0]) != CS_ERR_OK)
+		return -1;
+	if (cs_open(CS_ARCH_ARM, CS_MODE_THUMB, &d->cs[1]) != CS_ERR_OK)
+		return -1;
+	cs_option(d->cs[0], CS_OPT_DETAIL, CS_OPT_ON);
+	cs_option(d->cs[1], CS_OPT_DETAIL, CS_OPT_ON);
+	d->insn = cs_malloc(d->cs[0]);
+	return d->insn ? 0 : -1;
+}
+
+static void teardown(struct dc *d)
+{
+	if (d->insn)
+		cs_free(d->insn, 1);
+	for (int i = 0; i < 2; i++)
+		if (d->cs[i])
+			cs_close(&d->cs[i]);
+	free(d->fl);
+	free(d->fn);
+	free(d->found.v);
+	free(d->later.v);
+	free(d->ptrs.v);
+	free(d->order);
+	free(d->stack);
+}
+
+static int sym_cmp(const void *a, const void *b)
+{
+	const struct tb_sym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->size < y->size ? 1 : x->size > y->size ? -1 : 0;
+}
+
+static int add_map(struct tb_elf *e, u32 *cap, u32 addr, char kind)
+{
+	if (e->nmaps && e->maps[e->nmaps - 1].kind == kind)
+		return 0;
+	if (e->nmaps == *cap) {
+		struct tb_map *v;
+
+		*cap = *cap ? 2 * *cap : 1024;
+		v = realloc(e->maps, *cap * sizeof(*v));
+		if (!v)
+			return -1;
+		e->maps = v;
+	}
+	e->maps[e->nmaps++] = (struct tb_map){ addr, kind };
+	return 0;
+}
+
+/*
+ * Mapping symbols from the walks, for a file without any: each walked
+ * function's instruction set at its start, $d over what its code reads
+ * as data, its instruction set again where code follows.
+ */
+static int make_maps(struct dc *d)
+{
+	struct tb_elf *e = d->e;
+	u32 cap = 0;
+
+	if (e->nmaps || order_build(d))
+		return 0;
+	for (u32 k = 0; k < d->norder; k++) {
+		const struct dc_fn *f = &d->fn[d->order[k]];
+		char mode = f->thumb ? 't' : 'a';
+
+		if (f->nomode || !f->size)
+			continue;
+		if (e->nmaps && e->maps[e->nmaps - 1].addr >= f->addr)
+			continue;	/* inside the one before */
+		if (add_map(e, &cap, f->addr, mode))
+			return -1;
+		for (u32 a = f->addr; a < f->addr + f->size; a += 2) {
+			u8 fl = *dc_flag(d, a);
+
+			if (((fl & DC_DATA) && add_map(e, &cap, a, 'd')) ||
+			    ((fl & DC_CODE) && !(fl & DC_DATA) &&
+			     add_map(e, &cap, a, mode)))
+				return -1;
+		}
+	}
+	e->maps_found = e->nmaps != 0;
+	return 0;
+}
+
+void tb_discover_drop_maps(struct tb_elf *e)
+{
+	if (!e->maps_found)
+		return;
+	free(e->maps);
+	e->maps = NULL;
+	e->nmaps = 0;
+	e->maps_found = false;
+}
+
+/* Every start found (not a symbol's) joins @e's symbols. */
+static int publish(struct dc *d)
+{
+	struct tb_elf *e = d->e;
+	struct tb_sym *v = realloc(e->syms, (e->nsyms + d->nfn + 1) * sizeof(*v));
+	u32 added = 0;
+
+	if (!v)
+		return -1;
+	e->syms = v;
+	for (u32 k = 0; k < d->nfn; k++) {
+		const struct dc_fn *f = &d->fn[k];
+
+		if (f->sym || f->nomode || !f->size)
+			continue;
+		v[e->nsyms++] = (struct tb_sym){ f->addr, f->size, dc_name,
+						 f->thumb, true };
+		added++;
+	}
+	qsort(e->syms, e->nsyms, sizeof(*e->syms), sym_cmp);
+	return added;
+}
+
+/* UWPROF_DISCOVER_DEBUG: what the walks reached, and the largest gaps. */
+static void debug_dump(struct dc *d)
+{
+	u32 reached = 0, gap = 0;
+
+	for (u32 i = 0; i < d->n; i++) {
+		bool r = d->fl[i] & (DC_CODE | DC_IN | DC_DATA);
+
+		reached += r ? 2 : 0;
+		if (!r) {
+			gap += 2;
+			continue;
+		}
+		if (gap >= 64)
+			fprintf(stderr, "gap 0x%x-0x%x (%u)\n", d->lo + 2 * i - gap,
+				d->lo + 2 * i, gap);
+		gap = 0;
+	}
+	fprintf(stderr, "starts %u, reached %u of %u bytes, ptrs left %u\n",
+		d->nfn, reached, 2 * d->n, d->ptrs.n);
+}
+
+int tb_discover(struct tb_elf *e, const struct tb_input *in,
+		struct tb_discover_stats *st)
+{
+	struct dc d;
+	long r = 0;
+
+	memset(st, 0, sizeof(*st));
+	if (setup(&d, e, st) || seed(&d, in)) {
+		teardown(&d);
+		return -1;
+	}
+	/* a last pass that adds nothing gives every walk its final bounds */
+	do {
+		st->passes++;
+		r = pass(&d, st->passes < DC_MAX_PASSES);
+	} while (r > 0);
+	if (getenv("UWPROF_DISCOVER_DEBUG"))
+		debug_dump(&d);
+	if (r >= 0)
+		r = publish(&d);
+	if (r >= 0 && make_maps(&d))
+		r = -1;
+	teardown(&d);
+	return (int)r;
+}

@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Function discovery in stripped code: where functions start, and how far
+ * their code reaches, without symbols or unwind information.  The starts
+ * found join the ELF's symbols (tb_sym.found) so that prologue analysis
+ * runs over them as over named functions.  docs/TABLES.md ("Function
+ * discovery") says which evidence counts and why.
+ */
+#ifndef UWPROF_TABLE_DISCOVER_H
+#define UWPROF_TABLE_DISCOVER_H
+
+#include "table/table.h"
+
+struct tb_elf;
+
+/* What discovery found, for --stats. */
+struct tb_discover_stats {
+	u32 seeds;		/* symbols, entry, arrays, unwind entries */
+	u32 calls;		/* starts first found as call targets */
+	u32 tails;		/* ... as tail-call targets */
+	u32 pointers;		/* ... as address-taken code */
+	u32 boundaries;		/* starts whose instruction set is unknown */
+	u32 gaps;		/* ... as the first code after a function */
+	u32 passes;
+};
+
+/* A candidate function start, and how it was found. */
+enum dc_kind { DC_K_SEED, DC_K_CALL, DC_K_TAIL, DC_K_PTR, DC_K_BOUND,
+	      DC_K_GAP };
+
+struct dc_cand {
+	u32 addr;
+	u32 site;		/* the instruction that named it, or 0 */
+	u8 thumb;
+	u8 kind;		/* enum dc_kind */
+};
+
+struct dc_cands {
+	struct dc_cand *v;
+	u32 n, cap;
+};
+
+int dc_cands_add(struct dc_cands *c, u32 addr, bool thumb, enum dc_kind k,
+		 u32 site);
+
+/* Flags per halfword of the covered code. */
+enum {
+	DC_START = 1,		/* a function starts here */
+	DC_THUMB = 2,		/* ... in Thumb code */
+	DC_NOMODE = 4,		/* ... in an instruction set not known */
+	DC_CODE = 8,		/* an instruction reached this pass starts here */
+	DC_IN = 16,		/* inside an instruction reached this pass */
+	DC_DATA = 32,		/* a literal or table that reached code reads */
+	DC_NOFALL = 64,		/* the instruction before is a return */
+};
+
+struct dc_fn {
+	u32 addr, size;
+	bool thumb, nomode, sym;	/* sym: a symbol names it already */
+};
+
+/* The state of discovery over the code the table covers. */
+struct dc {
+	struct tb_elf *e;
+	size_t cs[2];		/* capstone handles (csh): ARM, Thumb */
+	void *insn;		/* cs_insn */
+	u8 *fl;			/* flags, one per halfword from lo */
+	u32 lo, n;
+	const u8 *secb[32];	/* each executable section's bytes */
+	struct dc_fn *fn;
+	u32 nfn, capfn;
+	struct dc_cands found;	/* one walk's candidates */
+	struct dc_cands later;	/* tail targets, pointers: after a pass */
+	struct dc_cands ptrs;	/* code addresses stored as data */
+	u32 *order;		/* fn indexes by address, for extents */
+	u32 norder;
+	u32 last_lo, last_hi;	/* the extent of the last one taken */
+	bool last_thumb;
+	u32 *stack;
+	u32 nstack, capstack;
+	struct tb_discover_stats *st;
+	u32 walk_bad, walk_returns;	/* the last walk's undecodable
+					 * instructions and returns */
+};
+
+static inline bool dc_inside(const struct dc *d, u32 a)
+{
+	return a - d->lo < 2 * d->n;
+}
+
+static inline u8 *dc_flag(struct dc *d, u32 a)
+{
+	return &d->fl[(a - d->lo) >> 1];
+}
+
+/*
+ * Walk function @k of @d (discover_walk.c): mark the instructions its
+ * paths reach and the literals and tables they read, gather the calls,
+ * branches out and code addresses it names into @d->found.  Returns the
+ * end of the highest code or data it reaches, or 0 (-1u on error).
+ */
+u32 dc_walk(struct dc *d, u32 k);
+
+/*
+ * Does the code at @a save lr first, as a prologue does (Thumb "push
+ * {..., lr}", "push.w {..., lr}"; ARM "push {..., lr}", "str lr, [sp,
+ * #-4]!")?  A label inside a function does not.
+ */
+bool dc_saves_lr(struct dc *d, u32 a, bool thumb);
+
+/*
+ * The instruction set of a function at @a whose start is known but not
+ * its mode: 1 Thumb, 0 ARM, -1 not clear.
+ */
+int dc_guess_mode(struct dc *d, u32 a);
+
+/*
+ * Seeds and address-taken code from the ELF itself (discover_seeds.c):
+ * the entry point, .init_array/.fini_array/.preinit_array, symbols, the
+ * starts of @in's functions (unwind entries), and code addresses in
+ * relocations or, for a file without dynamic relocations, in its data.
+ * 0, or -1 (memory).
+ */
+int dc_seeds(struct tb_elf *e, const struct tb_input *in,
+	     struct dc_cands *out);
+
+/*
+ * Discover @e's functions and add each start no symbol names to @e->syms
+ * (found = true, size = the code its paths reach).  A file without
+ * mapping symbols gets them from the walks: $t or $a at each function
+ * and where code resumes, $d at the literals and tables reached code
+ * reads.  Default mode, before prologue analysis.  Returns the number added, or -1 (capstone, memory).
+ */
+int tb_discover(struct tb_elf *e, const struct tb_input *in,
+		struct tb_discover_stats *st);
+
+/*
+ * Drop the mapping symbols tb_discover made for a file without any: they
+ * serve prologue analysis only (the PLT and later passes read the file's
+ * own, and a stripped file has none).
+ */
+void tb_discover_drop_maps(struct tb_elf *e);
+
+#endif

@@ -1,0 +1,576 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One function's walk for function discovery: recursive descent through
+ * its branches from its start, never past the next known start.  What a
+ * path reaches is code; what its pc-relative loads and jump tables read is
+ * data.  Calls name new functions; branches out of the function name
+ * tail-call targets; constants that point into the code (literals,
+ * movw/movt pairs, "ldr rX, =off; add rX, pc") name address-taken code.
+ */
+#include <capstone/capstone.h>
+#include <stdlib.h>
+#include <stddef.h>
+#include <string.h>
+#include "table/discover.h"
+#include "table/elf.h"
+
+/* One walk: the function's bounds and what its current path knows. */
+struct dc_walk {
+	u32 start, end, maxend;
+	bool thumb;
+	u32 known;		/* registers holding a known constant */
+	u32 val[16];
+	int cmp_reg;		/* the last "cmp rN, #imm" of the path */
+	u32 cmp_imm;
+	u32 it_left;		/* instructions left in an IT block */
+#define DC_MAX_AFTER	4096
+	u32 after[DC_MAX_AFTER];	/* code after calls, followed last */
+	u32 nafter;
+};
+
+static int push(struct dc *d, u32 a)
+{
+	if (d->nstack == d->capstack) {
+		u32 cap = d->capstack ? 2 * d->capstack : 256;
+		u32 *v = realloc(d->stack, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		d->stack = v;
+		d->capstack = cap;
+	}
+	d->stack[d->nstack++] = a;
+	return 0;
+}
+
+/* The bytes from @a to the end of its section, or NULL. */
+static const u8 *bytes_at(struct dc *d, u32 a, u32 *avail)
+{
+	for (u32 i = 0; i < d->e->nsecs; i++) {
+		const struct tb_sec *s = &d->e->secs[i];
+
+		if (a - s->addr < s->size && d->secb[i]) {
+			*avail = s->size - (a - s->addr);
+			return d->secb[i] + (a - s->addr);
+		}
+	}
+	return NULL;
+}
+
+static bool decode(struct dc *d, bool thumb, u32 a, u32 limit)
+{
+	u32 avail = 0;
+	const u8 *b = bytes_at(d, a, &avail);
+	size_t size;
+	uint64_t addr = a;
+
+	if (!b || a >= limit)
+		return false;
+	size = avail < limit - a ? avail : limit - a;
+	return cs_disasm_iter(d->cs[thumb], &b, &size, &addr,
+			      d->insn);
+}
+
+static void mark(struct dc *d, struct dc_walk *w, u32 a, u32 size, u8 kind)
+{
+	for (u32 k = 0; k < size; k += 2)
+		if (dc_inside(d, a + k))
+			*dc_flag(d, a + k) |= k ? (kind == DC_CODE ? DC_IN : kind) :
+					     kind;
+	if (a >= w->start && a + size <= w->end && a + size > w->maxend)
+		w->maxend = a + size;
+}
+
+static u32 read32(struct dc *d, u32 a, bool *ok)
+{
+	u32 avail = 0, v = 0;
+	const u8 *b = bytes_at(d, a, &avail);
+
+	*ok = b && avail >= 4;
+	if (*ok)
+		memcpy(&v, b, 4);
+	return v;
+}
+
+static int cand(struct dc *d, u32 t, bool thumb, enum dc_kind k, u32 site)
+{
+	return dc_cands_add(&d->found, t & ~1u, thumb, k, site);
+}
+
+/* nop, mov r8, r8 or zero fill */
+static bool padding_here(struct dc *d, u32 a)
+{
+	u32 avail = 0;
+	const u8 *b = bytes_at(d, a, &avail);
+	u32 h = b && avail >= 2 ? (u32)(b[0] | b[1] << 8) : 1;
+
+	return h == 0 || h == 0xbf00 || h == 0x46c0;
+}
+
+/* The bytes at @a (at least 4), or NULL. */
+static const u8 *code_at(struct dc *d, u32 a)
+{
+	u32 avail = 0;
+	const u8 *b = bytes_at(d, a, &avail);
+
+	return b && avail >= 4 ? b : NULL;
+}
+
+/*
+ * Does the code at @a save lr first, as a function's prologue does:
+ * Thumb "push {..., lr}" or "push.w {..., lr}", ARM "push {..., lr}"
+ * or "str lr, [sp, #-4]!"?  A label inside a function does not.
+ */
+bool dc_saves_lr(struct dc *d, u32 a, bool thumb)
+{
+	const u8 *b = code_at(d, a);
+	u32 h0, h1;
+
+	if (!b)
+		return false;
+	h0 = b[0] | b[1] << 8;
+	h1 = b[2] | b[3] << 8;
+	if (thumb)
+		return (h0 & 0xff00) == 0xb500 ||
+		       (h0 == 0xe92d && (h1 & 0x4000) && !(h1 & 0xa000));
+	return ((h1 << 16 | h0) & 0xffff4000) == 0xe92d4000 ||
+	       (h1 << 16 | h0) == 0xe52de004;
+}
+
+/* Follow @t inside the function, or name it a tail-call target. */
+static int branch(struct dc *d, struct dc_walk *w, u32 t, u32 site)
+{
+	if (t >= w->start && t < w->end)
+		return push(d, t);
+	d->walk_returns++;	/* a tail call returns for the function */
+	return cand(d, t, w->thumb, DC_K_TAIL, site);
+}
+
+/*
+ * tbb/tbh [pc, rN]: a table of forward halfword offsets right after the
+ * instruction.  Its length is the bound a "cmp rN, #imm" before it
+ * checked, or else it ends where the first target starts.
+ */
+static int table_tb(struct dc *d, struct dc_walk *w, const cs_insn *in)
+{
+	const cs_arm *a = &in->detail->arm;
+	u32 base = (u32)in->address + 4, sz = in->id == ARM_INS_TBH ? 2 : 1;
+	u32 count = 65536, first = w->end, avail = 0;
+	const u8 *b = bytes_at(d, base, &avail);
+
+	if (!b || a->op_count != 1 || a->operands[0].type != ARM_OP_MEM ||
+	    a->operands[0].mem.base != ARM_REG_PC)
+		return 0;
+	if (w->cmp_reg == (int)a->operands[0].mem.index)
+		count = w->cmp_imm + 1;
+	for (u32 i = 0; i < count && base + (i + 1) * sz <= first &&
+	     (i + 1) * sz <= avail; i++) {
+		u32 off = sz == 1 ? b[i] : (u32)(b[2 * i] | b[2 * i + 1] << 8);
+		u32 t = base + 2 * off;
+
+		mark(d, w, base + i * sz - ((base + i * sz) & 1), 2, DC_DATA);
+		if (t < first)
+			first = t;
+		if (branch(d, w, t, (u32)in->address))
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * ARM "add pc, pc, rN, lsl #2" (a table of branches after it) and
+ * "ldr pc, [pc, rN, lsl #2]" (a table of addresses): only with the bound
+ * a "cmp rN, #imm" checked; the instruction after the add is the
+ * default branch, which the condition falls through to.
+ */
+static int table_arm(struct dc *d, struct dc_walk *w, const cs_insn *in,
+		     bool load)
+{
+	const cs_arm *a = &in->detail->arm;
+	int idx = load ? (int)a->operands[1].mem.index : (int)a->operands[2].reg;
+	u32 base = load && w->thumb ? ((u32)in->address + 4) & ~3u :
+		   (u32)in->address + 8;
+
+	if (w->cmp_reg != idx || w->cmp_imm > 4096)
+		return 0;
+	for (u32 i = 0; i <= w->cmp_imm; i++) {
+		bool ok;
+		u32 t = base + 4 * i, v = load ? read32(d, t, &ok) : 0;
+
+		if (load) {
+			if (!ok)
+				return 0;
+			mark(d, w, t, 4, DC_DATA);
+			if (((v & 1) != 0) != w->thumb)
+				continue;
+			t = v & ~1u;
+		}
+		if (branch(d, w, t, (u32)in->address))
+			return -1;
+	}
+	return 0;
+}
+
+/* Registers @in writes explicitly lose their known constant. */
+static void forget_written(struct dc_walk *w, const cs_insn *in)
+{
+	const cs_arm *a = &in->detail->arm;
+
+	for (int i = 0; i < a->op_count; i++)
+		if (a->operands[i].type == ARM_OP_REG &&
+		    (a->operands[i].access & CS_AC_WRITE) &&
+		    a->operands[i].reg >= ARM_REG_R0 &&
+		    a->operands[i].reg <= ARM_REG_R12)
+			w->known &= ~(1u << (a->operands[i].reg - ARM_REG_R0));
+}
+
+static int reg_no(const cs_arm_op *op)
+{
+	return op->type == ARM_OP_REG && op->reg >= ARM_REG_R0 &&
+	       op->reg <= ARM_REG_R12 ? (int)(op->reg - ARM_REG_R0) : -1;
+}
+
+static u32 literal_size(const cs_insn *in)
+{
+	const cs_arm *a = &in->detail->arm;
+
+	switch (in->id) {
+	case ARM_INS_LDR: return 4;
+	case ARM_INS_VLDR:
+		return a->operands[0].reg >= ARM_REG_D0 &&
+		       a->operands[0].reg <= ARM_REG_D31 ? 8 : 4;
+	case ARM_INS_LDRD: return 8;
+	case ARM_INS_LDRH: case ARM_INS_LDRSH: return 2;
+	case ARM_INS_LDRB: case ARM_INS_LDRSB: return 1;
+	default: return 0;
+	}
+}
+
+/*
+ * A pc-relative load: the words it reads are data, and a word it loads
+ * into a register is a constant (a code address, or an offset that
+ * "add rX, pc" makes one).  1 when it set a register's constant.
+ */
+static int literal(struct dc *d, struct dc_walk *w, const cs_insn *in)
+{
+	const cs_arm *a = &in->detail->arm;
+	const cs_arm_op *m = &a->operands[a->op_count - 1];
+	u32 size = literal_size(in), pc, at, v;
+	int r = reg_no(&a->operands[0]);
+	bool ok;
+
+	if (!size || a->op_count < 2 || m->type != ARM_OP_MEM ||
+	    m->mem.base != ARM_REG_PC || m->mem.index != ARM_REG_INVALID)
+		return 0;
+	pc = (u32)in->address + (w->thumb ? 4 : 8);
+	at = (pc & ~3u) + (u32)m->mem.disp;
+	if (!dc_inside(d, at))
+		return 0;
+	mark(d, w, at & ~1u, size < 2 ? 2 : size, DC_DATA);
+	if (in->id != ARM_INS_LDR || r < 0)
+		return 0;
+	v = read32(d, at, &ok);
+	if (!ok)
+		return 0;
+	w->known |= 1u << r;
+	w->val[r] = v;
+	return cand(d, v, v & 1, DC_K_PTR, (u32)in->address) ? -1 : 1;
+}
+
+/*
+ * movw/movt build a constant; "add rX, pc" makes an offset an address.
+ * 1 when a register's constant was set.
+ */
+static int constants(struct dc *d, struct dc_walk *w, const cs_insn *in)
+{
+	const cs_arm *a = &in->detail->arm;
+	int r = a->op_count ? reg_no(&a->operands[0]) : -1;
+	u32 pc = (u32)in->address + (w->thumb ? 4 : 8);
+
+	if (r < 0)
+		return 0;
+	if (in->id == ARM_INS_MOVW && a->operands[1].type == ARM_OP_IMM) {
+		w->known |= 1u << r;
+		w->val[r] = (u32)a->operands[1].imm & 0xffff;
+		return 1;
+	}
+	if (in->id == ARM_INS_MOVT && (w->known & (1u << r)) &&
+	    a->operands[1].type == ARM_OP_IMM) {
+		w->val[r] = (w->val[r] & 0xffff) | (u32)a->operands[1].imm << 16;
+		return cand(d, w->val[r], w->val[r] & 1, DC_K_PTR,
+			    (u32)in->address) ? -1 : 1;
+	}
+	if (in->id == ARM_INS_ADD && (w->known & (1u << r)) &&
+	    a->operands[a->op_count - 1].type == ARM_OP_REG &&
+	    a->operands[a->op_count - 1].reg == ARM_REG_PC &&
+	    (a->op_count == 2 || a->operands[1].reg == a->operands[0].reg)) {
+		u32 t = w->val[r] + pc;
+
+		w->known &= ~(1u << r);
+		return cand(d, t, t & 1, DC_K_PTR, (u32)in->address);
+	}
+	return 0;
+}
+
+/* Does @in load pc (a return, or a jump through memory or a register)? */
+static bool sets_pc(const cs_insn *in)
+{
+	const cs_arm *a = &in->detail->arm;
+
+	switch (in->id) {
+	case ARM_INS_BX: case ARM_INS_BXJ:
+		return true;
+	case ARM_INS_PUSH: case ARM_INS_STR: case ARM_INS_STM:
+	case ARM_INS_STMDB: case ARM_INS_STMDA: case ARM_INS_STMIB:
+	case ARM_INS_CMP: case ARM_INS_CMN: case ARM_INS_TST: case ARM_INS_TEQ:
+	case ARM_INS_BLX:
+		return false;
+	case ARM_INS_POP: case ARM_INS_LDM: case ARM_INS_LDMDA:
+	case ARM_INS_LDMDB: case ARM_INS_LDMIB:
+		for (int i = 0; i < a->op_count; i++)
+			if (a->operands[i].type == ARM_OP_REG &&
+			    a->operands[i].reg == ARM_REG_PC)
+				return true;
+		return false;
+	default:
+		return a->op_count && a->operands[0].type == ARM_OP_REG &&
+		       a->operands[0].reg == ARM_REG_PC;
+	}
+}
+
+static bool conditional(const cs_insn *in)
+{
+	arm_cc cc = in->detail->arm.cc;
+
+	return cc != ARM_CC_AL && cc != ARM_CC_INVALID;
+}
+
+/* A jump through a table indexed by a register: its targets followed. */
+static int computed(struct dc *d, struct dc_walk *w, const cs_insn *in)
+{
+	const cs_arm *a = &in->detail->arm;
+
+	if (in->id == ARM_INS_ADD && a->op_count == 3 && !w->thumb &&
+	    a->operands[1].type == ARM_OP_REG &&
+	    a->operands[1].reg == ARM_REG_PC &&
+	    a->operands[2].type == ARM_OP_REG)
+		return table_arm(d, w, in, false);
+	if (in->id == ARM_INS_LDR && a->op_count == 2 &&
+	    a->operands[1].type == ARM_OP_MEM &&
+	    a->operands[1].mem.base == ARM_REG_PC &&
+	    a->operands[1].mem.index != ARM_REG_INVALID)
+		return table_arm(d, w, in, true);
+	return 0;
+}
+
+/*
+ * The code after a call, followed once every other path is (a literal
+ * pool after a call that never returns is then known to be data).  A
+ * call needs lr saved first, so code after it that saves lr again
+ * ("bl abort; push {r4, lr}") is the next function: the call never
+ * returns.  So is word-aligned code after a call and one nop.
+ */
+static int after_call(struct dc *d, struct dc_walk *w, const cs_insn *in)
+{
+	u32 next = (u32)in->address + in->size, k;
+
+	w->known = 0;
+	if (conditional(in))
+		return 1;
+	for (k = 0; k < 4 && next < w->end && padding_here(d, next); k++)
+		next += 2;
+	/* gcc aligns the next function with one nop after a call that
+	 * never returns; inside a function nothing follows a call so */
+	if (next < w->end && (dc_saves_lr(d, next, w->thumb) ||
+			      (w->thumb && k == 1 && !(next & 3))))
+		return cand(d, next, w->thumb, DC_K_CALL, (u32)in->address) ?
+		       -1 : 0;
+	if (w->nafter == DC_MAX_AFTER)
+		return 1;
+	w->after[w->nafter++] = (u32)in->address + in->size;
+	return 0;
+}
+
+/* After @in: 1 the path goes on, 0 it ends, -1 error. */
+static int step(struct dc *d, struct dc_walk *w, const cs_insn *in)
+{
+	const cs_arm *a = &in->detail->arm;
+	bool cond = conditional(in) || in->id == ARM_INS_CBZ ||
+		    in->id == ARM_INS_CBNZ;
+	u32 t = 0, site = (u32)in->address;
+	int set;
+
+	for (int i = 0; i < a->op_count; i++)
+		if (a->operands[i].type == ARM_OP_IMM)
+			t = (u32)a->operands[i].imm;
+	switch (in->id) {
+	case ARM_INS_BL:
+		if (cand(d, t, w->thumb, DC_K_CALL, site))
+			return -1;
+		return after_call(d, w, in);
+	case ARM_INS_BLX:
+		if (a->op_count && a->operands[0].type == ARM_OP_IMM &&
+		    cand(d, t, !w->thumb, DC_K_CALL, site))
+			return -1;
+		return after_call(d, w, in);
+	case ARM_INS_B: case ARM_INS_CBZ: case ARM_INS_CBNZ:
+		return branch(d, w, t, site) ? -1 : cond;
+	case ARM_INS_TBB: case ARM_INS_TBH:
+		return table_tb(d, w, in) ? -1 : 0;
+	case ARM_INS_UDF: case ARM_INS_BKPT: case ARM_INS_TRAP:
+		return cond;
+	case ARM_INS_CMP:
+		w->cmp_reg = a->operands[0].type == ARM_OP_REG &&
+			     a->operands[1].type == ARM_OP_IMM ?
+			     (int)a->operands[0].reg : -1;
+		w->cmp_imm = (u32)a->operands[1].imm;
+		return 1;
+	default:
+		break;
+	}
+	set = literal(d, w, in);
+	if (!set)
+		set = constants(d, w, in);
+	if (set < 0)
+		return -1;
+	if (!set)
+		forget_written(w, in);
+	if (sets_pc(in))
+		return computed(d, w, in) ? -1 : cond;
+	return 1;
+}
+
+/* "bx lr", or a load of pc from the stack (pop, ldm sp) */
+static bool is_return(const cs_insn *in)
+{
+	const cs_arm *a = &in->detail->arm;
+
+	if (in->id == ARM_INS_BX)
+		return a->operands[0].reg == ARM_REG_LR;
+	return (in->id == ARM_INS_POP ||
+		(in->id == ARM_INS_LDM && a->operands[0].reg == ARM_REG_SP)) &&
+	       a->operands[a->op_count - 1].reg == ARM_REG_PC;
+}
+
+/* Instructions an IT block still holds: capstone keeps its state. */
+static u32 it_count(const cs_insn *in)
+{
+	return in->id == ARM_INS_IT ? (u32)strlen(in->mnemonic) - 1 : 0;
+}
+
+/*
+ * capstone remembers an IT block across calls: a path that stops inside
+ * one must decode the block's rest, or the next path starts conditional.
+ */
+static void flush_it(struct dc *d, struct dc_walk *w, u32 a)
+{
+	while (w->it_left && decode(d, true, a, a + 4)) {
+		a += ((cs_insn *)d->insn)->size;
+		w->it_left--;
+	}
+	w->it_left = 0;
+}
+
+/* Decode from @a on until the path ends. */
+static int run(struct dc *d, struct dc_walk *w, u32 a)
+{
+	cs_insn *in = d->insn;
+	int r = 1;
+
+	w->known = 0;
+	w->cmp_reg = -1;
+	w->it_left = 0;
+	while (r > 0) {
+		if (a < w->start || a >= w->end || !dc_inside(d, a) ||
+		    (*dc_flag(d, a) & (DC_CODE | DC_IN | DC_DATA)))
+			break;
+		if (!decode(d, w->thumb, a, w->end)) {
+			d->walk_bad++;
+			break;
+		}
+		mark(d, w, a, in->size, DC_CODE);
+		if (w->it_left)
+			w->it_left--;
+		w->it_left += it_count(in);
+		r = step(d, w, in);
+		a += in->size;
+		if (is_return(in)) {
+			d->walk_returns++;
+			if (!r && dc_inside(d, a))
+				*dc_flag(d, a) |= DC_NOFALL;
+		}
+	}
+	flush_it(d, w, a);
+	return r < 0 ? -1 : 0;
+}
+
+/* The next known start after @a, or the end of @a's section. */
+static u32 bound(struct dc *d, u32 a)
+{
+	u32 avail = 0, end;
+
+	if (!bytes_at(d, a, &avail))
+		return a;
+	end = a + avail;
+	for (u32 b = a + 2; b < end; b += 2)
+		if (!dc_inside(d, b) || (*dc_flag(d, b) & DC_START))
+			return b;
+	return end;
+}
+
+u32 dc_walk(struct dc *d, u32 k)
+{
+	static struct dc_walk w;	/* 16 KB of after-call addresses: off
+					 * the stack; the generator is one
+					 * thread */
+	u32 a;
+
+	memset(&w, 0, offsetof(struct dc_walk, after));
+	w.start = d->fn[k].addr;
+	w.thumb = d->fn[k].thumb;
+	w.nafter = 0;
+	d->walk_bad = d->walk_returns = 0;
+	w.end = bound(d, w.start);
+	w.maxend = w.start;
+	d->found.n = 0;
+	d->nstack = 0;
+	if (push(d, w.start))
+		return -1u;
+	for (;;) {
+		if (d->nstack)
+			a = d->stack[--d->nstack];
+		else if (w.nafter)
+			a = w.after[--w.nafter];
+		else
+			break;
+		if (run(d, &w, a))
+			return -1u;
+	}
+	return w.maxend;
+}
+
+/*
+ * An unwind entry or FDE does not say ARM or Thumb.  ARM code is word
+ * aligned and nearly every instruction has the "always" condition
+ * (0xe in the top nibble); Thumb code read so rarely is.  Otherwise the
+ * first instructions must decode as Thumb.
+ */
+int dc_guess_mode(struct dc *d, u32 a)
+{
+	u32 al = 0, avail = 0, at = a;
+	const u8 *b = bytes_at(d, a, &avail);
+	bool ok;
+
+	if (!b || avail < 8)
+		return -1;
+	for (u32 i = 0; !(a & 3) && i < 4 && 4 * i + 4 <= avail; i++)
+		al += (read32(d, a + 4 * i, &ok) >> 28) == 0xe;
+	if (al >= 3 && (read32(d, a, &ok) >> 28) == 0xe)
+		return decode(d, false, a, a + 4) ? 0 : -1;
+	for (int i = 0; i < 4; i++) {
+		if (!decode(d, true, at, a + avail))
+			return -1;
+		at += ((cs_insn *)d->insn)->size;
+	}
+	return 1;
+}
