@@ -202,6 +202,21 @@ static bool in_text(const struct uwt_meta *m, const struct tb_cfi_func *f)
 	return f->addr >= m->text_addr && f->addr < code_end(m);
 }
 
+/*
+ * A function of more rows than a FOT list may hold (UW2_FOT_PAIRS_MAX, a
+ * bound the module checks) refuses as a whole: one refuse row.
+ */
+static void refuse_rows(struct tb_func *out, struct tb_notes *notes)
+{
+	static const u8 refuse[] = { 0x80, 0x00 };
+
+	tb_note_add(notes, out->addr, out->addr, TB_N_ROWS_MAX, "%u rows",
+		    out->npairs);
+	out->npairs = 1;
+	out->pairs[0].off = 0;
+	tb_seq_put(&out->pairs[0].seq, refuse, sizeof(refuse));
+}
+
 static int convert_all(struct gen *g)
 {
 	char err[256];
@@ -243,6 +258,8 @@ static int convert_all(struct gen *g)
 		} else {
 			r = tb_convert_full(f, out, &g->notes);
 		}
+		if (r > 0 && out->npairs > UW2_FOT_PAIRS_MAX)
+			refuse_rows(out, &g->notes);
 		if (r > 0) {
 			u32 end = f->addr + f->size;
 
@@ -675,7 +692,8 @@ static int cmd_table(int argc, char **argv)
 	struct tb_elf e = { .fd = -1 };
 	struct tb_layout_opts lo;
 	struct uw2_table t;
-	struct uw2_verror verr;
+	struct uw2_verror verr = { UW2_OK, 0 };
+	void *memo;
 	char err[512];
 	int ret;
 
@@ -702,12 +720,18 @@ static int cmd_table(int argc, char **argv)
 		ret = UWPROF_EXIT_FAIL;
 		goto out;
 	}
-	if (uw2_table_init(&t, g.blob.data, g.blob.size, &verr) != UW2_OK) {
+	/* as the module checks it: with a memo, so sharing costs nothing */
+	memo = calloc(1, UW2_MEMO_BYTES(g.blob.size));
+	if (!memo || uw2_table_init_memo(&t, g.blob.data, g.blob.size, memo,
+					 &verr) != UW2_OK) {
 		uw_err("table: internal error: the generated table fails validation (%s at byte %u); please report this",
-		       uw2_verr_str(verr.code), verr.offset);
+		       memo ? uw2_verr_str(verr.code) : "out of memory",
+		       verr.offset);
+		free(memo);
 		ret = UWPROF_EXIT_INTERNAL;
 		goto out;
 	}
+	free(memo);
 	if (self_check(&g, &t)) {
 		ret = UWPROF_EXIT_INTERNAL;
 		goto out;

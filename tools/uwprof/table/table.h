@@ -116,6 +116,8 @@ enum tb_reason {
 				 * the analysed rows replace it */
 	TB_N_PLT,		/* a PLT stub that does not decode as one:
 				 * the rest of the section refuses */
+	TB_N_ROWS_MAX,		/* more rows than a FOT list may hold:
+				 * the function refuses */
 	TB_N_COUNT
 };
 
