@@ -330,7 +330,9 @@ static long take_ptrs(struct dc *d, u32 added)
 {
 	u32 keep = 0;
 
-	qsort(d->ptrs.v, d->ptrs.n, sizeof(*d->ptrs.v), cand_cmp);
+	/* qsort() of no array (NULL, 0) is undefined: fuzz_table found it */
+	if (d->ptrs.n)
+		qsort(d->ptrs.v, d->ptrs.n, sizeof(*d->ptrs.v), cand_cmp);
 	for (u32 i = 0; i < d->ptrs.n; i++) {
 		int r = take(d, &d->ptrs.v[i], true);
 		u32 k = d->nfn - 1;
@@ -593,7 +595,8 @@ static int publish(struct dc *d)
 						 f->thumb, true };
 		added++;
 	}
-	qsort(e->syms, e->nsyms, sizeof(*e->syms), sym_cmp);
+	if (e->nsyms)
+		qsort(e->syms, e->nsyms, sizeof(*e->syms), sym_cmp);
 	return added;
 }
 
