@@ -467,6 +467,21 @@ static int seed(struct dc *d, const struct tb_input *in)
 	return r ? -1 : 0;
 }
 
+/*
+ * Bytes of code the file holds: the executable sections with contents.
+ * A span of text far beyond them is a crafted file's (fuzz_table: 2 GiB
+ * of .text in 1 KiB asked for a 1 GiB map), not code to discover.
+ */
+static uint64_t code_bytes(struct tb_elf *e)
+{
+	uint64_t n = 0;
+
+	for (u32 i = 0; i < e->nsecs && i < 32; i++)
+		if (tb_elf_sec_bytes(e, &e->secs[i]))
+			n += e->secs[i].size;
+	return n;
+}
+
 static int setup(struct dc *d, struct tb_elf *e, struct tb_discover_stats *st)
 {
 	memset(d, 0, sizeof(*d));
@@ -474,6 +489,8 @@ static int setup(struct dc *d, struct tb_elf *e, struct tb_discover_stats *st)
 	d->st = st;
 	d->lo = e->meta.text_addr & ~1u;
 	d->n = (e->meta.text_addr + e->meta.text_size - d->lo + 1) / 2;
+	if (2ull * d->n > 2 * code_bytes(e) + (1u << 20))
+		d->n = 0;	/* nothing to walk: no start is found */
 	d->fl = calloc(d->n ? d->n : 1, 1);
 	if (!d->fl)
 		return -1;
