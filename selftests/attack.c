@@ -314,22 +314,32 @@ TEST(sample_long_lists)
 }
 
 /*
+ * A frame's sequence: @unit (@len bytes, two opcodes) 31 times, then
+ * "pop {r4, lr}; finish", 64 opcodes in all, in @uit.  Returns its size.
+ */
+static uint32_t frame_of(uint8_t *uit, const uint8_t *unit, uint32_t len)
+{
+	uint32_t n = 0;
+
+	for (int k = 0; k < 31; k++, n += len)
+		memcpy(uit + n, unit, len);
+	uit[n++] = 0xa8;
+	uit[n++] = 0xb0;
+	return n;
+}
+
+/*
  * Every frame runs a sequence of 64 opcodes, 31 of them pops of ten
  * registers: the depth limit or the step budget ends it.
  */
 TEST(sample_long_sequences)
 {
+	/* pop r4-r11, r14, r15; vsp -= 40 */
+	static const uint8_t unit[] = { 0x8c, 0xff, 0x49 };
 	uint8_t uit[128];
-	uint32_t n = 0;
+	uint32_t n = frame_of(uit, unit, sizeof(unit));
 	uint64_t budget, taken, max;
 
-	for (int k = 0; k < 31; k++) {
-		uit[n++] = 0x8c;	/* pop r4-r11, r14, r15 */
-		uit[n++] = 0xff;
-		uit[n++] = 0x49;	/* vsp -= 40 */
-	}
-	uit[n++] = 0xa8;		/* pop {r4, lr} */
-	uit[n++] = 0xb0;
 	ASSERT_EQ(0, uwprof_load());
 	ASSERT_EQ(0, uwprof_set_param("max_depth", 256));
 	max = attack_sample(_metadata, 1, uit, n, &budget, &taken);
@@ -345,18 +355,12 @@ TEST(sample_long_sequences)
  */
 TEST(sample_stack_leaps)
 {
-	uint8_t uit[128];
-	uint32_t n = 0;
+	/* vsp += 0x204 + 4 * 384 (2 KiB); pop {r4} */
+	static const uint8_t unit[] = { 0xb2, 0x80, 0x03, 0xa0 };
+	uint8_t uit[160];
+	uint32_t n = frame_of(uit, unit, sizeof(unit));
 	uint64_t budget, taken, max;
 
-	for (int k = 0; k < 31; k++) {
-		uit[n++] = 0xb2;	/* vsp += 0x204 + 4 * 384: 2 KiB */
-		uit[n++] = 0x80;
-		uit[n++] = 0x03;
-		uit[n++] = 0xa0;	/* pop {r4} */
-	}
-	uit[n++] = 0xa8;		/* pop {r4, lr} */
-	uit[n++] = 0xb0;
 	ASSERT_EQ(0, uwprof_load());
 	max = attack_sample(_metadata, 1, uit, n, &budget, &taken);
 	EXPECT_LT(100, taken);
