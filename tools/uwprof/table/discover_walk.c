@@ -254,12 +254,16 @@ static u32 literal_size(const cs_insn *in)
 static int literal(struct dc *d, struct dc_walk *w, const cs_insn *in)
 {
 	const cs_arm *a = &in->detail->arm;
-	const cs_arm_op *m = &a->operands[a->op_count - 1];
+	const cs_arm_op *m;
 	u32 size = literal_size(in), pc, at, v;
 	int r = reg_no(&a->operands[0]);
 	bool ok;
 
-	if (!size || a->op_count < 2 || m->type != ARM_OP_MEM ||
+	/* no memory operand without two operands (fuzz_table: none at all) */
+	if (a->op_count < 2)
+		return 0;
+	m = &a->operands[a->op_count - 1];
+	if (!size || m->type != ARM_OP_MEM ||
 	    m->mem.base != ARM_REG_PC || m->mem.index != ARM_REG_INVALID)
 		return 0;
 	pc = (u32)in->address + (w->thumb ? 4 : 8);
@@ -301,6 +305,7 @@ static int constants(struct dc *d, struct dc_walk *w, const cs_insn *in)
 			    (u32)in->address) ? -1 : 1;
 	}
 	if (in->id == ARM_INS_ADD && (w->known & (1u << r)) &&
+	    a->op_count >= 2 &&
 	    a->operands[a->op_count - 1].type == ARM_OP_REG &&
 	    a->operands[a->op_count - 1].reg == ARM_REG_PC &&
 	    (a->op_count == 2 || a->operands[1].reg == a->operands[0].reg)) {
@@ -449,7 +454,7 @@ static bool is_return(const cs_insn *in)
 		return a->operands[0].reg == ARM_REG_LR;
 	return (in->id == ARM_INS_POP ||
 		(in->id == ARM_INS_LDM && a->operands[0].reg == ARM_REG_SP)) &&
-	       a->operands[a->op_count - 1].reg == ARM_REG_PC;
+	       a->op_count && a->operands[a->op_count - 1].reg == ARM_REG_PC;
 }
 
 /* Instructions an IT block still holds: capstone keeps its state. */
