@@ -340,7 +340,9 @@ static long take_ptrs(struct dc *d, u32 added)
 		if (r < 0)
 			return -1;
 		if (!r) {
-			if (!(*dc_flag(d, d->ptrs.v[i].addr) & DC_START))
+			/* one outside the text is no start, now or later */
+			if (dc_inside(d, d->ptrs.v[i].addr) &&
+			    !(*dc_flag(d, d->ptrs.v[i].addr) & DC_START))
 				d->ptrs.v[keep++] = d->ptrs.v[i];
 			continue;
 		}
