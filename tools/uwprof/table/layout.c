@@ -67,6 +67,18 @@ struct tb_func *tb_add_fillers(struct tb_func *funcs, u32 n,
 		 * (a section at an odd address) starts in the halfword of
 		 * the byte before it, so no filler fits in that one byte.
 		 */
+		/*
+		 * The trailing refuse needs an address after the function:
+		 * one that reaches the end of the address space (a corrupt
+		 * section size) is left out like an overlapping one.
+		 */
+		if ((uint64_t)f->addr + f->size + 1 > UINT32_MAX) {
+			tb_note_add(notes, f->addr, f->addr,
+				    TB_N_OUTSIDE_TEXT, "ends 0x%llx",
+				    (unsigned long long)f->addr + f->size);
+			f->overlapped = true;
+			continue;
+		}
 		if (m && start < end) {
 			if (o->chrome_compat) {
 				snprintf(err, errlen,
