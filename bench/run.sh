@@ -4,7 +4,7 @@
 # run.sh BENCH_BINARY OUTDIR [REALDIR [ARM_BINARY]]: wall-clock figures from the binary
 # itself, then instruction counts from callgrind, which are deterministic.
 # Everything it prints also goes to OUTDIR/figures.txt, headed by the tree's
-# commit and the replay input's digest: bench/unwind-doc.sh writes that
+# commit and the replay input's digest: scripts/doc-section.sh writes that
 # file into docs/UNWIND-COST.md.  Counts are
 # collected only inside bench_unwind_work(), bench_lookup_work() or
 # bench_replay_work().  REALDIR holds lua.uwr, real stacks of lua5.4

@@ -88,12 +88,12 @@ $(BENCH_UNWIND_ARM): bench/bench_unwind.c bench/replay.h unwind_v2.c unwind_v2.h
 		tests/host/test_unwind_v2_gen.c tools/uwprof/lib/uwt.c \
 		tools/uwprof/lib/regfile.c
 
-# The figures, written into docs/UNWIND-COST.md (bench/unwind-doc.sh) with
+# The figures, written into docs/UNWIND-COST.md (scripts/doc-section.sh) with
 # the commit they were measured on; without valgrind or qemu-arm-static
 # (make setup) the run fails.
 bench-unwind: $(BENCH_UNWIND) $(BENCH_UNWIND_ARM) $(BENCH_REAL)/lua.uwr
 	$(Q)bench/run.sh $(BENCH_UNWIND) $(BUILD)/bench $(BENCH_REAL) \
 		$(BENCH_UNWIND_ARM)
-	$(Q)bench/unwind-doc.sh $(BUILD)/bench/figures.txt docs/UNWIND-COST.md
+	$(Q)scripts/doc-section.sh bench-unwind $(BUILD)/bench/figures.txt docs/UNWIND-COST.md
 
 .PHONY: bench-unwind bench-unwind-capture
