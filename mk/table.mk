@@ -49,3 +49,14 @@ test_table_prologue_SRCS := $(TABLE_CORE) tools/uwprof/table/elf.c \
 		   tools/uwprof/table/prologue.c tools/uwprof/table/plt.c tools/uwprof/lib/regfile.c \
 		   tools/uwprof/table/spans.c
 test_table_prologue_LIBS := -ldw -lelf -lcapstone
+
+# Function discovery on Debian armhf packages as shipped: .text coverage
+# per file without and with it, written into docs/TABLES.md with the
+# commit measured (scripts/stock-coverage.sh; the packages are fetched
+# once into build/stock).
+stock-coverage: tools
+	$(Q)scripts/stock-coverage.sh $(UWPROF) $(BUILD)/stock $(BUILD)/stock/coverage.md
+	$(Q)scripts/doc-section.sh stock-coverage $(BUILD)/stock/coverage.md \
+		docs/TABLES.md markdown
+
+.PHONY: stock-coverage

@@ -125,6 +125,16 @@ else
 fi
 grep -q '^functions discovered' <<<"$out" && ok "--stats counts discovered functions" ||
 	fail "--stats counts discovered functions"
+# --no-discovery: only what a symbol, exidx or the PLT names (nothing
+# of the stripped program's own code), as before discovery existed
+nod=$("$UWPROF" table "$tmp/stripped" --prologue-analysis --no-discovery \
+	--stats -o "$tmp/n.uwt" 2>&1) || fail "uwprof table --no-discovery: $nod"
+npct=$(sed -n 's/^\.text covered: .*(\(.*\)\.[0-9]%)/\1/p' <<<"$nod")
+if [ "${npct:-100}" -lt 30 ] && ! grep -q '^functions discovered' <<<"$nod"; then
+	ok "--no-discovery finds no function (${npct}% covered)"
+else
+	fail "--no-discovery finds no function: ${npct:-?}% covered, $(grep -c '^functions discovered' <<<"$nod") discovery lines"
+fi
 
 # MiniDebugInfo: the function symbols, xz-compressed in .gnu_debugdata
 ${CROSS}nm "$tmp/prog" | awk '$2 ~ /^[tT]$/ { print $3 }' >"$tmp/keep"

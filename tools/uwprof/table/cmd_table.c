@@ -32,6 +32,7 @@ struct opts {
 	u32 ndebug_dirs;
 	bool no_debug_file;
 	bool prologue;
+	bool no_discovery;		/* --no-discovery: named functions only */
 	u32 text_start;
 	bool have_text_start;
 	bool raw;
@@ -63,6 +64,9 @@ static void usage(FILE *f)
 		"      --no-debug-file    use no separate debug file\n"
 		"      --prologue-analysis  derive rules from the instructions of functions\n"
 		"                         that would only refuse (CANTUNWIND, no unwind info)\n"
+		"      --no-discovery     with --prologue-analysis: analyse only functions\n"
+		"                         a symbol, exidx entry or the PLT names (no search\n"
+		"                         for the starts of a stripped file's functions)\n"
 		"      --stats            print sizes and coverage\n"
 		"      --report FILE      list, per function, what could not be expressed\n"
 		"                         and which functions are EHABI-only ('-': stdout)\n");
@@ -83,6 +87,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "debug-dir", required_argument, NULL, 'D' },
 		{ "no-debug-file", no_argument, NULL, 'N' },
 		{ "prologue-analysis", no_argument, NULL, 'P' },
+		{ "no-discovery", no_argument, NULL, 'X' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -102,6 +107,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case 'F': o->debug_file = optarg; break;
 		case 'N': o->no_debug_file = true; break;
 		case 'P': o->prologue = true; break;
+		case 'X': o->no_discovery = true; break;
 		case 'D':
 			if (o->ndebug_dirs == MAX_DEBUG_DIRS - 1) {
 				uw_err("table: at most %d --debug-dir options",
@@ -612,7 +618,7 @@ static int read_inputs(struct gen *g, struct tb_elf *e)
 		return UWPROF_EXIT_FAIL;
 	}
 	/* Stripped code: function starts no symbol names, for the analysis */
-	if (g->o->prologue && !g->o->compat &&
+	if (g->o->prologue && !g->o->compat && !g->o->no_discovery &&
 	    (g->discovered = tb_discover(e, &g->in, &g->dstats)) < 0) {
 		uw_err("table: %s: function discovery failed (capstone or out of memory)",
 		       g->o->input);
