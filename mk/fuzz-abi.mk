@@ -25,7 +25,24 @@ fuzz_abi_run = scripts/vm.sh --timeout $(FUZZ_ABI_TIMEOUT) --mem 1024 \
 	--add $(ABI_FUZZ):/abi_fuzz --add fuzz/abi-in-vm.sh:/abi-in-vm.sh \
 	-- "/abi-in-vm.sh $(1)"
 
+# The run's summary (the line of sequences and the calls with their errno
+# counts) goes to $(BUILD)/fuzz-abi/$(KERNEL).md headed by the commit and
+# kernel, and into FUZZ_ABI_DOC's "make fuzz-abi" section (docs/HOSTILE.md;
+# make check's short run sets it empty).
+FUZZ_ABI_DOC	?= docs/HOSTILE.md
+FUZZ_ABI_OUT	:= $(BUILD)/fuzz-abi/$(KERNEL)
+
 fuzz-abi: module $(ABI_FUZZ)
-	$(Q)$(call fuzz_abi_run,$(FUZZ_ABI_BOUND) $(FUZZ_ABI_FLAGS))
+	@mkdir -p $(dir $(FUZZ_ABI_OUT))
+	$(Q){ $(call fuzz_abi_run,$(FUZZ_ABI_BOUND) $(FUZZ_ABI_FLAGS)); \
+		echo $$? >$(FUZZ_ABI_OUT).rc; } 2>&1 | tee $(FUZZ_ABI_OUT).log; \
+		exit $$(cat $(FUZZ_ABI_OUT).rc)
+	$(Q){ echo "\`make fuzz-abi\` (abi_fuzz $(strip $(FUZZ_ABI_BOUND) $(FUZZ_ABI_FLAGS))) on $(KERNEL)," \
+		"commit $$(git rev-parse --short HEAD)$$(git diff --quiet HEAD -- || echo +changes)," \
+		"$$(date -u +%Y-%m-%d):"; echo; \
+	  sed -n '/^# abi_fuzz: [0-9]* sequences in/,/^# abi_fuzz: ok/s/^# /    /p' \
+		$(FUZZ_ABI_OUT).log; } >$(FUZZ_ABI_OUT).md
+	$(Q)$(if $(FUZZ_ABI_DOC),scripts/doc-section.sh fuzz-abi \
+		$(FUZZ_ABI_OUT).md $(FUZZ_ABI_DOC) markdown)
 
 .PHONY: fuzz-abi

@@ -59,5 +59,7 @@ fuzz-tools-build: $(FUZZ_TOOL_BINS) $(FUZZ_SEEDS)
 fuzz-tools: fuzz-tools-build
 	$(Q)FUZZ_FLAGS="-close_fd_mask=2 $(FUZZ_FLAGS)" fuzz/run-many.sh fuzz-tools \
 		$(FUZZ_SECONDS) $(FUZZ_OUT) $(FUZZ_TOOL_SPECS)
+	$(Q)scripts/doc-section.sh fuzz-tools $(FUZZ_OUT)/fuzz-tools.md \
+		docs/HOSTILE.md markdown
 
 .PHONY: fuzz-tools fuzz-tools-build
