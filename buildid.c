@@ -1,11 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The module's one ELF reader: for an executable file mapping, the file's
- * GNU build-id and the PT_LOAD segment mapped there, read with
- * kernel_read() in the task's own context (follow.c); for the vDSO, the
+ * GNU build-id and the PT_LOAD segment mapped there, read from the file's
+ * page cache in the task's own context (follow.c); for the vDSO, the
  * same from the image the kernel mapped into the task, read from user
  * memory in that context.  Only 32-bit little-endian ARM images are
  * understood; anything else has no build-id.
+ *
+ * A file is never read through its file system: a FUSE daemon that does
+ * not answer or a hung NFS server would hold the sampled task, which never
+ * asked for that read, in an uninterruptible wait.  The pages looked at
+ * (the ELF header, program headers and notes, at the file's start) are
+ * cached from the loader's reads; when one is not, the mapping is tried
+ * again at a later sweep (-EAGAIN).
  *
  * The address model is the one of the uwprof command (addrmap.c): the
  * loader maps a PT_LOAD from file offset page_down(p_offset) at
@@ -15,8 +22,10 @@
  */
 #include <linux/elf.h>
 #include <linux/fs.h>
+#include <linux/pagemap.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <linux/uio.h>
 
 #include "uwprof_mod.h"
 
@@ -37,23 +46,48 @@ struct uwprof_elf_src {
 	u64 user_len;
 };
 
+/* [@off, @off + @len) of @file from its page cache: -EAGAIN if not there. */
+static int uwprof_read_cached(struct file *file, u8 *buf, size_t len, u64 off)
+{
+	u64 size = i_size_read(file_inode(file));
+	struct kvec kv = { .iov_base = buf, .iov_len = len };
+	struct iov_iter to;
+	size_t in, n;
+	struct page *page;
+	bool copied;
+
+	if (off > size || len > size - off)
+		return -ENOEXEC;
+	iov_iter_kvec(&to, READ, &kv, 1, len);
+	for (; len; off += n, len -= n) {
+		in = off & (PAGE_SIZE - 1);
+		n = min_t(size_t, len, PAGE_SIZE - in);
+		page = find_get_page(file->f_mapping, off >> PAGE_SHIFT);
+		if (!page)
+			return -EAGAIN;
+		if (!PageUptodate(page)) {
+			put_page(page);
+			return -EAGAIN;
+		}
+		/* maps a high page for the copy, on every kernel */
+		copied = copy_page_to_iter(page, in, n, &to) == n;
+		put_page(page);
+		if (!copied)
+			return -EFAULT;
+	}
+	return 0;
+}
+
 static int uwprof_read_at(const struct uwprof_elf_src *src, void *buf,
 			  size_t len, u64 off)
 {
-	loff_t pos = off;
-	ssize_t n;
-
-	if (!src->file) {
-		if (off > src->user_len || len > src->user_len - off)
-			return -ENOEXEC;
-		return copy_from_user(buf, (const void __user *)
-				      (src->user_start + (unsigned long)off),
-				      len) ? -EFAULT : 0;
-	}
-	n = kernel_read(src->file, buf, len, &pos);
-	if (n < 0)
-		return n;
-	return n == len ? 0 : -ENOEXEC;
+	if (src->file)
+		return uwprof_read_cached(src->file, buf, len, off);
+	if (off > src->user_len || len > src->user_len - off)
+		return -ENOEXEC;
+	return copy_from_user(buf, (const void __user *)
+			      (src->user_start + (unsigned long)off),
+			      len) ? -EFAULT : 0;
 }
 
 static bool uwprof_ehdr_ok(const struct elf32_hdr *eh)
@@ -117,7 +151,7 @@ static int uwprof_notes_build_id(const struct uwprof_elf_src *src,
 				 struct uwprof_elf_map *out)
 {
 	u8 *buf = kmalloc(UWPROF_NOTE_MAX, GFP_KERNEL);
-	int ret = -ENOENT;
+	int ret = -ENOENT, err;
 	u32 i, len;
 
 	if (!buf)
@@ -126,8 +160,10 @@ static int uwprof_notes_build_id(const struct uwprof_elf_src *src,
 		if (ph[i].p_type != PT_NOTE)
 			continue;
 		len = min_t(u32, ph[i].p_filesz, UWPROF_NOTE_MAX);
-		if (!uwprof_read_at(src, buf, len, ph[i].p_offset) &&
-		    uwprof_find_build_id(buf, len, out))
+		err = uwprof_read_at(src, buf, len, ph[i].p_offset);
+		if (err == -EAGAIN)
+			ret = err;	/* unless a later note has it */
+		else if (!err && uwprof_find_build_id(buf, len, out))
 			ret = 0;
 	}
 	kfree(buf);
@@ -161,7 +197,8 @@ static int uwprof_elf_info(const struct uwprof_elf_src *src, u64 map_off,
 /*
  * Fill @out for the mapping of @file at offset @map_off, @map_len bytes:
  * 0, or -ENOEXEC (not an ARM ELF, or no executable segment there),
- * -ENOENT (no build-id), -ENOMEM, or a read error.
+ * -ENOENT (no build-id), -ENOMEM, or -EAGAIN (a page not in the page
+ * cache: try again later).
  */
 int uwprof_elf_map_info(struct file *file, u64 map_off, u64 map_len,
 			struct uwprof_elf_map *out)

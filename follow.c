@@ -252,14 +252,16 @@ struct uwprof_cand {
 	unsigned long pgoff;
 	struct file *file;	/* NULL: anonymous code */
 	bool vdso;		/* the kernel's vDSO: read from memory */
+	bool again;		/* not in the page cache: not examined yet */
 	struct uw2_module mod;
 };
 
 /*
  * @c's entry: its table placed at the mapping's bias if one was uploaded
  * for the file (or the vDSO image) and the mapping holds all of the range
- * the table covers; otherwise a no-table entry over the mapping.  Reads
- * the file or the image: called without the mmap lock.
+ * the table covers; otherwise a no-table entry over the mapping, unless
+ * the file's pages were not in the page cache (@c->again).  Reads the
+ * file or the image: called without the mmap lock.
  */
 static void uwprof_examine(struct uwprof_session *s, struct uwprof_cand *c)
 {
@@ -267,18 +269,22 @@ static void uwprof_examine(struct uwprof_session *s, struct uwprof_cand *c)
 	struct uwprof_elf_map e;
 	struct uwprof_table *t;
 	u32 start;
+	int err;
 
 	c->mod = (struct uw2_module){
 		.text_start = c->start,
 		.text_end = c->end,
 	};
-	if (c->vdso) {
-		if (uwprof_elf_user_info(c->start, c->end - c->start, &e))
-			return;
-	} else if (!c->file || uwprof_elf_map_info(c->file, off,
-						   c->end - c->start, &e)) {
+	if (c->vdso)
+		err = uwprof_elf_user_info(c->start, c->end - c->start, &e);
+	else if (c->file)
+		err = uwprof_elf_map_info(c->file, off, c->end - c->start, &e);
+	else
+		err = -ENOENT;		/* anonymous code */
+	/* pages not cached (a file's only): looked at again later */
+	c->again = err == -EAGAIN && c->file;
+	if (err)
 		return;
-	}
 	t = uwprof_table_for(s, &e);
 	if (!t)
 		return;
@@ -454,7 +460,7 @@ static int uwprof_publish(struct uwprof_session *s, struct uwprof_cand *c,
 		p->sweep_at = snap->sweep_at;
 		mmap_read_lock(mm);
 		for (i = 0; i < n; i++)
-			if (uwprof_cand_current(mm, &c[i]))
+			if (!c[i].again && uwprof_cand_current(mm, &c[i]))
 				add[k++] = c[i].mod;
 		if (k)
 			ret = uwprof_mods_update(s, p, add, k, false, 0);

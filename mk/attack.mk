@@ -5,7 +5,8 @@
 
 ATTACK_TEST	:= $(ARM_OUT)/selftests-attack/attack_test
 
-$(ATTACK_TEST): selftests/attack.c selftests/worst_tables.h $(SELFTEST_HDRS)
+$(ATTACK_TEST): selftests/attack.c selftests/worst_tables.h selftests/fuse_hang.h \
+		$(SELFTEST_HDRS)
 	@mkdir -p $(dir $@)
 	$(Q)$(ARM_CC) $(ARM_CFLAGS) -Wno-unused-parameter -Wno-sign-compare \
 		-D_GNU_SOURCE -I$(KSELFTEST_DIR) -I$(CURDIR) -Iselftests \

@@ -6,6 +6,7 @@
  * handler_ns_max.  docs/ABI.md ("Bounded work") states the bounds these
  * check.
  */
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -13,6 +14,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "fuse_hang.h"
 #include "kselftest_harness.h"
 #include "unwind_v2.h"
 #include "uwprof_util.h"
@@ -450,6 +452,133 @@ TEST(many_mappings_die_quickly)
 	EXPECT_LT(100, st.taken);
 	EXPECT_GT(2000, ms);
 	close(fd);
+}
+
+/* Spin in code of our own, after mapping @path for execution if given. */
+static void spin_mapping(const char *path, int go)
+{
+	volatile unsigned int n = 0;
+	int fd;
+
+	if (path) {
+		fd = open(path, O_RDONLY);
+		if (fd < 0 || mmap(NULL, FUSE_HANG_SIZE, PROT_READ | PROT_EXEC,
+				   MAP_PRIVATE, fd, 0) == MAP_FAILED)
+			_exit(1);
+	}
+	if (write(go, "x", 1) != 1)
+		_exit(1);
+	for (;;)
+		n++;
+}
+
+static pid_t fork_spinner(const char *path)
+{
+	int go[2];
+	char c;
+	pid_t pid;
+
+	if (pipe(go))
+		return -1;
+	pid = fork();
+	if (!pid)
+		spin_mapping(path, go[1]);
+	close(go[1]);
+	if (read(go[0], &c, 1) != 1)
+		pid = -1;
+	close(go[0]);
+	return pid;
+}
+
+/* Milliseconds an ioctl takes; -1 if it fails. */
+static double ioctl_ms(int fd, unsigned long req, void *arg)
+{
+	double t0 = now_ms();
+
+	return ioctl(fd, req, arg) ? -1 : now_ms() - t0;
+}
+
+/*
+ * A followed process that maps a file whose reads never complete (a FUSE
+ * server that does not answer READ): the module looks for build-ids in
+ * the page cache only, so it never reads that file, and the process,
+ * which never read it either, runs on.  Before, the module's read of the
+ * build-id held the process in an uninterruptible wait that not even
+ * SIGKILL ended.  STATS, ATTACH, STOP and close return at once.
+ */
+TEST(hung_file_read_blocks_no_one)
+{
+	static const unsigned char finish[] = { 0xb0 };
+	struct uwprof_table_upload up = { .size = sizeof(up) };
+	struct uwprof_attach a = {
+		.size = sizeof(a), .flags = UWPROF_ATTACH_FOLLOW,
+	};
+	struct pollfd pf = { .events = POLLIN };
+	struct uwprof_stats st1, st2;
+	unsigned char blob[64];
+	struct fuse_hang fh;
+	pid_t mapper, late;
+	double ms;
+	int fd;
+
+	ASSERT_EQ(0, uwprof_load());
+	if (fuse_hang_mount(&fh))
+		SKIP(return, "no FUSE in this kernel (%s)", strerror(errno));
+	mapper = fork_spinner(FUSE_HANG_FILE);
+	late = fork_spinner(NULL);
+	ASSERT_LT(0, mapper);
+	ASSERT_LT(0, late);
+	fd = uwprof_open_dev();
+	ASSERT_LE(0, fd);
+	/* a table by build-id: every unknown mapping is worth a look */
+	up.len = uwprof_tiny_table(blob, finish, sizeof(finish));
+	up.data = (unsigned long)blob;
+	up.flags = UWPROF_TABLE_BY_BUILD_ID;
+	up.build_id_size = 20;
+	up.text_size = 4;
+	ASSERT_EQ(0, ioctl(fd, UWPROF_IOC_TABLE_UPLOAD, &up));
+	a.pid = mapper;
+	ASSERT_EQ(0, ioctl(fd, UWPROF_IOC_ATTACH, &a));
+	ASSERT_EQ(0, uwprof_start(fd, 1000));
+	/* sweeps have looked at every mapping by now, many times over */
+	usleep(2000000);
+	ASSERT_EQ(0, uwprof_stats(fd, &st1));
+	usleep(1000000);
+	ms = now_ms();
+	ASSERT_EQ(0, uwprof_stats(fd, &st2));
+	ms = now_ms() - ms;
+	pf.fd = fh.reads;
+	EXPECT_EQ(0, poll(&pf, 1, 0)) {
+		ksft_print_msg("the module read the mapped file\n");
+	}
+	ksft_print_msg("hung file: STATS %.1f ms; in 1 s %llu samples taken, %llu deferred\n",
+		       ms, (unsigned long long)(st2.taken - st1.taken),
+		       (unsigned long long)(st2.deferred - st1.deferred));
+	EXPECT_GT(100, ms);
+	EXPECT_LT(100, st2.taken - st1.taken);	/* it runs */
+	a.pid = late;
+	ms = ioctl_ms(fd, UWPROF_IOC_ATTACH, &a);
+	ksft_print_msg("hung file: ATTACH %.1f ms\n", ms);
+	EXPECT_LE(0, ms);
+	EXPECT_GT(100, ms);
+	ms = ioctl_ms(fd, UWPROF_IOC_STOP, NULL);
+	ksft_print_msg("hung file: STOP %.1f ms\n", ms);
+	EXPECT_LE(0, ms);
+	EXPECT_GT(100, ms);
+	ms = now_ms();
+	close(fd);
+	ms = now_ms() - ms;
+	ksft_print_msg("hung file: close %.1f ms\n", ms);
+	EXPECT_GT(100, ms);
+	/* the connection aborted first, so that the test ends either way */
+	kill(mapper, SIGKILL);
+	kill(late, SIGKILL);
+	fuse_hang_unmount(&fh);
+	waitpid(mapper, NULL, 0);
+	waitpid(late, NULL, 0);
+	for (ms = now_ms(); uwprof_unload() && now_ms() - ms < 2000;)
+		usleep(10000);
+	EXPECT_GT(2000, now_ms() - ms);
 }
 
 TEST_HARNESS_MAIN

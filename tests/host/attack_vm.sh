@@ -25,8 +25,12 @@ if [ ! -x "$bin" ]; then
 	finish
 	exit 1
 fi
+# fuse.ko of the kernel booted, for the hung-read test's FUSE server
+kdir=$(dirname "$("$top/scripts/vm.sh" --print-kernel)")
+fuse=$(find "$kdir/root/lib/modules" -name fuse.ko 2>/dev/null | head -n 1)
 "$top/scripts/vm.sh" --icount --smp 1 --mem 1024 --timeout 900 \
-	--add "$bin:/attack_test" -- /attack_test 2>&1 | tee "$log"
+	--add "$bin:/attack_test" ${fuse:+--add "$fuse:/fuse.ko"} \
+	-- /attack_test 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}
 if [ -n "${ATTACK_FIGURES:-}" ]; then
 	commit=$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)
