@@ -5,7 +5,8 @@
 # fragments in mk/ and beside the code they build.
 #
 #   make setup       install build dependencies and fetch the ARM kernel
-#   make module      build uwprof.ko (KDIR=, ARCH=, CROSS_COMPILE= to override)
+#   make module      build uwprof.ko (KDIR=, ARCH=, CROSS_COMPILE=, MODULE_OUT=
+#                    to override; README, "Building the module for a real device")
 #   make tools       build the host uwprof command into build/host/
 #   make test-host   host unit tests
 #   make test-vm     selftests inside the emulated ARM machine

@@ -4,6 +4,16 @@
 
 BUILD		?= $(CURDIR)/build
 
+# A kernel tree named on the command line (make module KDIR=...) says its
+# own architecture in its .config, unless ARCH= is given too.
+ifeq ($(origin KDIR)$(origin ARCH),command lineundefined)
+KDIR_ARCH	:= $(shell sed -n 's/^CONFIG_ARM64=y$$/arm64/p; s/^CONFIG_ARM=y$$/arm/p' \
+			$(KDIR)/.config 2>/dev/null | head -n 1)
+ifneq ($(KDIR_ARCH),)
+ARCH		:= $(KDIR_ARCH)
+endif
+endif
+
 # The test kernel (scripts/setup.sh fetches it and lists them all): armmp-6.1,
 # arm64-6.1, armmp-5.10, armmp-6.12, lpae-6.1, rt-6.1.
 # ARCH=arm64 alone picks arm64-6.1, for `make module ARCH=arm64`.
@@ -23,9 +33,12 @@ KERNEL_DIR	:= $(BUILD)/kernel-$(KERNEL)
 endif
 ifneq ($(filter arm64-%,$(KERNEL)),)
 ARCH		?= arm64
-CROSS_COMPILE	?= aarch64-linux-gnu-
 else
 ARCH		?= arm
+endif
+ifeq ($(ARCH),arm64)
+CROSS_COMPILE	?= aarch64-linux-gnu-
+else
 CROSS_COMPILE	?= arm-linux-gnueabihf-
 endif
 

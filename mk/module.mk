@@ -16,6 +16,13 @@ endif
 endif
 endif
 
+# The module's own sources: all a build elsewhere needs (MODULE_OUT=,
+# DKMS), with dkms.conf.
+MODULE_FILES	= Kbuild $(filter-out %.mod.c,$(wildcard *.c *.h)) uapi/uwprof.h
+
+# MODULE_OUT=DIR builds in DIR, from a copy of the sources (uwprof.ko is
+# DIR/uwprof.ko), leaving this tree as it is; by default it builds here.
+MODULE_OUT	?= $(CURDIR)
 module:
 	$(Q)if [ ! -f "$(KDIR)/Makefile" ]; then \
 		echo "module: no kernel build tree at '$(KDIR)'." >&2; \
@@ -23,8 +30,20 @@ module:
 		exit 1; fi
 	$(if $(MODULE_CC),@echo "module: $(KVER) was built with $(KERNEL_GCC)" \
 		"(not installed here); building with $(CROSS_COMPILE)gcc")
-	$(Q)$(MAKE) -C $(KDIR) M=$(CURDIR) ARCH=$(ARCH) CROSS_COMPILE=$(CROSS_COMPILE) \
-		$(MODULE_CC) modules
+	$(Q)if [ "$(abspath $(MODULE_OUT))" != "$(CURDIR)" ]; then \
+		$(MAKE) --no-print-directory module-source MODULE_SRC=$(MODULE_OUT); fi
+	$(Q)$(MAKE) -C $(KDIR) M=$(abspath $(MODULE_OUT)) ARCH=$(ARCH) \
+		CROSS_COMPILE=$(CROSS_COMPILE) $(MODULE_CC) modules
+
+# The sources DKMS builds from: make module-source MODULE_SRC=/usr/src/uwprof-0.1
+module-source:
+	$(Q)if [ -z "$(MODULE_SRC)" ]; then \
+		echo "module-source: say where: MODULE_SRC=/usr/src/uwprof-VERSION" >&2; exit 1; fi
+	$(Q)mkdir -p $(MODULE_SRC)/uapi
+	$(Q)for f in $(MODULE_FILES) dkms.conf; do \
+		cmp -s $$f $(MODULE_SRC)/$$f || cp $$f $(MODULE_SRC)/$$f || exit 1; done
+
+.PHONY: module-source
 
 CHECKPATCH ?= $(BUILD)/linux-source/scripts/checkpatch.pl
 MODULE_SOURCES = $(filter-out %.mod.c,$(wildcard $(CURDIR)/*.c $(CURDIR)/*.h)) uapi/uwprof.h \

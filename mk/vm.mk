@@ -43,7 +43,14 @@ test-vm: module selftests $(VM_TEST_DEPS)
 		scripts/test-vm.sh $(ARM_OUT)/selftests/. selftests/run-in-vm.sh \
 		$(VM_TEST_FILES)
 
-.PHONY: selftests kfail-module
+# The VM test scripts alone, without the selftests' own boot:
+# VM_SCRIPTS="tests/host/record_vm.sh ..." picks some (default: all of them).
+VM_SCRIPTS	?= $(VM_TEST_SCRIPTS)
+test-vm-scripts: module selftests $(VM_TEST_DEPS)
+	$(Q)UWPROF=$(UWPROF) BUILD=$(BUILD) scripts/run-tests.sh test-vm-scripts \
+		$(VM_SCRIPTS)
+
+.PHONY: selftests kfail-module test-vm-scripts
 
 # Every test kernel in turn (scripts/test-matrix.sh; KERNELS= for a subset).
 test-matrix: tools

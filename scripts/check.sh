@@ -2,13 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make check: set-up, host tests, the flame graph in a browser, module
-# build, checkpatch, the fuzz smoke run, the VM selftests and a one-minute
-# ABI fuzz on armmp-6.1, then the module build and the VM
-# selftests on arm64-6.1 (the armhf user space as compat tasks).  Every part runs even when an earlier one fails
-# (except set-up, which the rest needs).  Then the skips by reason, which
-# fail the check if one is on no list of tests/skips/ (scripts/skips.sh).
-# Ends with "check: N passed, N failed, N skipped" and exits 1 on any
-# failure.
+# build (also into a scratch output for a kernel tree named by KDIR=, and
+# by dkms build: scripts/module-build-check.sh), checkpatch, the fuzz smoke
+# run, the VM selftests and a one-minute ABI fuzz on armmp-6.1, then the
+# module builds and the VM selftests on arm64-6.1 (the armhf user space as
+# compat tasks).  Every part runs even when an earlier one fails (except
+# set-up, which the rest needs).  Then the skips by reason, which fail the
+# check if one is on no list of tests/skips/ (scripts/skips.sh).  Ends
+# with "check: N passed, N failed, N skipped" and exits 1 on any failure.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -51,6 +52,9 @@ $MAKE --no-print-directory setup || { echo "check: set-up failed"; echo "0 passe
 counted test-host $MAKE --no-print-directory test-host
 counted test-browser $MAKE --no-print-directory test-browser
 single module $MAKE --no-print-directory module
+# The module for a kernel build tree as README documents it: make module
+# KDIR= into a scratch output, and dkms build (dkms.conf).
+counted module-build scripts/module-build-check.sh armmp-6.1
 single checkpatch $MAKE --no-print-directory checkpatch
 counted fuzz-smoke $MAKE --no-print-directory fuzz-smoke
 counted test-vm $MAKE --no-print-directory test-vm KERNEL=armmp-6.1
@@ -61,6 +65,7 @@ single fuzz-abi $MAKE --no-print-directory fuzz-abi KERNEL=armmp-6.1 \
 skips_mark armmp-6.1
 if $MAKE --no-print-directory setup KERNEL=arm64-6.1; then
 	single module-arm64-6.1 $MAKE --no-print-directory module KERNEL=arm64-6.1
+	counted module-build-arm64-6.1 scripts/module-build-check.sh arm64-6.1
 	counted test-vm-arm64-6.1 $MAKE --no-print-directory test-vm KERNEL=arm64-6.1
 else
 	echo "check: set-up of arm64-6.1 failed"
@@ -74,10 +79,10 @@ skips_mark arm64-6.1
 # stops running is a visible change, not a quiet one.
 echo "=== skips"
 skip_logs() { for n in "$@"; do [ ! -f "$log_dir/$n.log" ] || echo "$log_dir/$n.log"; done; }
-mapfile -t logs < <(skip_logs test-host test-browser fuzz-smoke test-vm fuzz-abi)
+mapfile -t logs < <(skip_logs test-host test-browser module-build fuzz-smoke test-vm fuzz-abi)
 scripts/skips.sh -e tests/skips/host.txt -e tests/skips/armmp-6.1.txt \
 	"${skips_of[armmp-6.1]}" "${logs[@]}" || { count_failed=$((count_failed + 1)); failures+=(skips-armmp-6.1); }
-mapfile -t logs < <(skip_logs module-arm64-6.1 test-vm-arm64-6.1)
+mapfile -t logs < <(skip_logs module-arm64-6.1 module-build-arm64-6.1 test-vm-arm64-6.1)
 scripts/skips.sh -e tests/skips/arm64-6.1.txt \
 	"${skips_of[arm64-6.1]}" "${logs[@]}" || { count_failed=$((count_failed + 1)); failures+=(skips-arm64-6.1); }
 

@@ -81,12 +81,33 @@ $R -q -d 1 -o /out/tid.data -t $pid >/out/tid.log 2>&1; echo $? >/out/tid.rc
 kill $pid
 $R -o /out/lld.data -- /data/fixture-lld 300 >/out/lld.log 2>&1; echo $? >/out/lld.rc
 $R -o /out/dead.data -p 999999 >/out/dead.log 2>&1; echo $? >/out/dead.rc
+# The command's start: an exec that fails; a child killed before its exec
+# (found as record's child as soon as it is forked: record still sets up,
+# uploads tables, and only then lets it exec); record told to stop by
+# SIGINT while the command runs.
+$R -o /out/noexec.data -- /data/no-such-program >/out/noexec.log 2>&1; echo $? >/out/noexec.rc
+$R -o /out/kill.data -- /data/fixture 200 >/out/kill.log 2>&1 & rp=$!
+c=
+while [ -z "$c" ] && [ -d /proc/$rp ]; do
+	read -r c _ </proc/$rp/task/$rp/children 2>/dev/null
+done
+[ -z "$c" ] || kill -KILL $c
+wait $rp; echo $? >/out/kill.rc
+$R -o /out/int.data -- /data/fixture 100000 >/out/int.log 2>&1 & rp=$!
+sleep 2
+kill -INT $rp
+wait $rp; echo $? >/out/int.rc
 uname -m >/out/machine
 /data/spin64 2>/out/spin64.err & pid64=$!
 sleep 1
 if grep -q spin64 /proc/$pid64/maps 2>/dev/null; then	# runs on arm64 kernels only
 	$R -o /out/pid64.data -p $pid64 >/out/pid64.log 2>&1; echo $? >/out/pid64.rc
 	kill $pid64
+fi
+# Tracing refused (Yama's ptrace_scope 3, for good: last): record warns
+# and samples the command from before its exec, as without tracing.
+if echo 3 >/proc/sys/kernel/yama/ptrace_scope 2>/dev/null; then
+	$R -o /out/notrace.data -- /data/fixture 200 >/out/notrace.log 2>&1; echo $? >/out/notrace.rc
 fi
 rmmod uwprof
 $R -o /out/nomod.data -- true >/out/nomod.log 2>&1; echo $? >/out/nomod.rc
@@ -163,6 +184,85 @@ if [ -n "$dev" ] && [ "$dev" = "$(host_folded)" ] &&
 else
 	fail "report on the device differs: $(head -c 300 "$out/cmd.dev-err")"
 	diff <(echo "$dev") <(host_folded) | head -8 | sed 's/^/#   /'
+fi
+
+# No sample before the command's exec: the recorder's child runs uwprof
+# (static, mapped nowhere in the file) until its execve() of the command
+# succeeds, and is not sampled until then (perf's enable-on-exec).  Every
+# sample's pc must lie in a mapping the file gives its process (the
+# command's image, its libraries, the vDSO), none of them the recorder's.
+# Before enable-on-exec each run had 2 to 6 samples of the child inside
+# execve() at [unknown] addresses of /usr/bin/uwprof.
+outside_image() {
+	HERE=$here python3 -c '
+import os, sys
+sys.path.insert(0, os.environ["HERE"])
+import uwdata
+recs = uwdata.records(sys.argv[1])
+maps, procs = {}, {}
+for k, d in recs:
+    if k == "mapping":
+        maps.setdefault(d["pid"], []).append((d["start"], d["end"], d["path"]))
+    elif k == "process":
+        procs.setdefault(d["pid"], []).append(d["exe"])
+n = bad = 0
+shown = []
+for k, d in recs:
+    if k != "sample":
+        continue
+    n += 1
+    pc = d["frames"][0] if d["frames"] else 0
+    hit = [p for a, b, p in maps.get(d["pid"], []) if a <= pc < b]
+    if not hit or any(p.endswith("/uwprof") for p in hit):
+        bad += 1
+        if len(shown) < 4:
+            shown.append("pid %d pc %#x in %s (process %s)" % (d["pid"], pc,
+                         hit[0] if hit else "no mapping",
+                         "/".join(procs.get(d["pid"], ["?"]))))
+print(n, bad, "; ".join(shown))' "$1"
+}
+for run in cmd exec lld; do
+	read -r n_s n_out what < <(outside_image "$out/$run.data")
+	if [ "${n_s:-0}" -gt 0 ] && [ "${n_out:-1}" -eq 0 ]; then
+		ok "$run: none of $n_s samples outside the command's image and libraries"
+	else
+		fail "$run: ${n_out:-?} of ${n_s:-no} samples outside the command's image and libraries: $what"
+	fi
+done
+
+# The command's start.
+expect "record -- NO-SUCH-PROGRAM exits 127" 127 "$(cat "$out/noexec.rc" 2>/dev/null)"
+if grep -q "cannot run '/data/no-such-program': No such file or directory" "$out/noexec.log"; then
+	ok "an exec that fails is named with its error"
+else
+	fail "exec failure: $(cat "$out/noexec.log")"
+fi
+expect "record -- CMD, CMD killed by SIGKILL: exits 137" 137 "$(cat "$out/kill.rc" 2>/dev/null)"
+if grep -q "'/data/fixture' was killed by signal 9 before it ran" "$out/kill.log"; then
+	ok "a command killed before its exec: said so"
+elif grep -q "the command was killed by signal 9" "$out/kill.log"; then
+	ok "a command killed (after its exec, this time: the test's kill came late)"
+else
+	fail "a command killed before its exec: $(cat "$out/kill.log")"
+fi
+expect "record -- CMD stopped by SIGINT exits 0" 0 "$(cat "$out/int.rc" 2>/dev/null)"
+read -r n_s n_out what < <(outside_image "$out/int.data")
+if grep -q '^uwprof record: fully unwound: ' "$out/int.log" && [ "${n_s:-0}" -gt 0 ] &&
+	[ "${n_out:-1}" -eq 0 ]; then
+	ok "SIGINT: $n_s samples written, none outside the command's image"
+else
+	fail "SIGINT: ${n_out:-?} of ${n_s:-no} samples outside the image ($what): $(cat "$out/int.log")"
+fi
+if [ -e "$out/notrace.rc" ]; then
+	expect "record -- CMD with tracing refused exits 0" 0 "$(cat "$out/notrace.rc")"
+	if grep -q "warning: cannot trace the command (PTRACE_SEIZE: " "$out/notrace.log" &&
+		rep -f folded "$out/notrace.data" | grep -q 'main;run;work_'; then
+		ok "tracing refused: record warns and samples the command"
+	else
+		fail "tracing refused: $(cat "$out/notrace.log")"
+	fi
+else
+	skip "tracing refused: no Yama in this kernel (/proc/sys/kernel/yama/ptrace_scope)"
 fi
 
 # An exec: the command is sh, which becomes the fixture.

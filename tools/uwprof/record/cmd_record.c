@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -309,16 +310,25 @@ static int get_stats(struct rec *r, struct uwprof_stats *st)
 
 /*
  * Fork @argv's process; it waits for go_command() before it execs, so
- * the side-band can follow it from its exec on.  The exec is seen
- * through a close-on-exec pipe: EOF means the new image is in place, an
- * int on it is the errno of a failed exec.
+ * the side-band follows it from its exec on.  A failed exec writes its
+ * errno on a close-on-exec pipe and the child exits 127.
+ *
+ * The child is not sampled until its exec of the command succeeds (perf's
+ * enable-on-exec): before it, it runs uwprof itself, inside execve(), and
+ * its samples would be of the recorder.  record traces it (PTRACE_SEIZE,
+ * exec events only), meets it stopped after the exec, before the first
+ * instruction of the new image, makes it a target there (its image and
+ * loader known and attached before it runs on) and detaches.  Where
+ * tracing is refused (Yama's ptrace_scope 3, a security module), the child
+ * is a target from before its exec, as the warning says.
  */
 struct command {
 	pid_t pid;
 	int go, done;		/* pipes: parent's ends */
+	bool traced;		/* seized: stopped at its exec */
 };
 
-static int fork_command(char **argv, struct command *c)
+static int fork_command(char **argv, struct command *c, bool quiet)
 {
 	int go[2], done[2], e = 0;
 	char b;
@@ -353,33 +363,156 @@ static int fork_command(char **argv, struct command *c)
 		close(c->done);
 		return -1;
 	}
+	/* Killed with record if record dies before the exec. */
+	if (ptrace(PTRACE_SEIZE, c->pid, NULL,
+		   (void *)(long)(PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL)) == 0)
+		c->traced = true;
+	else if (!quiet)
+		uw_err("record: warning: cannot trace the command (PTRACE_SEIZE: "
+		       "%s): it is sampled from before its exec, so its first "
+		       "samples are of uwprof itself, inside execve()",
+		       strerror(errno));
 	return 0;
 }
 
-/* Let the command exec; 0 once it runs, else 127 as a shell says. */
-static int go_command(char **argv, struct command *c)
+/*
+ * Wait for the traced command's exec: 0 when it is stopped there, 1 with
+ * *status when it ended before, -1 on an error of waitpid.  Signals sent
+ * to it meanwhile (Ctrl-C's SIGINT to the terminal's process group) are
+ * passed on; a stop (SIGSTOP) is not kept, as it has nothing to stop yet.
+ * record told to stop (SIGINT, SIGTERM) ends it: the command does not
+ * outlive the recording.
+ */
+static int wait_exec(struct command *c, int *status)
+{
+	bool killed = false;
+	int st, sig;
+
+	for (;;) {
+		if (waitpid(c->pid, &st, 0) < 0) {
+			if (errno != EINTR)
+				return -1;
+			if (rec_stop && !killed) {
+				kill(c->pid, SIGTERM);
+				killed = true;
+			}
+			continue;
+		}
+		if (!WIFSTOPPED(st)) {
+			*status = st;
+			return 1;
+		}
+		if (st >> 8 == (SIGTRAP | (PTRACE_EVENT_EXEC << 8)))
+			return 0;
+		sig = st >> 16 == PTRACE_EVENT_STOP ? 0 : WSTOPSIG(st);
+		if (ptrace(PTRACE_CONT, c->pid, NULL, (void *)(long)sig) && errno != ESRCH)
+			return -1;
+	}
+}
+
+/*
+ * The command is stopped right after its exec: a target from here on,
+ * with what the side-band (or its maps) says of its new image, before it
+ * runs an instruction.
+ */
+static void command_execd(struct rec *r, struct command *c)
+{
+	rec_add_target(r, c->pid, true);
+	if (r->use_sb)
+		sb_read(&r->sb, rec_sideband_event, r);
+	else
+		rec_scan_all(r);
+	if (ptrace(PTRACE_DETACH, c->pid, NULL, NULL) && errno != ESRCH)
+		uw_err("record: warning: cannot let the command go on "
+		       "(PTRACE_DETACH: %s)", strerror(errno));
+}
+
+/* The command ended before it ran: why, and what record exits with. */
+static int command_gone(char **argv, struct command *c, int status, int e)
 {
 	ssize_t n;
-	int e = 0;
 
-	n = write(c->go, "g", 1);
-	close(c->go);
-	if (n != 1) {
-		e = errno;
-		n = 1;
-	} else {
+	if (!e) {
 		do
 			n = read(c->done, &e, sizeof(e));
 		while (n < 0 && errno == EINTR);
+		if (n != sizeof(e))
+			e = 0;
 	}
-	close(c->done);
-	if (n > 0) {
-		waitpid(c->pid, NULL, 0);
+	c->pid = 0;
+	if (e) {	/* its exec failed */
 		uw_err("record: cannot run '%s': %s", argv[0], strerror(e));
-		c->pid = 0;
 		return 127;
 	}
-	return 0;
+	if (rec_stop || (WIFSIGNALED(status) && WTERMSIG(status) == SIGINT)) {
+		uw_err("record: stopped before '%s' ran", argv[0]);
+		return UWPROF_EXIT_OK;	/* as Ctrl-C during a recording */
+	}
+	if (WIFSIGNALED(status)) {
+		uw_err("record: '%s' was killed by signal %d before it ran",
+		       argv[0], WTERMSIG(status));
+		return 128 + WTERMSIG(status);
+	}
+	uw_err("record: '%s' exited with status %d before it ran", argv[0],
+	       WEXITSTATUS(status));
+	return WIFEXITED(status) && WEXITSTATUS(status) ? WEXITSTATUS(status) : 127;
+}
+
+/*
+ * Let the command exec: true once its image runs, a target; else false
+ * with what record exits with in *ret (127 if it could not be run, as a
+ * shell says).
+ */
+static bool go_command(struct rec *r, char **argv, struct command *c, int *ret)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
+	int e = 0, status = 0, w;
+	ssize_t n;
+
+	if (!c->traced)		/* sampled from now on, its exec included */
+		rec_add_target(r, c->pid, true);
+	/* A child killed before this is an EPIPE, not the end of record. */
+	sigaction(SIGPIPE, &ign, &old);
+	n = rec_stop ? 0 : write(c->go, "g", 1);	/* 0: told to stop first */
+	sigaction(SIGPIPE, &old, NULL);
+	close(c->go);
+	if (n == 1 && c->traced) {
+		w = wait_exec(c, &status);
+		if (w == 0) {
+			close(c->done);
+			command_execd(r, c);
+			return true;
+		}
+		if (w < 0) {
+			uw_err("record: waiting for '%s' to start: %s", argv[0],
+			       strerror(errno));
+			kill(c->pid, SIGKILL);
+			waitpid(c->pid, NULL, 0);
+			close(c->done);
+			c->pid = 0;
+			*ret = UWPROF_EXIT_FAIL;
+			return false;
+		}
+	} else {
+		if (n == 1) {	/* untraced: EOF is the exec, an int its errno */
+			do
+				n = read(c->done, &e, sizeof(e));
+			while (n < 0 && errno == EINTR);
+			if (n == 0) {
+				close(c->done);
+				return true;
+			}
+			if (n != sizeof(e))
+				e = 0;
+		}
+		while (waitpid(c->pid, &status, 0) < 0 && errno == EINTR)
+			;
+		if (!c->traced)
+			r->t[r->nt - 1].gone = true;
+	}
+	*ret = command_gone(argv, c, status, e);
+	close(c->done);
+	return false;
 }
 
 static void progress(struct rec *r, bool last)
@@ -790,7 +923,7 @@ static int run(struct rec *r)
 	r->fd = open_device();
 	if (r->fd < 0)
 		return UWPROF_EXIT_FAIL;
-	if (r->o.cmd && fork_command(r->o.cmd, &c)) {
+	if (r->o.cmd && fork_command(r->o.cmd, &c, r->o.quiet)) {
 		uw_err("record: cannot start '%s': %s", r->o.cmd[0], strerror(errno));
 		return UWPROF_EXIT_FAIL;
 	}
@@ -815,14 +948,9 @@ static int run(struct rec *r)
 	rec_upload_all(r);
 	for (unsigned int i = 0; i < r->o.npids; i++)
 		rec_add_target(r, r->o.pids[i], true);
-	if (c.pid > 0) {
-		rec_add_target(r, c.pid, true);
-		ret = go_command(r->o.cmd, &c);
-		if (ret) {
-			r->t[r->nt - 1].gone = true;
-			finish(r);
-			return ret;
-		}
+	if (c.pid > 0 && !go_command(r, r->o.cmd, &c, &ret)) {
+		finish(r);
+		return ret;
 	}
 	/* Processes already running; with the side-band, the only scan. */
 	if (!r->use_sb || !c.pid)
