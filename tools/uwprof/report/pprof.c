@@ -97,8 +97,11 @@ static int64_t str_id(struct strtab *t, const char *s)
 
 /* ---- the profile as it is built; ids are 1-based, as in pprof ---- */
 
+/* The pseudo-mapping of the [kernel] leaf: pprof wants every location in one. */
+#define PP_KERNEL_MAP	UINT32_MAX
+
 struct pp_map {
-	uint32_t model;		/* index in rp_profile.maps */
+	uint32_t model;		/* index in rp_profile.maps, or PP_KERNEL_MAP */
 	uint32_t nlocs, named, lined;	/* locations, with a function, with a line */
 };
 
@@ -123,6 +126,7 @@ struct pp {
 	bool want_lines;	/* file and line of every location */
 	struct strtab st;
 	uint32_t *map_ids;	/* per rp_profile.maps: pprof id or 0 */
+	uint32_t kernel_map;	/* pprof id of the [kernel] mapping, or 0 */
 	struct pp_map *maps;
 	uint32_t nmaps, maproom;
 	struct pp_loc *locs;
@@ -164,15 +168,21 @@ static void add_line(struct pp *w, const char *name, const char *file, int line)
 	w->lines[w->nlines++] = l;
 }
 
-/* The pprof id of a model mapping, made when a sample first hits it. */
+/*
+ * The pprof id of a model mapping (or PP_KERNEL_MAP), made when a sample
+ * first hits it.
+ */
 static uint32_t map_id(struct pp *w, uint32_t model)
 {
-	if (!w->map_ids[model]) {
+	uint32_t *id = model == PP_KERNEL_MAP ? &w->kernel_map :
+		       &w->map_ids[model];
+
+	if (!*id) {
 		w->maps = rp_grow(w->maps, &w->maproom, w->nmaps, sizeof(*w->maps));
 		w->maps[w->nmaps] = (struct pp_map){ .model = model };
-		w->map_ids[model] = ++w->nmaps;
+		*id = ++w->nmaps;
 	}
-	return w->map_ids[model];
+	return *id;
 }
 
 /*
@@ -240,6 +250,9 @@ static uint64_t location(struct pp *w, uint32_t model, uint32_t addr, bool kerne
 	l = &w->locs[w->nlocs];
 	*l = (struct pp_loc){ .line0 = w->nlines };
 	if (kernel) {
+		l->map = map_id(w, PP_KERNEL_MAP);
+		w->maps[l->map - 1].nlocs++;
+		w->maps[l->map - 1].named++;
 		add_line(w, "[kernel]", NULL, 0);
 	} else if (model == RP_NO_MAPPING) {
 		l->addr = addr;
@@ -346,13 +359,21 @@ static size_t labels(struct pp *w, const struct pp_smp *s, pb_label *l)
 static void fill_mapping(struct pp *w, uint32_t i, pb_mapping *m)
 {
 	const struct pp_map *pm = &w->maps[i];
-	const struct rp_mapping *rm = &w->p->maps[pm->model];
-	const struct rp_module *mod = &w->p->mods[rm->module];
+	const struct rp_mapping *rm;
+	const struct rp_module *mod;
 	char hex[2 * UWD_BUILD_ID_MAX + 1];
 
-	uw_hex(mod->build_id, mod->build_id_len, hex);
 	perftools__profiles__mapping__init(m);
 	m->id = i + 1;
+	if (pm->model == PP_KERNEL_MAP) {
+		/* samples taken in the kernel: no address, named already */
+		m->filename = str_id(&w->st, "[kernel]");
+		m->has_functions = true;
+		return;
+	}
+	rm = &w->p->maps[pm->model];
+	mod = &w->p->mods[rm->module];
+	uw_hex(mod->build_id, mod->build_id_len, hex);
 	m->memory_start = rm->start;
 	m->memory_limit = rm->end;
 	m->file_offset = rm->offset;
