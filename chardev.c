@@ -185,26 +185,6 @@ static __poll_t uwprof_poll(struct file *file, poll_table *wait)
 	return uwprof_rings_empty(s) ? 0 : EPOLLIN | EPOLLRDNORM;
 }
 
-/*
- * Copy an ioctl argument that begins with its own size.  Callers built
- * against an older, shorter struct get the missing fields zeroed; newer,
- * longer structs are accepted only if the part we do not know is zero,
- * and only up to a page, so that no size makes the check long (E2BIG
- * either way: the argument is larger than this module takes).
- */
-int uwprof_copy_arg(void *dst, size_t dst_size, void __user *src)
-{
-	u32 usize;
-
-	if (get_user(usize, (u32 __user *)src))
-		return -EFAULT;
-	if (usize < sizeof(u32))
-		return -EINVAL;
-	if (usize > PAGE_SIZE)
-		return -E2BIG;
-	return copy_struct_from_user(dst, dst_size, src, usize);
-}
-
 static long uwprof_ioctl_version(void __user *arg)
 {
 	struct uwprof_version ver;

@@ -332,38 +332,6 @@ static int uwprof_find_process(struct uwprof_session *s, u32 pid, u32 *tgid,
 	return ret;
 }
 
-/* Frees entries after their grace period, in process context. */
-static struct workqueue_struct *uwprof_free_wq;
-
-int uwprof_registry_module_init(void)
-{
-	uwprof_free_wq = alloc_workqueue("uwprof_free", 0, 0);
-	return uwprof_free_wq ? 0 : -ENOMEM;
-}
-
-/* Run @fn in process context after a grace period. */
-void uwprof_free_after_gp(struct rcu_work *rw, work_func_t fn)
-{
-	INIT_RCU_WORK(rw, fn);
-	queue_rcu_work(uwprof_free_wq, rw);
-}
-
-/* Run @work on the module's workqueue, which module exit flushes. */
-void uwprof_queue_work(struct work_struct *work)
-{
-	queue_work(uwprof_free_wq, work);
-}
-
-/* Module exit: everything queued for freeing has been freed. */
-void uwprof_registry_module_exit(void)
-{
-	/* a session's free queues its entries' frees in turn */
-	rcu_barrier();
-	flush_workqueue(uwprof_free_wq);
-	rcu_barrier();
-	destroy_workqueue(uwprof_free_wq);
-}
-
 /* After uwprof_mmwatch_unlink() and a grace period. */
 static void uwprof_proc_free(struct uwprof_proc *p)
 {

@@ -50,21 +50,21 @@ MODULE_PARM_DESC(stack_window,
 
 static int __init uwprof_init(void)
 {
-	int ret = uwprof_registry_module_init();
+	int ret = uwprof_workq_module_init();
 
 	if (ret)
 		return ret;
 	ret = uwprof_sampler_module_init();
 	if (ret)
-		goto err_registry;
+		goto err_workq;
 	ret = uwprof_chardev_init();
 	if (ret)
 		goto err_sampler;
 	return 0;
 err_sampler:
 	uwprof_sampler_module_exit();
-err_registry:
-	uwprof_registry_module_exit();
+err_workq:
+	uwprof_workq_module_exit();
 	return ret;
 }
 
@@ -73,7 +73,7 @@ static void __exit uwprof_exit(void)
 	uwprof_chardev_exit();
 	uwprof_sampler_module_exit();
 	/* entries of exited processes still queued for freeing */
-	uwprof_registry_module_exit();
+	uwprof_workq_module_exit();
 }
 
 module_init(uwprof_init);

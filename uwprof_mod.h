@@ -258,14 +258,9 @@ struct uwprof_session {
 /* chardev.c */
 int uwprof_chardev_init(void);
 void uwprof_chardev_exit(void);
-int uwprof_copy_arg(void *dst, size_t dst_size, void __user *src);
 void uwprof_session_put(struct uwprof_session *s);
 
 /* registry.c: tables and attachments */
-int uwprof_registry_module_init(void);
-void uwprof_registry_module_exit(void);
-void uwprof_free_after_gp(struct rcu_work *rw, work_func_t fn);
-void uwprof_queue_work(struct work_struct *work);
 void uwprof_registry_init(struct uwprof_session *s);
 void uwprof_registry_free(struct uwprof_session *s);
 long uwprof_ioctl_table_upload(struct uwprof_session *s, void __user *arg);
@@ -315,6 +310,15 @@ bool uwprof_defer(struct uwprof_session *s, const struct uw2_regs *regs,
 		  bool in_kernel, bool thumb, bool inherited);
 int uwprof_defer_init(struct uwprof_session *s);
 void uwprof_defer_free(struct uwprof_session *s);
+
+/* uarg.c: ioctl arguments */
+int uwprof_copy_arg(void *dst, size_t dst_size, void __user *src);
+
+/* workq.c: the module's workqueue */
+int uwprof_workq_module_init(void);
+void uwprof_workq_module_exit(void);
+void uwprof_free_after_gp(struct rcu_work *rw, work_func_t fn);
+void uwprof_queue_work(struct work_struct *work);
 
 /* ringbuf.c */
 int uwprof_rings_alloc(struct uwprof_session *s, u32 bytes_per_cpu);
