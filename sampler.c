@@ -126,51 +126,6 @@ static u32 uwprof_unwind(struct uwprof_session *s, struct uwprof_cpu *c,
 }
 
 /*
- * Count one taken sample and write its record to @c's ring; on the ring's
- * own CPU with interrupts off (the interrupt, or a deferred sample).
- * Returns the time the record's handler_ns ends at.
- */
-u64 uwprof_deliver(struct uwprof_session *s, struct uwprof_cpu *c,
-		   const struct uwprof_rec_info *ri, u64 t0)
-{
-	u32 len = ALIGN(sizeof(struct uwprof_record) +
-			ri->nframes * sizeof(u32), 8);
-	/* per sample, so collectors can see the spread, not just sum and max */
-	u64 end = ktime_get_ns();
-	struct uwprof_record *rec;
-
-	rec = uwprof_ring_reserve(&c->ring, len);
-	u64_stats_update_begin(&c->syncp);
-	c->stats.taken++;
-	c->stats.kernel_context += !!(ri->flags & UWPROF_RF_KERNEL);
-	c->stats.deferred += !!(ri->flags & UWPROF_RF_DEFERRED);
-	c->stats.stop[ri->stop]++;
-	if (rec) {
-		c->stats.delivered++;
-		c->stats.frames += ri->nframes;
-		c->stats.bytes += len;
-	} else {
-		c->stats.dropped_full++;
-	}
-	u64_stats_update_end(&c->syncp);
-	if (!rec)
-		return end;
-	rec->size = len;
-	rec->type = UWPROF_RECORD_SAMPLE;
-	rec->stop = ri->stop;
-	rec->flags = ri->flags;
-	rec->cpu = ri->cpu;
-	rec->pid = ri->pid;
-	rec->tid = ri->tid;
-	rec->time_ns = ri->time_ns;
-	rec->nframes = ri->nframes;
-	rec->handler_ns = min_t(u64, end - t0, U32_MAX);
-	memcpy(rec->frames, ri->frames, ri->nframes * sizeof(u32));
-	uwprof_ring_commit(s, &c->ring, len);
-	return end;
-}
-
-/*
  * Sample current, interrupted at @t0 (the sample's time); returns when
  * the handler's work for it ended, or 0 if it did not read the clock.
  */

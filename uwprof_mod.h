@@ -320,20 +320,7 @@ void uwprof_workq_module_exit(void);
 void uwprof_free_after_gp(struct rcu_work *rw, work_func_t fn);
 void uwprof_queue_work(struct work_struct *work);
 
-/* ringbuf.c */
-int uwprof_rings_alloc(struct uwprof_session *s, u32 bytes_per_cpu);
-void uwprof_rings_free(struct uwprof_session *s);
-void *uwprof_ring_reserve(struct uwprof_ring *r, u32 len);
-void uwprof_ring_commit(struct uwprof_session *s, struct uwprof_ring *r,
-			u32 len);
-ssize_t uwprof_read(struct uwprof_session *s, char __user *buf, size_t len,
-		    bool nonblock);
-bool uwprof_rings_empty(struct uwprof_session *s);
-void uwprof_flush_init(struct uwprof_session *s);
-void uwprof_flush_start(struct uwprof_session *s);
-void uwprof_flush_stop(struct uwprof_session *s);
-
-/* sampler.c */
+/* ringbuf.c: records */
 struct uwprof_rec_info {
 	u32 pid;
 	u32 tid;
@@ -358,6 +345,19 @@ static inline u32 uwprof_tid(const struct uwprof_session *s)
 
 u64 uwprof_deliver(struct uwprof_session *s, struct uwprof_cpu *c,
 		   const struct uwprof_rec_info *ri, u64 t0);
+int uwprof_rings_alloc(struct uwprof_session *s, u32 bytes_per_cpu);
+void uwprof_rings_free(struct uwprof_session *s);
+void *uwprof_ring_reserve(struct uwprof_ring *r, u32 len);
+void uwprof_ring_commit(struct uwprof_session *s, struct uwprof_ring *r,
+			u32 len);
+ssize_t uwprof_read(struct uwprof_session *s, char __user *buf, size_t len,
+		    bool nonblock);
+bool uwprof_rings_empty(struct uwprof_session *s);
+void uwprof_flush_init(struct uwprof_session *s);
+void uwprof_flush_start(struct uwprof_session *s);
+void uwprof_flush_stop(struct uwprof_session *s);
+
+/* sampler.c */
 int uwprof_sampler_module_init(void);
 void uwprof_sampler_module_exit(void);
 long uwprof_ioctl_start(struct uwprof_session *s, void __user *arg);
