@@ -449,7 +449,7 @@ static int uwprof_publish(struct uwprof_session *s, struct uwprof_cand *c,
 	if (ret)
 		return ret;
 	p = uwprof_proc_again(s, snap);
-	ret = p ? uwprof_mmwatch_start(p, mm) : -ESRCH;
+	ret = p ? uwprof_proc_watch(p, mm) : -ESRCH;
 	if (!ret) {
 		p->sweep_at = snap->sweep_at;
 		mmap_read_lock(mm);

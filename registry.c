@@ -335,7 +335,7 @@ static int uwprof_find_process(struct uwprof_session *s, u32 pid, u32 *tgid,
 /* After uwprof_mmwatch_unlink() and a grace period. */
 static void uwprof_proc_free(struct uwprof_proc *p)
 {
-	uwprof_mmwatch_put(p);
+	uwprof_mmwatch_free(p->watch);
 	kfree(rcu_dereference_protected(p->mods, true));
 	mmdrop(p->mm);
 	kfree(p);
@@ -389,7 +389,7 @@ static void uwprof_procs_changed(struct uwprof_session *s)
  */
 static void uwprof_proc_bury(struct uwprof_session *s, struct uwprof_proc *p)
 {
-	uwprof_mmwatch_unlink(p);
+	uwprof_mmwatch_unlink(p->watch);
 	p->next_dead = s->graveyard;
 	s->graveyard = p;
 }
@@ -398,7 +398,7 @@ static u64 uwprof_proc_bytes(struct uwprof_proc *p)
 {
 	struct uwprof_mods *m = rcu_dereference_protected(p->mods, true);
 
-	return sizeof(*p) + uwprof_mmwatch_bytes(p) +
+	return sizeof(*p) + uwprof_mmwatch_bytes(p->watch) +
 	       (m ? struct_size(m, mod, m->n) : 0);
 }
 
@@ -495,6 +495,78 @@ static void uwprof_proc_drop(struct uwprof_session *s, struct uwprof_proc *p)
 	xa_erase(&s->procs, p->tgid);
 	uwprof_procs_changed(s);
 	uwprof_proc_bury(s, p);	/* its watch may be running */
+}
+
+/*
+ * A tag for a module array's contents, unique over the module's lifetime
+ * (it would take 2^32 updates to wrap: the caches' entries of an array
+ * would have to outlive them all).
+ */
+static u32 uwprof_mods_tag(void)
+{
+	static atomic_t last = ATOMIC_INIT(0);
+	u32 tag;
+
+	do {
+		tag = atomic_inc_return(&last);
+	} while (!tag);
+	return tag;
+}
+
+/*
+ * The mm watch's callback: end the entries of @owner (a struct
+ * uwprof_proc) that overlap [start, end), which is being unmapped.  Under
+ * the unmapping thread's mmap lock and rcu_read_lock(): it neither
+ * allocates nor sleeps; the ended entries are dropped from the array at
+ * its next replacement (uwprof_mods_update()).
+ */
+static void uwprof_mods_end_range(void *owner, unsigned long start,
+				  unsigned long end)
+{
+	struct uwprof_proc *p = owner;
+	struct uwprof_mods *m;
+	bool ended = false;
+	u32 i;
+
+	spin_lock(&p->lock);
+	m = rcu_dereference_protected(p->mods, lockdep_is_held(&p->lock));
+	for (i = 0; m && i < m->n; i++) {
+		struct uw2_module *mod = &m->mod[i];
+
+		if (mod->text_start < end && start < mod->text_end) {
+			WRITE_ONCE(mod->text_end, mod->text_start);
+			ended = true;
+		}
+	}
+	/* the lookup caches' entries for the old contents are misses now */
+	if (ended)
+		WRITE_ONCE(m->tag, uwprof_mods_tag());
+	spin_unlock(&p->lock);
+}
+
+static const struct uwprof_mmwatch_ops uwprof_proc_watch_ops = {
+	.unmapped = uwprof_mods_end_range,
+};
+
+/*
+ * Watch @mm for @p before its first entry is published; a no-op once it
+ * is watched.  The watch comes with the first entry, not with the
+ * process: a child the recorder follows from before its exec needs none
+ * until its new image has tables.  @mm must have a user (the caller's
+ * reference, or current's own mm) and not be locked by the caller.
+ */
+int uwprof_proc_watch(struct uwprof_proc *p, struct mm_struct *mm)
+{
+	struct uwprof_mmwatch *w;
+
+	if (p->watch)
+		return 0;
+	w = uwprof_mmwatch_new(mm, &uwprof_proc_watch_ops);
+	if (IS_ERR(w))
+		return PTR_ERR(w);
+	uwprof_mmwatch_own(w, p);
+	p->watch = w;
+	return 0;
 }
 
 static int uwprof_mod_cmp(const void *a, const void *b)
@@ -649,7 +721,7 @@ static long uwprof_attach_locked(struct uwprof_session *s,
 		else if (uwprof_overlaps(p, a->text_start, a->text_end))
 			ret = -EEXIST;
 		else
-			ret = uwprof_mmwatch_start(p, mm);
+			ret = uwprof_proc_watch(p, mm);
 		if (!ret) {
 			mod.text_start = a->text_start;
 			mod.text_end = a->text_end;
@@ -779,22 +851,6 @@ long uwprof_ioctl_list(struct uwprof_session *s, void __user *arg)
 	if (copy_to_user(arg, &l, min_t(u32, l.size, sizeof(l))))
 		return -EFAULT;
 	return 0;
-}
-
-/*
- * A tag for a module array's contents, unique over the module's lifetime
- * (it would take 2^32 updates to wrap: the caches' entries of an array
- * would have to outlive them all).
- */
-u32 uwprof_mods_tag(void)
-{
-	static atomic_t last = ATOMIC_INIT(0);
-	u32 tag;
-
-	do {
-		tag = atomic_inc_return(&last);
-	} while (!tag);
-	return tag;
 }
 
 /*

@@ -278,13 +278,20 @@ int uwprof_mods_update(struct uwprof_session *s, struct uwprof_proc *p,
 		       const struct uw2_module *add, u32 nadd, bool drop,
 		       u32 drop_start);
 bool uwprof_mod_live(const struct uw2_module *m);
-u32 uwprof_mods_tag(void);
+int uwprof_proc_watch(struct uwprof_proc *p, struct mm_struct *mm);
 
-/* mmwatch.c: attachments end when their range is unmapped */
-int uwprof_mmwatch_start(struct uwprof_proc *p, struct mm_struct *mm);
-size_t uwprof_mmwatch_bytes(const struct uwprof_proc *p);
-void uwprof_mmwatch_unlink(struct uwprof_proc *p);
-void uwprof_mmwatch_put(struct uwprof_proc *p);
+/* mmwatch.c: its owner is told when a range of an mm is unmapped */
+struct uwprof_mmwatch_ops {
+	/* [@start, @end) is being unmapped; may neither sleep nor allocate */
+	void (*unmapped)(void *owner, unsigned long start, unsigned long end);
+};
+
+struct uwprof_mmwatch *uwprof_mmwatch_new(struct mm_struct *mm,
+					  const struct uwprof_mmwatch_ops *ops);
+void uwprof_mmwatch_own(struct uwprof_mmwatch *w, void *owner);
+size_t uwprof_mmwatch_bytes(const struct uwprof_mmwatch *w);
+void uwprof_mmwatch_unlink(struct uwprof_mmwatch *w);
+void uwprof_mmwatch_free(struct uwprof_mmwatch *w);
 
 /* buildid.c: what the module reads of an executable file mapping */
 struct uwprof_elf_map {
