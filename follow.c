@@ -600,6 +600,49 @@ static void uwprof_count_failed(struct uwprof_session *s, u32 n)
 }
 
 /*
+ * Task context of a thread the sample path found worth following (a child
+ * or new image of a followed process, any process with START_ALL): its
+ * entry, made now if need be, ignored unless @allowed
+ * (uwprof_may_follow_current()).  NULL if it cannot be followed.  Called
+ * with s->lock held.
+ */
+static struct uwprof_proc *uwprof_follow_current(struct uwprof_session *s,
+						 bool inherited, bool allowed)
+{
+	struct mm_struct *mm = current->mm;
+	struct uwprof_cpu *c;
+	struct uwprof_proc *p;
+	unsigned long flags;
+	bool fresh, wanted, ignored;
+	u32 user_pid;
+
+	p = xa_load(&s->procs, current->tgid);
+	if (p && p->mm == mm)
+		return p;
+	rcu_read_lock();
+	wanted = uwprof_follow_wanted(s, inherited);
+	rcu_read_unlock();
+	if (!wanted)
+		return NULL;
+	/* one that may not be sampled is remembered, not asked about again */
+	user_pid = task_tgid_nr_ns(current, s->pid_ns);
+	ignored = !user_pid || !allowed;
+	p = uwprof_proc_for_mm(s, current->tgid, user_pid, mm,
+			       current->group_leader->start_time, ignored,
+			       &fresh);
+	if (IS_ERR(p) || ignored)
+		return IS_ERR(p) ? NULL : p;
+	/* an inherited event sampled it: it has carried one since its fork */
+	if (inherited && !p->events_ns)
+		p->events_ns = current->group_leader->start_time;
+	local_irq_save(flags);
+	c = this_cpu_ptr(s->cpu);
+	uwprof_count(c, &c->stats.followed);
+	local_irq_restore(flags);
+	return p;
+}
+
+/*
  * current's entry, followed now if it should be, and a copy of its
  * modules: the only part of a deferred sample under s->lock, and none of
  * it waits on files or user memory.  -EPERM: not to be sampled.
@@ -617,8 +660,7 @@ static int uwprof_defer_follow(struct uwprof_session *s,
 	ret = mutex_lock_killable(&s->lock);
 	if (ret)
 		return ret;
-	p = s->closed ? NULL : uwprof_proc_follow_current(s, d->inherited,
-							  allowed);
+	p = s->closed ? NULL : uwprof_follow_current(s, d->inherited, allowed);
 	if (!p)
 		ret = s->closed ? -EPIPE : -ESRCH;
 	else if (p->ignored)

@@ -453,13 +453,14 @@ void uwprof_reap_dead(struct uwprof_session *s)
 }
 
 /*
- * Get the entry of @tgid for @mm, replacing one left from before an exec.
- * *@fresh tells whether the process is new to the session.
+ * The entry of @tgid for @mm, made if need be, replacing one left from
+ * before an exec.  *@fresh tells whether the process is new to the
+ * session.  Called with s->lock held.
  */
-static struct uwprof_proc *uwprof_proc_get(struct uwprof_session *s, u32 tgid,
-					   u32 user_pid, struct mm_struct *mm,
-					   u64 start_time, bool ignored,
-					   bool *fresh)
+struct uwprof_proc *uwprof_proc_for_mm(struct uwprof_session *s, u32 tgid,
+				       u32 user_pid, struct mm_struct *mm,
+				       u64 start_time, bool ignored,
+				       bool *fresh)
 {
 	struct uwprof_proc *p = xa_load(&s->procs, tgid), *old;
 
@@ -710,7 +711,7 @@ static long uwprof_attach_locked(struct uwprof_session *s,
 	ret = uwprof_find_process(s, a->pid, &tgid, &mm, &start_time);
 	if (ret)
 		return ret;
-	p = uwprof_proc_get(s, tgid, a->pid, mm, start_time, false, &fresh);
+	p = uwprof_proc_for_mm(s, tgid, a->pid, mm, start_time, false, &fresh);
 	if (IS_ERR(p)) {
 		mmput(mm);
 		return PTR_ERR(p);
@@ -885,49 +886,6 @@ struct uwprof_proc *uwprof_proc_of_current(struct uwprof_session *s,
 bool uwprof_may_follow_current(struct uwprof_session *s)
 {
 	return current->mm && uwprof_may_follow(s, current->mm);
-}
-
-/*
- * Task context of a thread the sample path found worth following (a child
- * or new image of a followed process, any process with START_ALL): its
- * entry, made now if need be, ignored unless @allowed
- * (uwprof_may_follow_current()).  NULL if it cannot be followed.  Called
- * with s->lock held.
- */
-struct uwprof_proc *uwprof_proc_follow_current(struct uwprof_session *s,
-					       bool inherited, bool allowed)
-{
-	struct mm_struct *mm = current->mm;
-	struct uwprof_cpu *c;
-	struct uwprof_proc *p;
-	unsigned long flags;
-	bool fresh, wanted, ignored;
-	u32 user_pid;
-
-	p = xa_load(&s->procs, current->tgid);
-	if (p && p->mm == mm)
-		return p;
-	rcu_read_lock();
-	wanted = uwprof_follow_wanted(s, inherited);
-	rcu_read_unlock();
-	if (!wanted)
-		return NULL;
-	/* one that may not be sampled is remembered, not asked about again */
-	user_pid = task_tgid_nr_ns(current, s->pid_ns);
-	ignored = !user_pid || !allowed;
-	p = uwprof_proc_get(s, current->tgid, user_pid, mm,
-			    current->group_leader->start_time, ignored,
-			    &fresh);
-	if (IS_ERR(p) || ignored)
-		return IS_ERR(p) ? NULL : p;
-	/* an inherited event sampled it: it has carried one since its fork */
-	if (inherited && !p->events_ns)
-		p->events_ns = current->group_leader->start_time;
-	local_irq_save(flags);
-	c = this_cpu_ptr(s->cpu);
-	uwprof_count(c, &c->stats.followed);
-	local_irq_restore(flags);
-	return p;
 }
 
 /*

@@ -272,8 +272,10 @@ void uwprof_registry_held(struct uwprof_session *s, u64 *procs, u64 *bytes);
 struct uwprof_proc *uwprof_proc_of_current(struct uwprof_session *s,
 					   struct uwprof_cpu *c);
 bool uwprof_may_follow_current(struct uwprof_session *s);
-struct uwprof_proc *uwprof_proc_follow_current(struct uwprof_session *s,
-					       bool inherited, bool allowed);
+struct uwprof_proc *uwprof_proc_for_mm(struct uwprof_session *s, u32 tgid,
+				       u32 user_pid, struct mm_struct *mm,
+				       u64 start_time, bool ignored,
+				       bool *fresh);
 int uwprof_mods_update(struct uwprof_session *s, struct uwprof_proc *p,
 		       const struct uw2_module *add, u32 nadd, bool drop,
 		       u32 drop_start);
