@@ -731,9 +731,12 @@ static long uwprof_attach_locked(struct uwprof_session *s,
 		}
 	}
 	mmput(mm);
-	/* Following creates events last: nothing to undo after it fails. */
-	if (!ret && fresh)
-		ret = uwprof_sampler_follow(s, p);
+	/*
+	 * The sampler's events last (its hook, while it samples): nothing
+	 * to undo after they fail.
+	 */
+	if (!ret && fresh && s->proc_attached)
+		ret = s->proc_attached(s, p);
 	/* A failed attach leaves no trace: no entry, no events. */
 	if (ret && fresh)
 		uwprof_proc_drop(s, p);

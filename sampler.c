@@ -459,10 +459,6 @@ static int uwprof_follow_process(struct uwprof_session *s,
 }
 
 /*
- * A process attached while sampling per task is followed too; if it
- * cannot be, the attach fails.
- */
-/*
  * Do a per-task session's child processes inherit their parent's events?
  * With START_INHERIT, and on kernels that cannot inherit to threads alone.
  */
@@ -475,7 +471,13 @@ static bool uwprof_children_inherit(struct uwprof_session *s)
 #endif
 }
 
-int uwprof_sampler_follow(struct uwprof_session *s, struct uwprof_proc *p)
+/*
+ * s->proc_attached while sampling: a process attached while sampling per
+ * task is followed too; if it cannot be, the attach fails.  Called with
+ * s->lock held.
+ */
+static int uwprof_sampler_follow(struct uwprof_session *s,
+				 struct uwprof_proc *p)
 {
 	if (!s->sampling || !s->per_task || p->ignored ||
 	    (uwprof_children_inherit(s) && uwprof_inherits_events(s, p->tgid)))
@@ -527,8 +529,10 @@ long uwprof_ioctl_start(struct uwprof_session *s, void __user *arg)
 		if (ret)
 			uwprof_events_release(s);
 		s->sampling = !ret;
-		if (s->sampling)
+		if (s->sampling) {
+			s->proc_attached = uwprof_sampler_follow;
 			uwprof_flush_start(s);
+		}
 	}
 	mutex_unlock(&s->lock);
 	return ret;
@@ -540,6 +544,7 @@ void uwprof_sampler_stop(struct uwprof_session *s)
 	if (!s->sampling)
 		return;
 	uwprof_events_release(s);
+	s->proc_attached = NULL;
 	WRITE_ONCE(s->sampling, false);
 	uwprof_flush_stop(s);
 }

@@ -230,6 +230,12 @@ struct uwprof_session {
 	u32 stack_window;
 	bool sampling;
 	bool per_task;			/* events follow threads, not CPUs */
+	/*
+	 * The sampler's hook, set while it samples (under s->lock): a
+	 * process ATTACH added gets its per-task events.  registry.c calls
+	 * it, as it may not call sampler.c, which sits above it.
+	 */
+	int (*proc_attached)(struct uwprof_session *s, struct uwprof_proc *p);
 	u32 freq_hz;
 	struct hlist_node cpuhp_node;	/* per-CPU mode: CPUs that come and go */
 	bool cpuhp_added;
@@ -372,7 +378,6 @@ void uwprof_sampler_module_exit(void);
 long uwprof_ioctl_start(struct uwprof_session *s, void __user *arg);
 long uwprof_ioctl_stop(struct uwprof_session *s);
 void uwprof_sampler_stop(struct uwprof_session *s);
-int uwprof_sampler_follow(struct uwprof_session *s, struct uwprof_proc *p);
 long uwprof_ioctl_stats(struct uwprof_session *s, void __user *arg);
 
 #endif /* UWPROF_MOD_H */
