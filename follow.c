@@ -217,13 +217,13 @@ bool uwprof_defer(struct uwprof_session *s, const struct uw2_regs *regs,
 	d->extra = 0;
 	d->cpu = smp_processor_id();
 	/* the file is open while its sampler runs: neither count is 0 */
-	refcount_inc(&s->ref);
+	uwprof_session_get(s);
 	__module_get(THIS_MODULE);
 	init_task_work(&d->work, uwprof_defer_run);
 	if (task_work_add(current, &d->work, TWA_RESUME)) {
 		d->task = NULL;
 		module_put(THIS_MODULE);
-		refcount_dec(&s->ref);
+		uwprof_session_put(s);	/* not the last: the file's is held */
 		clear_bit_unlock(i, s->defer_busy);
 		return false;
 	}
@@ -717,21 +717,4 @@ static void uwprof_defer_run(struct callback_head *work)
 	 */
 	atomic_inc(&uwprof_puts_pending);
 	uwprof_queue_work(&uwprof_put_work);
-}
-
-int uwprof_defer_init(struct uwprof_session *s)
-{
-	int i;
-
-	s->defer = kcalloc(UWPROF_DEFER_SLOTS, sizeof(*s->defer), GFP_KERNEL);
-	if (!s->defer)
-		return -ENOMEM;
-	for (i = 0; i < UWPROF_DEFER_SLOTS; i++)
-		s->defer[i].s = s;
-	return 0;
-}
-
-void uwprof_defer_free(struct uwprof_session *s)
-{
-	kfree(s->defer);
 }

@@ -176,9 +176,27 @@ static void uwprof_flush(struct timer_list *t)
 			  jiffies + msecs_to_jiffies(s->wakeup_ms));
 }
 
-void uwprof_flush_init(struct uwprof_session *s)
+static void uwprof_wakeup(struct irq_work *work)
 {
+	struct uwprof_session *s = container_of(work, struct uwprof_session,
+						wakeup_work);
+
+	wake_up_interruptible(&s->readers);
+}
+
+/* The read side of a new session: readers, their wake-ups. */
+void uwprof_readers_init(struct uwprof_session *s)
+{
+	init_waitqueue_head(&s->readers);
+	mutex_init(&s->read_lock);
+	init_irq_work(&s->wakeup_work, uwprof_wakeup);
 	timer_setup(&s->flush_timer, uwprof_flush, 0);
+}
+
+/* Sampling stopped: a wakeup still queued has finished on return. */
+void uwprof_readers_sync(struct uwprof_session *s)
+{
+	irq_work_sync(&s->wakeup_work);
 }
 
 /* With s->lock held, once s->sampling is set. */

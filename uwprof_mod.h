@@ -264,6 +264,11 @@ struct uwprof_session {
 /* chardev.c */
 int uwprof_chardev_init(void);
 void uwprof_chardev_exit(void);
+
+/* session.c: the session's lifetime */
+struct uwprof_session *uwprof_session_create(struct file *file);
+void uwprof_session_close(struct uwprof_session *s);
+void uwprof_session_get(struct uwprof_session *s);
 void uwprof_session_put(struct uwprof_session *s);
 
 /* registry.c: tables and attachments */
@@ -323,8 +328,6 @@ bool uwprof_defer_wanted(struct uwprof_session *s, struct uwprof_proc *p,
 			 enum uw2_stop stop, const u32 *frames, u32 nframes);
 bool uwprof_defer(struct uwprof_session *s, const struct uw2_regs *regs,
 		  bool in_kernel, bool thumb, bool inherited);
-int uwprof_defer_init(struct uwprof_session *s);
-void uwprof_defer_free(struct uwprof_session *s);
 
 /* uarg.c: ioctl arguments */
 int uwprof_copy_arg(void *dst, size_t dst_size, void __user *src);
@@ -368,7 +371,8 @@ void uwprof_ring_commit(struct uwprof_session *s, struct uwprof_ring *r,
 ssize_t uwprof_read(struct uwprof_session *s, char __user *buf, size_t len,
 		    bool nonblock);
 bool uwprof_rings_empty(struct uwprof_session *s);
-void uwprof_flush_init(struct uwprof_session *s);
+void uwprof_readers_init(struct uwprof_session *s);
+void uwprof_readers_sync(struct uwprof_session *s);
 void uwprof_flush_start(struct uwprof_session *s);
 void uwprof_flush_stop(struct uwprof_session *s);
 
