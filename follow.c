@@ -35,11 +35,21 @@
  * free the interrupt's own result is delivered instead; a sample of a
  * process not followed yet is then lost and counted (deferred_failed).
  *
- * Lifetime: a queued slot holds a reference to the session and one to the
- * module, so neither goes while it is pending: closing the file only marks
- * the session closed (pending slots then drop their sample, counted), and
- * the last slot to run frees it.  task_work cannot be cancelled from a
- * module; every queued work runs, at the latest when its task exits.
+ * Lifetime: a queued slot holds a reference to the session
+ * (uwprof_session_get(), session.c) and one to the module, so neither
+ * goes while it is pending: closing the file only marks the session
+ * closed (pending slots then drop their sample, counted), and the last
+ * slot to run frees it.  task_work cannot be cancelled from a module;
+ * every queued work runs, at the latest when its task exits.  The slots
+ * are the session's memory; a slot is owned by whoever set its bit in
+ * s->defer_busy, from the interrupt until uwprof_defer_run() copied it.
+ *
+ * Locks (session.c has the whole order): the interrupt takes none.  In
+ * the task's context, s->lock is held only to look up or make the entry
+ * and to copy its modules (a snapshot); mappings are listed under the
+ * mmap lock alone, files are read holding no lock, and the results are
+ * published holding the mmap lock (read) and, inside it, s->lock, after
+ * the entry's mm watch was made holding neither.
  */
 #include <linux/file.h>
 #include <linux/mm.h>
@@ -333,6 +343,7 @@ struct uwprof_snapshot {
 	bool examined_ok;	/* no-table entries are current (gen) */
 	u32 uw2_flags;		/* how to unwind: Chrome's rules or uwprof's */
 	u32 sweep_at;		/* where the next sweep starts */
+	bool watched;		/* the entry has its mm watch */
 	struct uw2_module *mods;
 };
 
@@ -347,6 +358,7 @@ static int uwprof_snapshot(struct uwprof_session *s, struct uwprof_proc *p,
 	snap->tgid = p->tgid;
 	snap->user_pid = p->user_pid;
 	snap->sweep_at = p->sweep_at;
+	snap->watched = !!p->watch;
 	snap->examined_ok = m && m->gen == s->table_gen;
 	snap->uw2_flags = m ? m->uw2_flags : 0;
 	snap->n = m ? m->n : 0;
@@ -435,34 +447,57 @@ static struct uwprof_proc *uwprof_proc_again(struct uwprof_session *s,
  * @snap.  The entries are published under the mmap lock, after checking
  * each mapping is still there, so a munmap either comes before (and the
  * entry is not made) or after (and the mm watch sees the entry).
+ *
+ * The mmap lock is taken before s->lock, and the entry's mm watch is
+ * made before either (inserting one may take the mmap lock for writing):
+ * session.c, "Locks".
  */
 static int uwprof_publish(struct uwprof_session *s, struct uwprof_cand *c,
 			  u32 n, struct uwprof_snapshot *snap)
 {
 	struct uw2_module add[UWPROF_SWEEP_NEW + 1];
 	struct mm_struct *mm = current->mm;
+	struct uwprof_mmwatch *w = NULL;
 	struct uwprof_proc *p;
 	u32 i, k = 0;
 	int ret;
 
+again:
+	if (!snap->watched && !w) {
+		w = uwprof_proc_watch_new(mm);
+		if (IS_ERR(w))
+			return PTR_ERR(w);
+	}
+	ret = mmap_read_lock_killable(mm);
+	if (ret)
+		goto out;
 	ret = mutex_lock_killable(&s->lock);
 	if (ret)
-		return ret;
+		goto out_mmap;
 	p = uwprof_proc_again(s, snap);
-	ret = p ? uwprof_proc_watch(p, mm) : -ESRCH;
+	ret = p ? uwprof_proc_watch(p, &w) : -ESRCH;
+	if (ret == -EAGAIN) {
+		/* a new entry since the snapshot, not watched yet: once more */
+		mutex_unlock(&s->lock);
+		mmap_read_unlock(mm);
+		snap->watched = false;
+		goto again;
+	}
 	if (!ret) {
 		p->sweep_at = snap->sweep_at;
-		mmap_read_lock(mm);
 		for (i = 0; i < n; i++)
 			if (uwprof_cand_current(mm, &c[i]))
 				add[k++] = c[i].mod;
 		if (k)
 			ret = uwprof_mods_update(s, p, add, k, false, 0);
-		mmap_read_unlock(mm);
 	}
 	if (!ret)
 		ret = uwprof_snapshot(s, p, snap);
 	mutex_unlock(&s->lock);
+out_mmap:
+	mmap_read_unlock(mm);
+out:
+	uwprof_mmwatch_free(w);	/* made, then not needed (or NULL) */
 	return ret;
 }
 

@@ -16,6 +16,22 @@
  * start time tells an exec from a reused pid); follow.c creates entries for
  * processes the module follows by itself.  Tables uploaded by build-id are
  * attached by follow.c, in the task's own context.
+ *
+ * This file owns both objects.  A table (struct uwprof_table) lives from
+ * its upload to the session's free; it has no count of its own.  A
+ * process entry (struct uwprof_proc) lives from uwprof_proc_for_mm() until
+ * it is unlinked from s->procs (reaped, replaced after an exec, dropped
+ * by a failed ATTACH, or at the session's free), then is buried and freed
+ * a grace period later on the module's workqueue, with its mm watch.
+ *
+ * Locks (session.c has the whole order): s->procs, s->tables and every
+ * entry's fields change under s->lock; p->lock (spinlock) nests inside it
+ * and keeps a module array's replacement (uwprof_mods_update()) from
+ * racing the mm watch's callback, which ends entries in place under it
+ * (uwprof_mods_end_range(), called under the unmapping thread's mmap
+ * lock).  Nothing here touches user memory or an mmap lock under s->lock:
+ * ATTACH finds the process and makes its mm watch before taking it, and
+ * LIST copies its answer out after.
  */
 #include <linux/cred.h>
 #include <linux/capability.h>
@@ -296,6 +312,7 @@ static bool uwprof_may_follow(struct uwprof_session *s, struct mm_struct *mm)
  * made on that mm, and the entry made of it applies to that mm alone: an
  * exec (of a setuid program, say) racing with the check gives a new mm,
  * which the entry never matches, so no exec_update_lock is needed.
+ * Called without s->lock.
  */
 static int uwprof_find_process(struct uwprof_session *s, u32 pid, u32 *tgid,
 			       struct mm_struct **mmp, u64 *start_time)
@@ -550,23 +567,32 @@ static const struct uwprof_mmwatch_ops uwprof_proc_watch_ops = {
 };
 
 /*
- * Watch @mm for @p before its first entry is published; a no-op once it
- * is watched.  The watch comes with the first entry, not with the
- * process: a child the recorder follows from before its exec needs none
- * until its new image has tables.  @mm must have a user (the caller's
- * reference, or current's own mm) and not be locked by the caller.
+ * A watch of @mm for a process entry, not yet given to one.  Made with no
+ * lock held: inserting it may take the mmap lock of @mm for writing.
+ * @mm must have a user (the caller's reference, or current's own mm).
  */
-int uwprof_proc_watch(struct uwprof_proc *p, struct mm_struct *mm)
+struct uwprof_mmwatch *uwprof_proc_watch_new(struct mm_struct *mm)
 {
-	struct uwprof_mmwatch *w;
+	return uwprof_mmwatch_new(mm, &uwprof_proc_watch_ops);
+}
 
+/*
+ * Have @p watched before its first entry is published, with *@w (from
+ * uwprof_proc_watch_new(), taken and cleared if used) unless it is
+ * watched already.  The watch comes with the first entry, not with the
+ * process: a child the recorder follows from before its exec needs none
+ * until its new image has tables.  -EAGAIN: @p is not watched and *@w is
+ * NULL; make one without s->lock and call again.  Called with s->lock.
+ */
+int uwprof_proc_watch(struct uwprof_proc *p, struct uwprof_mmwatch **w)
+{
 	if (p->watch)
 		return 0;
-	w = uwprof_mmwatch_new(mm, &uwprof_proc_watch_ops);
-	if (IS_ERR(w))
-		return PTR_ERR(w);
-	uwprof_mmwatch_own(w, p);
-	p->watch = w;
+	if (!*w)
+		return -EAGAIN;
+	uwprof_mmwatch_own(*w, p);
+	p->watch = *w;
+	*w = NULL;
 	return 0;
 }
 
@@ -692,37 +718,48 @@ static bool uwprof_attached_at(struct uwprof_proc *p, u32 start)
 	return false;
 }
 
+/* Would attaching a table to @tgid's @mm need a watch made first? */
+static bool uwprof_needs_watch(struct uwprof_session *s, u32 tgid,
+			       struct mm_struct *mm)
+{
+	struct uwprof_proc *p = xa_load(&s->procs, tgid);
+
+	/* the entry uwprof_proc_for_mm() would reuse, if watched */
+	return !(p && p->mm == mm && !p->ignored && p->watch);
+}
+
+/*
+ * Attach as @a asks to the process @tgid, whose @mm the caller holds a
+ * user reference to.  -EAGAIN (before any change): a table attach needs
+ * a watch of @mm and *@w is NULL.  Called with s->lock held.
+ */
 static long uwprof_attach_locked(struct uwprof_session *s,
-				 struct uwprof_attach *a)
+				 struct uwprof_attach *a, u32 tgid,
+				 struct mm_struct *mm, u64 start_time,
+				 struct uwprof_mmwatch **w)
 {
 	struct uwprof_table *t;
 	struct uw2_module mod;
-	struct mm_struct *mm;
 	struct uwprof_proc *p;
-	u64 start_time;
 	bool fresh;
-	u32 tgid;
-	int ret;
+	int ret = 0;
 
 	t = a->flags & UWPROF_ATTACH_FOLLOW ? NULL :
 	    xa_load(&s->tables, a->table_id);
 	if (!t && !(a->flags & UWPROF_ATTACH_FOLLOW))
 		return -ENOENT;
-	ret = uwprof_find_process(s, a->pid, &tgid, &mm, &start_time);
-	if (ret)
-		return ret;
+	if (t && !*w && uwprof_needs_watch(s, tgid, mm))
+		return -EAGAIN;
 	p = uwprof_proc_for_mm(s, tgid, a->pid, mm, start_time, false, &fresh);
-	if (IS_ERR(p)) {
-		mmput(mm);
+	if (IS_ERR(p))
 		return PTR_ERR(p);
-	}
 	if (t) {
 		if (uwprof_attachments(p) >= UWPROF_MAX_MODULES)
 			ret = -ENOSPC;
 		else if (uwprof_overlaps(p, a->text_start, a->text_end))
 			ret = -EEXIST;
 		else
-			ret = uwprof_proc_watch(p, mm);
+			ret = uwprof_proc_watch(p, w);
 		if (!ret) {
 			mod.text_start = a->text_start;
 			mod.text_end = a->text_end;
@@ -730,7 +767,6 @@ static long uwprof_attach_locked(struct uwprof_session *s,
 			ret = uwprof_mods_update(s, p, &mod, 1, false, 0);
 		}
 	}
-	mmput(mm);
 	/*
 	 * The sampler's events last (its hook, while it samples): nothing
 	 * to undo after they fail.
@@ -745,7 +781,11 @@ static long uwprof_attach_locked(struct uwprof_session *s,
 
 long uwprof_ioctl_attach(struct uwprof_session *s, void __user *arg)
 {
+	struct uwprof_mmwatch *w = NULL;
 	struct uwprof_attach a;
+	struct mm_struct *mm;
+	u64 start_time;
+	u32 tgid;
 	long ret;
 
 	ret = uwprof_copy_arg(&a, sizeof(a), arg);
@@ -756,10 +796,30 @@ long uwprof_ioctl_attach(struct uwprof_session *s, void __user *arg)
 	if (a.flags ? a.table_id || a.text_start || a.text_end :
 		      a.text_start >= a.text_end)
 		return -EINVAL;
-	mutex_lock(&s->lock);
-	uwprof_reap_dead(s);
-	ret = uwprof_attach_locked(s, &a);
-	mutex_unlock(&s->lock);
+	/* tables are only added while the file is open: no lock needed */
+	if (!a.flags && !xa_load(&s->tables, a.table_id))
+		return -ENOENT;
+	/* the process and its mm, before s->lock: see session.c, "Locks" */
+	ret = uwprof_find_process(s, a.pid, &tgid, &mm, &start_time);
+	if (ret)
+		return ret;
+	for (;;) {
+		mutex_lock(&s->lock);
+		uwprof_reap_dead(s);
+		ret = uwprof_attach_locked(s, &a, tgid, mm, start_time, &w);
+		mutex_unlock(&s->lock);
+		if (ret != -EAGAIN || w)
+			break;
+		/* not watched yet: the watch is made holding no lock */
+		w = uwprof_proc_watch_new(mm);
+		if (IS_ERR(w)) {
+			ret = PTR_ERR(w);
+			w = NULL;
+			break;
+		}
+	}
+	uwprof_mmwatch_free(w);	/* made, then not needed (or NULL) */
+	mmput(mm);
 	return ret;
 }
 
@@ -800,12 +860,15 @@ long uwprof_ioctl_detach(struct uwprof_session *s, void __user *arg)
 	return ret;
 }
 
-static u32 uwprof_list_proc(struct uwprof_proc *p,
-			    struct uwprof_attachment __user *out, u32 room,
-			    u32 done, struct uwprof_session *s, int *err)
+/*
+ * @p's attachments at @out[@done..@room), counted from @done: returns the
+ * count, which goes on past @room.  Called with s->lock held.
+ */
+static u32 uwprof_list_proc(struct uwprof_session *s, struct uwprof_proc *p,
+			    struct uwprof_attachment *out, u32 room, u32 done)
 {
 	struct uwprof_mods *m = rcu_dereference_protected(p->mods, true);
-	struct uwprof_attachment e;
+	struct uwprof_attachment *e;
 	struct uwprof_table *t;
 	unsigned long id;
 	u32 i;
@@ -813,42 +876,66 @@ static u32 uwprof_list_proc(struct uwprof_proc *p,
 	for (i = 0; m && i < m->n; i++) {
 		if (!m->mod[i].table || !uwprof_mod_live(&m->mod[i]))
 			continue;
-		if (done++ >= room || *err)
+		if (done++ >= room)
 			continue;
-		e.pid = p->user_pid;
-		e.text_start = m->mod[i].text_start;
-		e.text_end = m->mod[i].text_end;
-		e.table_id = 0;
+		e = &out[done - 1];
+		e->pid = p->user_pid;
+		e->text_start = m->mod[i].text_start;
+		e->text_end = m->mod[i].text_end;
+		e->table_id = 0;
 		xa_for_each(&s->tables, id, t)
 			if (&t->t == m->mod[i].table)
-				e.table_id = t->id;
-		if (copy_to_user(&out[done - 1], &e, sizeof(e)))
-			*err = -EFAULT;
+				e->table_id = t->id;
 	}
 	return done;
 }
 
-long uwprof_ioctl_list(struct uwprof_session *s, void __user *arg)
+/* The attachments LIST reports, at most @room of them in @out. */
+static u32 uwprof_list_all(struct uwprof_session *s, u32 pid,
+			   struct uwprof_attachment *out, u32 room)
 {
-	struct uwprof_attachment __user *out;
-	struct uwprof_list l;
 	struct uwprof_proc *p;
 	unsigned long tgid;
 	u32 n = 0;
-	int err = 0;
+
+	xa_for_each(&s->procs, tgid, p)
+		if ((!pid || p->user_pid == pid) && !uwprof_proc_dead(p))
+			n = uwprof_list_proc(s, p, out, room, n);
+	return n;
+}
+
+/*
+ * The entries are gathered under s->lock and copied out after it: no
+ * user memory is touched under s->lock (session.c, "Locks").
+ */
+long uwprof_ioctl_list(struct uwprof_session *s, void __user *arg)
+{
+	struct uwprof_attachment *buf = NULL;
+	struct uwprof_list l;
+	u32 n, room;
+	int err;
 
 	err = uwprof_copy_arg(&l, sizeof(l), arg);
 	if (err)
 		return err;
 	if (l.flags)
 		return -EINVAL;
-	out = u64_to_user_ptr(l.entries);
 	mutex_lock(&s->lock);
 	uwprof_reap_dead(s);
-	xa_for_each(&s->procs, tgid, p)
-		if ((!l.pid || p->user_pid == l.pid) && !uwprof_proc_dead(p))
-			n = uwprof_list_proc(p, out, l.count, n, s, &err);
+	n = uwprof_list_all(s, l.pid, NULL, 0);
+	room = min(l.count, n);
+	if (room) {
+		buf = kvmalloc_array(room, sizeof(*buf), GFP_KERNEL_ACCOUNT);
+		if (buf)
+			uwprof_list_all(s, l.pid, buf, room);
+	}
 	mutex_unlock(&s->lock);
+	if (room && !buf)
+		return -ENOMEM;
+	if (room && copy_to_user(u64_to_user_ptr(l.entries), buf,
+				 array_size(room, sizeof(*buf))))
+		err = -EFAULT;
+	kvfree(buf);
 	if (err)
 		return err;
 	l.count = n;

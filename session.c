@@ -16,9 +16,31 @@
  * module's workqueue frees them: closing the file, or the exit of the
  * process that holds it, does not wait for that.
  *
- * Locks: s->lock (mutex) serialises the ioctls, the reaper and a deferred
- * sample's bookkeeping; the registry's tables and procs and the
- * sampler's events change under it.
+ * Locks, outermost first (the order of the whole module):
+ *
+ *   mmap lock of current's mm (read; only follow.c's publish holds it
+ *   |                          while it takes s->lock)
+ *   +-> s->lock (mutex): the ioctls, the reaper, a deferred sample's
+ *       |                bookkeeping; the registry's tables and process
+ *       |                entries, the sampler's events and the session's
+ *       |                flags change under it
+ *       +-> cpus_read_lock(), perf's own locks (sampler.c: events made
+ *       |                and released under s->lock)
+ *       +-> p->lock (spinlock, registry.c): a process entry's module
+ *                        array replaced against the mm watch, whose
+ *                        callback also takes it under the unmapping
+ *                        thread's mmap lock (mmwatch.c)
+ *
+ *   s->read_lock (mutex, ringbuf.c): one reader drains at a time; taken
+ *                        alone, and user memory is written under it.
+ *
+ * Nothing under s->lock touches user memory or an mmap lock: ioctl
+ * arguments are copied in before it and results out after it, a task's
+ * mm is looked up and mmput() outside it, and mm watches are made and
+ * removed holding no lock (inserting one may take the mmap lock for
+ * writing; removing one waits for its callback).  The sample handler
+ * (sampler.c) takes none of these locks: it reads the registry under RCU
+ * and writes its own CPU's ring.
  */
 #include <linux/capability.h>
 #include <linux/cred.h>

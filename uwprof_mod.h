@@ -291,7 +291,8 @@ int uwprof_mods_update(struct uwprof_session *s, struct uwprof_proc *p,
 		       const struct uw2_module *add, u32 nadd, bool drop,
 		       u32 drop_start);
 bool uwprof_mod_live(const struct uw2_module *m);
-int uwprof_proc_watch(struct uwprof_proc *p, struct mm_struct *mm);
+struct uwprof_mmwatch *uwprof_proc_watch_new(struct mm_struct *mm);
+int uwprof_proc_watch(struct uwprof_proc *p, struct uwprof_mmwatch **w);
 
 /* mmwatch.c: its owner is told when a range of an mm is unmapped */
 struct uwprof_mmwatch_ops {
