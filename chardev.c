@@ -3,6 +3,12 @@
  * /dev/unwind_samples: the only door into uwprof.  Opening it needs the
  * same privilege as system-wide perf (CAP_PERFMON or CAP_SYS_ADMIN); the
  * node itself is 0600.
+ *
+ * The top of the module's layers (docs/LAYERS.md): the device file and
+ * the ioctl dispatch.  Opening makes a session (session.c); each ioctl is
+ * handed to the part that owns it (registry.c: tables and attachments;
+ * sampler.c: sampling and counters); closing stops the sampler, then
+ * closes the session.  Takes no lock of its own.
  */
 #include <linux/capability.h>
 #include <linux/fs.h>

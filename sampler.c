@@ -16,6 +16,14 @@
  * tag of the module array it was filled from (struct uwprof_mods).
  * Samples it cannot finish (a process to follow, code not examined yet, a
  * page not resident) it hands to the task's own context (follow.c).
+ *
+ * This file owns the perf events (per CPU in struct uwprof_cpu, per task
+ * in s->task_events): made at START, released at STOP or when the file is
+ * closed, under s->lock; cpus_read_lock() and perf's locks nest inside it
+ * (session.c has the whole order), and the hotplug callbacks take no lock
+ * of the session's.  While it samples it sets s->proc_attached, the hook
+ * through which ATTACH (registry.c, below this file) has a new process
+ * followed per task.
  */
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
