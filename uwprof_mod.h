@@ -1,5 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Declarations shared by the files of the uwprof module. */
+/*
+ * Declarations shared by the files of the uwprof module, by file.  The
+ * files call only downward (docs/LAYERS.md): chardev.c; sampler.c,
+ * follow.c, session.c, registry.c; then ringbuf.c, mmwatch.c, buildid.c,
+ * uarg.c, workq.c; then unwind_v2.c.  session.c's header comment has the
+ * lock order.
+ */
 #ifndef UWPROF_MOD_H
 #define UWPROF_MOD_H
 
@@ -216,7 +222,7 @@ struct uwprof_defer {
 struct uwprof_session {
 	refcount_t ref;			/* the file, and each queued defer */
 	bool closed;			/* the file is gone: defers only drop */
-	struct mutex lock;		/* serialises ioctls and teardown */
+	struct mutex lock;		/* ioctls, teardown: order in session.c */
 	struct xarray tables;		/* id -> struct uwprof_table */
 	u32 next_table_id;
 	u64 table_bytes;
