@@ -46,7 +46,7 @@ int uwprof_rings_alloc(struct uwprof_session *s, u32 bytes_per_cpu)
 	for_each_possible_cpu(cpu) {
 		struct uwprof_ring *r = &per_cpu_ptr(s->cpu, cpu)->ring;
 
-		r->data = vzalloc(size);
+		r->data = __vmalloc(size, GFP_KERNEL_ACCOUNT | __GFP_ZERO);
 		if (!r->data)
 			return -ENOMEM;
 		r->size = size;

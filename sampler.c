@@ -429,7 +429,7 @@ static int uwprof_follow_process(struct uwprof_session *s,
 	/* krealloc_array() is 5.12 and later; array_size() saturates */
 	evs = krealloc(s->task_events,
 		       array_size(s->n_task_events + room, sizeof(*evs)),
-		       GFP_KERNEL);
+		       GFP_KERNEL_ACCOUNT);
 	if (evs)
 		s->task_events = evs;
 	if (!tasks || !evs) {

@@ -67,7 +67,7 @@ static int uwprof_cpus_init(struct uwprof_session *s)
 {
 	int cpu;
 
-	s->cpu = alloc_percpu(struct uwprof_cpu);
+	s->cpu = alloc_percpu_gfp(struct uwprof_cpu, GFP_KERNEL_ACCOUNT);
 	if (!s->cpu)
 		return -ENOMEM;
 	for_each_possible_cpu(cpu) {
@@ -75,9 +75,9 @@ static int uwprof_cpus_init(struct uwprof_session *s)
 
 		u64_stats_init(&c->syncp);
 		/* 84 KB: vmalloc when no contiguous pages are free */
-		c->unwind = kvzalloc(sizeof(*c->unwind), GFP_KERNEL);
+		c->unwind = kvzalloc(sizeof(*c->unwind), GFP_KERNEL_ACCOUNT);
 		c->frames = kcalloc(UWPROF_DEPTH_LIMIT, sizeof(u32),
-				    GFP_KERNEL);
+				    GFP_KERNEL_ACCOUNT);
 		if (!c->unwind || !c->frames)
 			return -ENOMEM;
 	}
@@ -89,7 +89,8 @@ static int uwprof_defer_slots_alloc(struct uwprof_session *s)
 {
 	int i;
 
-	s->defer = kcalloc(UWPROF_DEFER_SLOTS, sizeof(*s->defer), GFP_KERNEL);
+	s->defer = kcalloc(UWPROF_DEFER_SLOTS, sizeof(*s->defer),
+			   GFP_KERNEL_ACCOUNT);
 	if (!s->defer)
 		return -ENOMEM;
 	for (i = 0; i < UWPROF_DEFER_SLOTS; i++)
@@ -143,7 +144,7 @@ struct uwprof_session *uwprof_session_create(struct file *file)
 	struct uwprof_session *s;
 	int ret;
 
-	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	s = kzalloc(sizeof(*s), GFP_KERNEL_ACCOUNT);
 	if (!s)
 		return ERR_PTR(-ENOMEM);
 	refcount_set(&s->ref, 1);
