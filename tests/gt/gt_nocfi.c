@@ -7,7 +7,7 @@
  * returns at the end of the function, a call to an undefined weak
  * function that the linker turned into a nop at the end of one (static
  * glibc has such), a literal pool, and a stack allocation of run-time
- * size, whose frame the frame pointer holds.
+ * size, whose frame the frame pointer holds and moves.
  */
 #include <stdlib.h>
 
@@ -31,14 +31,21 @@ __attribute__((noinline)) static unsigned int mix(const unsigned int *v,
 	return h;
 }
 
-/* A variable-length array: sp moves by a register, r7 keeps the frame. */
+/*
+ * A variable-length array: sp moves by a register, r7 keeps the frame.
+ * With fixed locals below the saved registers too, gcc moves r7 back up
+ * before sp is restored from it ("adds r7, #32; mov sp, r7").
+ */
 __attribute__((noinline)) static unsigned int scratch(unsigned int n)
 {
+	volatile unsigned int fixed[8];
 	volatile unsigned int buf[n + 1];
 
 	for (unsigned int i = 0; i <= n; i++)
 		buf[i] = i * 3u;
-	return mix((const unsigned int *)buf, n + 1);
+	for (unsigned int i = 0; i < 8; i++)
+		fixed[i] = n ^ i;
+	return mix((const unsigned int *)buf, n + 1) + fixed[n & 7];
 }
 
 unsigned int nocfi_work(unsigned int n)

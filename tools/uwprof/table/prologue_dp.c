@@ -13,6 +13,26 @@ static bool is_fp_reg(unsigned int reg)
 	return reg == ARM_REG_R7 || reg == ARM_REG_R11;
 }
 
+/*
+ * r7 or r11 moved by an immediate, flags set or not ("adds r7, #32" before
+ * gcc restores sp from it): PA_FP_COPY into itself; PA_OTHER if not.
+ */
+static enum pa_kind classify_fp_move(const cs_insn *in, int *regs, s32 *imm)
+{
+	const cs_arm *a = &in->detail->arm;
+	const cs_arm_op *op = a->operands, *k = &op[a->op_count - 1];
+	bool sub = in->id == ARM_INS_SUB || in->id == ARM_INS_SUBW;
+
+	if (a->op_count < 2 || a->op_count > 3 || op[0].type != ARM_OP_REG ||
+	    !is_fp_reg(op[0].reg) || k->type != ARM_OP_IMM || k->shift.value ||
+	    (a->op_count == 3 && (op[1].type != ARM_OP_REG ||
+				  op[1].reg != op[0].reg)))
+		return PA_OTHER;
+	*imm = sub ? -k->imm : k->imm;
+	regs[0] = regs[1] = pa_slot_of(op[0].reg);
+	return PA_FP_COPY;
+}
+
 /* The frame-pointer forms of add, sub and mov; PA_OTHER if none. */
 static enum pa_kind classify_fp(const cs_insn *in, int *regs, s32 *imm)
 {
@@ -20,6 +40,8 @@ static enum pa_kind classify_fp(const cs_insn *in, int *regs, s32 *imm)
 	const cs_arm_op *op = a->operands;
 	bool sub = in->id == ARM_INS_SUB || in->id == ARM_INS_SUBW;
 
+	if (in->id != ARM_INS_MOV && classify_fp_move(in, regs, imm) != PA_OTHER)
+		return PA_FP_COPY;
 	if (a->update_flags || a->op_count < 2 || op[0].type != ARM_OP_REG ||
 	    op[1].type != ARM_OP_REG)
 		return PA_OTHER;

@@ -210,10 +210,12 @@ bool pa_apply(struct pa_state *st, enum pa_kind k, const int *regs,
 		if (st->fp != regs[1])
 			return false;
 		/* rX = fp + imm = CFA - (fp_off - imm) */
-		if (regs[0] == st->fp) {	/* the frame pointer itself moves */
-			if (st->on_fp)
+		if (regs[0] == st->fp) {
+			/* the frame pointer moves and still holds the frame */
+			if (st->fp_off - imm < 0)
 				return false;
-			st->fp = -1;
+			st->fp_off -= imm;
+			return true;
 		}
 		st->spreg = regs[0];
 		st->spreg_off = st->fp_off - imm;
