@@ -79,7 +79,7 @@ VM_TEST_DEPS	+= $(ARM_UWPROF) $(UWPROF)
 # a probe of record's side of it, built from the same sources.
 ADDRMAP_PROBE	:= $(HOST_OUT)/tests/addrmap_probe
 ADDRMAP_PROBE_SRCS := tests/host/addrmap_probe.c tools/uwprof/lib/addrmap.c \
-		  tools/uwprof/lib/elf.c tools/uwprof/record/attach.c \
+		  tools/uwprof/lib/elf.c tools/uwprof/lib/zip.c tools/uwprof/record/attach.c \
 		  tools/uwprof/lib/uwt.c tools/uwprof/lib/regfile.c
 $(ADDRMAP_PROBE): $(ADDRMAP_PROBE_SRCS) $(HOST_HDRS)
 	@mkdir -p $(dir $@)
