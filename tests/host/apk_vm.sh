@@ -65,6 +65,10 @@ insmod /uwprof.ko || exit 1
 cd /data
 uwprof record -F 1000 --tables /data/tables -o /out/apk.data -- \\
 	/data/apk_loader /data/x.apk $off 4 >/out/apk.log 2>&1; echo \$? >/out/apk.rc
+# a child of the command: followed by the module, which cannot attach the
+# library's table by build-id; record attaches it
+uwprof record -F 1000 --tables /data/tables -o /out/child.data -- \
+	sh -c "/data/apk_loader /data/x.apk $off 2; true" >/out/child.log 2>&1; echo \$? >/out/child.rc
 # the device's own report: symbols read from the stored entry in place
 uwprof report -q -i /out/apk.data -f folded >/out/apk.dev-folded 2>/out/apk.dev-err
 uwprof report -q -i /out/apk.data -s dso >/out/apk.dev-dso 2>>/out/apk.dev-err
@@ -110,13 +114,15 @@ mkdir -p "$croot/lib" "$tmp/unstripped"
 ln -s "$tmp/data" "$croot/data"
 ln -s "$libdir" "$croot/lib/arm-linux-gnueabihf"
 [ ! -e "$tmp/vdso.so" ] || cp "$tmp/vdso.so" "$croot/[vdso]"
-res=$(/usr/bin/python3 - "$out/apk.data" "$croot" "$tmp/unstripped" "$top" <<'PY'
+judge() {
+	/usr/bin/python3 - "$1" "$croot" "$tmp/unstripped" "$top" <<'PY'
 import collections, sys
 sys.path.insert(0, sys.argv[4] + "/bench/perf")
 import analyze
 d = analyze.load_uwdata(sys.argv[1])
 chk = analyze.Checker(sys.argv[2], sys.argv[3])
 n = ok = n_all = ok_all = 0
+times = []
 why = collections.Counter()
 for s in d["samples"]:
     fr = analyze.uw_frames(s, d["procs"])
@@ -127,17 +133,35 @@ for s in d["samples"]:
     if fr and fr[0][0] and "!/" in fr[0][0]:
         n += 1
         ok += good
+        times.append(s[5])
         if not good:
             why[(analyze.STOP_NAMES[s[1]] if s[1] < len(analyze.STOP_NAMES) else s[1],
                  chk.check(fr, True) if fr else "no frames")] += 1
-print(n, ok, n_all, ok_all, dict(why.most_common(3)))
+# samples in the library per second of its hot loop
+rate = int(n / ((max(times) - min(times)) / 1e9)) if len(times) > 1 else 0
+print(n, ok, n_all, ok_all, rate, dict(why.most_common(3)))
 PY
-)
-read -r n_lib ok_lib n_all ok_all rest <<<"$res"
+}
+res=$(judge "$out/apk.data")
+read -r n_lib ok_lib n_all ok_all rate rest <<<"$res"
 if [ "${n_lib:-0}" -ge 500 ] && [ "$n_lib" = "$ok_lib" ]; then
 	ok "every sample in the zip-mapped library fully unwound (the checker): $ok_lib of $n_lib ($ok_all of $n_all in all)"
 else
 	fail "samples in the zip-mapped library: ${ok_lib:-?} of ${n_lib:-?} fully unwound, wanted all of at least 500 ($res)"
+fi
+
+# The same in a child of the command (record -- sh -c ...), which the
+# module follows: about as many samples a second (within half), not twice
+# as many (a second event on the process).
+expect "record -- sh -c 'apk_loader ...' exits 0" 0 "$(cat "$out/child.rc" 2>/dev/null)"
+res=$(judge "$out/child.data")
+read -r c_lib c_ok c_all c_ok_all c_rate c_rest <<<"$res"
+if [ "${c_lib:-0}" -ge 250 ] && [ "$c_lib" = "$c_ok" ] && [ "${rate:-0}" -gt 0 ] &&
+	[ $((c_rate * 10)) -ge $((rate * 5)) ] && [ $((c_rate * 10)) -le $((rate * 15)) ]; then
+	ok "in a followed child too: $c_ok of $c_lib fully unwound, $c_rate samples/s (the command: $rate)"
+else
+	fail "in a followed child: ${c_ok:-?} of ${c_lib:-?} fully unwound, ${c_rate:-?} samples/s against ${rate:-?} ($res)"
+	sed 's/^/#   /' "$out/child.log" | head -5
 fi
 
 # report on the host, every format: the module APK!/ENTRY, its functions.
