@@ -3,14 +3,18 @@
  * /dev/unwind_samples: the only door into uwprof.  Opening it needs the
  * same privilege as system-wide perf (CAP_PERFMON or CAP_SYS_ADMIN); the
  * node itself is 0600.
+ *
+ * The top of the module's layers (docs/LAYERS.md): the device file and
+ * the ioctl dispatch.  Opening makes a session (session.c); each ioctl is
+ * handed to the part that owns it (registry.c: tables and attachments;
+ * sampler.c: sampling and counters); closing stops the sampler, then
+ * closes the session.  Takes no lock of its own.
  */
 #include <linux/capability.h>
-#include <linux/cred.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/poll.h>
-#include <linux/slab.h>
 #include <linux/uaccess.h>
 
 #include "uapi/uwprof.h"
@@ -35,120 +39,15 @@ static_assert(sizeof(struct uwprof_record) == 32);
 static_assert((int)UWPROF_STOP_NR == (int)UW2_STOP_COUNT);
 static_assert(UWPROF_STOP_NR <= UWPROF_STOP_SLOTS);
 
-static void uwprof_wakeup(struct irq_work *work)
-{
-	struct uwprof_session *s = container_of(work, struct uwprof_session,
-						wakeup_work);
-
-	wake_up_interruptible(&s->readers);
-}
-
-/* Processes that exit or exec while attached are dropped within a second. */
-static void uwprof_reap_work(struct work_struct *work)
-{
-	struct uwprof_session *s = container_of(to_delayed_work(work),
-						struct uwprof_session,
-						reap_work);
-
-	mutex_lock(&s->lock);
-	uwprof_reap_dead(s);
-	mutex_unlock(&s->lock);
-	schedule_delayed_work(&s->reap_work, HZ);
-}
-
-static int uwprof_cpus_init(struct uwprof_session *s)
-{
-	int cpu;
-
-	s->cpu = alloc_percpu(struct uwprof_cpu);
-	if (!s->cpu)
-		return -ENOMEM;
-	for_each_possible_cpu(cpu) {
-		struct uwprof_cpu *c = per_cpu_ptr(s->cpu, cpu);
-
-		u64_stats_init(&c->syncp);
-		/* 84 KB: vmalloc when no contiguous pages are free */
-		c->unwind = kvzalloc(sizeof(*c->unwind), GFP_KERNEL);
-		c->frames = kcalloc(UWPROF_DEPTH_LIMIT, sizeof(u32),
-				    GFP_KERNEL);
-		if (!c->unwind || !c->frames)
-			return -ENOMEM;
-	}
-	return uwprof_rings_alloc(s, uwprof_buffer_bytes);
-}
-
-static void uwprof_session_free(struct uwprof_session *s)
-{
-	int cpu;
-
-	if (s->cpu) {
-		uwprof_rings_free(s);
-		for_each_possible_cpu(cpu) {
-			kvfree(per_cpu_ptr(s->cpu, cpu)->unwind);
-			kfree(per_cpu_ptr(s->cpu, cpu)->frames);
-		}
-		free_percpu(s->cpu);
-	}
-	uwprof_registry_free(s);
-	uwprof_defer_free(s);
-	if (s->pid_ns)
-		put_pid_ns(s->pid_ns);
-	if (s->cred)
-		put_cred(s->cred);
-	kfree(s);
-}
-
-static void uwprof_session_free_work(struct work_struct *work)
-{
-	uwprof_session_free(container_of(to_rcu_work(work),
-					 struct uwprof_session, free_work));
-}
-
-/*
- * The file holds one reference and each sample queued to a task's own
- * context one (follow.c).  The last drop comes after sampling stopped;
- * a grace period later no handler can still see the session's tables
- * and processes, and a workqueue frees them: closing the file, or the
- * exit of the process that holds it, does not wait for that.
- */
-void uwprof_session_put(struct uwprof_session *s)
-{
-	if (refcount_dec_and_test(&s->ref))
-		uwprof_free_after_gp(&s->free_work, uwprof_session_free_work);
-}
-
 static int uwprof_open(struct inode *inode, struct file *file)
 {
 	struct uwprof_session *s;
-	int ret;
 
 	if (!perfmon_capable())
 		return -EPERM;
-	s = kzalloc(sizeof(*s), GFP_KERNEL);
-	if (!s)
-		return -ENOMEM;
-	refcount_set(&s->ref, 1);
-	mutex_init(&s->lock);
-	mutex_init(&s->read_lock);
-	init_waitqueue_head(&s->readers);
-	init_irq_work(&s->wakeup_work, uwprof_wakeup);
-	uwprof_flush_init(s);
-	INIT_DELAYED_WORK(&s->reap_work, uwprof_reap_work);
-	uwprof_registry_init(s);
-	s->pid_ns = get_pid_ns(task_active_pid_ns(current));
-	s->cred = get_current_cred();
-	s->file = file;
-	s->cap_ptrace = capable(CAP_SYS_PTRACE);
-	s->max_depth = clamp_t(u32, uwprof_max_depth, 1, UWPROF_DEPTH_LIMIT);
-	s->stack_window = clamp_t(u32, uwprof_stack_window, 16, SZ_8M);
-	ret = uwprof_cpus_init(s);
-	if (!ret)
-		ret = uwprof_defer_init(s);
-	if (ret) {
-		uwprof_session_free(s);
-		return ret;
-	}
-	schedule_delayed_work(&s->reap_work, HZ);
+	s = uwprof_session_create(file);
+	if (IS_ERR(s))
+		return PTR_ERR(s);
 	file->private_data = s;
 	/* lseek() fails with ESPIPE: no .llseek, and FMODE_LSEEK cleared */
 	return nonseekable_open(inode, file);
@@ -158,15 +57,10 @@ static int uwprof_release(struct inode *inode, struct file *file)
 {
 	struct uwprof_session *s = file->private_data;
 
-	cancel_delayed_work_sync(&s->reap_work);
 	mutex_lock(&s->lock);
 	uwprof_sampler_stop(s);
-	/* samples still queued to tasks are dropped when they run */
-	s->closed = true;
 	mutex_unlock(&s->lock);
-	/* No handler runs now; let a queued wakeup finish before freeing. */
-	irq_work_sync(&s->wakeup_work);
-	uwprof_session_put(s);
+	uwprof_session_close(s);
 	return 0;
 }
 
@@ -183,26 +77,6 @@ static __poll_t uwprof_poll(struct file *file, poll_table *wait)
 
 	poll_wait(file, &s->readers, wait);
 	return uwprof_rings_empty(s) ? 0 : EPOLLIN | EPOLLRDNORM;
-}
-
-/*
- * Copy an ioctl argument that begins with its own size.  Callers built
- * against an older, shorter struct get the missing fields zeroed; newer,
- * longer structs are accepted only if the part we do not know is zero,
- * and only up to a page, so that no size makes the check long (E2BIG
- * either way: the argument is larger than this module takes).
- */
-int uwprof_copy_arg(void *dst, size_t dst_size, void __user *src)
-{
-	u32 usize;
-
-	if (get_user(usize, (u32 __user *)src))
-		return -EFAULT;
-	if (usize < sizeof(u32))
-		return -EINVAL;
-	if (usize > PAGE_SIZE)
-		return -E2BIG;
-	return copy_struct_from_user(dst, dst_size, src, usize);
 }
 
 static long uwprof_ioctl_version(void __user *arg)

@@ -35,11 +35,21 @@
  * free the interrupt's own result is delivered instead; a sample of a
  * process not followed yet is then lost and counted (deferred_failed).
  *
- * Lifetime: a queued slot holds a reference to the session and one to the
- * module, so neither goes while it is pending: closing the file only marks
- * the session closed (pending slots then drop their sample, counted), and
- * the last slot to run frees it.  task_work cannot be cancelled from a
- * module; every queued work runs, at the latest when its task exits.
+ * Lifetime: a queued slot holds a reference to the session
+ * (uwprof_session_get(), session.c) and one to the module, so neither
+ * goes while it is pending: closing the file only marks the session
+ * closed (pending slots then drop their sample, counted), and the last
+ * slot to run frees it.  task_work cannot be cancelled from a module;
+ * every queued work runs, at the latest when its task exits.  The slots
+ * are the session's memory; a slot is owned by whoever set its bit in
+ * s->defer_busy, from the interrupt until uwprof_defer_run() copied it.
+ *
+ * Locks (session.c has the whole order): the interrupt takes none.  In
+ * the task's context, s->lock is held only to look up or make the entry
+ * and to copy its modules (a snapshot); mappings are listed under the
+ * mmap lock alone, files are read holding no lock, and the results are
+ * published holding the mmap lock (read) and, inside it, s->lock, after
+ * the entry's mm watch was made holding neither.
  */
 #include <linux/file.h>
 #include <linux/mm.h>
@@ -217,13 +227,13 @@ bool uwprof_defer(struct uwprof_session *s, const struct uw2_regs *regs,
 	d->extra = 0;
 	d->cpu = smp_processor_id();
 	/* the file is open while its sampler runs: neither count is 0 */
-	refcount_inc(&s->ref);
+	uwprof_session_get(s);
 	__module_get(THIS_MODULE);
 	init_task_work(&d->work, uwprof_defer_run);
 	if (task_work_add(current, &d->work, TWA_RESUME)) {
 		d->task = NULL;
 		module_put(THIS_MODULE);
-		refcount_dec(&s->ref);
+		uwprof_session_put(s);	/* not the last: the file's is held */
 		clear_bit_unlock(i, s->defer_busy);
 		return false;
 	}
@@ -339,6 +349,7 @@ struct uwprof_snapshot {
 	bool examined_ok;	/* no-table entries are current (gen) */
 	u32 uw2_flags;		/* how to unwind: Chrome's rules or uwprof's */
 	u32 sweep_at;		/* where the next sweep starts */
+	bool watched;		/* the entry has its mm watch */
 	struct uw2_module *mods;
 };
 
@@ -353,6 +364,7 @@ static int uwprof_snapshot(struct uwprof_session *s, struct uwprof_proc *p,
 	snap->tgid = p->tgid;
 	snap->user_pid = p->user_pid;
 	snap->sweep_at = p->sweep_at;
+	snap->watched = !!p->watch;
 	snap->examined_ok = m && m->gen == s->table_gen;
 	snap->uw2_flags = m ? m->uw2_flags : 0;
 	snap->n = m ? m->n : 0;
@@ -441,34 +453,57 @@ static struct uwprof_proc *uwprof_proc_again(struct uwprof_session *s,
  * @snap.  The entries are published under the mmap lock, after checking
  * each mapping is still there, so a munmap either comes before (and the
  * entry is not made) or after (and the mm watch sees the entry).
+ *
+ * The mmap lock is taken before s->lock, and the entry's mm watch is
+ * made before either (inserting one may take the mmap lock for writing):
+ * session.c, "Locks".
  */
 static int uwprof_publish(struct uwprof_session *s, struct uwprof_cand *c,
 			  u32 n, struct uwprof_snapshot *snap)
 {
 	struct uw2_module add[UWPROF_SWEEP_NEW + 1];
 	struct mm_struct *mm = current->mm;
+	struct uwprof_mmwatch *w = NULL;
 	struct uwprof_proc *p;
 	u32 i, k = 0;
 	int ret;
 
+again:
+	if (!snap->watched && !w) {
+		w = uwprof_proc_watch_new(mm);
+		if (IS_ERR(w))
+			return PTR_ERR(w);
+	}
+	ret = mmap_read_lock_killable(mm);
+	if (ret)
+		goto out;
 	ret = mutex_lock_killable(&s->lock);
 	if (ret)
-		return ret;
+		goto out_mmap;
 	p = uwprof_proc_again(s, snap);
-	ret = p ? uwprof_mmwatch_start(p, mm) : -ESRCH;
+	ret = p ? uwprof_proc_watch(p, &w) : -ESRCH;
+	if (ret == -EAGAIN) {
+		/* a new entry since the snapshot, not watched yet: once more */
+		mutex_unlock(&s->lock);
+		mmap_read_unlock(mm);
+		snap->watched = false;
+		goto again;
+	}
 	if (!ret) {
 		p->sweep_at = snap->sweep_at;
-		mmap_read_lock(mm);
 		for (i = 0; i < n; i++)
 			if (!c[i].again && uwprof_cand_current(mm, &c[i]))
 				add[k++] = c[i].mod;
 		if (k)
 			ret = uwprof_mods_update(s, p, add, k, false, 0);
-		mmap_read_unlock(mm);
 	}
 	if (!ret)
 		ret = uwprof_snapshot(s, p, snap);
 	mutex_unlock(&s->lock);
+out_mmap:
+	mmap_read_unlock(mm);
+out:
+	uwprof_mmwatch_free(w);	/* made, then not needed (or NULL) */
 	return ret;
 }
 
@@ -606,6 +641,49 @@ static void uwprof_count_failed(struct uwprof_session *s, u32 n)
 }
 
 /*
+ * Task context of a thread the sample path found worth following (a child
+ * or new image of a followed process, any process with START_ALL): its
+ * entry, made now if need be, ignored unless @allowed
+ * (uwprof_may_follow_current()).  NULL if it cannot be followed.  Called
+ * with s->lock held.
+ */
+static struct uwprof_proc *uwprof_follow_current(struct uwprof_session *s,
+						 bool inherited, bool allowed)
+{
+	struct mm_struct *mm = current->mm;
+	struct uwprof_cpu *c;
+	struct uwprof_proc *p;
+	unsigned long flags;
+	bool fresh, wanted, ignored;
+	u32 user_pid;
+
+	p = xa_load(&s->procs, current->tgid);
+	if (p && p->mm == mm)
+		return p;
+	rcu_read_lock();
+	wanted = uwprof_follow_wanted(s, inherited);
+	rcu_read_unlock();
+	if (!wanted)
+		return NULL;
+	/* one that may not be sampled is remembered, not asked about again */
+	user_pid = task_tgid_nr_ns(current, s->pid_ns);
+	ignored = !user_pid || !allowed;
+	p = uwprof_proc_for_mm(s, current->tgid, user_pid, mm,
+			       current->group_leader->start_time, ignored,
+			       &fresh);
+	if (IS_ERR(p) || ignored)
+		return IS_ERR(p) ? NULL : p;
+	/* an inherited event sampled it: it has carried one since its fork */
+	if (inherited && !p->events_ns)
+		p->events_ns = current->group_leader->start_time;
+	local_irq_save(flags);
+	c = this_cpu_ptr(s->cpu);
+	uwprof_count(c, &c->stats.followed);
+	local_irq_restore(flags);
+	return p;
+}
+
+/*
  * current's entry, followed now if it should be, and a copy of its
  * modules: the only part of a deferred sample under s->lock, and none of
  * it waits on files or user memory.  -EPERM: not to be sampled.
@@ -623,8 +701,7 @@ static int uwprof_defer_follow(struct uwprof_session *s,
 	ret = mutex_lock_killable(&s->lock);
 	if (ret)
 		return ret;
-	p = s->closed ? NULL : uwprof_proc_follow_current(s, d->inherited,
-							  allowed);
+	p = s->closed ? NULL : uwprof_follow_current(s, d->inherited, allowed);
 	if (!p)
 		ret = s->closed ? -EPIPE : -ESRCH;
 	else if (p->ignored)
@@ -681,21 +758,4 @@ static void uwprof_defer_run(struct callback_head *work)
 	 */
 	atomic_inc(&uwprof_puts_pending);
 	uwprof_queue_work(&uwprof_put_work);
-}
-
-int uwprof_defer_init(struct uwprof_session *s)
-{
-	int i;
-
-	s->defer = kcalloc(UWPROF_DEFER_SLOTS, sizeof(*s->defer), GFP_KERNEL);
-	if (!s->defer)
-		return -ENOMEM;
-	for (i = 0; i < UWPROF_DEFER_SLOTS; i++)
-		s->defer[i].s = s;
-	return 0;
-}
-
-void uwprof_defer_free(struct uwprof_session *s)
-{
-	kfree(s->defer);
 }

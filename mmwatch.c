@@ -1,26 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The mm watch: an attachment is used only while its code is mapped.
+ * The mm watch: tells its owner, before the pages go, that a range of an
+ * address space is being unmapped (munmap, dlclose, a MAP_FIXED mapping
+ * over it, mremap away).  The registry owns one per process entry, made
+ * before the entry's first attachment (or code found to have no table)
+ * is published, and ends every attachment over the range in place, so the
+ * very next sample finds no table there (registry.c).
  *
- * A process entry registers an mmu interval notifier over its whole
- * address space before its first attachment (or code found to have no
- * table) is published.  When a range is unmapped (munmap, dlclose, a
- * MAP_FIXED mapping over it, mremap away), the invalidate callback runs
- * before the pages go, under the mmap lock of the unmapping thread: it
- * ends every entry of the process that overlaps the range, in place
- * (text_end = text_start), so the very next sample finds no table there.
- * It neither allocates nor sleeps; the ended entry is dropped from the
- * array at its next replacement (registry.c).
+ * A shared service: it calls no other file of the module.  Its owner
+ * hands it a struct uwprof_mmwatch_ops whose unmapped() it calls, under
+ * the unmapping thread's mmap lock and rcu_read_lock(): the callback may
+ * neither allocate nor sleep.
  *
  * An interval notifier, not a plain one: an mm with a plain notifier
  * waits for an SRCU grace period when it is torn down, so every exit and
  * exec of a profiled process would wait several milliseconds for it.
  *
- * Lifetime: the watch's proc pointer is cleared (unlink) before the entry
- * is freed, the callback reads it under RCU, and removing the notifier
- * (put, after a grace period, in process context) waits for a callback
- * still running; then the watch is freed.
+ * Lifetime: uwprof_mmwatch_new() inserts the notifier with no owner
+ * (unmaps are ignored); uwprof_mmwatch_own() names the owner, under the
+ * owner's lock; uwprof_mmwatch_unlink() clears it before the owner is
+ * freed; the callback reads it under RCU, and uwprof_mmwatch_free()
+ * (after a grace period, in process context) removes the notifier, which
+ * waits for a callback still running, then frees the watch.
+ *
+ * Locks: new() may take the mm's mmap lock for writing (the first
+ * notifier of an mm registers it) and free() waits for callbacks that
+ * run under the mmap lock: callers of either hold no lock at all that is
+ * taken under the mmap lock or in the callback.
  */
+#include <linux/err.h>
 #include <linux/mmu_notifier.h>
 #include <linux/slab.h>
 
@@ -28,32 +36,9 @@
 
 struct uwprof_mmwatch {
 	struct mmu_interval_notifier mni;
-	struct uwprof_proc __rcu *proc;
+	const struct uwprof_mmwatch_ops *ops;
+	void __rcu *owner;
 };
-
-/* End the entries of @p that overlap [start, end). */
-static void uwprof_mods_end_range(struct uwprof_proc *p, unsigned long start,
-				  unsigned long end)
-{
-	struct uwprof_mods *m;
-	bool ended = false;
-	u32 i;
-
-	spin_lock(&p->lock);
-	m = rcu_dereference_protected(p->mods, lockdep_is_held(&p->lock));
-	for (i = 0; m && i < m->n; i++) {
-		struct uw2_module *mod = &m->mod[i];
-
-		if (mod->text_start < end && start < mod->text_end) {
-			WRITE_ONCE(mod->text_end, mod->text_start);
-			ended = true;
-		}
-	}
-	/* the lookup caches' entries for the old contents are misses now */
-	if (ended)
-		WRITE_ONCE(m->tag, uwprof_mods_tag());
-	spin_unlock(&p->lock);
-}
 
 static bool uwprof_mm_invalidate(struct mmu_interval_notifier *mni,
 				 const struct mmu_notifier_range *range,
@@ -61,14 +46,14 @@ static bool uwprof_mm_invalidate(struct mmu_interval_notifier *mni,
 {
 	struct uwprof_mmwatch *w = container_of(mni, struct uwprof_mmwatch,
 						mni);
-	struct uwprof_proc *p;
+	void *owner;
 
 	if (range->event != MMU_NOTIFY_UNMAP)
 		return true;
 	rcu_read_lock();
-	p = rcu_dereference(w->proc);
-	if (p)
-		uwprof_mods_end_range(p, range->start, range->end);
+	owner = rcu_dereference(w->owner);
+	if (owner)
+		w->ops->unmapped(owner, range->start, range->end);
 	rcu_read_unlock();
 	return true;
 }
@@ -78,52 +63,56 @@ static const struct mmu_interval_notifier_ops uwprof_mm_ops = {
 };
 
 /*
- * Watch @mm for @p before its first entry is published; a no-op once it
- * is watched.  The watch comes with the first entry, not with the
- * process: a child the recorder follows from before its exec needs none
- * until its new image has tables.  @mm must have a user (the caller's
- * reference, or current's own mm) and not be locked by the caller.
+ * A watch over all of @mm, with no owner yet.  @mm must have a user (the
+ * caller's reference, or current's own mm); the caller holds no lock
+ * (above).
  */
-int uwprof_mmwatch_start(struct uwprof_proc *p, struct mm_struct *mm)
+struct uwprof_mmwatch *uwprof_mmwatch_new(struct mm_struct *mm,
+					  const struct uwprof_mmwatch_ops *ops)
 {
 	struct uwprof_mmwatch *w;
 	int ret;
 
-	if (p->watch)
-		return 0;
 	w = kzalloc(sizeof(*w), GFP_KERNEL_ACCOUNT);
 	if (!w)
-		return -ENOMEM;
-	RCU_INIT_POINTER(w->proc, p);
+		return ERR_PTR(-ENOMEM);
+	w->ops = ops;
 	ret = mmu_interval_notifier_insert(&w->mni, mm, 0, ULONG_MAX,
 					   &uwprof_mm_ops);
 	if (ret) {
 		kfree(w);
-		return ret;
+		return ERR_PTR(ret);
 	}
-	p->watch = w;
-	return 0;
+	return w;
 }
 
-/* What the watch of @p holds, for the STATS gauges. */
-size_t uwprof_mmwatch_bytes(const struct uwprof_proc *p)
+/* Unmaps of the watched mm are told to @owner from now on. */
+void uwprof_mmwatch_own(struct uwprof_mmwatch *w, void *owner)
 {
-	return p->watch ? sizeof(*p->watch) : 0;
+	rcu_assign_pointer(w->owner, owner);
 }
 
-/* The entry is leaving: the watch must not touch it after a grace period. */
-void uwprof_mmwatch_unlink(struct uwprof_proc *p)
+/* What a watch holds, for the STATS gauges. */
+size_t uwprof_mmwatch_bytes(const struct uwprof_mmwatch *w)
 {
-	if (p->watch)
-		RCU_INIT_POINTER(p->watch->proc, NULL);
+	return w ? sizeof(*w) : 0;
 }
 
-/* After uwprof_mmwatch_unlink() and a grace period; may sleep. */
-void uwprof_mmwatch_put(struct uwprof_proc *p)
+/* The owner is leaving: the watch must not tell it after a grace period. */
+void uwprof_mmwatch_unlink(struct uwprof_mmwatch *w)
 {
-	if (!p->watch)
+	if (w)
+		RCU_INIT_POINTER(w->owner, NULL);
+}
+
+/*
+ * After uwprof_mmwatch_unlink() and a grace period, or with no owner
+ * ever; may sleep.  NULL is no watch.
+ */
+void uwprof_mmwatch_free(struct uwprof_mmwatch *w)
+{
+	if (!w)
 		return;
-	mmu_interval_notifier_remove(&p->watch->mni);
-	kfree(p->watch);
-	p->watch = NULL;
+	mmu_interval_notifier_remove(&w->mni);
+	kfree(w);
 }

@@ -16,6 +16,22 @@
  * start time tells an exec from a reused pid); follow.c creates entries for
  * processes the module follows by itself.  Tables uploaded by build-id are
  * attached by follow.c, in the task's own context.
+ *
+ * This file owns both objects.  A table (struct uwprof_table) lives from
+ * its upload to the session's free; it has no count of its own.  A
+ * process entry (struct uwprof_proc) lives from uwprof_proc_for_mm() until
+ * it is unlinked from s->procs (reaped, replaced after an exec, dropped
+ * by a failed ATTACH, or at the session's free), then is buried and freed
+ * a grace period later on the module's workqueue, with its mm watch.
+ *
+ * Locks (session.c has the whole order): s->procs, s->tables and every
+ * entry's fields change under s->lock; p->lock (spinlock) nests inside it
+ * and keeps a module array's replacement (uwprof_mods_update()) from
+ * racing the mm watch's callback, which ends entries in place under it
+ * (uwprof_mods_end_range(), called under the unmapping thread's mmap
+ * lock).  Nothing here touches user memory or an mmap lock under s->lock:
+ * ATTACH finds the process and makes its mm watch before taking it, and
+ * LIST copies its answer out after.
  */
 #include <linux/cred.h>
 #include <linux/capability.h>
@@ -296,6 +312,7 @@ static bool uwprof_may_follow(struct uwprof_session *s, struct mm_struct *mm)
  * made on that mm, and the entry made of it applies to that mm alone: an
  * exec (of a setuid program, say) racing with the check gives a new mm,
  * which the entry never matches, so no exec_update_lock is needed.
+ * Called without s->lock.
  */
 static int uwprof_find_process(struct uwprof_session *s, u32 pid, u32 *tgid,
 			       struct mm_struct **mmp, u64 *start_time)
@@ -332,42 +349,10 @@ static int uwprof_find_process(struct uwprof_session *s, u32 pid, u32 *tgid,
 	return ret;
 }
 
-/* Frees entries after their grace period, in process context. */
-static struct workqueue_struct *uwprof_free_wq;
-
-int uwprof_registry_module_init(void)
-{
-	uwprof_free_wq = alloc_workqueue("uwprof_free", 0, 0);
-	return uwprof_free_wq ? 0 : -ENOMEM;
-}
-
-/* Run @fn in process context after a grace period. */
-void uwprof_free_after_gp(struct rcu_work *rw, work_func_t fn)
-{
-	INIT_RCU_WORK(rw, fn);
-	queue_rcu_work(uwprof_free_wq, rw);
-}
-
-/* Run @work on the module's workqueue, which module exit flushes. */
-void uwprof_queue_work(struct work_struct *work)
-{
-	queue_work(uwprof_free_wq, work);
-}
-
-/* Module exit: everything queued for freeing has been freed. */
-void uwprof_registry_module_exit(void)
-{
-	/* a session's free queues its entries' frees in turn */
-	rcu_barrier();
-	flush_workqueue(uwprof_free_wq);
-	rcu_barrier();
-	destroy_workqueue(uwprof_free_wq);
-}
-
 /* After uwprof_mmwatch_unlink() and a grace period. */
 static void uwprof_proc_free(struct uwprof_proc *p)
 {
-	uwprof_mmwatch_put(p);
+	uwprof_mmwatch_free(p->watch);
 	kfree(rcu_dereference_protected(p->mods, true));
 	mmdrop(p->mm);
 	kfree(p);
@@ -421,7 +406,7 @@ static void uwprof_procs_changed(struct uwprof_session *s)
  */
 static void uwprof_proc_bury(struct uwprof_session *s, struct uwprof_proc *p)
 {
-	uwprof_mmwatch_unlink(p);
+	uwprof_mmwatch_unlink(p->watch);
 	p->next_dead = s->graveyard;
 	s->graveyard = p;
 }
@@ -430,7 +415,7 @@ static u64 uwprof_proc_bytes(struct uwprof_proc *p)
 {
 	struct uwprof_mods *m = rcu_dereference_protected(p->mods, true);
 
-	return sizeof(*p) + uwprof_mmwatch_bytes(p) +
+	return sizeof(*p) + uwprof_mmwatch_bytes(p->watch) +
 	       (m ? struct_size(m, mod, m->n) : 0);
 }
 
@@ -485,13 +470,14 @@ void uwprof_reap_dead(struct uwprof_session *s)
 }
 
 /*
- * Get the entry of @tgid for @mm, replacing one left from before an exec.
- * *@fresh tells whether the process is new to the session.
+ * The entry of @tgid for @mm, made if need be, replacing one left from
+ * before an exec.  *@fresh tells whether the process is new to the
+ * session.  Called with s->lock held.
  */
-static struct uwprof_proc *uwprof_proc_get(struct uwprof_session *s, u32 tgid,
-					   u32 user_pid, struct mm_struct *mm,
-					   u64 start_time, bool ignored,
-					   bool *fresh)
+struct uwprof_proc *uwprof_proc_for_mm(struct uwprof_session *s, u32 tgid,
+				       u32 user_pid, struct mm_struct *mm,
+				       u64 start_time, bool ignored,
+				       bool *fresh)
 {
 	struct uwprof_proc *p = xa_load(&s->procs, tgid), *old;
 
@@ -527,6 +513,87 @@ static void uwprof_proc_drop(struct uwprof_session *s, struct uwprof_proc *p)
 	xa_erase(&s->procs, p->tgid);
 	uwprof_procs_changed(s);
 	uwprof_proc_bury(s, p);	/* its watch may be running */
+}
+
+/*
+ * A tag for a module array's contents, unique over the module's lifetime
+ * (it would take 2^32 updates to wrap: the caches' entries of an array
+ * would have to outlive them all).
+ */
+static u32 uwprof_mods_tag(void)
+{
+	static atomic_t last = ATOMIC_INIT(0);
+	u32 tag;
+
+	do {
+		tag = atomic_inc_return(&last);
+	} while (!tag);
+	return tag;
+}
+
+/*
+ * The mm watch's callback: end the entries of @owner (a struct
+ * uwprof_proc) that overlap [start, end), which is being unmapped.  Under
+ * the unmapping thread's mmap lock and rcu_read_lock(): it neither
+ * allocates nor sleeps; the ended entries are dropped from the array at
+ * its next replacement (uwprof_mods_update()).
+ */
+static void uwprof_mods_end_range(void *owner, unsigned long start,
+				  unsigned long end)
+{
+	struct uwprof_proc *p = owner;
+	struct uwprof_mods *m;
+	bool ended = false;
+	u32 i;
+
+	spin_lock(&p->lock);
+	m = rcu_dereference_protected(p->mods, lockdep_is_held(&p->lock));
+	for (i = 0; m && i < m->n; i++) {
+		struct uw2_module *mod = &m->mod[i];
+
+		if (mod->text_start < end && start < mod->text_end) {
+			WRITE_ONCE(mod->text_end, mod->text_start);
+			ended = true;
+		}
+	}
+	/* the lookup caches' entries for the old contents are misses now */
+	if (ended)
+		WRITE_ONCE(m->tag, uwprof_mods_tag());
+	spin_unlock(&p->lock);
+}
+
+static const struct uwprof_mmwatch_ops uwprof_proc_watch_ops = {
+	.unmapped = uwprof_mods_end_range,
+};
+
+/*
+ * A watch of @mm for a process entry, not yet given to one.  Made with no
+ * lock held: inserting it may take the mmap lock of @mm for writing.
+ * @mm must have a user (the caller's reference, or current's own mm).
+ */
+struct uwprof_mmwatch *uwprof_proc_watch_new(struct mm_struct *mm)
+{
+	return uwprof_mmwatch_new(mm, &uwprof_proc_watch_ops);
+}
+
+/*
+ * Have @p watched before its first entry is published, with *@w (from
+ * uwprof_proc_watch_new(), taken and cleared if used) unless it is
+ * watched already.  The watch comes with the first entry, not with the
+ * process: a child the recorder follows from before its exec needs none
+ * until its new image has tables.  -EAGAIN: @p is not watched and *@w is
+ * NULL; make one without s->lock and call again.  Called with s->lock.
+ */
+int uwprof_proc_watch(struct uwprof_proc *p, struct uwprof_mmwatch **w)
+{
+	if (p->watch)
+		return 0;
+	if (!*w)
+		return -EAGAIN;
+	uwprof_mmwatch_own(*w, p);
+	p->watch = *w;
+	*w = NULL;
+	return 0;
 }
 
 static int uwprof_mod_cmp(const void *a, const void *b)
@@ -651,37 +718,48 @@ static bool uwprof_attached_at(struct uwprof_proc *p, u32 start)
 	return false;
 }
 
+/* Would attaching a table to @tgid's @mm need a watch made first? */
+static bool uwprof_needs_watch(struct uwprof_session *s, u32 tgid,
+			       struct mm_struct *mm)
+{
+	struct uwprof_proc *p = xa_load(&s->procs, tgid);
+
+	/* the entry uwprof_proc_for_mm() would reuse, if watched */
+	return !(p && p->mm == mm && !p->ignored && p->watch);
+}
+
+/*
+ * Attach as @a asks to the process @tgid, whose @mm the caller holds a
+ * user reference to.  -EAGAIN (before any change): a table attach needs
+ * a watch of @mm and *@w is NULL.  Called with s->lock held.
+ */
 static long uwprof_attach_locked(struct uwprof_session *s,
-				 struct uwprof_attach *a)
+				 struct uwprof_attach *a, u32 tgid,
+				 struct mm_struct *mm, u64 start_time,
+				 struct uwprof_mmwatch **w)
 {
 	struct uwprof_table *t;
 	struct uw2_module mod;
-	struct mm_struct *mm;
 	struct uwprof_proc *p;
-	u64 start_time;
 	bool fresh;
-	u32 tgid;
-	int ret;
+	int ret = 0;
 
 	t = a->flags & UWPROF_ATTACH_FOLLOW ? NULL :
 	    xa_load(&s->tables, a->table_id);
 	if (!t && !(a->flags & UWPROF_ATTACH_FOLLOW))
 		return -ENOENT;
-	ret = uwprof_find_process(s, a->pid, &tgid, &mm, &start_time);
-	if (ret)
-		return ret;
-	p = uwprof_proc_get(s, tgid, a->pid, mm, start_time, false, &fresh);
-	if (IS_ERR(p)) {
-		mmput(mm);
+	if (t && !*w && uwprof_needs_watch(s, tgid, mm))
+		return -EAGAIN;
+	p = uwprof_proc_for_mm(s, tgid, a->pid, mm, start_time, false, &fresh);
+	if (IS_ERR(p))
 		return PTR_ERR(p);
-	}
 	if (t) {
 		if (uwprof_attachments(p) >= UWPROF_MAX_MODULES)
 			ret = -ENOSPC;
 		else if (uwprof_overlaps(p, a->text_start, a->text_end))
 			ret = -EEXIST;
 		else
-			ret = uwprof_mmwatch_start(p, mm);
+			ret = uwprof_proc_watch(p, w);
 		if (!ret) {
 			mod.text_start = a->text_start;
 			mod.text_end = a->text_end;
@@ -689,10 +767,12 @@ static long uwprof_attach_locked(struct uwprof_session *s,
 			ret = uwprof_mods_update(s, p, &mod, 1, false, 0);
 		}
 	}
-	mmput(mm);
-	/* Following creates events last: nothing to undo after it fails. */
-	if (!ret && fresh)
-		ret = uwprof_sampler_follow(s, p);
+	/*
+	 * The sampler's events last (its hook, while it samples): nothing
+	 * to undo after they fail.
+	 */
+	if (!ret && fresh && s->proc_attached)
+		ret = s->proc_attached(s, p);
 	/* A failed attach leaves no trace: no entry, no events. */
 	if (ret && fresh)
 		uwprof_proc_drop(s, p);
@@ -701,7 +781,11 @@ static long uwprof_attach_locked(struct uwprof_session *s,
 
 long uwprof_ioctl_attach(struct uwprof_session *s, void __user *arg)
 {
+	struct uwprof_mmwatch *w = NULL;
 	struct uwprof_attach a;
+	struct mm_struct *mm;
+	u64 start_time;
+	u32 tgid;
 	long ret;
 
 	ret = uwprof_copy_arg(&a, sizeof(a), arg);
@@ -712,10 +796,30 @@ long uwprof_ioctl_attach(struct uwprof_session *s, void __user *arg)
 	if (a.flags ? a.table_id || a.text_start || a.text_end :
 		      a.text_start >= a.text_end)
 		return -EINVAL;
-	mutex_lock(&s->lock);
-	uwprof_reap_dead(s);
-	ret = uwprof_attach_locked(s, &a);
-	mutex_unlock(&s->lock);
+	/* tables are only added while the file is open: no lock needed */
+	if (!a.flags && !xa_load(&s->tables, a.table_id))
+		return -ENOENT;
+	/* the process and its mm, before s->lock: see session.c, "Locks" */
+	ret = uwprof_find_process(s, a.pid, &tgid, &mm, &start_time);
+	if (ret)
+		return ret;
+	for (;;) {
+		mutex_lock(&s->lock);
+		uwprof_reap_dead(s);
+		ret = uwprof_attach_locked(s, &a, tgid, mm, start_time, &w);
+		mutex_unlock(&s->lock);
+		if (ret != -EAGAIN || w)
+			break;
+		/* not watched yet: the watch is made holding no lock */
+		w = uwprof_proc_watch_new(mm);
+		if (IS_ERR(w)) {
+			ret = PTR_ERR(w);
+			w = NULL;
+			break;
+		}
+	}
+	uwprof_mmwatch_free(w);	/* made, then not needed (or NULL) */
+	mmput(mm);
 	return ret;
 }
 
@@ -756,12 +860,15 @@ long uwprof_ioctl_detach(struct uwprof_session *s, void __user *arg)
 	return ret;
 }
 
-static u32 uwprof_list_proc(struct uwprof_proc *p,
-			    struct uwprof_attachment __user *out, u32 room,
-			    u32 done, struct uwprof_session *s, int *err)
+/*
+ * @p's attachments at @out[@done..@room), counted from @done: returns the
+ * count, which goes on past @room.  Called with s->lock held.
+ */
+static u32 uwprof_list_proc(struct uwprof_session *s, struct uwprof_proc *p,
+			    struct uwprof_attachment *out, u32 room, u32 done)
 {
 	struct uwprof_mods *m = rcu_dereference_protected(p->mods, true);
-	struct uwprof_attachment e;
+	struct uwprof_attachment *e;
 	struct uwprof_table *t;
 	unsigned long id;
 	u32 i;
@@ -769,64 +876,72 @@ static u32 uwprof_list_proc(struct uwprof_proc *p,
 	for (i = 0; m && i < m->n; i++) {
 		if (!m->mod[i].table || !uwprof_mod_live(&m->mod[i]))
 			continue;
-		if (done++ >= room || *err)
+		if (done++ >= room)
 			continue;
-		e.pid = p->user_pid;
-		e.text_start = m->mod[i].text_start;
-		e.text_end = m->mod[i].text_end;
-		e.table_id = 0;
+		e = &out[done - 1];
+		e->pid = p->user_pid;
+		e->text_start = m->mod[i].text_start;
+		e->text_end = m->mod[i].text_end;
+		e->table_id = 0;
 		xa_for_each(&s->tables, id, t)
 			if (&t->t == m->mod[i].table)
-				e.table_id = t->id;
-		if (copy_to_user(&out[done - 1], &e, sizeof(e)))
-			*err = -EFAULT;
+				e->table_id = t->id;
 	}
 	return done;
 }
 
-long uwprof_ioctl_list(struct uwprof_session *s, void __user *arg)
+/* The attachments LIST reports, at most @room of them in @out. */
+static u32 uwprof_list_all(struct uwprof_session *s, u32 pid,
+			   struct uwprof_attachment *out, u32 room)
 {
-	struct uwprof_attachment __user *out;
-	struct uwprof_list l;
 	struct uwprof_proc *p;
 	unsigned long tgid;
 	u32 n = 0;
-	int err = 0;
+
+	xa_for_each(&s->procs, tgid, p)
+		if ((!pid || p->user_pid == pid) && !uwprof_proc_dead(p))
+			n = uwprof_list_proc(s, p, out, room, n);
+	return n;
+}
+
+/*
+ * The entries are gathered under s->lock and copied out after it: no
+ * user memory is touched under s->lock (session.c, "Locks").
+ */
+long uwprof_ioctl_list(struct uwprof_session *s, void __user *arg)
+{
+	struct uwprof_attachment *buf = NULL;
+	struct uwprof_list l;
+	u32 n, room;
+	int err;
 
 	err = uwprof_copy_arg(&l, sizeof(l), arg);
 	if (err)
 		return err;
 	if (l.flags)
 		return -EINVAL;
-	out = u64_to_user_ptr(l.entries);
 	mutex_lock(&s->lock);
 	uwprof_reap_dead(s);
-	xa_for_each(&s->procs, tgid, p)
-		if ((!l.pid || p->user_pid == l.pid) && !uwprof_proc_dead(p))
-			n = uwprof_list_proc(p, out, l.count, n, s, &err);
+	n = uwprof_list_all(s, l.pid, NULL, 0);
+	room = min(l.count, n);
+	if (room) {
+		buf = kvmalloc_array(room, sizeof(*buf), GFP_KERNEL_ACCOUNT);
+		if (buf)
+			uwprof_list_all(s, l.pid, buf, room);
+	}
 	mutex_unlock(&s->lock);
+	if (room && !buf)
+		return -ENOMEM;
+	if (room && copy_to_user(u64_to_user_ptr(l.entries), buf,
+				 array_size(room, sizeof(*buf))))
+		err = -EFAULT;
+	kvfree(buf);
 	if (err)
 		return err;
 	l.count = n;
 	if (copy_to_user(arg, &l, min_t(u32, l.size, sizeof(l))))
 		return -EFAULT;
 	return 0;
-}
-
-/*
- * A tag for a module array's contents, unique over the module's lifetime
- * (it would take 2^32 updates to wrap: the caches' entries of an array
- * would have to outlive them all).
- */
-u32 uwprof_mods_tag(void)
-{
-	static atomic_t last = ATOMIC_INIT(0);
-	u32 tag;
-
-	do {
-		tag = atomic_inc_return(&last);
-	} while (!tag);
-	return tag;
 }
 
 /*
@@ -861,49 +976,6 @@ struct uwprof_proc *uwprof_proc_of_current(struct uwprof_session *s,
 bool uwprof_may_follow_current(struct uwprof_session *s)
 {
 	return current->mm && uwprof_may_follow(s, current->mm);
-}
-
-/*
- * Task context of a thread the sample path found worth following (a child
- * or new image of a followed process, any process with START_ALL): its
- * entry, made now if need be, ignored unless @allowed
- * (uwprof_may_follow_current()).  NULL if it cannot be followed.  Called
- * with s->lock held.
- */
-struct uwprof_proc *uwprof_proc_follow_current(struct uwprof_session *s,
-					       bool inherited, bool allowed)
-{
-	struct mm_struct *mm = current->mm;
-	struct uwprof_cpu *c;
-	struct uwprof_proc *p;
-	unsigned long flags;
-	bool fresh, wanted, ignored;
-	u32 user_pid;
-
-	p = xa_load(&s->procs, current->tgid);
-	if (p && p->mm == mm)
-		return p;
-	rcu_read_lock();
-	wanted = uwprof_follow_wanted(s, inherited);
-	rcu_read_unlock();
-	if (!wanted)
-		return NULL;
-	/* one that may not be sampled is remembered, not asked about again */
-	user_pid = task_tgid_nr_ns(current, s->pid_ns);
-	ignored = !user_pid || !allowed;
-	p = uwprof_proc_get(s, current->tgid, user_pid, mm,
-			    current->group_leader->start_time, ignored,
-			    &fresh);
-	if (IS_ERR(p) || ignored)
-		return IS_ERR(p) ? NULL : p;
-	/* an inherited event sampled it: it has carried one since its fork */
-	if (inherited && !p->events_ns)
-		p->events_ns = current->group_leader->start_time;
-	local_irq_save(flags);
-	c = this_cpu_ptr(s->cpu);
-	uwprof_count(c, &c->stats.followed);
-	local_irq_restore(flags);
-	return p;
 }
 
 /*

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Per-CPU record rings and the read side of /dev/unwind_samples.
+ * Per-CPU record rings, the sample records written to them (from the
+ * interrupt, sampler.c, or a task's own context, follow.c) and the read
+ * side of /dev/unwind_samples.
  *
  * Why not the kernel's ring_buffer: each ring has exactly one writer, the
  * sampling interrupt of its CPU, which cannot nest with itself, and one
@@ -20,6 +22,7 @@
  * unread); otherwise the flush timer wakes it every wakeup_ms while
  * records wait, which bounds both the wake-up rate and a record's delay.
  */
+#include <linux/ktime.h>
 #include <linux/poll.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -43,7 +46,7 @@ int uwprof_rings_alloc(struct uwprof_session *s, u32 bytes_per_cpu)
 	for_each_possible_cpu(cpu) {
 		struct uwprof_ring *r = &per_cpu_ptr(s->cpu, cpu)->ring;
 
-		r->data = vzalloc(size);
+		r->data = __vmalloc(size, GFP_KERNEL_ACCOUNT | __GFP_ZERO);
 		if (!r->data)
 			return -ENOMEM;
 		r->size = size;
@@ -101,6 +104,51 @@ void uwprof_ring_commit(struct uwprof_session *s, struct uwprof_ring *r,
 		irq_work_queue(&s->wakeup_work);
 }
 
+/*
+ * Count one taken sample and write its record to @c's ring; on the ring's
+ * own CPU with interrupts off (the interrupt, or a deferred sample).
+ * Returns the time the record's handler_ns ends at.
+ */
+u64 uwprof_deliver(struct uwprof_session *s, struct uwprof_cpu *c,
+		   const struct uwprof_rec_info *ri, u64 t0)
+{
+	u32 len = ALIGN(sizeof(struct uwprof_record) +
+			ri->nframes * sizeof(u32), 8);
+	/* per sample, so collectors can see the spread, not just sum and max */
+	u64 end = ktime_get_ns();
+	struct uwprof_record *rec;
+
+	rec = uwprof_ring_reserve(&c->ring, len);
+	u64_stats_update_begin(&c->syncp);
+	c->stats.taken++;
+	c->stats.kernel_context += !!(ri->flags & UWPROF_RF_KERNEL);
+	c->stats.deferred += !!(ri->flags & UWPROF_RF_DEFERRED);
+	c->stats.stop[ri->stop]++;
+	if (rec) {
+		c->stats.delivered++;
+		c->stats.frames += ri->nframes;
+		c->stats.bytes += len;
+	} else {
+		c->stats.dropped_full++;
+	}
+	u64_stats_update_end(&c->syncp);
+	if (!rec)
+		return end;
+	rec->size = len;
+	rec->type = UWPROF_RECORD_SAMPLE;
+	rec->stop = ri->stop;
+	rec->flags = ri->flags;
+	rec->cpu = ri->cpu;
+	rec->pid = ri->pid;
+	rec->tid = ri->tid;
+	rec->time_ns = ri->time_ns;
+	rec->nframes = ri->nframes;
+	rec->handler_ns = min_t(u64, end - t0, U32_MAX);
+	memcpy(rec->frames, ri->frames, ri->nframes * sizeof(u32));
+	uwprof_ring_commit(s, &c->ring, len);
+	return end;
+}
+
 static bool uwprof_ring_empty(struct uwprof_ring *r)
 {
 	/* Pairs with the writer's release in uwprof_ring_commit(). */
@@ -128,9 +176,27 @@ static void uwprof_flush(struct timer_list *t)
 			  jiffies + msecs_to_jiffies(s->wakeup_ms));
 }
 
-void uwprof_flush_init(struct uwprof_session *s)
+static void uwprof_wakeup(struct irq_work *work)
 {
+	struct uwprof_session *s = container_of(work, struct uwprof_session,
+						wakeup_work);
+
+	wake_up_interruptible(&s->readers);
+}
+
+/* The read side of a new session: readers, their wake-ups. */
+void uwprof_readers_init(struct uwprof_session *s)
+{
+	init_waitqueue_head(&s->readers);
+	mutex_init(&s->read_lock);
+	init_irq_work(&s->wakeup_work, uwprof_wakeup);
 	timer_setup(&s->flush_timer, uwprof_flush, 0);
+}
+
+/* Sampling stopped: a wakeup still queued has finished on return. */
+void uwprof_readers_sync(struct uwprof_session *s)
+{
+	irq_work_sync(&s->wakeup_work);
 }
 
 /* With s->lock held, once s->sampling is set. */

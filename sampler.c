@@ -16,6 +16,14 @@
  * tag of the module array it was filled from (struct uwprof_mods).
  * Samples it cannot finish (a process to follow, code not examined yet, a
  * page not resident) it hands to the task's own context (follow.c).
+ *
+ * This file owns the perf events (per CPU in struct uwprof_cpu, per task
+ * in s->task_events): made at START, released at STOP or when the file is
+ * closed, under s->lock; cpus_read_lock() and perf's locks nest inside it
+ * (session.c has the whole order), and the hotplug callbacks take no lock
+ * of the session's.  While it samples it sets s->proc_attached, the hook
+ * through which ATTACH (registry.c, below this file) has a new process
+ * followed per task.
  */
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
@@ -123,51 +131,6 @@ static u32 uwprof_unwind(struct uwprof_session *s, struct uwprof_cpu *c,
 				  &nframes, mods ? mods->uw2_flags : 0,
 				  &c->unwind->lookups);
 	return nframes;
-}
-
-/*
- * Count one taken sample and write its record to @c's ring; on the ring's
- * own CPU with interrupts off (the interrupt, or a deferred sample).
- * Returns the time the record's handler_ns ends at.
- */
-u64 uwprof_deliver(struct uwprof_session *s, struct uwprof_cpu *c,
-		   const struct uwprof_rec_info *ri, u64 t0)
-{
-	u32 len = ALIGN(sizeof(struct uwprof_record) +
-			ri->nframes * sizeof(u32), 8);
-	/* per sample, so collectors can see the spread, not just sum and max */
-	u64 end = ktime_get_ns();
-	struct uwprof_record *rec;
-
-	rec = uwprof_ring_reserve(&c->ring, len);
-	u64_stats_update_begin(&c->syncp);
-	c->stats.taken++;
-	c->stats.kernel_context += !!(ri->flags & UWPROF_RF_KERNEL);
-	c->stats.deferred += !!(ri->flags & UWPROF_RF_DEFERRED);
-	c->stats.stop[ri->stop]++;
-	if (rec) {
-		c->stats.delivered++;
-		c->stats.frames += ri->nframes;
-		c->stats.bytes += len;
-	} else {
-		c->stats.dropped_full++;
-	}
-	u64_stats_update_end(&c->syncp);
-	if (!rec)
-		return end;
-	rec->size = len;
-	rec->type = UWPROF_RECORD_SAMPLE;
-	rec->stop = ri->stop;
-	rec->flags = ri->flags;
-	rec->cpu = ri->cpu;
-	rec->pid = ri->pid;
-	rec->tid = ri->tid;
-	rec->time_ns = ri->time_ns;
-	rec->nframes = ri->nframes;
-	rec->handler_ns = min_t(u64, end - t0, U32_MAX);
-	memcpy(rec->frames, ri->frames, ri->nframes * sizeof(u32));
-	uwprof_ring_commit(s, &c->ring, len);
-	return end;
 }
 
 /*
@@ -466,7 +429,7 @@ static int uwprof_follow_process(struct uwprof_session *s,
 	/* krealloc_array() is 5.12 and later; array_size() saturates */
 	evs = krealloc(s->task_events,
 		       array_size(s->n_task_events + room, sizeof(*evs)),
-		       GFP_KERNEL);
+		       GFP_KERNEL_ACCOUNT);
 	if (evs)
 		s->task_events = evs;
 	if (!tasks || !evs) {
@@ -504,10 +467,6 @@ static int uwprof_follow_process(struct uwprof_session *s,
 }
 
 /*
- * A process attached while sampling per task is followed too; if it
- * cannot be, the attach fails.
- */
-/*
  * Do a per-task session's child processes inherit their parent's events?
  * With START_INHERIT, and on kernels that cannot inherit to threads alone.
  */
@@ -520,7 +479,13 @@ static bool uwprof_children_inherit(struct uwprof_session *s)
 #endif
 }
 
-int uwprof_sampler_follow(struct uwprof_session *s, struct uwprof_proc *p)
+/*
+ * s->proc_attached while sampling: a process attached while sampling per
+ * task is followed too; if it cannot be, the attach fails.  Called with
+ * s->lock held.
+ */
+static int uwprof_sampler_follow(struct uwprof_session *s,
+				 struct uwprof_proc *p)
 {
 	if (!s->sampling || !s->per_task || p->ignored ||
 	    (uwprof_children_inherit(s) && uwprof_inherits_events(s, p->tgid)))
@@ -572,8 +537,10 @@ long uwprof_ioctl_start(struct uwprof_session *s, void __user *arg)
 		if (ret)
 			uwprof_events_release(s);
 		s->sampling = !ret;
-		if (s->sampling)
+		if (s->sampling) {
+			s->proc_attached = uwprof_sampler_follow;
 			uwprof_flush_start(s);
+		}
 	}
 	mutex_unlock(&s->lock);
 	return ret;
@@ -585,6 +552,7 @@ void uwprof_sampler_stop(struct uwprof_session *s)
 	if (!s->sampling)
 		return;
 	uwprof_events_release(s);
+	s->proc_attached = NULL;
 	WRITE_ONCE(s->sampling, false);
 	uwprof_flush_stop(s);
 }

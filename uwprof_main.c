@@ -2,12 +2,20 @@
 /*
  * uwprof: sample user-space stacks of ARM32 processes and unwind them in
  * the kernel with uploaded unwind tables.  This file holds the module's
- * parameters and ties the parts together; each part lives in its own file:
- * chardev.c (the device), registry.c (tables and attachments), sampler.c
- * (perf events and the sample handler), ringbuf.c (records), unwind_v2.c
- * (the unwinder), follow.c (following processes, samples finished in the
- * task's context), buildid.c (reading ELF build-ids), mmwatch.c (ending
- * attachments on munmap).
+ * parameters and ties the parts together; each part lives in its own
+ * file, in layers that call only downward (docs/LAYERS.md):
+ *
+ *   chardev.c      the device file and the ioctl dispatch
+ *   sampler.c      perf events and the sample handler
+ *   follow.c       following processes, samples finished in the task's
+ *                  context
+ *   session.c      the session's lifetime, reference count and lock
+ *                  order
+ *   registry.c     tables and process entries (attachments)
+ *   ringbuf.c, mmwatch.c, buildid.c, uarg.c, workq.c
+ *                  records, the mm watch, ELF build-ids, ioctl
+ *                  arguments, the module's workqueue
+ *   unwind_v2.c    the unwinder
  */
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -50,21 +58,21 @@ MODULE_PARM_DESC(stack_window,
 
 static int __init uwprof_init(void)
 {
-	int ret = uwprof_registry_module_init();
+	int ret = uwprof_workq_module_init();
 
 	if (ret)
 		return ret;
 	ret = uwprof_sampler_module_init();
 	if (ret)
-		goto err_registry;
+		goto err_workq;
 	ret = uwprof_chardev_init();
 	if (ret)
 		goto err_sampler;
 	return 0;
 err_sampler:
 	uwprof_sampler_module_exit();
-err_registry:
-	uwprof_registry_module_exit();
+err_workq:
+	uwprof_workq_module_exit();
 	return ret;
 }
 
@@ -73,7 +81,7 @@ static void __exit uwprof_exit(void)
 	uwprof_chardev_exit();
 	uwprof_sampler_module_exit();
 	/* entries of exited processes still queued for freeing */
-	uwprof_registry_module_exit();
+	uwprof_workq_module_exit();
 }
 
 module_init(uwprof_init);

@@ -1,5 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Declarations shared by the files of the uwprof module. */
+/*
+ * Declarations shared by the files of the uwprof module, by file.  The
+ * files call only downward (docs/LAYERS.md): chardev.c; sampler.c,
+ * follow.c, session.c, registry.c; then ringbuf.c, mmwatch.c, buildid.c,
+ * uarg.c, workq.c; then unwind_v2.c.  session.c's header comment has the
+ * lock order.
+ */
 #ifndef UWPROF_MOD_H
 #define UWPROF_MOD_H
 
@@ -216,7 +222,7 @@ struct uwprof_defer {
 struct uwprof_session {
 	refcount_t ref;			/* the file, and each queued defer */
 	bool closed;			/* the file is gone: defers only drop */
-	struct mutex lock;		/* serialises ioctls and teardown */
+	struct mutex lock;		/* ioctls, teardown: order in session.c */
 	struct xarray tables;		/* id -> struct uwprof_table */
 	u32 next_table_id;
 	u64 table_bytes;
@@ -230,6 +236,12 @@ struct uwprof_session {
 	u32 stack_window;
 	bool sampling;
 	bool per_task;			/* events follow threads, not CPUs */
+	/*
+	 * The sampler's hook, set while it samples (under s->lock): a
+	 * process ATTACH added gets its per-task events.  registry.c calls
+	 * it, as it may not call sampler.c, which sits above it.
+	 */
+	int (*proc_attached)(struct uwprof_session *s, struct uwprof_proc *p);
 	u32 freq_hz;
 	struct hlist_node cpuhp_node;	/* per-CPU mode: CPUs that come and go */
 	bool cpuhp_added;
@@ -258,14 +270,14 @@ struct uwprof_session {
 /* chardev.c */
 int uwprof_chardev_init(void);
 void uwprof_chardev_exit(void);
-int uwprof_copy_arg(void *dst, size_t dst_size, void __user *src);
+
+/* session.c: the session's lifetime */
+struct uwprof_session *uwprof_session_create(struct file *file);
+void uwprof_session_close(struct uwprof_session *s);
+void uwprof_session_get(struct uwprof_session *s);
 void uwprof_session_put(struct uwprof_session *s);
 
 /* registry.c: tables and attachments */
-int uwprof_registry_module_init(void);
-void uwprof_registry_module_exit(void);
-void uwprof_free_after_gp(struct rcu_work *rw, work_func_t fn);
-void uwprof_queue_work(struct work_struct *work);
 void uwprof_registry_init(struct uwprof_session *s);
 void uwprof_registry_free(struct uwprof_session *s);
 long uwprof_ioctl_table_upload(struct uwprof_session *s, void __user *arg);
@@ -277,19 +289,29 @@ void uwprof_registry_held(struct uwprof_session *s, u64 *procs, u64 *bytes);
 struct uwprof_proc *uwprof_proc_of_current(struct uwprof_session *s,
 					   struct uwprof_cpu *c);
 bool uwprof_may_follow_current(struct uwprof_session *s);
-struct uwprof_proc *uwprof_proc_follow_current(struct uwprof_session *s,
-					       bool inherited, bool allowed);
+struct uwprof_proc *uwprof_proc_for_mm(struct uwprof_session *s, u32 tgid,
+				       u32 user_pid, struct mm_struct *mm,
+				       u64 start_time, bool ignored,
+				       bool *fresh);
 int uwprof_mods_update(struct uwprof_session *s, struct uwprof_proc *p,
 		       const struct uw2_module *add, u32 nadd, bool drop,
 		       u32 drop_start);
 bool uwprof_mod_live(const struct uw2_module *m);
-u32 uwprof_mods_tag(void);
+struct uwprof_mmwatch *uwprof_proc_watch_new(struct mm_struct *mm);
+int uwprof_proc_watch(struct uwprof_proc *p, struct uwprof_mmwatch **w);
 
-/* mmwatch.c: attachments end when their range is unmapped */
-int uwprof_mmwatch_start(struct uwprof_proc *p, struct mm_struct *mm);
-size_t uwprof_mmwatch_bytes(const struct uwprof_proc *p);
-void uwprof_mmwatch_unlink(struct uwprof_proc *p);
-void uwprof_mmwatch_put(struct uwprof_proc *p);
+/* mmwatch.c: its owner is told when a range of an mm is unmapped */
+struct uwprof_mmwatch_ops {
+	/* [@start, @end) is being unmapped; may neither sleep nor allocate */
+	void (*unmapped)(void *owner, unsigned long start, unsigned long end);
+};
+
+struct uwprof_mmwatch *uwprof_mmwatch_new(struct mm_struct *mm,
+					  const struct uwprof_mmwatch_ops *ops);
+void uwprof_mmwatch_own(struct uwprof_mmwatch *w, void *owner);
+size_t uwprof_mmwatch_bytes(const struct uwprof_mmwatch *w);
+void uwprof_mmwatch_unlink(struct uwprof_mmwatch *w);
+void uwprof_mmwatch_free(struct uwprof_mmwatch *w);
 
 /* buildid.c: what the module reads of an executable file mapping */
 struct uwprof_elf_map {
@@ -313,23 +335,17 @@ bool uwprof_defer_wanted(struct uwprof_session *s, struct uwprof_proc *p,
 			 enum uw2_stop stop, const u32 *frames, u32 nframes);
 bool uwprof_defer(struct uwprof_session *s, const struct uw2_regs *regs,
 		  bool in_kernel, bool thumb, bool inherited);
-int uwprof_defer_init(struct uwprof_session *s);
-void uwprof_defer_free(struct uwprof_session *s);
 
-/* ringbuf.c */
-int uwprof_rings_alloc(struct uwprof_session *s, u32 bytes_per_cpu);
-void uwprof_rings_free(struct uwprof_session *s);
-void *uwprof_ring_reserve(struct uwprof_ring *r, u32 len);
-void uwprof_ring_commit(struct uwprof_session *s, struct uwprof_ring *r,
-			u32 len);
-ssize_t uwprof_read(struct uwprof_session *s, char __user *buf, size_t len,
-		    bool nonblock);
-bool uwprof_rings_empty(struct uwprof_session *s);
-void uwprof_flush_init(struct uwprof_session *s);
-void uwprof_flush_start(struct uwprof_session *s);
-void uwprof_flush_stop(struct uwprof_session *s);
+/* uarg.c: ioctl arguments */
+int uwprof_copy_arg(void *dst, size_t dst_size, void __user *src);
 
-/* sampler.c */
+/* workq.c: the module's workqueue */
+int uwprof_workq_module_init(void);
+void uwprof_workq_module_exit(void);
+void uwprof_free_after_gp(struct rcu_work *rw, work_func_t fn);
+void uwprof_queue_work(struct work_struct *work);
+
+/* ringbuf.c: records */
 struct uwprof_rec_info {
 	u32 pid;
 	u32 tid;
@@ -354,12 +370,25 @@ static inline u32 uwprof_tid(const struct uwprof_session *s)
 
 u64 uwprof_deliver(struct uwprof_session *s, struct uwprof_cpu *c,
 		   const struct uwprof_rec_info *ri, u64 t0);
+int uwprof_rings_alloc(struct uwprof_session *s, u32 bytes_per_cpu);
+void uwprof_rings_free(struct uwprof_session *s);
+void *uwprof_ring_reserve(struct uwprof_ring *r, u32 len);
+void uwprof_ring_commit(struct uwprof_session *s, struct uwprof_ring *r,
+			u32 len);
+ssize_t uwprof_read(struct uwprof_session *s, char __user *buf, size_t len,
+		    bool nonblock);
+bool uwprof_rings_empty(struct uwprof_session *s);
+void uwprof_readers_init(struct uwprof_session *s);
+void uwprof_readers_sync(struct uwprof_session *s);
+void uwprof_flush_start(struct uwprof_session *s);
+void uwprof_flush_stop(struct uwprof_session *s);
+
+/* sampler.c */
 int uwprof_sampler_module_init(void);
 void uwprof_sampler_module_exit(void);
 long uwprof_ioctl_start(struct uwprof_session *s, void __user *arg);
 long uwprof_ioctl_stop(struct uwprof_session *s);
 void uwprof_sampler_stop(struct uwprof_session *s);
-int uwprof_sampler_follow(struct uwprof_session *s, struct uwprof_proc *p);
 long uwprof_ioctl_stats(struct uwprof_session *s, void __user *arg);
 
 #endif /* UWPROF_MOD_H */

@@ -31,7 +31,7 @@ figures() {
 	local spec name runs rc
 	echo "\`make $label\` at commit $(git -C "$here/.." rev-parse --short HEAD 2>/dev/null || echo unknown)$(
 		git -C "$here/.." diff --quiet HEAD -- 2>/dev/null || echo +changes)," \
-		"$(date -u +%Y-%m-%d), FUZZ_JOBS=$jobs${FUZZ_RUNS:+, FUZZ_RUNS=$FUZZ_RUNS}," \
+		"$(date -u +%Y-%m-%d), ${seconds} s a harness${FUZZ_RUNS:+ or $FUZZ_RUNS executions}, FUZZ_JOBS=$jobs," \
 		"on $(nproc) cores (load average $(cut -d' ' -f1 /proc/loadavg) at the end):"
 	echo
 	echo "| harness | executions | wall | result |"
@@ -41,7 +41,7 @@ figures() {
 		runs=$(sed -n "s/^# $name: \([0-9?]*\) executions.*/\1/p" "$root/$name.out")
 		rc=$(cat "$root/$name.rc" 2>/dev/null || echo 1)
 		echo "| \`fuzz_$name\` | ${runs:-?} | $(($(cat "$root/$name.t1") - $(cat "$root/$name.t0"))) s |" \
-			"$([ "$rc" -eq 0 ] && echo none || echo "FAILED: $root/$name/artifacts")"
+			"$([ "$rc" -eq 0 ] && echo none || echo "FAILED: $root/$name/artifacts") |"
 	done
 }
 

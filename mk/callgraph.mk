@@ -5,4 +5,9 @@
 call-graph:
 	$(Q)scripts/call-graph.py
 
-.PHONY: call-graph
+# make layers-doc: the call graphs into docs/LAYERS.md, naming the commit
+# they came from (scripts/layers-doc.sh).
+layers-doc:
+	$(Q)scripts/layers-doc.sh
+
+.PHONY: call-graph layers-doc

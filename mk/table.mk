@@ -4,8 +4,12 @@
 
 TABLE_CORE	:= tools/uwprof/table/enc.c tools/uwprof/table/conv.c \
 		   tools/uwprof/table/layout.c tools/uwprof/table/breakpad.c
+# Prologue analysis, one file per idea (table/prologue_int.h lists them).
+PROLOGUE_SRCS	:= $(addprefix tools/uwprof/table/prologue_,state.c insn.c dp.c \
+		   ldst.c frame.c apcs.c clone.c decode.c cfi.c path.c jump.c \
+		   step.c walk.c sym.c cover.c pass.c thread.c)
 TABLE_ELF	:= tools/uwprof/table/dwarf.c tools/uwprof/table/ehabi.c \
-		   tools/uwprof/table/elf.c tools/uwprof/table/prologue.c \
+		   tools/uwprof/table/elf.c $(PROLOGUE_SRCS) \
 		   tools/uwprof/table/plt.c tools/uwprof/table/noreturn.c \
 		   tools/uwprof/table/spans.c tools/uwprof/table/discover.c \
 		   tools/uwprof/table/discover_walk.c \
@@ -46,7 +50,7 @@ HOST_TEST_SCRIPTS += tests/host/table_cli.sh tests/host/thread_entry.sh \
 HOST_TESTS	+= test_table_prologue
 test_table_prologue_SRCS := $(TABLE_CORE) tools/uwprof/table/elf.c \
 		   tools/uwprof/table/extsyms.c \
-		   tools/uwprof/table/prologue.c tools/uwprof/table/plt.c tools/uwprof/lib/regfile.c \
+		   $(PROLOGUE_SRCS) tools/uwprof/table/plt.c tools/uwprof/lib/regfile.c \
 		   tools/uwprof/table/spans.c
 test_table_prologue_LIBS := -ldw -lelf -lcapstone
 # table/elf.c opens its input through lib/elf.c (a file, or APK!/ENTRY)

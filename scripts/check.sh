@@ -52,6 +52,8 @@ $MAKE --no-print-directory setup || { echo "check: set-up failed"; echo "0 passe
 counted test-host $MAKE --no-print-directory test-host
 counted test-browser $MAKE --no-print-directory test-browser
 single module $MAKE --no-print-directory module
+# The module's and the tools' files call one way, in layers (no circle).
+single call-graph $MAKE --no-print-directory call-graph
 # The module for a kernel build tree as README documents it: make module
 # KDIR= into a scratch output, and dkms build (dkms.conf).
 counted module-build scripts/module-build-check.sh armmp-6.1

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Prologue analysis (tools/uwprof/table/prologue.c).
+ * Prologue analysis (tools/uwprof/table/prologue_*.c).
  *
  * Hand-assembled ARM and Thumb sequences (bytes checked against the
  * encodings in the ARM ARM) with the rules each instruction boundary must

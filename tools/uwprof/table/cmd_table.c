@@ -595,6 +595,11 @@ static int read_inputs(struct gen *g, struct tb_elf *e)
 		uw_err("table: %s", err);
 		return UWPROF_EXIT_USAGE;
 	}
+	/* a stripped file's MiniDebugInfo or debuglink symbols */
+	if (tb_elf_read_ext_symbols(e, g->o->input) < 0) {
+		uw_err("table: %s: out of memory", g->o->input);
+		return UWPROF_EXIT_FAIL;
+	}
 	if (attach_debug_file(g, e))
 		return UWPROF_EXIT_USAGE;
 	/* The table covers all executable code of .text's segment;

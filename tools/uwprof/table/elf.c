@@ -88,7 +88,7 @@ static int sec_cmp(const void *a, const void *b)
 }
 
 /* Symbols and mapping symbols by address; none at all is fine (NULL). */
-static void sort_symbols(struct tb_elf *e)
+void tb_elf_sort_symbols(struct tb_elf *e)
 {
 	if (e->nsyms)
 		qsort(e->syms, e->nsyms, sizeof(*e->syms), sym_cmp);
@@ -270,9 +270,7 @@ int tb_elf_open(struct tb_elf *e, const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "%s has no .text section", path);
 		goto fail;
 	}
-	sort_symbols(e);
-	if (tb_elf_read_ext_symbols(e, path) > 0)
-		sort_symbols(e);
+	tb_elf_sort_symbols(e);
 	qsort(e->secs, e->nsecs, sizeof(*e->secs), sec_cmp);
 	return 0;
 fail:
@@ -425,7 +423,7 @@ int tb_elf_attach_debug(struct tb_elf *e, const char *path, char *err,
 			 e->meta.build_id_len ? want : "(none)");
 		return -1;
 	}
-	sort_symbols(e);
+	tb_elf_sort_symbols(e);
 	return 0;
 }
 

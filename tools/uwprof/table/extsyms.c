@@ -72,6 +72,8 @@ int tb_elf_read_ext_symbols(struct tb_elf *e, const char *path)
 		return 0;
 	}
 	n = add_syms(e, m, n);
+	if (n > 0)
+		tb_elf_sort_symbols(e);
 	/* the names live in libdwfl's copy until tb_elf_close */
 	e->dwfl = d;
 	return n;

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Prologue analysis: one function's bytes decoded with capstone into the
+ * walker's instruction array, stepping over the literal pools inside it:
+ * those the mapping symbols name, and without mapping symbols (a stripped
+ * library's .dynsym) those that the pc-relative loads decoded before them
+ * read.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include "table/prologue_int.h"
+
+/* Bytes of data starting at @addr, or 0. */
+static u32 data_at(const struct pa_flow *fl, u32 addr)
+{
+	for (u32 k = 0; k < fl->ndata; k++)
+		if (fl->data[k].lo <= addr && addr < fl->data[k].hi)
+			return fl->data[k].hi - addr;
+	for (u32 k = 0; k < fl->nlits; k++)
+		if (fl->lits[k].lo <= addr && addr < fl->lits[k].hi)
+			return fl->lits[k].hi - addr;
+	return 0;
+}
+
+/*
+ * Code without mapping symbols (a stripped shared library keeps only
+ * .dynsym) has its literal pools found from the pc-relative loads that
+ * read them: a load decoded before its pool marks the words it reads as
+ * data, so the decoder steps over them.  A pool read only from code after
+ * it is decoded as instructions, reached by no path, and the function is
+ * refused (unreached_ok), never given rows from data.
+ */
+static void note_literal(struct pa_flow *fl, const cs_insn *in)
+{
+	const cs_arm *a = &in->detail->arm;
+	u32 size, pc, at;
+
+	switch (in->id) {
+	case ARM_INS_LDR: case ARM_INS_VLDR: size = 4; break;
+	case ARM_INS_LDRD: size = 8; break;
+	case ARM_INS_LDRH: case ARM_INS_LDRSH: size = 2; break;
+	case ARM_INS_LDRB: case ARM_INS_LDRSB: size = 1; break;
+	default: return;
+	}
+	if (a->op_count != 2 || a->operands[1].type != ARM_OP_MEM ||
+	    a->operands[1].mem.base != ARM_REG_PC ||
+	    a->operands[1].mem.index != ARM_REG_INVALID)
+		return;
+	if (in->id == ARM_INS_VLDR && a->operands[0].type == ARM_OP_REG &&
+	    a->operands[0].reg >= ARM_REG_D0 && a->operands[0].reg <= ARM_REG_D31)
+		size = 8;
+	pc = (u32)in->address + (fl->thumb ? 4 : 8);
+	at = (pc & ~3u) + (u32)a->operands[1].mem.disp;
+	if (at <= in->address || at >= fl->hi || fl->nlits == PA_MAX_POOLS)
+		return;
+	fl->lits[fl->nlits++] = (struct pa_range){ at, at + (size < 2 ? 2 : size) };
+}
+
+int pa_decode_all(struct pa_flow *fl, const u8 *code, u32 len)
+{
+	const uint8_t *p = code;
+	size_t left = len;
+	uint64_t at = fl->lo;
+	u32 cap = 0;
+
+	while (left) {
+		u32 skip = data_at(fl, (u32)at);
+
+		if (skip) {
+			if (skip > left)
+				break;
+			p += skip;
+			left -= skip;
+			at += skip;
+			continue;
+		}
+		if (fl->n == cap) {
+			cs_insn *v = realloc(fl->ins, (cap = cap ? 2 * cap : 64) *
+					     sizeof(*v));
+
+			if (!v)
+				return -2;
+			fl->ins = v;
+		}
+		fl->ins[fl->n].detail = malloc(sizeof(cs_detail));
+		if (!fl->ins[fl->n].detail)
+			return -2;
+		if (!cs_disasm_iter(fl->cs, &p, &left, &at, &fl->ins[fl->n])) {
+			free(fl->ins[fl->n].detail);
+			snprintf(fl->why, fl->wlen, "undecodable at 0x%x", (u32)at);
+			return -1;
+		}
+		if (fl->infer_pools)
+			note_literal(fl, &fl->ins[fl->n]);
+		fl->n++;
+	}
+	return 0;
+}

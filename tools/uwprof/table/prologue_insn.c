@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Prologue analysis: what one instruction does to the flow, whatever its
+ * frame effect: whether it is conditional, whether and where it branches
+ * (direct, call, computed jump), which registers it writes (with what
+ * capstone 4 leaves out), and whether it is alignment padding.  The walker
+ * (prologue_step.c, prologue_jump.c) asks these; they know no path.
+ */
+#include <string.h>
+#include "table/prologue_int.h"
+
+bool pa_conditional(const cs_insn *in)
+{
+	arm_cc cc = in->detail->arm.cc;
+
+	return cc != ARM_CC_AL && cc != ARM_CC_INVALID;
+}
+
+/*
+ * Does @in change the flow?  By instruction id for branches, and by a
+ * destination (first operand) or load list naming pc otherwise; "add r1,
+ * pc" reads pc, "push {lr}"/"str pc" store it.
+ */
+static bool writes_pc(const cs_insn *in)
+{
+	const cs_arm *a = &in->detail->arm;
+
+	switch (in->id) {
+	case ARM_INS_B: case ARM_INS_BL: case ARM_INS_BLX: case ARM_INS_BX:
+	case ARM_INS_BXJ: case ARM_INS_CBZ: case ARM_INS_CBNZ:
+	case ARM_INS_TBB: case ARM_INS_TBH:
+	case ARM_INS_BKPT: case ARM_INS_UDF: case ARM_INS_TRAP:
+		return true;
+	case ARM_INS_PUSH: case ARM_INS_STR: case ARM_INS_STM:
+	case ARM_INS_STMDB: case ARM_INS_STMDA: case ARM_INS_STMIB:
+	case ARM_INS_CMP: case ARM_INS_CMN: case ARM_INS_TST: case ARM_INS_TEQ:
+		return false;
+	default:
+		break;
+	}
+	for (int i = 0; i < a->op_count; i++)
+		if (a->operands[i].type == ARM_OP_REG &&
+		    a->operands[i].reg == ARM_REG_PC &&
+		    (i == 0 || in->id == ARM_INS_POP || in->id == ARM_INS_LDM ||
+		     in->id == ARM_INS_LDMDA || in->id == ARM_INS_LDMDB ||
+		     in->id == ARM_INS_LDMIB))
+			return true;
+	return false;
+}
+
+/* Which of sp, lr, pc and the callee-saved registers @in writes. */
+void pa_writes(csh cs, const cs_insn *in, bool *w, u32 nw)
+{
+	cs_regs rr, ww;
+	uint8_t nr = 0, nwr = 0;
+
+	const cs_arm *a = &in->detail->arm;
+
+	memset(w, 0, nw * sizeof(*w));
+	/* capstone 4 leaves sp out of vpush/vpop's written registers, so
+	 * any write-back to sp counts, whatever capstone lists. */
+	if (in->id == ARM_INS_VPUSH || in->id == ARM_INS_VPOP)
+		w[13] = true;
+	for (int i = 0; a->writeback && i < a->op_count; i++)
+		if ((a->operands[i].type == ARM_OP_MEM &&
+		     a->operands[i].mem.base == ARM_REG_SP) ||
+		    (i == 0 && a->operands[i].type == ARM_OP_REG &&
+		     a->operands[i].reg == ARM_REG_SP))
+			w[13] = true;
+	/* Nor does it list pc for branches, or for a load into pc. */
+	if (writes_pc(in))
+		w[15] = true;
+	if (cs_regs_access(cs, in, rr, &nr, ww, &nwr)) {
+		/* Unknown writes: assume the worst. */
+		w[13] = w[14] = w[15] = true;
+		return;
+	}
+	for (int i = 0; i < nwr; i++) {
+		int s = pa_slot_of(ww[i]);
+
+		if (s >= 0 && (u32)s < nw)
+			w[s] = true;
+	}
+	/* capstone 4 lists no written register for these: their register
+	 * operands are all destinations */
+	if (in->id == ARM_INS_MRC || in->id == ARM_INS_MRRC ||
+	    in->id == ARM_INS_LDREXD || in->id == ARM_INS_LDAEXD)
+		for (int i = 0; i < a->op_count; i++)
+			if (a->operands[i].type == ARM_OP_REG &&
+			    pa_slot_of(a->operands[i].reg) >= 0)
+				w[pa_slot_of(a->operands[i].reg)] = true;
+	/* capstone has svc write lr; a system call preserves all but r0. */
+	if (in->id == ARM_INS_SVC) {
+		memset(w, 0, nw * sizeof(*w));
+		w[0] = true;
+	}
+}
+
+/* The direct branch target, or 0. */
+u32 pa_branch_target(const cs_insn *in)
+{
+	const cs_arm *a = &in->detail->arm;
+
+	for (int i = 0; i < a->op_count; i++)
+		if (a->operands[i].type == ARM_OP_IMM)
+			return (u32)a->operands[i].imm;
+	return 0;
+}
+
+bool pa_is_call(const cs_insn *in)
+{
+	return in->id == ARM_INS_BL || in->id == ARM_INS_BLX;
+}
+
+bool pa_plain_branch(const cs_insn *in)
+{
+	return in->id == ARM_INS_B && !pa_conditional(in);
+}
+
+/*
+ * Jumps computed from a register.  Forward ones enter code after them:
+ * "add pc, pc, r3" (glibc's memcpy and memmove enter unrolled code so)
+ * and tbb/tbh with their table after them; code no path reaches after
+ * such a jump is taken as its target, in its frame (the nearest jump
+ * before it).  Other ones ("mov pc, r3" in libgcc's division, "bx r3",
+ * a pc-relative table load) go anywhere: every instruction no path
+ * reaches is taken as a target, in the jump's frame (jump_state).  These
+ * may as well be tail calls through a pointer, which leave that frame.
+ */
+enum pa_jump pa_computed_jump(const cs_insn *in)
+{
+	const cs_arm *a = &in->detail->arm;
+	const cs_arm_op *last = &a->operands[a->op_count - 1];
+
+	switch (in->id) {
+	case ARM_INS_TBB:
+	case ARM_INS_TBH:
+		return PA_J_FORWARD;
+	case ARM_INS_ADD:
+		return a->op_count == 3 && a->operands[1].type == ARM_OP_REG &&
+		       a->operands[1].reg == ARM_REG_PC &&
+		       a->operands[2].type == ARM_OP_REG ? PA_J_FORWARD :
+							   PA_J_NONE;
+	case ARM_INS_LDR:
+		return a->op_count == 2 && a->operands[1].type == ARM_OP_MEM &&
+		       a->operands[1].mem.base == ARM_REG_PC &&
+		       a->operands[1].mem.index != ARM_REG_INVALID ?
+			       PA_J_ANY : PA_J_NONE;
+	case ARM_INS_MOV:
+	case ARM_INS_BX:
+		return last->type == ARM_OP_REG && last->reg != ARM_REG_LR &&
+		       last->reg != ARM_REG_PC ? PA_J_ANY : PA_J_NONE;
+	default:
+		return PA_J_NONE;
+	}
+}
+
+/*
+ * Alignment padding: nop, a move of a register to itself, or zero fill
+ * (ARM's "andeq r0, r0, r0").
+ */
+bool pa_is_padding(const cs_insn *in)
+{
+	const cs_arm *a = &in->detail->arm;
+	static const u8 zero[4];
+
+	if (in->id == ARM_INS_NOP ||
+	    (in->size == 4 && !memcmp(in->bytes, zero, 4)))
+		return true;
+	return (in->id == ARM_INS_MOV || in->id == ARM_INS_LSL) &&
+	       a->op_count == 2 && a->operands[0].type == ARM_OP_REG &&
+	       a->operands[1].type == ARM_OP_REG &&
+	       a->operands[0].reg == a->operands[1].reg;
+}

@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Prologue analysis, private to its files (table/prologue_*.c): the state
+ * a path carries, the frame forms an instruction is classified as, the
+ * walk over one function (struct pa_flow) and what the symbol passes hand
+ * it (struct pa_text), and the functions the files share.  The public
+ * entry points are in table/prologue.h.
+ *
+ * The files, lowest first; each calls only files above it in this list
+ * (scripts/call-graph.py checks it):
+ *   prologue_state.c   the state: comparisons, and the row it states
+ *   prologue_insn.c    one instruction's conditions, branches, writes
+ *   prologue_dp.c      data-processing frame forms (mov, add, sub)
+ *   prologue_ldst.c    load, store, push and pop frame forms
+ *   prologue_frame.c   what a frame form does to the state
+ *   prologue_apcs.c    APCS returns (ldm of sp and pc)
+ *   prologue_clone.c   thread entries: the clone system call's result
+ *   prologue_decode.c  the function's bytes into instructions
+ *   prologue_cfi.c     CFI rows checked against the analysed states
+ *   prologue_path.c    the walker's paths: reaching an address in a state
+ *   prologue_jump.c    the walker at branches, calls and computed jumps
+ *   prologue_step.c    the walker at one instruction
+ *   prologue_walk.c    one function's analysis, start to rows
+ *   prologue_sym.c     from a symbol to the code to analyse
+ *   prologue_cover.c   what other rules cover, and cutting EHABI ranges
+ *   prologue_pass.c    the prologue-analysis pass over a file's symbols
+ *   prologue_thread.c  thread entries: their analysis and pass
+ */
+#ifndef UWPROF_TABLE_PROLOGUE_INT_H
+#define UWPROF_TABLE_PROLOGUE_INT_H
+
+#include <capstone/capstone.h>
+#include "table/prologue.h"
+
+struct tb_elf;
+struct tb_sym;
+
+#define PA_NONE	INT32_MIN	/* register not saved */
+
+/* Thread entries: what is known of the clone system call's result. */
+enum pa_clone { PA_CL_NONE, PA_CL_R0, PA_CL_FLAGS };
+
+/* What a path knows before an instruction (prologue_state.c). */
+struct pa_state {
+	s32 cfa;		/* CFA = sp + cfa */
+	s32 slot[TB_NREGS];	/* CFA-relative, or PA_NONE */
+	bool touched[TB_NREGS];	/* saved at some point: SAME when back */
+	u16 dirty;		/* r0-r14 written since entry and not put
+				 * back: no longer the caller's values */
+#define PA_ALL_WRITTEN	0x7fff
+	bool child;		/* the new thread's path: outermost frame */
+	bool ambiguous;		/* two frames meet here: refused */
+	s32 fp;			/* r7 or r11 holding CFA - fp_off, or -1 */
+	bool on_fp;		/* sp unknown (alloca): CFA = fp + fp_off */
+	s32 fp_off;
+	s32 spreg;		/* a register set from fp to CFA - spreg_off,
+				 * to restore sp from (clang), or -1 */
+	s32 spreg_off;
+	s32 cfa_copy;		/* CFA-relative slot holding the CFA's value
+				 * (APCS: ip = sp pushed), or PA_NONE */
+	u8 clone;		/* enum pa_clone */
+};
+
+/* The frame forms an instruction is classified as. */
+enum pa_kind { PA_OTHER, PA_PUSH, PA_POP, PA_SUB_SP, PA_ADD_SP,
+	       PA_STRD,		/* strd rA, rB, [sp, #-N]!: a push with room */
+	       PA_STORE,	/* str(d) rA(, rB), [sp, #k]: into the frame */
+	       PA_LOAD,		/* ldr(d) rA(, rB), [sp, #k]: from the frame */
+	       PA_SET_FP,	/* add r7, sp, #k (r11 in ARM code) */
+	       PA_SP_DYN,	/* sub sp, sp, rN: alloca, sp unknown */
+	       PA_SP_FROM_FP,	/* mov sp, r7 / sub sp, r7, #k */
+	       PA_FP_COPY,	/* sub r4, r7, #k: sp's value to come */
+	       PA_SP_COPY,	/* mov ip, sp (APCS) */
+	       PA_FP_FROM_COPY };	/* sub fp, ip, #4: fp from sp's copy */
+
+/* Computed jumps (pa_computed_jump, prologue_insn.c says which). */
+enum pa_jump { PA_J_NONE, PA_J_FORWARD, PA_J_ANY };
+
+/* Data inside a function (a literal pool between its instructions). */
+#define PA_MAX_POOLS	64
+#define PA_MAX_FWD	16	/* forward computed jumps in one function */
+struct pa_range {
+	u32 lo, hi;
+};
+
+/* One function's walk (prologue_walk.c): its instructions and states. */
+struct pa_flow {
+	csh cs;
+	u32 lo, hi;		/* the function */
+	cs_insn *ins;		/* decoded, in address order */
+	u32 n;
+	struct pa_state *st;	/* state before each instruction */
+	bool *have;
+	u32 *work;		/* instruction indexes still to follow */
+	u32 nwork;
+	bool thread_entry;	/* a clone wrapper: its child path is root */
+	const struct pa_text *text;	/* the whole section, for veneers */
+	const struct pa_range *data;	/* literal pools inside, by address */
+	u32 ndata;
+	bool thumb;
+	bool infer_pools;	/* no mapping symbols: pools from the loads */
+	struct pa_range lits[PA_MAX_POOLS];	/* pools the loads read */
+	u32 nlits;
+	struct pa_state jump;	/* the state of its "anywhere" jumps */
+	bool have_jump;
+	struct pa_fwd { u32 addr; struct pa_state st; } fwd[PA_MAX_FWD];
+	u32 nfwd;		/* forward jumps, in the order found */
+	bool returns;		/* some path returns (or tail-calls) */
+	const cs_insn *clobber;	/* first callee-saved register written
+				 * unsaved, allowed if nothing returns */
+	char *why;
+	size_t wlen;
+};
+
+/* The bytes of the section a function lies in. */
+struct pa_text {
+	const u8 *b;
+	u32 addr, size;
+	bool thumb;
+	bool no_maps;		/* the file has no mapping symbols */
+	bool gap;		/* code past a symbol's end that no symbol
+				 * names: it must end in returns */
+	bool sized;		/* the symbol's size is known */
+	const struct tb_input *known[2];	/* rows of other functions,
+						 * for branches into them */
+	const struct tb_cfi_func *cfi;	/* rules to check, or NULL */
+	u32 cfi_wrong;		/* out: where they are first wrong, or 0 */
+	const struct tb_elf *starts;	/* a function discovery found: its
+					 * tail calls must reach a start */
+};
+
+/*
+ * What covers the code, sorted by address, for one question per symbol:
+ * is [lo, hi) covered by EHABI rules only, or by nothing?  @maxend[k] is
+ * the largest end among the first k + 1 ranges, so the first range that
+ * can reach past lo is found by bisection even where ranges overlap.
+ */
+struct pa_cover {
+	u32 n;
+	struct pa_range *r;	/* by start */
+	bool *ehabi;
+	u32 *maxend;
+};
+
+/* prologue_state.c */
+int pa_slot_of(unsigned int reg);
+bool pa_callee_saved(int s);
+bool pa_is_dirty(const struct pa_state *st, int s);
+bool pa_frame_eq(const struct pa_state *a, const struct pa_state *b);
+bool pa_state_eq(const struct pa_state *a, const struct pa_state *b);
+int pa_add_row(struct tb_cfi_func *f, const struct pa_state *st, u32 addr,
+	       const bool *saved_anywhere);
+bool pa_ra_in_lr(const struct pa_state *st);
+s32 pa_reg_size(int s);
+
+/* prologue_insn.c */
+bool pa_conditional(const cs_insn *in);
+void pa_writes(csh cs, const cs_insn *in, bool *w, u32 nw);
+u32 pa_branch_target(const cs_insn *in);
+bool pa_is_call(const cs_insn *in);
+bool pa_plain_branch(const cs_insn *in);
+enum pa_jump pa_computed_jump(const cs_insn *in);
+bool pa_is_padding(const cs_insn *in);
+
+/* prologue_dp.c, prologue_ldst.c */
+enum pa_kind pa_classify_dp(const cs_insn *in, int *regs, s32 *imm);
+enum pa_kind pa_classify_mem(const cs_insn *in, int *regs, int *n, s32 *imm);
+
+/* prologue_frame.c */
+bool pa_pop_frame(struct pa_state *st, const int *regs, int n, s32 extra);
+void pa_load_slots(struct pa_state *st, const int *regs, int n, s32 k,
+		   bool *wr);
+bool pa_apply(struct pa_state *st, enum pa_kind k, const int *regs,
+	      int n, s32 imm);
+
+/* prologue_apcs.c */
+bool pa_loads_sp_and_pc(const cs_insn *in);
+const char *pa_apcs_undo(const cs_insn *in, const struct pa_state *st,
+			 struct pa_state *after);
+
+/* prologue_clone.c */
+void pa_clone_split(const cs_insn *in, const struct pa_state *st,
+		    struct pa_state *taken, struct pa_state *fall);
+void pa_clone_track(const struct pa_flow *fl, const cs_insn *in,
+		    struct pa_state *st);
+int pa_child_found(int r, struct tb_cfi_func *f, char *why, size_t wlen);
+
+/* prologue_decode.c */
+int pa_decode_all(struct pa_flow *fl, const u8 *code, u32 len);
+
+/* prologue_cfi.c */
+u32 pa_cfi_wrong_at(const struct pa_flow *fl, const struct tb_cfi_func *cfi);
+
+/* prologue_path.c */
+int pa_fail(struct pa_flow *fl, const cs_insn *in, const char *what);
+int pa_reach(struct pa_flow *fl, const cs_insn *from, u32 addr,
+	     const struct pa_state *st);
+int pa_path_end(struct pa_flow *fl, const cs_insn *in);
+int pa_next(struct pa_flow *fl, u32 i, const struct pa_state *st);
+int pa_ret_ok(struct pa_flow *fl, const cs_insn *in,
+	      const struct pa_state *st);
+bool pa_falls_into_data(const struct pa_flow *fl, u32 i);
+
+/* prologue_jump.c */
+u32 pa_sym_at(const struct tb_elf *e, u32 addr);
+int pa_flow_branch(struct pa_flow *fl, u32 i, const struct pa_state *st);
+
+/* prologue_step.c */
+int pa_flow_insn(struct pa_flow *fl, u32 i, struct pa_state st);
+
+/* prologue_walk.c */
+int pa_analyse(const u8 *code, u32 len, u32 addr, bool thumb,
+	       const u32 *entries, u32 nentries, bool thread_entry,
+	       const struct pa_range *data, u32 ndata,
+	       struct pa_text *text,
+	       struct tb_cfi_func *f, char *why, size_t wlen);
+
+/* prologue_sym.c */
+u32 pa_sym_limit(const struct tb_elf *e, const struct tb_sym *s, u32 i,
+		 u32 text_end);
+int pa_analyse_symbol(struct tb_elf *e, const struct tb_sym *s, u32 i,
+		      bool thread_entry, struct pa_text *pt,
+		      struct tb_cfi_func *f, char *why, size_t wlen);
+bool pa_gap_after(const struct tb_elf *e, u32 i, u32 text_end,
+		  struct tb_sym *gap);
+
+/* prologue_cover.c */
+bool pa_is_ehabi(const struct tb_cfi_func *f);
+int pa_cover_build(struct pa_cover *c, const struct tb_input *in);
+void pa_cover_free(struct pa_cover *c);
+bool pa_only_ehabi(const struct pa_cover *c, u32 lo, u32 hi);
+int pa_add_piece(struct tb_input *in, const struct tb_cfi_func *f,
+		 u32 lo, u32 hi);
+int pa_carve(struct tb_input *in, struct tb_input *done);
+
+#endif

@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Prologue analysis, the walker at control-flow instructions: calls,
+ * returns through lr, traps, direct branches inside and out of the
+ * function (tail calls to known starts, shared tails into other analysed
+ * functions, GNU ld's Cortex-A8 erratum veneers), and computed jumps,
+ * whose targets are taken in the state they leave from.  The frame itself
+ * is unchanged here; prologue_step.c handles frame changes.
+ */
+#include <string.h>
+#include "table/prologue_int.h"
+#include "table/elf.h"
+
+/* The first of @e's symbols at @addr, or @e->nsyms. */
+u32 pa_sym_at(const struct tb_elf *e, u32 addr)
+{
+	u32 i = tb_elf_first_sym(e, addr);
+
+	return i < e->nsyms && e->syms[i].addr == addr ? i : e->nsyms;
+}
+
+/* A symbol's or found function's start, or a PLT stub (a tail call). */
+static bool known_start(const struct tb_elf *e, u32 addr)
+{
+	const struct tb_sec *sec = tb_elf_sec(e, addr);
+
+	return pa_sym_at(e, addr) < e->nsyms ||
+	       (sec && (!strcmp(sec->name, ".plt") || !strcmp(sec->name, ".iplt")));
+}
+
+/*
+ * A forward computed jump at @in in state @st; followed again (a register
+ * found written on another path) it keeps one entry, written registers
+ * joined.
+ */
+static int fwd_jump(struct pa_flow *fl, const cs_insn *in,
+		    const struct pa_state *st)
+{
+	u32 k;
+
+	for (k = 0; k < fl->nfwd && fl->fwd[k].addr != in->address; k++)
+		;
+	if (k == PA_MAX_FWD)
+		return pa_fail(fl, in, "too many computed jumps");
+	if (k == fl->nfwd) {
+		fl->fwd[fl->nfwd].addr = (u32)in->address;
+		fl->fwd[fl->nfwd++].st = *st;
+		return 0;
+	}
+	if (!pa_frame_eq(&fl->fwd[k].st, st))
+		return pa_fail(fl, in, "computed jumps from different frames");
+	if (fl->fwd[k].st.fp != st->fp || fl->fwd[k].st.fp_off != st->fp_off) {
+		fl->fwd[k].st.fp = -1;
+		fl->fwd[k].st.fp_off = 0;
+	}
+	fl->fwd[k].st.dirty |= st->dirty;
+	return 0;
+}
+
+/* All computed jumps of a function must leave from one frame. */
+static int jump_state(struct pa_flow *fl, const cs_insn *in,
+		      const struct pa_state *st)
+{
+	u16 st_dirty = 0;
+
+	if (st->child)
+		return 0;
+	if (fl->have_jump && !pa_state_eq(&fl->jump, st))
+		return pa_fail(fl, in, "computed jumps from different frames");
+	if (fl->have_jump)
+		st_dirty = fl->jump.dirty;
+	fl->jump = *st;
+	fl->jump.dirty |= st_dirty;
+	fl->have_jump = true;
+	return 0;
+}
+
+/*
+ * GNU ld's Cortex-A8 erratum veneers.  A 32-bit Thumb branch that would
+ * straddle a 4 KiB page boundary is replaced by "b.w" to a stub past the
+ * code that holds the original branch: "b.w T", or for a conditional one
+ * "b<c> 1f; b.w NEXT; 1: b.w T".  Every way out of the stub comes back
+ * into the function, in the frame of the branch, as if the branch had
+ * stayed in place.  Returns 1 when @t is such a stub and its targets were
+ * reached, 0 when it is not one, -1 on failure.
+ */
+static int follow_veneer(struct pa_flow *fl, const cs_insn *in, u32 t,
+			 const struct pa_state *st)
+{
+	const struct pa_text *x = fl->text;
+	u32 to[2], nto = 0, k;
+	cs_insn *v = NULL;
+	size_t n = 0;
+
+	if (!x || !x->thumb || in->size != 4 || !pa_plain_branch(in) ||
+	    t < x->addr || t - x->addr >= x->size)
+		return 0;
+	n = cs_disasm(fl->cs, x->b + (t - x->addr),
+		      x->size - (t - x->addr) < 10 ? x->size - (t - x->addr) : 10,
+		      t, 3, &v);
+	if (n >= 1 && pa_plain_branch(&v[0]) && v[0].size == 4) {
+		to[nto++] = pa_branch_target(&v[0]);
+	} else if (n == 3 && v[0].id == ARM_INS_B && pa_conditional(&v[0]) &&
+		   pa_branch_target(&v[0]) == v[2].address &&
+		   pa_plain_branch(&v[1]) && pa_plain_branch(&v[2])) {
+		to[nto++] = pa_branch_target(&v[1]);
+		to[nto++] = pa_branch_target(&v[2]);
+	}
+	cs_free(v, n);
+	for (k = 0; k < nto; k++)
+		if (to[k] < fl->lo || to[k] >= fl->hi)
+			return 0;
+	for (k = 0; k < nto; k++)
+		if (pa_reach(fl, in, to[k], st))
+			return -1;
+	return nto ? 1 : 0;
+}
+
+/*
+ * Does @r (a full state) describe the frame @st knows: the same CFA from
+ * sp, the return address and every register saved where @st has it, and
+ * nothing else saved?
+ */
+static bool row_is_frame(const struct tb_row *r, const struct pa_state *st)
+{
+	if (st->on_fp || r->cfa_kind != TB_CFA_REG || r->cfa_reg != 13 ||
+	    r->cfa_off != st->cfa)
+		return false;
+	for (int i = 0; i < TB_NREGS; i++) {
+		int s = i == TB_RA ? 14 : i;
+		const struct tb_rule *ru = &r->r[i];
+
+		if (i == 13 || i == 14 || i == 15)
+			continue;
+		if (st->slot[s] != PA_NONE ?
+		    ru->kind != TB_R_OFFSET || ru->off != st->slot[s] :
+		    ru->kind == TB_R_OFFSET)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * A branch out of the function with its frame up, to @t inside another
+ * function whose rows (DWARF's or the analysis', not EHABI's) have
+ * exactly this frame there: that code runs on in it and returns for both
+ * (libgcc's __floatdidf pushes {r4, r5, lr} as __adddf3 does and
+ * branches into __adddf3 after its push).
+ */
+static bool shared_tail(const struct pa_flow *fl, u32 t,
+			const struct pa_state *st)
+{
+	for (int k = 0; fl->text && k < 2; k++) {
+		const struct tb_input *in = fl->text->known[k];
+
+		for (u32 j = 0; in && j < in->n; j++) {
+			const struct tb_cfi_func *g = &in->funcs[j];
+			struct tb_row full = { 0 };
+
+			if (t < g->addr || t - g->addr >= g->size ||
+			    !g->nrows || g->source == TB_SRC_EHABI || g->addr == fl->lo)
+				continue;
+			for (u32 n = 0; n < g->nrows && g->rows[n].addr <= t; n++)
+				tb_state_apply(&full, &g->rows[n]);
+			return row_is_frame(&full, st);
+		}
+	}
+	return false;
+}
+
+/* Branches and calls; the frame itself is unchanged. */
+int pa_flow_branch(struct pa_flow *fl, u32 i, const struct pa_state *st)
+{
+	const cs_insn *in = &fl->ins[i];
+	bool cond = pa_conditional(in) || in->id == ARM_INS_CBZ ||
+		    in->id == ARM_INS_CBNZ;
+	u32 t = pa_branch_target(in);
+	struct pa_state taken, fall;
+	int r;
+
+	/* a trap (__builtin_trap: udf, "trap" for clang's 0xdefe) never
+	 * comes back */
+	if (in->id == ARM_INS_UDF || in->id == ARM_INS_TRAP ||
+	    in->id == ARM_INS_BKPT)
+		return pa_path_end(fl, in);
+	if (pa_is_call(in)) {
+		if (st->slot[14] == PA_NONE)
+			return pa_fail(fl, in, "call with the return address in lr");
+		/* a call with nothing after it, or data, never returns
+		 * (__stack_chk_fail, start_thread's exit) */
+		if (!pa_conditional(in) && pa_falls_into_data(fl, i))
+			return pa_path_end(fl, in);
+		return pa_next(fl, i, st);
+	}
+	if (in->id == ARM_INS_BX && in->detail->arm.operands[0].reg == ARM_REG_LR) {
+		if (pa_ret_ok(fl, in, st))
+			return -1;
+		return cond ? pa_next(fl, i, st) : 0;
+	}
+	switch (pa_computed_jump(in)) {
+	case PA_J_FORWARD:
+		if (fwd_jump(fl, in, st))
+			return -1;
+		return cond ? pa_next(fl, i, st) : 0;
+	case PA_J_ANY:
+		if (fl->text && fl->text->gap)
+			return pa_fail(fl, in, "a computed jump in code no symbol names");
+		return jump_state(fl, in, st) ? -1 :
+		       cond ? pa_next(fl, i, st) : 0;
+	default:
+		break;
+	}
+	if ((in->id != ARM_INS_B && in->id != ARM_INS_CBZ &&
+	     in->id != ARM_INS_CBNZ) || !t)
+		return pa_fail(fl, in, "indirect or table branch");
+	pa_clone_split(in, st, &taken, &fall);
+	if (t >= fl->lo && t < fl->hi) {
+		if (pa_reach(fl, in, t, &taken))
+			return -1;
+	} else if (taken.child) {
+		return pa_fail(fl, in, "the new thread's path leaves the function");
+	} else if ((r = follow_veneer(fl, in, t, &taken))) {
+		if (r < 0)
+			return -1;
+	} else if (fl->text && fl->text->gap) {
+		/* where to, and in what frame, only the code that jumps
+		 * here knows */
+		return pa_fail(fl, in, "a branch out of code no symbol names");
+	} else if (!pa_ra_in_lr(st) && shared_tail(fl, t, st)) {
+		fl->returns = true;	/* that code returns for this one */
+	} else if (fl->text && fl->text->starts &&
+		   !known_start(fl->text->starts, t)) {
+		/* a found start may be a label of a function nothing names:
+		 * what it "tail-calls" may be that function's own code */
+		return pa_fail(fl, in, "a branch out to no known function start");
+	} else if (pa_ret_ok(fl, in, st)) {	/* tail call */
+		return -1;
+	}
+	return cond ? pa_next(fl, i, &fall) : 0;
+}

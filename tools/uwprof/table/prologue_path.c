@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Prologue analysis, the walker's paths: reaching an instruction in a
+ * state (the first path sets it, later ones must agree or, for what may
+ * differ, are followed again with the two joined), going on to the next
+ * instruction, and the ends of a path (a return, code that never returns).
+ * Failures are recorded here with the instruction that caused them.
+ */
+#include <stdio.h>
+#include "table/prologue_int.h"
+
+int pa_fail(struct pa_flow *fl, const cs_insn *in, const char *what)
+{
+	snprintf(fl->why, fl->wlen, "%s at 0x%x (%s %s)", what,
+		 (u32)in->address, in->mnemonic, in->op_str);
+	return -1;
+}
+
+/* The instruction at @addr, or -1 (not an instruction start). */
+static long index_of(const struct pa_flow *fl, u32 addr)
+{
+	u32 lo = 0, hi = fl->n;
+
+	while (lo < hi) {
+		u32 mid = (lo + hi) / 2;
+
+		if (fl->ins[mid].address < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < fl->n && fl->ins[lo].address == addr ? (long)lo : -1;
+}
+
+/* Reach @addr in state @st: the first path sets it, later ones must
+ * agree, since one row holds for every path through an address. */
+int pa_reach(struct pa_flow *fl, const cs_insn *from, u32 addr,
+	     const struct pa_state *st)
+{
+	long i = index_of(fl, addr);
+
+	if (i < 0)
+		return pa_fail(fl, from, "branch into the middle of an instruction");
+	if (fl->have[i]) {
+		struct pa_state *old = &fl->st[i];
+
+		bool again = false;
+
+		if (!pa_frame_eq(old, st) || old->clone != st->clone)
+			return pa_fail(fl, &fl->ins[i], "paths arrive with different frames");
+		/* paths that know different frame pointers know none:
+		 * forget it here and follow again (once per instruction) */
+		if (old->fp >= 0 && (old->fp != st->fp || old->fp_off != st->fp_off)) {
+			old->fp = -1;
+			old->fp_off = 0;
+			again = true;
+		}
+		/* a register written on either path is written here (once
+		 * per instruction and register) */
+		if (st->dirty & ~old->dirty) {
+			old->dirty |= st->dirty;
+			again = true;
+		}
+		if (again)
+			fl->work[fl->nwork++] = i;
+		return 0;
+	}
+	fl->st[i] = *st;
+	fl->have[i] = true;
+	fl->work[fl->nwork++] = i;
+	return 0;
+}
+
+/*
+ * A path that runs through padding to the function's end, past a 4-byte
+ * nop: the nop is the linker's for a call to an undefined weak function
+ * (static glibc's __libc_cleanup_pop_restore ends so), and nothing after
+ * it runs.
+ */
+static bool ends_in_weak_call(const struct pa_flow *fl, u32 i)
+{
+	for (;; i--) {
+		const cs_insn *in = &fl->ins[i];
+
+		if (!pa_is_padding(in))
+			return false;
+		if (in->id == ARM_INS_NOP && in->size == 4)
+			return true;
+		if (!i || fl->ins[i - 1].address + fl->ins[i - 1].size !=
+			  in->address)
+			return false;
+	}
+}
+
+/*
+ * A path that ends where nothing returns (a trap, a call that never
+ * returns).  In code no symbol names, only returns show the frame it is
+ * entered with was the caller's: such an end refuses.
+ */
+int pa_path_end(struct pa_flow *fl, const cs_insn *in)
+{
+	if (fl->text && fl->text->gap)
+		return pa_fail(fl, in, "a path that does not return, in code no symbol names");
+	return 0;
+}
+
+int pa_next(struct pa_flow *fl, u32 i, const struct pa_state *st)
+{
+	/* a removed call may end a function that returns elsewhere: it
+	 * does not lift the callee-saved rule (returns stays as found) */
+	if (i + 1 >= fl->n && fl->text && fl->text->sized &&
+	    ends_in_weak_call(fl, i)) {
+		fl->returns = true;
+		return pa_path_end(fl, &fl->ins[i]);
+	}
+	if (i + 1 >= fl->n)
+		return pa_fail(fl, &fl->ins[i], "falls off the end of the function");
+	if (fl->ins[i + 1].address != fl->ins[i].address + fl->ins[i].size)
+		return pa_fail(fl, &fl->ins[i], "runs into a literal pool");
+	return pa_reach(fl, &fl->ins[i], fl->ins[i + 1].address, st);
+}
+
+/* A return: the frame must be gone and the return address in lr. */
+int pa_ret_ok(struct pa_flow *fl, const cs_insn *in,
+	      const struct pa_state *st)
+{
+	if (!pa_ra_in_lr(st))
+		return pa_fail(fl, in, "return with the frame still up");
+	fl->returns = true;
+	return 0;
+}
+
+/*
+ * Nothing but padding after instruction @i, then data or the end: code
+ * that cannot go on past @i (glibc's "bl abort; nop" before a pool).
+ */
+bool pa_falls_into_data(const struct pa_flow *fl, u32 i)
+{
+	for (; i + 1 < fl->n; i++) {
+		if (fl->ins[i + 1].address !=
+		    fl->ins[i].address + fl->ins[i].size)
+			return true;
+		if (!pa_is_padding(&fl->ins[i + 1]))
+			return false;
+	}
+	return true;
+}

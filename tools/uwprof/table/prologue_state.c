@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Prologue analysis: the state a path carries (struct pa_state in
+ * prologue_int.h) and what it states.  Every path through a function is
+ * followed from its entry with the CFA as sp + cfa and, for each register,
+ * the CFA-relative slot it was saved at; paths that meet must agree, since
+ * one row serves every path through an address.  This file owns what that
+ * state means: which registers matter to a caller, when two states are
+ * the same frame, and the row a state becomes.
+ */
+#include <string.h>
+#include "table/prologue_int.h"
+
+/* capstone register -> row slot (r0-r15, d0-d31), or -1. */
+int pa_slot_of(unsigned int reg)
+{
+	if (reg >= ARM_REG_R0 && reg <= ARM_REG_R12)
+		return reg - ARM_REG_R0;
+	if (reg == ARM_REG_SP)
+		return 13;
+	if (reg == ARM_REG_LR)
+		return 14;
+	if (reg == ARM_REG_PC)
+		return 15;
+	if (reg >= ARM_REG_D0 && reg <= ARM_REG_D31)
+		return TB_D0 + (reg - ARM_REG_D0);
+	return -1;
+}
+
+bool pa_callee_saved(int s)
+{
+	return (s >= 4 && s <= 11) || (s >= TB_D0 + 8 && s <= TB_D0 + 15);
+}
+
+/* Written since entry: a d register counts as written (not tracked). */
+bool pa_is_dirty(const struct pa_state *st, int s)
+{
+	return s > 14 || (st->dirty >> s) & 1;
+}
+
+/* The same frame: what a row states. */
+bool pa_frame_eq(const struct pa_state *a, const struct pa_state *b)
+{
+	return a->cfa == b->cfa && a->child == b->child &&
+	       a->ambiguous == b->ambiguous && a->on_fp == b->on_fp &&
+	       (!a->on_fp || (a->fp == b->fp && a->fp_off == b->fp_off)) &&
+	       !memcmp(a->slot, b->slot, sizeof(a->slot));
+}
+
+/* The same frame and the same knowledge of a clone's result. */
+bool pa_state_eq(const struct pa_state *a, const struct pa_state *b)
+{
+	return pa_frame_eq(a, b) && a->clone == b->clone && a->fp == b->fp &&
+	       a->fp_off == b->fp_off && a->spreg == b->spreg &&
+	       a->spreg_off == b->spreg_off && a->cfa_copy == b->cfa_copy;
+}
+
+/*
+ * The row for @st at @addr: every rule stated, so rows never depend on
+ * the delta order.  @saved_anywhere: registers some row of the function
+ * saves (a scratch register pushed on one path is SAME on the others:
+ * an early return placed after the body follows rows that saved it).
+ */
+int pa_add_row(struct tb_cfi_func *f, const struct pa_state *st, u32 addr,
+	       const bool *saved_anywhere)
+{
+	struct tb_row *r = tb_func_add_row(f);
+
+	if (!r)
+		return -1;
+	memset(r, 0, sizeof(*r));
+	r->addr = addr;
+	if (st->child) {
+		/* The thread's first frame: nothing called it. */
+		r->r[TB_RA].kind = TB_R_UNDEF;
+		return 0;
+	}
+	if (st->ambiguous) {
+		r->r[TB_RA].kind = TB_R_AMBIGUOUS;
+		return 0;
+	}
+	r->cfa_kind = TB_CFA_REG;
+	r->cfa_reg = st->on_fp ? st->fp : 13;
+	r->cfa_off = st->on_fp ? st->fp_off : st->cfa;
+	for (int i = 0; i < TB_NREGS; i++) {
+		int s = i == TB_RA ? 14 : i;
+
+		if (i == 13 || i == 14 || i == 15)
+			continue;
+		/* every rule stated: which path reached a row first must
+		 * not matter (flooded code has not seen the pushes) */
+		if (st->slot[s] != PA_NONE)
+			r->r[i] = (struct tb_rule){ TB_R_OFFSET, 0, st->slot[s] };
+		else if (st->touched[s] || pa_callee_saved(s) ||
+			 (saved_anywhere && saved_anywhere[s]))
+			r->r[i].kind = TB_R_SAME;
+	}
+	if (r->r[TB_RA].kind == TB_R_UNSET)
+		r->r[TB_RA] = (struct tb_rule){ TB_R_REG, 14, 0 };
+	return 0;
+}
+
+bool pa_ra_in_lr(const struct pa_state *st)
+{
+	return st->slot[14] == PA_NONE && st->cfa == 0 && !st->on_fp;
+}
+
+s32 pa_reg_size(int s)
+{
+	return s >= TB_D0 ? 8 : 4;
+}

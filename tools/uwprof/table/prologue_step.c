@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Prologue analysis, the walker at one instruction: its frame form
+ * classified (prologue_dp.c, prologue_ldst.c) and applied
+ * (prologue_frame.c), its register writes checked against what the frame
+ * needs kept, conditional frame changes, APCS returns, the new thread's
+ * path in a clone wrapper; branches go on to prologue_jump.c.  Frame
+ * changes, returns, calls, computed jumps and what refuses a function are
+ * listed in docs/TABLES.md ("Prologue analysis").
+ */
+#include "table/prologue_int.h"
+
+/*
+ * The new thread's path: the outermost frame, whatever it does.  Every
+ * instruction of it is followed (direct branches and calls inside the
+ * function too), and it may end anywhere: it ends in the exit system
+ * call, which never returns.
+ */
+static int flow_child(struct pa_flow *fl, u32 i, const struct pa_state *st)
+{
+	const cs_insn *in = &fl->ins[i];
+	u32 t = pa_branch_target(in);
+	bool wr[TB_NREGS], more;
+
+	pa_writes(fl->cs, in, wr, TB_NREGS);
+	/* Calls come back, conditional branches may fall through. */
+	more = !wr[15] || pa_is_call(in) || pa_conditional(in) ||
+	       in->id == ARM_INS_CBZ || in->id == ARM_INS_CBNZ;
+	if (wr[15] && t >= fl->lo && t < fl->hi && pa_reach(fl, in, t, st))
+		return -1;
+	return more && i + 1 < fl->n ? pa_next(fl, i, st) : 0;
+}
+
+/*
+ * A conditional frame change and a branch on the same condition right
+ * after it ("popcc {r8}; bcc loop" in glibc's memcpy): the branch goes
+ * with the frame changed, the code after it with the frame as it was.
+ * The branch instruction itself has both, so its row refuses.
+ */
+static int cond_frame_change(struct pa_flow *fl, u32 i, struct pa_state st,
+			     enum pa_kind k, const int *regs, int n, s32 imm)
+{
+	const cs_insn *in = &fl->ins[i], *br = i + 1 < fl->n ? &fl->ins[i + 1] : NULL;
+	struct pa_state changed = st, both = st;
+	u32 t;
+
+	if (!br || br->address != in->address + in->size ||
+	    br->detail->arm.cc != in->detail->arm.cc ||
+	    (br->id != ARM_INS_B && !(br->id == ARM_INS_BX &&
+	     br->detail->arm.operands[0].reg == ARM_REG_LR)))
+		return pa_fail(fl, in, "conditional frame change");
+	if (!pa_apply(&changed, k, regs, n, imm))
+		return pa_fail(fl, in, "frame change that does not match the frame");
+	both.ambiguous = true;
+	if (pa_reach(fl, in, (u32)br->address, &both))
+		return -1;
+	t = br->id == ARM_INS_B ? pa_branch_target(br) : 0;
+	if (t >= fl->lo && t < fl->hi) {
+		if (pa_reach(fl, br, t, &changed))
+			return -1;
+	} else if (pa_ret_ok(fl, br, &changed)) {	/* a return or tail call */
+		return -1;
+	}
+	return pa_next(fl, i + 1, &st);
+}
+
+/* An APCS return (prologue_apcs.c): the frame must be undone. */
+static int apcs_return(struct pa_flow *fl, u32 i, const struct pa_state *st)
+{
+	const cs_insn *in = &fl->ins[i];
+	struct pa_state after;
+	const char *bad = pa_apcs_undo(in, st, &after);
+
+	if (bad)
+		return pa_fail(fl, in, bad);
+	if (pa_ret_ok(fl, in, &after))
+		return -1;
+	return pa_conditional(in) ? pa_next(fl, i, st) : 0;
+}
+
+/* Classify the frame-changing forms; @regs/@n or @imm filled. */
+static enum pa_kind classify(const cs_insn *in, int *regs, int *n, s32 *imm)
+{
+	switch (in->id) {
+	case ARM_INS_MOV:
+	case ARM_INS_SUB:
+	case ARM_INS_SUBW:
+	case ARM_INS_ADD:
+	case ARM_INS_ADDW:
+		return pa_classify_dp(in, regs, imm);
+	default:
+		return pa_classify_mem(in, regs, n, imm);
+	}
+}
+
+/* One instruction in state @st: its successors are reached. */
+int pa_flow_insn(struct pa_flow *fl, u32 i, struct pa_state st)
+{
+	const cs_insn *in = &fl->ins[i];
+	int regs[48], n = 0;
+	s32 imm = 0;
+	bool wr[TB_NREGS], cond = pa_conditional(in);
+	enum pa_kind k = classify(in, regs, &n, &imm);
+
+	if (st.child)
+		return flow_child(fl, i, &st);
+	if (st.ambiguous)
+		return 0;	/* cond_frame_change() followed both ways */
+	pa_writes(fl->cs, in, wr, TB_NREGS);
+	/* A branch reads the clone state; everything else updates it. */
+	if (!wr[15])
+		pa_clone_track(fl, in, &st);
+	/* a store or a load where sp is unknown or on one path only saves
+	 * and restores nothing; what a load leaves in wr[] is an ordinary
+	 * register write */
+	if (k == PA_LOAD && !cond && !st.on_fp)
+		pa_load_slots(&st, regs, n, imm, wr);
+	if (k == PA_LOAD || (k == PA_STORE && (cond || st.on_fp)))
+		k = PA_OTHER;
+	for (int r = 0; r <= 14; r++)
+		if (wr[r] && r != 13)
+			st.dirty |= 1u << r;	/* a pop puts its slots back */
+
+	if (pa_loads_sp_and_pc(in))
+		return apcs_return(fl, i, &st);
+	if (k == PA_POP && regs[n - 1] == 15) {
+		struct pa_state after = st;
+
+		if (!pa_pop_frame(&after, regs, n, imm) || pa_ret_ok(fl, in, &after))
+			return pa_fail(fl, in, "return that does not undo the frame");
+		return cond ? pa_next(fl, i, &st) : 0;
+	}
+	/* r7 set from sp but never saved: an ordinary register write */
+	if ((k == PA_SET_FP || (k == PA_FP_COPY && pa_callee_saved(regs[0]))) &&
+	    st.slot[regs[0]] == PA_NONE)
+		k = PA_OTHER;
+	/* arithmetic on r7 or r11 where it is no frame pointer ("add fp, fp,
+	 * #1", "addlo r3, r7, #56"): an ordinary register write too */
+	if (k == PA_FP_COPY && st.fp != regs[1])
+		k = PA_OTHER;
+	/* r7 or r11 from a register that holds no copy of sp; and copies
+	 * of sp made on one path only, which nothing needs */
+	if (k == PA_FP_FROM_COPY &&
+	    (st.spreg != regs[1] || st.slot[regs[0]] == PA_NONE))
+		k = PA_OTHER;
+	if ((k == PA_SP_COPY || k == PA_FP_FROM_COPY) && cond)
+		k = PA_OTHER;
+	if (k != PA_OTHER) {
+		if (cond)
+			return cond_frame_change(fl, i, st, k, regs, n, imm);
+		if (!pa_apply(&st, k, regs, n, imm))
+			return pa_fail(fl, in, "frame change that does not match the frame");
+		return pa_next(fl, i, &st);
+	}
+	if (st.spreg >= 0 && wr[st.spreg])
+		st.spreg = -1;
+	if (st.fp >= 0 && wr[st.fp]) {
+		if (st.on_fp)
+			return pa_fail(fl, in, "frame pointer written after an alloca");
+		st.fp = -1;
+	}
+	if (wr[15])
+		return pa_flow_branch(fl, i, &st);
+	/* any other change of sp (clang: "sub ip, sp, r3; mov sp, ip") is
+	 * an alloca: the frame pointer, if there is one, holds the frame */
+	if (wr[13] && (st.fp < 0 || st.fp == 12))
+		return pa_fail(fl, in, "sp changed");
+	if (wr[13])
+		st.on_fp = true;
+	if (wr[14] && st.slot[14] == PA_NONE)
+		return pa_fail(fl, in, "lr overwritten while it holds the return address");
+	for (int r = 4; r < TB_NREGS; r++) {
+		if (!wr[r] || !pa_callee_saved(r) || st.slot[r] != PA_NONE)
+			continue;
+		/*
+		 * A function that never returns need not keep its caller's
+		 * registers (glibc's start_thread uses r4 unsaved), and only
+		 * a frame pointer (r7, r11) can matter to a caller's unwind.
+		 */
+		if (r == 7 || r == 11)
+			return pa_fail(fl, in, "frame pointer written unsaved");
+		if (!fl->clobber)
+			fl->clobber = in;
+	}
+	return pa_next(fl, i, &st);
+}

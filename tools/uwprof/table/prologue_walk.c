@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Prologue analysis with capstone (ARM and Thumb), one function from its
+ * entry to its rows: decode it, follow every path from its entries until
+ * no work is left (computed jumps' possible targets flooded in their
+ * state), check that nothing is left unreached, then emit one row where
+ * the state changes.  Anything not recognised ends the analysis and the
+ * function keeps what it had.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "table/prologue_int.h"
+
+/*
+ * After a computed jump every instruction no path reached may be one of
+ * its targets: they are reached in its state.  Returns how many were.
+ */
+static int flood_jump_targets(struct pa_flow *fl)
+{
+	struct pa_state flooded;
+	int added = 0;
+
+	for (u32 i = 0; i < fl->n; i++) {
+		const struct pa_state *st = fl->have_jump ? &fl->jump : NULL;
+		u32 best = 0;
+
+		if (fl->have[i] || pa_is_padding(&fl->ins[i]))
+			continue;
+		/* the nearest forward jump before it, if any */
+		for (u32 k = 0; k < fl->nfwd; k++)
+			if (fl->fwd[k].addr < fl->ins[i].address &&
+			    fl->fwd[k].addr >= best) {
+				best = fl->fwd[k].addr;
+				st = &fl->fwd[k].st;
+			}
+		if (!st)
+			continue;
+		/* entered from we know not where: every register written */
+		flooded = *st;
+		flooded.dirty = PA_ALL_WRITTEN;
+		if (pa_reach(fl, &fl->ins[i], (u32)fl->ins[i].address, &flooded))
+			return -1;
+		added++;
+	}
+	return added;
+}
+
+/*
+ * Code no path reaches must be padding.  Anything else is reached from
+ * outside (another function branching into this one, as libgcc's
+ * conversions do into __adddf3) in a frame nothing here describes.
+ */
+static int unreached_ok(struct pa_flow *fl)
+{
+	for (u32 i = 0; i < fl->n; i++)
+		if (!fl->have[i] && !pa_is_padding(&fl->ins[i]))
+			return pa_fail(fl, &fl->ins[i], "code no path reaches");
+	return 0;
+}
+
+/*
+ * Rows in address order: the state before each reachable instruction,
+ * one row where it changes.  Padding keeps the rows before it: it never
+ * runs.
+ */
+static int emit_rows(struct pa_flow *fl, struct tb_cfi_func *f)
+{
+	const struct pa_state *last = NULL;
+	bool saved[TB_NREGS] = { false };
+
+	for (u32 i = 0; i < fl->n; i++)
+		for (int r = 0; fl->have[i] && r < TB_NREGS; r++)
+			saved[r] |= fl->st[i].touched[r];
+	for (u32 i = 0; i < fl->n; i++) {
+		if (!fl->have[i] || (last && pa_frame_eq(last, &fl->st[i])))
+			continue;
+		if (pa_add_row(f, &fl->st[i], (u32)fl->ins[i].address, saved))
+			return -1;
+		last = &fl->st[i];
+	}
+	return 0;
+}
+
+static int run_flow(struct pa_flow *fl, const u32 *entries, u32 nentries)
+{
+	struct pa_state entry;
+	u32 start = 0;
+
+	memset(&entry, 0, sizeof(entry));
+	entry.fp = -1;
+	entry.spreg = -1;
+	entry.cfa_copy = PA_NONE;
+	for (int i = 0; i < TB_NREGS; i++)
+		entry.slot[i] = PA_NONE;
+	fl->st = calloc(fl->n, sizeof(*fl->st));
+	fl->have = calloc(fl->n, sizeof(*fl->have));
+	/* Each instruction enters the work list once, once more when its
+	 * frame pointer is forgotten and once a register of r0-r14 found
+	 * written (pa_reach). */
+	fl->work = calloc(17 * (size_t)fl->n, sizeof(*fl->work));
+	if (!fl->st || !fl->have || !fl->work)
+		return -2;
+	/* alignment padding alone between two functions is no code (and
+	 * no refusal to note) */
+	while (fl->text && fl->text->gap && start < fl->n &&
+	       pa_is_padding(&fl->ins[start]))
+		start++;
+	if (start == fl->n)
+		return -1;
+	if (pa_reach(fl, &fl->ins[0], fl->lo, &entry))
+		return -1;
+	/* Other symbols inside are entry points too (__adddf3 inside
+	 * __subdf3): the frame there must be the entry frame. */
+	for (u32 k = 0; k < nentries; k++)
+		if (entries[k] > fl->lo && entries[k] < fl->hi &&
+		    pa_reach(fl, &fl->ins[0], entries[k], &entry))
+			return -1;
+	for (;;) {
+		int flooded;
+
+		while (fl->nwork) {
+			u32 i = fl->work[--fl->nwork];
+
+			if (pa_flow_insn(fl, i, fl->st[i]))
+				return -1;
+		}
+		flooded = fl->have_jump || fl->nfwd ? flood_jump_targets(fl) : 0;
+		if (flooded < 0)
+			return -1;
+		if (!flooded)
+			break;
+	}
+	if (fl->clobber && fl->returns)
+		return pa_fail(fl, fl->clobber, "callee-saved register written unsaved");
+	if (fl->text && fl->text->gap && !fl->returns)
+		return pa_fail(fl, &fl->ins[0], "no return in code no symbol names");
+	return unreached_ok(fl);
+}
+
+int pa_analyse(const u8 *code, u32 len, u32 addr, bool thumb,
+	       const u32 *entries, u32 nentries, bool thread_entry,
+	       const struct pa_range *data, u32 ndata,
+	       struct pa_text *text,
+	       struct tb_cfi_func *f, char *why, size_t wlen)
+{
+	struct pa_flow fl = { .lo = addr, .hi = addr + len, .why = why,
+			      .wlen = wlen, .thread_entry = thread_entry,
+			      .data = data, .ndata = ndata, .text = text,
+			      .thumb = thumb,
+			      .infer_pools = text && text->no_maps };
+	int r;
+
+	why[0] = 0;
+	memset(f, 0, sizeof(*f));
+	f->addr = addr;
+	f->size = len;
+	f->source = TB_SRC_PROLOGUE;
+	if (cs_open(CS_ARCH_ARM, thumb ? CS_MODE_THUMB : CS_MODE_ARM, &fl.cs))
+		return -1;
+	cs_option(fl.cs, CS_OPT_DETAIL, CS_OPT_ON);
+	r = pa_decode_all(&fl, code, len);
+	if (!r && !fl.n)
+		r = -1;
+	if (!r)
+		r = run_flow(&fl, entries, nentries);
+	/* states after computed jumps or at inner entries are assumed,
+	 * not followed: no ground to overrule CFI on */
+	if (!r && text && text->cfi && !fl.have_jump && !fl.nfwd && !nentries)
+		text->cfi_wrong = pa_cfi_wrong_at(&fl, text->cfi);
+	if (!r && emit_rows(&fl, f))
+		r = -2;
+	for (u32 i = 0; i < fl.n; i++)
+		free(fl.ins[i].detail);
+	free(fl.ins);
+	free(fl.st);
+	free(fl.have);
+	free(fl.work);
+	cs_close(&fl.cs);
+	if (r) {
+		free(f->rows);
+		f->rows = NULL;
+		f->nrows = 0;
+	}
+	return r == -2 ? -1 : r == -1 ? 0 : (int)len;
+}
+
+int tb_prologue_analyse(const u8 *code, u32 len, u32 addr, bool thumb,
+			const u32 *entries, u32 nentries,
+			struct tb_cfi_func *f, char *why, size_t wlen)
+{
+	struct pa_text text = { .b = code, .addr = addr, .size = len,
+				.thumb = thumb, .sized = true };
+
+	return pa_analyse(code, len, addr, thumb, entries, nentries, false, NULL,
+			  0, &text, f, why, wlen);
+}
