@@ -12,7 +12,8 @@
 # nothing else.
 RECORD_SRCS	:= tools/uwprof/record/cmd_record.c tools/uwprof/record/procs.c \
 		   tools/uwprof/record/sideband.c tools/uwprof/record/attach.c \
-		   tools/uwprof/record/cmd_vdso.c tools/uwprof/record/base.c
+		   tools/uwprof/record/cmd_vdso.c tools/uwprof/record/base.c \
+		   tools/uwprof/record/archive.c
 REPORT_COMMON_SRCS := tools/uwprof/report/cmd_report.c tools/uwprof/report/model.c \
 		   tools/uwprof/report/containers.c \
 		   tools/uwprof/report/procs.c tools/uwprof/report/symtab.c \
@@ -78,7 +79,7 @@ VM_TEST_DEPS	+= $(ARM_UWPROF) $(UWPROF)
 # a probe of record's side of it, built from the same sources.
 ADDRMAP_PROBE	:= $(HOST_OUT)/tests/addrmap_probe
 ADDRMAP_PROBE_SRCS := tests/host/addrmap_probe.c tools/uwprof/lib/addrmap.c \
-		  tools/uwprof/lib/elf.c tools/uwprof/record/attach.c \
+		  tools/uwprof/lib/elf.c tools/uwprof/lib/zip.c tools/uwprof/record/attach.c \
 		  tools/uwprof/lib/uwt.c tools/uwprof/lib/regfile.c
 $(ADDRMAP_PROBE): $(ADDRMAP_PROBE_SRCS) $(HOST_HDRS)
 	@mkdir -p $(dir $@)

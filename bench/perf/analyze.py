@@ -29,11 +29,13 @@ import argparse
 import bisect
 import collections
 import gzip
+import io
 import os
 import re
 import statistics
 import struct
 import sys
+import zipfile
 
 import capstone
 from capstone import arm as cs_arm
@@ -81,9 +83,11 @@ def load_uwdata(path):
             htimes.append(hns)
         elif typ == 2:
             v = struct.unpack_from("<8I", p, 0)
-            t, = struct.unpack_from("<Q", p, 72)
+            elf_off, t = struct.unpack_from("<IQ", p, 68)
             path_ = p[80:].split(b"\0")[0].decode(errors="replace")
-            procs.mapping(dict(pid=v[0], start=v[1], end=v[2], offset=v[3],
+            # a library inside an APK ("APK!/ENTRY"): offsets in the ELF
+            off = v[3] - elf_off if elf_off <= v[3] else v[3]
+            procs.mapping(dict(pid=v[0], start=v[1], end=v[2], offset=off,
                                path=path_, time=t))
         elif typ == 3:
             pid, pflags, t = struct.unpack_from("<IIQ", p, 0)
@@ -163,10 +167,22 @@ def p99(values):
 
 # ---- ELF files as mapped in the VM ----
 
+def read_elf_bytes(path):
+    """The bytes of the ELF at @path: a file, or "APK!/ENTRY", the stored
+    entry ENTRY of zip APK (docs/USAGE.md, "Libraries inside APKs")."""
+    if not os.path.exists(path) and "!/" in path:
+        archive, entry = path.split("!/", 1)
+        with zipfile.ZipFile(archive) as z:
+            if z.getinfo(entry).compress_type != zipfile.ZIP_STORED:
+                raise ValueError(path + ": not stored")
+            return z.read(entry)
+    return open(path, "rb").read()
+
+
 class Elf:
     def __init__(self, path, symfile=None):
-        self.data = open(path, "rb").read()
-        with open(path, "rb") as f:
+        self.data = read_elf_bytes(path)
+        with io.BytesIO(self.data) as f:
             e = ELFFile(f)
             self.entry = e.header.e_entry & ~1
             self.loads = [(s["p_offset"], s["p_vaddr"], s["p_filesz"])
@@ -178,7 +194,7 @@ class Elf:
         self.funcs = []
         self.all_funcs = []     # with sizeless and sized alike, by address
         for p in ([symfile] if symfile else []) + [path]:
-            with open(p, "rb") as f:
+            with io.BytesIO(read_elf_bytes(p)) as f:
                 e = ELFFile(f)
                 for sec in (".symtab", ".dynsym"):
                     st = e.get_section_by_name(sec)
@@ -189,7 +205,7 @@ class Elf:
                         self.funcs = sorted(f for f in fs if f[1])
                         self.all_funcs = sorted(fs)
         for p in ([symfile] if symfile else []) + [path]:
-            with open(p, "rb") as f:
+            with io.BytesIO(read_elf_bytes(p)) as f:
                 e = ELFFile(f)
                 st = e.get_section_by_name(".symtab")
                 if not st:
@@ -288,7 +304,7 @@ class Checker:
         """The separate debug file of @host where the root keeps debug
         packages' files (by build-id), for its full symbol table."""
         try:
-            with open(host, "rb") as f:
+            with io.BytesIO(read_elf_bytes(host)) as f:
                 sec = ELFFile(f).get_section_by_name(".note.gnu.build-id")
                 bid = next((n["n_desc"] for n in sec.iter_notes()
                             if n["n_type"] == "NT_GNU_BUILD_ID"), None) if sec else None

@@ -41,11 +41,11 @@ class Writer:
         self._rec(EXIT, struct.pack('<IIQ', pid, 0, time_ns))
 
     def mapping(self, pid, start, end, offset, path, bias=None, time_ns=0,
-                build_id=b''):
+                build_id=b'', elf_offset=0):
         flags = MAP_BIAS if bias is not None else 0
         self._rec(MAPPING, struct.pack('<9I32sIQ', pid, start, end, offset, 0, 0,
                                        bias or 0, flags, len(build_id),
-                                       build_id, 0, time_ns) +
+                                       build_id, elf_offset, time_ns) +
                   (path if isinstance(path, bytes) else path.encode()) +
                   b'\0')
 
@@ -87,6 +87,7 @@ def records(path):
             v = struct.unpack_from('<9I32sIQ', p)
             out.append(('mapping', dict(pid=v[0], start=v[1], end=v[2],
                                         offset=v[3], flags=v[7], time=v[11],
+                                        elf_offset=v[10],
                                         path=p[80:].split(b'\0')[0].decode())))
         elif t == PROCESS:
             pid, fl, time_ns = struct.unpack_from('<IIQ', p)

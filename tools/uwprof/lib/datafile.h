@@ -67,7 +67,14 @@ struct uwd_mapping {
 	uint32_t flags;
 	uint32_t build_id_len;
 	uint8_t build_id[UWD_BUILD_ID_MAX];
-	uint32_t reserved;
+	/*
+	 * Where the ELF starts in the file: 0 for an ELF file, the data
+	 * offset of the stored entry for a library mapped from inside a zip
+	 * (an APK), whose path is then "ARCHIVE!/ENTRY".  The build-id, bias
+	 * and text range are the entry's; offset stays the file's.  Was
+	 * "reserved, 0": older files read as plain files.
+	 */
+	uint32_t elf_offset;
 	uint64_t time_ns;	/* when record saw it */
 	/* then the path, NUL-terminated, zero padded to 8 */
 };

@@ -5,15 +5,22 @@
  * <elf.h> and stdio.  The host's generator reads ELF through libelf
  * (table/elf.c).
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE		/* fopencookie, memfd_create */
+#endif
 #include <elf.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "lib/elf.h"
 #include "lib/regfile.h"
+#include "lib/zip.h"
 
 #define NOTE_MAX	4096
 #define VDSO_MAX	(64 << 10)	/* a vDSO is a page or two */
@@ -100,7 +107,7 @@ static int elf_info(FILE *f, struct uw_elf_info *info)
 
 int uw_elf_info(const char *path, struct uw_elf_info *info)
 {
-	return elf_info(uw_fopen_regular(path), info);
+	return elf_info(uw_elf_fopen(path), info);
 }
 
 int uw_vdso_image(const uint8_t **image, size_t *len)
@@ -142,7 +149,7 @@ int uw_vdso_info(struct uw_elf_info *info)
 int uw_elf_is_64bit(const char *path)
 {
 	unsigned char id[EI_NIDENT];
-	FILE *f = uw_fopen_regular(path);
+	FILE *f = uw_elf_fopen(path);
 	int ret;
 
 	if (!f)
@@ -184,4 +191,221 @@ void *uw_elf_section(FILE *f, const Elf32_Shdr *sh, size_t max)
 	if (p)
 		((char *)p)[sh->sh_size] = 0;	/* names end inside */
 	return p;
+}
+
+/* ---- where an ELF is: a file, or a stored entry of a zip ---- */
+
+static int src_fail(char *err, size_t errlen, int e, const char *fmt,
+		    const char *a, const char *b)
+{
+	if (errlen)
+		snprintf(err, errlen, fmt, a, b);
+	errno = e;
+	return -1;
+}
+
+/* The stored entry of the zip at @archive named @name, or holding @offset. */
+static int src_in_zip(const char *archive, const char *name, uint64_t offset,
+		      struct uw_elf_src *s, char *err, size_t errlen)
+{
+	struct uw_zip_entry ze;
+	enum uw_zip_err why;
+	char zerr[UW_ZIP_NAME_MAX + 200];
+	FILE *f = uw_fopen_regular(archive);
+	int e;
+
+	if (!f)
+		return src_fail(err, errlen, errno, "cannot open %s: %s", archive,
+				uw_file_strerror(errno));
+	if (uw_zip_find(f, name, offset, &ze, &why, zerr, sizeof(zerr))) {
+		e = errno;
+		fclose(f);
+		if (why == UW_ZIP_NOT_ZIP)
+			return src_fail(err, errlen, e, "%s%s", archive,
+					" is not a zip archive (no end of central directory)");
+		return src_fail(err, errlen, e, "%s: %s", archive, zerr);
+	}
+	s->fd = dup(fileno(f));
+	e = errno;
+	fclose(f);
+	if (s->fd < 0)
+		return src_fail(err, errlen, e, "cannot open %s: %s", archive,
+				strerror(e));
+	s->off = ze.data_off;
+	s->size = ze.size;
+	snprintf(s->entry, sizeof(s->entry), "%s", ze.name);
+	return 0;
+}
+
+int uw_elf_src_open(const char *spec, struct uw_elf_src *s, char *err,
+		    size_t errlen)
+{
+	char archive[4096];
+	const char *entry;
+	struct stat st;
+
+	memset(s, 0, sizeof(*s));
+	s->fd = uw_open_regular(spec);
+	if (s->fd >= 0) {
+		if (fstat(s->fd, &st)) {
+			int e = errno;
+
+			close(s->fd);
+			s->fd = -1;
+			return src_fail(err, errlen, e, "cannot open %s: %s", spec,
+					strerror(e));
+		}
+		s->size = (uint64_t)st.st_size;
+		return 0;
+	}
+	if ((errno != ENOENT && errno != ENOTDIR) ||
+	    !(entry = uw_zip_split(spec, archive, sizeof(archive))))
+		return src_fail(err, errlen, errno, "cannot open %s: %s", spec,
+				uw_file_strerror(errno));
+	return src_in_zip(archive, entry, 0, s, err, errlen);
+}
+
+int uw_elf_src_mapped(const char *path, uint64_t offset, struct uw_elf_src *s,
+		      char *err, size_t errlen)
+{
+	memset(s, 0, sizeof(*s));
+	return src_in_zip(path, NULL, offset, s, err, errlen);
+}
+
+void uw_elf_src_close(struct uw_elf_src *s)
+{
+	if (s->fd >= 0)
+		close(s->fd);
+	s->fd = -1;
+}
+
+/* A stream over [off, off + size) of the file: the ELF's bytes alone. */
+struct window {
+	int fd;
+	uint64_t off, size, pos;
+};
+
+static ssize_t win_read(void *c, char *buf, size_t n)
+{
+	struct window *w = c;
+	ssize_t got;
+
+	if (w->pos >= w->size)
+		return 0;
+	if (n > w->size - w->pos)
+		n = (size_t)(w->size - w->pos);
+	got = pread(w->fd, buf, n, (off_t)(w->off + w->pos));
+	if (got > 0)
+		w->pos += (uint64_t)got;
+	return got;
+}
+
+static int win_seek(void *c, off64_t *to, int whence)
+{
+	struct window *w = c;
+	int64_t base = whence == SEEK_SET ? 0 : whence == SEEK_CUR ?
+		       (int64_t)w->pos : (int64_t)w->size;
+
+	if (*to < -base)
+		return -1;
+	w->pos = (uint64_t)(base + *to);
+	*to = (off64_t)w->pos;
+	return 0;
+}
+
+static int win_close(void *c)
+{
+	struct window *w = c;
+
+	close(w->fd);
+	free(w);
+	return 0;
+}
+
+FILE *uw_elf_src_stream(struct uw_elf_src *s)
+{
+	static const cookie_io_functions_t io = {
+		.read = win_read, .seek = win_seek, .close = win_close,
+	};
+	struct window *w;
+	FILE *f;
+
+	if (!s->entry[0]) {	/* a file of its own: stdio as usual */
+		f = fdopen(s->fd, "rb");
+		if (f)
+			s->fd = -1;
+		return f;
+	}
+	w = malloc(sizeof(*w));
+	if (!w)
+		return NULL;
+	*w = (struct window){ s->fd, s->off, s->size, 0 };
+	f = fopencookie(w, "rb", io);
+	if (!f) {
+		free(w);
+		return NULL;
+	}
+	s->fd = -1;
+	return f;
+}
+
+FILE *uw_elf_fopen(const char *spec)
+{
+	struct uw_elf_src s;
+	FILE *f;
+	int e;
+
+	if (uw_elf_src_open(spec, &s, NULL, 0))
+		return NULL;
+	f = uw_elf_src_stream(&s);
+	e = errno;
+	uw_elf_src_close(&s);
+	errno = e;
+	return f;
+}
+
+int uw_elf_src_fd(struct uw_elf_src *s)
+{
+	uint8_t buf[64 << 10];
+	uint64_t done = 0;
+	int fd, e;
+
+	if (!s->entry[0]) {	/* the file itself */
+		fd = s->fd;
+		s->fd = -1;
+		return fd;
+	}
+	fd = memfd_create("uwprof-elf", MFD_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	while (done < s->size) {
+		size_t n = s->size - done < sizeof(buf) ?
+			   (size_t)(s->size - done) : sizeof(buf);
+		ssize_t got = pread(s->fd, buf, n, (off_t)(s->off + done));
+
+		if (got <= 0 || write(fd, buf, (size_t)got) != got) {
+			e = got ? errno : EIO;
+			close(fd);
+			errno = e;
+			return -1;
+		}
+		done += (uint64_t)got;
+	}
+	return fd;
+}
+
+int uw_elf_fd(const char *spec, char *err, size_t errlen)
+{
+	struct uw_elf_src s;
+	int fd, e;
+
+	if (uw_elf_src_open(spec, &s, err, errlen))
+		return -1;
+	fd = uw_elf_src_fd(&s);
+	e = errno;
+	if (fd < 0 && errlen)
+		snprintf(err, errlen, "cannot read %s: %s", spec, strerror(e));
+	uw_elf_src_close(&s);
+	errno = e;
+	return fd;
 }

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "lib/addrmap.h"
+#include "lib/zip.h"
 
 #define UW_ELF_MAX_LOADS	16
 #define UW_BUILD_ID_MAX		32
@@ -24,8 +25,8 @@ struct uw_elf_info {
 };
 
 /*
- * Read @path.  Returns 0, or -1 with errno set (ENOEXEC: not a
- * little-endian 32-bit ELF file).
+ * Read @path (a file, or "ARCHIVE!/ENTRY": below).  Returns 0, or -1
+ * with errno set (ENOEXEC: not a little-endian 32-bit ELF file).
  */
 int uw_elf_info(const char *path, struct uw_elf_info *info);
 
@@ -59,5 +60,57 @@ void *uw_elf_section(FILE *f, const Elf32_Shdr *sh, size_t max);
 /* 1 if @path is a 64-bit ELF file (a 64-bit program, which v2 tables
  * cannot describe), else 0. */
 int uw_elf_is_64bit(const char *path);
+
+/*
+ * Where an ELF is.  Every reader of the tools opens an ELF by a name
+ * that is either a file's path or "ARCHIVE!/ENTRY" (perf's and
+ * simpleperf's convention): the stored (uncompressed) entry ENTRY of the
+ * zip archive ARCHIVE, an APK's library mapped in place (lib/zip.h).  A
+ * path that names an existing file is that file, "!/" or not.
+ */
+struct uw_elf_src {
+	int fd;			/* the file or the archive, or -1 */
+	uint64_t off;		/* the ELF's first byte in it */
+	uint64_t size;		/* the ELF's bytes */
+	char entry[UW_ZIP_NAME_MAX];	/* the archive entry's name, "" for a file */
+};
+
+/*
+ * Open the ELF named @spec.  0, or -1 with errno set and, if @errlen, a
+ * message in @err (a compressed entry, a malformed zip, no such entry...).
+ */
+int uw_elf_src_open(const char *spec, struct uw_elf_src *s, char *err,
+		    size_t errlen);
+
+/*
+ * The ELF a mapping of zip archive @path at file offset @offset maps: the
+ * stored entry whose data holds the offset.  0, or -1 as above (errno
+ * ENOEXEC and the message "... is not a zip archive" when @path is not
+ * one).
+ */
+int uw_elf_src_mapped(const char *path, uint64_t offset, struct uw_elf_src *s,
+		      char *err, size_t errlen);
+
+void uw_elf_src_close(struct uw_elf_src *s);
+
+/*
+ * A stdio stream over the ELF's bytes alone (offset 0 is its first
+ * byte); it takes @s's descriptor.  NULL with errno set.
+ */
+FILE *uw_elf_src_stream(struct uw_elf_src *s);
+
+/*
+ * A descriptor whose file is exactly the ELF, for readers that take one
+ * (libelf, libdwfl): the file's own, or for an archive entry an
+ * anonymous memory file holding a copy of its bytes.  Takes @s's
+ * descriptor; -1 with errno set.
+ */
+int uw_elf_src_fd(struct uw_elf_src *s);
+
+/* uw_elf_src_open() then uw_elf_src_stream(); NULL with errno set. */
+FILE *uw_elf_fopen(const char *spec);
+
+/* uw_elf_src_open() then uw_elf_src_fd(); -1 with a message in @err. */
+int uw_elf_fd(const char *spec, char *err, size_t errlen);
 
 #endif

@@ -656,6 +656,12 @@ static void summary_stops(const struct rec *r)
 	fprintf(stderr, "\n");
 }
 
+/* A quote for a shell around an APK's "base.apk!/lib/..." ('!' is special). */
+static const char *q(const char *path)
+{
+	return strchr(path, '!') ? "'" : "";
+}
+
 /* Each file of a sampled process with no table, once, with its fix. */
 static void summary_missing(const struct rec *r)
 {
@@ -703,8 +709,8 @@ static void summary_missing(const struct rec *r)
 			else
 				uw_err("record: no table for %s (build-id %s); make it on "
 				       "the host from an unstripped copy of that file:\n"
-				       "    uwprof table %s --build-id-dir %s", s->path,
-				       bid, s->path, r->o.tables);
+				       "    uwprof table %s%s%s --build-id-dir %s", s->path,
+				       bid, q(s->path), s->path, q(s->path), r->o.tables);
 		}
 	}
 }

@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "record/archive.h"
 #include "record/attach.h"
 #include "record/record.h"
 #include "uwprof.h"
@@ -270,7 +271,7 @@ static int seen_slot(const struct target *t, const struct uw_mapping *m)
 	for (unsigned int i = 0; i < t->nseen; i++)
 		if (t->seen[i].m.start == m->start && t->seen[i].m.end == m->end &&
 		    t->seen[i].m.offset == m->offset &&
-		    !strcmp(t->seen[i].path, m->path))
+		    rec_same_file(t->seen[i].path, m->path))
 			return (int)i;
 	return -1;
 }
@@ -398,13 +399,18 @@ static void resolve(struct rec *r, struct target *t, const struct uw_mapping *mp
 	struct uw_elf_info info;
 	struct table_ent *e;
 	char bid[2 * UW_BUILD_ID_MAX + 1];
+	uint32_t elf_off = 0;
 	int err;
 
 	s->m.pid = (uint32_t)t->pid;
 	s->m.time_ns = time_ns;
 	memcpy(s->path, m->path, sizeof(s->path));
 	s->path[sizeof(s->path) - 1] = 0;
-	if (is_vdso(m->path) ? uw_vdso_info(&info) : uw_elf_info(m->path, &info)) {
+	/* A library inside an APK: offsets in the stored ELF from here on. */
+	if (!is_vdso(m->path) &&
+	    rec_archive_mapping(m, s->path, sizeof(s->path), &elf_off))
+		m->offset -= elf_off;
+	if (is_vdso(m->path) ? uw_vdso_info(&info) : uw_elf_info(s->path, &info)) {
 		/* Gone or replaced since: the kernel's build-id still names it. */
 		memset(&info, 0, sizeof(info));
 		if (bid_len)
@@ -415,7 +421,8 @@ static void resolve(struct rec *r, struct target *t, const struct uw_mapping *mp
 	}
 	s->m.start = m->start;
 	s->m.end = m->end;
-	s->m.offset = m->offset;
+	s->m.offset = m->offset + elf_off;
+	s->m.elf_offset = elf_off;
 	if (info.nloads && !uw_map_bias(info.loads, info.nloads, m->start, m->end,
 					 m->offset, &s->m.bias))
 		s->m.flags |= UWD_MAP_BIAS;
@@ -436,7 +443,8 @@ static void resolve(struct rec *r, struct target *t, const struct uw_mapping *mp
 		return;
 	}
 	s->table_id = e->id;
-	if (module_attaches(r, t))
+	/* The module reads build-ids at a file's start: not an APK's ELF. */
+	if (module_attaches(r, t) && !elf_off)
 		return;
 	s->attach_ns = rec_now_ns();
 	err = attach_range(r, t->pid, (uint32_t)e->id, s->m.text_start,

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/zip.h"
 #include "report/report.h"
 #include "report/procs.h"
 #include "report/symbols.h"
@@ -92,12 +93,32 @@ static uint64_t key_of(const struct rp_load *L, uint64_t t)
 	return L->timed ? t : L->seq;
 }
 
+/*
+ * A module's name: the base name of its path, or for a library inside an
+ * archive ("/data/app/.../base.apk!/lib/armeabi-v7a/libfoo.so") the
+ * archive's base name with the entry, as perf and simpleperf name it.
+ */
+static const char *module_name(const char *path)
+{
+	const char *sep = strstr(path, UW_ZIP_SEP), *base = NULL;
+
+	for (const char *c = path; *c && (!sep || c < sep); c++)
+		if (*c == '/')
+			base = c;
+	return base ? base + 1 : path;
+}
+
+/* The offset of a mapping in the ELF its path names (lib/elf.h). */
+static uint32_t elf_offset(const struct uwd_mapping *m)
+{
+	return m->elf_offset <= m->offset ? m->offset - m->elf_offset : m->offset;
+}
+
 static uint32_t module_for(struct rp_load *L, const struct uwd_mapping *m,
 			   const char *path)
 {
 	struct rp_profile *p = L->p;
 	struct rp_module *mod;
-	const char *base;
 	bool mismatch;
 
 	for (uint32_t i = 0; i < p->nmods; i++)
@@ -109,14 +130,13 @@ static uint32_t module_for(struct rp_load *L, const struct uwd_mapping *m,
 	mod = &p->mods[p->nmods];
 	memset(mod, 0, sizeof(*mod));
 	mod->path = strdup(path);
-	base = strrchr(mod->path, '/');
-	mod->name = base ? base + 1 : mod->path;
+	mod->name = module_name(mod->path);
 	mod->build_id_len = m->build_id_len > UWD_BUILD_ID_MAX ?
 		UWD_BUILD_ID_MAX : m->build_id_len;
 	memcpy(mod->build_id, m->build_id, mod->build_id_len);
 	mod->start = m->start;
 	mod->end = m->end;
-	mod->offset = m->offset;
+	mod->offset = elf_offset(m);
 	mod->sym = sym_open(L->o->symfs, L->o->nsymfs, path, mod->build_id,
 			    mod->build_id_len, &mismatch);
 	if (!mod->sym)
@@ -135,7 +155,7 @@ static uint32_t keep_mapping(struct rp_profile *p, const struct uwd_mapping *m,
 	p->maps = rp_grow(p->maps, &p->maproom, p->nmaps, sizeof(*p->maps));
 	p->maps[p->nmaps] = (struct rp_mapping){
 		.pid = m->pid, .start = m->start, .end = m->end,
-		.offset = m->offset, .module = r->module,
+		.offset = elf_offset(m), .module = r->module,
 		.bias = r->bias_ok ? r->bias : r->start,
 	};
 	return p->nmaps++;
@@ -158,7 +178,7 @@ static void on_mapping(struct rp_load *L, const void *data, size_t len)
 	r.bias_ok = m.flags & UWD_MAP_BIAS;
 	if (!r.bias_ok && L->p->mods[r.module].sym)
 		r.bias_ok = !sym_bias(L->p->mods[r.module].sym, m.start,
-				      m.end, m.offset, &r.bias);
+				      m.end, elf_offset(&m), &r.bias);
 	if (m.flags & UWD_MAP_TABLE)
 		L->p->mods[r.module].has_table = true;
 	r.map = keep_mapping(L->p, &m, &r);

@@ -16,10 +16,10 @@
 
 struct rp_module {
 	char *path;		/* as mapped on the device */
-	const char *name;	/* its base name */
+	const char *name;	/* its base name; "base.apk!/ENTRY" inside an archive */
 	uint8_t build_id[UWD_BUILD_ID_MAX];
 	uint32_t build_id_len;
-	uint32_t start, end, offset;	/* first mapping seen (pprof) */
+	uint32_t start, end, offset;	/* first mapping seen (pprof); offset in the ELF */
 	bool has_table;
 	struct sym_file *sym;	/* NULL: no symbols found */
 	uint64_t stopped[UWPROF_STOP_NR];	/* unwinds whose last frame is here */

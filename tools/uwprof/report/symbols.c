@@ -175,7 +175,8 @@ static struct sym_file *open_elf(const char *path)
 
 	if (!f)
 		return NULL;
-	fd = uw_open_regular(path);
+	/* a file, or a stored entry of a zip ("base.apk!/lib/...") */
+	fd = uw_elf_fd(path, NULL, 0);
 	if (fd < 0)
 		goto fail;
 	f->dwfl = dwfl_begin(&sym_callbacks);

@@ -17,8 +17,10 @@ struct sym_file;
  * Find and open the ELF for a file mapped from @path with build-id @bid
  * (may be empty).  Looked for in each @symfs directory as <build-id>,
  * <build-id>.debug, .build-id/xx/rest.debug, <path> below the directory
- * and <base name>, then at @path itself.  A candidate whose build-id
- * differs is skipped.  Returns NULL if none fits; *mismatch is set if one
+ * and <base name> (for a library inside an APK, @path "APK!/ENTRY", also
+ * <base name of APK>!/ENTRY), then at @path itself.  Every candidate may
+ * be "APK!/ENTRY" (lib/elf.h).  A candidate whose build-id differs is
+ * skipped.  Returns NULL if none fits; *mismatch is set if one
  * was skipped for its build-id.
  */
 struct sym_file *sym_open(const char *const *symfs, unsigned int nsymfs,

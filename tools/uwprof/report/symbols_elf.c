@@ -69,7 +69,7 @@ static struct sym_file *open_elf(const char *path)
 	struct sym_file *sf = calloc(1, sizeof(*sf));
 	const Elf32_Shdr *tab = NULL;
 	Elf32_Shdr *shs = NULL;
-	FILE *f = uw_fopen_regular(path);
+	FILE *f = uw_elf_fopen(path);	/* a file, or "base.apk!/lib/..." */
 	struct uw_elf_info info;
 	unsigned int i, nsh = 0;
 

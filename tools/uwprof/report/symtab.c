@@ -84,7 +84,8 @@ static struct sym_file *try_path(const char *path, const uint8_t *bid,
 {
 	struct uw_elf_info info;
 
-	if (access(path, R_OK) || uw_elf_info(path, &info))
+	/* uw_elf_info() opens regular files only, and reads "APK!/ENTRY" */
+	if (uw_elf_info(path, &info))
 		return NULL;
 	if (bidlen && (info.build_id_len != bidlen ||
 		       memcmp(info.build_id, bid, bidlen))) {
@@ -94,17 +95,30 @@ static struct sym_file *try_path(const char *path, const uint8_t *bid,
 	return open(path);
 }
 
+/* DIR/<base name of the archive>!/ENTRY */
+static const char *apk_cand(char *cand, size_t room, const char *dir,
+			    const char *archive, const char *entry)
+{
+	const char *b = strrchr(archive, '/');
+
+	int n = snprintf(cand, room, "%s/%s" UW_ZIP_SEP "%s", dir,
+			 b ? b + 1 : archive, entry);
+
+	return n > 0 && (size_t)n < room ? cand : "";
+}
+
 struct sym_file *sym_search(const char *const *symfs, unsigned int nsymfs,
 			    const char *path, const uint8_t *bid,
 			    uint32_t bidlen, bool *mismatch,
 			    struct sym_file *(*open)(const char *path))
 {
-	char hex[2 * UW_BUILD_ID_MAX + 1], cand[4096];
-	const char *base = strrchr(path, '/');
+	char hex[2 * UW_BUILD_ID_MAX + 1], cand[4096], archive[4096];
+	const char *base = strrchr(path, '/'), *entry;
 	struct sym_file *f;
 	unsigned int i;
 
 	*mismatch = false;
+	entry = uw_zip_split(path, archive, sizeof(archive));
 	uw_hex(bid, bidlen, hex);
 	base = base ? base + 1 : path;
 	/* the name 'uwprof vdso' gives the kernel's vDSO image by default */
@@ -129,6 +143,11 @@ struct sym_file *sym_search(const char *const *symfs, unsigned int nsymfs,
 			return f;
 		snprintf(cand, sizeof(cand), "%s/%s", symfs[i], base);
 		if ((f = try_path(cand, bid, bidlen, mismatch, open)))
+			return f;
+		/* an APK's library: the APK copied into the directory */
+		if (entry && (f = try_path(apk_cand(cand, sizeof(cand), symfs[i],
+						    archive, entry),
+					   bid, bidlen, mismatch, open)))
 			return f;
 	}
 	/* As perf does: with --symfs, only there; without, the path itself. */

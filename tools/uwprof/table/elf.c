@@ -15,6 +15,7 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include "table/elf.h"
+#include "lib/elf.h"
 #include "lib/regfile.h"
 
 static int sym_cmp(const void *a, const void *b)
@@ -198,12 +199,10 @@ int tb_elf_open(struct tb_elf *e, const char *path, char *err, size_t errlen)
 	memset(e, 0, sizeof(*e));
 	e->dbg_fd = -1;
 	elf_version(EV_CURRENT);
-	e->fd = uw_open_regular(path);
-	if (e->fd < 0) {
-		snprintf(err, errlen, "cannot open %s: %s", path,
-			 uw_file_strerror(errno));
+	/* a file, or a stored entry of a zip ("base.apk!/lib/...") */
+	e->fd = uw_elf_fd(path, err, errlen);
+	if (e->fd < 0)
 		return -1;
-	}
 	e->elf = elf_begin(e->fd, ELF_C_READ, NULL);
 	if (!e->elf || elf_kind(e->elf) != ELF_K_ELF || !gelf_getehdr(e->elf, &eh)) {
 		snprintf(err, errlen, "%s is not an ELF file", path);

@@ -12,6 +12,7 @@
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lib/elf.h"
 #include "table/elf.h"
 
 static const Dwfl_Callbacks tb_dwfl_cb = {
@@ -62,7 +63,8 @@ int tb_elf_read_ext_symbols(struct tb_elf *e, const char *path)
 	d = dwfl_begin(&tb_dwfl_cb);
 	if (!d)
 		return -1;
-	m = dwfl_report_offline(d, "", path, -1);
+	/* libdwfl owns the descriptor (an archive entry's is a copy) */
+	m = dwfl_report_offline(d, "", path, uw_elf_fd(path, NULL, 0));
 	dwfl_report_end(d, NULL, NULL);
 	n = m ? dwfl_module_getsymtab(m) : -1;
 	if (n <= 1) {
