@@ -13,7 +13,6 @@
 #include "table/table.h"
 #include "table/elf.h"
 #include "lib/uwt.h"
-#include "inspect/dump.h"
 #include "table/prologue.h"
 #include "table/discover.h"
 #include "lib/regfile.h"
