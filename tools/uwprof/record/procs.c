@@ -91,17 +91,40 @@ static int upload(struct rec *r, const char *bid, const struct uwt_file *f,
 	return upload_as(r, bid, f, 0, verr);
 }
 
-static struct table_ent *table_for(struct rec *r, const char *bid)
+struct table_ent *rec_table_lookup(struct rec *r, const char *bid)
 {
-	struct table_ent *e;
-	struct uwt_file f;
-	char path[4096], err[256];
-	uint32_t verr = 0;
-	unsigned int i;
-
-	for (i = 0; i < r->ntab; i++)
+	for (unsigned int i = 0; i < r->ntab; i++)
 		if (!strcmp(r->tab[i].bid, bid))
 			return &r->tab[i];
+	return NULL;
+}
+
+/* Upload the table @f (from @path) as @e's: its id, or < 0 refused. */
+int rec_table_upload(struct rec *r, struct table_ent *e,
+		     const struct uwt_file *f, const char *path)
+{
+	uint32_t verr = 0;
+
+	e->meta = f->meta;
+	e->id = upload(r, e->bid, f, &verr);
+	if (e->id < 0)
+		uw_err("record: warning: the device refused %s: %s%s", path,
+		       strerror(-e->id), verr ? " (invalid table; remake it)" : "");
+	return e->id;
+}
+
+/*
+ * The table of build-id @bid: from --tables (the host's, preferred), else
+ * from the cache of tables made on the device.  e->id 0: none yet.
+ */
+static struct table_ent *table_for(struct rec *r, const char *bid)
+{
+	struct table_ent *e = rec_table_lookup(r, bid);
+	struct uwt_file f;
+	char path[4096], err[256];
+
+	if (e)
+		return e;
 	r->tab = rec_grow(r->tab, &r->tabroom, r->ntab, sizeof(*r->tab));
 	e = &r->tab[r->ntab++];
 	memset(e, 0, sizeof(*e));
@@ -111,14 +134,12 @@ static struct table_ent *table_for(struct rec *r, const char *bid)
 		if (access(path, F_OK) == 0) {
 			uw_err("record: warning: %s", err);
 			e->id = -1;
+		} else if (!r->o.no_auto_tables) {
+			rec_cache_load(r, e);
 		}
 		return e;
 	}
-	e->meta = f.meta;
-	e->id = upload(r, bid, &f, &verr);
-	if (e->id < 0)
-		uw_err("record: warning: the device refused %s: %s%s", path,
-		       strerror(-e->id), verr ? " (invalid table; remake it)" : "");
+	rec_table_upload(r, e, &f, path);
 	free(f.buf);
 	return e;
 }
@@ -390,6 +411,70 @@ static bool module_attaches(const struct rec *r, const struct target *t)
 	return r->inherit && r->by_build_id && !t->explicit;
 }
 
+/*
+ * Attach @e's table to the mapping @s of @t (or leave it to the module,
+ * which attaches by build-id).
+ */
+static void attach_seen(struct rec *r, struct target *t, struct seen_map *s,
+			struct table_ent *e)
+{
+	struct uw_mapping m = {
+		.start = s->m.start, .end = s->m.end, .offset = s->m.offset,
+		.exec = true,
+	};
+	int err;
+
+	snprintf(m.path, sizeof(m.path), "%s", s->path);
+	/*
+	 * The loader maps a library in steps (the whole file, then each
+	 * segment over it): a mapping caught half-way is looked at again.
+	 */
+	if (uw_runtime_text(&e->meta, &m, &s->m.text_start, &s->m.text_end)) {
+		s->retry = true;
+		return;
+	}
+	s->table_id = e->id;
+	if (module_attaches(r, t))
+		return;
+	s->attach_ns = rec_now_ns();
+	err = attach_range(r, t->pid, (uint32_t)e->id, s->m.text_start,
+			   s->m.text_end);
+	if (err) {
+		s->attach_ns = 0;
+		attach_failed(r, t, m.path, err);
+		return;
+	}
+	s->m.flags |= UWD_MAP_TABLE;
+	t->attached++;
+	t->attached_ever++;
+}
+
+/*
+ * A table made on the device is uploaded: attach it where it waited (the
+ * module attaches it by itself to the processes it follows).
+ */
+void rec_table_ready(struct rec *r, struct table_ent *e)
+{
+	char bid[2 * UW_BUILD_ID_MAX + 1];
+
+	for (unsigned int i = 0; i < r->nt; i++) {
+		struct target *t = &r->t[i];
+
+		for (unsigned int j = 0; j < t->nseen && !t->gone; j++) {
+			struct seen_map *s = &t->seen[j];
+
+			if (!s->waits_table)
+				continue;
+			uw_hex(s->m.build_id, s->m.build_id_len, bid);
+			if (strcmp(bid, e->bid))
+				continue;
+			s->waits_table = false;
+			if (e->id > 0)
+				attach_seen(r, t, s, e);
+		}
+	}
+}
+
 static void resolve(struct rec *r, struct target *t, const struct uw_mapping *mp,
 		    struct seen_map *s, uint64_t time_ns,
 		    const uint8_t *bid_given, uint32_t bid_len)
@@ -398,7 +483,6 @@ static void resolve(struct rec *r, struct target *t, const struct uw_mapping *mp
 	struct uw_elf_info info;
 	struct table_ent *e;
 	char bid[2 * UW_BUILD_ID_MAX + 1];
-	int err;
 
 	s->m.pid = (uint32_t)t->pid;
 	s->m.time_ns = time_ns;
@@ -425,30 +509,19 @@ static void resolve(struct rec *r, struct target *t, const struct uw_mapping *mp
 	s->m.build_id_len = info.build_id_len;
 	uw_hex(info.build_id, info.build_id_len, bid);
 	e = table_for(r, bid);
+	/*
+	 * None: made on the device from the file itself, which must still be
+	 * the one mapped (the kernel's build-id of the mapping, if it gave
+	 * one).  The mapping is attached once the table is ready.
+	 */
+	if (e->id == 0 && !r->o.no_auto_tables) {
+		rec_table_make(r, t, e, m->path, bid_len ? bid_given : info.build_id,
+			       bid_len ? bid_len : info.build_id_len);
+		s->waits_table = e->worker > 0 || e->queued;
+	}
 	if (e->id <= 0)
 		return;
-	/*
-	 * The loader maps a library in steps (the whole file, then each
-	 * segment over it): a mapping caught half-way is looked at again.
-	 */
-	if (uw_runtime_text(&e->meta, m, &s->m.text_start, &s->m.text_end)) {
-		s->retry = true;
-		return;
-	}
-	s->table_id = e->id;
-	if (module_attaches(r, t))
-		return;
-	s->attach_ns = rec_now_ns();
-	err = attach_range(r, t->pid, (uint32_t)e->id, s->m.text_start,
-			   s->m.text_end);
-	if (err) {
-		s->attach_ns = 0;
-		attach_failed(r, t, m->path, err);
-		return;
-	}
-	s->m.flags |= UWD_MAP_TABLE;
-	t->attached++;
-	t->attached_ever++;
+	attach_seen(r, t, s, e);
 }
 
 /* An exec replaces every mapping and drops the attachments with the mm. */
