@@ -289,6 +289,15 @@ void rec_tables_reap(struct rec *r, bool wait)
 			release(r, &r->t[i]);
 }
 
+/* Is @pid one of record's table makers (not a process to profile)? */
+bool rec_is_worker(const struct rec *r, pid_t pid)
+{
+	for (unsigned int i = 0; i < r->ntab; i++)
+		if (r->tab[i].worker == pid)
+			return true;
+	return false;
+}
+
 /* Every paused process goes on (record stops). */
 void rec_release_all(struct rec *r)
 {

@@ -672,6 +672,8 @@ static void on_fork(struct rec *r, const struct sb_event *e)
 
 	if (e->pid == e->ppid || e->pid == (uint32_t)getpid())
 		return;		/* a thread, or the recorder's own command */
+	if (e->ppid == (uint32_t)getpid() && rec_is_worker(r, (pid_t)e->pid))
+		return;		/* record's table maker (-a) */
 	parent = rec_find_target(r, (pid_t)e->ppid);
 	follow = r->o.all || (parent && !r->o.no_inherit &&
 			      (parent->explicit || parent->followed));

@@ -156,5 +156,6 @@ void rec_table_make(struct rec *r, struct target *t, struct table_ent *e,
 void rec_tables_reap(struct rec *r, bool wait);
 bool rec_sample_pending(struct rec *r, const struct uwprof_record *s);
 void rec_release_all(struct rec *r);
+bool rec_is_worker(const struct rec *r, pid_t pid);
 
 #endif
