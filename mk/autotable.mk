@@ -8,7 +8,7 @@ VM_TEST_SCRIPTS	+= tests/host/autotable_vm.sh
 VM_TEST_DEPS	+= lua-arm $(ARM_UWPROF) $(UWPROF)
 
 # make autotable-bench: their start-up cost in the VM under -icount, first
-# and cached run of lua and of a program of twenty code mappings
+# and cached run of lua and of a program of eighteen code mappings
 # (scripts/autotable-bench.sh); prints the figures and writes them into
 # docs/BENCHMARKS.md.  Not part of make check (about ten minutes).
 autotable-bench: module tools uwprof-arm lua-arm $(BENCH_TIMEIT)

@@ -9,16 +9,16 @@
 #   lua       build/arm/lua-gcc/lua (stripped) running bench.lua 0: start-up
 #             and exit only; it maps lua, libc, libm, libgcc_s, ld.so, vDSO
 #   manylibs  a small program of this script linked (--no-as-needed) with
-#             the C library's sixteen other libraries, libstdc++ and
-#             libgcc_s (20 mappings of code with the vDSO), returning at once
+#             thirteen of the C library's other libraries and libgcc_s
+#             (18 mappings of code with libc, ld.so, itself and the vDSO),
+#             returning at once
 #
 # each run four ways: alone; "uwprof record" with tables made on the host
 # (--tables, --no-auto-tables); the first run with an empty --tables and a
 # fresh cache (every table made on the device); the cached run.  Each is
 # timed by bench/timeit (CPU of record, the command and the table makers
-# it waited for); bytes written are the data file and the cache.  Also
-# "uwprof table libc.so.6 --prologue-analysis" alone.  Writes FIGURES
-# (markdown) and prints it.
+# it waited for); bytes written are the data file and the cache.  Writes
+# FIGURES (markdown) and prints it.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -29,7 +29,6 @@ arm_uwprof=$BUILD/arm/uwprof
 timeit=$BUILD/arm/bench/timeit
 libdir=$BUILD/arm/root/lib/arm-linux-gnueabihf
 libgcc=/usr/arm-linux-gnueabihf/lib/libgcc_s.so.1
-libstdcxx=$BUILD/arm/cxx/usr/lib/arm-linux-gnueabihf/libstdc++.so.6
 lua=$BUILD/arm/lua-gcc/lua
 work=$BUILD/autotable-bench
 rm -rf "$work"
@@ -48,17 +47,15 @@ C
 libs=()
 for l in libm.so.6 libresolv.so.2 libanl.so.1 libBrokenLocale.so.1 \
 	libnss_files.so.2 libnss_dns.so.2 libnss_compat.so.2 libnss_hesiod.so.2 \
-	libthread_db.so.1 libutil.so.1 librt.so.1 libdl.so.2 libpthread.so.0 \
-	libnsl.so.1 libmemusage.so libpcprofile.so; do
+	libutil.so.1 librt.so.1 libdl.so.2 libpthread.so.0 libnsl.so.1; do
 	libs+=("$libdir/$l")
 done
-cp "$(readlink -f "$libstdcxx")" "$work/lib/libstdc++.so.6"
 arm-linux-gnueabihf-gcc -O2 -Wl,--build-id -o "$work/data/manylibs" "$work/manylibs.c" \
-	-Wl,--no-as-needed "${libs[@]}" "$work/lib/libstdc++.so.6" "$libgcc"
+	-Wl,--no-as-needed "${libs[@]}" "$libgcc"
 arm-linux-gnueabihf-strip "$work/data/manylibs"
 
 for f in "$work/data/lua" "$work/data/manylibs" "${libs[@]}" "$libdir/libc.so.6" \
-	"$libdir/ld-linux-armhf.so.3" "$libgcc" "$work/lib/libstdc++.so.6"; do
+	"$libdir/ld-linux-armhf.so.3" "$libgcc"; do
 	"$UWPROF" table "$f" --prologue-analysis --no-debug-file \
 		--build-id-dir "$work/host-tables" >/dev/null
 done
@@ -91,15 +88,12 @@ for p in lua manylibs; do
 	done
 	echo "$p cache $(cat /tmp/cache-$p/*.uwt | wc -c) $(ls /tmp/cache-$p | wc -l)" >>/out/sizes
 done
-$T -o /out/t/libc.table -- uwprof table /lib/arm-linux-gnueabihf/libc.so.6 \
-	--prologue-analysis --build-id-dir /tmp/libc-table
-echo "libc.table data $(cat /tmp/libc-table/*.uwt | wc -c)" >>/out/sizes
 rmmod uwprof
 exit 0
 EOF
 chmod +x "$work/run.sh"
 adds=()
-for l in "$libgcc" "$work/lib/libstdc++.so.6"; do
+for l in "$libgcc"; do
 	adds+=(--add "$l:/lib/arm-linux-gnueabihf/$(basename "$l")")
 done
 "$top/scripts/vm.sh" --icount --smp 1 --timeout 1800 --out "$work/out" \
@@ -129,15 +123,12 @@ made() { sed -n 's/.*tables made on this device: \([0-9]*\) (\([0-9.]*\) s CPU),
 	for p in lua manylibs; do
 		case $p in
 		lua) name="\`lua bench.lua 0\` (6 code mappings)" ;;
-		*) name="manylibs (20 code mappings)" ;;
+		*) name="manylibs (18 code mappings)" ;;
 		esac
 		echo "| $name | alone | $(cpu_s "$out/t/$p.none") | $(wall_s "$out/t/$p.none") | | |"
 		echo "| | host tables (\`--tables\`) | $(cpu_s "$out/t/$p.host") | $(wall_s "$out/t/$p.host") | $(size "$p.host" data) | from the host |"
 		echo "| | first run, empty cache | $(cpu_s "$out/t/$p.first") | $(wall_s "$out/t/$p.first") | $(size "$p.first" data) | $(made "$out/$p.first.log"); cache $(size "$p" cache) bytes |"
 		echo "| | cached run | $(cpu_s "$out/t/$p.cached") | $(wall_s "$out/t/$p.cached") | $(size "$p.cached" data) | $(made "$out/$p.cached.log") |"
 	done
-	echo
-	echo "\`uwprof table libc.so.6 --prologue-analysis\` alone (Debian's armhf C library, 820 KiB of"
-	echo "code, no debug file): $(cpu_s "$out/t/libc.table") x 10^6 instructions, a $(size libc.table data)-byte table."
 } >"$figs"
 cat "$figs"

@@ -84,23 +84,30 @@ static int make_dirs(const char *dir)
 	return mkdir(p, 0755) && errno != EEXIST ? -1 : 0;
 }
 
-/* A cached table of @e's build-id, uploaded: 1, or 0 if none. */
-int rec_cache_load(struct rec *r, struct table_ent *e)
+struct table_ent *rec_table_lookup(struct rec *r, const char *bid)
 {
-	char path[4200], err[256];
-	struct uwt_file f;
+	for (unsigned int i = 0; i < r->ntab; i++)
+		if (!strcmp(r->tab[i].bid, bid))
+			return &r->tab[i];
+	return NULL;
+}
 
-	snprintf(path, sizeof(path), "%s/%s.uwt", r->cache, e->bid);
-	if (uwt_load_file(path, &f, err, sizeof(err))) {
+/*
+ * The cached table of @e's build-id into @f (its path into @path): 0, or
+ * -1 if there is none.
+ */
+int rec_cache_load(struct rec *r, struct table_ent *e, struct uwt_file *f,
+		   char *path, size_t room)
+{
+	char err[256];
+
+	snprintf(path, room, "%s/%s.uwt", r->cache, e->bid);
+	if (uwt_load_file(path, f, err, sizeof(err))) {
 		if (access(path, F_OK) == 0)	/* damaged: made again */
 			uw_err("record: warning: %s; making it again", err);
-		return 0;
+		return -1;
 	}
-	e->from_cache = true;
-	r->tables_cached++;
-	rec_table_upload(r, e, &f, path);
-	free(f.buf);
-	return 1;
+	return 0;
 }
 
 /*
@@ -161,7 +168,7 @@ static void start_worker(struct rec *r, struct table_ent *e)
 	r->workers++;
 }
 
-static bool pending(const struct table_ent *e)
+bool rec_table_pending(const struct table_ent *e)
 {
 	return e->worker > 0 || e->queued;
 }
@@ -200,7 +207,7 @@ static bool waits(struct rec *r, const struct target *t)
 			continue;
 		uw_hex(t->seen[j].m.build_id, t->seen[j].m.build_id_len, bid);
 		e = rec_table_lookup(r, bid);
-		if (e && pending(e))
+		if (e && rec_table_pending(e))
 			return true;
 	}
 	return false;
@@ -211,7 +218,7 @@ void rec_table_make(struct rec *r, struct target *t, struct table_ent *e,
 {
 	if (e->id || e->make_failed)
 		return;
-	if (!pending(e)) {
+	if (!rec_table_pending(e)) {
 		if (!bid_len || bid_len > sizeof(e->want_bid))
 			return;
 		snprintf(e->src, sizeof(e->src), "%s", path);
@@ -221,70 +228,71 @@ void rec_table_make(struct rec *r, struct target *t, struct table_ent *e,
 		if (r->workers < r->max_workers)
 			start_worker(r, e);
 	}
-	if (pending(e))
+	if (rec_table_pending(e))
 		hold(r, t);
 }
 
-/* A worker ended: its table into the module, or why not. */
+/* A worker ended: its CPU time, and whether it made the table. */
 static void worker_done(struct rec *r, struct table_ent *e, int status,
 			const struct rusage *ru)
 {
-	char path[4200], err[256];
-	struct uwt_file f;
-
 	e->worker = 0;
 	r->workers--;
 	e->cpu_ns = (uint64_t)(ru->ru_utime.tv_sec + ru->ru_stime.tv_sec) * 1000000000ull +
 		    (uint64_t)(ru->ru_utime.tv_usec + ru->ru_stime.tv_usec) * 1000ull;
 	r->make_cpu_ns += e->cpu_ns;
-	snprintf(path, sizeof(path), "%s/%s.uwt", r->cache, e->bid);
-	if (!WIFEXITED(status) || WEXITSTATUS(status) ||
-	    uwt_load_file(path, &f, err, sizeof(err))) {
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
 		uw_err("record: warning: could not make the table of %s on this "
-		       "device (%s)", e->src, WIFSIGNALED(status) ? "killed" :
-		       WIFEXITED(status) && WEXITSTATUS(status) ?
-		       "the generator failed, above" : err);
+		       "device (%s)", e->src, WIFEXITED(status) ?
+		       "the generator failed, above" : "its maker was killed");
 		e->make_failed = true;
 		r->tables_failed++;
-	} else {
-		e->made = true;
-		r->tables_made++;
-		rec_table_upload(r, e, &f, path);
-		e->ready_ns = rec_now_ns();
-		free(f.buf);
 	}
-	rec_table_ready(r, e);
 }
 
 /*
- * Reap the workers that ended (all of them, waiting, with @wait), start
- * queued ones, and let a paused process go once nothing it maps waits.
+ * A table maker that ended (with @wait, the first one running, waited
+ * for), its table made or e->make_failed; NULL when none.  Starts queued
+ * ones as workers free up.
  */
-void rec_tables_reap(struct rec *r, bool wait)
+struct table_ent *rec_worker_reap(struct rec *r, bool wait)
 {
+	struct table_ent *e;
 	struct rusage ru;
 	unsigned int i;
 	int status;
 	pid_t p;
 
-	do {
-		for (i = 0; i < r->ntab; i++) {
-			struct table_ent *e = &r->tab[i];
-
-			if (e->worker <= 0)
-				continue;
+	for (i = 0; i < r->ntab && r->workers < r->max_workers; i++)
+		if (r->tab[i].queued)
+			start_worker(r, &r->tab[i]);
+	for (i = 0; i < r->ntab && r->workers; i++) {
+		e = &r->tab[i];
+		if (e->worker <= 0)
+			continue;
+		/* with @wait, the first one running: it ends in time */
+		do
 			p = wait4(e->worker, &status, wait ? 0 : WNOHANG, &ru);
-			if (p == e->worker || (p < 0 && errno == ECHILD)) {
-				if (p < 0)
-					status = 1 << 8;
-				worker_done(r, e, status, &ru);
-			}
+		while (p < 0 && errno == EINTR);
+		if (p != e->worker && !(p < 0 && errno == ECHILD))
+			continue;
+		if (p < 0) {
+			memset(&ru, 0, sizeof(ru));
+			status = 1 << 8;
 		}
+		worker_done(r, e, status, &ru);
 		for (i = 0; i < r->ntab && r->workers < r->max_workers; i++)
 			if (r->tab[i].queued)
 				start_worker(r, &r->tab[i]);
-	} while (wait && r->workers);
-	for (i = 0; i < r->nt; i++)
+		return e;
+	}
+	return NULL;
+}
+
+/* Let a paused process go once nothing it maps waits for a table. */
+void rec_release_ready(struct rec *r)
+{
+	for (unsigned int i = 0; i < r->nt; i++)
 		if (r->t[i].held && (r->t[i].gone || !waits(r, &r->t[i])))
 			release(r, &r->t[i]);
 }
@@ -303,35 +311,4 @@ void rec_release_all(struct rec *r)
 {
 	for (unsigned int i = 0; i < r->nt; i++)
 		release(r, &r->t[i]);
-}
-
-/*
- * A sample that stopped no-table at code whose table was being made when
- * it was taken (made by this record and uploaded after the sample).
- */
-bool rec_sample_pending(struct rec *r, const struct uwprof_record *s)
-{
-	char bid[2 * UW_BUILD_ID_MAX + 1];
-	struct table_ent *e;
-	struct target *t;
-	uint32_t pc;
-
-	if (s->stop != UWPROF_STOP_NO_TABLE || !s->nframes ||
-	    !(r->workers || r->tables_made || r->tables_failed))
-		return false;
-	t = rec_find_target(r, (pid_t)s->pid);
-	if (!t)
-		return false;
-	pc = s->frames[s->nframes - 1];
-	for (unsigned int j = 0; j < t->nseen; j++) {
-		const struct seen_map *m = &t->seen[j];
-
-		if (pc < m->m.start || pc >= m->m.end || !m->m.build_id_len)
-			continue;
-		uw_hex(m->m.build_id, m->m.build_id_len, bid);
-		e = rec_table_lookup(r, bid);
-		return e && (pending(e) ||
-			     (e->made && s->time_ns < e->ready_ns));
-	}
-	return false;
 }

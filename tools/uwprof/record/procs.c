@@ -91,16 +91,8 @@ static int upload(struct rec *r, const char *bid, const struct uwt_file *f,
 	return upload_as(r, bid, f, 0, verr);
 }
 
-struct table_ent *rec_table_lookup(struct rec *r, const char *bid)
-{
-	for (unsigned int i = 0; i < r->ntab; i++)
-		if (!strcmp(r->tab[i].bid, bid))
-			return &r->tab[i];
-	return NULL;
-}
-
 /* Upload the table @f (from @path) as @e's: its id, or < 0 refused. */
-int rec_table_upload(struct rec *r, struct table_ent *e,
+static int table_upload(struct rec *r, struct table_ent *e,
 		     const struct uwt_file *f, const char *path)
 {
 	uint32_t verr = 0;
@@ -134,12 +126,16 @@ static struct table_ent *table_for(struct rec *r, const char *bid)
 		if (access(path, F_OK) == 0) {
 			uw_err("record: warning: %s", err);
 			e->id = -1;
-		} else if (!r->o.no_auto_tables) {
-			rec_cache_load(r, e);
+		} else if (!r->o.no_auto_tables &&
+			   !rec_cache_load(r, e, &f, path, sizeof(path))) {
+			e->from_cache = true;
+			r->tables_cached++;
+			table_upload(r, e, &f, path);
+			free(f.buf);
 		}
 		return e;
 	}
-	rec_table_upload(r, e, &f, path);
+	table_upload(r, e, &f, path);
 	free(f.buf);
 	return e;
 }
@@ -453,7 +449,7 @@ static void attach_seen(struct rec *r, struct target *t, struct seen_map *s,
  * A table made on the device is uploaded: attach it where it waited (the
  * module attaches it by itself to the processes it follows).
  */
-void rec_table_ready(struct rec *r, struct table_ent *e)
+static void table_ready(struct rec *r, struct table_ent *e)
 {
 	char bid[2 * UW_BUILD_ID_MAX + 1];
 
@@ -473,6 +469,69 @@ void rec_table_ready(struct rec *r, struct table_ent *e)
 				attach_seen(r, t, s, e);
 		}
 	}
+}
+
+/*
+ * Tables made on the device (record/autotable.c): each that is ready goes
+ * into the module and onto the mappings that wait for it (all of them,
+ * waiting for the makers still running, with @wait); then the paused
+ * processes whose tables are all there go on.
+ */
+void rec_tables_reap(struct rec *r, bool wait)
+{
+	char path[4200];
+	struct table_ent *e;
+	struct uwt_file f;
+
+	while ((e = rec_worker_reap(r, wait))) {
+		if (!e->make_failed) {
+			if (rec_cache_load(r, e, &f, path, sizeof(path))) {
+				uw_err("record: warning: the table of %s was not "
+				       "written to %s", e->src, path);
+				e->make_failed = true;
+				r->tables_failed++;
+			} else {
+				e->made = true;
+				r->tables_made++;
+				table_upload(r, e, &f, path);
+				e->ready_ns = rec_now_ns();
+				free(f.buf);
+			}
+		}
+		table_ready(r, e);
+	}
+	rec_release_ready(r);
+}
+
+/*
+ * A sample that stopped no-table at code whose table was being made when
+ * it was taken (made by this record and uploaded after the sample).
+ */
+bool rec_sample_pending(struct rec *r, const struct uwprof_record *s)
+{
+	char bid[2 * UW_BUILD_ID_MAX + 1];
+	struct table_ent *e;
+	struct target *t;
+	uint32_t pc;
+
+	if (s->stop != UWPROF_STOP_NO_TABLE || !s->nframes ||
+	    !(r->workers || r->tables_made || r->tables_failed))
+		return false;
+	t = rec_find_target(r, (pid_t)s->pid);
+	if (!t)
+		return false;
+	pc = s->frames[s->nframes - 1];
+	for (unsigned int j = 0; j < t->nseen; j++) {
+		const struct seen_map *m = &t->seen[j];
+
+		if (pc < m->m.start || pc >= m->m.end || !m->m.build_id_len)
+			continue;
+		uw_hex(m->m.build_id, m->m.build_id_len, bid);
+		e = rec_table_lookup(r, bid);
+		return e && (rec_table_pending(e) ||
+			     (e->made && s->time_ns < e->ready_ns));
+	}
+	return false;
 }
 
 static void resolve(struct rec *r, struct target *t, const struct uw_mapping *mp,

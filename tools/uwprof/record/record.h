@@ -143,18 +143,22 @@ bool rec_explicit_alive(const struct rec *r);
 void rec_sideband_event(void *ctx, const struct sb_event *e);
 int rec_upload_all(struct rec *r);
 void rec_not_32bit(pid_t pid);
-struct table_ent *rec_table_lookup(struct rec *r, const char *bid);
-int rec_table_upload(struct rec *r, struct table_ent *e,
-		     const struct uwt_file *f, const char *path);
-void rec_table_ready(struct rec *r, struct table_ent *e);
-
-/* record/autotable.c: tables made on the device, and their cache */
-void rec_cache_init(struct rec *r);
-int rec_cache_load(struct rec *r, struct table_ent *e);
-void rec_table_make(struct rec *r, struct target *t, struct table_ent *e,
-		    const char *path, const uint8_t *bid, uint32_t bid_len);
 void rec_tables_reap(struct rec *r, bool wait);
 bool rec_sample_pending(struct rec *r, const struct uwprof_record *s);
+
+/*
+ * record/autotable.c, below procs.c: tables made on the device by child
+ * processes, the table cache, pausing the command meanwhile
+ */
+void rec_cache_init(struct rec *r);
+struct table_ent *rec_table_lookup(struct rec *r, const char *bid);
+int rec_cache_load(struct rec *r, struct table_ent *e, struct uwt_file *f,
+		   char *path, size_t room);
+void rec_table_make(struct rec *r, struct target *t, struct table_ent *e,
+		    const char *path, const uint8_t *bid, uint32_t bid_len);
+bool rec_table_pending(const struct table_ent *e);
+struct table_ent *rec_worker_reap(struct rec *r, bool wait);
+void rec_release_ready(struct rec *r);
 void rec_release_all(struct rec *r);
 bool rec_is_worker(const struct rec *r, pid_t pid);
 
