@@ -11,7 +11,8 @@ VM_TEST_DEPS	+= lua-arm $(ARM_UWPROF) $(UWPROF)
 # and cached run of lua and of a program of eighteen code mappings
 # (scripts/autotable-bench.sh); prints the figures and writes them into
 # docs/BENCHMARKS.md.  Not part of make check (about ten minutes).
-autotable-bench: module tools uwprof-arm lua-arm $(BENCH_TIMEIT)
+# (bench/timeit: mk/bench.mk, read after this file, builds it)
+autotable-bench: module tools uwprof-arm lua-arm $(ARM_OUT)/bench/timeit
 	$(Q)scripts/setup.sh >/dev/null
 	$(Q)BUILD=$(BUILD) UWPROF=$(UWPROF) scripts/autotable-bench.sh \
 		$(BUILD)/autotable-bench/figures.md

@@ -185,8 +185,6 @@ same_rate() {
 }
 same_rate "lua, first run (tables made on the device)" lua-host lua-first /data/lua
 same_rate "lua, cached run" lua-host lua-cached /data/lua
-same_rate "clockspin, first run" spin-host spin-first /data/clockspin
-same_rate "clockspin, cached run" spin-host spin-cached /data/clockspin
 
 # What record says it did: six tables made (lua, libc, libm, ld.so,
 # libgcc_s, the vDSO), then from the cache.  The command is paused while
@@ -201,7 +199,7 @@ if [ "${made:-0}" -ge 6 ] && [ "${cached:-0}" -ge 6 ]; then
 else
 	fail "lua: ${made:-?} tables made, ${cached:-?} from the cache: $(grep 'uwprof record' "$out/lua-first.log" "$out/lua-cached.log")"
 fi
-n=$(sed -n 's/^uwprof record: \([0-9]*\) samples.*/\1/p' "$out/lua-first.log")
+n=$(sed -n 's/^uwprof record: \([0-9]*\) samples of .*/\1/p' "$out/lua-first.log")
 if [ -n "$pend" ] && [ "${n:-0}" -gt 0 ] && [ $((pend * 1000)) -le "$n" ]; then
 	ok "lua, first run: $pend of $n samples stopped at code whose table was being made (counted; at most 0.1%)"
 else
@@ -213,18 +211,22 @@ else
 	fail "clockspin, cached run: $(grep 'tables made' "$out/spin-cached.log")"
 fi
 
-# Through the vDSO: samples whose stack holds __vdso_clock_gettime and,
-# below it, spin and main.
+# Through the vDSO: of the samples whose stack holds __vdso_clock_gettime,
+# at least 99.5% hold spin and main below it.  (clockspin's overall rate
+# is no measure: its misses are a fixed hundred-odd samples of the
+# loader's start-up over a spin whose sample count varies with the VM's
+# pace; its tables are compared byte for byte below.)
 mkdir -p "$tmp/symfs/data"
 cp "$tmp/unstripped/clockspin" "$tmp/unstripped/lua" "$tmp/symfs/data/"
 for r in spin-first spin-cached; do
 	"$UWPROF" report -q -f folded --symfs "$tmp/symfs" --symfs "$croot" \
 		"$out/$r.data" >"$tmp/$r.folded" 2>"$tmp/$r.rerr"
 	nv=$(awk '/__vdso_clock_gettime/ && /main;.*spin/ {n += $NF} END {print n + 0}' "$tmp/$r.folded")
-	if [ "$nv" -gt 0 ]; then
-		ok "$r: $nv samples unwound through the vDSO to spin and main"
+	na=$(awk '/__vdso_clock_gettime/ {n += $NF} END {print n + 0}' "$tmp/$r.folded")
+	if [ "$nv" -gt 100 ] && [ $((nv * 1000)) -ge $((na * 995)) ]; then
+		ok "$r: $nv of the $na samples in the vDSO unwound through it to spin and main"
 	else
-		fail "$r: no sample unwound through the vDSO: $(grep -m3 vdso "$tmp/$r.folded")"
+		fail "$r: $nv of the $na samples in the vDSO unwound through it: $(grep -m3 vdso "$tmp/$r.folded")"
 	fi
 done
 
