@@ -2,18 +2,12 @@
 # uwprof record (the collector, also built static for armhf) and
 # uwprof report; the demo.  docs/USAGE.md and docs/DATAFILE.md describe them.
 
-# The device-side uwprof: lib/ and the device commands (record, vdso and
-# report's model and writers: every format but pprof, symbols from the
-# files' own tables through symbols_elf.c), with the unwinder.  libc only,
-# and the build checks it (scripts/check-device-libc.sh): the sources are
-# compiled against the C library's headers alone (-nostdinc), every
-# #include they hold, taken or not, must name a C library header or one of
-# lib/, record/ and report/, and the static link may read libc, libgcc and
-# nothing else.
+# The device-side uwprof (make uwprof-arm) is built by mk/uwprof-arm.mk,
+# read after mk/table.mk since it takes the table generator's sources too.
 RECORD_SRCS	:= tools/uwprof/record/cmd_record.c tools/uwprof/record/procs.c \
 		   tools/uwprof/record/sideband.c tools/uwprof/record/attach.c \
 		   tools/uwprof/record/cmd_vdso.c tools/uwprof/record/base.c \
-		   tools/uwprof/record/archive.c
+		   tools/uwprof/record/archive.c tools/uwprof/record/autotable.c
 REPORT_COMMON_SRCS := tools/uwprof/report/cmd_report.c tools/uwprof/report/model.c \
 		   tools/uwprof/report/containers.c \
 		   tools/uwprof/report/procs.c tools/uwprof/report/symtab.c \
@@ -21,28 +15,8 @@ REPORT_COMMON_SRCS := tools/uwprof/report/cmd_report.c tools/uwprof/report/model
 		   tools/uwprof/report/json.c \
 		   tools/uwprof/report/perf_script.c tools/uwprof/report/svg.c
 ARM_UWPROF	:= $(ARM_OUT)/uwprof
-ARM_UWPROF_SRCS	:= tools/uwprof/uwprof.c unwind_v2.c $(UWPROF_LIB_SRCS) \
-		   $(RECORD_SRCS) $(REPORT_COMMON_SRCS) tools/uwprof/report/symbols_elf.c
-# The C library's headers (beside the libc.a the static link takes) and
-# the compiler's own; not /usr/include, where libelf, zlib... live.
-ARM_LIBC_A	= $(shell $(ARM_CC) -print-file-name=libc.a)
-ARM_LIBC_INC	= -nostdinc -isystem $(abspath $(dir $(ARM_LIBC_A))../include) \
-		  -isystem $(shell $(ARM_CC) -print-file-name=include)
 
 TOOL_SRCS	+= $(RECORD_SRCS)
-
-$(ARM_UWPROF): $(ARM_UWPROF_SRCS) $(HOST_HDRS) scripts/check-device-libc.sh
-	@mkdir -p $(dir $@)
-	$(Q)scripts/check-device-libc.sh includes "$(ARM_CC)" $(ARM_UWPROF_SRCS)
-	$(Q)$(ARM_CC) -static -O2 -g -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE \
-		-DUWPROF_DEVICE_BUILD $(ARM_LIBC_INC) \
-		-I$(CURDIR)/tools/include -I$(CURDIR) -I$(CURDIR)/tools/uwprof \
-		-o $@.tmp $(ARM_UWPROF_SRCS) -Wl,--trace >$@.link
-	$(Q)scripts/check-device-libc.sh link $@.link || { rm -f $@.tmp; exit 1; }
-	$(Q)mv $@.tmp $@
-
-uwprof-arm: $(ARM_UWPROF)
-.PHONY: uwprof-arm
 
 # The host's report adds pprof and symbols through libdwfl.
 REPORT_SRCS	:= $(REPORT_COMMON_SRCS) tools/uwprof/report/pprof.c \

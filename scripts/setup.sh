@@ -15,6 +15,10 @@
 #   build/arm/cxx/  libstdc++6 for armhf, unpacked likewise: the C++
 #                   library of the corpus's dynamically linked C++ program,
 #                   for the test VM (the benchmark root has its own)
+#   build/arm/sysroot/  the static libraries the device-side uwprof links
+#                   (libelf, libdw, capstone, zlib, liblzma, libzstd,
+#                   libbz2: their armhf -dev packages, unpacked likewise;
+#                   mk/uwprof-arm.mk); --device-libs fetches only these
 #   build/linux-source/  checkpatch.pl and the kselftest headers
 #
 # KERNEL names the test kernel (default armmp-6.1, unpacked in build/kernel/;
@@ -217,6 +221,36 @@ fetch_arm_cxx() {
 	rm -rf "$debs" "$dir/usr/share"
 }
 
+# The device-side uwprof's static libraries (mk/uwprof-arm.mk DEVICE_LIBS):
+# Debian's armhf -dev packages, which ship the .a archives and headers,
+# unpacked into a sysroot of their own (no libc6-dev: the C library comes
+# from the cross compiler).  The list here and DEVICE_LIBS go together.
+DEVICE_DEBS="libelf-dev libdw-dev libcapstone-dev libzstd-dev liblzma-dev libbz2-dev zlib1g-dev"
+fetch_device_libs() {
+	local dir=$BUILD/arm/sysroot debs=$BUILD/arm/sysroot-debs deb p pkgs=()
+	[ -f "$dir/.done" ] && return 0
+	log "fetching the device uwprof's static libraries (armhf): $DEVICE_DEBS"
+	rm -rf "$dir" "$debs"
+	mkdir -p "$dir" "$debs"
+	if ! dpkg --print-foreign-architectures | grep -qx armhf; then
+		$SUDO dpkg --add-architecture armhf
+		apt_update
+	fi
+	for p in $DEVICE_DEBS; do
+		pkgs+=("$p:armhf")
+	done
+	download "$debs" "${pkgs[@]}"
+	for deb in "$debs"/*.deb; do
+		dpkg -x "$deb" "$dir"
+	done
+	rm -rf "$debs" "$dir/usr/share"
+	for p in dw elf capstone zstd lzma bz2 z; do
+		[ -f "$dir/usr/lib/arm-linux-gnueabihf/lib$p.a" ] ||
+			die "the armhf packages gave no lib$p.a"
+	done
+	touch "$dir/.done"
+}
+
 # checkpatch.pl and the kselftest harness come from Debian's kernel source.
 extract_linux_source() {
 	local dst=$BUILD/linux-source tarball
@@ -252,11 +286,16 @@ if [ "${1:-}" = --browser ]; then	# make test-browser: its packages only
 	log "browser test packages ready"
 	exit 0
 fi
+if [ "${1:-}" = --device-libs ]; then	# make uwprof-arm: its libraries only
+	fetch_device_libs
+	exit 0
+fi
 install_packages
 fetch_kernel
 fetch_arm_root
 fetch_arm_dbg
 fetch_arm_cxx
+fetch_device_libs
 extract_linux_source
 fetch_stackvis
 log "ready (kernel $(cat "$KDIR_OUT/release"))"

@@ -75,8 +75,10 @@ static void usage(FILE *f)
 		"       uwprof record [options] -a\n"
 		"\n"
 		"Sample the user-space call stacks of processes, unwound in the kernel\n"
-		"by uwprof.ko with tables made by 'uwprof table', and write them to a\n"
-		"data file for 'uwprof report'.\n"
+		"by uwprof.ko, and write them to a data file for 'uwprof report'.\n"
+		"Tables come from --tables (made on the host by 'uwprof table', with\n"
+		"debug files); a file with none there gets one made on this device\n"
+		"from the file itself, kept by build-id in the table cache.\n"
 		"\n"
 		"  -p, --pid PID[,PID...]  profile these running processes\n"
 		"  -t, --tid TID[,TID...]  profile these threads (of running processes)\n"
@@ -88,7 +90,14 @@ static void usage(FILE *f)
 		"  -d, --duration SECONDS  stop after this long (default: Ctrl-C, or when\n"
 		"                          the command or every PID has exited)\n"
 		"      --tables DIR        tables as DIR/<build-id>.uwt (default\n"
-		"                          $UWPROF_TABLES, else ./tables)\n"
+		"                          $UWPROF_TABLES, else ./tables); preferred\n"
+		"      --table-cache DIR   tables made on this device, by build-id (default\n"
+		"                          $UWPROF_TABLE_CACHE, else " "/data/local/tmp/uwprof/tables\n"
+		"                          on Android, else $XDG_CACHE_HOME/uwprof/tables,\n"
+		"                          ~/.cache/uwprof/tables or /tmp/uwprof/tables)\n"
+		"      --no-auto-tables    make no table on this device: --tables only\n"
+		"      --no-wait-tables    do not pause the command while its tables are\n"
+		"                          made (its samples there stop no-table, counted)\n"
 		"  -o, --output FILE       data file (default uwprof.data)\n"
 		"  -q, --quiet             no progress line and no summary\n"
 		"\n"
@@ -141,6 +150,9 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "no-inherit", no_argument, NULL, 'I' },
+		{ "table-cache", required_argument, NULL, 'C' },
+		{ "no-auto-tables", no_argument, NULL, 'A' },
+		{ "no-wait-tables", no_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -183,6 +195,9 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 			}
 			break;
 		case 'T': o->tables = optarg; break;
+		case 'C': o->table_cache = optarg; break;
+		case 'A': o->no_auto_tables = true; break;
+		case 'W': o->no_wait_tables = true; break;
 		case 'o': o->out = optarg; break;
 		case 'h': usage(stdout); exit(UWPROF_EXIT_OK);
 		default:
@@ -267,6 +282,8 @@ static void take(struct rec *r, const struct uwprof_record *s)
 	r->samples++;
 	if (s->stop < UWPROF_STOP_NR)
 		r->stops[s->stop]++;
+	if (rec_sample_pending(r, s))
+		r->pending_samples++;
 	/* Maybe a library mapped since the last scan: look sooner. */
 	if (s->stop == UWPROF_STOP_NO_TABLE)
 		r->want_scan = true;
@@ -607,6 +624,8 @@ static bool run_loop(struct rec *r, pid_t child, int *status)
 		if (r->use_sb)	/* mappings before the samples that need them */
 			sb_read(&r->sb, rec_sideband_event, r);
 		drain(r);
+		if (r->workers)	/* tables made meanwhile (SIGCHLD woke us) */
+			rec_tables_reap(r, false);
 		progress(r, false);
 	}
 	return false;
@@ -715,6 +734,26 @@ static void summary_missing(const struct rec *r)
 	}
 }
 
+/* Tables made on this device, and the samples that waited for them. */
+static void summary_made(const struct rec *r)
+{
+	if (r->o.no_auto_tables ||
+	    !(r->tables_made || r->tables_cached || r->tables_failed))
+		return;
+	fprintf(stderr, "uwprof record: tables made on this device: %llu "
+		"(%.2f s CPU), %llu from the cache, %llu failed; cache %s\n",
+		(unsigned long long)r->tables_made, r->make_cpu_ns / 1e9,
+		(unsigned long long)r->tables_cached,
+		(unsigned long long)r->tables_failed, r->cache);
+	if (r->held_ns)
+		fprintf(stderr, "uwprof record: the command was paused %.2f s "
+			"while its tables were made\n", r->held_ns / 1e9);
+	if (r->tables_made || r->pending_samples)
+		fprintf(stderr, "uwprof record: %llu samples stopped no-table in "
+			"code whose table was being made\n",
+			(unsigned long long)r->pending_samples);
+}
+
 static void summary(const struct rec *r, double secs)
 {
 	unsigned int procs = 0;
@@ -739,6 +778,7 @@ static void summary(const struct rec *r, double secs)
 		r->use_sb ? "the perf side-band" : "polling /proc/PID/maps",
 		r->inherit ? "follows" : "does not follow (record attaches them)",
 		r->bid_taken ? "takes" : "does not take");
+	summary_made(r);
 	if (r->stale_detached)
 		fprintf(stderr, "uwprof record: %llu attachments of old images undone "
 			"after an exec\n", (unsigned long long)r->stale_detached);
@@ -929,6 +969,7 @@ static int run(struct rec *r)
 	r->fd = open_device();
 	if (r->fd < 0)
 		return UWPROF_EXIT_FAIL;
+	rec_cache_init(r);
 	if (r->o.cmd && fork_command(r->o.cmd, &c, r->o.quiet)) {
 		uw_err("record: cannot start '%s': %s", r->o.cmd[0], strerror(errno));
 		return UWPROF_EXIT_FAIL;
@@ -968,10 +1009,16 @@ static int run(struct rec *r)
 		return UWPROF_EXIT_FAIL;
 	}
 	reaped = run_loop(r, c.pid, &status);
+	rec_release_all(r);
 	/* Stopped by -d or a signal: the command does not outlive the recording. */
 	if (c.pid > 0 && !reaped && waitpid(c.pid, NULL, WNOHANG) == 0)
 		kill(c.pid, SIGTERM);
 	finish(r);
+	/* Tables still being made go on into the cache, for next time. */
+	if (r->workers && !r->o.quiet)
+		fprintf(stderr, "uwprof record: finishing %u table%s being made "
+			"into %s\n", r->workers, r->workers == 1 ? "" : "s", r->cache);
+	rec_tables_reap(r, true);
 	summary(r, (rec_now_ns() - r->t0) / 1e9);
 	if (c.pid > 0 && !reaped)
 		waitpid(c.pid, NULL, 0);

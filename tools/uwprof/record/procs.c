@@ -92,17 +92,32 @@ static int upload(struct rec *r, const char *bid, const struct uwt_file *f,
 	return upload_as(r, bid, f, 0, verr);
 }
 
+/* Upload the table @f (from @path) as @e's: its id, or < 0 refused. */
+static int table_upload(struct rec *r, struct table_ent *e,
+		     const struct uwt_file *f, const char *path)
+{
+	uint32_t verr = 0;
+
+	e->meta = f->meta;
+	e->id = upload(r, e->bid, f, &verr);
+	if (e->id < 0)
+		uw_err("record: warning: the device refused %s: %s%s", path,
+		       strerror(-e->id), verr ? " (invalid table; remake it)" : "");
+	return e->id;
+}
+
+/*
+ * The table of build-id @bid: from --tables (the host's, preferred), else
+ * from the cache of tables made on the device.  e->id 0: none yet.
+ */
 static struct table_ent *table_for(struct rec *r, const char *bid)
 {
-	struct table_ent *e;
+	struct table_ent *e = rec_table_lookup(r, bid);
 	struct uwt_file f;
 	char path[4096], err[256];
-	uint32_t verr = 0;
-	unsigned int i;
 
-	for (i = 0; i < r->ntab; i++)
-		if (!strcmp(r->tab[i].bid, bid))
-			return &r->tab[i];
+	if (e)
+		return e;
 	r->tab = rec_grow(r->tab, &r->tabroom, r->ntab, sizeof(*r->tab));
 	e = &r->tab[r->ntab++];
 	memset(e, 0, sizeof(*e));
@@ -112,14 +127,16 @@ static struct table_ent *table_for(struct rec *r, const char *bid)
 		if (access(path, F_OK) == 0) {
 			uw_err("record: warning: %s", err);
 			e->id = -1;
+		} else if (!r->o.no_auto_tables &&
+			   !rec_cache_load(r, e, &f, path, sizeof(path))) {
+			e->from_cache = true;
+			r->tables_cached++;
+			table_upload(r, e, &f, path);
+			free(f.buf);
 		}
 		return e;
 	}
-	e->meta = f.meta;
-	e->id = upload(r, bid, &f, &verr);
-	if (e->id < 0)
-		uw_err("record: warning: the device refused %s: %s%s", path,
-		       strerror(-e->id), verr ? " (invalid table; remake it)" : "");
+	table_upload(r, e, &f, path);
 	free(f.buf);
 	return e;
 }
@@ -391,6 +408,135 @@ static bool module_attaches(const struct rec *r, const struct target *t)
 	return r->inherit && r->by_build_id && !t->explicit;
 }
 
+/*
+ * Attach @e's table to the mapping @s of @t (or leave it to the module,
+ * which attaches by build-id).
+ */
+static void attach_seen(struct rec *r, struct target *t, struct seen_map *s,
+			struct table_ent *e)
+{
+	/* offsets in the stored ELF for a library inside an APK */
+	struct uw_mapping m = {
+		.start = s->m.start, .end = s->m.end,
+		.offset = s->m.offset - s->m.elf_offset, .exec = true,
+	};
+	int err;
+
+	snprintf(m.path, sizeof(m.path), "%s", s->path);
+	/*
+	 * The loader maps a library in steps (the whole file, then each
+	 * segment over it): a mapping caught half-way is looked at again.
+	 */
+	if (uw_runtime_text(&e->meta, &m, &s->m.text_start, &s->m.text_end)) {
+		s->retry = true;
+		return;
+	}
+	s->table_id = e->id;
+	/* The module reads build-ids at a file's start: not an APK's ELF. */
+	if (module_attaches(r, t) && !s->m.elf_offset)
+		return;
+	s->attach_ns = rec_now_ns();
+	err = attach_range(r, t->pid, (uint32_t)e->id, s->m.text_start,
+			   s->m.text_end);
+	if (err) {
+		s->attach_ns = 0;
+		attach_failed(r, t, m.path, err);
+		return;
+	}
+	s->m.flags |= UWD_MAP_TABLE;
+	t->attached++;
+	t->attached_ever++;
+}
+
+/*
+ * A table made on the device is uploaded: attach it where it waited (the
+ * module attaches it by itself to the processes it follows).
+ */
+static void table_ready(struct rec *r, struct table_ent *e)
+{
+	char bid[2 * UW_BUILD_ID_MAX + 1];
+
+	for (unsigned int i = 0; i < r->nt; i++) {
+		struct target *t = &r->t[i];
+
+		for (unsigned int j = 0; j < t->nseen && !t->gone; j++) {
+			struct seen_map *s = &t->seen[j];
+
+			if (!s->waits_table)
+				continue;
+			uw_hex(s->m.build_id, s->m.build_id_len, bid);
+			if (strcmp(bid, e->bid))
+				continue;
+			s->waits_table = false;
+			if (e->id > 0)
+				attach_seen(r, t, s, e);
+		}
+	}
+}
+
+/*
+ * Tables made on the device (record/autotable.c): each that is ready goes
+ * into the module and onto the mappings that wait for it (all of them,
+ * waiting for the makers still running, with @wait); then the paused
+ * processes whose tables are all there go on.
+ */
+void rec_tables_reap(struct rec *r, bool wait)
+{
+	char path[4200];
+	struct table_ent *e;
+	struct uwt_file f;
+
+	while ((e = rec_worker_reap(r, wait))) {
+		if (!e->make_failed) {
+			if (rec_cache_load(r, e, &f, path, sizeof(path))) {
+				uw_err("record: warning: the table of %s was not "
+				       "written to %s", e->src, path);
+				e->make_failed = true;
+				r->tables_failed++;
+			} else {
+				e->made = true;
+				r->tables_made++;
+				table_upload(r, e, &f, path);
+				e->ready_ns = rec_now_ns();
+				free(f.buf);
+			}
+		}
+		table_ready(r, e);
+	}
+	rec_release_ready(r);
+}
+
+/*
+ * A sample that stopped no-table at code whose table was being made when
+ * it was taken (made by this record and uploaded after the sample).
+ */
+bool rec_sample_pending(struct rec *r, const struct uwprof_record *s)
+{
+	char bid[2 * UW_BUILD_ID_MAX + 1];
+	struct table_ent *e;
+	struct target *t;
+	uint32_t pc;
+
+	if (s->stop != UWPROF_STOP_NO_TABLE || !s->nframes ||
+	    !(r->workers || r->tables_made || r->tables_failed))
+		return false;
+	t = rec_find_target(r, (pid_t)s->pid);
+	if (!t)
+		return false;
+	pc = s->frames[s->nframes - 1];
+	for (unsigned int j = 0; j < t->nseen; j++) {
+		const struct seen_map *m = &t->seen[j];
+
+		if (pc < m->m.start || pc >= m->m.end || !m->m.build_id_len)
+			continue;
+		uw_hex(m->m.build_id, m->m.build_id_len, bid);
+		e = rec_table_lookup(r, bid);
+		return e && (rec_table_pending(e) ||
+			     (e->made && s->time_ns < e->ready_ns));
+	}
+	return false;
+}
+
 static void resolve(struct rec *r, struct target *t, const struct uw_mapping *mp,
 		    struct seen_map *s, uint64_t time_ns,
 		    const uint8_t *bid_given, uint32_t bid_len)
@@ -400,7 +546,6 @@ static void resolve(struct rec *r, struct target *t, const struct uw_mapping *mp
 	struct table_ent *e;
 	char bid[2 * UW_BUILD_ID_MAX + 1];
 	uint32_t elf_off = 0;
-	int err;
 
 	s->m.pid = (uint32_t)t->pid;
 	s->m.time_ns = time_ns;
@@ -432,31 +577,19 @@ static void resolve(struct rec *r, struct target *t, const struct uw_mapping *mp
 	s->m.build_id_len = info.build_id_len;
 	uw_hex(info.build_id, info.build_id_len, bid);
 	e = table_for(r, bid);
+	/*
+	 * None: made on the device from the file itself, which must still be
+	 * the one mapped (the kernel's build-id of the mapping, if it gave
+	 * one).  The mapping is attached once the table is ready.
+	 */
+	if (e->id == 0 && !r->o.no_auto_tables) {
+		rec_table_make(r, t, e, s->path, bid_len ? bid_given : info.build_id,
+			       bid_len ? bid_len : info.build_id_len);
+		s->waits_table = e->worker > 0 || e->queued;
+	}
 	if (e->id <= 0)
 		return;
-	/*
-	 * The loader maps a library in steps (the whole file, then each
-	 * segment over it): a mapping caught half-way is looked at again.
-	 */
-	if (uw_runtime_text(&e->meta, m, &s->m.text_start, &s->m.text_end)) {
-		s->retry = true;
-		return;
-	}
-	s->table_id = e->id;
-	/* The module reads build-ids at a file's start: not an APK's ELF. */
-	if (module_attaches(r, t) && !elf_off)
-		return;
-	s->attach_ns = rec_now_ns();
-	err = attach_range(r, t->pid, (uint32_t)e->id, s->m.text_start,
-			   s->m.text_end);
-	if (err) {
-		s->attach_ns = 0;
-		attach_failed(r, t, m->path, err);
-		return;
-	}
-	s->m.flags |= UWD_MAP_TABLE;
-	t->attached++;
-	t->attached_ever++;
+	attach_seen(r, t, s, e);
 }
 
 /* An exec replaces every mapping and drops the attachments with the mm. */
@@ -607,6 +740,8 @@ static void on_fork(struct rec *r, const struct sb_event *e)
 
 	if (e->pid == e->ppid || e->pid == (uint32_t)getpid())
 		return;		/* a thread, or the recorder's own command */
+	if (e->ppid == (uint32_t)getpid() && rec_is_worker(r, (pid_t)e->pid))
+		return;		/* record's table maker (-a) */
 	parent = rec_find_target(r, (pid_t)e->ppid);
 	follow = r->o.all || (parent && !r->o.no_inherit &&
 			      (parent->explicit || parent->followed));

@@ -30,6 +30,9 @@ struct rec_opts {
 	double duration;	/* 0: until Ctrl-C or the targets end */
 	const char *tables;
 	const char *out;
+	const char *table_cache;	/* --table-cache DIR, or NULL */
+	bool no_auto_tables;	/* --no-auto-tables */
+	bool no_wait_tables;	/* --no-wait-tables: the command is not paused */
 };
 
 /* A table by build-id: uploaded once, shared by every mapping of the file. */
@@ -37,6 +40,17 @@ struct table_ent {
 	char bid[2 * UW_BUILD_ID_MAX + 1];
 	int id;			/* > 0 uploaded; 0 no such table; < 0 unusable */
 	struct uwt_meta meta;
+	/* tables made on the device (record/autotable.c) */
+	bool from_cache;	/* loaded from the table cache */
+	bool made;		/* made by this record, uploaded at ready_ns */
+	bool queued;		/* to be made: waits for a free worker */
+	bool make_failed;	/* the generator could not make it */
+	pid_t worker;		/* > 0: being made by this child process */
+	uint64_t ready_ns;	/* when the made table was uploaded */
+	uint64_t cpu_ns;	/* the worker's CPU time */
+	char src[256];		/* the file to make it from, or [vdso] */
+	uint8_t want_bid[UW_BUILD_ID_MAX];
+	uint32_t want_bid_len;
 };
 
 /* A mapping seen in a target, written to the file once the target counts. */
@@ -48,6 +62,7 @@ struct seen_map {
 	uint64_t attach_ns;	/* when record attached its table, 0 if not */
 	int table_id;		/* its table's, > 0 if it has one */
 	bool inherited_table;	/* a fork's copy of a parent's attached map */
+	bool waits_table;	/* its table is being made on the device */
 };
 
 /* A process: a pid from its start (or first sight) to its exit. */
@@ -71,6 +86,7 @@ struct target {
 	uint64_t comm_ns;
 	unsigned int attached;	/* attachments made since its last exec */
 	unsigned int attached_ever;
+	bool held;		/* stopped (SIGSTOP) while its tables are made */
 	dev_t exe_dev;
 	ino_t exe_ino;
 	struct seen_map *seen;
@@ -100,6 +116,15 @@ struct rec {
 	bool use_sb;		/* the side-band runs: no polling of maps */
 	struct sideband sb;
 	uint64_t stale_detached;	/* old-image attachments undone after an exec */
+	/* tables made on the device (record/autotable.c) */
+	char cache[4096];	/* the table cache directory */
+	unsigned int workers, max_workers;	/* generators running, at most */
+	uint64_t tables_made, tables_cached, tables_failed, make_cpu_ns;
+	uint64_t pending_samples;	/* stopped no-table in code whose table
+					 * was being made */
+	uint64_t held_ns;	/* time targets spent paused for tables */
+	uint64_t hold_t0;	/* when the first of them was paused */
+	unsigned int nheld;
 };
 
 /* record/base.c: below every other record file */
@@ -118,5 +143,23 @@ bool rec_explicit_alive(const struct rec *r);
 void rec_sideband_event(void *ctx, const struct sb_event *e);
 int rec_upload_all(struct rec *r);
 void rec_not_32bit(pid_t pid);
+void rec_tables_reap(struct rec *r, bool wait);
+bool rec_sample_pending(struct rec *r, const struct uwprof_record *s);
+
+/*
+ * record/autotable.c, below procs.c: tables made on the device by child
+ * processes, the table cache, pausing the command meanwhile
+ */
+void rec_cache_init(struct rec *r);
+struct table_ent *rec_table_lookup(struct rec *r, const char *bid);
+int rec_cache_load(struct rec *r, struct table_ent *e, struct uwt_file *f,
+		   char *path, size_t room);
+void rec_table_make(struct rec *r, struct target *t, struct table_ent *e,
+		    const char *path, const uint8_t *bid, uint32_t bid_len);
+bool rec_table_pending(const struct table_ent *e);
+struct table_ent *rec_worker_reap(struct rec *r, bool wait);
+void rec_release_ready(struct rec *r);
+void rec_release_all(struct rec *r);
+bool rec_is_worker(const struct rec *r, pid_t pid);
 
 #endif

@@ -8,14 +8,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "uwprof.h"
 #include "unwind_v2.h"
 #include "table/table.h"
 #include "table/elf.h"
 #include "lib/uwt.h"
-#include "inspect/dump.h"
 #include "table/prologue.h"
 #include "table/discover.h"
+#include "table/make.h"
 #include "lib/regfile.h"
 
 #define MAX_DEBUG_DIRS	16
@@ -38,6 +39,9 @@ struct opts {
 	bool raw;
 	bool compat;
 	bool stats;
+	/* tb_make_table: the build-id the input must have (0 bytes: any) */
+	const u8 *want_bid;
+	u32 want_bid_len;
 };
 
 static void usage(FILE *f)
@@ -354,7 +358,8 @@ static int write_file(const char *path, const u8 *b, u32 n)
 	char tmp[4096];
 	FILE *f;
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	/* its own name: two writers of one table (two records) never meet */
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
 	f = fopen(tmp, "wb");
 	if (!f || fwrite(b, 1, n, f) != n || fclose(f)) {
 		uw_err("table: cannot write %s: %s", tmp, strerror(errno));
@@ -696,9 +701,51 @@ static int check_text_start(const struct gen *g, const struct tb_elf *e)
 	return -1;
 }
 
+/* The input is the file asked for: its build-id is the one wanted. */
+static int check_build_id(const struct gen *g)
+{
+	char have[2 * UWT_BUILD_ID_MAX + 1] = "", want[2 * UWT_BUILD_ID_MAX + 1];
+
+	if (!g->o->want_bid_len ||
+	    (g->meta.build_id_len == g->o->want_bid_len &&
+	     !memcmp(g->meta.build_id, g->o->want_bid, g->o->want_bid_len)))
+		return 0;
+	uw_hex(g->meta.build_id, g->meta.build_id_len, have);
+	uw_hex(g->o->want_bid, g->o->want_bid_len, want);
+	uw_err("table: %s has build-id %s, not %s (the file mapped): it changed since",
+	       g->o->input, have[0] ? have : "(none)", want);
+	return -1;
+}
+
+static int generate(struct opts *o);
+
 static int cmd_table(int argc, char **argv)
 {
 	struct opts o;
+
+	if (parse_args(argc, argv, &o))
+		return UWPROF_EXIT_USAGE;
+	return generate(&o);
+}
+
+int tb_make_table(const char *input, const char *build_id_dir,
+		  const uint8_t *bid, uint32_t bid_len)
+{
+	struct opts o;
+
+	memset(&o, 0, sizeof(o));
+	o.input = input;
+	o.build_id_dir = build_id_dir;
+	o.prologue = true;
+	o.debug_dirs[o.ndebug_dirs++] = DEFAULT_DEBUG_DIR;
+	o.want_bid = bid;
+	o.want_bid_len = bid_len;
+	return generate(&o);
+}
+
+/* uwprof table's work once its options are read. */
+static int generate(struct opts *o)
+{
 	struct gen g;
 	struct tb_elf e = { .fd = -1 };
 	struct tb_layout_opts lo;
@@ -708,12 +755,10 @@ static int cmd_table(int argc, char **argv)
 	char err[512];
 	int ret;
 
-	if (parse_args(argc, argv, &o))
-		return UWPROF_EXIT_USAGE;
 	memset(&g, 0, sizeof(g));
-	g.o = &o;
+	g.o = o;
 	ret = read_inputs(&g, &e);
-	if (!ret && check_text_start(&g, &e))
+	if (!ret && (check_text_start(&g, &e) || check_build_id(&g)))
 		ret = UWPROF_EXIT_USAGE;
 	if (ret)
 		goto out;
@@ -722,9 +767,9 @@ static int cmd_table(int argc, char **argv)
 		ret = ret == -2 ? UWPROF_EXIT_USAGE : UWPROF_EXIT_FAIL;
 		goto out;
 	}
-	lo = (struct tb_layout_opts){ o.compat, g.meta.text_addr,
+	lo = (struct tb_layout_opts){ o->compat, g.meta.text_addr,
 				      g.meta.text_size,
-				      o.prologue && !o.compat && !o.breakpad };
+				      o->prologue && !o->compat && !o->breakpad };
 	if (tb_layout(g.funcs, g.nfuncs, &lo, &g.blob, &g.notes, err,
 		      sizeof(err))) {
 		uw_err("table: %s", err);
@@ -751,9 +796,9 @@ static int cmd_table(int argc, char **argv)
 	ret = UWPROF_EXIT_OK;
 	if (write_outputs(&g))
 		ret = UWPROF_EXIT_FAIL;
-	if (o.stats)
+	if (o->stats)
 		print_stats(&g, stdout);
-	if (o.report && write_report(&g, e.elf ? &e : NULL))
+	if (o->report && write_report(&g, e.elf ? &e : NULL))
 		ret = UWPROF_EXIT_FAIL;
 out:
 	for (u32 i = 0; i < g.nfuncs; i++)

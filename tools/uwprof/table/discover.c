@@ -11,7 +11,9 @@
  * final ones.  What is found becomes symbols for prologue analysis,
  * which still justifies or refuses each function on its own.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <capstone/capstone.h>
 #include <stdio.h>
 #include <stdlib.h>

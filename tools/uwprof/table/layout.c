@@ -275,7 +275,7 @@ long tb_build_fot(const struct tb_func *funcs, u32 n,
 			ss.slots[slot] = i + 1;
 	}
 	for (u32 i = 0; i < n; i++) {
-		u32 *uo = calloc(funcs[i].npairs + 1, sizeof(u32)), len, j, slot;
+		u32 *uo = calloc(funcs[i].npairs + 1, sizeof(u32)), len, j, slot = 0;
 		u8 *b;
 		long found;
 
