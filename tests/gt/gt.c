@@ -462,7 +462,10 @@ static bool after_call(uint32_t ra)
 	       (w & 0x0ffffff0) == 0x012fff30;
 }
 
-/* 0: exact; 1: stopped early; 2: a wrong frame. */
+/*
+ * 0: exact; 1: stopped early; 2: a wrong frame; 3: every frame right out
+ * to the thread's start, which is not marked root.
+ */
 static int judge(const struct worker *w, const struct sample *s,
 		 char *why, size_t wlen)
 {
@@ -512,7 +515,12 @@ static int judge(const struct worker *w, const struct sample *s,
 	if (s->stop != UW2_STOP_ROOT && s->stop != UW2_STOP_NORETURN) {
 		snprintf(why, wlen, "stopped %s at %s", uw2_stop_name(s->stop),
 			 sym_name((s->frames[s->n - 1] & ~1u) - 1));
-		return 1;
+		/*
+		 * Every frame out to the thread's start, and that start not
+		 * marked root: a failure in a stripped build too, where the
+		 * entry point is found and marked without a symbol.
+		 */
+		return outer_ok(w, s, k) ? 3 : 1;
 	}
 	if (!outer_ok(w, s, k)) {
 		snprintf(why, wlen, "outer frames wrong from frame %u (%s)", k,
@@ -642,13 +650,14 @@ int main(int argc, char **argv)
 				exact++;
 				continue;
 			}
-			reason_add(v == 1 ? "early" : "WRONG", why);
+			reason_add(v == 1 ? "early" : v == 3 ? "NOT ROOT" : "WRONG",
+				   why);
 			/* the first wrong ones always: the log says where */
 			if (getenv("GT_DUMP") || (v == 2 && wrong < 5))
 				dump_sample(&w[r].samples[i], why);
 			if (v == 1 && !early++)
 				snprintf(first_early, sizeof(first_early), "%s", why);
-			else if (v == 2 && !wrong++)
+			else if (v >= 2 && !wrong++)	/* wrong, or not root */
 				snprintf(first_wrong, sizeof(first_wrong), "%s", why);
 		}
 		reasons_print(routine_name[r]);

@@ -477,3 +477,22 @@ char tb_elf_map_at(const struct tb_elf *e, u32 addr)
 	/* the last mapping symbol at or before @addr */
 	return n ? e->maps[n - 1].kind : 0;
 }
+
+bool tb_elf_program_entry(const struct tb_elf *e, u32 addr)
+{
+	GElf_Ehdr eh;
+	GElf_Phdr ph;
+	size_t n = 0;
+
+	if (!gelf_getehdr(e->elf, &eh) || !eh.e_entry ||
+	    (eh.e_entry & ~1ull) != addr)
+		return false;
+	if (eh.e_type == ET_EXEC)
+		return true;
+	if (eh.e_type != ET_DYN || elf_getphdrnum(e->elf, &n))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (gelf_getphdr(e->elf, (int)i, &ph) && ph.p_type == PT_INTERP)
+			return true;
+	return false;
+}

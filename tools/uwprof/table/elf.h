@@ -70,6 +70,13 @@ int tb_elf_read_ext_symbols(struct tb_elf *e, const char *path);
 /* Sort @e's symbols and mapping symbols by address (after adding some). */
 void tb_elf_sort_symbols(struct tb_elf *e);
 
+/*
+ * Is @addr a program's entry point: the ELF's e_entry in an executable or
+ * a position-independent one (ET_DYN with an interpreter)?  A process's
+ * first instruction, its main thread's outermost frame.
+ */
+bool tb_elf_program_entry(const struct tb_elf *e, u32 addr);
+
 /* Open @path and read its metadata; 0, or -1 with a message in @err. */
 int tb_elf_open(struct tb_elf *e, const char *path, char *err, size_t errlen);
 void tb_elf_close(struct tb_elf *e);

@@ -6,8 +6,30 @@
  * ones, and DWARF CFI that the instructions contradict is replaced too.
  */
 #include <stdlib.h>
+#include <string.h>
 #include "table/prologue_int.h"
 #include "table/elf.h"
+
+/*
+ * A stripped program's entry point, which only function discovery found:
+ * the main thread's outermost frame, over the code its walk reached.  It
+ * gets the root marker; analysed, it would refuse (it clears fp and lr).
+ */
+static int entry_root(struct tb_cfi_func *f, const struct tb_sym *s, u32 end)
+{
+	static const u8 root[] = { 0xb1, 0x00 };
+
+	memset(f, 0, sizeof(*f));
+	f->ehabi = malloc(sizeof(root));
+	if (!f->ehabi)
+		return -1;
+	memcpy(f->ehabi, root, sizeof(root));
+	f->ehabi_len = sizeof(root);
+	f->addr = s->addr;
+	f->size = end - s->addr;
+	f->source = TB_SRC_ROOT;
+	return 1;
+}
 
 static int analyse_sym(struct tb_elf *e, const struct pa_cover *in,
 		       const struct tb_input *all, u32 i,
@@ -26,6 +48,8 @@ static int analyse_sym(struct tb_elf *e, const struct pa_cover *in,
 		return 0;
 	if (!(f = tb_input_add(done)))
 		return -1;
+	if (s->found && tb_elf_program_entry(e, s->addr))
+		return entry_root(f, s, end);
 	r = pa_analyse_symbol(e, s, i, false, &pt, f, why, sizeof(why));
 	if (r <= 0) {
 		free(f->rows);
