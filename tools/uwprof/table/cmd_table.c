@@ -634,6 +634,12 @@ static int read_inputs(struct gen *g, struct tb_elf *e)
 		       g->o->input);
 		return UWPROF_EXIT_FAIL;
 	}
+	/* Clone wrappers among the functions found, as those named above */
+	if (g->discovered > 0 && tb_thread_entry_found_pass(e, &g->in) < 0) {
+		uw_err("table: %s: thread entry analysis failed (capstone or out of memory)",
+		       g->o->input);
+		return UWPROF_EXIT_FAIL;
+	}
 	/* After the roots, so thread entry code is never analysed. */
 	if (g->o->prologue && !g->o->compat &&
 	    tb_prologue_pass(e, &g->in, &g->notes) < 0) {

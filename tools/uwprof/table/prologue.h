@@ -62,4 +62,12 @@ int tb_thread_entry_analyse(const u8 *code, u32 len, u32 addr, bool thumb,
 int tb_thread_entry_pass(struct tb_elf *e, struct tb_input *in,
 			 struct tb_notes *notes);
 
+/*
+ * The same for functions function discovery found (a stripped static
+ * program's clone wrapper has no name): each holding a system call is
+ * analysed as a thread entry, and taken only if the analysis finds the
+ * new thread's path.  After discovery, before prologue analysis.
+ */
+int tb_thread_entry_found_pass(struct tb_elf *e, struct tb_input *in);
+
 #endif

@@ -61,12 +61,42 @@ oom:
 	return -1;
 }
 
+/*
+ * Analyse symbol @i as a thread entry; on success its rows replace what
+ * covered it: 1.  0 if it is none (noted, with @notes), -1 on error.
+ */
+static int take_entry(struct tb_elf *e, struct tb_input *in, u32 i,
+		      struct tb_notes *notes)
+{
+	const struct tb_sym *s = &e->syms[i];
+	struct tb_cfi_func f, *g;
+	char why[160];
+	int r;
+
+	r = pa_analyse_symbol(e, s, i, true, NULL, &f, why, sizeof(why));
+	if (r > 0) {
+		r = clear_range(in, f.addr, f.addr + f.size);
+		if (!r && (g = tb_input_add(in))) {
+			f.source = TB_SRC_THREAD;
+			*g = f;
+			return 1;
+		}
+		free(f.rows);
+		if (r <= 0)
+			return -1;
+		snprintf(why, sizeof(why), "other unwind rules cross its ends");
+		r = 0;
+	}
+	if (!r && notes)
+		tb_note_add(notes, s->addr, s->addr, TB_N_PROLOGUE,
+			    "thread entry not analysed: %s", why);
+	return r;
+}
+
 /* Thread entries (clone wrappers) named in @e's symbols. */
 int tb_thread_entry_pass(struct tb_elf *e, struct tb_input *in,
 			 struct tb_notes *notes)
 {
-	struct tb_cfi_func f, *g;
-	char why[160];
 	u32 done = 0;
 	int n = 0, r;
 
@@ -77,25 +107,44 @@ int tb_thread_entry_pass(struct tb_elf *e, struct tb_input *in,
 		if (!tb_thread_entry_sym(s->name) || (n && s->addr == done))
 			continue;
 		done = s->addr;
-		r = pa_analyse_symbol(e, s, i, true, NULL, &f, why, sizeof(why));
-		if (r > 0) {
-			r = clear_range(in, f.addr, f.addr + f.size);
-			if (!r && (g = tb_input_add(in))) {
-				f.source = TB_SRC_THREAD;
-				*g = f;
-				n++;
-				continue;
-			}
-			free(f.rows);
-			if (r <= 0)
-				return -1;
-			snprintf(why, sizeof(why),
-				 "other unwind rules cross its ends");
-		}
+		r = take_entry(e, in, i, notes);
 		if (r < 0)
 			return -1;
-		tb_note_add(notes, s->addr, s->addr, TB_N_PROLOGUE,
-			    "thread entry not analysed: %s", why);
+		n += r;
+	}
+	return n;
+}
+
+/* Does found function @s hold a system call ("svc #0")? */
+static bool has_svc(struct tb_elf *e, const struct tb_sym *s)
+{
+	const struct tb_sec *sec = tb_elf_sec(e, s->addr);
+	const u8 *b = sec ? tb_elf_sec_bytes(e, sec) : NULL;
+	u32 step = s->thumb ? 2 : 4;
+
+	if (!b || s->size > sec->addr + sec->size - s->addr)
+		return false;
+	b += s->addr - sec->addr;
+	for (u32 k = 0; k + step <= s->size; k += step)
+		if (s->thumb ? b[k] == 0x00 && b[k + 1] == 0xdf :
+			       !b[k] && !b[k + 1] && !b[k + 2] && b[k + 3] == 0xef)
+			return true;
+	return false;
+}
+
+int tb_thread_entry_found_pass(struct tb_elf *e, struct tb_input *in)
+{
+	int n = 0, r;
+
+	for (u32 i = 0; i < e->nsyms; i++) {
+		const struct tb_sym *s = &e->syms[i];
+
+		if (!s->found || !s->size || !has_svc(e, s))
+			continue;
+		r = take_entry(e, in, i, NULL);
+		if (r < 0)
+			return -1;
+		n += r;
 	}
 	return n;
 }
