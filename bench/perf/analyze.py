@@ -375,6 +375,7 @@ def check_uwprof(chk, d, exe=None, window=None):
     res = collections.Counter()
     res_kind = {"main": collections.Counter(), "other": collections.Counter()}
     where = collections.Counter()
+    res_why = collections.Counter()     # (kind, reason) of those that fail
     depth = []
     for s in samples:
         fr = uw_frames(s, d["procs"])
@@ -389,12 +390,15 @@ def check_uwprof(chk, d, exe=None, window=None):
         if fr:
             where[(kind, stop, chk.where(fr[-1], len(fr) > 1))] += 1
         if why is None:
-            res["stop %s (frames check out)" % stop] += 1
+            reason = "stop %s (frames check out)" % stop
         elif complete_stop(s[1]):
-            res["%s, but %s" % (stop, why)] += 1
+            reason = "%s, but %s" % (stop, why)
         else:
-            res[stop] += 1
+            reason = stop
+        res[reason] += 1
+        res_why[(kind, reason)] += 1
     res.kinds = res_kind
+    res.why = res_why
     return res, depth, where
 
 
@@ -840,7 +844,9 @@ def write_acceptance(w, progs, freqs, R):
 def check_one(a):
     """--check: one uwprof data file, judged by thread kind, as lines
     'KIND SAMPLES FULLY-UNWOUND' (KIND all, main, other) and then
-    'where KIND STOP LAST-FRAME SAMPLES' for those that are not."""
+    'where KIND STOP LAST-FRAME SAMPLES' for those that are not, and
+    'why KIND SAMPLES REASON' (the module's stop reason, or what the
+    checker found wrong with a complete-looking walk)."""
     window = tuple(float(x) for x in a.window.split(",")) if a.window else None
     res, _depth, where = check_uwprof(Checker(a.root, a.unstripped),
                                       load_uwdata(a.check), a.exe, window)
@@ -849,6 +855,8 @@ def check_one(a):
         print("%s %d %d" % (k, sum(res.kinds[k].values()), res.kinds[k]["ok"]))
     for (k, stop, loc), c in where.most_common():
         print("where %s %s %s %d" % (k, stop, loc, c))
+    for (k, reason), c in res.why.most_common():
+        print("why %s %d %s" % (k, c, reason))
     return 0
 
 
