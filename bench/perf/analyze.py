@@ -860,6 +860,26 @@ def check_one(a):
     return 0
 
 
+def marked_sections(path):
+    """The blocks of @path from a line '<!-- make T: begin -->' to its
+    '<!-- make T: end -->', both included, in order."""
+    blocks, cur, end = [], None, None
+    if not os.path.exists(path):
+        return blocks
+    for line in open(path, encoding="utf-8", errors="replace"):
+        line = line.rstrip("\n")
+        if cur is None:
+            m = re.match(r"<!-- make (\S+): begin -->$", line)
+            if m:
+                cur, end = [line], "<!-- make %s: end -->" % m.group(1)
+            continue
+        cur.append(line)
+        if line == end:
+            blocks.append(cur)
+            cur = None
+    return blocks
+
+
 def write_doc(a, mach, host, progs, freqs, tools, reps, R, tables):
     L = []
     w = L.append
@@ -1111,6 +1131,11 @@ def write_doc(a, mach, host, progs, freqs, tools, reps, R, tables):
             name, nf, pct(cov[0], cov[1]), t["bytes"], t.get("per_func", float("nan")),
             ex, "%.2f" % (ex / ne) if ne else "-", df, "%.2f" % (df / nf) if df and nf else "-"))
     w("")
+    # Sections other targets write into the same page between their
+    # marker lines (scripts/doc-section.sh: make bench-stock's in
+    # docs/BENCHMARKS-corpus.md) are kept, at the end, as they were.
+    for block in marked_sections(a.doc):
+        L.extend(block + [""])
     os.makedirs(os.path.dirname(os.path.abspath(a.doc)), exist_ok=True)
     with open(a.doc, "w") as f:
         f.write("\n".join(L) + "\n")
