@@ -8,6 +8,7 @@ counts per run (--results), its "where" and "why" lines per run
 (--stats DIR/BASENAME) and the files tabled with their packages
 (--files, build/stock/guest.files)."""
 import argparse
+import bisect
 import collections
 import os
 import re
@@ -42,6 +43,41 @@ def entry_of(path):
         return None
 
 
+def report_of(path):
+    """'uwprof table --report' of a file: its functions as sorted
+    (start, size, source, name) and what could not be expressed, by the
+    function's start: [(reason, detail)]."""
+    funcs, notes = [], collections.defaultdict(list)
+    if not os.path.exists(path):
+        return funcs, notes
+    for line in open(path, errors="replace"):
+        f = line.rstrip("\n").split(" ", 4)
+        if len(f) < 5 or line.startswith("#"):
+            continue
+        m = re.match(r"(\d+) bytes$", f[4])
+        if m and f[1] == f[2]:
+            funcs.append((int(f[1], 16), int(m.group(1)), f[3], f[0]))
+        else:
+            notes[int(f[1], 16)].append((f[3], f[4]))
+    funcs.sort()
+    return funcs, notes
+
+
+def function_at(report, va):
+    """'NAME at START (SOURCE; REASON: DETAIL)' of the function of @report
+    holding @va, or of the code past the last function before it."""
+    funcs, notes = report
+    i = bisect.bisect_right([f[0] for f in funcs], va) - 1
+    if i < 0:
+        return "before the first function"
+    start, size, src, name = funcs[i]
+    what = "%s at 0x%x" % ("function" if name == "?" else name, start)
+    if va >= start + size:
+        return "past the end of %s (0x%x bytes; %s): no function known here" % (what, size, src)
+    why = "; ".join("%s: %s" % n for n in notes.get(start, []))
+    return "%s (%s%s)" % (what, src, "; " + why if why else "")
+
+
 def stats_of(path):
     d = {}
     if not os.path.exists(path):
@@ -66,7 +102,7 @@ def stats_of(path):
 
 def main():
     ap = argparse.ArgumentParser()
-    for a in ("--results", "--checks", "--stats", "--files", "--root",
+    for a in ("--results", "--checks", "--stats", "--reports", "--files", "--root",
               "--kernel", "--command", "--top"):
         ap.add_argument(a, required=True)
     ap.add_argument("--vm-seconds", type=int, default=0)
@@ -184,14 +220,49 @@ def main():
     w("")
     w("The last frames themselves, most frequent first, at most 10 per run "
       "(`file:function` where a dynamic symbol's extent covers it, else "
-      "`file+0xADDRESS` in the file's own addresses: look it up with "
-      "`uwprof table FILE --prologue-analysis --report`):")
+      "`file+0xADDRESS` in the file's own addresses), with the function "
+      "`uwprof table FILE --prologue-analysis --report` places there: its "
+      "start, where its rows came from and, when prologue analysis refused "
+      "it, why:")
     w("")
-    w("| program | Hz | thread | stop | last frame | samples | of the run's samples |")
-    w("|---|---:|---|---|---|---:|---:|")
+    reports = {}
+
+    def func_of(loc):
+        m = re.match(r"(.*)\+0x([0-9a-f]+)$", loc) or re.match(r"([^:]*):(.*)$", loc)
+        if not m or loc.startswith("unmapped"):
+            return ""
+        if m.group(1) not in reports:
+            reports[m.group(1)] = report_of(os.path.join(a.reports, m.group(1)))
+        if "+0x" not in loc:    # file:function, a dynamic symbol
+            hit = [f[0] for f in reports[m.group(1)][0] if f[3] == m.group(2)]
+            return function_at(reports[m.group(1)], hit[0]) if hit else ""
+        # a return address belongs to the call before it
+        return function_at(reports[m.group(1)], int(m.group(2), 16) - 1)
+
+    byfunc = collections.Counter()
+    for (p, hz), ws in where.items():
+        for kind, stop, loc, n in ws:
+            byfunc[(file_of(loc), label(loc, stop), func_of(loc))] += n
+    w("The same by function, all runs and thread kinds together, the 25 "
+      "that stop most samples (the function `uwprof table FILE "
+      "--prologue-analysis --report` places at the last frame: its start, "
+      "where its rows came from and, when prologue analysis refused it, "
+      "why):")
+    w("")
+    w("| file | stop | function in the table | samples | of all samples not fully unwound |")
+    w("|---|---|---|---:|---:|")
+    for (fname, stop, fn), n in byfunc.most_common(25):
+        w("| `%s` | %s | %s | %d | %s |" % (fname, stop, fn.replace("|", "\\|") or "-",
+                                         n, pct(n, total_bad)))
+    w("")
+
+    w("| program | Hz | thread | stop | last frame | samples | of the run's samples | its function in the table (`--report`) |")
+    w("|---|---:|---|---|---|---:|---:|---|")
     for p, hz, c in runs:
         for kind, stop, loc, n in where[(p, hz)][:10]:
-            w("| %s | %d | %s | %s | `%s` | %d | %s |" % (p, hz, kind, label(loc, stop), loc, n, pct(n, c[0])))
+            w("| %s | %d | %s | %s | `%s` | %d | %s | %s |" % (
+                p, hz, kind, label(loc, stop), loc, n, pct(n, c[0]),
+                func_of(loc).replace("|", "\\|")))
     w("")
     w("Each file's table (`uwprof table FILE --prologue-analysis --stats`): "
       "`.text` covered by rows, functions in the table, of them from "

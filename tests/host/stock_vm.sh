@@ -102,16 +102,18 @@ fi
 # the vDSO as "[vdso]" (the name its mapping has).
 croot=$tmp/root
 cp -al "$guest" "$croot"
-mkdir -p "$tmp/tables" "$tmp/stats" "$tmp/work" "$tmp/none"
+mkdir -p "$tmp/tables" "$tmp/stats" "$tmp/reports" "$tmp/work" "$tmp/none"
 while read -r f _; do
 	"$UWPROF" table "$guest$f" --build-id-dir "$tmp/tables" \
-		--prologue-analysis --stats >"$tmp/stats/$(basename "$f")" 2>&1 ||
+		--prologue-analysis --stats --report "$tmp/reports/$(basename "$f")" \
+		>"$tmp/stats/$(basename "$f")" 2>&1 ||
 		fail "uwprof table $f: $(tail -n 1 "$tmp/stats/$(basename "$f")")"
 done <"$BUILD/stock/guest.files"
 if "$top/scripts/kernel-vdso.py" "$("$top/scripts/vm.sh" --print-kernel)" \
 	"$tmp/vdso.so" 2>"$tmp/vdso.err"; then
 	"$UWPROF" table "$tmp/vdso.so" --build-id-dir "$tmp/tables" \
-		--prologue-analysis --stats >"$tmp/stats/[vdso]" 2>&1 ||
+		--prologue-analysis --stats --report "$tmp/reports/[vdso]" \
+		>"$tmp/stats/[vdso]" 2>&1 ||
 		fail "uwprof table vdso.so"
 	cp "$tmp/vdso.so" "$croot/[vdso]"
 fi
@@ -220,7 +222,7 @@ for hz in $FREQS; do
 done
 
 [ -z "$FIGURES" ] || "$PY" "$top/bench/stock/figures.py" --results "$tmp/results" \
-	--checks "$tmp" --stats "$tmp/stats" --files "$BUILD/stock/guest.files" --root "$croot" \
+	--checks "$tmp" --stats "$tmp/stats" --reports "$tmp/reports" --files "$BUILD/stock/guest.files" --root "$croot" \
 	--vm-seconds "$vm_seconds" \
 	--kernel "${KERNEL:-armmp-6.1}" --command "${STOCK_COMMAND:-make bench-stock}" \
 	--top "$top" >"$FIGURES" || fail "the figures"
