@@ -38,21 +38,22 @@
 # discovery misses: lua5.4's interpreter loop (2-3% of its samples reach
 # the entry), the dynamic loader's start-up (ld-linux-armhf.so.3: 56% of
 # .text covered), zstd's own code.  Measured at 1 kHz, four runs on
-# armmp-6.1 and one on arm64-6.1 (1,000-10,600 samples a run):
-#   pbzip2 other threads  99.9-100.0% full and to the entry;
+# armmp-6.1 and one on arm64-6.1 (1,000-10,600 samples a run), and the
+# two make bench-stock runs:
+#   pbzip2 other threads  99.7-100.0% full and to the entry;
 #          overall        93.5-96.6% full, 97.0-98.7% to the entry
-#   xz     other threads  100.0%;  overall 97.6-98.4% full, 99.5%+ entry
+#   xz     other threads  100.0%;  overall 97.6-98.4% full, 99.4%+ entry
 #   lua5.4 main           0% full, 2.2-3.1% to the entry
 #   sqlite3 main          0% full, 90.5-96.0% to the entry
 #   gzip   main           0% full, 97.0-98.2% to the entry
-#   (zstd, in make bench-stock only: other threads 99.2-99.6%, overall
-#   94.2-96.0% full)
-# Margins: the other threads of pbzip2 and xz at the 99% target (0.9 to
-# 1 point under the worst run, ~30 samples of 3,000); the other shares 3
-# to 4 points under the worst run (the main thread's share of a threaded
-# program's samples, and its start-up in the loader, vary with the host's
-# load under plain TCG); lua5.4's to-the-entry share at 1.0% (half the
-# worst run).  Raise them as discovery and prologue analysis improve.
+#   (zstd, in make bench-stock only: other threads 98.7-99.6%, overall
+#   91.6-96.0% full)
+# Margins: the other threads of xz at the 99% target (1 point under
+# every run), pbzip2's at 98.5% (1.2 points under the worst run, ~35
+# samples of its ~3,000); the other shares 3 to 4 points under the worst
+# run (the main thread's share of a threaded program's samples, and its
+# start-up in the loader, vary with the host's load under plain TCG);
+# lua5.4's to-the-entry share at 1.0% (half the worst run).  Raise them as discovery and prologue analysis improve.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -73,8 +74,8 @@ FIGURES=${STOCK_FIGURES:-}
 # is judged on its other threads and overall (its main thread mostly
 # waits: a hundred samples or so), a single-threaded one on its main
 # thread.
-STOCK_MIN="pbzip2:other:990:990 pbzip2:all:900:940 xz:other:990:990
-xz:all:940:970 zstd:other:970:970 zstd:all:900:900 lua5.4:main:0:10
+STOCK_MIN="pbzip2:other:985:985 pbzip2:all:900:940 xz:other:990:990
+xz:all:940:970 zstd:other:970:970 zstd:all:880:880 lua5.4:main:0:10
 sqlite3:main:0:870 gzip:main:0:950"
 # samples a run must have at 1 kHz (fewer: threads or the program went
 # unsampled), per thread kind that the thresholds judge
