@@ -20,18 +20,6 @@ libgcc-s1:libgcc_s.so.1 busybox-static:busybox"
 
 fail() { echo "stock-coverage: $*" >&2; exit 1; }
 
-fetch() {
-	local pkgs p
-	pkgs=$(for f in $files; do echo "${f%%:*}:armhf"; done | sort -u)
-	mkdir -p "$work/debs" "$work/root"
-	# shellcheck disable=SC2086
-	(cd "$work/debs" && apt-get download -q $pkgs >/dev/null) ||
-		fail "apt-get download failed (is armhf added? run make setup)"
-	for p in "$work"/debs/*.deb; do
-		dpkg -x "$p" "$work/root"
-	done
-}
-
 # The real file named NAME in the unpacked packages (symlinks followed).
 find_file() {
 	local hit
@@ -50,7 +38,8 @@ measure() {
 		sed -n 's/^functions discovered (no symbol): \([0-9]*\);.*/\1/p' <<<"$stats")"
 }
 
-[ -d "$work/root" ] || fetch
+# shellcheck disable=SC2046
+"$top/scripts/fetch-stock.sh" "$work" $(for f in $files; do echo "${f%%:*}"; done | sort -u)
 {
 	echo "Measured by \`make stock-coverage\` at commit $(git -C "$top" rev-parse --short HEAD)$(
 		git -C "$top" diff --quiet HEAD -- 2>/dev/null || echo +changes), $(date -u +%Y-%m-%d)," \

@@ -391,6 +391,7 @@ def check_uwprof(chk, d, exe=None, window=None):
     res = collections.Counter()
     res_kind = {"main": collections.Counter(), "other": collections.Counter()}
     where = collections.Counter()
+    res_why = collections.Counter()     # (kind, reason) of those that fail
     depth = []
     for s in samples:
         fr = uw_frames(s, d["procs"])
@@ -405,12 +406,15 @@ def check_uwprof(chk, d, exe=None, window=None):
         if fr:
             where[(kind, stop, chk.where(fr[-1], len(fr) > 1))] += 1
         if why is None:
-            res["stop %s (frames check out)" % stop] += 1
+            reason = "stop %s (frames check out)" % stop
         elif complete_stop(s[1]):
-            res["%s, but %s" % (stop, why)] += 1
+            reason = "%s, but %s" % (stop, why)
         else:
-            res[stop] += 1
+            reason = stop
+        res[reason] += 1
+        res_why[(kind, reason)] += 1
     res.kinds = res_kind
+    res.why = res_why
     return res, depth, where
 
 
@@ -856,7 +860,9 @@ def write_acceptance(w, progs, freqs, R):
 def check_one(a):
     """--check: one uwprof data file, judged by thread kind, as lines
     'KIND SAMPLES FULLY-UNWOUND' (KIND all, main, other) and then
-    'where KIND STOP LAST-FRAME SAMPLES' for those that are not."""
+    'where KIND STOP LAST-FRAME SAMPLES' for those that are not, and
+    'why KIND SAMPLES REASON' (the module's stop reason, or what the
+    checker found wrong with a complete-looking walk)."""
     window = tuple(float(x) for x in a.window.split(",")) if a.window else None
     res, _depth, where = check_uwprof(Checker(a.root, a.unstripped),
                                       load_uwdata(a.check), a.exe, window)
@@ -865,7 +871,29 @@ def check_one(a):
         print("%s %d %d" % (k, sum(res.kinds[k].values()), res.kinds[k]["ok"]))
     for (k, stop, loc), c in where.most_common():
         print("where %s %s %s %d" % (k, stop, loc, c))
+    for (k, reason), c in res.why.most_common():
+        print("why %s %d %s" % (k, c, reason))
     return 0
+
+
+def marked_sections(path):
+    """The blocks of @path from a line '<!-- make T: begin -->' to its
+    '<!-- make T: end -->', both included, in order."""
+    blocks, cur, end = [], None, None
+    if not os.path.exists(path):
+        return blocks
+    for line in open(path, encoding="utf-8", errors="replace"):
+        line = line.rstrip("\n")
+        if cur is None:
+            m = re.match(r"<!-- make (\S+): begin -->$", line)
+            if m:
+                cur, end = [line], "<!-- make %s: end -->" % m.group(1)
+            continue
+        cur.append(line)
+        if line == end:
+            blocks.append(cur)
+            cur = None
+    return blocks
 
 
 def write_doc(a, mach, host, progs, freqs, tools, reps, R, tables):
@@ -1119,6 +1147,11 @@ def write_doc(a, mach, host, progs, freqs, tools, reps, R, tables):
             name, nf, pct(cov[0], cov[1]), t["bytes"], t.get("per_func", float("nan")),
             ex, "%.2f" % (ex / ne) if ne else "-", df, "%.2f" % (df / nf) if df and nf else "-"))
     w("")
+    # Sections other targets write into the same page between their
+    # marker lines (scripts/doc-section.sh: make bench-stock's in
+    # docs/BENCHMARKS-corpus.md) are kept, at the end, as they were.
+    for block in marked_sections(a.doc):
+        L.extend(block + [""])
     os.makedirs(os.path.dirname(os.path.abspath(a.doc)), exist_ok=True)
     with open(a.doc, "w") as f:
         f.write("\n".join(L) + "\n")

@@ -1,0 +1,230 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The stock corpus in the VM: Debian armhf packages exactly as shipped
+# (bench/stock/programs.sh: pbzip2, xz, zstd, lua5.4, sqlite3, gzip), with
+# every library they load from Debian's packages as shipped (libc6 without
+# libc6-dbg, libstdc++6, libgcc-s1, liblzma5, ...), assembled by
+# scripts/build-stock.sh into build/stock/guest.  Tables from the shipped
+# files alone: "uwprof table FILE --prologue-analysis" for every ELF file
+# the programs load, and for the kernel's vDSO.  Each program runs under
+# "uwprof record -F HZ" (the static armhf uwprof, the module) and every
+# sample is judged by the call-site checker of make bench
+# (bench/perf/analyze.py --check), main thread and other threads apart.
+#
+# make check runs a short form (one VM boot of 25-50 s, about a minute in
+# all): STOCK_PROGS (default "pbzip2 xz lua5.4 sqlite3 gzip": C++ with
+# threads, C with threads, the interpreter, the SQL shell, plain C) at
+# STOCK_FREQS (default 1000).  make bench-stock runs all six at 1 and
+# 4 kHz with STOCK_FIGURES=FILE: the figures go to FILE as markdown
+# (scripts/doc-section.sh puts them into docs/BENCHMARKS-corpus.md) and
+# the thresholds below are not applied.
+#
+# Two measures per thread kind: fully unwound (the checker accepts every
+# frame and the module ended the walk as complete), and "to the entry"
+# (the checker accepts every frame up to the thread's outermost one,
+# whatever the module's stop).  They differ by the walks the module stops
+# "refused" at a stripped program's _start: no table row marks a stripped
+# PIE's entry function as the root (docs/TABLES.md, "Function
+# discovery"), so today no main-thread sample of a stock program is fully
+# unwound, while most of them check out frame by frame up to _start.
+#
+# Thresholds, per mille, are what this test measured minus a noise margin,
+# and most are BELOW issue 21's target of 99% fully unwound for every
+# thread kind, because stock code is not there yet: (1) the _start above
+# (main threads: 0% fully unwound, so the FULL thresholds of the
+# single-threaded programs are 0 and cannot fail; their ENTRY thresholds
+# catch a regression); (2) code prologue analysis refuses or function
+# discovery misses: lua5.4's interpreter loop (2-3% of its samples reach
+# the entry), the dynamic loader's start-up (ld-linux-armhf.so.3: 56% of
+# .text covered), zstd's own code.  Measured at 1 kHz, four runs on
+# armmp-6.1 and one on arm64-6.1 (1,000-10,600 samples a run), and the
+# two make bench-stock runs:
+#   pbzip2 other threads  99.7-100.0% full and to the entry;
+#          overall        93.5-96.6% full, 97.0-98.7% to the entry
+#   xz     other threads  100.0%;  overall 97.6-98.4% full, 99.4%+ entry
+#   lua5.4 main           0% full, 2.2-3.1% to the entry
+#   sqlite3 main          0% full, 90.5-96.0% to the entry
+#   gzip   main           0% full, 97.0-98.2% to the entry
+#   (zstd, in make bench-stock only: other threads 98.7-99.6%, overall
+#   91.6-96.0% full)
+# Margins: the other threads of xz at the 99% target (1 point under
+# every run), pbzip2's at 98.5% (1.2 points under the worst run, ~35
+# samples of its ~3,000); the other shares 3 to 4 points under the worst
+# run (the main thread's share of a threaded program's samples, and its
+# start-up in the loader, vary with the host's load under plain TCG);
+# lua5.4's to-the-entry share at 1.0% (half the worst run).  Raise them as discovery and prologue analysis improve.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+top=$(cd "$here/../.." && pwd)
+BUILD=${BUILD:-$top/build}
+UWPROF=${UWPROF:-$BUILD/host/uwprof}
+arm_uwprof=$BUILD/arm/uwprof
+guest=$BUILD/stock/guest
+PY=/usr/bin/python3
+. "$top/bench/stock/programs.sh"
+PROGS=${STOCK_PROGS:-pbzip2 xz lua5.4 sqlite3 gzip}
+FREQS=${STOCK_FREQS:-1000}
+FIGURES=${STOCK_FIGURES:-}
+# STOCK_MIN: PROGRAM:KIND:FULL:ENTRY, the least share (per mille) of the
+# samples of KIND fully unwound (FULL) and with every frame checked up to
+# the thread's outermost frame (ENTRY; judge() below).  KIND main (the
+# main thread), other (the other threads) or all: a program with threads
+# is judged on its other threads and overall (its main thread mostly
+# waits: a hundred samples or so), a single-threaded one on its main
+# thread.
+STOCK_MIN="pbzip2:other:985:985 pbzip2:all:900:940 xz:other:990:990
+xz:all:940:970 zstd:other:970:970 zstd:all:880:880 lua5.4:main:0:10
+sqlite3:main:0:870 gzip:main:0:950"
+# samples a run must have at 1 kHz (fewer: threads or the program went
+# unsampled), per thread kind that the thresholds judge
+MIN_SAMPLES=300
+tmp=$(mktemp -d)
+trap '[ -n "${KEEP:-}" ] && echo "kept $tmp" || rm -rf "$tmp"' EXIT
+
+[ -e "$top/uwprof.ko" ] || [ ! -e "$BUILD/kernel/vmlinuz" ] ||
+	make -C "$top" --no-print-directory module >/dev/null 2>&1
+for need in "$(KERNEL=${KERNEL:-} "$top/scripts/vm.sh" --print-kernel)" \
+	"$top/uwprof.ko" "$arm_uwprof" "$UWPROF" "$BUILD/stock/guest.files"; do
+	if [ ! -e "$need" ]; then
+		fail "stock corpus in the VM: no $need (make setup module tools uwprof-arm stock-arm)"
+		finish
+		exit 1
+	fi
+done
+if ! $PY -c 'import capstone, elftools' 2>/dev/null; then
+	fail "the checker needs python3-capstone and python3-pyelftools (scripts/packages.txt)"
+	finish
+	exit 1
+fi
+
+# The checker's root: the guest's stock files at their guest paths, and
+# the vDSO as "[vdso]" (the name its mapping has).
+croot=$tmp/root
+cp -al "$guest" "$croot"
+mkdir -p "$tmp/tables" "$tmp/stats" "$tmp/reports" "$tmp/work" "$tmp/none"
+while read -r f _; do
+	"$UWPROF" table "$guest$f" --build-id-dir "$tmp/tables" \
+		--prologue-analysis --stats --report "$tmp/reports/$(basename "$f")" \
+		>"$tmp/stats/$(basename "$f")" 2>&1 ||
+		fail "uwprof table $f: $(tail -n 1 "$tmp/stats/$(basename "$f")")"
+done <"$BUILD/stock/guest.files"
+if "$top/scripts/kernel-vdso.py" "$("$top/scripts/vm.sh" --print-kernel)" \
+	"$tmp/vdso.so" 2>"$tmp/vdso.err"; then
+	"$UWPROF" table "$tmp/vdso.so" --build-id-dir "$tmp/tables" \
+		--prologue-analysis --stats --report "$tmp/reports/[vdso]" \
+		>"$tmp/stats/[vdso]" 2>&1 ||
+		fail "uwprof table vdso.so"
+	cp "$tmp/vdso.so" "$croot/[vdso]"
+fi
+$PY "$top/bench/perf/corpus-input.py" 4 "$tmp/work/corpus.in"
+cp "$top/bench/perf/bench.lua" "$top/bench/perf/bench.sql" "$tmp/work/"
+
+cat >"$tmp/run.sh" <<EOF
+#!/bin/sh
+insmod /uwprof.ko || exit 1
+. /stock/programs.sh
+for hz in $FREQS; do
+	for p in $PROGS; do
+		uwprof record -F \$hz --tables /stock/tables -o /out/\$p.\$hz.data -- \\
+			\$(stock_workload \$p /stock/work) >/dev/null 2>/out/\$p.\$hz.log
+		echo \$? >/out/\$p.\$hz.rc
+	done
+done
+exit 0
+EOF
+chmod +x "$tmp/run.sh"
+nruns=$(( $(echo $PROGS | wc -w) * $(echo $FREQS | wc -w) ))
+t0=$(date +%s)
+if ! "$top/scripts/vm.sh" --timeout "${STOCK_TIMEOUT:-$(( 120 + nruns * 60 ))}" \
+	--out "$tmp/out" --add "$guest/.:/" --add "$arm_uwprof:/usr/bin/uwprof" \
+	--add "$tmp/tables:/stock/tables" --add "$tmp/work:/stock/work" \
+	--add "$top/bench/stock/programs.sh:/stock/programs.sh" \
+	--add "$tmp/run.sh:/run.sh" -- /run.sh >"$tmp/vm.log" 2>&1; then
+	fail "the VM run failed"
+	tail -n 20 "$tmp/vm.log" | sed 's/^/#   /'
+	finish
+	exit 1
+fi
+vm_seconds=$(( $(date +%s) - t0 ))
+echo "# the VM ran $vm_seconds s ($(echo $PROGS) at $(echo $FREQS) Hz)"
+out=$tmp/out
+
+# judge P HZ: the checker's counts into all_n all_ok main_n main_ok
+# other_n other_ok (fully unwound) and all_ent main_ent other_ent (every
+# frame checks out up to the thread's outermost frame, whatever the
+# module's stop: fully unwound, or stopped "refused" at a stripped
+# program's _start, which no table row names root); its output in
+# $tmp/P.HZ.check
+judge() {
+	local k n ok
+	all_n=0 all_ok=0 main_n=0 main_ok=0 other_n=0 other_ok=0
+	$PY "$top/bench/perf/analyze.py" --check "$out/$1.$2.data" \
+		--exe "$(prog_path "$1")" --root "$croot" --unstripped "$tmp/none" \
+		>"$tmp/$1.$2.check" 2>&1 ||
+		{ fail "$1 at $2 Hz: the checker failed: $(tail -n 1 "$tmp/$1.$2.check")"; return 1; }
+	while read -r k n ok; do
+		case $k in all|main|other) eval "${k}_n=$n ${k}_ok=$ok" ;; esac
+	done <"$tmp/$1.$2.check"
+	for k in main other; do
+		n=$(awk -v k="$k" '$1 == "why" && $2 == k && /\(frames check out\)$/ { n += $3 } END { print n + 0 }' \
+			"$tmp/$1.$2.check")
+		eval "${k}_ent=\$(( ${k}_ok + n ))"
+	done
+	all_ent=$(( main_ent + other_ent ))
+}
+prog_path() {
+	local p
+	for p in $STOCK_PROGRAMS; do
+		[ "${p%%:*}" = "$1" ] && echo "${p##*:}"
+	done
+}
+pct() { awk -v a="$1" -v b="$2" 'BEGIN { if (b) printf "%.1f%%", 100 * a / b; else printf "-" }'; }
+# at_least WHAT N OK MIN-PERMILLE CHECKFILE
+at_least() {
+	local min="$(( $4 / 10 )).$(( $4 % 10 ))%"
+	if [ "$2" -gt 0 ] && [ $(( $3 * 1000 / $2 )) -ge "$4" ]; then
+		ok "$1: $3 of $2 (at least $min)"
+	else
+		fail "$1: $3 of $2 (below $min)"
+		grep '^where' "$5" | head -n 8 | sed 's/^/#   /'
+	fi
+}
+
+: >"$tmp/results"
+for hz in $FREQS; do
+	for p in $PROGS; do
+		if [ "$(cat "$out/$p.$hz.rc" 2>/dev/null)" = 0 ] &&
+			! grep -q 'exited with status' "$out/$p.$hz.log"; then
+			ok "$p at $hz Hz ran to the end under uwprof record"
+		else
+			fail "$p at $hz Hz under uwprof record: $(cat "$out/$p.$hz.log" 2>/dev/null)"
+			continue
+		fi
+		judge "$p" "$hz" || continue
+		echo "$p $hz $all_n $all_ok $main_n $main_ok $other_n $other_ok $all_ent $main_ent $other_ent" >>"$tmp/results"
+		echo "# $p $hz Hz: fully unwound $(pct "$all_ok" "$all_n") of $all_n;" \
+			"main thread $(pct "$main_ok" "$main_n") of $main_n, to the entry $(pct "$main_ent" "$main_n");" \
+			"other threads $(pct "$other_ok" "$other_n") of $other_n, to the entry $(pct "$other_ent" "$other_n")"
+		[ -z "$FIGURES" ] || continue
+		for m in $STOCK_MIN; do
+			IFS=: read -r mp kind full ent <<<"$m"
+			[ "$mp" = "$p" ] || continue
+			eval "n=\$${kind}_n k_ok=\$${kind}_ok k_ent=\$${kind}_ent"
+			if [ "$n" -lt $(( MIN_SAMPLES * hz / 1000 )) ]; then
+				fail "$p at $hz Hz: only $n samples ($kind; threads or the program went unsampled)"
+				continue
+			fi
+			at_least "$p at $hz Hz, $kind: fully unwound" "$n" "$k_ok" "$full" "$tmp/$p.$hz.check"
+			at_least "$p at $hz Hz, $kind: frames check out to the entry" "$n" "$k_ent" "$ent" "$tmp/$p.$hz.check"
+		done
+	done
+done
+
+[ -z "$FIGURES" ] || "$PY" "$top/bench/stock/figures.py" --results "$tmp/results" \
+	--checks "$tmp" --stats "$tmp/stats" --reports "$tmp/reports" --files "$BUILD/stock/guest.files" --root "$croot" \
+	--vm-seconds "$vm_seconds" \
+	--kernel "${KERNEL:-armmp-6.1}" --command "${STOCK_COMMAND:-make bench-stock}" \
+	--top "$top" >"$FIGURES" || fail "the figures"
+finish
