@@ -45,11 +45,7 @@ for need in "$BUILD/kernel/vmlinuz" "$top/uwprof.ko" "$arm_uwprof" "$lua" \
 		exit 0
 	fi
 done
-if ! $PY -c 'import capstone, elftools' 2>/dev/null; then
-	fail "the checker needs python3-capstone and python3-pyelftools (scripts/packages.txt)"
-	finish
-	exit 1
-fi
+need_checker
 
 # The guest's files, as the checker reads them too: /data/lua,
 # /data/clockspin, the libraries, and [vdso].

@@ -57,11 +57,7 @@ for need in "$BUILD/kernel/vmlinuz" "$top/uwprof.ko" "$arm_uwprof" \
 		exit 0
 	fi
 done
-if ! $PY -c 'import capstone, elftools' 2>/dev/null; then
-	fail "the checker needs python3-capstone and python3-pyelftools (scripts/packages.txt)"
-	finish
-	exit 1
-fi
+need_checker
 
 # The guest's files: /bench/bin (stripped), /bench/work, /bench/tables; the
 # checker reads the same files from $tmp/root, with the unstripped builds

@@ -19,3 +19,12 @@ finish() {
 	echo "$(basename "$0"): $th_passed passed, $th_failed failed, $th_skipped skipped"
 	[ "$th_failed" -eq 0 ]
 }
+
+# need_checker: the call-site checker (bench/perf/analyze.py) reads ELF
+# files and decodes instructions with these; without them the script fails.
+need_checker() {
+	/usr/bin/python3 -c 'import capstone, elftools' 2>/dev/null && return 0
+	fail "the checker needs python3-capstone and python3-pyelftools (scripts/packages.txt)"
+	finish
+	exit 1
+}
