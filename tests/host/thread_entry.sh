@@ -36,7 +36,7 @@ disasm() {
 # clone_case NAME ELF TABLE [SYMFILE]: the child path is root, the parent
 # returns through lr.
 clone_case() {
-	local name=$1 elf=$2 table=$3 sym=${4:-$2} d svc child ret bxlr addr
+	local name=$1 elf=$2 table=$3 sym=${4:-$2} d svc child ret bxlr addr after
 	d=$(disasm "$elf" __clone "$sym") || { fail "$name: no __clone symbol"; return; }
 	svc=$(awk -F'\t' '$2 ~ /^svc/ { print $1; exit }' <<<"$d")
 	# disassembly lines come in address order: state, not arithmetic
@@ -51,6 +51,12 @@ clone_case() {
 	ret=$(printf '0x%x' $((0x$ret + 3)))
 	expect "$name: a thread's outermost frame ends as root" "#0 $(printf '0x%08x' $ret)
 stop: root" "$(unwind "$table" --reg pc=$ret --reg lr=0x1235 --max-depth 8)"
+	# The instruction after the system call runs in the caller and in the
+	# new thread (whose lr is a stale copy): no row can be right for both.
+	after=$(printf '0x%x' $((0x$svc + 3)))
+	expect "$name: right after the clone system call the walk refuses" \
+		"#0 $(printf '0x%08x' $after)
+stop: refused" "$(unwind "$table" --reg pc=$after --reg lr=0x1235)"
 	expect "$name: the parent's return after clone goes through lr" "#0 $(printf '0x%08x' 0x$bxlr)
 #1 0x00001235
 stop: no-table" "$(unwind "$table" --reg pc=0x$bxlr --reg lr=0x1235)"

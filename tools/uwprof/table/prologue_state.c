@@ -43,6 +43,7 @@ bool pa_frame_eq(const struct pa_state *a, const struct pa_state *b)
 {
 	return a->cfa == b->cfa && a->child == b->child &&
 	       a->ambiguous == b->ambiguous && a->on_fp == b->on_fp &&
+	       (a->clone == PA_CL_NONE) == (b->clone == PA_CL_NONE) &&
 	       (!a->on_fp || (a->fp == b->fp && a->fp_off == b->fp_off)) &&
 	       !memcmp(a->slot, b->slot, sizeof(a->slot));
 }
@@ -75,7 +76,12 @@ int pa_add_row(struct tb_cfi_func *f, const struct pa_state *st, u32 addr,
 		r->r[TB_RA].kind = TB_R_UNDEF;
 		return 0;
 	}
-	if (st->ambiguous) {
+	/*
+	 * Between a clone wrapper's system call and the test of its result
+	 * the caller and the new thread run the same code, in frames that
+	 * differ (the thread's lr is a stale copy of the caller's): refused.
+	 */
+	if (st->ambiguous || st->clone != PA_CL_NONE) {
 		r->r[TB_RA].kind = TB_R_AMBIGUOUS;
 		return 0;
 	}
