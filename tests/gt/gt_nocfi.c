@@ -7,7 +7,8 @@
  * returns at the end of the function, a call to an undefined weak
  * function that the linker turned into a nop at the end of one (static
  * glibc has such), a literal pool, and a stack allocation of run-time
- * size, whose frame the frame pointer holds and moves.
+ * size, whose frame the frame pointer holds and moves, and a switch whose
+ * cases return through tail calls.
  */
 #include <stdlib.h>
 
@@ -48,6 +49,45 @@ __attribute__((noinline)) static unsigned int scratch(unsigned int n)
 	return mix((const unsigned int *)buf, n + 1) + fixed[n & 7];
 }
 
+/* A leaf that cases of dispatch() tail-call. */
+__attribute__((noinline, noclone)) static unsigned int other(unsigned int a,
+							     unsigned int b)
+{
+	unsigned int h = a;
+
+	for (unsigned int i = 0; i < (b & 15) + 8; i++)
+		h = (h ^ i) * 0x01000193u;
+	return h;
+}
+
+/*
+ * A switch compiled to a table branch (tbb) whose cases either call and
+ * come back or leave through a tail call after the epilogue ("ldmia sp!,
+ * {r3, r4, r5, lr}; mov r1, r0; b.w other"): the code after that pop
+ * runs with the frame gone, whatever the table branch's frame was.
+ */
+__attribute__((noinline, noclone)) static unsigned int dispatch(unsigned int k,
+								const unsigned int *v)
+{
+	unsigned int r;
+
+	switch (k % 11) {
+	case 0: r = mix(v, 4) + v[1]; break;
+	case 1: return other(v[0], k);
+	case 2: r = mix(v, 8) ^ v[2]; break;
+	case 3: return other(v[3] + 1, k);
+	case 4: r = mix(v + 1, 3) * 3; break;
+	case 5: r = v[5] + k; break;
+	case 6: return other(v[6], v[7]);
+	case 7: r = mix(v, 2) - k; break;
+	case 8: r = v[1] - v[2]; break;
+	case 9: return other(k, k);
+	default: r = mix(v, 16); break;
+	}
+	nocfi_sink = r;
+	return r + v[0];
+}
+
 unsigned int nocfi_work(unsigned int n)
 {
 	unsigned int v[32];
@@ -58,6 +98,6 @@ unsigned int nocfi_work(unsigned int n)
 		v[i] = n + i * 0x9e3779b9u;
 	if (nocfi_trap)
 		__builtin_trap();
-	nocfi_sink = mix(v, 32) + scratch(n & 63);
+	nocfi_sink = mix(v, 32) + scratch(n & 63) + dispatch(n, v);
 	return nocfi_sink;
 }

@@ -12,19 +12,26 @@
 #include "table/prologue_int.h"
 
 /*
- * After a computed jump every instruction no path reached may be one of
- * its targets: they are reached in its state.  Returns how many were.
+ * After a computed jump the first instruction of each run that no path
+ * reached may be one of its targets: it is reached in the jump's state,
+ * and the flow from it does the rest (the run's own pops and branches
+ * apply).  Returns how many were; called again until none is.
  */
 static int flood_jump_targets(struct pa_flow *fl)
 {
 	struct pa_state flooded;
+	bool run = false;	/* the instruction before: in an unreached run */
 	int added = 0;
 
 	for (u32 i = 0; i < fl->n; i++) {
 		const struct pa_state *st = fl->have_jump ? &fl->jump : NULL;
+		bool in_run = run && fl->ins[i - 1].address + fl->ins[i - 1].size ==
+				     fl->ins[i].address;
 		u32 best = 0;
 
-		if (fl->have[i] || pa_is_padding(&fl->ins[i]))
+		run = !fl->have[i] && !pa_is_padding(&fl->ins[i]);
+		/* inside a run the flow from its first instruction goes on */
+		if (!run || in_run)
 			continue;
 		/* the nearest forward jump before it, if any */
 		for (u32 k = 0; k < fl->nfwd; k++)
