@@ -14,7 +14,8 @@
 /*
  * An APCS return loads sp and pc with the saved registers, without
  * write-back: "ldm sp, {r4, fp, sp, pc}" after "sub sp, fp, #k", or
- * "ldmdb fp, {r4, fp, sp, pc}".
+ * "ldmdb fp, {r4, fp, sp, pc}".  Before a tail call the same epilogue
+ * loads lr instead of pc ("ldm sp, {r4, r5, fp, sp, lr}; b other").
  */
 bool pa_loads_sp_and_pc(const cs_insn *in)
 {
@@ -23,7 +24,8 @@ bool pa_loads_sp_and_pc(const cs_insn *in)
 
 	if ((in->id != ARM_INS_LDM && in->id != ARM_INS_LDMDB) ||
 	    a->writeback || a->op_count < 3 ||
-	    a->operands[a->op_count - 1].reg != ARM_REG_PC)
+	    (a->operands[a->op_count - 1].reg != ARM_REG_PC &&
+	     a->operands[a->op_count - 1].reg != ARM_REG_LR))
 		return false;
 	for (int k = 1; k < a->op_count; k++)
 		sp |= a->operands[k].reg == ARM_REG_SP;
@@ -61,6 +63,8 @@ const char *pa_apcs_undo(const cs_insn *in, const struct pa_state *st,
 		want = r == 13 ? st->cfa_copy : st->slot[r == 15 ? 14 : r];
 		if (want != at && (r >= 13 || pa_callee_saved(r)))
 			return "return that does not undo the frame";
+		if (r < 15)	/* the caller's value again */
+			after->dirty &= ~(1u << r);
 	}
 	after->cfa = 0;
 	after->on_fp = false;

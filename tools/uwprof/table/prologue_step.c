@@ -73,6 +73,12 @@ static int apcs_return(struct pa_flow *fl, u32 i, const struct pa_state *st)
 
 	if (bad)
 		return pa_fail(fl, in, bad);
+	/* lr loaded, not pc: the frame is gone and the code goes on */
+	if (in->detail->arm.operands[in->detail->arm.op_count - 1].reg ==
+	    ARM_REG_LR)
+		return pa_conditional(in) ?
+		       pa_fail(fl, in, "conditional frame change") :
+		       pa_next(fl, i, &after);
 	if (pa_ret_ok(fl, in, &after))
 		return -1;
 	return pa_conditional(in) ? pa_next(fl, i, st) : 0;
