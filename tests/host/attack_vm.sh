@@ -42,7 +42,7 @@ if [ -n "${ATTACK_FIGURES:-}" ]; then
 		echo "attack test built at $commit. Guest nanoseconds are instructions."
 		echo
 		echo '```'
-		grep -E '^# (shape|[0-9]+ (bytes|pairs|mappings)|upload|  stop)' "$log" |
+		grep -E '^# (shape|[0-9]+ (bytes|pairs|mappings)|upload|  stop|hung file)' "$log" |
 			sed 's/^# //'
 		grep -E '^(ok|not ok) ' "$log"
 		echo '```'
