@@ -740,8 +740,9 @@ static void on_fork(struct rec *r, const struct sb_event *e)
 
 	if (e->pid == e->ppid || e->pid == (uint32_t)getpid())
 		return;		/* a thread, or the recorder's own command */
-	if (e->ppid == (uint32_t)getpid() && rec_is_worker(r, (pid_t)e->pid))
-		return;		/* record's table maker (-a) */
+	if (e->ppid == (uint32_t)getpid() &&
+	    (rec_is_worker(r, (pid_t)e->pid) || rec_is_guard((pid_t)e->pid)))
+		return;		/* record's table maker or guard (-a) */
 	parent = rec_find_target(r, (pid_t)e->ppid);
 	follow = r->o.all || (parent && !r->o.no_inherit &&
 			      (parent->explicit || parent->followed));

@@ -134,6 +134,7 @@ void *rec_grow(void *p, unsigned int *room, unsigned int n, size_t sz);
 /* One record into the data file; exits if it cannot be written. */
 void rec_write(struct rec *r, uint32_t type, const void *a, size_t len,
 	       const char *str);
+void rec_close_inherited(void);
 
 /* record/procs.c */
 struct target *rec_add_target(struct rec *r, pid_t pid, bool explicit);
@@ -161,5 +162,11 @@ struct table_ent *rec_worker_reap(struct rec *r, bool wait);
 void rec_release_ready(struct rec *r);
 void rec_release_all(struct rec *r);
 bool rec_is_worker(const struct rec *r, pid_t pid);
+
+/* record/holdguard.c: continues paused processes should record die */
+bool rec_guard_mark(pid_t pid);
+void rec_guard_unmark(pid_t pid);
+bool rec_is_guard(pid_t pid);
+void rec_guard_stop(void);
 
 #endif
