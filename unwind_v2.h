@@ -158,11 +158,28 @@ bool uw2_lookup_sequence(const struct uw2_table *t, u32 fot_index,
 			 u32 instr_off, u32 *uit_index);
 #endif
 
-/* One loaded module: its runtime .text range and its (validated) table. */
+/*
+ * How the frames of a module's code are unwound.  Code with no table
+ * built for it may still keep a frame chain its runtime defines (a JIT's
+ * code and its stubs): each such convention is a kind, with its frame
+ * layout in unwind_v2.c's table of kinds, so that another runtime is a
+ * new row there rather than a new case in the walk.
+ */
+enum uw2_frames {
+	UW2_FRAMES_TABLE = 0,	/* by the module's table (none: no-table) */
+	UW2_FRAMES_V8_ARM,	/* V8's frame-pointer chain on 32-bit ARM */
+	UW2_FRAMES_COUNT
+};
+
+/*
+ * One loaded module: its runtime .text range and either its (validated)
+ * table, or (table NULL) a frame kind other than UW2_FRAMES_TABLE.
+ */
 struct uw2_module {
 	u32 text_start;		/* runtime address of .text */
 	u32 text_end;		/* exclusive */
 	const struct uw2_table *table;
+	u32 frames;		/* enum uw2_frames */
 };
 
 /*
@@ -227,6 +244,7 @@ enum uw2_stop {
 	UW2_STOP_MAX_DEPTH,	/* the frame array is full */
 	UW2_STOP_NORETURN,	/* a call that never returns: chain complete */
 	UW2_STOP_BUDGET,	/* the sample's step or stack-copy budget is spent */
+	UW2_STOP_JIT_CHAIN,	/* JIT frames left JIT code but by no entry frame */
 	UW2_STOP_COUNT
 };
 

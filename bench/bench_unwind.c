@@ -313,7 +313,8 @@ static void load_replay(const char *file, const char *dir)
 			exit(1);
 		}
 		rmods[i] = (struct uw2_module){ m[i].text_start,
-						m[i].text_end, &rtables[i] };
+						m[i].text_end, &rtables[i],
+						0 };
 	}
 	nrmods = h->nmods;
 	rsamples = calloc(h->nsamples, sizeof(*rsamples));

@@ -172,6 +172,8 @@ enum uwprof_stop {
 	UWPROF_STOP_MAX_DEPTH,
 	UWPROF_STOP_NORETURN,	/* a call that never returns: chain complete */
 	UWPROF_STOP_BUDGET,	/* the sample's step or stack-copy budget spent */
+	/* a JIT frame's chain left JIT code other than by an entry frame */
+	UWPROF_STOP_JIT_CHAIN,
 	UWPROF_STOP_NR
 };
 
