@@ -143,7 +143,8 @@ static bool uwprof_code_known(struct uwprof_session *s, struct uwprof_proc *p,
 	if (!m)
 		return false;
 	mod = uw2_find_module(m->mod, m->n, addr);
-	return mod && (mod->table || m->gen == READ_ONCE(s->table_gen));
+	return mod && (uwprof_mod_attached(mod) ||
+		       m->gen == READ_ONCE(s->table_gen));
 }
 
 /* In the interrupt: would task context finish this unwind better? */
@@ -400,7 +401,8 @@ static bool uwprof_snap_knows(const struct uwprof_snapshot *snap, u32 start,
 	if (!lo)
 		return false;
 	m = &snap->mods[lo - 1];
-	return m->text_end > start && (m->table || snap->examined_ok);
+	return m->text_end > start &&
+	       (uwprof_mod_attached(m) || snap->examined_ok);
 }
 
 /*
@@ -577,7 +579,7 @@ static enum uw2_stop uwprof_defer_walk(struct uwprof_session *s,
 		uwprof_resolve_at(s, at, snap);
 		/* again only if that code has a table now */
 		m = uw2_find_module(snap->mods, snap->n, at);
-		if (!m || !m->table)
+		if (!m || !uwprof_mod_attached(m))
 			return stop;
 	}
 }

@@ -609,6 +609,15 @@ bool uwprof_mod_live(const struct uw2_module *m)
 	return READ_ONCE(m->text_end) > m->text_start;
 }
 
+/*
+ * An attachment: a table, or code of a frame kind (JIT code), as opposed
+ * to code examined and found without either.
+ */
+bool uwprof_mod_attached(const struct uw2_module *m)
+{
+	return m->table || m->frames != UW2_FRAMES_TABLE;
+}
+
 static bool uwprof_mod_overlaps(const struct uw2_module *m,
 				const struct uw2_module *add, u32 nadd)
 {
@@ -661,10 +670,12 @@ int uwprof_mods_update(struct uwprof_session *s, struct uwprof_proc *p,
 		const struct uw2_module *m = &old->mod[i];
 
 		if (!uwprof_mod_live(m) ||
-		    (drop && m->table && m->text_start == drop_start))
+		    (drop && uwprof_mod_attached(m) &&
+		     m->text_start == drop_start))
 			continue;
-		if (!m->table && (old->gen != s->table_gen ||
-				  uwprof_mod_overlaps(m, add, nadd)))
+		if (!uwprof_mod_attached(m) &&
+		    (old->gen != s->table_gen ||
+		     uwprof_mod_overlaps(m, add, nadd)))
 			continue;
 		new->mod[n++] = *m;
 	}
@@ -689,7 +700,8 @@ static u32 uwprof_attachments(struct uwprof_proc *p)
 	u32 i, n = 0;
 
 	for (i = 0; m && i < m->n; i++)
-		n += m->mod[i].table && uwprof_mod_live(&m->mod[i]);
+		n += uwprof_mod_attached(&m->mod[i]) &&
+		     uwprof_mod_live(&m->mod[i]);
 	return n;
 }
 
@@ -699,7 +711,8 @@ static bool uwprof_overlaps(struct uwprof_proc *p, u32 start, u32 end)
 	u32 i;
 
 	for (i = 0; m && i < m->n; i++)
-		if (m->mod[i].table && uwprof_mod_live(&m->mod[i]) &&
+		if (uwprof_mod_attached(&m->mod[i]) &&
+		    uwprof_mod_live(&m->mod[i]) &&
 		    start < m->mod[i].text_end && m->mod[i].text_start < end)
 			return true;
 	return false;
@@ -712,7 +725,8 @@ static bool uwprof_attached_at(struct uwprof_proc *p, u32 start)
 	u32 i;
 
 	for (i = 0; m && i < m->n; i++)
-		if (m->mod[i].table && uwprof_mod_live(&m->mod[i]) &&
+		if (uwprof_mod_attached(&m->mod[i]) &&
+		    uwprof_mod_live(&m->mod[i]) &&
 		    m->mod[i].text_start == start)
 			return true;
 	return false;
@@ -730,30 +744,30 @@ static bool uwprof_needs_watch(struct uwprof_session *s, u32 tgid,
 
 /*
  * Attach as @a asks to the process @tgid, whose @mm the caller holds a
- * user reference to.  -EAGAIN (before any change): a table attach needs
- * a watch of @mm and *@w is NULL.  Called with s->lock held.
+ * user reference to.  -EAGAIN (before any change): a range (a table's or
+ * a frame kind's) needs a watch of @mm and *@w is NULL.  Called with s->lock held.
  */
 static long uwprof_attach_locked(struct uwprof_session *s,
 				 struct uwprof_attach *a, u32 tgid,
 				 struct mm_struct *mm, u64 start_time,
 				 struct uwprof_mmwatch **w)
 {
+	bool range = !(a->flags & UWPROF_ATTACH_FOLLOW);
 	struct uwprof_table *t;
 	struct uw2_module mod;
 	struct uwprof_proc *p;
 	bool fresh;
 	int ret = 0;
 
-	t = a->flags & UWPROF_ATTACH_FOLLOW ? NULL :
-	    xa_load(&s->tables, a->table_id);
-	if (!t && !(a->flags & UWPROF_ATTACH_FOLLOW))
+	t = range && !a->frames ? xa_load(&s->tables, a->table_id) : NULL;
+	if (!t && range && !a->frames)
 		return -ENOENT;
-	if (t && !*w && uwprof_needs_watch(s, tgid, mm))
+	if (range && !*w && uwprof_needs_watch(s, tgid, mm))
 		return -EAGAIN;
 	p = uwprof_proc_for_mm(s, tgid, a->pid, mm, start_time, false, &fresh);
 	if (IS_ERR(p))
 		return PTR_ERR(p);
-	if (t) {
+	if (range) {
 		if (uwprof_attachments(p) >= UWPROF_MAX_MODULES)
 			ret = -ENOSPC;
 		else if (uwprof_overlaps(p, a->text_start, a->text_end))
@@ -763,7 +777,8 @@ static long uwprof_attach_locked(struct uwprof_session *s,
 		if (!ret) {
 			mod.text_start = a->text_start;
 			mod.text_end = a->text_end;
-			mod.table = &t->t;
+			mod.table = t ? &t->t : NULL;
+			mod.frames = a->frames;
 			ret = uwprof_mods_update(s, p, &mod, 1, false, 0);
 		}
 	}
@@ -793,11 +808,14 @@ long uwprof_ioctl_attach(struct uwprof_session *s, void __user *arg)
 		return ret;
 	if (a.flags & ~UWPROF_ATTACH_FOLLOW)
 		return -EINVAL;
-	if (a.flags ? a.table_id || a.text_start || a.text_end :
+	if (a.flags ? a.table_id || a.text_start || a.text_end || a.frames :
 		      a.text_start >= a.text_end)
 		return -EINVAL;
+	/* a frame kind is code without a table */
+	if (a.frames >= UWPROF_FRAMES_NR || (a.frames && a.table_id))
+		return -EINVAL;
 	/* tables are only added while the file is open: no lock needed */
-	if (!a.flags && !xa_load(&s->tables, a.table_id))
+	if (!a.flags && !a.frames && !xa_load(&s->tables, a.table_id))
 		return -ENOENT;
 	/* the process and its mm, before s->lock: see session.c, "Locks" */
 	ret = uwprof_find_process(s, a.pid, &tgid, &mm, &start_time);
@@ -874,7 +892,8 @@ static u32 uwprof_list_proc(struct uwprof_session *s, struct uwprof_proc *p,
 	u32 i;
 
 	for (i = 0; m && i < m->n; i++) {
-		if (!m->mod[i].table || !uwprof_mod_live(&m->mod[i]))
+		if (!uwprof_mod_attached(&m->mod[i]) ||
+		    !uwprof_mod_live(&m->mod[i]))
 			continue;
 		if (done++ >= room)
 			continue;

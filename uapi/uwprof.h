@@ -96,6 +96,20 @@ struct uwprof_table_upload {
  */
 #define UWPROF_ATTACH_FOLLOW	0x1
 
+/*
+ * How the frames of an attached range are unwound.  With a frames value
+ * other than UWPROF_FRAMES_TABLE, table_id must be 0 and the range is
+ * code that has no table but keeps a runtime's own frame chain (a JIT's
+ * code, or its builtins inside a binary): the unwinder follows that chain
+ * until a return address lands in code with a table, and resumes there
+ * with the registers the runtime's entry frame saved.  LIST shows such a
+ * range with table_id 0.  EINVAL: an unknown value, a table_id with it,
+ * or with UWPROF_ATTACH_FOLLOW.
+ */
+#define UWPROF_FRAMES_TABLE	0
+#define UWPROF_FRAMES_V8_ARM	1	/* V8's frames on 32-bit ARM (r11) */
+#define UWPROF_FRAMES_NR	2
+
 struct uwprof_attach {
 	__u32 size;
 	__u32 pid;
@@ -103,6 +117,7 @@ struct uwprof_attach {
 	__u32 text_start;
 	__u32 text_end;
 	__u32 flags;		/* in: UWPROF_ATTACH_* */
+	__u32 frames;		/* in: UWPROF_FRAMES_* */
 };
 
 #define UWPROF_MAX_MODULES	256
