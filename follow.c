@@ -30,8 +30,10 @@
  *
  * The interrupt defers a sample of a followed process when its unwind
  * ended at code with no table that was not examined yet (the session has
- * tables by build-id), or at a stack page that was not resident (the
- * session follows processes or has tables by build-id).  If no slot is
+ * tables by build-id, or START named the frame kind of anonymous code,
+ * which is then attached as JIT code of that kind), or at a stack page
+ * that was not resident (the session follows processes or has tables by
+ * build-id).  If no slot is
  * free the interrupt's own result is delivered instead; a sample of a
  * process not followed yet is then lost and counted (deferred_failed).
  *
@@ -147,11 +149,20 @@ static bool uwprof_code_known(struct uwprof_session *s, struct uwprof_proc *p,
 		       m->gen == READ_ONCE(s->table_gen));
 }
 
+/*
+ * Does task context examine code met without a table: tables were
+ * uploaded by build-id, or anonymous code is a JIT's (START)?
+ */
+static bool uwprof_examines(struct uwprof_session *s)
+{
+	return READ_ONCE(s->n_bid_tables) || READ_ONCE(s->anon_frames);
+}
+
 /* In the interrupt: would task context finish this unwind better? */
 bool uwprof_defer_wanted(struct uwprof_session *s, struct uwprof_proc *p,
 			 enum uw2_stop stop, const u32 *frames, u32 nframes)
 {
-	bool bid = READ_ONCE(s->n_bid_tables);
+	bool bid = uwprof_examines(s);
 
 	if (stop == UW2_STOP_READ_FAULT)
 		return bid || s->inherit || s->follow_all;
@@ -285,6 +296,9 @@ static void uwprof_examine(struct uwprof_session *s, struct uwprof_cand *c)
 	c->mod = (struct uw2_module){
 		.text_start = c->start,
 		.text_end = c->end,
+		/* anonymous code: a JIT's, of the kind START named, if any */
+		.frames = c->file || c->vdso ? UW2_FRAMES_TABLE :
+			  READ_ONCE(s->anon_frames),
 	};
 	if (c->vdso)
 		err = uwprof_elf_user_info(c->start, c->end - c->start, &e);
@@ -563,7 +577,7 @@ static enum uw2_stop uwprof_defer_walk(struct uwprof_session *s,
 	struct uw2_regs regs;
 	enum uw2_stop stop;
 
-	if (READ_ONCE(s->n_bid_tables))
+	if (uwprof_examines(s))
 		uwprof_resolve_at(s, 0, snap);	/* a sweep */
 	for (;;) {
 		regs = d->regs;
@@ -572,7 +586,7 @@ static enum uw2_stop uwprof_defer_walk(struct uwprof_session *s,
 					 snap->uw2_flags, NULL);
 		at = stop == UW2_STOP_NO_TABLE && *nframes ?
 		     frames[*nframes - 1] : 0;
-		if (!at || !READ_ONCE(s->n_bid_tables) ||
+		if (!at || !uwprof_examines(s) ||
 		    uwprof_snap_knows(snap, at, at + 1) ||
 		    tries++ == UWPROF_RESOLVE_MAX)
 			return stop;

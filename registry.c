@@ -649,9 +649,10 @@ static u32 uwprof_mods_uw2_flags(const struct uwprof_mods *m)
 /*
  * Publish @p's modules with @add[0..@nadd) added and the attachment
  * starting at @drop_start removed (if @drop).  Ended entries go, and so do
- * no-table entries under an added range or from an older table_gen.  The
- * old array is freed after readers are done with it; p->lock keeps the mm
- * watch from ending an entry of the old array after it was copied.
+ * no-table entries from an older table_gen, and entries without a table
+ * under an added range.  The old array is freed after readers are done
+ * with it; p->lock keeps the mm watch from ending an entry of the old
+ * array after it was copied.
  */
 int uwprof_mods_update(struct uwprof_session *s, struct uwprof_proc *p,
 		       const struct uw2_module *add, u32 nadd, bool drop,
@@ -673,9 +674,14 @@ int uwprof_mods_update(struct uwprof_session *s, struct uwprof_proc *p,
 		    (drop && uwprof_mod_attached(m) &&
 		     m->text_start == drop_start))
 			continue;
-		if (!uwprof_mod_attached(m) &&
-		    (old->gen != s->table_gen ||
-		     uwprof_mod_overlaps(m, add, nadd)))
+		if (!uwprof_mod_attached(m) && old->gen != s->table_gen)
+			continue;
+		/*
+		 * Under an added range go no-table entries, and JIT code's:
+		 * anonymous mappings grow and merge, and the newer look at
+		 * one replaces the older.  Tables' ranges never overlap one.
+		 */
+		if (!m->table && uwprof_mod_overlaps(m, add, nadd))
 			continue;
 		new->mod[n++] = *m;
 	}

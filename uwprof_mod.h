@@ -260,6 +260,7 @@ struct uwprof_session {
 	bool follow_all;		/* UWPROF_START_ALL */
 	u32 n_bid_tables;		/* tables uploaded by build-id */
 	u32 table_gen;			/* bumped by each such upload */
+	u32 anon_frames;		/* uwprof_start.anon_frames */
 	const struct cred *cred;	/* the opener's, to judge followers */
 	struct file *file;		/* the open file: valid in ioctls only */
 	bool cap_ptrace;		/* the opener had CAP_SYS_PTRACE */

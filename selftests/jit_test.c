@@ -17,9 +17,12 @@
  * two must be exact, both must be seen, and they must be at least 95% of
  * all samples; the rest (run_jit's loop and clock, and the few JIT
  * instructions where a frame is not set up yet, counted apart) are not
- * judged.  Before
- * that, ATTACH must refuse a frame kind the module does not know and a
- * table id beside a kind (EINVAL), and the same range twice (EEXIST).
+ * judged.
+ *
+ * Twice: with the JIT range attached (ATTACH's frames; an unknown kind
+ * and a table id beside a kind must be EINVAL, the same range twice
+ * EEXIST), and with the module finding the anonymous mapping itself
+ * (START's anon_frames; an unknown kind EINVAL).
  */
 #include <errno.h>
 #include <signal.h>
@@ -264,7 +267,23 @@ static int attach_jit(int fd, pid_t pid, uint32_t start, uint32_t frames,
 	return ioctl(fd, UWPROF_IOC_ATTACH, &a) ? -errno : 0;
 }
 
-TEST(jit_frames_walked_to_root)
+static int start_anon(int fd, uint32_t anon_frames)
+{
+	struct uwprof_start st = {
+		.size = sizeof(st),
+		.freq_hz = SAMPLE_HZ,
+		.anon_frames = anon_frames,
+	};
+
+	return ioctl(fd, UWPROF_IOC_START, &st) ? -errno : 0;
+}
+
+/*
+ * Run the child and judge its samples.  @anon: the JIT code is found by
+ * the module as an anonymous executable mapping (START's anon_frames)
+ * rather than attached as a range.
+ */
+static void run_case(struct __test_metadata *_metadata, bool anon)
 {
 	struct syms s = { 0 };
 	struct verdict v = { 0 };
@@ -280,15 +299,22 @@ TEST(jit_frames_walked_to_root)
 	ASSERT_LE(0, fd);
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 	ASSERT_LT(0, attach_all(fd, child, &s.bias));
-	/* an unknown kind, and a table beside a kind, are refused */
-	EXPECT_EQ(-EINVAL, attach_jit(fd, child, s.jit, UWPROF_FRAMES_NR, 0));
-	EXPECT_EQ(-EINVAL, attach_jit(fd, child, s.jit, UWPROF_FRAMES_V8_ARM,
-				      1));
-	ASSERT_EQ(0, attach_jit(fd, child, s.jit, UWPROF_FRAMES_V8_ARM, 0));
-	/* and it is an attachment: the same range again overlaps */
-	EXPECT_EQ(-EEXIST, attach_jit(fd, child, s.jit, UWPROF_FRAMES_V8_ARM,
-				      0));
-	ASSERT_EQ(0, uwprof_start(fd, SAMPLE_HZ));
+	if (anon) {
+		EXPECT_EQ(-EINVAL, start_anon(fd, UWPROF_FRAMES_NR));
+		ASSERT_EQ(0, start_anon(fd, UWPROF_FRAMES_V8_ARM));
+	} else {
+		/* an unknown kind, and a table beside a kind: refused */
+		EXPECT_EQ(-EINVAL, attach_jit(fd, child, s.jit,
+					      UWPROF_FRAMES_NR, 0));
+		EXPECT_EQ(-EINVAL, attach_jit(fd, child, s.jit,
+					      UWPROF_FRAMES_V8_ARM, 1));
+		ASSERT_EQ(0, attach_jit(fd, child, s.jit,
+					UWPROF_FRAMES_V8_ARM, 0));
+		/* and it is an attachment: the same range again overlaps */
+		EXPECT_EQ(-EEXIST, attach_jit(fd, child, s.jit,
+					      UWPROF_FRAMES_V8_ARM, 0));
+		ASSERT_EQ(0, uwprof_start(fd, SAMPLE_HZ));
+	}
 	ASSERT_EQ(1, write(go, "g", 1));
 	close(go);
 	while (waitpid(child, NULL, WNOHANG) == 0) {
@@ -315,6 +341,16 @@ TEST(jit_frames_walked_to_root)
 	EXPECT_EQ(0, v.not_root);
 	EXPECT_LE(MIN_JUDGED_PERMILLE * v.samples,
 		  1000 * (v.in_native + v.in_jit));
+}
+
+TEST(jit_range_walked_to_root)
+{
+	run_case(_metadata, false);
+}
+
+TEST(jit_anon_mapping_walked_to_root)
+{
+	run_case(_metadata, true);
 }
 
 int main(int argc, char **argv)

@@ -168,11 +168,18 @@ struct uwprof_list {
 /* Follow every process (per-CPU mode only; EINVAL with PER_TASK). */
 #define UWPROF_START_ALL	0x4
 
+/*
+ * anon_frames: the frame kind (UWPROF_FRAMES_*) of the anonymous
+ * executable mappings of followed processes, JIT code: with a kind other
+ * than UWPROF_FRAMES_TABLE, the module attaches each such mapping it
+ * meets as code of that kind, as it attaches tables by build-id (in the
+ * task's own context, until the mapping goes).  EINVAL: an unknown kind.
+ */
 struct uwprof_start {
 	__u32 size;
 	__u32 freq_hz;
 	__u32 flags;		/* in: UWPROF_START_* */
-	__u32 reserved;
+	__u32 anon_frames;	/* in: UWPROF_FRAMES_* (was reserved, 0) */
 };
 
 /* Why an unwind ended; same order as the unwinder's enum uw2_stop. */
