@@ -2041,4 +2041,14 @@ const char *uw2_stop_name(enum uw2_stop stop)
 		return "unknown";
 	return names[stop];
 }
+
+const char *uw2_frames_name(enum uw2_frames frames)
+{
+	static const char *const names[UW2_FRAMES_COUNT] = {
+		[UW2_FRAMES_TABLE] = "table",
+		[UW2_FRAMES_V8_ARM] = "v8-arm",
+	};
+
+	return (u32)frames < UW2_FRAMES_COUNT ? names[frames] : NULL;
+}
 #endif

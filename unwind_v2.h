@@ -255,6 +255,9 @@ const struct uw2_module *uw2_find_module(const struct uw2_module *mods,
 #ifndef __KERNEL__
 /* Short names used by the tools and records: "root", "no-table", ... */
 const char *uw2_stop_name(enum uw2_stop stop);
+
+/* The tools' names of frame kinds: "table", "v8-arm"; NULL past them. */
+const char *uw2_frames_name(enum uw2_frames frames);
 #endif
 
 /* Register indexes in uw2_regs. */

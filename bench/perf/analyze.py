@@ -42,7 +42,8 @@ from capstone import arm as cs_arm
 from elftools.elf.elffile import ELFFile
 
 STOP_NAMES = ["root", "no-table", "refused", "bad-sp", "no-progress",
-              "read-fault", "bad-opcode", "max-depth", "noreturn"]
+              "read-fault", "bad-opcode", "max-depth", "noreturn", "budget",
+              "jit-chain"]
 STOP_NORETURN = STOP_NAMES.index("noreturn")
 
 # C library code where a thread other than the main one starts.
