@@ -33,6 +33,7 @@ struct rec_opts {
 	const char *table_cache;	/* --table-cache DIR, or NULL */
 	bool no_auto_tables;	/* --no-auto-tables */
 	bool no_wait_tables;	/* --no-wait-tables: the command is not paused */
+	uint32_t jit_frames;	/* --jit: frame kind of anonymous code, or 0 */
 };
 
 /* A table by build-id: uploaded once, shared by every mapping of the file. */
@@ -144,6 +145,9 @@ void rec_sideband_event(void *ctx, const struct sb_event *e);
 int rec_upload_all(struct rec *r);
 void rec_not_32bit(pid_t pid);
 void rec_tables_reap(struct rec *r, bool wait);
+
+/* record/jitmaps.c: JITs' perf-PID.map and jit-PID.dump into the file */
+void rec_write_jitmaps(struct rec *r);
 bool rec_sample_pending(struct rec *r, const struct uwprof_record *s);
 
 /*

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * uwprof record: the symbol files JITs write for perf, copied into the
+ * data file at the end of the recording, as perf copies them, so that
+ * report can name frames in JIT code (docs/DATAFILE.md, UWD_JITMAP):
+ *
+ *  - /tmp/perf-PID.map, "START SIZE name" lines (node --perf-basic-prof,
+ *    chromium --js-flags=--perf-basic-prof);
+ *  - jit-PID.dump in the process's working directory, perf's jitdump
+ *    format with the code bytes (node --perf-prof).  The directory is
+ *    read through /proc/PID/cwd while the process lives, else record's
+ *    own (a command started by record starts there).
+ *
+ * Each is copied once per process, whole, up to REC_JIT_MAX bytes.
+ * libc only.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/regfile.h"
+#include "record/record.h"
+#include "uwprof.h"
+
+#define REC_JIT_MAX	(256u << 20)
+
+/* Copy the file at @path for @pid as a record of @format, if there is one. */
+static bool copy_jit_file(struct rec *r, pid_t pid, uint32_t format,
+			  const char *path)
+{
+	struct uwd_jitmap *j;
+	uint8_t *buf;
+	size_t len;
+
+	if (uw_read_regular(path, REC_JIT_MAX, &buf, &len)) {
+		if (errno != ENOENT)
+			uw_err("record: warning: %s: %s: its JIT frames stay unnamed",
+			       path, uw_file_strerror(errno));
+		return false;
+	}
+	j = malloc(sizeof(*j) + len);
+	if (!j) {
+		uw_err("record: warning: %s: out of memory: its JIT frames stay unnamed",
+		       path);
+		free(buf);
+		return false;
+	}
+	*j = (struct uwd_jitmap){ .pid = (uint32_t)pid, .format = format,
+				  .size = (uint32_t)len };
+	memcpy(j + 1, buf, len);
+	rec_write(r, UWD_JITMAP, j, sizeof(*j) + len, NULL);
+	free(j);
+	free(buf);
+	return true;
+}
+
+/* jit-PID.dump: in the process's working directory, or in record's. */
+static void copy_jitdump(struct rec *r, pid_t pid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/cwd/jit-%d.dump", (int)pid,
+		 (int)pid);
+	if (copy_jit_file(r, pid, UWD_JIT_DUMP, path))
+		return;
+	snprintf(path, sizeof(path), "jit-%d.dump", (int)pid);
+	copy_jit_file(r, pid, UWD_JIT_DUMP, path);
+}
+
+void rec_write_jitmaps(struct rec *r)
+{
+	char path[64];
+
+	for (unsigned int i = 0; i < r->nt; i++) {
+		pid_t pid = r->t[i].pid;
+		bool dup = false;
+
+		/* a pid reused within the recording: its files are one */
+		for (unsigned int k = 0; k < i && !dup; k++)
+			dup = r->t[k].pid == pid;
+		if (dup)
+			continue;
+		snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)pid);
+		copy_jit_file(r, pid, UWD_JIT_PERF_MAP, path);
+		copy_jitdump(r, pid);
+	}
+}
