@@ -1489,7 +1489,8 @@ static enum uw2_stop uw2_find_sequence(struct uw2_walk *w, u32 addr, bool pc,
 		return UW2_STOP_NO_TABLE;
 	f->t = m->table;
 	f->shape = NULL;
-	if (!uw2_lookup_function_to(f->t, addr - m->text_start, &instr_off,
+	if (!uw2_lookup_function_to(f->t, addr - m->text_start + m->skip,
+				    &instr_off,
 				    &fot_index, &next))
 		return UW2_STOP_NO_TABLE;
 	f->func = (addr & ~1u) - 2 * instr_off;
@@ -1499,6 +1500,7 @@ static enum uw2_stop uw2_find_sequence(struct uw2_walk *w, u32 addr, bool pc,
 	if (w->cache && pc) {
 		/* the row, up to where the function surely runs */
 		next += m->text_start;
+		next -= m->skip;
 		if (next > f->func + 2 * row_end)
 			next = f->func + 2 * row_end;
 		e = uw2_range_put(w, m, addr, f->func + 2 * row, next,

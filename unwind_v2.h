@@ -173,13 +173,18 @@ enum uw2_frames {
 
 /*
  * One loaded module: its runtime .text range and either its (validated)
- * table, or (table NULL) a frame kind other than UW2_FRAMES_TABLE.
+ * table, or (table NULL) a frame kind other than UW2_FRAMES_TABLE.  A
+ * table's range may be cut around code of a frame kind inside it (a JIT's
+ * builtins embedded in its binary): each part is a module with the same
+ * table, and @skip, the bytes of the table's range before the part's
+ * start, places the table (its offset 0 is at text_start - skip).
  */
 struct uw2_module {
 	u32 text_start;		/* runtime address of .text */
 	u32 text_end;		/* exclusive */
 	const struct uw2_table *table;
 	u32 frames;		/* enum uw2_frames */
+	u32 skip;		/* 0 unless a part of a cut table's range */
 };
 
 /*

@@ -314,7 +314,7 @@ static void load_replay(const char *file, const char *dir)
 		}
 		rmods[i] = (struct uw2_module){ m[i].text_start,
 						m[i].text_end, &rtables[i],
-						0 };
+						0, 0 };
 	}
 	nrmods = h->nmods;
 	rsamples = calloc(h->nsamples, sizeof(*rsamples));

@@ -212,7 +212,7 @@ static u32 add_jit(struct uw2_module *mods, struct uw2_regs *regs,
 	    start > 0xffffffffu - 0x10000)
 		return 1;
 	mods[1] = (struct uw2_module){ start, start + 0x10000, NULL,
-				       UW2_FRAMES_V8_ARM };
+				       UW2_FRAMES_V8_ARM, 0 };
 	if (mode & 8)
 		regs->r[UW2_PC] = start + (regs->r[UW2_PC] & 0xfffe);
 	if (mode & 16)
@@ -242,6 +242,7 @@ static void unwind_one(const struct uw2_table *t, const u8 *in, size_t left)
 		mod->text_end = 0xffffffffu;
 	mod->table = t;
 	mod->frames = UW2_FRAMES_TABLE;
+	mod->skip = 0;
 	flags = regs.r[1] & UW2_F_CHROME_COMPAT;
 	max = regs.r[2] % (MAX_FRAMES + 1);
 	copy = malloc(left ? left : 1);

@@ -19,10 +19,13 @@
  * instructions where a frame is not set up yet, counted apart) are not
  * judged.
  *
- * Twice: with the JIT range attached (ATTACH's frames; an unknown kind
- * and a table id beside a kind must be EINVAL, the same range twice
- * EEXIST), and with the module finding the anonymous mapping itself
- * (START's anon_frames; an unknown kind EINVAL).
+ * Three times: with the JIT range attached (ATTACH's frames; an unknown
+ * kind and a table id beside a kind must be EINVAL, the same range twice
+ * EEXIST); with the module finding the anonymous mapping itself (START's
+ * anon_frames; an unknown kind EINVAL); and with the same code run from
+ * .text, attached as JIT code inside the range the program's table
+ * covers, as V8's builtins are embedded in libnode (the table's range is
+ * cut around it, and the frames above resume in the table's second part).
  */
 #include <errno.h>
 #include <signal.h>
@@ -44,12 +47,18 @@
 
 #define NOINLINE __attribute__((noinline))
 
-/* jit_code.S, and the offsets in it the frames are judged by */
+/* jit_code.S: both copies, and the offsets the frames are judged by */
 extern const unsigned char jit_code_start[], jit_code_end[];
-extern const unsigned char jit_ret_entry[], jit_ret_outer[], jit_ret_inner[];
-extern const unsigned char jit_spin_start[], jit_spin_end[], jit_native[];
+extern const unsigned char jit_code_ret_entry[], jit_code_ret_outer[];
+extern const unsigned char jit_code_ret_inner[];
+extern const unsigned char jit_code_spin_start[], jit_code_spin_end[];
+extern const unsigned char jit_text_start[], jit_text_end[];
 
-#define JIT_OFF(sym) ((uint32_t)((sym) - jit_code_start))
+#define JIT_OFF(sym) ((uint32_t)(jit_code_##sym - jit_code_start))
+#define JIT_SIZE ((uint32_t)(jit_code_end - jit_code_start))
+
+/* Where the JIT code is: copied to anonymous memory, or in .text. */
+enum jit_where { JIT_RANGE, JIT_ANON, JIT_IN_TEXT };
 
 typedef unsigned long (*jit_fn)(void);
 
@@ -85,19 +94,16 @@ NOINLINE unsigned long run_jit(jit_fn fn, int seconds)
 /* The code copied to fresh anonymous memory, made executable. */
 static unsigned char *jit_map(void)
 {
-	size_t len = jit_code_end - jit_code_start;
-	uint32_t native = (uint32_t)(unsigned long)native_leaf;
 	unsigned char *code;
 
 	code = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (code == MAP_FAILED)
 		return NULL;
-	memcpy(code, jit_code_start, len);
-	memcpy(code + JIT_OFF(jit_native), &native, 4);
+	memcpy(code, jit_code_start, JIT_SIZE);
 	if (mprotect(code, 4096, PROT_READ | PROT_EXEC))
 		return NULL;
-	__builtin___clear_cache((char *)code, (char *)code + len);
+	__builtin___clear_cache((char *)code, (char *)code + JIT_SIZE);
 	return code;
 }
 
@@ -153,8 +159,7 @@ static void judge(const struct uwprof_record *r, const struct syms *s,
 		  struct verdict *v)
 {
 	const uint32_t from_native[] = {
-		JIT_OFF(jit_ret_inner), JIT_OFF(jit_ret_outer),
-		JIT_OFF(jit_ret_entry),
+		JIT_OFF(ret_inner), JIT_OFF(ret_outer), JIT_OFF(ret_entry),
 	};
 	const uint32_t *f = r->frames;
 	uint32_t n = r->nframes, pc = n ? f[0] - s->jit : ~0u;
@@ -166,12 +171,11 @@ static void judge(const struct uwprof_record *r, const struct syms *s,
 	if (n && in_func(s, F_NATIVE_LEAF, f[0], false)) {
 		ok = jit_tail(s, f + 1, n - 1, from_native, 3);
 		native = true;
-	} else if (pc >= JIT_OFF(jit_spin_start) &&
-		   pc <= JIT_OFF(jit_spin_end)) {
+	} else if (pc >= JIT_OFF(spin_start) && pc <= JIT_OFF(spin_end)) {
 		ok = jit_tail(s, f + 1, n - 1, from_native + 1, 2);
 	} else {
 		/* not judged: outside JIT code, or where no frame is set up */
-		if (pc < JIT_OFF(jit_code_end))
+		if (pc < JIT_SIZE)
 			v->jit_edge++;
 		else
 			v->other++;
@@ -210,13 +214,14 @@ static void drain(int fd, const struct syms *s, struct verdict *v)
 }
 
 /*
- * This program again as "--run-jit READY GO": once exec'd and its JIT
- * code mapped it writes the code's address, then waits for the word go.
+ * This program again as "--run-jit READY GO WHERE": once exec'd and its
+ * JIT code mapped it writes the code's address, then waits for the word
+ * go.
  */
-static pid_t spawn_jit(int *go_fd, uint32_t *jit)
+static pid_t spawn_jit(int *go_fd, uint32_t *jit, enum jit_where where)
 {
 	int ready[2], go[2];
-	char a[16], b[16];
+	char a[16], b[16], w[16];
 	pid_t pid;
 
 	if (pipe(ready) || pipe(go))
@@ -227,7 +232,8 @@ static pid_t spawn_jit(int *go_fd, uint32_t *jit)
 		close(go[1]);
 		snprintf(a, sizeof(a), "%d", ready[1]);
 		snprintf(b, sizeof(b), "%d", go[0]);
-		execl("/proc/self/exe", "jit", "--run-jit", a, b, NULL);
+		snprintf(w, sizeof(w), "%d", where);
+		execl("/proc/self/exe", "jit", "--run-jit", a, b, w, NULL);
 		_exit(127);
 	}
 	close(ready[1]);
@@ -241,9 +247,10 @@ static pid_t spawn_jit(int *go_fd, uint32_t *jit)
 	return pid;
 }
 
-static int jit_main(int ready, int go)
+static int jit_main(int ready, int go, enum jit_where where)
 {
-	unsigned char *code = jit_map();
+	const unsigned char *code = where == JIT_IN_TEXT ? jit_text_start :
+				    jit_map();
 	uint32_t at = (uint32_t)(unsigned long)code;
 	char c;
 
@@ -252,15 +259,15 @@ static int jit_main(int ready, int go)
 	return run_jit((jit_fn)code, RUN_SECONDS) == 42;
 }
 
-static int attach_jit(int fd, pid_t pid, uint32_t start, uint32_t frames,
-		      uint32_t table_id)
+static int attach_jit(int fd, pid_t pid, uint32_t start, uint32_t size,
+		      uint32_t frames, uint32_t table_id)
 {
 	struct uwprof_attach a = {
 		.size = sizeof(a),
 		.pid = (uint32_t)pid,
 		.table_id = table_id,
 		.text_start = start,
-		.text_end = start + 4096,
+		.text_end = start + size,
 		.frames = frames,
 	};
 
@@ -279,12 +286,15 @@ static int start_anon(int fd, uint32_t anon_frames)
 }
 
 /*
- * Run the child and judge its samples.  @anon: the JIT code is found by
- * the module as an anonymous executable mapping (START's anon_frames)
- * rather than attached as a range.
+ * Run the child and judge its samples.  JIT_RANGE: the copy's range is
+ * attached; JIT_ANON: the module finds it as an anonymous executable
+ * mapping (START's anon_frames); JIT_IN_TEXT: the code in .text is
+ * attached as JIT code inside the range of the program's own table,
+ * which is cut around it.
  */
-static void run_case(struct __test_metadata *_metadata, bool anon)
+static void run_case(struct __test_metadata *_metadata, enum jit_where where)
 {
+	bool anon = where == JIT_ANON;
 	struct syms s = { 0 };
 	struct verdict v = { 0 };
 	pid_t child;
@@ -292,7 +302,7 @@ static void run_case(struct __test_metadata *_metadata, bool anon)
 
 	ASSERT_EQ(0, read_syms_named(func_names, F_NR, s.start, s.end));
 	ASSERT_EQ(0, uwprof_load());
-	child = spawn_jit(&go, &s.jit);
+	child = spawn_jit(&go, &s.jit, where);
 	ASSERT_LT(0, child);
 	ASSERT_NE(0, s.jit);
 	fd = uwprof_open_dev();
@@ -304,14 +314,14 @@ static void run_case(struct __test_metadata *_metadata, bool anon)
 		ASSERT_EQ(0, start_anon(fd, UWPROF_FRAMES_V8_ARM));
 	} else {
 		/* an unknown kind, and a table beside a kind: refused */
-		EXPECT_EQ(-EINVAL, attach_jit(fd, child, s.jit,
+		EXPECT_EQ(-EINVAL, attach_jit(fd, child, s.jit, JIT_SIZE,
 					      UWPROF_FRAMES_NR, 0));
-		EXPECT_EQ(-EINVAL, attach_jit(fd, child, s.jit,
+		EXPECT_EQ(-EINVAL, attach_jit(fd, child, s.jit, JIT_SIZE,
 					      UWPROF_FRAMES_V8_ARM, 1));
-		ASSERT_EQ(0, attach_jit(fd, child, s.jit,
+		ASSERT_EQ(0, attach_jit(fd, child, s.jit, JIT_SIZE,
 					UWPROF_FRAMES_V8_ARM, 0));
 		/* and it is an attachment: the same range again overlaps */
-		EXPECT_EQ(-EEXIST, attach_jit(fd, child, s.jit,
+		EXPECT_EQ(-EEXIST, attach_jit(fd, child, s.jit, JIT_SIZE,
 					      UWPROF_FRAMES_V8_ARM, 0));
 		ASSERT_EQ(0, uwprof_start(fd, SAMPLE_HZ));
 	}
@@ -345,17 +355,22 @@ static void run_case(struct __test_metadata *_metadata, bool anon)
 
 TEST(jit_range_walked_to_root)
 {
-	run_case(_metadata, false);
+	run_case(_metadata, JIT_RANGE);
 }
 
 TEST(jit_anon_mapping_walked_to_root)
 {
-	run_case(_metadata, true);
+	run_case(_metadata, JIT_ANON);
+}
+
+TEST(jit_inside_tabled_text_walked_to_root)
+{
+	run_case(_metadata, JIT_IN_TEXT);
 }
 
 int main(int argc, char **argv)
 {
-	if (argc == 4 && !strcmp(argv[1], "--run-jit"))
-		return jit_main(atoi(argv[2]), atoi(argv[3]));
+	if (argc == 5 && !strcmp(argv[1], "--run-jit"))
+		return jit_main(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
 	return test_harness_run(argc, argv);
 }

@@ -103,8 +103,10 @@ struct uwprof_table_upload {
  * code, or its builtins inside a binary): the unwinder follows that chain
  * until a return address lands in code with a table, and resumes there
  * with the registers the runtime's entry frame saved.  LIST shows such a
- * range with table_id 0.  EINVAL: an unknown value, a table_id with it,
- * or with UWPROF_ATTACH_FOLLOW.
+ * range with table_id 0.  It may lie inside a table's range (a runtime's
+ * builtins embedded in its binary), which is cut around it.  EEXIST: it
+ * overlaps other code of a frame kind.  EINVAL: an unknown value, a
+ * table_id with it, or with UWPROF_ATTACH_FOLLOW.
  */
 #define UWPROF_FRAMES_TABLE	0
 #define UWPROF_FRAMES_V8_ARM	1	/* V8's frames on 32-bit ARM (r11) */

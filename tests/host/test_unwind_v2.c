@@ -1250,8 +1250,8 @@ static void world_init(struct world *w)
 	CHECK(na && nb);
 	CHECK_EQ_U32(uw2_table_init(&w->a, w->a_blob, na, NULL), UW2_OK);
 	CHECK_EQ_U32(uw2_table_init(&w->b, w->b_blob, nb, NULL), UW2_OK);
-	w->mods[0] = (struct uw2_module){ A_BASE, A_BASE + 0x1000, &w->a, 0 };
-	w->mods[1] = (struct uw2_module){ B_BASE, B_BASE + 0x30000, &w->b, 0 };
+	w->mods[0] = (struct uw2_module){ A_BASE, A_BASE + 0x1000, &w->a, 0, 0 };
+	w->mods[1] = (struct uw2_module){ B_BASE, B_BASE + 0x30000, &w->b, 0, 0 };
 	w->mem.base = VSP;
 	w->stack = mem_stack(&w->mem);
 	w->regs.r[UW2_SP] = VSP;
@@ -1374,8 +1374,8 @@ TEST(unwind_cache_not_stale)
 				       16, &n, 0, &cache), UW2_STOP_ROOT);
 	CHECK_EQ_U32(n, 4);
 	/* B's table at A's place: what the plain unwind says, not the cache */
-	swapped[0] = (struct uw2_module){ A_BASE, A_BASE + 0x1000, &w.b, 0 };
-	swapped[1] = (struct uw2_module){ B_BASE, B_BASE + 0x30000, &w.a, 0 };
+	swapped[0] = (struct uw2_module){ A_BASE, A_BASE + 0x1000, &w.b, 0, 0 };
+	swapped[1] = (struct uw2_module){ B_BASE, B_BASE + 0x30000, &w.a, 0, 0 };
 	r = start;
 	stop = uw2_unwind(swapped, 2, &r, &w.stack, want, 16, &nwant, 0);
 	CHECK(stop != UW2_STOP_ROOT || nwant != 4);
@@ -1457,8 +1457,8 @@ TEST(unwind_cache_gen)
 			     UW2_STOP_ROOT);
 		CHECK_EQ_U32(n, 4);
 	}
-	swapped[0] = (struct uw2_module){ A_BASE, A_BASE + 0x1000, &w.b, 0 };
-	swapped[1] = (struct uw2_module){ B_BASE, B_BASE + 0x30000, &w.a, 0 };
+	swapped[0] = (struct uw2_module){ A_BASE, A_BASE + 0x1000, &w.b, 0, 0 };
+	swapped[1] = (struct uw2_module){ B_BASE, B_BASE + 0x30000, &w.a, 0, 0 };
 	r = start;
 	stop = uw2_unwind(swapped, 2, &r, &w.stack, want, 16, &nwant, 0);
 	CHECK(stop != UW2_STOP_ROOT || nwant != 4);
@@ -1530,7 +1530,7 @@ static enum uw2_stop budget_walk(u32 pairs, u32 *n)
 	b = vb_build(1, fot, vb_long_list(fot, pairs), at, uit, sizeof(uit),
 		     &size);
 	CHECK_EQ_U32(uw2_table_init(&t, b, size, NULL), UW2_OK);
-	mod = (struct uw2_module){ 0x20000, 0x40000, &t, 0 };
+	mod = (struct uw2_module){ 0x20000, 0x40000, &t, 0, 0 };
 	for (u32 i = 0; i < MEM_WORDS; i++)
 		mem.words[i] = 0x20100;
 	memset(&regs, 0, sizeof(regs));
@@ -2030,7 +2030,7 @@ TEST(rule_bad_opcode_at_run_time)
 				      { 0x00 } };
 	u8 b[VB_SIZE];
 	struct uw2_table t;
-	struct uw2_module mod = { A_BASE, A_BASE + 0x1000, &t, 0 };
+	struct uw2_module mod = { A_BASE, A_BASE + 0x1000, &t, 0, 0 };
 	struct mem m = { .base = VSP };
 	struct uw2_stack s = mem_stack(&m);
 	struct uw2_regs r;
@@ -2065,7 +2065,7 @@ static void world_jit(struct world *w)
 {
 	world_init(w);
 	w->mods[1] = (struct uw2_module){ B_BASE, B_BASE + 0x30000, NULL,
-					  UW2_FRAMES_V8_ARM };
+					  UW2_FRAMES_V8_ARM, 0 };
 }
 
 /* V8's frame at @fp: the caller's fp and the return address. */
@@ -2233,6 +2233,46 @@ TEST(jit_v8_bad_chains)
 	w.mem.fault_addr = VSP + 28;
 	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_READ_FAULT);
 	CHECK_EQ_U32(w.n, 2);
+}
+
+/*
+ * JIT code inside a table's range (builtins embedded in a binary): the
+ * table's range cut around it, its second part placed by skip.  The V8
+ * frames return into R, found in the second part only through skip.
+ */
+TEST(jit_inside_a_cut_table)
+{
+	static const u32 want[] = { A_BASE + 0x310, A_BASE + 0x321,
+				    A_BASE + 0x341, RA_R };
+	struct uw2_module mods[3];
+	u32 frames[16], n;
+	struct world w;
+
+	world_init(&w);
+	mods[0] = (struct uw2_module){ A_BASE, A_BASE + 0x300, &w.a, 0, 0 };
+	mods[1] = (struct uw2_module){ A_BASE + 0x300, A_BASE + 0x400, NULL,
+				       UW2_FRAMES_V8_ARM, 0 };
+	mods[2] = (struct uw2_module){ A_BASE + 0x400, A_BASE + 0x1000, &w.a,
+				       0, 0x400 };
+	w.regs.r[UW2_PC] = A_BASE + 0x310;
+	w.regs.r[UW2_FP] = VSP + 8;
+	jit_frame(&w, VSP + 8, VSP + 24, A_BASE + 0x321);
+	jit_frame(&w, VSP + 24, VSP + 48, A_BASE + 0x341);
+	jit_entry(&w, VSP + 48, V8_ENTRY_MARKER, RA_R);
+	CHECK_EQ_U32(uw2_unwind(mods, 3, &w.regs, &w.stack, frames, 16, &n, 0),
+		     UW2_STOP_ROOT);
+	CHECK_EQ_U32(n, 4);
+	CHECK(!memcmp(frames, want, sizeof(want)));
+	/* without skip, R's address falls in the table's wrong function */
+	world_init(&w);
+	mods[2].skip = 0;
+	w.regs.r[UW2_PC] = A_BASE + 0x310;
+	w.regs.r[UW2_FP] = VSP + 8;
+	jit_frame(&w, VSP + 8, VSP + 24, A_BASE + 0x321);
+	jit_frame(&w, VSP + 24, VSP + 48, A_BASE + 0x341);
+	jit_entry(&w, VSP + 48, V8_ENTRY_MARKER, RA_R);
+	CHECK(uw2_unwind(mods, 3, &w.regs, &w.stack, frames, 16, &n, 0) !=
+	      UW2_STOP_ROOT || n != 4);
 }
 
 /* A kind out of range, or a module with a table, is no JIT code. */

@@ -345,10 +345,11 @@ static bool build_modules(struct unwind_args *a, struct uw2_module *mods)
 				   0xffffffffu : lt->text_start + span;
 		mods[i].table = &lt->table;
 		mods[i].frames = UW2_FRAMES_TABLE;
+		mods[i].skip = 0;
 	}
 	for (u32 i = 0; i < a->njit; i++)
 		mods[a->ntables + i] = (struct uw2_module){
-			a->jit[i].start, a->jit[i].end, NULL, a->jit[i].frames,
+			a->jit[i].start, a->jit[i].end, NULL, a->jit[i].frames, 0,
 		};
 	qsort(mods, a->ntables + a->njit, sizeof(mods[0]), compare_modules);
 	for (u32 i = 1; i < a->ntables + a->njit; i++) {
