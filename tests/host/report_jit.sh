@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # JIT frames named in every report format from the symbol files record
-# copies (docs/DATAFILE.md, type 10): a perf map for one process, a
-# jitdump for another, frames in no mapping.  The symbol seen last that
+# copies (docs/DATAFILE.md, type 10): a perf map for one process (its
+# code in an anonymous mapping, "//anon"), a jitdump for another (its
+# code in no mapping).  The symbol seen last that
 # covers an address names it; an address no file names stays [unknown];
 # a process's file never names another's code.  Data files are written
 # by uwdata.py.
@@ -20,6 +21,8 @@ import uwdata
 w = uwdata.Writer(sys.argv[1])
 w.process(100, '/usr/bin/node')
 w.process(101, '/usr/bin/node')
+# pid 100's JIT code is in anonymous memory the side-band reported
+w.mapping(100, 0x50000000, 0x50100000, 0, '//anon')
 # pid 100: a perf map; the later line over 0x50000000 wins where it covers
 w.jitmap(100, uwdata.JIT_PERF_MAP,
          b'50000000 100 JS:*hot /w/app.js:12\n'

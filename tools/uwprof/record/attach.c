@@ -105,6 +105,20 @@ int uw_dev_attach(int fd, pid_t pid, uint32_t table_id, uint32_t start,
 	return ioctl(fd, UWPROF_IOC_ATTACH, &a) ? -errno : 0;
 }
 
+int uw_dev_attach_frames(int fd, pid_t pid, uint32_t frames, uint32_t start,
+			 uint32_t end)
+{
+	struct uwprof_attach a = {
+		.size = sizeof(a),
+		.pid = (uint32_t)pid,
+		.text_start = start,
+		.text_end = end,
+		.frames = frames,
+	};
+
+	return ioctl(fd, UWPROF_IOC_ATTACH, &a) ? -errno : 0;
+}
+
 int uw_dev_follow(int fd, pid_t pid)
 {
 	struct uwprof_attach a = {

@@ -44,6 +44,10 @@ int uw_dev_upload_by_build_id(int fd, const void *blob, uint32_t len,
 /* Detach @pid's range starting at @start; 0 or -errno. */
 int uw_dev_detach(int fd, pid_t pid, uint32_t start);
 
+/* @pid's [start, end) is JIT code of frame kind @frames; 0 or -errno. */
+int uw_dev_attach_frames(int fd, pid_t pid, uint32_t frames, uint32_t start,
+			 uint32_t end);
+
 /* Attach an uploaded table to @pid's [start, end); 0 or -errno. */
 int uw_dev_attach(int fd, pid_t pid, uint32_t table_id, uint32_t start,
 		  uint32_t end);

@@ -104,6 +104,9 @@ static void usage(FILE *f)
 		"                          (node, chromium); names come from the\n"
 		"                          perf-PID.map and jit-PID.dump files it writes\n"
 		"                          (--perf-basic-prof, --perf-prof)\n"
+		"      --jit-range FILE:START-END  JIT code of the --jit kind inside a\n"
+		"                          file, at link addresses (V8's embedded\n"
+		"                          builtins in libnode); repeatable\n"
 		"  -o, --output FILE       data file (default uwprof.data)\n"
 		"  -q, --quiet             no progress line and no summary\n"
 		"\n"
@@ -156,6 +159,35 @@ static int parse_jit(const char *s, uint32_t *frames)
 	return -1;
 }
 
+/* --jit-range FILE:START-END */
+static int parse_jit_range(const char *s, struct rec_opts *o)
+{
+	const char *colon = strrchr(s, ':');
+	char *dash, num[32];
+	struct rec_jit_range j;
+	unsigned int room = o->njit_ranges;
+
+	if (!colon || colon == s || strlen(colon + 1) >= sizeof(num))
+		goto bad;
+	snprintf(num, sizeof(num), "%s", colon + 1);
+	dash = strchr(num, '-');
+	if (!dash)
+		goto bad;
+	*dash = 0;
+	if (!uw_parse_u32(num, &j.start) || !uw_parse_u32(dash + 1, &j.end) ||
+	    j.start >= j.end)
+		goto bad;
+	j.file = strndup(s, colon - s);
+	o->jit_ranges = rec_grow(o->jit_ranges, &room, o->njit_ranges,
+				 sizeof(*o->jit_ranges));
+	o->jit_ranges[o->njit_ranges++] = j;
+	return 0;
+bad:
+	uw_err("record: --jit-range wants FILE:START-END (link addresses, START below END), not '%s'",
+	       s);
+	return -1;
+}
+
 static int parse_args(int argc, char **argv, struct rec_opts *o)
 {
 	static const struct option lo[] = {
@@ -172,6 +204,7 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 		{ "no-auto-tables", no_argument, NULL, 'A' },
 		{ "no-wait-tables", no_argument, NULL, 'W' },
 		{ "jit", required_argument, NULL, 'J' },
+		{ "jit-range", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -221,6 +254,10 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 			if (parse_jit(optarg, &o->jit_frames))
 				return -1;
 			break;
+		case 'R':
+			if (parse_jit_range(optarg, o))
+				return -1;
+			break;
 		case 'o': o->out = optarg; break;
 		case 'h': usage(stdout); exit(UWPROF_EXIT_OK);
 		default:
@@ -230,6 +267,10 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 	}
 	if (optind < argc)
 		o->cmd = argv + optind;
+	if (o->njit_ranges && !o->jit_frames) {
+		uw_err("record: --jit-range needs --jit KIND: the frame kind of the code");
+		return -1;
+	}
 	modes = !!o->npids + !!o->ntids + o->all + !!o->cmd;
 	if (modes != 1) {
 		uw_err("record: %s; give one of -p PID, -t TID, -a or -- COMMAND",

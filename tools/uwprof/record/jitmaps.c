@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * uwprof record: the symbol files JITs write for perf, copied into the
- * data file at the end of the recording, as perf copies them, so that
- * report can name frames in JIT code (docs/DATAFILE.md, UWD_JITMAP):
+ * uwprof record and JIT code.  A JIT's code inside a file (V8's builtins
+ * embedded in libnode: --jit-range) is attached as JIT code of the --jit
+ * kind wherever the file is mapped.  The symbol files JITs write for perf
+ * are copied into the data file at the end of the recording, as perf
+ * copies them, so that report can name frames in JIT code
+ * (docs/DATAFILE.md, UWD_JITMAP):
  *
  *  - /tmp/perf-PID.map, "START SIZE name" lines (node --perf-basic-prof,
  *    chromium --js-flags=--perf-basic-prof);
@@ -20,8 +23,36 @@
 #include <string.h>
 
 #include "lib/regfile.h"
+#include "record/attach.h"
 #include "record/record.h"
 #include "uwprof.h"
+
+static const char *base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b ? b + 1 : path;
+}
+
+void rec_jit_mark(struct rec *r, pid_t pid, const struct seen_map *s)
+{
+	for (unsigned int i = 0; i < r->o.njit_ranges; i++) {
+		const struct rec_jit_range *j = &r->o.jit_ranges[i];
+		uint32_t start = j->start + s->m.bias, end = j->end + s->m.bias;
+		int err;
+
+		if (!(s->m.flags & UWD_MAP_BIAS) ||
+		    strcmp(j->file, base_name(s->path)) ||
+		    start < s->m.start || end > s->m.end || end < start)
+			continue;
+		err = uw_dev_attach_frames(r->fd, pid, r->o.jit_frames, start,
+					   end);
+		/* EEXIST: this mapping's, marked at an earlier look */
+		if (err && err != -EEXIST)
+			uw_err("record: warning: pid %d: JIT code of %s at 0x%08x-0x%08x: %s",
+			       (int)pid, s->path, start, end, strerror(-err));
+	}
+}
 
 #define REC_JIT_MAX	(256u << 20)
 

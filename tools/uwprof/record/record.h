@@ -34,6 +34,14 @@ struct rec_opts {
 	bool no_auto_tables;	/* --no-auto-tables */
 	bool no_wait_tables;	/* --no-wait-tables: the command is not paused */
 	uint32_t jit_frames;	/* --jit: frame kind of anonymous code, or 0 */
+	struct rec_jit_range *jit_ranges;	/* --jit-range */
+	unsigned int njit_ranges;
+};
+
+/* --jit-range FILE:START-END: JIT code at link addresses of a file. */
+struct rec_jit_range {
+	const char *file;	/* base name of the mapped file */
+	uint32_t start, end;
 };
 
 /* A table by build-id: uploaded once, shared by every mapping of the file. */
@@ -146,7 +154,11 @@ int rec_upload_all(struct rec *r);
 void rec_not_32bit(pid_t pid);
 void rec_tables_reap(struct rec *r, bool wait);
 
-/* record/jitmaps.c: JITs' perf-PID.map and jit-PID.dump into the file */
+/*
+ * record/jitmaps.c: JIT code's ranges inside files (--jit-range) marked,
+ * and JITs' perf-PID.map and jit-PID.dump copied into the file
+ */
+void rec_jit_mark(struct rec *r, pid_t pid, const struct seen_map *s);
 void rec_write_jitmaps(struct rec *r);
 bool rec_sample_pending(struct rec *r, const struct uwprof_record *s);
 

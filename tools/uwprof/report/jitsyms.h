@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stddef.h>
+#include <string.h>
 
 struct rp_jit_sym {
 	uint32_t pid, start, end;
@@ -33,5 +34,14 @@ const char *rp_jit_name(const struct rp_jitsyms *j, uint32_t pid,
 			uint32_t addr);
 
 void rp_jit_free(struct rp_jitsyms *j);
+
+/*
+ * A mapping of anonymous memory, where JIT code lives: the perf side-band
+ * names it "//anon" (perf's name too).
+ */
+static inline bool rp_jit_anon(const char *path)
+{
+	return path[0] == '/' && path[1] == '/' && !strcmp(path, "//anon");
+}
 
 #endif

@@ -361,15 +361,19 @@ static uint32_t jit_module(struct rp_profile *p, uint32_t pid)
 	return p->nmods++;
 }
 
-/* An address in no mapping: JIT code if its symbol files name it. */
-static uint32_t unmapped_func(struct rp_profile *p, uint32_t pid,
-			      uint32_t look)
+/*
+ * An address in no mapping (@r NULL) or in anonymous memory: JIT code if
+ * its symbol files name it, else UINT32_MAX.
+ */
+static uint32_t jit_func(struct rp_profile *p, const struct rp_region *r,
+			 uint32_t pid, uint32_t look)
 {
-	const char *name = rp_jit_name(&p->jit, pid, look);
+	const char *name;
 
-	if (!name)
-		return intern_func(p, RP_NO_MODULE, "[unknown]");
-	return intern_func(p, jit_module(p, pid), name);
+	if (r && !rp_jit_anon(p->mods[r->module].path))
+		return UINT32_MAX;
+	name = rp_jit_name(&p->jit, pid, look);
+	return name ? intern_func(p, jit_module(p, pid), name) : UINT32_MAX;
 }
 
 /* Frame 0 is the sampled pc; the others are return addresses. */
@@ -382,8 +386,11 @@ static uint32_t frame_funcs(struct rp_load *L, uint32_t img, uint32_t pid,
 	struct rp_profile *p = L->p;
 	uint64_t key;
 
+	ids[0] = jit_func(p, r, pid, look);
+	if (ids[0] != UINT32_MAX)
+		return 1;
 	if (!r) {
-		ids[0] = unmapped_func(p, pid, look);
+		ids[0] = intern_func(p, RP_NO_MODULE, "[unknown]");
 		return 1;
 	}
 	vaddr = r->bias_ok ? look - r->bias : look - r->start;

@@ -249,7 +249,9 @@ static uint64_t location(struct pp *w, uint32_t model, uint32_t pid,
 	struct pp_loc *l;
 	uint32_t id;
 
-	if (!kernel && model == RP_NO_MAPPING)
+	/* JIT code: in no mapping, or in anonymous memory */
+	if (!kernel && (model == RP_NO_MAPPING ||
+			rp_jit_anon(w->p->mods[w->p->maps[model].module].path)))
 		jit = rp_jit_name(&w->p->jit, pid, addr);
 	if (jit) {
 		ids = &w->jit_loc_ids;
@@ -268,6 +270,12 @@ static uint64_t location(struct pp *w, uint32_t model, uint32_t pid,
 	} else if (model == RP_NO_MAPPING) {
 		l->addr = addr;
 		add_line(w, jit ? jit : "[unknown]", NULL, 0);
+	} else if (jit) {
+		l->addr = addr;
+		l->map = map_id(w, model);
+		w->maps[l->map - 1].nlocs++;
+		w->maps[l->map - 1].named++;
+		add_line(w, jit, NULL, 0);
 	} else {
 		l->addr = addr;
 		l->map = map_id(w, model);
