@@ -1672,6 +1672,23 @@ static enum uw2_stop uw2_check_frame(const struct uw2_walk *w, u32 sp, u32 pc,
 	return UW2_STEP_MORE;
 }
 
+/*
+ * A frame that ran to its end into @next: kept in @regs if it passes the
+ * checks of a completed frame (uw2_check_frame()).
+ */
+static enum uw2_stop uw2_commit_frame(const struct uw2_walk *w,
+				      struct uw2_regs *regs,
+				      const struct uw2_regs *next, u32 depth,
+				      u32 popped)
+{
+	enum uw2_stop stop = uw2_check_frame(w, next->r[UW2_SP],
+					     next->r[UW2_PC], depth, popped);
+
+	if (stop == UW2_STEP_MORE)
+		*regs = *next;
+	return stop;
+}
+
 /* ---- frames of JIT code (enum uw2_frames) ---- */
 
 /*
@@ -1801,11 +1818,7 @@ static enum uw2_stop uw2_step_jit(struct uw2_walk *w, struct uw2_regs *regs,
 		if (res != UW2_EXEC_FINISH)
 			return uw2_exec_stop(res);
 	}
-	stop = uw2_check_frame(w, next.r[UW2_SP], next.r[UW2_PC], depth,
-			       popped);
-	if (stop == UW2_STEP_MORE)
-		*regs = next;
-	return stop;
+	return uw2_commit_frame(w, regs, &next, depth, popped);
 }
 
 /* Unwind the frame whose pc is regs->r[15]; @depth frames stored so far. */
@@ -1857,11 +1870,7 @@ static enum uw2_stop uw2_step(struct uw2_walk *w, struct uw2_regs *regs,
 		return UW2_STEP_STALE;
 	if (res != UW2_EXEC_FINISH)
 		return uw2_exec_stop(res);
-	stop = uw2_check_frame(w, next.r[UW2_SP], next.r[UW2_PC], depth,
-			       popped);
-	if (stop == UW2_STEP_MORE)
-		*regs = next;
-	return stop;
+	return uw2_commit_frame(w, regs, &next, depth, popped);
 }
 
 /*

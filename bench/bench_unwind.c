@@ -200,8 +200,12 @@ static int read_word(void *ctx, u32 addr, u32 *val)
 	return 0;
 }
 
-/* One unwind of @s; returns the frames found, exits if it went wrong. */
-static u32 unwind_sample(const struct sample *s)
+/*
+ * One unwind of @s with the @nmods modules @mods (the bench's one module,
+ * or it and JIT code); returns the frames found, exits if it went wrong.
+ */
+static u32 unwind_sample(const struct sample *s,
+			 const struct uw2_module *mods, u32 nmods)
 {
 	static struct uw2_cache cache;	/* one CPU's, kept across samples */
 	struct reader_ctx rc = { s };
@@ -211,8 +215,8 @@ static u32 unwind_sample(const struct sample *s)
 	u32 frames[MAX_DEPTH + 2], n;
 	enum uw2_stop stop;
 
-	cache.gen = 1;	/* one module array throughout */
-	stop = uw2_unwind_cached(&module, 1, &regs, &stack, frames,
+	cache.gen = nmods;	/* two module arrays: a gen each */
+	stop = uw2_unwind_cached(mods, nmods, &regs, &stack, frames,
 				 MAX_DEPTH + 2, &n, 0, &cache);
 	if (stop != UW2_STOP_ROOT || n != s->depth) {
 		fprintf(stderr, "bench: depth %u stack: %s after %u frames\n",
@@ -228,7 +232,8 @@ __attribute__((noinline)) u64 bench_unwind_work(u32 passes, int depth_i)
 
 	for (u32 p = 0; p < passes; p++)
 		for (u32 k = 0; k < STACKS_PER_DEPTH; k++)
-			frames += unwind_sample(&samples[depth_i][k]);
+			frames += unwind_sample(&samples[depth_i][k], &module,
+						1);
 	return frames;
 }
 
@@ -304,28 +309,6 @@ static void build_jit(void)
 		build_jit_sample(&jit_samples[k]);
 }
 
-/* One unwind of JIT stack @s, as unwind_sample() does a table's. */
-static u32 unwind_jit_sample(const struct sample *s)
-{
-	static struct uw2_cache cache;
-	struct reader_ctx rc = { s };
-	struct uw2_view view = { s->stack, s->lo, STACK_BYTES, 0 };
-	struct uw2_stack stack = { s->lo, STACK_TOP, read_word, &rc, &view };
-	struct uw2_regs regs = s->regs;
-	u32 frames[MAX_DEPTH + 2], n;
-	enum uw2_stop stop;
-
-	cache.gen = 1;
-	stop = uw2_unwind_cached(jit_mods, 2, &regs, &stack, frames,
-				 MAX_DEPTH + 2, &n, 0, &cache);
-	if (stop != UW2_STOP_ROOT || n != s->depth) {
-		fprintf(stderr, "bench: JIT stack: %s after %u frames\n",
-			uw2_stop_name(stop), n);
-		exit(1);
-	}
-	return n;
-}
-
 /* Returns the JIT frames walked: each stack's sampled pc and return
  * addresses in JIT code (the entry frame's return goes to the table). */
 __attribute__((noinline)) u64 bench_jit_work(u32 passes, int unused)
@@ -335,7 +318,8 @@ __attribute__((noinline)) u64 bench_jit_work(u32 passes, int unused)
 	(void)unused;
 	for (u32 p = 0; p < passes; p++)
 		for (u32 k = 0; k < STACKS_PER_DEPTH; k++)
-			frames += unwind_jit_sample(&jit_samples[k]) - 1;
+			frames += unwind_sample(&jit_samples[k], jit_mods,
+						2) - 1;
 	return frames;
 }
 

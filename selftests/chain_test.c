@@ -157,55 +157,33 @@ static void judge(const struct uwprof_record *r, const struct chain_syms *s,
 	v->match++;
 }
 
+struct judging {
+	const struct chain_syms *s;
+	uint32_t bias;
+	struct verdict *v;
+};
+
+static void judge_one(const struct uwprof_record *r, void *ctx)
+{
+	struct judging *j = ctx;
+
+	judge(r, j->s, j->bias, j->v);
+}
+
 static void drain(int fd, const struct chain_syms *s, uint32_t bias,
 		  struct verdict *v)
 {
-	static char buf[1 << 16];
-	ssize_t n;
-	char *p;
+	struct judging j = { s, bias, v };
 
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		for (p = buf; p < buf + n; p += ((struct uwprof_record *)p)->size) {
-			const struct uwprof_record *r = (void *)p;
-
-			if (r->size < sizeof(*r)) {
-				v->bad_record++;
-				break;
-			}
-			judge(r, s, bias, v);
-		}
+	v->bad_record += drain_records(fd, judge_one, &j);
 }
 
-/*
- * Start this program again as "--run-chain READY GO": it says it is ready
- * once exec'd (so tables go to the new image) and waits for the word go.
- */
+/* This program again as "--run-chain READY GO" (spawn_self()). */
 static pid_t spawn_chain(int *go_fd)
 {
-	int ready[2], go[2];
-	char a[16], b[16], c;
-	pid_t pid;
+	char c;
 
-	if (pipe(ready) || pipe(go))
-		return -1;
-	pid = fork();
-	if (pid == 0) {
-		close(ready[0]);
-		close(go[1]);
-		snprintf(a, sizeof(a), "%d", ready[1]);
-		snprintf(b, sizeof(b), "%d", go[0]);
-		execl("/proc/self/exe", "chain", "--run-chain", a, b, NULL);
-		_exit(127);
-	}
-	close(ready[1]);
-	close(go[0]);
-	if (read(ready[0], &c, 1) != 1) {
-		close(ready[0]);
-		return -1;
-	}
-	close(ready[0]);
-	*go_fd = go[1];
-	return pid;
+	return spawn_self("chain", "--run-chain", NULL, go_fd, &c, 1);
 }
 
 static int chain_main(int ready, int go)

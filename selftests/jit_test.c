@@ -194,57 +194,35 @@ static void judge(const struct uwprof_record *r, const struct syms *s,
 	}
 }
 
+struct judging {
+	const struct syms *s;
+	struct verdict *v;
+};
+
+static void judge_one(const struct uwprof_record *r, void *ctx)
+{
+	struct judging *j = ctx;
+
+	judge(r, j->s, j->v);
+}
+
 static void drain(int fd, const struct syms *s, struct verdict *v)
 {
-	static char buf[1 << 16];
-	ssize_t n;
-	char *p;
+	struct judging j = { s, v };
 
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		for (p = buf; p < buf + n;
-		     p += ((struct uwprof_record *)p)->size) {
-			const struct uwprof_record *r = (void *)p;
-
-			if (r->size < sizeof(*r)) {
-				v->bad_record++;
-				break;
-			}
-			judge(r, s, v);
-		}
+	v->bad_record += drain_records(fd, judge_one, &j);
 }
 
 /*
- * This program again as "--run-jit READY GO WHERE": once exec'd and its
- * JIT code mapped it writes the code's address, then waits for the word
- * go.
+ * This program again as "--run-jit READY GO WHERE" (spawn_self()): once
+ * its JIT code is mapped it writes the code's address.
  */
 static pid_t spawn_jit(int *go_fd, uint32_t *jit, enum jit_where where)
 {
-	int ready[2], go[2];
-	char a[16], b[16], w[16];
-	pid_t pid;
+	char w[16];
 
-	if (pipe(ready) || pipe(go))
-		return -1;
-	pid = fork();
-	if (pid == 0) {
-		close(ready[0]);
-		close(go[1]);
-		snprintf(a, sizeof(a), "%d", ready[1]);
-		snprintf(b, sizeof(b), "%d", go[0]);
-		snprintf(w, sizeof(w), "%d", where);
-		execl("/proc/self/exe", "jit", "--run-jit", a, b, w, NULL);
-		_exit(127);
-	}
-	close(ready[1]);
-	close(go[0]);
-	if (read(ready[0], jit, 4) != 4) {
-		close(ready[0]);
-		return -1;
-	}
-	close(ready[0]);
-	*go_fd = go[1];
-	return pid;
+	snprintf(w, sizeof(w), "%d", where);
+	return spawn_self("jit", "--run-jit", w, go_fd, jit, 4);
 }
 
 static int jit_main(int ready, int go, enum jit_where where)

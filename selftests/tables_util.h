@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * For selftests that sample a program of their own with real tables
- * (chain_test.c, jit_test.c): the tables of its files, made by
- * "uwprof table" at build time, attached to its mappings, and the
- * link-time range of named functions from <program>.syms (nm -S).
+ * (chain_test.c, jit_test.c): the program started again as the child to
+ * sample, the tables of its files, made by "uwprof table" at build time,
+ * attached to its mappings, the link-time range of named functions from
+ * <program>.syms (nm -S), and the records read back.
  *
  * Tables are found as $UWPROF_TABLES/<file name>.uwt (default: the
  * directory of this program).  Include after record/attach.h.
@@ -19,6 +20,70 @@
 #include <unistd.h>
 
 #include "lib/uwt.h"
+#include "uapi/uwprof.h"
+
+/*
+ * Start this program again as "NAME FLAG READY GO [ARG]": once exec'd
+ * (so tables go to the new image) the child writes @len bytes of what it
+ * has to say to READY, which land in @msg, then waits for a byte on GO,
+ * the pipe *@go_fd writes.  Returns its pid, or -1.
+ */
+static inline pid_t spawn_self(const char *name, const char *flag,
+			       const char *arg, int *go_fd, void *msg,
+			       size_t len)
+{
+	int ready[2], go[2];
+	char a[16], b[16];
+	pid_t pid;
+
+	if (pipe(ready) || pipe(go))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		close(ready[0]);
+		close(go[1]);
+		snprintf(a, sizeof(a), "%d", ready[1]);
+		snprintf(b, sizeof(b), "%d", go[0]);
+		execl("/proc/self/exe", name, flag, a, b, arg, NULL);
+		_exit(127);
+	}
+	close(ready[1]);
+	close(go[0]);
+	if (read(ready[0], msg, len) != (ssize_t)len) {
+		close(ready[0]);
+		return -1;
+	}
+	close(ready[0]);
+	*go_fd = go[1];
+	return pid;
+}
+
+/*
+ * Every record the device has for @fd now, to @judge; returns how many
+ * were malformed (a size below the header's, where reading stops).
+ */
+static inline unsigned int drain_records(int fd,
+			void (*judge)(const struct uwprof_record *r, void *ctx),
+			void *ctx)
+{
+	static char buf[1 << 16];
+	unsigned int bad = 0;
+	ssize_t n;
+	char *p;
+
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		for (p = buf; p < buf + n;
+		     p += ((struct uwprof_record *)p)->size) {
+			const struct uwprof_record *r = (void *)p;
+
+			if (r->size < sizeof(*r)) {
+				bad++;
+				break;
+			}
+			judge(r, ctx);
+		}
+	return bad;
+}
 
 static inline const char *own_dir(void)
 {

@@ -114,6 +114,19 @@ static uint32_t elf_offset(const struct uwd_mapping *m)
 	return m->elf_offset <= m->offset ? m->offset - m->elf_offset : m->offset;
 }
 
+/* A new module of @path, its other fields zero. */
+static struct rp_module *new_module(struct rp_profile *p, const char *path)
+{
+	struct rp_module *mod;
+
+	p->mods = rp_grow(p->mods, &p->modroom, p->nmods, sizeof(*p->mods));
+	mod = &p->mods[p->nmods];
+	memset(mod, 0, sizeof(*mod));
+	mod->path = strdup(path);
+	mod->name = module_name(mod->path);
+	return mod;
+}
+
 static uint32_t module_for(struct rp_load *L, const struct uwd_mapping *m,
 			   const char *path)
 {
@@ -126,11 +139,7 @@ static uint32_t module_for(struct rp_load *L, const struct uwd_mapping *m,
 		    p->mods[i].build_id_len == m->build_id_len &&
 		    !memcmp(p->mods[i].build_id, m->build_id, m->build_id_len))
 			return i;
-	p->mods = rp_grow(p->mods, &p->modroom, p->nmods, sizeof(*p->mods));
-	mod = &p->mods[p->nmods];
-	memset(mod, 0, sizeof(*mod));
-	mod->path = strdup(path);
-	mod->name = module_name(mod->path);
+	mod = new_module(p, path);
 	mod->build_id_len = m->build_id_len > UWD_BUILD_ID_MAX ?
 		UWD_BUILD_ID_MAX : m->build_id_len;
 	memcpy(mod->build_id, m->build_id, mod->build_id_len);
@@ -347,17 +356,12 @@ static uint32_t cache_frames(struct rp_profile *p, uint64_t key,
 static uint32_t jit_module(struct rp_profile *p, uint32_t pid)
 {
 	char path[64];
-	struct rp_module *mod;
 
 	snprintf(path, sizeof(path), "/tmp/perf-%u.map", pid);
 	for (uint32_t i = 0; i < p->nmods; i++)
 		if (!p->mods[i].build_id_len && !strcmp(p->mods[i].path, path))
 			return i;
-	p->mods = rp_grow(p->mods, &p->modroom, p->nmods, sizeof(*p->mods));
-	mod = &p->mods[p->nmods];
-	memset(mod, 0, sizeof(*mod));
-	mod->path = strdup(path);
-	mod->name = module_name(mod->path);
+	new_module(p, path);
 	return p->nmods++;
 }
 
