@@ -240,16 +240,7 @@ static int jit_main(int ready, int go, enum jit_where where)
 static int attach_jit(int fd, pid_t pid, uint32_t start, uint32_t size,
 		      uint32_t frames, uint32_t table_id)
 {
-	struct uwprof_attach a = {
-		.size = sizeof(a),
-		.pid = (uint32_t)pid,
-		.table_id = table_id,
-		.text_start = start,
-		.text_end = start + size,
-		.frames = frames,
-	};
-
-	return ioctl(fd, UWPROF_IOC_ATTACH, &a) ? -errno : 0;
+	return uw_dev_attach_as(fd, pid, table_id, frames, start, start + size);
 }
 
 static int start_anon(int fd, uint32_t anon_frames)

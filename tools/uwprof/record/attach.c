@@ -91,8 +91,7 @@ int uw_dev_detach(int fd, pid_t pid, uint32_t start)
 	return ioctl(fd, UWPROF_IOC_DETACH, &d) ? -errno : 0;
 }
 
-/* A range of @pid: a table's (@frames 0) or JIT code's (@table_id 0). */
-static int attach_as(int fd, pid_t pid, uint32_t table_id, uint32_t frames,
+int uw_dev_attach_as(int fd, pid_t pid, uint32_t table_id, uint32_t frames,
 		     uint32_t start, uint32_t end)
 {
 	struct uwprof_attach a = {
@@ -110,13 +109,14 @@ static int attach_as(int fd, pid_t pid, uint32_t table_id, uint32_t frames,
 int uw_dev_attach(int fd, pid_t pid, uint32_t table_id, uint32_t start,
 		  uint32_t end)
 {
-	return attach_as(fd, pid, table_id, UWPROF_FRAMES_TABLE, start, end);
+	return uw_dev_attach_as(fd, pid, table_id, UWPROF_FRAMES_TABLE, start,
+				end);
 }
 
 int uw_dev_attach_frames(int fd, pid_t pid, uint32_t frames, uint32_t start,
 			 uint32_t end)
 {
-	return attach_as(fd, pid, 0, frames, start, end);
+	return uw_dev_attach_as(fd, pid, 0, frames, start, end);
 }
 
 int uw_dev_follow(int fd, pid_t pid)
