@@ -197,34 +197,84 @@ static void same_with_fast_paths(const struct uw2_module *mods, u32 nmods,
 }
 
 /*
+ * With r5 bit 6, 4 KiB of JIT code inside the table's range, at 256-byte
+ * steps given by r5 bits 8-15 (a binary's embedded builtins): the table's
+ * range cut around it, its second part placed by skip.  Returns the
+ * modules there are then, with the JIT code's last.
+ */
+static u32 cut_table(struct uw2_module *mods, u32 mode)
+{
+	struct uw2_module t = mods[0];
+	u32 js = t.text_start + ((mode >> 8) & 0xff) * 0x100, n = 0;
+
+	if (t.text_end - t.text_start < 0x1000 || js < t.text_start ||
+	    js > t.text_end - 0x1000)
+		return 0;
+	if (js > t.text_start) {
+		mods[n] = t;
+		mods[n++].text_end = js;
+	}
+	if (js + 0x1000 < t.text_end) {
+		mods[n] = t;
+		mods[n].text_start = js + 0x1000;
+		mods[n++].skip = js + 0x1000 - t.text_start;
+	}
+	mods[n++] = (struct uw2_module){ js, js + 0x1000, NULL,
+					 UW2_FRAMES_V8_ARM, 0 };
+	/* sorted: the JIT code between the parts */
+	if (n == 3) {
+		t = mods[1];
+		mods[1] = mods[2];
+		mods[2] = t;
+	} else if (n == 2 && mods[0].text_start > js) {
+		t = mods[0];
+		mods[0] = mods[1];
+		mods[1] = t;
+	}
+	return n;
+}
+
+/*
  * With r5 bit 2, JIT code of V8's kind (no table) follows the table's
- * range, and with bit 3 the pc is there; with bit 4 r11, its frame
- * pointer, points into the window (misaligned with bit 5), so that the
- * stack's words make frame chains: ones that loop, leave the window, or
- * never reach the table's code.
+ * range (or with bit 6 lies inside it: cut_table()), and with bit 3 the
+ * pc is there; with bit 4 r11, its frame pointer, points into the window
+ * (misaligned with bit 5), so that the stack's words make frame chains:
+ * ones that loop, leave the window, or never reach the table's code.
  */
 static u32 add_jit(struct uw2_module *mods, struct uw2_regs *regs,
 		   const struct fuzz_stack *fs)
 {
 	u32 start = (mods[0].text_end + 0xfff) & ~0xfffu, mode = regs->r[5];
+	u32 n = 2, size = 0x10000, k;
 
-	if (!(mode & 4) || start < mods[0].text_end ||
-	    start > 0xffffffffu - 0x10000)
+	if (!(mode & 4))
 		return 1;
-	mods[1] = (struct uw2_module){ start, start + 0x10000, NULL,
-				       UW2_FRAMES_V8_ARM, 0 };
+	if (mode & 64) {
+		n = cut_table(mods, mode);
+		if (!n)
+			return 1;
+		for (k = 0; k < n && mods[k].table; k++)
+			;
+		start = mods[k].text_start;
+		size = 0x1000;
+	} else if (start < mods[0].text_end || start > 0xffffffffu - 0x10000) {
+		return 1;
+	} else {
+		mods[1] = (struct uw2_module){ start, start + 0x10000, NULL,
+					       UW2_FRAMES_V8_ARM, 0 };
+	}
 	if (mode & 8)
-		regs->r[UW2_PC] = start + (regs->r[UW2_PC] & 0xfffe);
+		regs->r[UW2_PC] = start + (regs->r[UW2_PC] & (size - 2));
 	if (mode & 16)
 		regs->r[UW2_FP] = fs->lo + (regs->r[UW2_FP] & 0xfc) +
 				  (mode & 32 ? 2 : 0);
-	return 2;
+	return n;
 }
 
 static void unwind_one(const struct uw2_table *t, const u8 *in, size_t left)
 {
 	struct uw2_regs regs, start;
-	struct uw2_module mods[2], *mod = &mods[0];
+	struct uw2_module mods[3], *mod = &mods[0];
 	struct fuzz_stack fs;
 	struct uw2_stack stack;
 	u32 frames[MAX_FRAMES], n = 0, flags, max, nmods;

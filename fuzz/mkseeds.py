@@ -42,6 +42,8 @@ def main():
     jit = {8: STACK + 24, 12: 0x20104, 24: STACK + 48, 28: 0x20208,
            40: 2, 44: 2, 48: 0x1111, 52: ra(0x404)}
     jit.update({120 + 4 * i: 0x404 + i for i in range(7)})
+    cut = dict(jit)
+    cut.update({12: 0x1104, 28: 0x1208})
     seeds = {
         "lmtr": seed(a, {15: 0x104, 2: 16}, lmtr),
         "lmtr-compat": seed(a, {15: 0x104, 2: 16, 1: 1}, lmtr),
@@ -58,6 +60,10 @@ def main():
                     mkblob.words({80: STACK + 96, 84: 0})),
         "jit-v8": seed(a, {15: 0x10, 11: 8, 5: 28, 2: 16},
                        mkblob.words(jit)),
+        # the same JIT code inside table A's range, at 0x1000 (r5 bit 6,
+        # bits 8-15 0x10): the table cut around it
+        "jit-v8-cut": seed(a, {15: 0x10, 11: 8, 5: 0x105c, 2: 16},
+                           mkblob.words(cut)),
     }
     for name, data in seeds.items():
         with open(os.path.join(out, name), "wb") as f:
