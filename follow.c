@@ -274,6 +274,7 @@ struct uwprof_cand {
 	unsigned long pgoff;
 	struct file *file;	/* NULL: anonymous code */
 	bool vdso;		/* the kernel's vDSO: read from memory */
+	bool anon;		/* anonymous memory (no file, no special pages) */
 	bool again;		/* not in the page cache: not examined yet */
 	struct uw2_module mod;
 };
@@ -297,8 +298,8 @@ static void uwprof_examine(struct uwprof_session *s, struct uwprof_cand *c)
 		.text_start = c->start,
 		.text_end = c->end,
 		/* anonymous code: a JIT's, of the kind START named, if any */
-		.frames = c->file || c->vdso ? UW2_FRAMES_TABLE :
-			  READ_ONCE(s->anon_frames),
+		.frames = c->anon ? READ_ONCE(s->anon_frames) :
+			  UW2_FRAMES_TABLE,
 	};
 	if (c->vdso)
 		err = uwprof_elf_user_info(c->start, c->end - c->start, &e);
@@ -333,6 +334,8 @@ static void uwprof_cand_of(struct mm_struct *mm, struct vm_area_struct *vma,
 		.pgoff = vma->vm_pgoff,
 		.file = vma->vm_file ? get_file(vma->vm_file) : NULL,
 		.vdso = !vma->vm_file && vma->vm_start == uwprof_arch_vdso(mm),
+		/* not the kernel's special pages (sigpage, vectors): no JIT's */
+		.anon = vma_is_anonymous(vma),
 	};
 }
 
