@@ -4,8 +4,8 @@
 # Debian's armhf node (nodejs 18.20.4, V8 10.2, libnode.so.108 as shipped)
 # in the VM, running tests/node/workload.js (hot functions calling each
 # other and native code, on the main thread and a worker) under
-# "uwprof record --jit v8-arm" with V8's embedded builtins marked
-# (--jit-range libnode.so.108:START-END) and node's --perf-basic-prof and
+# "uwprof record --jit v8-arm" (which finds V8's embedded builtins in
+# libnode itself, record/v8blob.c) and node's --perf-basic-prof and
 # --perf-prof.  Judged by the call-site checker (bench/perf/analyze.py
 # --check), extended to JIT code: every JIT return address it meets must
 # lie in code jit-PID.dump recorded and follow a call there.  Also: the share of samples with a JIT frame, the share
@@ -21,9 +21,10 @@
 #
 # make test-node (not part of make check: it downloads about 30 MB of
 # Debian packages into build/node and boots a VM with a 90 MB guest).
-# The builtins' range: V8's DefaultEmbeddedBlobCode() and ...CodeSize()
-# read variables through the GOT; NODE_BLOB (default the one of
-# 18.20.4+dfsg-1~deb12u2) is [start, end) at link addresses.
+# NODE_BLOB, the builtins' range [start, end) at link addresses in
+# 18.20.4+dfsg-1~deb12u2 (what V8's DefaultEmbeddedBlobCode() and
+# ...CodeSize() give), tells JIT frames apart in the data file; the
+# share walked back into native code shows record marked them.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -64,7 +65,7 @@ cat >"$g/run.sh" <<GUEST
 insmod /uwprof.ko
 export LD_LIBRARY_PATH=/usr/lib/arm-linux-gnueabihf:/nodelib
 mkdir -p /tmp/w && cd /tmp/w
-/node-test/uwprof record -q --jit v8-arm --jit-range libnode.so.108:$NODE_BLOB \\
+/node-test/uwprof record -q --jit v8-arm \\
 	--no-auto-tables --tables /node-test/tables -F 1000 -o /out/node.data -- \\
 	/usr/bin/node --perf-basic-prof --perf-prof /node-test/workload.js $SECONDS_RUN
 GUEST

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * uwprof record and JIT code.  A JIT's code inside a file (V8's builtins
- * embedded in libnode: --jit-range) is attached as JIT code of the --jit
- * kind wherever the file is mapped.  The symbol files JITs write for perf
+ * embedded in libnode: --jit-range, or for --jit v8-arm found in the file
+ * by record/v8blob.c) is attached as JIT code of the --jit kind wherever
+ * the file is mapped.  The symbol files JITs write for perf
  * are copied into the data file at the end of the recording, as perf
  * copies them, so that report can name frames in JIT code
  * (docs/DATAFILE.md, UWD_JITMAP):
@@ -25,6 +26,7 @@
 #include "lib/regfile.h"
 #include "record/attach.h"
 #include "record/record.h"
+#include "unwind_v2.h"
 #include "uwprof.h"
 
 static const char *base_name(const char *path)
@@ -34,24 +36,60 @@ static const char *base_name(const char *path)
 	return b ? b + 1 : path;
 }
 
+/* Attach [@start, @end) of mapping @s (link addresses) as JIT code. */
+static bool mark_range(struct rec *r, pid_t pid, const struct seen_map *s,
+		       uint32_t start, uint32_t end)
+{
+	int err;
+
+	start += s->m.bias;
+	end += s->m.bias;
+	if (start < s->m.start || end > s->m.end || end < start)
+		return false;
+	err = uw_dev_attach_frames(r->fd, pid, r->o.jit_frames, start, end);
+	/* EEXIST: this mapping's, marked at an earlier look */
+	if (err && err != -EEXIST)
+		uw_err("record: warning: pid %d: JIT code of %s at 0x%08x-0x%08x: %s",
+		       (int)pid, s->path, start, end, strerror(-err));
+	return true;
+}
+
+/* V8's builtins in the file of @s, looked for once a file. */
+static const struct rec_v8_file *v8_file(struct rec *r,
+					 const struct seen_map *s)
+{
+	struct rec_v8_file *f;
+
+	for (unsigned int i = 0; i < r->nv8files; i++)
+		if (!strcmp(r->v8files[i].path, s->path))
+			return &r->v8files[i];
+	r->v8files = rec_grow(r->v8files, &r->v8room, r->nv8files,
+			      sizeof(*r->v8files));
+	f = &r->v8files[r->nv8files++];
+	snprintf(f->path, sizeof(f->path), "%s", s->path);
+	f->found = !rec_v8_blob(s->path, &f->start, &f->end);
+	return f;
+}
+
 void rec_jit_mark(struct rec *r, pid_t pid, const struct seen_map *s)
 {
+	const struct rec_v8_file *v8;
+	bool marked = false;
+
+	if (!(s->m.flags & UWD_MAP_BIAS) || !r->o.jit_frames)
+		return;
 	for (unsigned int i = 0; i < r->o.njit_ranges; i++) {
 		const struct rec_jit_range *j = &r->o.jit_ranges[i];
-		uint32_t start = j->start + s->m.bias, end = j->end + s->m.bias;
-		int err;
 
-		if (!(s->m.flags & UWD_MAP_BIAS) ||
-		    strcmp(j->file, base_name(s->path)) ||
-		    start < s->m.start || end > s->m.end || end < start)
-			continue;
-		err = uw_dev_attach_frames(r->fd, pid, r->o.jit_frames, start,
-					   end);
-		/* EEXIST: this mapping's, marked at an earlier look */
-		if (err && err != -EEXIST)
-			uw_err("record: warning: pid %d: JIT code of %s at 0x%08x-0x%08x: %s",
-			       (int)pid, s->path, start, end, strerror(-err));
+		if (!strcmp(j->file, base_name(s->path)))
+			marked |= mark_range(r, pid, s, j->start, j->end);
 	}
+	if (marked || r->o.jit_frames != UW2_FRAMES_V8_ARM ||
+	    s->m.elf_offset)
+		return;
+	v8 = v8_file(r, s);
+	if (v8->found)
+		mark_range(r, pid, s, v8->start, v8->end);
 }
 
 #define REC_JIT_MAX	(256u << 20)
