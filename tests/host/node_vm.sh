@@ -17,7 +17,9 @@
 # function offset table passes the format's 16-bit index: issue 21's
 # table splitting), so every walk that leaves JIT code for libnode's C++
 # code stops no-table there.  The thresholds below are about the JIT
-# walk alone.
+# walk alone; NODE_TABLES=DIR adds DIR/*.uwt to the guest's tables (a
+# libnode table made by a uwprof that can), and the test then also
+# prints the share fully unwound, per thread kind, unjudged.
 #
 # make test-node (not part of make check: it downloads about 30 MB of
 # Debian packages into build/node and boots a VM with a 90 MB guest).
@@ -59,6 +61,7 @@ for f in usr/bin/node lib/arm-linux-gnueabihf/libc.so.6 \
 	"$UWPROF" table --prologue-analysis "$node/root/$f" --build-id-dir "$g/tables" \
 		>/dev/null 2>"$tmp/table.err" || fail "table for $f: $(tail -n 1 "$tmp/table.err")"
 done
+[ -n "${NODE_TABLES:-}" ] && cp "$NODE_TABLES"/*.uwt "$g/tables/"
 cp "$BUILD/arm/uwprof" "$top/tests/node/workload.js" "$g/"
 cat >"$g/run.sh" <<GUEST
 #!/bin/sh
@@ -85,6 +88,10 @@ ok "node recorded in the VM ($(grep -c '' "$tmp/vm.log") console lines)"
 "$PY" "$top/bench/perf/analyze.py" --check "$tmp/out/node.data" \
 	--root "$node/root" --unstripped "$tmp" >"$tmp/check.txt"
 read -r _ jchecked jok < <(grep '^jit ' "$tmp/check.txt")
+for k in all main other; do
+	read -r _ n full < <(grep "^$k " "$tmp/check.txt")
+	echo "# fully unwound ($k threads): ${full:-?} of ${n:-?} samples"
+done
 if [ "${jchecked:-0}" -gt 100 ] && [ "$jchecked" = "$jok" ]; then
 	ok "every JIT return address follows a call in jit-PID.dump's code ($jok)"
 else
