@@ -30,8 +30,10 @@
  *
  * The interrupt defers a sample of a followed process when its unwind
  * ended at code with no table that was not examined yet (the session has
- * tables by build-id), or at a stack page that was not resident (the
- * session follows processes or has tables by build-id).  If no slot is
+ * tables by build-id, or START named the frame kind of anonymous code,
+ * which is then attached as JIT code of that kind), or at a stack page
+ * that was not resident (the session follows processes or has tables by
+ * build-id).  If no slot is
  * free the interrupt's own result is delivered instead; a sample of a
  * process not followed yet is then lost and counted (deferred_failed).
  *
@@ -143,14 +145,24 @@ static bool uwprof_code_known(struct uwprof_session *s, struct uwprof_proc *p,
 	if (!m)
 		return false;
 	mod = uw2_find_module(m->mod, m->n, addr);
-	return mod && (mod->table || m->gen == READ_ONCE(s->table_gen));
+	return mod && (uwprof_mod_attached(mod) ||
+		       m->gen == READ_ONCE(s->table_gen));
+}
+
+/*
+ * Does task context examine code met without a table: tables were
+ * uploaded by build-id, or anonymous code is a JIT's (START)?
+ */
+static bool uwprof_examines(struct uwprof_session *s)
+{
+	return READ_ONCE(s->n_bid_tables) || READ_ONCE(s->anon_frames);
 }
 
 /* In the interrupt: would task context finish this unwind better? */
 bool uwprof_defer_wanted(struct uwprof_session *s, struct uwprof_proc *p,
 			 enum uw2_stop stop, const u32 *frames, u32 nframes)
 {
-	bool bid = READ_ONCE(s->n_bid_tables);
+	bool bid = uwprof_examines(s);
 
 	if (stop == UW2_STOP_READ_FAULT)
 		return bid || s->inherit || s->follow_all;
@@ -262,6 +274,7 @@ struct uwprof_cand {
 	unsigned long pgoff;
 	struct file *file;	/* NULL: anonymous code */
 	bool vdso;		/* the kernel's vDSO: read from memory */
+	bool anon;		/* anonymous memory (no file, no special pages) */
 	bool again;		/* not in the page cache: not examined yet */
 	struct uw2_module mod;
 };
@@ -284,6 +297,9 @@ static void uwprof_examine(struct uwprof_session *s, struct uwprof_cand *c)
 	c->mod = (struct uw2_module){
 		.text_start = c->start,
 		.text_end = c->end,
+		/* anonymous code: a JIT's, of the kind START named, if any */
+		.frames = c->anon ? READ_ONCE(s->anon_frames) :
+			  UW2_FRAMES_TABLE,
 	};
 	if (c->vdso)
 		err = uwprof_elf_user_info(c->start, c->end - c->start, &e);
@@ -318,6 +334,8 @@ static void uwprof_cand_of(struct mm_struct *mm, struct vm_area_struct *vma,
 		.pgoff = vma->vm_pgoff,
 		.file = vma->vm_file ? get_file(vma->vm_file) : NULL,
 		.vdso = !vma->vm_file && vma->vm_start == uwprof_arch_vdso(mm),
+		/* not the kernel's special pages (sigpage, vectors): no JIT's */
+		.anon = vma_is_anonymous(vma),
 	};
 }
 
@@ -400,7 +418,8 @@ static bool uwprof_snap_knows(const struct uwprof_snapshot *snap, u32 start,
 	if (!lo)
 		return false;
 	m = &snap->mods[lo - 1];
-	return m->text_end > start && (m->table || snap->examined_ok);
+	return m->text_end > start &&
+	       (uwprof_mod_attached(m) || snap->examined_ok);
 }
 
 /*
@@ -561,7 +580,7 @@ static enum uw2_stop uwprof_defer_walk(struct uwprof_session *s,
 	struct uw2_regs regs;
 	enum uw2_stop stop;
 
-	if (READ_ONCE(s->n_bid_tables))
+	if (uwprof_examines(s))
 		uwprof_resolve_at(s, 0, snap);	/* a sweep */
 	for (;;) {
 		regs = d->regs;
@@ -570,14 +589,14 @@ static enum uw2_stop uwprof_defer_walk(struct uwprof_session *s,
 					 snap->uw2_flags, NULL);
 		at = stop == UW2_STOP_NO_TABLE && *nframes ?
 		     frames[*nframes - 1] : 0;
-		if (!at || !READ_ONCE(s->n_bid_tables) ||
+		if (!at || !uwprof_examines(s) ||
 		    uwprof_snap_knows(snap, at, at + 1) ||
 		    tries++ == UWPROF_RESOLVE_MAX)
 			return stop;
 		uwprof_resolve_at(s, at, snap);
 		/* again only if that code has a table now */
 		m = uw2_find_module(snap->mods, snap->n, at);
-		if (!m || !m->table)
+		if (!m || !uwprof_mod_attached(m))
 			return stop;
 	}
 }

@@ -24,11 +24,12 @@ static const char usage_text[] =
 "usage: uwprof unwind --table FILE[@TEXT_START] [--table ...]\n"
 "                     --stack FILE --stack-base ADDR [--reg NAME=VALUE ...]\n"
 "                     [--max-depth N] [--chrome-compat]\n"
+"                     [--jit KIND:START-END ...]\n"
 "\n"
 "Replays one unwind with v2 tables and prints the frames it finds:\n"
 "one line '#N 0xADDRESS' per frame (#0 is the sampled pc), then\n"
 "'stop: REASON' (root, no-table, refused, bad-sp, no-progress,\n"
-"read-fault, bad-opcode, max-depth or noreturn).\n"
+"read-fault, bad-opcode, max-depth, noreturn, budget or jit-chain).\n"
 "\n"
 "  --table FILE[@TEXT_START]  a table (.uwt container or raw v2 blob) for\n"
 "                             code whose .text starts at TEXT_START; the\n"
@@ -40,6 +41,10 @@ static const char usage_text[] =
 "  --reg NAME=VALUE           r0-r15, sp, lr, pc, fp or ip; pc is\n"
 "                             required, sp defaults to --stack-base\n"
 "  --max-depth N              most frames to report (default 128)\n"
+"  --jit KIND:START-END       [START, END) is JIT code of a frame kind\n"
+"                             (v8-arm: V8's frame chain in r11),\n"
+"                             walked until it returns to tabled code;\n"
+"                             repeatable\n"
 "  --chrome-compat            Chrome's rules: callers looked up at the\n"
 "                             return address itself, and every frame's\n"
 "                             sp 8-byte aligned (else word alignment)\n"
@@ -55,9 +60,17 @@ struct loaded_table {
 	struct uw2_table table;
 };
 
+/* Code of a frame kind other than tables (--jit). */
+struct jit_range {
+	u32 start, end;
+	enum uw2_frames frames;
+};
+
 struct unwind_args {
 	struct loaded_table tables[MAX_TABLES];
 	u32 ntables;
+	struct jit_range jit[MAX_TABLES];
+	u32 njit;
 	const char *stack_path;
 	u32 stack_base;
 	bool have_stack_base;
@@ -121,6 +134,41 @@ static void parse_table_spec(char *spec, struct loaded_table *lt)
 		lt->text_start = start;
 		lt->have_text_start = true;
 	}
+}
+
+/* "KIND:START-END" (--jit): code of a frame kind, such as v8-arm. */
+static bool parse_jit_spec(char *spec, struct unwind_args *a)
+{
+	char *colon = strchr(spec, ':'), *dash;
+	struct jit_range *j = &a->jit[a->njit];
+	u32 k;
+
+	if (a->njit == MAX_TABLES) {
+		uw_err("unwind: more than %d --jit ranges", MAX_TABLES);
+		return false;
+	}
+	dash = colon ? strchr(colon, '-') : NULL;
+	if (!dash) {
+		uw_err("unwind: --jit '%s' is not KIND:START-END", spec);
+		return false;
+	}
+	*colon = *dash = '\0';
+	for (k = UW2_FRAMES_TABLE + 1; uw2_frames_name(k); k++)
+		if (!strcmp(spec, uw2_frames_name(k)))
+			break;
+	if (!uw2_frames_name(k)) {
+		uw_err("unwind: --jit: unknown frame kind '%s' (v8-arm)", spec);
+		return false;
+	}
+	j->frames = k;
+	if (!uw_parse_u32(colon + 1, &j->start) ||
+	    !uw_parse_u32(dash + 1, &j->end) || j->start >= j->end) {
+		uw_err("unwind: --jit %s: START-END must be numbers, START below END",
+		       spec);
+		return false;
+	}
+	a->njit++;
+	return true;
 }
 
 static int reg_index(const char *name)
@@ -203,6 +251,7 @@ static bool parse_option(int argc, char **argv, int *i, struct unwind_args *a)
 {
 	static const char *const valued[] = {
 		"--table", "--stack", "--stack-base", "--reg", "--max-depth",
+		"--jit",
 	};
 	char *val = NULL;
 	size_t k;
@@ -242,6 +291,8 @@ static bool parse_option(int argc, char **argv, int *i, struct unwind_args *a)
 		return parse_number_arg("--stack-base", val, &a->stack_base);
 	case 3:
 		return parse_reg(val, a);
+	case 5:
+		return parse_jit_spec(val, a);
 	default:
 		if (!parse_number_arg("--max-depth", val, &a->max_depth))
 			return false;
@@ -293,11 +344,17 @@ static bool build_modules(struct unwind_args *a, struct uw2_module *mods)
 		mods[i].text_end = span > 0xffffffffu - lt->text_start ?
 				   0xffffffffu : lt->text_start + span;
 		mods[i].table = &lt->table;
+		mods[i].frames = UW2_FRAMES_TABLE;
+		mods[i].skip = 0;
 	}
-	qsort(mods, a->ntables, sizeof(mods[0]), compare_modules);
-	for (u32 i = 1; i < a->ntables; i++) {
+	for (u32 i = 0; i < a->njit; i++)
+		mods[a->ntables + i] = (struct uw2_module){
+			a->jit[i].start, a->jit[i].end, NULL, a->jit[i].frames, 0,
+		};
+	qsort(mods, a->ntables + a->njit, sizeof(mods[0]), compare_modules);
+	for (u32 i = 1; i < a->ntables + a->njit; i++) {
 		if (mods[i].text_start < mods[i - 1].text_end) {
-			uw_err("unwind: tables at 0x%08x and 0x%08x overlap (a raw blob covers whole 128 KiB pages)",
+			uw_err("unwind: ranges at 0x%08x and 0x%08x overlap (a raw blob covers whole 128 KiB pages)",
 			       mods[i - 1].text_start, mods[i].text_start);
 			return false;
 		}
@@ -321,7 +378,7 @@ static int stack_buf_read(void *ctx, u32 addr, u32 *val)
 
 static int replay(struct unwind_args *a, const u8 *stack_bytes, u32 size)
 {
-	struct uw2_module mods[MAX_TABLES];
+	struct uw2_module mods[2 * MAX_TABLES];
 	struct stack_buf sb = { stack_bytes, a->stack_base };
 	struct uw2_stack stack = {
 		.lo = a->stack_base, .hi = a->stack_base + size,
@@ -337,7 +394,7 @@ static int replay(struct unwind_args *a, const u8 *stack_bytes, u32 size)
 		uw_err("unwind: out of memory");
 		return UWPROF_EXIT_FAIL;
 	}
-	stop = uw2_unwind(mods, a->ntables, &a->regs, &stack, frames,
+	stop = uw2_unwind(mods, a->ntables + a->njit, &a->regs, &stack, frames,
 			  a->max_depth, &n, a->flags);
 	for (u32 i = 0; i < n; i++)
 		printf("#%u 0x%08x\n", i, frames[i]);

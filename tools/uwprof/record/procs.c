@@ -571,6 +571,7 @@ static void resolve(struct rec *r, struct target *t, const struct uw_mapping *mp
 	if (info.nloads && !uw_map_bias(info.loads, info.nloads, m->start, m->end,
 					 m->offset, &s->m.bias))
 		s->m.flags |= UWD_MAP_BIAS;
+	rec_jit_mark(r, t->pid, s);
 	if (!info.build_id_len)
 		return;
 	memcpy(s->m.build_id, info.build_id, info.build_id_len);
