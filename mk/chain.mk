@@ -7,7 +7,7 @@ CHAIN_VARIANTS	:= $(foreach cc,gcc clang,$(foreach isa,thumb arm,\
 CHAIN_CC_gcc	:= $(ARM_CROSS)gcc
 CHAIN_CC_clang	:= clang --target=arm-linux-gnueabihf -march=armv7-a -mfloat-abi=hard
 CHAIN_LIB_SRCS	:= tools/uwprof/record/attach.c tools/uwprof/lib/addrmap.c tools/uwprof/lib/procmaps.c \
-		   tools/uwprof/lib/uwt.c tools/uwprof/lib/regfile.c
+		   tools/uwprof/lib/uwt.c tools/uwprof/lib/regfile.c unwind_v2.c
 CHAIN_BINS	:= $(foreach v,$(CHAIN_VARIANTS),$(ARM_OUT)/selftests/chain-$(v)_test)
 ARM_LIBC	:= $(BUILD)/arm/root/lib/arm-linux-gnueabihf/libc.so.6
 

@@ -28,6 +28,7 @@
 #include "record/attach.h"
 #include "tables_util.h"
 #include "uwprof_util.h"
+#include "unwind_v2.h"
 
 #define RUN_SECONDS	5
 #define SAMPLE_HZ	1000
@@ -197,10 +198,6 @@ static int chain_main(int ready, int go)
 
 TEST(known_chain_unwinds_to_root)
 {
-	static const char *const stop_names[UWPROF_STOP_NR] = {
-		"root", "no-table", "refused", "bad-sp", "no-progress",
-		"read-fault", "bad-opcode", "max-depth", "noreturn",
-	};
 	struct chain_syms syms;
 	struct verdict v = { 0 };
 	uint32_t bias = 0;
@@ -232,7 +229,7 @@ TEST(known_chain_unwinds_to_root)
 	       v.wrong_chain, v.not_root);
 	for (i = 0; i < UWPROF_STOP_NR; i++)
 		if (v.stops[i])
-			printf("#   stop %s: %u\n", stop_names[i], v.stops[i]);
+			printf("#   stop %s: %u\n", uw2_stop_name(i), v.stops[i]);
 	EXPECT_EQ(0, v.bad_record);
 	/* enough samples for the share to mean something, even on a busy host */
 	EXPECT_LT(RUN_SECONDS * SAMPLE_HZ / 5, v.samples);
