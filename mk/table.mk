@@ -14,6 +14,7 @@ TABLE_ELF	:= tools/uwprof/table/dwarf.c tools/uwprof/table/ehabi.c \
 		   tools/uwprof/table/spans.c tools/uwprof/table/discover.c \
 		   tools/uwprof/table/discover_walk.c \
 		   tools/uwprof/table/discover_seeds.c \
+		   tools/uwprof/table/decode_once.c \
 		   tools/uwprof/table/extsyms.c
 TABLE_SRCS	:= $(TABLE_CORE) $(TABLE_ELF)
 TABLE_LIBS	:= -ldw -lelf -lz -lcapstone

@@ -500,13 +500,9 @@ static int setup(struct dc *d, struct tb_elf *e, struct tb_discover_stats *st)
 		return -1;
 	for (u32 i = 0; i < e->nsecs && i < 32; i++)
 		d->secb[i] = tb_elf_sec_bytes(e, &e->secs[i]);
-	if (cs_open(CS_ARCH_ARM, CS_MODE_ARM, &d->cs[0]) != CS_ERR_OK)
+	if (tb_dec_open(&d->dec, d->lo, d->n))
 		return -1;
-	if (cs_open(CS_ARCH_ARM, CS_MODE_THUMB, &d->cs[1]) != CS_ERR_OK)
-		return -1;
-	cs_option(d->cs[0], CS_OPT_DETAIL, CS_OPT_ON);
-	cs_option(d->cs[1], CS_OPT_DETAIL, CS_OPT_ON);
-	d->insn = cs_malloc(d->cs[0]);
+	d->insn = cs_malloc(d->dec.cs[0]);
 	return d->insn ? 0 : -1;
 }
 
@@ -514,9 +510,7 @@ static void teardown(struct dc *d)
 {
 	if (d->insn)
 		cs_free(d->insn, 1);
-	for (int i = 0; i < 2; i++)
-		if (d->cs[i])
-			cs_close(&d->cs[i]);
+	tb_dec_close(&d->dec);
 	free(d->fl);
 	free(d->fn);
 	free(d->found.v);

@@ -9,6 +9,7 @@
 #ifndef UWPROF_TABLE_DISCOVER_H
 #define UWPROF_TABLE_DISCOVER_H
 
+#include "table/decode_once.h"
 #include "table/table.h"
 
 struct tb_elf;
@@ -62,7 +63,7 @@ struct dc_fn {
 /* The state of discovery over the code the table covers. */
 struct dc {
 	struct tb_elf *e;
-	size_t cs[2];		/* capstone handles (csh): ARM, Thumb */
+	struct tb_dec dec;	/* every instruction decoded once */
 	void *insn;		/* cs_insn */
 	u8 *fl;			/* flags, one per halfword from lo */
 	u32 lo, n;
