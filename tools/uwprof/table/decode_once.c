@@ -2,8 +2,9 @@
 /*
  * Instructions decoded once (decode_once.h): each (address, instruction
  * set) is decoded by capstone the first time it is asked for; its detail
- * is kept in two arrays (records and operands, 16 bytes each) and copied
- * back on every later visit, and an undecodable one is remembered too.
+ * is kept in three arrays (records, operands, implicit registers and
+ * groups) and copied back on every later visit, with the instruction's
+ * bytes; an undecodable one is remembered too.
  *
  * capstone's Thumb decoder keeps state between calls: after an IT
  * instruction, the next one to four instructions it decodes take their
@@ -28,7 +29,10 @@ struct tb_dec_rec {
 	u8 size, op_count;
 	u8 cc, update_flags, writeback, usermode;
 	u8 mem_barrier, vector_data, cps_mode, cps_flag, vector_size;
+	u8 nread, nwrite, ngroups;
 	u32 op;			/* the first operand in tb_dec.op */
+	u32 reg;		/* implicit registers read, written, then
+				 * groups, in tb_dec.reg */
 };
 
 /* One operand: a memory operand's fields packed, other unions raw. */
@@ -73,6 +77,7 @@ void tb_dec_close(struct tb_dec *c)
 	}
 	free(c->rec);
 	free(c->op);
+	free(c->reg);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -128,10 +133,32 @@ static bool pack_op(const cs_arm_op *o, struct tb_dec_op *p)
 	return true;
 }
 
+/* Keep @in's implicit registers (ids below 256) and groups. */
+static bool keep_regs(struct tb_dec *c, const cs_detail *d)
+{
+	u8 nr = d->regs_read_count, nw = d->regs_write_count;
+	u8 *v;
+
+	if (!grow((void **)&c->reg, &c->capreg,
+		  c->nreg + nr + nw + d->groups_count, 1))
+		return false;
+	v = c->reg + c->nreg;
+	for (u8 i = 0; i < nr + nw; i++) {
+		u16 r = i < nr ? d->regs_read[i] : d->regs_write[i - nr];
+
+		if (r > 0xff)
+			return false;
+		*v++ = (u8)r;
+	}
+	memcpy(v, d->groups, d->groups_count);
+	return true;
+}
+
 /* Keep @in's decoded form: its record's index + 1, or 0 (not kept). */
 static u32 keep(struct tb_dec *c, const cs_insn *in)
 {
-	const cs_arm *a = &in->detail->arm;
+	const cs_detail *d = in->detail;
+	const cs_arm *a = &d->arm;
 	struct tb_dec_rec *r;
 
 	if (!fits(a->cc, 8, false) || !fits(a->mem_barrier, 8, false) ||
@@ -144,6 +171,8 @@ static u32 keep(struct tb_dec *c, const cs_insn *in)
 	for (u8 i = 0; i < a->op_count; i++)
 		if (!pack_op(&a->operands[i], &c->op[c->nop + i]))
 			return 0;
+	if (!keep_regs(c, d))
+		return 0;
 	r = &c->rec[c->nrec];
 	*r = (struct tb_dec_rec){
 		.id = (u16)in->id, .size = (u8)in->size,
@@ -152,25 +181,37 @@ static u32 keep(struct tb_dec *c, const cs_insn *in)
 		.usermode = a->usermode, .mem_barrier = (u8)a->mem_barrier,
 		.vector_data = (u8)a->vector_data, .cps_mode = (u8)a->cps_mode,
 		.cps_flag = (u8)a->cps_flag, .vector_size = (u8)a->vector_size,
-		.op = c->nop,
+		.nread = d->regs_read_count, .nwrite = d->regs_write_count,
+		.ngroups = d->groups_count, .op = c->nop, .reg = c->nreg,
 	};
 	c->nop += a->op_count;
+	c->nreg += r->nread + r->nwrite + r->ngroups;
 	return ++c->nrec;
 }
 
 /* Give a kept instruction back, its detail reset first as capstone's is. */
 static void unpack(const struct tb_dec *c, const struct tb_dec_rec *r,
-		   u32 addr, cs_insn *out)
+		   u32 addr, const u8 *b, cs_insn *out)
 {
 	cs_detail *d = out->detail;
 	cs_arm *a = &d->arm;
+	const u8 *v = c->reg + r->reg;
 
 	out->id = r->id;
 	out->address = addr;
 	out->size = r->size;
+	memcpy(out->bytes, b, r->size);
 	out->mnemonic[0] = 0;
 	out->op_str[0] = 0;
 	memset(d, 0, offsetof(cs_detail, arm) + sizeof(cs_arm));
+	d->regs_read_count = r->nread;
+	d->regs_write_count = r->nwrite;
+	d->groups_count = r->ngroups;
+	for (u8 i = 0; i < r->nread; i++)
+		d->regs_read[i] = *v++;
+	for (u8 i = 0; i < r->nwrite; i++)
+		d->regs_write[i] = *v++;
+	memcpy(d->groups, v, r->ngroups);
 	for (u32 i = 0; i < sizeof(a->operands) / sizeof(a->operands[0]); i++) {
 		a->operands[i].vector_index = -1;
 		a->operands[i].neon_lane = -1;
@@ -258,6 +299,17 @@ static void follow_it(struct tb_dec *c, bool ok, const cs_insn *in)
 		c->it_hi--;
 }
 
+void tb_dec_reset_it(struct tb_dec *c)
+{
+	static const u8 none[4];
+	cs_insn *in = NULL;
+
+	/* cs_disasm() empties it, and decodes nothing from no bytes */
+	if (cs_disasm(c->cs[1], none, 0, 0, 1, &in))
+		cs_free(in, 1);
+	c->it_lo = c->it_hi = 0;
+}
+
 bool tb_dec_insn(struct tb_dec *c, bool thumb, const u8 *b, size_t size,
 		 u32 addr, cs_insn *out)
 {
@@ -275,7 +327,7 @@ bool tb_dec_insn(struct tb_dec *c, bool thumb, const u8 *b, size_t size,
 
 		if (size < r->size)
 			return false;	/* as capstone: too few bytes */
-		unpack(c, r, addr, out);
+		unpack(c, r, addr, b, out);
 		return true;
 	}
 	ok = cs_disasm_iter(c->cs[thumb], &b, &size, &at, out);

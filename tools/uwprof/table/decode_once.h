@@ -7,10 +7,11 @@
  * compact arrays indexed by address and instruction set, and gives it back
  * as capstone gave it.
  *
- * What a kept instruction carries: its id, address, size, and detail->arm
- * (condition, flags, every operand's fields); not its text (mnemonic and
- * op_str are empty), implicit registers or groups.  An IT instruction is
- * always decoded again (see it_hi in decode_once.c), and so is every
+ * What a kept instruction carries: its id, address, size, bytes, implicit
+ * registers, groups and detail->arm (condition, flags, every operand's
+ * fields); not its text: mnemonic and op_str are empty (a message that
+ * shows the instruction decodes it again).  An IT instruction is always
+ * decoded again (see it_hi in decode_once.c), and so is every
  * instruction capstone decodes inside an IT block.
  */
 #ifndef UWPROF_TABLE_DECODE_ONCE_H
@@ -31,6 +32,8 @@ struct tb_dec {
 	u32 nrec, caprec;
 	struct tb_dec_op *op;
 	u32 nop, capop;
+	u8 *reg;
+	u32 nreg, capreg;
 	int it_lo, it_hi;	/* capstone's IT block state (Thumb): the
 				 * fewest and most instructions it may still
 				 * hold; it_hi -1 not known */
@@ -42,6 +45,12 @@ struct tb_dec {
  */
 int tb_dec_open(struct tb_dec *c, u32 lo, u32 n);
 void tb_dec_close(struct tb_dec *c);
+
+/*
+ * Leave capstone's Thumb IT block state empty, as on a handle just
+ * opened (a walk of its own starts so).
+ */
+void tb_dec_reset_it(struct tb_dec *c);
 
 /*
  * Decode one instruction at @addr from @b (@size bytes there) into @out

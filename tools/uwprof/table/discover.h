@@ -9,7 +9,6 @@
 #ifndef UWPROF_TABLE_DISCOVER_H
 #define UWPROF_TABLE_DISCOVER_H
 
-#include "table/decode_once.h"
 #include "table/table.h"
 
 struct tb_elf;
@@ -63,7 +62,7 @@ struct dc_fn {
 /* The state of discovery over the code the table covers. */
 struct dc {
 	struct tb_elf *e;
-	struct tb_dec dec;	/* every instruction decoded once */
+	struct tb_dec *dec;	/* tb_elf_decoder(e) */
 	void *insn;		/* cs_insn */
 	u8 *fl;			/* flags, one per halfword from lo */
 	u32 lo, n;
