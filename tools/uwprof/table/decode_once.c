@@ -23,6 +23,7 @@
 #include "table/decode_once.h"
 
 #define TB_DEC_BAD	0xffffffffu
+#define MAX_OPS		(sizeof(((cs_arm *)0)->operands) / sizeof(cs_arm_op))
 
 struct tb_dec_rec {
 	u16 id;
@@ -53,9 +54,20 @@ struct tb_dec_op {
 
 int tb_dec_open(struct tb_dec *c, u32 lo, u32 n)
 {
+	cs_arm *a;
+
 	memset(c, 0, sizeof(*c));
 	c->lo = lo;
 	c->n = n;
+	/* a detail as capstone resets it before decoding (ARMDisassembler.c) */
+	c->blank = calloc(1, sizeof(*c->blank));
+	if (!c->blank)
+		return -1;
+	a = &c->blank->arm;
+	for (u32 i = 0; i < MAX_OPS; i++) {
+		a->operands[i].vector_index = -1;
+		a->operands[i].neon_lane = -1;
+	}
 	for (int t = 0; t < 2; t++) {
 		c->at[t] = calloc(n ? n : 1, sizeof(*c->at[t]));
 		if (!c->at[t] ||
@@ -78,6 +90,7 @@ void tb_dec_close(struct tb_dec *c)
 	free(c->rec);
 	free(c->op);
 	free(c->reg);
+	free(c->blank);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -189,8 +202,13 @@ static u32 keep(struct tb_dec *c, const cs_insn *in)
 	return ++c->nrec;
 }
 
-/* Give a kept instruction back, its detail reset first as capstone's is. */
-static void unpack(const struct tb_dec *c, const struct tb_dec_rec *r,
+/*
+ * Give a kept instruction back, its detail reset first as capstone's is
+ * (from c->blank).  Of the 36 operands, only those a decode into the
+ * same detail since the last tb_dec_reset_it() may have written are
+ * reset.
+ */
+static void unpack(struct tb_dec *c, const struct tb_dec_rec *r,
 		   u32 addr, const u8 *b, cs_insn *out)
 {
 	cs_detail *d = out->detail;
@@ -203,7 +221,15 @@ static void unpack(const struct tb_dec *c, const struct tb_dec_rec *r,
 	memcpy(out->bytes, b, r->size);
 	out->mnemonic[0] = 0;
 	out->op_str[0] = 0;
-	memset(d, 0, offsetof(cs_detail, arm) + sizeof(cs_arm));
+	u32 ops = d == c->last ? c->dirty : MAX_OPS;
+
+	/* what capstone writes, and the operands this call or the last one
+	 * into @out may have written, as capstone resets them */
+	ops = ops > r->op_count ? ops : r->op_count;
+	memcpy(d, c->blank, offsetof(cs_detail, arm) + offsetof(cs_arm, operands) +
+	       ops * sizeof(cs_arm_op));
+	c->last = d;
+	c->dirty = r->op_count;
 	d->regs_read_count = r->nread;
 	d->regs_write_count = r->nwrite;
 	d->groups_count = r->ngroups;
@@ -212,10 +238,6 @@ static void unpack(const struct tb_dec *c, const struct tb_dec_rec *r,
 	for (u8 i = 0; i < r->nwrite; i++)
 		d->regs_write[i] = *v++;
 	memcpy(d->groups, v, r->ngroups);
-	for (u32 i = 0; i < sizeof(a->operands) / sizeof(a->operands[0]); i++) {
-		a->operands[i].vector_index = -1;
-		a->operands[i].neon_lane = -1;
-	}
 	a->usermode = r->usermode;
 	a->vector_data = r->vector_data;
 	a->cps_mode = r->cps_mode;
@@ -308,6 +330,7 @@ void tb_dec_reset_it(struct tb_dec *c)
 	if (cs_disasm(c->cs[1], none, 0, 0, 1, &in))
 		cs_free(in, 1);
 	c->it_lo = c->it_hi = 0;
+	c->last = NULL;
 }
 
 bool tb_dec_insn(struct tb_dec *c, bool thumb, const u8 *b, size_t size,
@@ -331,6 +354,8 @@ bool tb_dec_insn(struct tb_dec *c, bool thumb, const u8 *b, size_t size,
 		return true;
 	}
 	ok = cs_disasm_iter(c->cs[thumb], &b, &size, &at, out);
+	c->last = out->detail;
+	c->dirty = MAX_OPS;
 	/* with 4 bytes every table was tried: undecodable whatever follows */
 	if (slot && !ok && size >= 4)
 		*slot = TB_DEC_BAD;

@@ -34,6 +34,11 @@ struct tb_dec {
 	u32 nop, capop;
 	u8 *reg;
 	u32 nreg, capreg;
+	cs_detail *blank;	/* a detail before decoding */
+	const cs_detail *last;	/* the last detail decoded into, since
+				 * tb_dec_reset_it(), and how many of its
+				 * operands may differ from blank's */
+	u32 dirty;
 	int it_lo, it_hi;	/* capstone's IT block state (Thumb): the
 				 * fewest and most instructions it may still
 				 * hold; it_hi -1 not known */
@@ -48,13 +53,16 @@ void tb_dec_close(struct tb_dec *c);
 
 /*
  * Leave capstone's Thumb IT block state empty, as on a handle just
- * opened (a walk of its own starts so).
+ * opened (a walk of its own starts so); instructions to decode into
+ * from now on may hold anything.
  */
 void tb_dec_reset_it(struct tb_dec *c);
 
 /*
  * Decode one instruction at @addr from @b (@size bytes there) into @out
  * (from cs_malloc), as cs_disasm_iter() would: false where it fails.
+ * Between calls, nothing else writes into the details it filled, nor
+ * frees one (they are reset only as far as it wrote them).
  */
 bool tb_dec_insn(struct tb_dec *c, bool thumb, const u8 *b, size_t size,
 		 u32 addr, cs_insn *out);
