@@ -52,7 +52,7 @@ HOST_TESTS	+= test_table_prologue
 test_table_prologue_SRCS := $(TABLE_CORE) tools/uwprof/table/elf.c \
 		   tools/uwprof/table/extsyms.c \
 		   $(PROLOGUE_SRCS) tools/uwprof/table/plt.c tools/uwprof/lib/regfile.c \
-		   tools/uwprof/table/spans.c
+		   tools/uwprof/table/spans.c tools/uwprof/table/decode_once.c
 test_table_prologue_LIBS := -ldw -lelf -lcapstone
 # table/elf.c opens its input through lib/elf.c (a file, or APK!/ENTRY)
 test_table_prologue_SRCS += tools/uwprof/lib/elf.c tools/uwprof/lib/zip.c
