@@ -60,9 +60,9 @@ void tb_dec_reset_it(struct tb_dec *c);
 
 /*
  * Decode one instruction at @addr from @b (@size bytes there) into @out
- * (from cs_malloc), as cs_disasm_iter() would: false where it fails.
- * Between calls, nothing else writes into the details it filled, nor
- * frees one (they are reset only as far as it wrote them).
+ * (with a detail), as cs_disasm_iter() would: false where it fails.
+ * Until the next tb_dec_reset_it(), nothing else writes into the details
+ * it filled, nor frees one: they are reset only as far as it wrote them.
  */
 bool tb_dec_insn(struct tb_dec *c, bool thumb, const u8 *b, size_t size,
 		 u32 addr, cs_insn *out);
