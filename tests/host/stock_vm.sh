@@ -27,8 +27,8 @@
 # emulator's translation (pbzip2: 72 to 159 of 3,000 to 5,000 samples in
 # ld.so, with byte-identical tables), a few points of the rate.
 #
-# make check runs a short form (one VM boot of 25-50 s, about a minute in
-# all): STOCK_PROGS (default "pbzip2 xz lua5.4 sqlite3 gzip": C++ with
+# make check runs a short form (one VM boot of 25-50 s without the runs
+# with tables made on the device, 131 s with them on a loaded host): STOCK_PROGS (default "pbzip2 xz lua5.4 sqlite3 gzip": C++ with
 # threads, C with threads, the interpreter, the SQL shell, plain C) at
 # STOCK_FREQS (default 1000).  make bench-stock runs all six at 1 and
 # 4 kHz with STOCK_FIGURES=FILE: the figures go to FILE as markdown
