@@ -116,6 +116,8 @@ struct pa_flow {
 
 /* The bytes of the section a function lies in. */
 struct pa_text {
+	struct tb_dec *dec;	/* the file's instructions decoded once, or
+				 * NULL: capstone decodes them */
 	const u8 *b;
 	u32 addr, size;
 	bool thumb;
@@ -129,8 +131,6 @@ struct pa_text {
 	u32 cfi_wrong;		/* out: where they are first wrong, or 0 */
 	const struct tb_elf *starts;	/* a function discovery found: its
 					 * tail calls must reach a start */
-	struct tb_dec *dec;	/* the file's instructions decoded once, or
-				 * NULL: capstone decodes them */
 };
 
 /*

@@ -192,6 +192,7 @@ int pa_analyse_symbol(struct tb_elf *e, const struct tb_sym *s, u32 i,
 		entries = inner_symbols(e, s->addr, s->addr + len, &nentries);
 	if (!pt)
 		pt = &plain;
+	pt->dec = tb_elf_decoder(e);
 	pt->b = text;
 	pt->addr = taddr;
 	pt->size = tsize;
@@ -199,7 +200,6 @@ int pa_analyse_symbol(struct tb_elf *e, const struct tb_sym *s, u32 i,
 	pt->no_maps = !e->nmaps;
 	pt->sized = s->size != 0;
 	pt->starts = s->found ? e : NULL;
-	pt->dec = tb_elf_decoder(e);
 	r = pa_analyse(text + (s->addr - taddr), len, s->addr, s->thumb, entries,
 		       nentries, thread_entry, data, ndata, pt, f, why, wlen);
 	free(entries);
