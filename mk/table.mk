@@ -31,7 +31,8 @@ TOOL_SRCS	+= $(wildcard unwind_v2.c)
 endif
 
 HOST_TESTS	+= test_table
-test_table_SRCS	:= $(TABLE_CORE)
+test_table_SRCS	:= $(TABLE_CORE) unwind_v2.c tools/uwprof/lib/uwt.c \
+		   tools/uwprof/lib/regfile.c
 
 # Real code for the table tests: lua5.4 (gcc and clang) and Debian's libc.
 lua-arm:
