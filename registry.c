@@ -609,8 +609,8 @@ bool uwprof_mod_live(const struct uw2_module *m)
 	return READ_ONCE(m->text_end) > m->text_start;
 }
 
-static bool uwprof_mod_overlaps(const struct uw2_module *m,
-				const struct uw2_module *add, u32 nadd)
+bool uwprof_mod_overlaps(const struct uw2_module *m,
+			 const struct uw2_module *add, u32 nadd)
 {
 	u32 i;
 

@@ -514,8 +514,9 @@ static void print_stats(struct gen *g, FILE *f)
 		fprintf(f, "calls that never return (return address saved nowhere): %d\n",
 			g->noreturn_sites);
 	if (g->nblobs > 1)
-		fprintf(f, "parts: %u tables over consecutive ranges (one would overflow a 16-bit FOT index); sizes below are their sums\n",
-			g->nblobs);
+		fprintf(f, "parts: %u tables over consecutive ranges (in one, a FOT list would start past byte %u, the limit of its index); sizes below are their sums\n",
+			g->nblobs, g->o->fot_index_max ? g->o->fot_index_max :
+			0xffff);
 	fprintf(f, "bytes: %u total = header %u + page table %u + function table %u + FOT %u + UIT %u\n",
 		b->size, 32 * g->nblobs, 4 * b->page_entries,
 		4 * b->func_entries, b->fot_size, b->uit_size);
