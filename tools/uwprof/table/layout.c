@@ -347,8 +347,10 @@ long tb_build_fot(const struct tb_func *funcs, u32 n,
 	}
 	if (maxstart > index_max) {
 		snprintf(err, errlen,
-			 "the function offset table needs a list to start at byte %u, beyond the 16-bit index of the format (%u)%s",
-			 maxstart, index_max, reorder ?
+			 "the function offset table needs a list to start at byte %u, beyond %s (%u)%s",
+			 maxstart, index_max == FOT_INDEX_MAX ?
+			 "the 16-bit index of the format" :
+			 "the limit of --test-fot-limit", index_max, reorder ?
 			 " even with the longest lists last" :
 			 " in address order");
 		ret = -2;
