@@ -65,15 +65,8 @@ $R -o /out/child.data -- sh -c '/data/fixture 800; :' >/out/child.log 2>&1; echo
 exit 0
 EOF
 chmod +x "$tmp/run.sh"
-if ! "$top/scripts/vm.sh" --timeout 300 --out "$tmp/out" \
-	--add "$arm_uwprof:/usr/bin/uwprof" --add "$fixture:/data/fixture" \
-	--add "$tmp/tables:/data/tables" --add "$tmp/run.sh:/run.sh" -- /run.sh \
-	>"$tmp/vm.log" 2>&1; then
-	fail "the VM run failed"
-	tail -n 20 "$tmp/vm.log" | sed 's/^/#   /'
-	finish
-	exit 1
-fi
+run_vm 300 --add "$arm_uwprof:/usr/bin/uwprof" --add "$fixture:/data/fixture" \
+	--add "$tmp/tables:/data/tables"
 
 # judge NAME: the fixture's samples (from its exec on), fully unwound
 # (ROOT or NORETURN) in tenths of a per cent, and how many there were.
