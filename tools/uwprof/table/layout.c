@@ -3,7 +3,8 @@
  * Lay converted functions out as a v2 blob (FORMAT-v2.md §5.5-5.8, §1):
  * fillers, the unwind instruction table ordered by use per byte, the
  * function offset table with shared lists, the page and function tables
- * and the header.
+ * and the header; or, when one blob's FOT index would overflow, as
+ * several blobs over consecutive ranges (docs/TABLES.md, "Split tables").
  */
 #include <stdlib.h>
 #include <string.h>
