@@ -624,6 +624,18 @@ static bool uwprof_mod_overlap(const struct uw2_module *a,
 	return a->text_start < b->text_end && b->text_start < a->text_end;
 }
 
+/* Does @m overlap one of @add[0..@nadd)? */
+bool uwprof_mod_overlaps(const struct uw2_module *m,
+			 const struct uw2_module *add, u32 nadd)
+{
+	u32 i;
+
+	for (i = 0; i < nadd; i++)
+		if (uwprof_mod_overlap(m, &add[i]))
+			return true;
+	return false;
+}
+
 /*
  * Does an entry added over @m replace it?  Code examined without a table
  * is replaced by anything; JIT code by JIT code (anonymous mappings grow

@@ -299,6 +299,9 @@ int uwprof_mods_update(struct uwprof_session *s, struct uwprof_proc *p,
 		       u32 drop_start);
 bool uwprof_mod_live(const struct uw2_module *m);
 bool uwprof_mod_attached(const struct uw2_module *m);
+/* Does @m overlap one of @add[0..@nadd)? */
+bool uwprof_mod_overlaps(const struct uw2_module *m,
+			 const struct uw2_module *add, u32 nadd);
 struct uwprof_mmwatch *uwprof_proc_watch_new(struct mm_struct *mm);
 int uwprof_proc_watch(struct uwprof_proc *p, struct uwprof_mmwatch **w);
 

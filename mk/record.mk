@@ -48,7 +48,7 @@ test-browser: $(UWPROF)
 .PHONY: test-browser
 
 # End to end in the VM (record there, report here): needs the armhf uwprof.
-VM_TEST_SCRIPTS	+= tests/host/record_vm.sh
+VM_TEST_SCRIPTS	+= tests/host/record_vm.sh tests/host/table_split_vm.sh
 VM_TEST_DEPS	+= $(ARM_UWPROF) $(UWPROF)
 
 # The address model against the real loader (tests/host/addrmap_cli.sh):

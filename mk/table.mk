@@ -32,7 +32,8 @@ TOOL_SRCS	+= $(wildcard unwind_v2.c)
 endif
 
 HOST_TESTS	+= test_table
-test_table_SRCS	:= $(TABLE_CORE)
+test_table_SRCS	:= $(TABLE_CORE) unwind_v2.c tools/uwprof/lib/uwt.c \
+		   tools/uwprof/lib/regfile.c
 
 # Real code for the table tests: lua5.4 (gcc and clang) and Debian's libc.
 lua-arm:
@@ -45,7 +46,8 @@ test_table_real_SRCS := unwind_v2.c tools/uwprof/lib/uwt.c tools/uwprof/lib/regf
 test_table_real_LIBS := -ldw -lelf
 
 HOST_TEST_SCRIPTS += tests/host/table_cli.sh tests/host/thread_entry.sh \
-		     tests/host/table_lld_plt.sh tests/host/table_stripped.sh
+		     tests/host/table_lld_plt.sh tests/host/table_stripped.sh \
+		     tests/host/table_split.sh
 
 # Prologue analysis: hand-assembled sequences, and lua5.4 against DWARF.
 HOST_TESTS	+= test_table_prologue

@@ -139,16 +139,9 @@ $R -o /out/nomod.data -- true >/out/nomod.log 2>&1; echo $? >/out/nomod.rc
 exit 0
 EOF
 chmod +x "$tmp/run.sh"
-if ! "$top/scripts/vm.sh" --timeout 300 --out "$tmp/out" \
-	--add "$arm_uwprof:/usr/bin/uwprof" --add "$fixture:/data/fixture" \
+run_vm 300 --add "$arm_uwprof:/usr/bin/uwprof" --add "$fixture:/data/fixture" \
 	--add "$lld_fixture:/data/fixture-lld" ${spin64_add[@]+"${spin64_add[@]}"} \
-	--add "$tmp/tables:/data/tables" --add "$tmp/run.sh:/run.sh" -- /run.sh \
-	>"$tmp/vm.log" 2>&1; then
-	fail "the VM run failed"
-	tail -n 20 "$tmp/vm.log" | sed 's/^/#   /'
-	finish
-	exit 1
-fi
+	--add "$tmp/tables:/data/tables"
 out=$tmp/out
 
 rep() { "$UWPROF" report -q --symfs "$top/tests/data/report" "$@"; }

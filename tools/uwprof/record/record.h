@@ -52,10 +52,20 @@ struct rec_jit_range {
 };
 
 /* A table by build-id: uploaded once, shared by every mapping of the file. */
+/* One uploaded part of a split table (a .uwt of several v2 tables). */
+struct table_part {
+	int id;			/* the module's table id */
+	uint32_t off;		/* its code's start from meta.text_addr */
+	uint32_t size;		/* bytes of code it covers */
+};
+
 struct table_ent {
 	char bid[2 * UW_BUILD_ID_MAX + 1];
 	int id;			/* > 0 uploaded; 0 no such table; < 0 unusable */
 	struct uwt_meta meta;
+	/* a split table: every part, each attached to its range (id: parts[0]'s) */
+	struct table_part *parts;
+	unsigned int nparts;	/* 0: one table, e->id over the whole range */
 	/* tables made on the device (record/autotable.c) */
 	bool from_cache;	/* loaded from the table cache */
 	bool made;		/* made by this record, uploaded at ready_ns */
