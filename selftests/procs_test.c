@@ -401,7 +401,7 @@ TEST(all_follows_unattached_process)
  * @ids (room for PARTS_MAX) if given.  Returns the first id or -errno.
  */
 static int upload_parts_by_build_id(int fd, const char *path, int *ids,
-				    int *nparts)
+				    int *nparts, uint32_t max)
 {
 	struct uwprof_table_upload up = { .size = sizeof(up) };
 	struct uwt_part p;
@@ -414,6 +414,8 @@ static int upload_parts_by_build_id(int fd, const char *path, int *ids,
 	if (!t.container || !t.meta.build_id_len || !t.meta.text_size ||
 	    t.nparts > PARTS_MAX)
 		goto out;
+	if (max && t.nparts > max)
+		t.nparts = max;
 	for (uint32_t i = 0; i < t.nparts; i++) {
 		uwt_part(&t, i, &p);
 		memset(&up, 0, sizeof(up));
@@ -444,7 +446,7 @@ out:
 
 static int upload_by_build_id(int fd, const char *path)
 {
-	return upload_parts_by_build_id(fd, path, NULL, NULL);
+	return upload_parts_by_build_id(fd, path, NULL, NULL, 0);
 }
 
 static const char *here(void)
@@ -559,7 +561,8 @@ TEST(shell_exec_dynamic_unwound_by_build_id)
  * order and over consecutive ranges.
  */
 static void attachments_listed(struct __test_metadata *_metadata,
-			       const char *suffix, int want_parts)
+			       const char *suffix, int want_parts,
+			       uint32_t upload)
 {
 	struct uwprof_attachment at[PARTS_MAX + 4];
 	struct uwprof_list l = {
@@ -578,7 +581,7 @@ static void attachments_listed(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, uwprof_load());
 	fd = open_nonblock();
 	ASSERT_LE(0, fd);
-	ASSERT_LT(0, upload_parts_by_build_id(fd, tpath, ids, &nparts));
+	ASSERT_LT(0, upload_parts_by_build_id(fd, tpath, ids, &nparts, upload));
 	EXPECT_LE(want_parts, nparts);
 	ASSERT_EQ(0, pipe(ready));
 	ASSERT_EQ(0, pipe(go));
@@ -618,7 +621,7 @@ static void attachments_listed(struct __test_metadata *_metadata,
 
 TEST(build_id_attachment_listed)
 {
-	attachments_listed(_metadata, "", 1);
+	attachments_listed(_metadata, "", 1, 0);
 }
 
 /*
@@ -628,7 +631,17 @@ TEST(build_id_attachment_listed)
  */
 TEST(split_table_every_part_attached)
 {
-	attachments_listed(_metadata, ".split", 3);
+	attachments_listed(_metadata, ".split", 3, 0);
+}
+
+/*
+ * The first part alone: the program runs in code outside its range, so
+ * the module examines the mapping again at its samples; the part is
+ * still attached once, not once per examination.
+ */
+TEST(part_attached_once_when_code_outside_it_runs)
+{
+	attachments_listed(_metadata, ".split", 1, 1);
 }
 
 /* ...and the program's samples unwind through them to the root. */
