@@ -128,8 +128,8 @@ static u32 uwprof_unwind(struct uwprof_session *s, struct uwprof_cpu *c,
 	c->unwind->lookups.gen = mods ? READ_ONCE(mods->tag) : 0;
 	*stop = uw2_unwind_cached(mods ? mods->mod : NULL, mods ? mods->n : 0,
 				  regs, &stack, frames, s->max_depth,
-				  &nframes, mods ? mods->uw2_flags : 0,
-				  &c->unwind->lookups);
+				  &nframes, (mods ? mods->uw2_flags : 0) |
+				  UW2_F_FRAMES_ONLY, &c->unwind->lookups);
 	return nframes;
 }
 

@@ -1886,7 +1886,10 @@ static enum uw2_stop uw2_step(struct uw2_walk *w, struct uw2_regs *regs,
  * multiples of 4, so the checks made after each opcode hold throughout.
  * The first frame that is not like that is left, as it came, to
  * uw2_step(): UW2_STEP_MORE.  Else returns why the walk ended: the frame
- * array full after a frame unwound, or the marker.
+ * array full after a frame unwound, or the marker.  With
+ * UW2_F_FRAMES_ONLY the frames' register words are not copied; if the walk
+ * goes on past the loop, the loop runs again from where it started, with
+ * them, so that the next frame's opcodes find the registers they may read.
  */
 static enum uw2_stop uw2_walk_fast(struct uw2_walk *w, struct uw2_regs *regs,
 				   u32 *frames, u32 *n, u32 max)
@@ -1897,6 +1900,7 @@ static enum uw2_stop uw2_walk_fast(struct uw2_walk *w, struct uw2_regs *regs,
 	u32 *f = frames + *n, *fend = frames + max;
 	u32 gen = c->gen, hi = st->hi;
 	u32 pc = regs->r[UW2_PC], sp = regs->r[UW2_SP];
+	bool copy = !(w->flags & UW2_F_FRAMES_ONLY);
 	enum uw2_stop stop = UW2_STEP_MORE;
 	const u8 *data;
 	u32 lo, len;
@@ -1904,6 +1908,7 @@ static enum uw2_stop uw2_walk_fast(struct uw2_walk *w, struct uw2_regs *regs,
 	/* only entries of a gen, trusted without the module array */
 	if (!v || !gen || (w->flags & UW2_F_CHROME_COMPAT))
 		return stop;
+again:
 	/* the view in registers: only a refill below changes it */
 	data = v->data;
 	lo = v->lo;
@@ -1947,14 +1952,19 @@ static enum uw2_stop uw2_walk_fast(struct uw2_walk *w, struct uw2_regs *regs,
 		if (!last)
 			break;
 		/* the run (r4-rN of a push), then the rest (lr, pc) */
-		uw2_copy_run(&regs->r[run & 15], src, run >> 4);
-		src += 4 * (run >> 4);
-		if (m == 1u << UW2_LR)
+		if (copy) {
+			uw2_copy_run(&regs->r[run & 15], src, run >> 4);
+			src += 4 * (run >> 4);
+		}
+		if (!copy || m == 1u << UW2_PC) {
+			/* pc: stored at the end */
+		} else if (m == 1u << UW2_LR) {
 			regs->r[UW2_LR] = last;
-		else if (m != 1u << UW2_PC)	/* pc: stored at the end */
+		} else {
 			for (; m; m &= m - 1, src += 4)
 				__builtin_memcpy(&regs->r[__builtin_ctz(m)],
 						 src, 4);
+		}
 		sp += size;
 		pc = last;
 		if (f == fend) {
@@ -1962,6 +1972,15 @@ static enum uw2_stop uw2_walk_fast(struct uw2_walk *w, struct uw2_regs *regs,
 			break;
 		}
 		*f++ = pc;
+	}
+	if (!copy && stop == UW2_STEP_MORE && sp != regs->r[UW2_SP]) {
+		/* the same frames again (or fewer), from the same cache */
+		copy = true;
+		stop = UW2_STEP_MORE;
+		pc = regs->r[UW2_PC];
+		sp = regs->r[UW2_SP];
+		f = frames + *n;
+		goto again;
 	}
 	/* unchanged when no frame unwound: sp is frame_sp then */
 	regs->r[UW2_SP] = sp;
