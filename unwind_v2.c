@@ -1891,8 +1891,9 @@ static enum uw2_stop uw2_step(struct uw2_walk *w, struct uw2_regs *regs,
  * goes on past the loop, the loop runs again from where it started, with
  * them, so that the next frame's opcodes find the registers they may read.
  */
-static enum uw2_stop uw2_walk_fast(struct uw2_walk *w, struct uw2_regs *regs,
-				   u32 *frames, u32 *n, u32 max)
+static __always_inline enum uw2_stop
+uw2_walk_run(struct uw2_walk *w, struct uw2_regs *regs, u32 *frames, u32 *n,
+	     u32 max, const bool copy)
 {
 	const struct uw2_stack *st = w->stack;
 	const struct uw2_view *v = st->view;
@@ -1900,15 +1901,10 @@ static enum uw2_stop uw2_walk_fast(struct uw2_walk *w, struct uw2_regs *regs,
 	u32 *f = frames + *n, *fend = frames + max;
 	u32 gen = c->gen, hi = st->hi;
 	u32 pc = regs->r[UW2_PC], sp = regs->r[UW2_SP];
-	bool copy = !(w->flags & UW2_F_FRAMES_ONLY);
 	enum uw2_stop stop = UW2_STEP_MORE;
 	const u8 *data;
 	u32 lo, len;
 
-	/* only entries of a gen, trusted without the module array */
-	if (!v || !gen || (w->flags & UW2_F_CHROME_COMPAT))
-		return stop;
-again:
 	/* the view in registers: only a refill below changes it */
 	data = v->data;
 	lo = v->lo;
@@ -1973,21 +1969,35 @@ again:
 		}
 		*f++ = pc;
 	}
-	if (!copy && stop == UW2_STEP_MORE && sp != regs->r[UW2_SP]) {
-		/* the same frames again (or fewer), from the same cache */
-		copy = true;
-		stop = UW2_STEP_MORE;
-		pc = regs->r[UW2_PC];
-		sp = regs->r[UW2_SP];
-		f = frames + *n;
-		goto again;
-	}
 	/* unchanged when no frame unwound: sp is frame_sp then */
 	regs->r[UW2_SP] = sp;
 	regs->r[UW2_PC] = pc;
 	w->frame_sp = sp;
 	*n = f - frames;
 	return stop;
+}
+
+/* The caller loop, compiled twice: with the register copies and without. */
+static enum uw2_stop uw2_walk_fast(struct uw2_walk *w, struct uw2_regs *regs,
+				   u32 *frames, u32 *n, u32 max)
+{
+	u32 pc = regs->r[UW2_PC], sp = regs->r[UW2_SP], n0 = *n;
+	enum uw2_stop stop;
+
+	/* only entries of a gen, trusted without the module array */
+	if (!w->stack->view || !w->cache->gen ||
+	    (w->flags & UW2_F_CHROME_COMPAT))
+		return UW2_STEP_MORE;
+	if (!(w->flags & UW2_F_FRAMES_ONLY))
+		return uw2_walk_run(w, regs, frames, n, max, true);
+	stop = uw2_walk_run(w, regs, frames, n, max, false);
+	if (stop != UW2_STEP_MORE || regs->r[UW2_SP] == sp)
+		return stop;
+	/* the same frames again (or fewer), from the same cache */
+	regs->r[UW2_PC] = pc;
+	regs->r[UW2_SP] = sp;
+	*n = n0;
+	return uw2_walk_run(w, regs, frames, n, max, true);
 }
 
 #ifndef __KERNEL__
