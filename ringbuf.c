@@ -104,22 +104,47 @@ void uwprof_ring_commit(struct uwprof_session *s, struct uwprof_ring *r,
 		irq_work_queue(&s->wakeup_work);
 }
 
+static u32 uwprof_rec_len(u32 nframes)
+{
+	return ALIGN(sizeof(struct uwprof_record) + nframes * sizeof(u32), 8);
+}
+
+/*
+ * Room in @c's ring for a sample record of up to @max_frames frames, for
+ * the interrupt to unwind into (rec->frames) and then to pass to
+ * uwprof_deliver() as ri->rec, so that its frames are not copied again;
+ * NULL when that much does not fit.  Nothing is written to the ring
+ * until uwprof_deliver() commits the record.
+ */
+struct uwprof_record *uwprof_rec_reserve(struct uwprof_cpu *c, u32 max_frames)
+{
+	return uwprof_ring_reserve(&c->ring, uwprof_rec_len(max_frames));
+}
+
 /*
  * Count one taken sample and write its record to @c's ring; on the ring's
- * own CPU with interrupts off (the interrupt, or a deferred sample).
- * Returns the time the record's handler_ns ends at.
+ * own CPU with interrupts off (the interrupt, or a deferred sample).  The
+ * record is ri->rec when the caller reserved it (uwprof_rec_reserve(),
+ * nothing written to the ring since).  The interrupt's time in the
+ * handler is counted here, in the same update of the counters; a
+ * deferred sample's by its caller.  Returns the time the record's
+ * handler_ns ends at.
  */
 u64 uwprof_deliver(struct uwprof_session *s, struct uwprof_cpu *c,
 		   const struct uwprof_rec_info *ri, u64 t0)
 {
-	u32 len = ALIGN(sizeof(struct uwprof_record) +
-			ri->nframes * sizeof(u32), 8);
+	u32 len = uwprof_rec_len(ri->nframes);
 	/* per sample, so collectors can see the spread, not just sum and max */
 	u64 end = ktime_get_ns();
 	struct uwprof_record *rec;
 
-	rec = uwprof_ring_reserve(&c->ring, len);
+	rec = ri->rec ? ri->rec : uwprof_ring_reserve(&c->ring, len);
 	u64_stats_update_begin(&c->syncp);
+	if (!(ri->flags & UWPROF_RF_DEFERRED)) {
+		c->stats.handler_ns_sum += end - t0;
+		if (end - t0 > c->stats.handler_ns_max)
+			c->stats.handler_ns_max = end - t0;
+	}
 	c->stats.taken++;
 	c->stats.kernel_context += !!(ri->flags & UWPROF_RF_KERNEL);
 	c->stats.deferred += !!(ri->flags & UWPROF_RF_DEFERRED);
@@ -144,7 +169,8 @@ u64 uwprof_deliver(struct uwprof_session *s, struct uwprof_cpu *c,
 	rec->time_ns = ri->time_ns;
 	rec->nframes = ri->nframes;
 	rec->handler_ns = min_t(u64, end - t0, U32_MAX);
-	memcpy(rec->frames, ri->frames, ri->nframes * sizeof(u32));
+	if (ri->frames != rec->frames)
+		memcpy(rec->frames, ri->frames, ri->nframes * sizeof(u32));
 	uwprof_ring_commit(s, &c->ring, len);
 	return end;
 }

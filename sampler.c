@@ -100,7 +100,7 @@ static void uwprof_user_regs(struct pt_regs *regs, struct uw2_regs *out,
 
 static u32 uwprof_unwind(struct uwprof_session *s, struct uwprof_cpu *c,
 			 struct uwprof_proc *p, struct uw2_regs *regs,
-			 enum uw2_stop *stop)
+			 u32 *frames, enum uw2_stop *stop)
 {
 	struct uwprof_mods *mods = rcu_dereference(p->mods);
 	u32 sp = regs->r[UW2_SP], nframes = 0;
@@ -127,15 +127,16 @@ static u32 uwprof_unwind(struct uwprof_session *s, struct uwprof_cpu *c,
 	/* 0 without modules: no entry is used, none is filled */
 	c->unwind->lookups.gen = mods ? READ_ONCE(mods->tag) : 0;
 	*stop = uw2_unwind_cached(mods ? mods->mod : NULL, mods ? mods->n : 0,
-				  regs, &stack, c->frames, s->max_depth,
-				  &nframes, mods ? mods->uw2_flags : 0,
-				  &c->unwind->lookups);
+				  regs, &stack, frames, s->max_depth,
+				  &nframes, (mods ? mods->uw2_flags : 0) |
+				  UW2_F_FRAMES_ONLY, &c->unwind->lookups);
 	return nframes;
 }
 
 /*
  * Sample current, interrupted at @t0 (the sample's time); returns when
- * the handler's work for it ended, or 0 if it did not read the clock.
+ * the handler's work for it ended, or 0 if it wrote no record (whose
+ * delivery counts the handler's time).
  */
 static u64 uwprof_sample(struct uwprof_session *s, struct uwprof_cpu *c,
 			 struct uwprof_proc *p, struct pt_regs *regs, u64 t0)
@@ -145,7 +146,7 @@ static u64 uwprof_sample(struct uwprof_session *s, struct uwprof_cpu *c,
 	struct uwprof_rec_info ri __uninitialized;
 	bool in_kernel, thumb;
 	enum uw2_stop stop;
-	u32 nframes;
+	u32 nframes, *frames;
 
 	uwprof_user_regs(regs, &uregs, &in_kernel, &thumb);
 	/* in exec past the new image's mm: the user registers are the old one's */
@@ -153,15 +154,22 @@ static u64 uwprof_sample(struct uwprof_session *s, struct uwprof_cpu *c,
 		uwprof_count(c, &c->stats.dropped_exec);
 		return 0;
 	}
-	nframes = uwprof_unwind(s, c, p, &uregs, &stop);
+	/*
+	 * Into the ring's record, where it fits: the frames are not copied
+	 * again.  Else into c->frames, and the record is tried again with
+	 * its real length.
+	 */
+	ri.rec = uwprof_rec_reserve(c, s->max_depth);
+	frames = ri.rec ? ri.rec->frames : c->frames;
+	nframes = uwprof_unwind(s, c, p, &uregs, frames, &stop);
 	/* code not resolved yet, or a stack page not resident: task context */
-	if (uwprof_defer_wanted(s, p, stop, c->frames, nframes)) {
+	if (uwprof_defer_wanted(s, p, stop, frames, nframes)) {
 		uwprof_user_regs(regs, &uregs, &in_kernel, &thumb);
 		if (uwprof_defer(s, &uregs, in_kernel, thumb, false))
 			return 0;
 	}
 	if (nframes && thumb)
-		c->frames[0] |= 1;	/* frames keep the Thumb bit, as lr does */
+		frames[0] |= 1;	/* frames keep the Thumb bit, as lr does */
 	/* member by member: a compound literal would be zeroed first */
 	ri.pid = p->user_pid;
 	ri.tid = uwprof_tid(s);
@@ -170,7 +178,7 @@ static u64 uwprof_sample(struct uwprof_session *s, struct uwprof_cpu *c,
 	ri.flags = in_kernel ? UWPROF_RF_KERNEL : 0;
 	ri.stop = stop;
 	ri.nframes = nframes;
-	ri.frames = c->frames;
+	ri.frames = frames;
 	return uwprof_deliver(s, c, &ri, t0);
 }
 
@@ -199,7 +207,7 @@ static void uwprof_overflow(struct perf_event *event,
 	struct uwprof_session *s = event->overflow_handler_context;
 	struct uwprof_cpu *c = this_cpu_ptr(s->cpu);
 	struct uwprof_proc *p;
-	u64 t0, end, dt;
+	u64 t0, dt;
 
 	/*
 	 * Threads that never run user code: kernel threads, and the kernel's
@@ -216,16 +224,16 @@ static void uwprof_overflow(struct perf_event *event,
 	} else if (p && !uwprof_arch_task_is_32bit(current)) {
 		/* AArch64 code has no v2 tables: count it, never misread it */
 		uwprof_count(c, &c->stats.dropped_not32);
-	} else if (p) {
-		end = uwprof_sample(s, c, p, regs, t0);
-		dt = (end ? end : ktime_get_ns()) - t0;
+	} else if (p && !uwprof_sample(s, c, p, regs, t0)) {
+		/* no record written, which would have counted the time */
+		dt = ktime_get_ns() - t0;
 		/* only the counters in the write section: readers spin on it */
 		u64_stats_update_begin(&c->syncp);
 		c->stats.handler_ns_sum += dt;
 		if (dt > c->stats.handler_ns_max)
 			c->stats.handler_ns_max = dt;
 		u64_stats_update_end(&c->syncp);
-	} else if (s->inherit || s->follow_all) {
+	} else if (!p && (s->inherit || s->follow_all)) {
 		uwprof_sample_unfollowed(s, c, regs, !!event->parent);
 	}
 	rcu_read_unlock();

@@ -1886,10 +1886,14 @@ static enum uw2_stop uw2_step(struct uw2_walk *w, struct uw2_regs *regs,
  * multiples of 4, so the checks made after each opcode hold throughout.
  * The first frame that is not like that is left, as it came, to
  * uw2_step(): UW2_STEP_MORE.  Else returns why the walk ended: the frame
- * array full after a frame unwound, or the marker.
+ * array full after a frame unwound, or the marker.  With
+ * UW2_F_FRAMES_ONLY the frames' register words are not copied; if the walk
+ * goes on past the loop, the loop runs again from where it started, with
+ * them, so that the next frame's opcodes find the registers they may read.
  */
-static enum uw2_stop uw2_walk_fast(struct uw2_walk *w, struct uw2_regs *regs,
-				   u32 *frames, u32 *n, u32 max)
+static __always_inline enum uw2_stop
+uw2_walk_run(struct uw2_walk *w, struct uw2_regs *regs, u32 *frames, u32 *n,
+	     u32 max, const bool copy)
 {
 	const struct uw2_stack *st = w->stack;
 	const struct uw2_view *v = st->view;
@@ -1901,9 +1905,6 @@ static enum uw2_stop uw2_walk_fast(struct uw2_walk *w, struct uw2_regs *regs,
 	const u8 *data;
 	u32 lo, len;
 
-	/* only entries of a gen, trusted without the module array */
-	if (!v || !gen || (w->flags & UW2_F_CHROME_COMPAT))
-		return stop;
 	/* the view in registers: only a refill below changes it */
 	data = v->data;
 	lo = v->lo;
@@ -1947,14 +1948,19 @@ static enum uw2_stop uw2_walk_fast(struct uw2_walk *w, struct uw2_regs *regs,
 		if (!last)
 			break;
 		/* the run (r4-rN of a push), then the rest (lr, pc) */
-		uw2_copy_run(&regs->r[run & 15], src, run >> 4);
-		src += 4 * (run >> 4);
-		if (m == 1u << UW2_LR)
+		if (copy) {
+			uw2_copy_run(&regs->r[run & 15], src, run >> 4);
+			src += 4 * (run >> 4);
+		}
+		if (!copy || m == 1u << UW2_PC) {
+			/* pc: stored at the end */
+		} else if (m == 1u << UW2_LR) {
 			regs->r[UW2_LR] = last;
-		else if (m != 1u << UW2_PC)	/* pc: stored at the end */
+		} else {
 			for (; m; m &= m - 1, src += 4)
 				__builtin_memcpy(&regs->r[__builtin_ctz(m)],
 						 src, 4);
+		}
 		sp += size;
 		pc = last;
 		if (f == fend) {
@@ -1969,6 +1975,29 @@ static enum uw2_stop uw2_walk_fast(struct uw2_walk *w, struct uw2_regs *regs,
 	w->frame_sp = sp;
 	*n = f - frames;
 	return stop;
+}
+
+/* The caller loop, compiled twice: with the register copies and without. */
+static enum uw2_stop uw2_walk_fast(struct uw2_walk *w, struct uw2_regs *regs,
+				   u32 *frames, u32 *n, u32 max)
+{
+	u32 pc = regs->r[UW2_PC], sp = regs->r[UW2_SP], n0 = *n;
+	enum uw2_stop stop;
+
+	/* only entries of a gen, trusted without the module array */
+	if (!w->stack->view || !w->cache->gen ||
+	    (w->flags & UW2_F_CHROME_COMPAT))
+		return UW2_STEP_MORE;
+	if (!(w->flags & UW2_F_FRAMES_ONLY))
+		return uw2_walk_run(w, regs, frames, n, max, true);
+	stop = uw2_walk_run(w, regs, frames, n, max, false);
+	if (stop != UW2_STEP_MORE || regs->r[UW2_SP] == sp)
+		return stop;
+	/* the same frames again (or fewer), from the same cache */
+	regs->r[UW2_PC] = pc;
+	regs->r[UW2_SP] = sp;
+	*n = n0;
+	return uw2_walk_run(w, regs, frames, n, max, true);
 }
 
 #ifndef __KERNEL__

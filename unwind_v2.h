@@ -316,6 +316,15 @@ enum uw2_exec uw2_exec_op(const u8 *ops, u32 len, u32 *pos,
  */
 #define UW2_F_CHROME_COMPAT	0x1
 
+/*
+ * The caller reads the frames and the stop, never the registers @regs
+ * ends with (the module's handler): the caller loop (uw2_walk_fast())
+ * then leaves out the register words of its frames, unless the walk goes
+ * on past the loop to a frame whose opcodes may read them.  Frames and
+ * stop are the same as without it.
+ */
+#define UW2_F_FRAMES_ONLY	0x2
+
 #ifndef __KERNEL__
 /*
  * Unwind from @regs (the sampled frame).  @mods is sorted by text_start

@@ -360,6 +360,7 @@ struct uwprof_rec_info {
 	u8 stop;		/* enum uw2_stop */
 	u32 nframes;
 	const u32 *frames;
+	struct uwprof_record *rec;	/* reserved, or NULL */
 };
 
 /*
@@ -373,6 +374,7 @@ static inline u32 uwprof_tid(const struct uwprof_session *s)
 	return task_pid_nr_ns(current, s->pid_ns);
 }
 
+struct uwprof_record *uwprof_rec_reserve(struct uwprof_cpu *c, u32 max_frames);
 u64 uwprof_deliver(struct uwprof_session *s, struct uwprof_cpu *c,
 		   const struct uwprof_rec_info *ri, u64 t0);
 int uwprof_rings_alloc(struct uwprof_session *s, u32 bytes_per_cpu);

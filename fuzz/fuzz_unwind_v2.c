@@ -193,6 +193,13 @@ static void same_with_fast_paths(const struct uw2_module *mods, u32 nmods,
 		    memcmp(f2, frames, n * 4) || memcmp(&r, end, sizeof(r)))
 			abort();
 	}
+	/* frames only: the same stop and frames, and the same sp and pc */
+	r = *start;
+	if (uw2_unwind_cached(mods, nmods, &r, &stack, f2, max, &n2,
+			      flags | UW2_F_FRAMES_ONLY, &cache) != stop ||
+	    n2 != n || memcmp(f2, frames, n * 4) ||
+	    r.r[UW2_SP] != end->r[UW2_SP] || r.r[UW2_PC] != end->r[UW2_PC])
+		abort();
 	same_at_other_pc(mods, nmods, start, plain, max, flags, pick, &cache);
 }
 

@@ -23,6 +23,11 @@ typedef __s64 s64;
 #define fallthrough __attribute__((__fallthrough__))
 #endif
 
+/* The kernel's compiler_types.h: inlined whatever the optimizer thinks. */
+#ifndef __always_inline
+#define __always_inline inline __attribute__((__always_inline__))
+#endif
+
 /* A local the kernel's automatic zeroing leaves alone: host builds have none. */
 #ifndef __uninitialized
 #define __uninitialized
