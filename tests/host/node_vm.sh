@@ -16,16 +16,19 @@
 # checker judges full unwinds as for the stock corpus (the outermost frame
 # in node's entry point's first bytes, the loader's entry or the C
 # library's clone), main thread and other threads apart.  Measured by
-# make test-node at 1 kHz on armmp-6.1 (one run, 4 s of workload):
-#   12,390 samples, 7,366 with a JIT frame (59%), 7,286 of those walked
-#   back into native code; fully unwound 72.5% (main thread 65.6%, the
-#   others 80.3%).  Most of the rest stop "refused" in libnode's C++ code
-#   (the "where" lines: V8's GC, compiler and runtime functions that
-#   prologue analysis refuses, by uwprof table --report mostly for a
-#   "conditional frame change"), and in libc and the loader.
-# The thresholds on full unwinds below are that run's shares minus a
-# margin of about 10 points (the run's mix of start-up, GC and JIT code
-# varies under plain TCG); issue 25's target is 99%.
+# make test-node at 1 kHz on armmp-6.1 (two runs, 4 s of workload):
+#   12,390 and 12,690 samples, 59% and 52% with a JIT frame, 98.9% and
+#   98.2% of those walked back into native code; fully unwound 72.5% and
+#   67.5% (main thread 65.6% and 57.1%, the others 80.3% and 78.2%).
+#   Most of the rest stop "refused" in libnode's C++ code (the "where"
+#   lines: V8's GC, compiler and runtime functions that prologue analysis
+#   refuses, by uwprof table --report mostly for a "conditional frame
+#   change"), and in libc and the loader; 55 and 90 stop jit-chain, most
+#   at libnode+0x9f0fe0-0x9f1004 (the builtin MemCopyUint8Uint8, which C++
+#   calls as a frameless leaf, by the perf map).
+# The thresholds on full unwinds below are the lower run's shares minus
+# 7 to 9 points (the mix of start-up, GC and JIT code varies from run to
+# run under plain TCG); issue 25's target is 99%.
 #
 # make test-node (not part of make check: it downloads about 30 MB of
 # Debian packages into build/node and boots a VM with a 90 MB guest).
@@ -122,7 +125,7 @@ ok "node recorded in the VM ($(grep -c '' "$tmp/vm.log") console lines)"
 	--exe /usr/bin/node --root "$croot" --unstripped "$tmp" >"$tmp/check.txt"
 read -r _ jchecked jok < <(grep '^jit ' "$tmp/check.txt")
 # NODE_MIN: KIND:PERMILLE, the least share of KIND's samples fully unwound
-NODE_MIN="all:620 main:550 other:700"
+NODE_MIN="all:600 main:480 other:700"
 for k in all main other; do
 	read -r _ n full < <(grep "^$k " "$tmp/check.txt")
 	min=$(echo "$NODE_MIN" | tr ' ' '\n' | sed -n "s/^$k://p")
