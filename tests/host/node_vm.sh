@@ -12,14 +12,23 @@
 # of those that the walk took through the JIT frames and V8's entry frame
 # back into native code, and the JIT frames named by report.
 #
-# Not yet judged: full unwinds.  libnode.so.108 (stripped, no unwind
-# sections) cannot be tabled by uwprof table in one v2 table (its
-# function offset table passes the format's 16-bit index: issue 21's
-# table splitting), so every walk that leaves JIT code for libnode's C++
-# code stops no-table there.  The thresholds below are about the JIT
-# walk alone; NODE_TABLES=DIR adds DIR/*.uwt to the guest's tables (a
-# libnode table made by a uwprof that can), and the test then also
-# prints the share fully unwound, per thread kind, unjudged.
+# Tables for every file node maps (below), libnode's in parts; the
+# checker judges full unwinds as for the stock corpus (the outermost frame
+# in node's entry point's first bytes, the loader's entry or the C
+# library's clone), main thread and other threads apart.  Measured by
+# make test-node at 1 kHz on armmp-6.1 (two runs, 4 s of workload):
+#   12,390 and 12,690 samples, 59% and 52% with a JIT frame, 98.9% and
+#   98.2% of those walked back into native code; fully unwound 72.5% and
+#   67.5% (main thread 65.6% and 57.1%, the others 80.3% and 78.2%).
+#   Most of the rest stop "refused" in libnode's C++ code (the "where"
+#   lines: V8's GC, compiler and runtime functions that prologue analysis
+#   refuses, by uwprof table --report mostly for a "conditional frame
+#   change"), and in libc and the loader; 55 and 90 stop jit-chain, most
+#   at libnode+0x9f0fe0-0x9f1004 (the builtin MemCopyUint8Uint8, which C++
+#   calls as a frameless leaf, by the perf map).
+# The thresholds on full unwinds below are the lower run's shares minus
+# 7 to 9 points (the mix of start-up, GC and JIT code varies from run to
+# run under plain TCG); issue 25's target is 99%.
 #
 # make test-node (not part of make check: it downloads about 30 MB of
 # Debian packages into build/node and boots a VM with a 90 MB guest).
@@ -51,17 +60,44 @@ for p in node-acorn node-cjs-module-lexer node-undici node-busboy; do
 done
 
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap '[ -n "${KEEP:-}" ] && echo "# kept $tmp" || rm -rf "$tmp"' EXIT
 g=$tmp/guest
 mkdir -p "$g/tables" "$tmp/out"
-# tables for the small libraries (not libnode: see above)
-for f in usr/bin/node lib/arm-linux-gnueabihf/libc.so.6 \
-	lib/arm-linux-gnueabihf/libm.so.6 lib/arm-linux-gnueabihf/libgcc_s.so.1 \
-	usr/lib/arm-linux-gnueabihf/libstdc++.so.6 usr/lib/arm-linux-gnueabihf/libuv.so.1; do
-	"$UWPROF" table --prologue-analysis "$node/root/$f" --build-id-dir "$g/tables" \
-		>/dev/null 2>"$tmp/table.err" || fail "table for $f: $(tail -n 1 "$tmp/table.err")"
+
+# Tables for every file node maps: node, the libraries it needs (its
+# DT_NEEDED closure in these packages), the loader and the vDSO, each
+# from the file as shipped by "uwprof table FILE --prologue-analysis"
+# (libnode's in parts; each file's --report in $tmp/tables/reports, kept
+# with KEEP=1).  After the run every executable file mapping of node
+# must have had a table attached.
+NODE_FILES="usr/bin/node usr/lib/arm-linux-gnueabihf/libnode.so.108
+lib/arm-linux-gnueabihf/ld-linux-armhf.so.3 lib/arm-linux-gnueabihf/libc.so.6
+lib/arm-linux-gnueabihf/libm.so.6 lib/arm-linux-gnueabihf/libgcc_s.so.1
+lib/arm-linux-gnueabihf/libz.so.1 usr/lib/arm-linux-gnueabihf/libstdc++.so.6
+usr/lib/arm-linux-gnueabihf/libuv.so.1 usr/lib/arm-linux-gnueabihf/libcares.so.2
+usr/lib/arm-linux-gnueabihf/libnghttp2.so.14 usr/lib/arm-linux-gnueabihf/libcrypto.so.3
+usr/lib/arm-linux-gnueabihf/libssl.so.3 usr/lib/arm-linux-gnueabihf/libicui18n.so.72
+usr/lib/arm-linux-gnueabihf/libicuuc.so.72 usr/lib/arm-linux-gnueabihf/libicudata.so.72
+usr/lib/arm-linux-gnueabihf/libbrotlidec.so.1 usr/lib/arm-linux-gnueabihf/libbrotlienc.so.1
+usr/lib/arm-linux-gnueabihf/libbrotlicommon.so.1"
+tables=$tmp/tables
+mkdir -p "$tables/reports"
+"$top/scripts/kernel-vdso.py" "$("$top/scripts/vm.sh" --print-kernel)" \
+	"$tables/vdso.so" 2>"$tmp/vdso.err" ||
+	{ fail "the kernel's vDSO: $(tail -n 1 "$tmp/vdso.err")"; finish; exit 1; }
+for f in $NODE_FILES vdso.so; do
+	case $f in vdso.so) in=$tables/vdso.so ;; *) in=$node/root/$f ;; esac
+	"$UWPROF" table --prologue-analysis "$in" --build-id-dir "$g/tables" \
+		--report "$tables/reports/${f##*/}" >/dev/null 2>"$tmp/table.err" ||
+		{ fail "table for $f: $(tail -n 1 "$tmp/table.err")"; finish; exit 1; }
 done
-[ -n "${NODE_TABLES:-}" ] && cp "$NODE_TABLES"/*.uwt "$g/tables/"
+# The checker reads the files at their paths in the guest, and the vDSO
+# as "[vdso]", the name of its mapping.
+croot=$tmp/root
+mkdir -p "$croot"
+ln -s "$node/root/usr" "$node/root/lib" "$croot/"
+ln -s "$node/root/lib/arm-linux-gnueabihf" "$croot/nodelib"
+cp "$tables/vdso.so" "$croot/[vdso]"
 cp "$BUILD/arm/uwprof" "$top/tests/node/workload.js" "$g/"
 cat >"$g/run.sh" <<GUEST
 #!/bin/sh
@@ -86,12 +122,22 @@ fi
 ok "node recorded in the VM ($(grep -c '' "$tmp/vm.log") console lines)"
 
 "$PY" "$top/bench/perf/analyze.py" --check "$tmp/out/node.data" \
-	--root "$node/root" --unstripped "$tmp" >"$tmp/check.txt"
+	--exe /usr/bin/node --root "$croot" --unstripped "$tmp" >"$tmp/check.txt"
 read -r _ jchecked jok < <(grep '^jit ' "$tmp/check.txt")
+# NODE_MIN: KIND:PERMILLE, the least share of KIND's samples fully unwound
+NODE_MIN="all:600 main:480 other:700"
 for k in all main other; do
 	read -r _ n full < <(grep "^$k " "$tmp/check.txt")
-	echo "# fully unwound ($k threads): ${full:-?} of ${n:-?} samples"
+	min=$(echo "$NODE_MIN" | tr ' ' '\n' | sed -n "s/^$k://p")
+	if [ "${n:-0}" -gt 0 ] && [ $(( ${full:-0} * 1000 / n )) -ge "$min" ]; then
+		ok "fully unwound ($k threads): $full of $n samples (at least $((min / 10)).$((min % 10))%)"
+	else
+		fail "fully unwound ($k threads): ${full:-?} of ${n:-?} samples (below $((min / 10)).$((min % 10))%)"
+	fi
 done
+# where the others stopped: thread kind, stop, last frame, samples
+grep '^where ' "$tmp/check.txt" | head -n 12 | sed 's/^where/#   where/'
+grep '^why ' "$tmp/check.txt" | head -n 8 | sed 's/^why/#   why/'
 if [ "${jchecked:-0}" -gt 100 ] && [ "$jchecked" = "$jok" ]; then
 	ok "every JIT return address follows a call in jit-PID.dump's code ($jok)"
 else
@@ -99,18 +145,24 @@ else
 fi
 
 # samples with a JIT frame (anonymous memory or the builtins' range), and
-# those walked through them back into native code (V8's entry frame)
-read -r total withjit through < <("$PY" - "$tmp/out/node.data" "$NODE_BLOB" <<'PY'
+# those walked through them back into native code (V8's entry frame); the
+# executable file mappings that had no table attached ("-": none)
+read -r total withjit through untabled < <("$PY" - "$tmp/out/node.data" "$NODE_BLOB" <<'PY'
 import struct, sys
 b = open(sys.argv[1], 'rb').read()
 lo, hi = (int(x, 16) for x in sys.argv[2].split('-'))
 pos = struct.unpack_from('<I', b, 12)[0]
-maps, samples = [], []
+maps, samples, untabled = [], [], set()
 while pos + 8 <= len(b):
     t, s = struct.unpack_from('<II', b, pos)
     if t == 2:
         v = struct.unpack_from('<9I', b, pos + 8)
         maps.append((v[1], v[2], v[6], b[pos + 88:pos + s].split(b'\0')[0]))
+        # node maps its jitdump executable for perf to see: not code
+        name = maps[-1][3].rsplit(b'/', 1)[-1]
+        dump = name.startswith(b'jit-') and name.endswith(b'.dump')
+        if maps[-1][3] != b'//anon' and not dump and not v[7] & 1:
+            untabled.add(maps[-1][3].decode(errors='replace'))
     elif t == 1:
         n = struct.unpack_from('<I', b, pos + 8 + 24)[0]
         samples.append(struct.unpack_from('<%dI' % n, b, pos + 8 + 32))
@@ -128,9 +180,14 @@ for fr in samples:
         withjit += 1
         first = kinds.index(True)
         through += any(not k for k in kinds[first:])
-print(len(samples), withjit, through)
+print(len(samples), withjit, through, ','.join(sorted(untabled)) or '-')
 PY
 )
+if [ "${untabled:-?}" = - ]; then
+	ok "every executable file mapping of node had a table attached"
+else
+	fail "executable file mappings without a table: ${untabled:-?}"
+fi
 echo "# $total samples, $withjit with a JIT frame ($((100 * withjit / (total ? total : 1)))%), $through of them walked back into native code"
 if [ "${withjit:-0}" -ge $((total / 10)) ]; then
 	ok "at least 10% of the samples have a JIT frame"

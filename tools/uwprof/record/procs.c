@@ -357,8 +357,10 @@ static void attach_failed(struct rec *r, struct target *t, const char *path,
 
 /*
  * EEXIST: something is attached over [start, end).  The same table at
- * the same range (the module attached it by build-id, or a copy from the
- * parent) is what we want; anything else is stale (a library unmapped
+ * that range (the module attached it by build-id, or a copy from the
+ * parent) is what we want, in one piece or cut around JIT code inside
+ * it; JIT code (table id 0) is no conflict: the module cuts the table's
+ * range around it.  Any other table there is stale (a library unmapped
  * since, an old image) and is detached before attaching again.
  */
 static int attach_range(struct rec *r, pid_t pid, uint32_t id, uint32_t start,
@@ -370,19 +372,28 @@ static int attach_range(struct rec *r, pid_t pid, uint32_t id, uint32_t start,
 		.entries = (uintptr_t)a, .count = UWPROF_MAX_MODULES,
 	};
 	int err = uw_dev_attach(r->fd, pid, id, start, end);
-	unsigned int i, n;
+	unsigned int i, n, ours = 0, other = 0;
 
 	if (err != -EEXIST)
 		return err;
 	if (ioctl(r->fd, UWPROF_IOC_LIST, &l))
 		return -errno;
 	n = l.count < UWPROF_MAX_MODULES ? l.count : UWPROF_MAX_MODULES;
+	for (i = 0; i < n; i++) {
+		if (a[i].text_start >= end || a[i].text_end <= start ||
+		    !a[i].table_id)
+			continue;
+		if (a[i].table_id == id && a[i].text_start >= start &&
+		    a[i].text_end <= end)
+			ours++;
+		else
+			other++;
+	}
+	if (ours && !other)
+		return 0;
 	for (i = 0; i < n; i++)
-		if (a[i].text_start == start && a[i].text_end == end &&
-		    a[i].table_id == id)
-			return 0;
-	for (i = 0; i < n; i++)
-		if (a[i].text_start < end && a[i].text_end > start)
+		if (a[i].table_id && a[i].text_start < end &&
+		    a[i].text_end > start)
 			uw_dev_detach(r->fd, pid, a[i].text_start);
 	return uw_dev_attach(r->fd, pid, id, start, end);
 }
