@@ -7,8 +7,10 @@
  * returns at the end of the function, a call to an undefined weak
  * function that the linker turned into a nop at the end of one (static
  * glibc has such), a literal pool, and a stack allocation of run-time
- * size, whose frame the frame pointer holds and moves, and a switch whose
- * cases return through tail calls.
+ * size, whose frame the frame pointer holds and moves, a switch whose
+ * cases return through tail calls, and a computed goto's dispatch
+ * through a table of label addresses, as an interpreter's loop (Lua's)
+ * has: its handlers are reached through that table alone.
  */
 #include <stdlib.h>
 
@@ -88,6 +90,65 @@ __attribute__((noinline, noclone)) static unsigned int dispatch(unsigned int k,
 	return r + v[0];
 }
 
+/*
+ * Byte code run through a table of handler addresses (labels as values),
+ * as an interpreter's loop (Lua's) is: gcc loads an entry ("ldr rT, [rB,
+ * rI, lsl #2]", the index a byte), sets the Thumb bit ("orr rT, rT, #1")
+ * and jumps ("bx rT"); clang jumps with "mov pc, rT".  With 256 handlers,
+ * each reading a variable of its own through a literal, the function
+ * outgrows a literal's reach and gcc puts pools between handlers: code
+ * after a pool is reached through the table alone.  Handlers call now
+ * and then, so samples find the loop's frame under a callee too.
+ */
+#define GT_X4(m, a) m(a##0) m(a##1) m(a##2) m(a##3)
+#define GT_X16(m, a) GT_X4(m, a##0) GT_X4(m, a##1) GT_X4(m, a##2) GT_X4(m, a##3)
+#define GT_X64(m, a) GT_X16(m, a##0) GT_X16(m, a##1) GT_X16(m, a##2) \
+		     GT_X16(m, a##3)
+#define GT_X256(m) GT_X64(m, 0) GT_X64(m, 1) GT_X64(m, 2) GT_X64(m, 3)
+#define GT_OP_ADDR(i) &&op_##i,
+#define GT_NEXT_OP							\
+	do {								\
+		if (pc == len)						\
+			goto done;					\
+		goto *ops[code[pc++]];					\
+	} while (0)
+#define GT_OP(i)							\
+	op_##i: {							\
+		static unsigned int g;					\
+									\
+		g += acc;						\
+		acc ^= g + pc;						\
+		if (!(acc & 0x1f))					\
+			acc += mix(v, 4);				\
+		else if (!(acc & 0x3e0))				\
+			acc += other(acc, pc);				\
+		GT_NEXT_OP;						\
+	}
+
+__attribute__((noinline, noclone)) static unsigned int run_ops(const unsigned char *code,
+							       unsigned int len,
+							       const unsigned int *v)
+{
+	static const void *const ops[256] = { GT_X256(GT_OP_ADDR) };
+	unsigned int acc = v[0], pc = 0;
+
+	GT_NEXT_OP;
+	GT_X256(GT_OP)
+done:
+	nocfi_sink = acc;
+	return acc;
+}
+
+/* A program for run_ops, different for each n. */
+static unsigned int interpret(unsigned int n, const unsigned int *v)
+{
+	unsigned char code[48];
+
+	for (unsigned int i = 0; i < sizeof(code); i++)
+		code[i] = (unsigned char)((v[i & 31] >> (i & 7)) + i * 37 + n);
+	return run_ops(code, sizeof(code), v);
+}
+
 unsigned int nocfi_work(unsigned int n)
 {
 	unsigned int v[32];
@@ -98,6 +159,7 @@ unsigned int nocfi_work(unsigned int n)
 		v[i] = n + i * 0x9e3779b9u;
 	if (nocfi_trap)
 		__builtin_trap();
-	nocfi_sink = mix(v, 32) + scratch(n & 63) + dispatch(n, v);
+	nocfi_sink = mix(v, 32) + scratch(n & 63) + dispatch(n, v) +
+		     interpret(n, v);
 	return nocfi_sink;
 }

@@ -124,6 +124,9 @@ int dc_guess_mode(struct dc *d, u32 a);
 int dc_seeds(struct tb_elf *e, const struct tb_input *in,
 	     struct dc_cands *out);
 
+/* The word at link address @addr in any section with file bytes. */
+bool dc_read_word(struct tb_elf *e, u32 addr, u32 *w);
+
 /*
  * Discover @e's functions and add each start no symbol names to @e->syms
  * (found = true, size = the code its paths reach).  A file without
