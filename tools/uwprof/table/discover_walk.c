@@ -28,6 +28,7 @@ struct dc_walk {
 	u32 nslot;		/* known constants stored at [sp, #off] */
 	int tbl_reg;		/* holds an entry of a table of addresses */
 	bool tbl_thumb;		/* ... with the Thumb bit set since */
+	bool tbl_rel;		/* ... added to the table's address since */
 	u32 tbl_base, tbl_max;	/* the table, its largest index */
 	int cmp_reg;		/* the last "cmp rN, #imm" of the path */
 	u32 cmp_imm;
@@ -342,6 +343,17 @@ static int constants(struct dc *d, struct dc_walk *w, const cs_insn *in)
 		return cand(d, w->val[r], w->val[r] & 1, DC_K_PTR,
 			    (u32)in->address) ? -1 : 1;
 	}
+	if ((in->id == ARM_INS_ADR ||
+	     ((in->id == ARM_INS_ADD || in->id == ARM_INS_ADDW) &&
+	      a->op_count == 3 && a->operands[1].type == ARM_OP_REG &&
+	      a->operands[1].reg == ARM_REG_PC)) &&
+	    a->operands[a->op_count - 1].type == ARM_OP_IMM) {
+		/* adr: an address from the word-aligned pc */
+		w->known |= 1u << r;
+		w->addr |= 1u << r;
+		w->val[r] = (pc & ~3u) + (u32)a->operands[a->op_count - 1].imm;
+		return 1;
+	}
 	k = in->id == ARM_INS_ADD ? plus_pc(in, r) : -1;
 	if (k >= 0 && (w->known & ~w->addr & (1u << k))) {
 		u32 t = w->val[k] + pc;
@@ -491,6 +503,39 @@ static void value_bound(struct dc_walk *w, const cs_insn *in, int r)
 }
 
 /*
+ * "add rX, rT, rB", "add rX, rB, rT" or Thumb's "add rB, rT" with rT a
+ * table entry and rB still the table's address: rX holds a target of a
+ * table of offsets from its own start (-fPIC switches).  In the state
+ * before @in.
+ */
+static bool table_add(struct dc_walk *w, const cs_insn *in)
+{
+	const cs_arm *a = &in->detail->arm;
+	int x = a->op_count ? reg_no(&a->operands[0]) : -1, p, q;
+
+	if (in->id != ARM_INS_ADD || conditional(in) || x < 0 ||
+	    w->tbl_reg < 0 || w->tbl_rel || w->tbl_thumb ||
+	    (a->op_count != 2 && a->op_count != 3))
+		return false;
+	p = a->op_count == 2 ? x : reg_no(&a->operands[1]);
+	q = reg_no(&a->operands[a->op_count - 1]);
+	if (a->operands[a->op_count - 1].shift.type || p < 0 || q < 0)
+		return false;
+	if (q != w->tbl_reg) {
+		int t = p;
+
+		p = q;
+		q = t;
+	}
+	if (q != w->tbl_reg || p == q || !(w->known & w->addr & (1u << p)) ||
+	    w->val[p] != w->tbl_base)
+		return false;
+	w->tbl_reg = x;
+	w->tbl_rel = true;
+	return true;
+}
+
+/*
  * "ldr rT, [rB, rI, lsl #2]" with rB a known address: rT holds an entry
  * of the table at rB, at most the index rI's bound or the last "cmp rI,
  * #imm" proved.  Read in the state before @in (rT may be rB or rI).
@@ -501,6 +546,8 @@ static bool table_load(struct dc_walk *w, const cs_insn *in)
 	const cs_arm_op *m = &a->operands[1];
 	int t, b, i;
 
+	if (table_add(w, in))
+		return true;
 	if (in->id != ARM_INS_LDR || a->op_count != 2 || conditional(in) ||
 	    m->type != ARM_OP_MEM || a->writeback || m->mem.disp ||
 	    m->mem.scale != 1 || m->shift.type != ARM_SFT_LSL ||
@@ -521,6 +568,7 @@ static bool table_load(struct dc_walk *w, const cs_insn *in)
 		w->tbl_max = DC_MAX_TABLE - 1;
 	w->tbl_reg = t;
 	w->tbl_thumb = false;
+	w->tbl_rel = false;
 	return true;
 }
 
@@ -557,7 +605,8 @@ static void remember(struct dc_walk *w, const cs_insn *in, bool load)
 /*
  * "bx rT" (gcc) or "mov pc, rT" (clang: no change of instruction set)
  * with rT a table entry (table_load): a computed goto, as compilers make
- * of labels as values (Lua's interpreter dispatches so).  Each entry up
+ * of labels as values (Lua's interpreter dispatches so), or with rT the
+ * table's address plus an entry (table_add: a -fPIC switch).  Each entry up
  * to the proven bound is a target while it is a plausible one: an
  * address in this function, in its instruction set (for bx the entry's
  * Thumb bit, or "orr rT, rT, #1"), not data or the
@@ -571,6 +620,8 @@ static int table_goto(struct dc *d, struct dc_walk *w, bool same_set)
 
 		if (!dc_read_word(d->e, at, &v))
 			break;
+		if (w->tbl_rel)
+			v += w->tbl_base;
 		v |= (u32)(w->tbl_thumb || (same_set && w->thumb));
 		if ((v & 1) != w->thumb)
 			break;
@@ -773,6 +824,23 @@ static u32 bound(struct dc *d, u32 a)
 	return end;
 }
 
+/*
+ * The lowest code after a call still to follow: the call that never
+ * returns before a function's literal pool comes last, when the paths
+ * after the other calls have read the pool as data.
+ */
+static u32 next_after(struct dc_walk *w)
+{
+	u32 low = 0, a;
+
+	for (u32 i = 1; i < w->nafter; i++)
+		if (w->after[i] < w->after[low])
+			low = i;
+	a = w->after[low];
+	w->after[low] = w->after[--w->nafter];
+	return a;
+}
+
 u32 dc_walk(struct dc *d, u32 k)
 {
 	static struct dc_walk w;	/* 16 KB of after-call addresses: off
@@ -792,12 +860,18 @@ u32 dc_walk(struct dc *d, u32 k)
 	if (push(d, w.start))
 		return -1u;
 	for (;;) {
-		if (d->nstack)
+		if (d->nstack) {
 			a = d->stack[--d->nstack];
-		else if (w.nafter)
-			a = w.after[--w.nafter];
-		else
+		} else if (w.nafter) {
+			a = next_after(&w);
+			/* a call followed by literals the code reads never
+			 * returns (glibc's assert stubs): it ends the
+			 * function as a return does */
+			if (dc_inside(d, a) && (*dc_flag(d, a) & DC_DATA))
+				d->walk_returns++;
+		} else {
 			break;
+		}
 		if (run(d, &w, a))
 			return -1u;
 	}

@@ -163,7 +163,8 @@ enum pa_jump pa_computed_jump(const cs_insn *in);
 bool pa_is_padding(const cs_insn *in);
 
 /* prologue_dp.c, prologue_ldst.c */
-enum pa_kind pa_classify_dp(const cs_insn *in, int *regs, s32 *imm);
+enum pa_kind pa_classify_dp(const cs_insn *in, bool thumb, int *regs,
+			    s32 *imm);
 enum pa_kind pa_classify_mem(const cs_insn *in, int *regs, int *n, s32 *imm);
 
 /* prologue_frame.c */
