@@ -417,6 +417,7 @@ static long pass(struct dc *d, bool adding)
 
 	for (u32 i = 0; i < d->n; i++)
 		d->fl[i] &= DC_START | DC_THUMB | DC_NOMODE;
+	d->njumps = 0;
 
 	for (u32 k = 0; k < d->nfn; k++) {
 		u32 end;
@@ -524,6 +525,32 @@ static void teardown(struct dc *d)
 	free(d->ptrs.v);
 	free(d->order);
 	free(d->stack);
+	free(d->jumps);
+}
+
+static int jump_cmp(const void *a, const void *b)
+{
+	const struct tb_jump *x = a, *y = b;
+
+	if (x->site != y->site)
+		return x->site < y->site ? -1 : 1;
+	return x->target < y->target ? -1 : x->target > y->target;
+}
+
+/*
+ * The last pass's table targets, for prologue analysis to follow each
+ * computed jump to exactly these (pa_flow_branch).
+ */
+static void publish_jumps(struct dc *d)
+{
+	struct tb_elf *e = d->e;
+
+	if (d->njumps)
+		qsort(d->jumps, d->njumps, sizeof(*d->jumps), jump_cmp);
+	free(e->jumps);
+	e->jumps = d->jumps;
+	e->njumps = d->njumps;
+	d->jumps = NULL;
 }
 
 static int sym_cmp(const void *a, const void *b)
@@ -663,6 +690,8 @@ int tb_discover(struct tb_elf *e, const struct tb_input *in,
 		debug_dump(&d);
 	if (r >= 0)
 		r = publish(&d);
+	if (r >= 0)
+		publish_jumps(&d);
 	if (r >= 0 && make_maps(&d))
 		r = -1;
 	teardown(&d);

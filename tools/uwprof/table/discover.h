@@ -81,6 +81,8 @@ struct dc {
 	struct tb_discover_stats *st;
 	u32 walk_bad, walk_returns;	/* the last walk's undecodable
 					 * instructions and returns */
+	struct tb_jump *jumps;	/* this pass's table targets (table_goto) */
+	u32 njumps, capjumps;
 };
 
 static inline bool dc_inside(const struct dc *d, u32 a)

@@ -613,7 +613,24 @@ static void remember(struct dc_walk *w, const cs_insn *in, bool load)
  * middle of an instruction reached; the first that is not ends the
  * table.  The entries are data where they lie in code.
  */
-static int table_goto(struct dc *d, struct dc_walk *w, bool same_set)
+/* Target @t of the computed jump at @site, for prologue analysis. */
+static int jump_add(struct dc *d, u32 site, u32 t)
+{
+	if (d->njumps == d->capjumps) {
+		u32 cap = d->capjumps ? 2 * d->capjumps : 256;
+		struct tb_jump *v = realloc(d->jumps, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		d->jumps = v;
+		d->capjumps = cap;
+	}
+	d->jumps[d->njumps++] = (struct tb_jump){ site, t };
+	return 0;
+}
+
+static int table_goto(struct dc *d, struct dc_walk *w, u32 site,
+		      bool same_set)
 {
 	for (u32 i = 0; i <= w->tbl_max; i++) {
 		u32 at = w->tbl_base + 4 * i, v;
@@ -631,7 +648,7 @@ static int table_goto(struct dc *d, struct dc_walk *w, bool same_set)
 			break;
 		if (dc_inside(d, at))
 			mark(d, w, at, 4, DC_DATA);
-		if (push(d, v))
+		if (push(d, v) || jump_add(d, site, v))
 			return -1;
 	}
 	return 0;
@@ -645,7 +662,8 @@ static int computed(struct dc *d, struct dc_walk *w, const cs_insn *in)
 
 	if ((in->id == ARM_INS_BX || in->id == ARM_INS_MOV) && w->tbl_reg >= 0 &&
 	    a->op_count && reg_no(last) == w->tbl_reg)
-		return table_goto(d, w, in->id == ARM_INS_MOV);
+		return table_goto(d, w, (u32)in->address,
+				  in->id == ARM_INS_MOV);
 	if (in->id == ARM_INS_ADD && a->op_count == 3 && !w->thumb &&
 	    a->operands[1].type == ARM_OP_REG &&
 	    a->operands[1].reg == ARM_REG_PC &&

@@ -302,6 +302,8 @@ void tb_elf_close(struct tb_elf *e)
 	e->syms = NULL;
 	free(e->maps);
 	e->maps = NULL;
+	free(e->jumps);
+	e->jumps = NULL;
 	e->elf = NULL;
 	e->fd = -1;
 }

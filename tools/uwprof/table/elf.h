@@ -25,6 +25,11 @@ struct tb_map {
 	char kind;		/* 'a', 't' or 'd' */
 };
 
+/* A computed jump's target that function discovery read in its table. */
+struct tb_jump {
+	u32 site, target;
+};
+
 /* An executable section (SHF_EXECINSTR, allocated, with bytes). */
 struct tb_sec {
 	u32 addr, size;
@@ -50,6 +55,8 @@ struct tb_elf {
 	struct tb_map *maps;	/* mapping symbols, sorted by address */
 	u32 nmaps;
 	bool maps_found;	/* maps are discovery's, not the file's */
+	struct tb_jump *jumps;	/* by site, then target (discovery) */
+	u32 njumps;
 	u32 exidx_entries, exidx_bytes, extab_bytes, debug_frame_bytes,
 	    eh_frame_bytes;
 	struct tb_sec secs[TB_MAX_SECS];	/* executable, by address */

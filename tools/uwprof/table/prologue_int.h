@@ -127,6 +127,9 @@ struct pa_text {
 	u32 cfi_wrong;		/* out: where they are first wrong, or 0 */
 	const struct tb_elf *starts;	/* a function discovery found: its
 					 * tail calls must reach a start */
+	const struct tb_jump *jumps;	/* computed jumps' targets that
+					 * discovery read in their tables */
+	u32 njumps;
 };
 
 /*
