@@ -174,7 +174,8 @@ bool pa_apply(struct pa_state *st, enum pa_kind k, const int *regs,
 		st->fp_off = st->cfa - imm;
 		return true;
 	case PA_SP_DYN:
-		if (st->fp < 0 || st->on_fp)
+		/* another alloca after one: the frame pointer still holds */
+		if (st->fp < 0)
 			return false;
 		st->on_fp = true;
 		return true;

@@ -32,6 +32,37 @@ static long index_of(const struct pa_flow *fl, u32 addr)
 	return lo < fl->n && fl->ins[lo].address == addr ? (long)lo : -1;
 }
 
+/*
+ * Paths that meet after an alloca on one of them (glibc's open_verify):
+ * both keep the frame pointer fp = CFA - fp_off, so "CFA = fp + fp_off"
+ * holds on both, while sp is known on one only.  Is @st, seen so, the
+ * frame @old is (sp unknown) or would be (sp known)?
+ */
+static bool alloca_meet(const struct pa_state *old, const struct pa_state *st)
+{
+	const struct pa_state *dyn = old->on_fp ? old : st;
+	struct pa_state known = old->on_fp ? *st : *old;
+
+	if (old->on_fp == st->on_fp || known.fp < 0 || known.fp != dyn->fp ||
+	    known.fp_off != dyn->fp_off)
+		return false;
+	known.on_fp = true;
+	known.cfa = dyn->cfa;	/* not used while on fp */
+	return pa_frame_eq(&known, dyn);
+}
+
+/*
+ * @st as a path after an alloca has it (alloca_meet), with @other's
+ * copy of the frame (spreg) only where both paths have it.
+ */
+static void on_fp(struct pa_state *st, const struct pa_state *other)
+{
+	st->on_fp = true;
+	st->cfa = other->cfa;
+	if (st->spreg != other->spreg || st->spreg_off != other->spreg_off)
+		st->spreg = -1;
+}
+
 /* Reach @addr in state @st: the first path sets it, later ones must
  * agree, since one row holds for every path through an address. */
 int pa_reach(struct pa_flow *fl, const cs_insn *from, u32 addr,
@@ -42,10 +73,18 @@ int pa_reach(struct pa_flow *fl, const cs_insn *from, u32 addr,
 	if (i < 0)
 		return pa_fail(fl, from, "branch into the middle of an instruction");
 	if (fl->have[i]) {
-		struct pa_state *old = &fl->st[i];
-
+		struct pa_state *old = &fl->st[i], m = *st;
 		bool again = false;
 
+		if (alloca_meet(old, st)) {
+			/* sp unknown here from now on: follow again */
+			again = !old->on_fp;
+			if (old->on_fp)
+				on_fp(&m, old);
+			else
+				on_fp(old, st);
+		}
+		st = &m;
 		if (!pa_frame_eq(old, st) || old->clone != st->clone)
 			return pa_fail(fl, &fl->ins[i], "paths arrive with different frames");
 		/* paths that know different frame pointers know none:
