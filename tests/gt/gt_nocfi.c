@@ -56,7 +56,8 @@ __attribute__((noinline)) static unsigned int scratch(unsigned int n)
  * alloca on some paths only, once or twice, as glibc's loader has
  * (open_verify): the paths meet with sp lowered by a run-time size on one
  * and not on the other, and only the frame pointer holds the frame on
- * both.
+ * both.  An alloca of a constant size after one moves sp by a constant
+ * (_dl_map_object_deps).
  */
 __attribute__((noinline)) static unsigned int maybe_alloca(unsigned int n,
 							   const unsigned int *v)
@@ -76,6 +77,15 @@ __attribute__((noinline)) static unsigned int maybe_alloca(unsigned int n,
 			for (unsigned int i = 0; i < k; i++)
 				b[i] = a[i] + i;
 			a = b;
+		}
+		/* a constant size, in a loop: "sub sp, #16" each time */
+		for (unsigned int i = 0; i < (n & 12); i += 4) {
+			unsigned int *c = __builtin_alloca(12);
+
+			c[0] = a[i];
+			c[1] = mix(a, k);
+			c[2] = c[0] ^ c[1];
+			a[i] = c[2];
 		}
 		p = a;
 	}
