@@ -78,9 +78,11 @@ int tb_elf_read_ext_symbols(struct tb_elf *e, const char *path);
 void tb_elf_sort_symbols(struct tb_elf *e);
 
 /*
- * Is @addr a program's entry point: the ELF's e_entry in an executable or
- * a position-independent one (ET_DYN with an interpreter)?  A process's
- * first instruction, its main thread's outermost frame.
+ * Is @addr a program's entry point: the ELF's e_entry in an executable, a
+ * position-independent one (ET_DYN with an interpreter), or an ET_DYN
+ * that needs no library and has no interpreter (the dynamic loader, where
+ * the kernel starts a dynamic program; a static PIE)?  A process's first
+ * instruction, its main thread's outermost frame.
  */
 bool tb_elf_program_entry(const struct tb_elf *e, u32 addr);
 
