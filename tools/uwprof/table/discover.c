@@ -216,6 +216,11 @@ static int take(struct dc *d, const struct dc_cand *c, bool late)
 	if (c->kind == DC_K_PTR && !dc_saves_lr(d, c->addr, c->thumb) &&
 	    !after_known(d, c->addr))
 		return 0;
+	/* an even constant names ARM code only where the bytes read as ARM
+	 * code: an offset that "add rX, pc" makes an address is a constant
+	 * too, and may land on Thumb code (zstd) */
+	if (c->kind == DC_K_PTR && !c->thumb && dc_guess_mode(d, c->addr) != 0)
+		return 0;
 
 	return add_fn(d, c->addr, c->thumb, false, false);
 }
