@@ -8,8 +8,8 @@
  * function that the linker turned into a nop at the end of one (static
  * glibc has such), a literal pool, a stack allocation of run-time size,
  * whose frame the frame pointer holds and moves, alloca on some paths
- * only, a switch whose cases return through tail calls, and a computed
- * goto's dispatch through a table of label addresses, as an
+ * only or in a loop, a switch whose cases return through tail calls, and
+ * a computed goto's dispatch through a table of label addresses, as an
  * interpreter's loop (Lua's) has: its handlers are reached through that
  * table alone.
  */
@@ -91,6 +91,39 @@ __attribute__((noinline)) static unsigned int maybe_alloca(unsigned int n,
 	}
 	nocfi_sink = p[1];
 	return mix(p, k) + p[0];
+}
+
+/*
+ * An alloca of a constant size in a loop: the loop's head is reached with
+ * sp lowered by different constants (glibc's dl_main), and a table branch
+ * after it with the frame pointer alone holding the frame.
+ */
+__attribute__((noinline)) static unsigned int alloca_loop(unsigned int n,
+							  const unsigned int *v)
+{
+	const unsigned int *list = NULL;
+	unsigned int h = n;
+
+	for (unsigned int i = 0; i <= (n & 3); i++) {
+		unsigned int *c;
+
+		switch ((v[i] + n) % 7) {
+		case 0: h += mix(v, 3); break;
+		case 1: h ^= v[i + 1]; break;
+		case 2: h = h * 33 + mix(v + i, 2); break;
+		case 3: h -= v[i + 2]; break;
+		case 4: h = (h >> 3) ^ mix(v, 5); break;
+		case 5: h += i; break;
+		default: h ^= 0x5bd1e995u; break;
+		}
+		c = __builtin_alloca(3 * sizeof(*c));
+		c[0] = h;
+		c[1] = (unsigned int)(unsigned long)list;
+		list = c;
+	}
+	for (; list; list = (const unsigned int *)(unsigned long)list[1])
+		h += mix(list, 1);
+	return h;
 }
 
 /* A leaf that cases of dispatch() tail-call. */
@@ -267,6 +300,6 @@ unsigned int nocfi_work(unsigned int n)
 	if (nocfi_trap)
 		__builtin_trap();
 	nocfi_sink = mix(v, 32) + scratch(n & 63) + dispatch(n, v) +
-		     interpret(n, v) + maybe_alloca(n, v);
+		     interpret(n, v) + maybe_alloca(n, v) + alloca_loop(n, v);
 	return nocfi_sink;
 }

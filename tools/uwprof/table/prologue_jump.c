@@ -34,8 +34,10 @@ static bool known_start(const struct tb_elf *e, u32 addr)
  * joined.
  */
 static int fwd_jump(struct pa_flow *fl, const cs_insn *in,
-		    const struct pa_state *st)
+		    const struct pa_state *arrived)
 {
+	struct pa_state m = *arrived, *st = &m;
+	bool changed;
 	u32 k;
 
 	for (k = 0; k < fl->nfwd && fl->fwd[k].addr != in->address; k++)
@@ -47,7 +49,9 @@ static int fwd_jump(struct pa_flow *fl, const cs_insn *in,
 		fl->fwd[fl->nfwd++].st = *st;
 		return 0;
 	}
-	if (!pa_frame_eq(&fl->fwd[k].st, st))
+	/* code reached in the state before the join would keep it */
+	if ((pa_alloca_join(&fl->fwd[k].st, st, &changed) && changed &&
+	     fl->flooded) || !pa_frame_eq(&fl->fwd[k].st, st))
 		return pa_fail(fl, in, "computed jumps from different frames");
 	if (fl->fwd[k].st.fp != st->fp || fl->fwd[k].st.fp_off != st->fp_off) {
 		fl->fwd[k].st.fp = -1;

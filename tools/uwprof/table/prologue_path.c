@@ -33,22 +33,22 @@ static long index_of(const struct pa_flow *fl, u32 addr)
 }
 
 /*
- * Paths that meet after an alloca on one of them (glibc's open_verify):
- * both keep the frame pointer fp = CFA - fp_off, so "CFA = fp + fp_off"
- * holds on both, while sp is known on one only.  Is @st, seen so, the
- * frame @old is (sp unknown) or would be (sp known)?
+ * Paths that meet after an alloca on one of them (glibc's open_verify),
+ * or with sp lowered by different constants (an alloca of a constant size
+ * in a loop: glibc's dl_main): both keep the frame pointer fp = CFA -
+ * fp_off, so "CFA = fp + fp_off" holds on both, while sp is not one
+ * offset from the CFA.  Do they meet so, all else alike?
  */
 static bool alloca_meet(const struct pa_state *old, const struct pa_state *st)
 {
-	const struct pa_state *dyn = old->on_fp ? old : st;
-	struct pa_state known = old->on_fp ? *st : *old;
+	struct pa_state a = *old, b = *st;
 
-	if (old->on_fp == st->on_fp || known.fp < 0 || known.fp != dyn->fp ||
-	    known.fp_off != dyn->fp_off)
+	if (a.fp < 0 || a.fp != b.fp || a.fp_off != b.fp_off ||
+	    (a.on_fp == b.on_fp && (a.on_fp || a.cfa == b.cfa)))
 		return false;
-	known.on_fp = true;
-	known.cfa = dyn->cfa;	/* not used while on fp */
-	return pa_frame_eq(&known, dyn);
+	a.on_fp = b.on_fp = true;
+	a.cfa = b.cfa = 0;	/* not used while on fp */
+	return pa_frame_eq(&a, &b);
 }
 
 /*
@@ -63,6 +63,19 @@ static void on_fp(struct pa_state *st, const struct pa_state *other)
 		st->spreg = -1;
 }
 
+bool pa_alloca_join(struct pa_state *old, struct pa_state *st,
+		    bool *old_changed)
+{
+	*old_changed = false;
+	if (!alloca_meet(old, st))
+		return false;
+	*old_changed = !old->on_fp;
+	if (!old->on_fp)
+		on_fp(old, st);
+	on_fp(st, old);
+	return true;
+}
+
 /* Reach @addr in state @st: the first path sets it, later ones must
  * agree, since one row holds for every path through an address. */
 int pa_reach(struct pa_flow *fl, const cs_insn *from, u32 addr,
@@ -74,16 +87,10 @@ int pa_reach(struct pa_flow *fl, const cs_insn *from, u32 addr,
 		return pa_fail(fl, from, "branch into the middle of an instruction");
 	if (fl->have[i]) {
 		struct pa_state *old = &fl->st[i], m = *st;
-		bool again = false;
+		bool again;
 
-		if (alloca_meet(old, st)) {
-			/* sp unknown here from now on: follow again */
-			again = !old->on_fp;
-			if (old->on_fp)
-				on_fp(&m, old);
-			else
-				on_fp(old, st);
-		}
+		/* sp unknown here from now on: follow again */
+		pa_alloca_join(old, &m, &again);
 		st = &m;
 		if (!pa_frame_eq(old, st) || old->clone != st->clone)
 			return pa_fail(fl, &fl->ins[i], "paths arrive with different frames");
