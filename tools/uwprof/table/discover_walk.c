@@ -479,11 +479,12 @@ static void frame_slot(struct dc_walk *w, const cs_insn *in, int r)
 static void value_bound(struct dc_walk *w, const cs_insn *in, int r)
 {
 	const cs_arm *a = &in->detail->arm;
-	const cs_arm_op *last = &a->operands[a->op_count - 1];
+	const cs_arm_op *last;
 	u32 m = 0;
 
 	if (r < 0)
 		return;
+	last = &a->operands[a->op_count - 1];
 	if (in->id == ARM_INS_AND && a->op_count == 3 &&
 	    last->type == ARM_OP_IMM && !((u32)last->imm & ((u32)last->imm + 1)))
 		m = (u32)last->imm;
