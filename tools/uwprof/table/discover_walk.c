@@ -29,6 +29,7 @@ struct dc_walk {
 	int tbl_reg;		/* holds an entry of a table of addresses */
 	bool tbl_thumb;		/* ... with the Thumb bit set since */
 	bool tbl_rel;		/* ... added to the table's address since */
+	bool tbl_proven;	/* tbl_max from a bound, not DC_MAX_TABLE */
 	u32 tbl_base, tbl_max;	/* the table, its largest index */
 	int cmp_reg;		/* the last "cmp rN, #imm" of the path */
 	u32 cmp_imm;
@@ -562,6 +563,8 @@ static bool table_load(struct dc_walk *w, const cs_insn *in)
 	if (t < 0 || b < 0 || i < 0 || !(w->known & (1u << b)))
 		return false;
 	w->tbl_base = w->val[b];
+	w->tbl_proven = (w->bounded & (1u << i)) ||
+			w->cmp_reg == (int)m->mem.index;
 	w->tbl_max = (w->bounded & (1u << i)) ? w->bnd[i] :
 		     w->cmp_reg == (int)m->mem.index ? w->cmp_imm :
 		     DC_MAX_TABLE - 1;
@@ -603,17 +606,6 @@ static void remember(struct dc_walk *w, const cs_insn *in, bool load)
 	value_bound(w, in, r);
 }
 
-/*
- * "bx rT" (gcc) or "mov pc, rT" (clang: no change of instruction set)
- * with rT a table entry (table_load): a computed goto, as compilers make
- * of labels as values (Lua's interpreter dispatches so), or with rT the
- * table's address plus an entry (table_add: a -fPIC switch).  Each entry up
- * to the proven bound is a target while it is a plausible one: an
- * address in this function, in its instruction set (for bx the entry's
- * Thumb bit, or "orr rT, rT, #1"), not data or the
- * middle of an instruction reached; the first that is not ends the
- * table.  The entries are data where they lie in code.
- */
 /* Target @t of the computed jump at @site, for prologue analysis. */
 static int jump_add(struct dc *d, u32 site, u32 t)
 {
@@ -630,9 +622,24 @@ static int jump_add(struct dc *d, u32 site, u32 t)
 	return 0;
 }
 
+/*
+ * "bx rT" (gcc) or "mov pc, rT" (clang: no change of instruction set)
+ * with rT a table entry (table_load): a computed goto, as compilers make
+ * of labels as values (Lua's interpreter dispatches so), or with rT the
+ * table's address plus an entry (table_add: a -fPIC switch).  Each entry
+ * up to the bound is a target while it is a plausible one: an address in
+ * this function, in its instruction set (for bx the entry's Thumb bit,
+ * or "orr rT, rT, #1"), not data or the middle of an instruction
+ * reached; the first that is not ends the table.  A table of offsets
+ * needs a proven bound.  The entries are data where they lie in code.
+ */
 static int table_goto(struct dc *d, struct dc_walk *w, u32 site,
 		      bool same_set)
 {
+	/* offsets read past their table (code follows a switch's) land
+	 * in the function as readily as its targets: a bound first */
+	if (w->tbl_rel && !w->tbl_proven)
+		return 0;
 	for (u32 i = 0; i <= w->tbl_max; i++) {
 		u32 at = w->tbl_base + 4 * i, v;
 

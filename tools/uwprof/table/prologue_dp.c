@@ -48,7 +48,8 @@ static enum pa_kind classify_fp(const cs_insn *in, bool thumb, int *regs,
 	const cs_arm_op *op = a->operands;
 	bool sub = in->id == ARM_INS_SUB || in->id == ARM_INS_SUBW;
 
-	if (in->id != ARM_INS_MOV && classify_fp_move(in, thumb, regs, imm) != PA_OTHER)
+	if (in->id != ARM_INS_MOV &&
+	    classify_fp_move(in, thumb, regs, imm) != PA_OTHER)
 		return PA_FP_COPY;
 	if (a->update_flags || a->op_count < 2 || op[0].type != ARM_OP_REG ||
 	    op[1].type != ARM_OP_REG)
