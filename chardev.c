@@ -28,7 +28,7 @@
  */
 static_assert(sizeof(struct uwprof_version) == 16);
 static_assert(sizeof(struct uwprof_table_upload) == 64);
-static_assert(sizeof(struct uwprof_attach) == 24);
+static_assert(sizeof(struct uwprof_attach) == 28);
 static_assert(sizeof(struct uwprof_detach) == 16);
 static_assert(sizeof(struct uwprof_attachment) == 16);
 static_assert(sizeof(struct uwprof_list) == 24);
@@ -38,6 +38,9 @@ static_assert(sizeof(struct uwprof_record) == 32);
 /* records carry the unwinder's stop reasons as they are */
 static_assert((int)UWPROF_STOP_NR == (int)UW2_STOP_COUNT);
 static_assert(UWPROF_STOP_NR <= UWPROF_STOP_SLOTS);
+/* attachments name the unwinder's frame kinds as they are */
+static_assert((int)UWPROF_FRAMES_NR == (int)UW2_FRAMES_COUNT);
+static_assert((int)UWPROF_FRAMES_V8_ARM == (int)UW2_FRAMES_V8_ARM);
 
 static int uwprof_open(struct inode *inode, struct file *file)
 {

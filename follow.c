@@ -30,8 +30,10 @@
  *
  * The interrupt defers a sample of a followed process when its unwind
  * ended at code with no table that was not examined yet (the session has
- * tables by build-id), or at a stack page that was not resident (the
- * session follows processes or has tables by build-id).  If no slot is
+ * tables by build-id, or START named the frame kind of anonymous code,
+ * which is then attached as JIT code of that kind), or at a stack page
+ * that was not resident (the session follows processes or has tables by
+ * build-id).  If no slot is
  * free the interrupt's own result is delivered instead; a sample of a
  * process not followed yet is then lost and counted (deferred_failed).
  *
@@ -143,14 +145,24 @@ static bool uwprof_code_known(struct uwprof_session *s, struct uwprof_proc *p,
 	if (!m)
 		return false;
 	mod = uw2_find_module(m->mod, m->n, addr);
-	return mod && (mod->table || m->gen == READ_ONCE(s->table_gen));
+	return mod && (uwprof_mod_attached(mod) ||
+		       m->gen == READ_ONCE(s->table_gen));
+}
+
+/*
+ * Does task context examine code met without a table: tables were
+ * uploaded by build-id, or anonymous code is a JIT's (START)?
+ */
+static bool uwprof_examines(struct uwprof_session *s)
+{
+	return READ_ONCE(s->n_bid_tables) || READ_ONCE(s->anon_frames);
 }
 
 /* In the interrupt: would task context finish this unwind better? */
 bool uwprof_defer_wanted(struct uwprof_session *s, struct uwprof_proc *p,
 			 enum uw2_stop stop, const u32 *frames, u32 nframes)
 {
-	bool bid = READ_ONCE(s->n_bid_tables);
+	bool bid = uwprof_examines(s);
 
 	if (stop == UW2_STOP_READ_FAULT)
 		return bid || s->inherit || s->follow_all;
@@ -240,19 +252,26 @@ bool uwprof_defer(struct uwprof_session *s, const struct uw2_regs *regs,
 	return true;
 }
 
-/* A table uploaded for @e's build-id, or NULL. */
-static struct uwprof_table *uwprof_table_for(struct uwprof_session *s,
-					     const struct uwprof_elf_map *e)
+/* Was @t uploaded for @e's build-id? */
+static bool uwprof_table_of(const struct uwprof_table *t,
+			    const struct uwprof_elf_map *e)
+{
+	return (t->flags & UWPROF_TABLE_BY_BUILD_ID) &&
+	       t->build_id_size == e->build_id_size &&
+	       !memcmp(t->build_id, e->build_id, e->build_id_size);
+}
+
+/* How many tables were uploaded for @e's build-id. */
+static u32 uwprof_tables_for(struct uwprof_session *s,
+			     const struct uwprof_elf_map *e)
 {
 	struct uwprof_table *t;
 	unsigned long id;
+	u32 n = 0;
 
 	xa_for_each(&s->tables, id, t)
-		if ((t->flags & UWPROF_TABLE_BY_BUILD_ID) &&
-		    t->build_id_size == e->build_id_size &&
-		    !memcmp(t->build_id, e->build_id, e->build_id_size))
-			return t;
-	return NULL;
+		n += uwprof_table_of(t, e);
+	return n;
 }
 
 /* An executable mapping as it was when listed, its file pinned. */
@@ -262,9 +281,58 @@ struct uwprof_cand {
 	unsigned long pgoff;
 	struct file *file;	/* NULL: anonymous code */
 	bool vdso;		/* the kernel's vDSO: read from memory */
+	bool anon;		/* anonymous memory (no file, no special pages) */
 	bool again;		/* not in the page cache: not examined yet */
+	/*
+	 * Its entries: one (a table, or none over the mapping), or one per
+	 * part of a table split over consecutive ranges (several tables of
+	 * one build-id), then in @parts, which is kmalloc'd.
+	 */
 	struct uw2_module mod;
+	struct uw2_module *parts;
+	u32 n;
 };
+
+/* @c's entries. */
+static const struct uw2_module *uwprof_cand_mods(const struct uwprof_cand *c)
+{
+	return c->parts ? c->parts : &c->mod;
+}
+
+/*
+ * Place each table of @e's build-id whose range the mapping @c holds, at
+ * its bias @bias, in @out (room for @max): all parts of a split table;
+ * of tables whose ranges overlap, the first uploaded.  Returns how many.
+ */
+static u32 uwprof_place(struct uwprof_session *s, const struct uwprof_cand *c,
+			const struct uwprof_elf_map *e, u32 bias,
+			struct uw2_module *out, u32 max)
+{
+	struct uwprof_table *t;
+	struct uw2_module m;
+	unsigned long id;
+	u32 start, n = 0;
+
+	xa_for_each(&s->tables, id, t) {
+		if (n == max)
+			break;
+		if (!uwprof_table_of(t, e))
+			continue;
+		start = bias + t->text_addr;
+		/* start >= c->end first: c->end - start must not wrap */
+		if (start < c->start || start >= c->end ||
+		    t->text_size > c->end - start)
+			continue;
+		m = (struct uw2_module){
+			.text_start = start,
+			.text_end = start + t->text_size,
+			.table = &t->t,
+		};
+		if (!uwprof_mod_overlaps(&m, out, n))
+			out[n++] = m;
+	}
+	return n;
+}
 
 /*
  * @c's entry: its table placed at the mapping's bias if one was uploaded
@@ -277,14 +345,18 @@ static void uwprof_examine(struct uwprof_session *s, struct uwprof_cand *c)
 {
 	u64 off = c->vdso ? 0 : (u64)c->pgoff << PAGE_SHIFT;
 	struct uwprof_elf_map e;
-	struct uwprof_table *t;
-	u32 start;
+	struct uw2_module *parts;
+	u32 bias, n;
 	int err;
 
 	c->mod = (struct uw2_module){
 		.text_start = c->start,
 		.text_end = c->end,
+		/* anonymous code: a JIT's, of the kind START named, if any */
+		.frames = c->anon ? READ_ONCE(s->anon_frames) :
+			  UW2_FRAMES_TABLE,
 	};
+	c->n = 1;
 	if (c->vdso)
 		err = uwprof_elf_user_info(c->start, c->end - c->start, &e);
 	else if (c->file)
@@ -295,17 +367,26 @@ static void uwprof_examine(struct uwprof_session *s, struct uwprof_cand *c)
 	c->again = err == -EAGAIN && c->file;
 	if (err)
 		return;
-	t = uwprof_table_for(s, &e);
-	if (!t)
+	n = uwprof_tables_for(s, &e);
+	if (!n)
 		return;
-	start = uwprof_map_bias(&e, c->start, off) + t->text_addr;
-	/* start >= c->end first: c->end - start must not wrap */
-	if (start < c->start || start >= c->end ||
-	    t->text_size > c->end - start)
+	bias = uwprof_map_bias(&e, c->start, off);
+	if (n == 1) {
+		/* one table: no allocation; none that fits: no-table entry */
+		uwprof_place(s, c, &e, bias, &c->mod, 1);
 		return;
-	c->mod.text_start = start;
-	c->mod.text_end = start + t->text_size;
-	c->mod.table = &t->t;
+	}
+	/* more may be uploaded meanwhile: only @n are placed */
+	parts = kmalloc_array(n, sizeof(*parts), GFP_KERNEL);
+	if (!parts)
+		return;		/* a no-table entry, until the next upload */
+	n = uwprof_place(s, c, &e, bias, parts, n);
+	if (n) {
+		c->parts = parts;
+		c->n = n;
+	} else {
+		kfree(parts);
+	}
 }
 
 /* An executable mapping as a candidate, its file pinned. */
@@ -318,6 +399,8 @@ static void uwprof_cand_of(struct mm_struct *mm, struct vm_area_struct *vma,
 		.pgoff = vma->vm_pgoff,
 		.file = vma->vm_file ? get_file(vma->vm_file) : NULL,
 		.vdso = !vma->vm_file && vma->vm_start == uwprof_arch_vdso(mm),
+		/* not the kernel's special pages (sigpage, vectors): no JIT's */
+		.anon = vma_is_anonymous(vma),
 	};
 }
 
@@ -400,7 +483,8 @@ static bool uwprof_snap_knows(const struct uwprof_snapshot *snap, u32 start,
 	if (!lo)
 		return false;
 	m = &snap->mods[lo - 1];
-	return m->text_end > start && (m->table || snap->examined_ok);
+	return m->text_end > start &&
+	       (uwprof_mod_attached(m) || snap->examined_ok);
 }
 
 /*
@@ -461,13 +545,18 @@ static struct uwprof_proc *uwprof_proc_again(struct uwprof_session *s,
 static int uwprof_publish(struct uwprof_session *s, struct uwprof_cand *c,
 			  u32 n, struct uwprof_snapshot *snap)
 {
-	struct uw2_module add[UWPROF_SWEEP_NEW + 1];
 	struct mm_struct *mm = current->mm;
 	struct uwprof_mmwatch *w = NULL;
+	struct uw2_module *add;
 	struct uwprof_proc *p;
-	u32 i, k = 0;
+	u32 i, k = 0, nadd = 0;
 	int ret;
 
+	for (i = 0; i < n; i++)
+		nadd += c[i].n;
+	add = kmalloc_array(nadd, sizeof(*add), GFP_KERNEL);
+	if (!add)
+		return -ENOMEM;
 again:
 	if (!snap->watched && !w) {
 		w = uwprof_proc_watch_new(mm);
@@ -491,9 +580,13 @@ again:
 	}
 	if (!ret) {
 		p->sweep_at = snap->sweep_at;
-		for (i = 0; i < n; i++)
-			if (!c[i].again && uwprof_cand_current(mm, &c[i]))
-				add[k++] = c[i].mod;
+		for (i = 0; i < n; i++) {
+			if (c[i].again || !uwprof_cand_current(mm, &c[i]))
+				continue;
+			memcpy(add + k, uwprof_cand_mods(&c[i]),
+			       c[i].n * sizeof(*add));
+			k += c[i].n;
+		}
 		if (k)
 			ret = uwprof_mods_update(s, p, add, k, false, 0);
 	}
@@ -504,6 +597,7 @@ out_mmap:
 	mmap_read_unlock(mm);
 out:
 	uwprof_mmwatch_free(w);	/* made, then not needed (or NULL) */
+	kfree(add);
 	return ret;
 }
 
@@ -526,9 +620,11 @@ static int uwprof_resolve_at(struct uwprof_session *s, u32 addr,
 	for (i = 0; i < n; i++)
 		uwprof_examine(s, &c[i]);
 	ret = uwprof_publish(s, c, n, snap);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		if (c[i].file)
 			fput(c[i].file);
+		kfree(c[i].parts);
+	}
 	return ret;
 }
 
@@ -561,7 +657,7 @@ static enum uw2_stop uwprof_defer_walk(struct uwprof_session *s,
 	struct uw2_regs regs;
 	enum uw2_stop stop;
 
-	if (READ_ONCE(s->n_bid_tables))
+	if (uwprof_examines(s))
 		uwprof_resolve_at(s, 0, snap);	/* a sweep */
 	for (;;) {
 		regs = d->regs;
@@ -570,14 +666,14 @@ static enum uw2_stop uwprof_defer_walk(struct uwprof_session *s,
 					 snap->uw2_flags, NULL);
 		at = stop == UW2_STOP_NO_TABLE && *nframes ?
 		     frames[*nframes - 1] : 0;
-		if (!at || !READ_ONCE(s->n_bid_tables) ||
+		if (!at || !uwprof_examines(s) ||
 		    uwprof_snap_knows(snap, at, at + 1) ||
 		    tries++ == UWPROF_RESOLVE_MAX)
 			return stop;
 		uwprof_resolve_at(s, at, snap);
 		/* again only if that code has a table now */
 		m = uw2_find_module(snap->mods, snap->n, at);
-		if (!m || !m->table)
+		if (!m || !uwprof_mod_attached(m))
 			return stop;
 	}
 }

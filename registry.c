@@ -609,16 +609,96 @@ bool uwprof_mod_live(const struct uw2_module *m)
 	return READ_ONCE(m->text_end) > m->text_start;
 }
 
-static bool uwprof_mod_overlaps(const struct uw2_module *m,
-				const struct uw2_module *add, u32 nadd)
+/*
+ * An attachment: a table, or code of a frame kind (JIT code), as opposed
+ * to code examined and found without either.
+ */
+bool uwprof_mod_attached(const struct uw2_module *m)
+{
+	return m->table || m->frames != UW2_FRAMES_TABLE;
+}
+
+static bool uwprof_mod_overlap(const struct uw2_module *a,
+			       const struct uw2_module *b)
+{
+	return a->text_start < b->text_end && b->text_start < a->text_end;
+}
+
+/* Does @m overlap one of @add[0..@nadd)? */
+bool uwprof_mod_overlaps(const struct uw2_module *m,
+			 const struct uw2_module *add, u32 nadd)
 {
 	u32 i;
 
 	for (i = 0; i < nadd; i++)
-		if (m->text_start < add[i].text_end &&
-		    add[i].text_start < m->text_end)
+		if (uwprof_mod_overlap(m, &add[i]))
 			return true;
 	return false;
+}
+
+/*
+ * Does an entry added over @m replace it?  Code examined without a table
+ * is replaced by anything; JIT code by JIT code (anonymous mappings grow
+ * and merge, and the newer look at one replaces the older); a table by
+ * nothing (JIT code inside it cuts it instead: uwprof_mods_cut()).
+ */
+static bool uwprof_mod_replaced(const struct uw2_module *m,
+				const struct uw2_module *add, u32 nadd)
+{
+	u32 i;
+
+	if (m->table)
+		return false;
+	for (i = 0; i < nadd; i++)
+		if (uwprof_mod_overlap(m, &add[i]) &&
+		    (!uwprof_mod_attached(m) || add[i].frames))
+			return true;
+	return false;
+}
+
+/*
+ * Cut the ranges of tables (and of code examined without one) in
+ * @mod[0..*@n) around the JIT code inside them (a runtime's builtins
+ * embedded in its binary), which frame kinds walk instead: an entry keeps
+ * the part before, and one more entry the part after, its skip placing
+ * the table there.  Room: one more entry per JIT entry, as one range of
+ * JIT code lies inside at most one other entry's.
+ */
+static void uwprof_mods_cut(struct uw2_module *mod, u32 *n)
+{
+	u32 i, k, end = *n;
+
+	for (k = 0; k < end; k++) {
+		const struct uw2_module j = mod[k];
+
+		if (!j.frames || !uwprof_mod_live(&j))
+			continue;
+		for (i = 0; i < *n; i++) {
+			struct uw2_module *t = &mod[i];
+
+			if (t->frames || !uwprof_mod_overlap(t, &j))
+				continue;
+			if (j.text_end < t->text_end) {
+				mod[*n] = *t;
+				mod[*n].skip += j.text_end - t->text_start;
+				mod[*n].text_start = j.text_end;
+				++*n;
+			}
+			/* ended (empty) when the JIT code starts it */
+			t->text_end = t->text_start < j.text_start ?
+				      j.text_start : t->text_start;
+		}
+	}
+}
+
+/* The number of JIT code entries in @m[0..@n). */
+static u32 uwprof_mods_jit(const struct uw2_module *m, u32 n)
+{
+	u32 i, k = 0;
+
+	for (i = 0; i < n; i++)
+		k += m[i].frames != UW2_FRAMES_TABLE;
+	return k;
 }
 
 /* The walk's UW2_F_* for the modules of @m (struct uwprof_mods). */
@@ -640,36 +720,47 @@ static u32 uwprof_mods_uw2_flags(const struct uwprof_mods *m)
 /*
  * Publish @p's modules with @add[0..@nadd) added and the attachment
  * starting at @drop_start removed (if @drop).  Ended entries go, and so do
- * no-table entries under an added range or from an older table_gen.  The
- * old array is freed after readers are done with it; p->lock keeps the mm
- * watch from ending an entry of the old array after it was copied.
+ * no-table entries from an older table_gen, and entries without a table
+ * under an added range.  The old array is freed after readers are done
+ * with it; p->lock keeps the mm watch from ending an entry of the old
+ * array after it was copied.
  */
 int uwprof_mods_update(struct uwprof_session *s, struct uwprof_proc *p,
 		       const struct uw2_module *add, u32 nadd, bool drop,
 		       u32 drop_start)
 {
 	struct uwprof_mods *old, *new;
-	u32 n_old, n = 0, i;
+	u32 n_old, n = 0, i, room;
 
 	old = rcu_dereference_protected(p->mods, lockdep_is_held(&s->lock));
 	n_old = old ? old->n : 0;
-	new = kmalloc(struct_size(new, mod, n_old + nadd), GFP_KERNEL_ACCOUNT);
+	room = n_old + nadd + uwprof_mods_jit(add, nadd) +
+	       (old ? uwprof_mods_jit(old->mod, n_old) : 0);
+	new = kmalloc(struct_size(new, mod, room), GFP_KERNEL_ACCOUNT);
 	if (!new)
 		return -ENOMEM;
 	spin_lock(&p->lock);
 	for (i = 0; i < n_old; i++) {
 		const struct uw2_module *m = &old->mod[i];
 
+		/* every part of a cut table's range goes with it */
 		if (!uwprof_mod_live(m) ||
-		    (drop && m->table && m->text_start == drop_start))
+		    (drop && uwprof_mod_attached(m) &&
+		     m->text_start - m->skip == drop_start))
 			continue;
-		if (!m->table && (old->gen != s->table_gen ||
-				  uwprof_mod_overlaps(m, add, nadd)))
+		if (!uwprof_mod_attached(m) && old->gen != s->table_gen)
+			continue;
+		if (uwprof_mod_replaced(m, add, nadd))
 			continue;
 		new->mod[n++] = *m;
 	}
 	for (i = 0; i < nadd; i++)
 		new->mod[n++] = add[i];
+	uwprof_mods_cut(new->mod, &n);
+	/* no empty entries: one may sort after the JIT code at its start */
+	for (i = 0, room = n, n = 0; i < room; i++)
+		if (uwprof_mod_live(&new->mod[i]))
+			new->mod[n++] = new->mod[i];
 	new->n = n;
 	new->gen = s->table_gen;
 	new->tag = uwprof_mods_tag();
@@ -689,31 +780,44 @@ static u32 uwprof_attachments(struct uwprof_proc *p)
 	u32 i, n = 0;
 
 	for (i = 0; m && i < m->n; i++)
-		n += m->mod[i].table && uwprof_mod_live(&m->mod[i]);
+		n += uwprof_mod_attached(&m->mod[i]) &&
+		     uwprof_mod_live(&m->mod[i]);
 	return n;
 }
 
-static bool uwprof_overlaps(struct uwprof_proc *p, u32 start, u32 end)
+/*
+ * Does [@start, @end) overlap an attachment of its own sort: a table's
+ * range another table's, JIT code other JIT code (@jit)?  JIT code inside
+ * a table's range is no conflict: it cuts the table's (uwprof_mods_cut()).
+ */
+static bool uwprof_overlaps(struct uwprof_proc *p, u32 start, u32 end,
+			    bool jit)
 {
 	struct uwprof_mods *m = rcu_dereference_protected(p->mods, true);
 	u32 i;
 
 	for (i = 0; m && i < m->n; i++)
-		if (m->mod[i].table && uwprof_mod_live(&m->mod[i]) &&
+		if (uwprof_mod_attached(&m->mod[i]) &&
+		    uwprof_mod_live(&m->mod[i]) &&
+		    !m->mod[i].frames == !jit &&
 		    start < m->mod[i].text_end && m->mod[i].text_start < end)
 			return true;
 	return false;
 }
 
-/* Is a live attachment of @p's at exactly @start? */
+/*
+ * Is a live attachment of @p's at exactly @start?  A table's range cut
+ * around JIT code starts where its first part's table starts.
+ */
 static bool uwprof_attached_at(struct uwprof_proc *p, u32 start)
 {
 	struct uwprof_mods *m = rcu_dereference_protected(p->mods, true);
 	u32 i;
 
 	for (i = 0; m && i < m->n; i++)
-		if (m->mod[i].table && uwprof_mod_live(&m->mod[i]) &&
-		    m->mod[i].text_start == start)
+		if (uwprof_mod_attached(&m->mod[i]) &&
+		    uwprof_mod_live(&m->mod[i]) &&
+		    m->mod[i].text_start - m->mod[i].skip == start)
 			return true;
 	return false;
 }
@@ -730,40 +834,43 @@ static bool uwprof_needs_watch(struct uwprof_session *s, u32 tgid,
 
 /*
  * Attach as @a asks to the process @tgid, whose @mm the caller holds a
- * user reference to.  -EAGAIN (before any change): a table attach needs
- * a watch of @mm and *@w is NULL.  Called with s->lock held.
+ * user reference to.  -EAGAIN (before any change): a range (a table's or
+ * a frame kind's) needs a watch of @mm and *@w is NULL.  Called with s->lock held.
  */
 static long uwprof_attach_locked(struct uwprof_session *s,
 				 struct uwprof_attach *a, u32 tgid,
 				 struct mm_struct *mm, u64 start_time,
 				 struct uwprof_mmwatch **w)
 {
+	bool range = !(a->flags & UWPROF_ATTACH_FOLLOW);
 	struct uwprof_table *t;
 	struct uw2_module mod;
 	struct uwprof_proc *p;
 	bool fresh;
 	int ret = 0;
 
-	t = a->flags & UWPROF_ATTACH_FOLLOW ? NULL :
-	    xa_load(&s->tables, a->table_id);
-	if (!t && !(a->flags & UWPROF_ATTACH_FOLLOW))
+	t = range && !a->frames ? xa_load(&s->tables, a->table_id) : NULL;
+	if (!t && range && !a->frames)
 		return -ENOENT;
-	if (t && !*w && uwprof_needs_watch(s, tgid, mm))
+	if (range && !*w && uwprof_needs_watch(s, tgid, mm))
 		return -EAGAIN;
 	p = uwprof_proc_for_mm(s, tgid, a->pid, mm, start_time, false, &fresh);
 	if (IS_ERR(p))
 		return PTR_ERR(p);
-	if (t) {
+	if (range) {
 		if (uwprof_attachments(p) >= UWPROF_MAX_MODULES)
 			ret = -ENOSPC;
-		else if (uwprof_overlaps(p, a->text_start, a->text_end))
+		else if (uwprof_overlaps(p, a->text_start, a->text_end,
+					 a->frames))
 			ret = -EEXIST;
 		else
 			ret = uwprof_proc_watch(p, w);
 		if (!ret) {
 			mod.text_start = a->text_start;
 			mod.text_end = a->text_end;
-			mod.table = &t->t;
+			mod.table = t ? &t->t : NULL;
+			mod.frames = a->frames;
+			mod.skip = 0;
 			ret = uwprof_mods_update(s, p, &mod, 1, false, 0);
 		}
 	}
@@ -793,11 +900,14 @@ long uwprof_ioctl_attach(struct uwprof_session *s, void __user *arg)
 		return ret;
 	if (a.flags & ~UWPROF_ATTACH_FOLLOW)
 		return -EINVAL;
-	if (a.flags ? a.table_id || a.text_start || a.text_end :
+	if (a.flags ? a.table_id || a.text_start || a.text_end || a.frames :
 		      a.text_start >= a.text_end)
 		return -EINVAL;
+	/* a frame kind is code without a table */
+	if (a.frames >= UWPROF_FRAMES_NR || (a.frames && a.table_id))
+		return -EINVAL;
 	/* tables are only added while the file is open: no lock needed */
-	if (!a.flags && !xa_load(&s->tables, a.table_id))
+	if (!a.flags && !a.frames && !xa_load(&s->tables, a.table_id))
 		return -ENOENT;
 	/* the process and its mm, before s->lock: see session.c, "Locks" */
 	ret = uwprof_find_process(s, a.pid, &tgid, &mm, &start_time);
@@ -874,7 +984,8 @@ static u32 uwprof_list_proc(struct uwprof_session *s, struct uwprof_proc *p,
 	u32 i;
 
 	for (i = 0; m && i < m->n; i++) {
-		if (!m->mod[i].table || !uwprof_mod_live(&m->mod[i]))
+		if (!uwprof_mod_attached(&m->mod[i]) ||
+		    !uwprof_mod_live(&m->mod[i]))
 			continue;
 		if (done++ >= room)
 			continue;

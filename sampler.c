@@ -518,7 +518,8 @@ long uwprof_ioctl_start(struct uwprof_session *s, void __user *arg)
 	if (ret)
 		return ret;
 	if ((st.flags & ~(UWPROF_START_PER_TASK | UWPROF_START_INHERIT |
-			  UWPROF_START_ALL)) || st.reserved ||
+			  UWPROF_START_ALL)) ||
+	    st.anon_frames >= UWPROF_FRAMES_NR ||
 	    !st.freq_hz || st.freq_hz > UWPROF_FREQ_MAX)
 		return -EINVAL;
 	/* per-task timers follow known threads: they cannot find new ones */
@@ -532,6 +533,10 @@ long uwprof_ioctl_start(struct uwprof_session *s, void __user *arg)
 		s->per_task = st.flags & UWPROF_START_PER_TASK;
 		s->inherit = st.flags & UWPROF_START_INHERIT;
 		s->follow_all = st.flags & UWPROF_START_ALL;
+		/* anonymous code examined under another kind: look again */
+		if (st.anon_frames != s->anon_frames)
+			WRITE_ONCE(s->table_gen, s->table_gen + 1);
+		WRITE_ONCE(s->anon_frames, st.anon_frames);
 		ret = s->per_task ? uwprof_follow_all(s) :
 				    uwprof_events_create(s);
 		if (ret)

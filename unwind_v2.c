@@ -979,6 +979,30 @@ static u32 uw2_popcount16(u32 mask)
 }
 
 /*
+ * @count words at @addr, in the window, from the view or the reader:
+ * UW2_EXEC_NEXT, or why they could not be had.
+ */
+static enum uw2_exec uw2_read_words(const struct uw2_stack *stack, u32 addr,
+				    u32 count, u32 *val)
+{
+	u32 k;
+
+	if (!uw2_in_window(stack, addr, count * 4))
+		return UW2_EXEC_BAD_SP;
+	if (uw2_view_words(stack->view, addr, count, val))
+		return UW2_EXEC_NEXT;
+	for (k = 0; k < count; k++) {
+		int r = stack->read(stack->ctx, addr + 4 * k, &val[k]);
+
+		if (r == UW2_READ_BUDGET)
+			return UW2_EXEC_BUDGET;
+		if (r)
+			return UW2_EXEC_READ_FAULT;
+	}
+	return UW2_EXEC_NEXT;
+}
+
+/*
  * Pop the registers of @mask, lowest first.  All words are read before
  * any register changes, so a failed pop leaves @regs as it was.  A popped
  * r13 becomes vsp only once the whole pop is done (EHABI's rule).
@@ -989,18 +1013,11 @@ static enum uw2_exec uw2_pop(struct uw2_regs *regs, u32 mask,
 {
 	u32 vsp = regs->r[UW2_SP], count = uw2_popcount16(mask);
 	u32 val[16] __uninitialized, m, k;
+	enum uw2_exec res;
 
-	if (!uw2_in_window(stack, vsp, count * 4))
-		return UW2_EXEC_BAD_SP;
-	if (!uw2_view_words(stack->view, vsp, count, val))
-		for (k = 0; k < count; k++) {
-			int r = stack->read(stack->ctx, vsp + 4 * k, &val[k]);
-
-			if (r == UW2_READ_BUDGET)
-				return UW2_EXEC_BUDGET;
-			if (r)
-				return UW2_EXEC_READ_FAULT;
-		}
+	res = uw2_read_words(stack, vsp, count, val);
+	if (res != UW2_EXEC_NEXT)
+		return res;
 	regs->r[UW2_SP] = vsp + 4 * count;
 	/* set bits only, lowest first; a popped r13 overrides the line above */
 	for (m = mask, k = 0; m; m &= m - 1)
@@ -1472,7 +1489,8 @@ static enum uw2_stop uw2_find_sequence(struct uw2_walk *w, u32 addr, bool pc,
 		return UW2_STOP_NO_TABLE;
 	f->t = m->table;
 	f->shape = NULL;
-	if (!uw2_lookup_function_to(f->t, addr - m->text_start, &instr_off,
+	if (!uw2_lookup_function_to(f->t, addr - m->text_start + m->skip,
+				    &instr_off,
 				    &fot_index, &next))
 		return UW2_STOP_NO_TABLE;
 	f->func = (addr & ~1u) - 2 * instr_off;
@@ -1482,6 +1500,7 @@ static enum uw2_stop uw2_find_sequence(struct uw2_walk *w, u32 addr, bool pc,
 	if (w->cache && pc) {
 		/* the row, up to where the function surely runs */
 		next += m->text_start;
+		next -= m->skip;
 		if (next > f->func + 2 * row_end)
 			next = f->func + 2 * row_end;
 		e = uw2_range_put(w, m, addr, f->func + 2 * row, next,
@@ -1653,6 +1672,155 @@ static enum uw2_stop uw2_check_frame(const struct uw2_walk *w, u32 sp, u32 pc,
 	return UW2_STEP_MORE;
 }
 
+/*
+ * A frame that ran to its end into @next: kept in @regs if it passes the
+ * checks of a completed frame (uw2_check_frame()).
+ */
+static enum uw2_stop uw2_commit_frame(const struct uw2_walk *w,
+				      struct uw2_regs *regs,
+				      const struct uw2_regs *next, u32 depth,
+				      u32 popped)
+{
+	enum uw2_stop stop = uw2_check_frame(w, next->r[UW2_SP],
+					     next->r[UW2_PC], depth, popped);
+
+	if (stop == UW2_STEP_MORE)
+		*regs = *next;
+	return stop;
+}
+
+/* ---- frames of JIT code (enum uw2_frames) ---- */
+
+/*
+ * A JIT kind's frames, as EHABI opcodes run by the one opcode walker
+ * (vsp starting at sp, so every read passes the window and rising-sp
+ * checks any table's frame does):
+ *  - frame: an ordinary frame of its code, which holds the caller's frame
+ *    pointer and return address at fixed places;
+ *  - entry: the frame where native code called into it, which holds what
+ *    the native caller needs back (its callee-saved registers, its sp);
+ *  - an entry frame is known by @nmarkers words just below the frame
+ *    pointer, each holding one value of @markers: a frame whose return
+ *    address leaves the kind's code without that proof ends the walk.
+ */
+struct uw2_jit_kind {
+	u8 frame[4];
+	u8 entry[8];
+	u8 frame_len;
+	u8 entry_len;
+	u8 nmarkers;
+	u32 markers[2];
+};
+
+/*
+ * V8 on 32-bit ARM (its frame-constants-arm.h and the JSEntry builtin):
+ * r11 is the frame pointer, [fp] the caller's fp and [fp + 4] the return
+ * address, the caller's sp fp + 8.  JSEntry pushes r4-r10, then d8-d15,
+ * then its frame: [fp + 72, fp + 100) the caller's r4-r10, the caller's
+ * sp fp + 100, and at [fp - 8] and [fp - 4] the frame's type marker twice:
+ * 2 for ENTRY, 4 for CONSTRUCT_ENTRY (the type shifted left as a Smi).
+ * Exit frames (JavaScript calling C++) need nothing here: the C++ code
+ * unwinds by its tables up to the return address into V8, with r11 still
+ * the exit frame's fp, an ordinary frame.
+ */
+static const struct uw2_jit_kind uw2_jit_kinds[UW2_FRAMES_COUNT] = {
+	[UW2_FRAMES_V8_ARM] = {
+		/* vsp = r11; pop {r11, lr}; finish */
+		.frame = { 0x9b, 0x84, 0x80, 0xb0 },
+		.frame_len = 4,
+		/* ... and vsp += 64 (d8-d15); pop {r4-r10}; finish */
+		.entry = { 0x9b, 0x84, 0x80, 0x0f, 0xa6, 0xb0 },
+		.entry_len = 6,
+		.nmarkers = 2,
+		.markers = { 2, 4 },
+	},
+};
+
+/* The kind of the JIT code holding @addr, or NULL. */
+static const struct uw2_jit_kind *uw2_jit_at(const struct uw2_walk *w,
+					     u32 addr, u32 *frames)
+{
+	const struct uw2_module *m = uw2_find_module(w->mods, w->nmods, addr);
+
+	if (!m || m->table || !m->frames || m->frames >= UW2_FRAMES_COUNT)
+		return NULL;
+	*frames = m->frames;
+	return &uw2_jit_kinds[m->frames];
+}
+
+/* Run @len opcodes of a kind's layout on a copy of @regs into @next. */
+static enum uw2_exec uw2_jit_run(struct uw2_walk *w, const u8 *ops, u32 len,
+				 const struct uw2_regs *regs,
+				 struct uw2_regs *next, u32 *popped)
+{
+	const struct uw2_table t = { .uit = ops, .uit_size = len };
+
+	*next = *regs;
+	*popped = 0;
+	return uw2_run_sequence(w, &t, 0, next, popped);
+}
+
+/*
+ * Is the frame at @fp (inside the current one, so above sp) an entry
+ * frame of @k: its marker words all hold the same value of k->markers?
+ */
+static enum uw2_stop uw2_jit_is_entry(const struct uw2_walk *w,
+				      const struct uw2_jit_kind *k, u32 fp)
+{
+	u32 val[2], at = fp - 4 * k->nmarkers, i;
+	enum uw2_exec res;
+
+	if (fp < 4 * k->nmarkers || at < w->frame_sp)
+		return UW2_STOP_JIT_CHAIN;
+	res = uw2_read_words(w->stack, at, k->nmarkers, val);
+	if (res != UW2_EXEC_NEXT)
+		return uw2_exec_stop(res);
+	for (i = 1; i < k->nmarkers; i++)
+		if (val[i] != val[0])
+			return UW2_STOP_JIT_CHAIN;
+	for (i = 0; i < 2; i++)
+		if (val[0] == k->markers[i])
+			return UW2_STEP_MORE;
+	return UW2_STOP_JIT_CHAIN;
+}
+
+/*
+ * A frame of JIT code at @addr (the pc's lookup address, which no table
+ * covers): an ordinary frame when its return address lies in code of the
+ * same kind, else it must prove to be an entry frame, and gives back the
+ * native caller's registers.  The sampled pc's frame is taken as set up:
+ * a sample in a prologue or a frameless stub gives the caller's caller
+ * as the first return address, as V8's own unwinder does.
+ */
+static enum uw2_stop uw2_step_jit(struct uw2_walk *w, struct uw2_regs *regs,
+				  u32 depth, u32 addr)
+{
+	const struct uw2_jit_kind *k, *up;
+	struct uw2_regs next __uninitialized;
+	u32 popped, frames, up_frames;
+	enum uw2_stop stop;
+	enum uw2_exec res;
+
+	k = uw2_jit_at(w, addr, &frames);
+	if (!k)
+		return UW2_STOP_NO_TABLE;
+	res = uw2_jit_run(w, k->frame, k->frame_len, regs, &next, &popped);
+	if (res != UW2_EXEC_FINISH)
+		return uw2_exec_stop(res);
+	up = uw2_jit_at(w, uw2_lookup_addr(w, next.r[UW2_PC], depth + 1),
+			&up_frames);
+	if (!up || up_frames != frames) {
+		stop = uw2_jit_is_entry(w, k, regs->r[UW2_FP]);
+		if (stop != UW2_STEP_MORE)
+			return stop;
+		res = uw2_jit_run(w, k->entry, k->entry_len, regs, &next,
+				  &popped);
+		if (res != UW2_EXEC_FINISH)
+			return uw2_exec_stop(res);
+	}
+	return uw2_commit_frame(w, regs, &next, depth, popped);
+}
+
 /* Unwind the frame whose pc is regs->r[15]; @depth frames stored so far. */
 static enum uw2_stop uw2_step(struct uw2_walk *w, struct uw2_regs *regs,
 			      u32 depth)
@@ -1671,6 +1839,8 @@ static enum uw2_stop uw2_step(struct uw2_walk *w, struct uw2_regs *regs,
 	const u8 *src;
 
 	stop = uw2_find_sequence(w, addr, depth == 1, &f);
+	if (stop == UW2_STOP_NO_TABLE)
+		return uw2_step_jit(w, regs, depth, addr);
 	if (stop != UW2_STEP_MORE)
 		return stop;
 	func = f.func;
@@ -1700,11 +1870,7 @@ static enum uw2_stop uw2_step(struct uw2_walk *w, struct uw2_regs *regs,
 		return UW2_STEP_STALE;
 	if (res != UW2_EXEC_FINISH)
 		return uw2_exec_stop(res);
-	stop = uw2_check_frame(w, next.r[UW2_SP], next.r[UW2_PC], depth,
-			       popped);
-	if (stop == UW2_STEP_MORE)
-		*regs = next;
-	return stop;
+	return uw2_commit_frame(w, regs, &next, depth, popped);
 }
 
 /*
@@ -1879,10 +2045,21 @@ const char *uw2_stop_name(enum uw2_stop stop)
 		[UW2_STOP_MAX_DEPTH] = "max-depth",
 		[UW2_STOP_NORETURN] = "noreturn",
 		[UW2_STOP_BUDGET] = "budget",
+		[UW2_STOP_JIT_CHAIN] = "jit-chain",
 	};
 
 	if ((u32)stop >= UW2_STOP_COUNT)
 		return "unknown";
 	return names[stop];
+}
+
+const char *uw2_frames_name(enum uw2_frames frames)
+{
+	static const char *const names[UW2_FRAMES_COUNT] = {
+		[UW2_FRAMES_TABLE] = "table",
+		[UW2_FRAMES_V8_ARM] = "v8-arm",
+	};
+
+	return (u32)frames < UW2_FRAMES_COUNT ? names[frames] : NULL;
 }
 #endif

@@ -158,11 +158,33 @@ bool uw2_lookup_sequence(const struct uw2_table *t, u32 fot_index,
 			 u32 instr_off, u32 *uit_index);
 #endif
 
-/* One loaded module: its runtime .text range and its (validated) table. */
+/*
+ * How the frames of a module's code are unwound.  Code with no table
+ * built for it may still keep a frame chain its runtime defines (a JIT's
+ * code and its stubs): each such convention is a kind, with its frame
+ * layout in unwind_v2.c's table of kinds, so that another runtime is a
+ * new row there rather than a new case in the walk.
+ */
+enum uw2_frames {
+	UW2_FRAMES_TABLE = 0,	/* by the module's table (none: no-table) */
+	UW2_FRAMES_V8_ARM,	/* V8's frame-pointer chain on 32-bit ARM */
+	UW2_FRAMES_COUNT
+};
+
+/*
+ * One loaded module: its runtime .text range and either its (validated)
+ * table, or (table NULL) a frame kind other than UW2_FRAMES_TABLE.  A
+ * table's range may be cut around code of a frame kind inside it (a JIT's
+ * builtins embedded in its binary): each part is a module with the same
+ * table, and @skip, the bytes of the table's range before the part's
+ * start, places the table (its offset 0 is at text_start - skip).
+ */
 struct uw2_module {
 	u32 text_start;		/* runtime address of .text */
 	u32 text_end;		/* exclusive */
 	const struct uw2_table *table;
+	u32 frames;		/* enum uw2_frames */
+	u32 skip;		/* 0 unless a part of a cut table's range */
 };
 
 /*
@@ -227,6 +249,7 @@ enum uw2_stop {
 	UW2_STOP_MAX_DEPTH,	/* the frame array is full */
 	UW2_STOP_NORETURN,	/* a call that never returns: chain complete */
 	UW2_STOP_BUDGET,	/* the sample's step or stack-copy budget is spent */
+	UW2_STOP_JIT_CHAIN,	/* JIT frames left JIT code but by no entry frame */
 	UW2_STOP_COUNT
 };
 
@@ -237,6 +260,9 @@ const struct uw2_module *uw2_find_module(const struct uw2_module *mods,
 #ifndef __KERNEL__
 /* Short names used by the tools and records: "root", "no-table", ... */
 const char *uw2_stop_name(enum uw2_stop stop);
+
+/* The tools' names of frame kinds: "table", "v8-arm"; NULL past them. */
+const char *uw2_frames_name(enum uw2_frames frames);
 #endif
 
 /* Register indexes in uw2_regs. */

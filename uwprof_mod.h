@@ -260,6 +260,7 @@ struct uwprof_session {
 	bool follow_all;		/* UWPROF_START_ALL */
 	u32 n_bid_tables;		/* tables uploaded by build-id */
 	u32 table_gen;			/* bumped by each such upload */
+	u32 anon_frames;		/* uwprof_start.anon_frames */
 	const struct cred *cred;	/* the opener's, to judge followers */
 	struct file *file;		/* the open file: valid in ioctls only */
 	bool cap_ptrace;		/* the opener had CAP_SYS_PTRACE */
@@ -297,6 +298,10 @@ int uwprof_mods_update(struct uwprof_session *s, struct uwprof_proc *p,
 		       const struct uw2_module *add, u32 nadd, bool drop,
 		       u32 drop_start);
 bool uwprof_mod_live(const struct uw2_module *m);
+bool uwprof_mod_attached(const struct uw2_module *m);
+/* Does @m overlap one of @add[0..@nadd)? */
+bool uwprof_mod_overlaps(const struct uw2_module *m,
+			 const struct uw2_module *add, u32 nadd);
 struct uwprof_mmwatch *uwprof_proc_watch_new(struct mm_struct *mm);
 int uwprof_proc_watch(struct uwprof_proc *p, struct uwprof_mmwatch **w);
 

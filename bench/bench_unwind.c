@@ -12,6 +12,11 @@
  *   bench_unwind unwind N D  N passes over the depth-D stacks in
  *                            bench_unwind_work()
  *   bench_unwind lookup N    N passes of lookups in bench_lookup_work()
+ *   bench_unwind jit N       N passes over stacks of JIT_DEPTH frames of
+ *                            V8's kind (JIT code after the module, its
+ *                            frame chain in r11) and an entry frame
+ *                            returning to the root function, in
+ *                            bench_jit_work()
  *   bench_unwind replay N FILE DIR
  *                            N passes over the real stacks of FILE (a
  *                            replay file, bench/replay.h) in
@@ -195,19 +200,23 @@ static int read_word(void *ctx, u32 addr, u32 *val)
 	return 0;
 }
 
-/* One unwind of @s; returns the frames found, exits if it went wrong. */
-static u32 unwind_sample(const struct sample *s)
+/*
+ * One unwind of @s with the @nmods modules @mods (the bench's one module,
+ * or it and JIT code); returns the frames found, exits if it went wrong.
+ */
+static u32 unwind_sample(const struct sample *s,
+			 const struct uw2_module *mods, u32 nmods)
 {
 	static struct uw2_cache cache;	/* one CPU's, kept across samples */
 	struct reader_ctx rc = { s };
-	struct uw2_view view = { s->stack, s->lo, STACK_BYTES };
+	struct uw2_view view = { s->stack, s->lo, STACK_BYTES, 0 };
 	struct uw2_stack stack = { s->lo, STACK_TOP, read_word, &rc, &view };
 	struct uw2_regs regs = s->regs;
 	u32 frames[MAX_DEPTH + 2], n;
 	enum uw2_stop stop;
 
-	cache.gen = 1;	/* one module array throughout */
-	stop = uw2_unwind_cached(&module, 1, &regs, &stack, frames,
+	cache.gen = nmods;	/* two module arrays: a gen each */
+	stop = uw2_unwind_cached(mods, nmods, &regs, &stack, frames,
 				 MAX_DEPTH + 2, &n, 0, &cache);
 	if (stop != UW2_STOP_ROOT || n != s->depth) {
 		fprintf(stderr, "bench: depth %u stack: %s after %u frames\n",
@@ -223,7 +232,8 @@ __attribute__((noinline)) u64 bench_unwind_work(u32 passes, int depth_i)
 
 	for (u32 p = 0; p < passes; p++)
 		for (u32 k = 0; k < STACKS_PER_DEPTH; k++)
-			frames += unwind_sample(&samples[depth_i][k]);
+			frames += unwind_sample(&samples[depth_i][k], &module,
+						1);
 	return frames;
 }
 
@@ -251,6 +261,66 @@ __attribute__((noinline)) u64 bench_lookup_work(u32 passes)
 	if (sink == 0xffffffff)
 		puts("");
 	return n;
+}
+
+/* ---- JIT frames (UW2_FRAMES_V8_ARM) ---- */
+
+#define JIT_START	(TEXT_START + NFUNCS * FUNC_SIZE)
+#define JIT_SIZE	0x100000
+#define JIT_DEPTH	16
+
+static struct uw2_module jit_mods[2];
+static struct sample jit_samples[STACKS_PER_DEPTH];
+
+/*
+ * JIT_DEPTH V8 frames, 16 to 48 bytes apart ([fp] the caller's fp,
+ * [fp + 4] a return address in the JIT code), then an entry frame (its
+ * type marker at fp - 8 and fp - 4) returning to the root function.
+ */
+static void build_jit_sample(struct sample *s)
+{
+	u32 fp = STACK_TOP - STACK_BYTES + 64, next;
+
+	s->stack = calloc(1, STACK_BYTES);
+	s->lo = STACK_TOP - STACK_BYTES;
+	s->depth = JIT_DEPTH + 2;
+	memset(&s->regs, 0, sizeof(s->regs));
+	s->regs.r[UW2_SP] = fp - 16;
+	s->regs.r[UW2_FP] = fp;
+	s->regs.r[UW2_PC] = JIT_START + (rng() % JIT_SIZE & ~3u);
+	for (u32 d = 0; d < JIT_DEPTH; d++, fp = next) {
+		next = fp + 16 + 16 * (rng() % 3);
+		put_word(s, fp, next);
+		put_word(s, fp + 4, JIT_START + (rng() % JIT_SIZE & ~3u) + 4);
+	}
+	put_word(s, fp - 8, 2);
+	put_word(s, fp - 4, 2);
+	put_word(s, fp, 0);
+	put_word(s, fp + 4, TEXT_START + (NFUNCS - 1) * FUNC_SIZE + CALL_OFF +
+		 1);
+}
+
+static void build_jit(void)
+{
+	jit_mods[0] = module;
+	jit_mods[1] = (struct uw2_module){ JIT_START, JIT_START + JIT_SIZE,
+					   NULL, UW2_FRAMES_V8_ARM, 0 };
+	for (u32 k = 0; k < STACKS_PER_DEPTH; k++)
+		build_jit_sample(&jit_samples[k]);
+}
+
+/* Returns the JIT frames walked: each stack's sampled pc and return
+ * addresses in JIT code (the entry frame's return goes to the table). */
+__attribute__((noinline)) u64 bench_jit_work(u32 passes, int unused)
+{
+	u64 frames = 0;
+
+	(void)unused;
+	for (u32 p = 0; p < passes; p++)
+		for (u32 k = 0; k < STACKS_PER_DEPTH; k++)
+			frames += unwind_sample(&jit_samples[k], jit_mods,
+						2) - 1;
+	return frames;
 }
 
 /* ---- real stacks (bench/replay.h) ---- */
@@ -313,7 +383,8 @@ static void load_replay(const char *file, const char *dir)
 			exit(1);
 		}
 		rmods[i] = (struct uw2_module){ m[i].text_start,
-						m[i].text_end, &rtables[i] };
+						m[i].text_end, &rtables[i],
+						0, 0 };
 	}
 	nrmods = h->nmods;
 	rsamples = calloc(h->nsamples, sizeof(*rsamples));
@@ -490,6 +561,7 @@ int main(int argc, char **argv)
 {
 	build_table();
 	build_samples();
+	build_jit();
 	if ((argc == 5 || argc == 6) && !strcmp(argv[1], "replay")) {
 		load_replay(argv[3], argv[4]);
 		replay_line = argc == 6 ? atoi(argv[5]) : 0;
@@ -514,6 +586,11 @@ int main(int argc, char **argv)
 			return 0;
 		}
 	}
+	if (argc == 3 && !strcmp(argv[1], "jit")) {
+		printf("frames %llu\n",
+		       (unsigned long long)bench_jit_work(atoi(argv[2]), 0));
+		return 0;
+	}
 	if (argc == 3 && !strcmp(argv[1], "lookup")) {
 		printf("lookups %llu\n",
 		       (unsigned long long)bench_lookup_work(atoi(argv[2])));
@@ -521,7 +598,7 @@ int main(int argc, char **argv)
 	}
 	if (argc != 2 || strcmp(argv[1], "time")) {
 		fprintf(stderr,
-			"usage: bench_unwind time|unwind N 8|16|32|lookup N|replay N|summary FILE DIR [LINE]\n");
+			"usage: bench_unwind time|unwind N 8|16|32|lookup N|jit N|replay N|summary FILE DIR [LINE]\n");
 		return 2;
 	}
 	printf("table: %u functions, %u pages, %u bytes of FOT, %u of UIT\n",
@@ -532,5 +609,7 @@ int main(int argc, char **argv)
 		       time_per_item(bench_unwind_work, i));
 	printf("lookup alone: %6.1f ns/lookup\n",
 	       time_per_item(lookup_adapter, 0));
+	printf("JIT frames (V8): %6.1f ns/frame\n",
+	       time_per_item(bench_jit_work, 0));
 	return 0;
 }

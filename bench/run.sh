@@ -6,7 +6,7 @@
 # Everything it prints also goes to OUTDIR/figures.txt, headed by the tree's
 # commit and the replay input's digest: scripts/doc-section.sh writes that
 # file into docs/UNWIND-COST.md.  Counts are
-# collected only inside bench_unwind_work(), bench_lookup_work() or
+# collected only inside bench_unwind_work(), bench_lookup_work(), bench_jit_work() or
 # bench_replay_work().  REALDIR holds lua.uwr, real stacks of lua5.4
 # (bench/capture-lua.sh), and the tables they were unwound with;
 # ARM_BINARY, the bench built for armhf, replays them under qemu-arm too.
@@ -53,6 +53,9 @@ done
 read -r ir n < <(callgrind_ir bench_lookup_work lookup 4)
 awk -v ir="$ir" -v n="$n" \
 	'BEGIN { printf "lookup alone: %6.1f instructions/lookup (callgrind, %d lookups)\n", ir / n, n }'
+read -r ir n < <(callgrind_ir bench_jit_work jit 4)
+awk -v ir="$ir" -v n="$n" \
+	'BEGIN { printf "JIT frames (V8 frame chain, 16 deep, then an entry frame): %6.1f instructions/frame (callgrind, %d frames)\n", ir / n, n }'
 if [ -z "$real" ] || [ ! -f "$real/lua.uwr" ]; then
 	echo "real stacks: no $real/lua.uwr (make bench-unwind unpacks bench/data/lua-real.tar.xz)" >&2
 	exit 1

@@ -10,8 +10,9 @@
  * worker processes of THREADS threads each, and meanwhile tries to unload
  * the module, reloads it when an unload succeeded, and changes module
  * parameters; every 5 s (-u) the workers close their files and the
- * unload must succeed.  Targets spin, create threads, fork, exec themselves and
- * exit.  Each worker thread runs sequences of 1 to 8 calls (open, close,
+ * unload must succeed.  Targets spin, create threads, fork, exec themselves,
+ * run ARM code from anonymous memory (JIT code, with frames good and bad)
+ * and exit.  Each worker thread runs sequences of 1 to 8 calls (open, close,
  * every ioctl of uapi/uwprof.h with valid, boundary and garbage
  * arguments, valid and corrupted v2 tables, read, poll, fork) on the
  * worker's few open files, which its threads share.  Every errno seen is
@@ -519,6 +520,12 @@ static void do_attach(struct thr *t, struct slot *s, int fd)
 	}
 	if (chance(&t->r, 5))
 		a.flags = 1u << below(&t->r, 32);
+	/* JIT code: a valid kind without a table, a kind beside one, junk */
+	if (chance(&t->r, 20)) {
+		a.frames = chance(&t->r, 10) ? rnd(&t->r) : UWPROF_FRAMES_V8_ARM;
+		if (chance(&t->r, 70))
+			a.table_id = 0;
+	}
 	ret = ioctl(fd, UWPROF_IOC_ATTACH, place(t, &a, sizeof(a)));
 	note(OP_ATTACH, ret, errno, "pid %u [%#x,%#x)", a.pid, a.text_start,
 	     a.text_end);
@@ -571,8 +578,9 @@ static void do_start(struct thr *t, int fd)
 		     1 + below(&t->r, chance(&t->r, 50) ? 10000 : 1000);
 	st.flags = chance(&t->r, 5) ? rnd(&t->r) :
 		   flag_set[below(&t->r, chance(&t->r, 50) ? 2 : 7)];
-	if (chance(&t->r, 3))
-		st.reserved = rnd(&t->r);
+	if (chance(&t->r, 30))
+		st.anon_frames = chance(&t->r, 10) ? rnd(&t->r) :
+				 UWPROF_FRAMES_V8_ARM;
 	note(OP_START, ioctl(fd, UWPROF_IOC_START, place(t, &st, sizeof(st))),
 	     errno, "freq %u flags %#x", st.freq_hz, st.flags);
 }
@@ -794,9 +802,49 @@ static void worker(int id, int threads, uint64_t seed)
 	_exit(0);
 }
 
-/* ---- targets: spin, make threads, fork, exec, exit ---- */
+/* ---- targets: spin, make threads, fork, exec, exit, run JIT code ---- */
 
 static void __attribute__((noreturn)) target(int slot, uint64_t seed);
+
+/*
+ * ARM code run from anonymous memory, as a JIT's: a frame V8's kind
+ * walks (push {fp, lr}; mov fp, sp; spin; pop {fp, pc}), or with word 1
+ * "add fp, sp, #4", a frame pointer the walk must refuse.
+ */
+static const uint32_t jit_words[] = {
+	0xe92d4800, 0xe1a0b00d, 0xe2500001, 0x1afffffd, 0xe8bd8800,
+};
+#define JIT_BAD_FP	0xe28db004
+
+/* Map (or keep), run, and sometimes unmap a page of JIT code. */
+static void run_jit_code(struct rng *r)
+{
+	static unsigned char *page;
+	uint32_t w1 = chance(r, 50) ? JIT_BAD_FP : jit_words[1];
+
+	if (!page) {
+		page = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (page == MAP_FAILED) {
+			page = NULL;
+			return;
+		}
+		memcpy(page, jit_words, sizeof(jit_words));
+		memcpy(page + 4, &w1, 4);
+		if (mprotect(page, 4096, PROT_READ | PROT_EXEC)) {
+			munmap(page, 4096);
+			page = NULL;
+			return;
+		}
+		__builtin___clear_cache((char *)page,
+					(char *)page + sizeof(jit_words));
+	}
+	((unsigned long (*)(unsigned long))page)(1 + below(r, 200000));
+	if (chance(r, 30)) {
+		munmap(page, 4096);
+		page = NULL;
+	}
+}
 
 static void *spin_thread(void *arg)
 {
@@ -849,6 +897,8 @@ static void __attribute__((noreturn)) target(int slot, uint64_t seed)
 			if (pid < 0)
 				__atomic_store_n(&sh->target[c], 0, __ATOMIC_RELEASE);
 		}
+		if (k >= 13 && k < 30)
+			run_jit_code(&r);
 		if (k == 12) {			/* exec: same pid, new mm */
 			snprintf(arg, sizeof(arg), "%d", slot);
 			execl(self_exe, self_exe, "--target", arg, shm_path,

@@ -7,6 +7,8 @@
  * table and the stack each get an exact-size heap copy, so ASan reports
  * any read past either.  The stack reader aborts on any address outside
  * the window, and a validated table must never yield a bad-opcode stop.
+ * Some inputs put JIT code of V8's frame kind beside the table's code
+ * (add_jit()).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -111,7 +113,7 @@ static void check_lookup(const struct uw2_table *t, u32 byte_off)
  * Sampled pcs are cached by range: from another pc near the first, with
  * the cache the first left, the same as the plain unwind from there.
  */
-static void same_at_other_pc(const struct uw2_module *mod,
+static void same_at_other_pc(const struct uw2_module *mods, u32 nmods,
 			     const struct uw2_regs *start,
 			     const struct uw2_stack *plain, u32 max, u32 flags,
 			     u32 pick, struct uw2_cache *cache)
@@ -122,17 +124,17 @@ static void same_at_other_pc(const struct uw2_module *mod,
 
 	r1.r[UW2_PC] += 2 * ((pick >> 2) & 0x3ff) - 0x400;
 	r2 = r1;
-	stop = uw2_unwind(mod, 1, &r1, plain, f1, max, &n1, flags);
+	stop = uw2_unwind(mods, nmods, &r1, plain, f1, max, &n1, flags);
 	/* the cache spares steps: past the budget, it may go further */
 	if (stop == UW2_STOP_BUDGET)
 		return;
-	if (uw2_unwind_cached(mod, 1, &r2, plain, f2, max, &n2, flags,
+	if (uw2_unwind_cached(mods, nmods, &r2, plain, f2, max, &n2, flags,
 			      cache) != stop || n2 != n1 ||
 	    memcmp(f2, f1, n1 * 4) || memcmp(&r1, &r2, sizeof(r1)))
 		abort();
 }
 
-static void same_with_fast_paths(const struct uw2_module *mod,
+static void same_with_fast_paths(const struct uw2_module *mods, u32 nmods,
 				 const struct uw2_regs *start,
 				 const struct uw2_stack *plain,
 				 const struct fuzz_stack *fs, u32 max,
@@ -186,21 +188,96 @@ static void same_with_fast_paths(const struct uw2_module *mod,
 			stack.view = &lines.view;
 		}
 		r = *start;
-		if (uw2_unwind_cached(mod, 1, &r, &stack, f2, max, &n2, flags,
+		if (uw2_unwind_cached(mods, nmods, &r, &stack, f2, max, &n2, flags,
 				      &cache) != stop || n2 != n ||
 		    memcmp(f2, frames, n * 4) || memcmp(&r, end, sizeof(r)))
 			abort();
 	}
-	same_at_other_pc(mod, start, plain, max, flags, pick, &cache);
+	same_at_other_pc(mods, nmods, start, plain, max, flags, pick, &cache);
+}
+
+/*
+ * With r5 bit 6, 4 KiB of JIT code inside the table's range, at 256-byte
+ * steps given by r5 bits 8-15 (a binary's embedded builtins): the table's
+ * range cut around it, its second part placed by skip.  Returns the
+ * modules there are then, with the JIT code's last.
+ */
+static u32 cut_table(struct uw2_module *mods, u32 mode)
+{
+	struct uw2_module t = mods[0];
+	u32 js = t.text_start + ((mode >> 8) & 0xff) * 0x100, n = 0;
+
+	if (t.text_end - t.text_start < 0x1000 || js < t.text_start ||
+	    js > t.text_end - 0x1000)
+		return 0;
+	if (js > t.text_start) {
+		mods[n] = t;
+		mods[n++].text_end = js;
+	}
+	if (js + 0x1000 < t.text_end) {
+		mods[n] = t;
+		mods[n].text_start = js + 0x1000;
+		mods[n++].skip = js + 0x1000 - t.text_start;
+	}
+	mods[n++] = (struct uw2_module){ js, js + 0x1000, NULL,
+					 UW2_FRAMES_V8_ARM, 0 };
+	/* sorted: the JIT code between the parts */
+	if (n == 3) {
+		t = mods[1];
+		mods[1] = mods[2];
+		mods[2] = t;
+	} else if (n == 2 && mods[0].text_start > js) {
+		t = mods[0];
+		mods[0] = mods[1];
+		mods[1] = t;
+	}
+	return n;
+}
+
+/*
+ * With r5 bit 2, JIT code of V8's kind (no table) follows the table's
+ * range (or with bit 6 lies inside it: cut_table()), and with bit 3 the
+ * pc is there; with bit 4 r11, its frame pointer, points into the window
+ * (misaligned with bit 5), so that the stack's words make frame chains:
+ * ones that loop, leave the window, or never reach the table's code.
+ */
+static u32 add_jit(struct uw2_module *mods, struct uw2_regs *regs,
+		   const struct fuzz_stack *fs)
+{
+	u32 start = (mods[0].text_end + 0xfff) & ~0xfffu, mode = regs->r[5];
+	u32 n = 2, size = 0x10000, k;
+
+	if (!(mode & 4))
+		return 1;
+	if (mode & 64) {
+		n = cut_table(mods, mode);
+		if (!n)
+			return 1;
+		for (k = 0; k < n && mods[k].table; k++)
+			;
+		start = mods[k].text_start;
+		size = 0x1000;
+	} else if (start < mods[0].text_end || start > 0xffffffffu - 0x10000) {
+		return 1;
+	} else {
+		mods[1] = (struct uw2_module){ start, start + 0x10000, NULL,
+					       UW2_FRAMES_V8_ARM, 0 };
+	}
+	if (mode & 8)
+		regs->r[UW2_PC] = start + (regs->r[UW2_PC] & (size - 2));
+	if (mode & 16)
+		regs->r[UW2_FP] = fs->lo + (regs->r[UW2_FP] & 0xfc) +
+				  (mode & 32 ? 2 : 0);
+	return n;
 }
 
 static void unwind_one(const struct uw2_table *t, const u8 *in, size_t left)
 {
 	struct uw2_regs regs, start;
-	struct uw2_module mod;
+	struct uw2_module mods[3], *mod = &mods[0];
 	struct fuzz_stack fs;
 	struct uw2_stack stack;
-	u32 frames[MAX_FRAMES], n = 0, flags, max;
+	u32 frames[MAX_FRAMES], n = 0, flags, max, nmods;
 	u8 *copy;
 	enum uw2_stop stop;
 
@@ -209,11 +286,13 @@ static void unwind_one(const struct uw2_table *t, const u8 *in, size_t left)
 	check_lookup(t, regs.r[UW2_PC]);
 	check_lookup(t, regs.r[UW2_LR]);
 	/* keep pc and sp near the module and the window most of the time */
-	mod.text_start = regs.r[0] & 0xfff00000u;
-	mod.text_end = mod.text_start + uw2_table_text_span(t);
-	if (mod.text_end < mod.text_start)
-		mod.text_end = 0xffffffffu;
-	mod.table = t;
+	mod->text_start = regs.r[0] & 0xfff00000u;
+	mod->text_end = mod->text_start + uw2_table_text_span(t);
+	if (mod->text_end < mod->text_start)
+		mod->text_end = 0xffffffffu;
+	mod->table = t;
+	mod->frames = UW2_FRAMES_TABLE;
+	mod->skip = 0;
 	flags = regs.r[1] & UW2_F_CHROME_COMPAT;
 	max = regs.r[2] % (MAX_FRAMES + 1);
 	copy = malloc(left ? left : 1);
@@ -228,13 +307,14 @@ static void unwind_one(const struct uw2_table *t, const u8 *in, size_t left)
 	if (regs.r[5] & 1)
 		regs.r[UW2_SP] = fs.lo + (regs.r[UW2_SP] & 0xff);
 	if (regs.r[5] & 2)
-		regs.r[UW2_PC] = mod.text_start + (regs.r[UW2_PC] & 0x3ffff);
+		regs.r[UW2_PC] = mod->text_start + (regs.r[UW2_PC] & 0x3ffff);
+	nmods = add_jit(mods, &regs, &fs);
 	start = regs;
-	stop = uw2_unwind(&mod, 1, &regs, &stack, frames, max, &n, flags);
+	stop = uw2_unwind(mods, nmods, &regs, &stack, frames, max, &n, flags);
 	if (n > max || stop >= UW2_STOP_COUNT || stop == UW2_STOP_BAD_OPCODE)
 		abort();
-	same_with_fast_paths(&mod, &start, &stack, &fs, max, flags, stop,
-			     frames, n, &regs, regs.r[6]);
+	same_with_fast_paths(mods, nmods, &start, &stack, &fs, max, flags,
+			     stop, frames, n, &regs, regs.r[6]);
 	free(copy);
 }
 

@@ -33,9 +33,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (u.blob < buf || u.blob_size > size ||
 		    u.blob + u.blob_size > buf + size)
 			abort();
-		if (uw2_table_init(&t, u.blob, u.blob_size, &verr) == UW2_OK) {
-			tb_dump_table(devnull, &t, &u, false, true);
-			tb_dump_table(devnull, &t, &u, true, false);
+		for (uint32_t i = 0; i < u.nparts; i++) {
+			struct uwt_part p;
+
+			uwt_part(&u, i, &p);
+			if (p.blob < buf || p.blob_size > size ||
+			    p.blob + p.blob_size > buf + size)
+				abort();
+			if (uw2_table_init(&t, p.blob, p.blob_size, &verr) != UW2_OK)
+				continue;
+			tb_dump_table(devnull, &t, p.text_addr, false, true);
+			tb_dump_coverage(devnull, &u,
+					 tb_dump_table(devnull, &t, p.text_addr,
+						       true, false));
 		}
 	}
 	free(buf);

@@ -55,6 +55,9 @@ for f in plain mixed plt; do
 	"$uwprof" table "$out/table/seeds/$f.so" -o "$out/dump/seeds/$f.uwt" >/dev/null
 	"$uwprof" table "$out/table/seeds/$f.so" --raw -o "$out/dump/seeds/$f.bin" >/dev/null
 done
+# a table in parts (container version 2): the fixture split at a low limit
+"$uwprof" table "$out/table/seeds/fixture" --test-fot-limit 8 \
+	-o "$out/dump/seeds/fixture-split.uwt" >/dev/null
 
 cp "$out"/dump/seeds/* "$out/uwt/seeds/"
 

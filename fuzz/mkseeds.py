@@ -35,6 +35,15 @@ def main():
     ra = lambda off: off | 1  # noqa: E731
     lmtr = mkblob.words({0: 0x44, 4: ra(0x210), 20: 4, 32: STACK + 48,
                          36: ra(0x320), 48: 0x77, 52: ra(0x404)})
+    # V8's frames (fuzz_unwind_v2.c's add_jit(): r5 28 puts pc and r11
+    # in JIT code after the table's range): two frames, then an entry
+    # frame (markers 2, 2 below its fp; r4-r10 at fp + 72) returning to
+    # the outermost function of table A
+    jit = {8: STACK + 24, 12: 0x20104, 24: STACK + 48, 28: 0x20208,
+           40: 2, 44: 2, 48: 0x1111, 52: ra(0x404)}
+    jit.update({120 + 4 * i: 0x404 + i for i in range(7)})
+    cut = dict(jit)
+    cut.update({12: 0x1104, 28: 0x1208})
     seeds = {
         "lmtr": seed(a, {15: 0x104, 2: 16}, lmtr),
         "lmtr-compat": seed(a, {15: 0x104, 2: 16, 1: 1}, lmtr),
@@ -49,6 +58,12 @@ def main():
                                        (0, b"\xb0")])], 0x100),
                     {15: 0x10, 2: 16},
                     mkblob.words({80: STACK + 96, 84: 0})),
+        "jit-v8": seed(a, {15: 0x10, 11: 8, 5: 28, 2: 16},
+                       mkblob.words(jit)),
+        # the same JIT code inside table A's range, at 0x1000 (r5 bit 6,
+        # bits 8-15 0x10): the table cut around it
+        "jit-v8-cut": seed(a, {15: 0x10, 11: 8, 5: 0x105c, 2: 16},
+                           mkblob.words(cut)),
     }
     for name, data in seeds.items():
         with open(os.path.join(out, name), "wb") as f:

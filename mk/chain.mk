@@ -7,7 +7,7 @@ CHAIN_VARIANTS	:= $(foreach cc,gcc clang,$(foreach isa,thumb arm,\
 CHAIN_CC_gcc	:= $(ARM_CROSS)gcc
 CHAIN_CC_clang	:= clang --target=arm-linux-gnueabihf -march=armv7-a -mfloat-abi=hard
 CHAIN_LIB_SRCS	:= tools/uwprof/record/attach.c tools/uwprof/lib/addrmap.c tools/uwprof/lib/procmaps.c \
-		   tools/uwprof/lib/uwt.c tools/uwprof/lib/regfile.c
+		   tools/uwprof/lib/uwt.c tools/uwprof/lib/regfile.c unwind_v2.c
 CHAIN_BINS	:= $(foreach v,$(CHAIN_VARIANTS),$(ARM_OUT)/selftests/chain-$(v)_test)
 ARM_LIBC	:= $(BUILD)/arm/root/lib/arm-linux-gnueabihf/libc.so.6
 
@@ -32,8 +32,14 @@ $(foreach cc,gcc clang,$(foreach isa,thumb arm,$(foreach link,static dynamic,\
 $(ARM_OUT)/selftests/libc.so.6.uwt: $(ARM_LIBC) $(UWPROF)
 	$(Q)$(UWPROF) table $< --debug-dir $(BUILD)/arm/dbg/usr/lib/debug -o $@ >/dev/null
 
+# The static program's table split into parts by a lowered FOT limit, so
+# that procs_test attaches a split table without a program of 100 MB.
+CHAIN_SPLIT	:= $(ARM_OUT)/selftests/chain-gcc-thumb-static_test.split.uwt
+$(CHAIN_SPLIT): $(ARM_OUT)/selftests/chain-gcc-thumb-static_test $(UWPROF)
+	$(Q)$(UWPROF) table $< --test-fot-limit 128 -o $@ >/dev/null
+
 chain-tests: $(CHAIN_BINS) $(CHAIN_BINS:=.syms) $(CHAIN_BINS:=.uwt) \
-	$(ARM_OUT)/selftests/libc.so.6.uwt
+	$(ARM_OUT)/selftests/libc.so.6.uwt $(CHAIN_SPLIT)
 
 VM_TEST_DEPS	+= chain-tests
 .PHONY: chain-tests

@@ -7,6 +7,7 @@ HOST_TESTS	+= test_report_svg
 test_report_svg_SRCS := tools/uwprof/report/svg.c tools/uwprof/report/model.c \
 		   tools/uwprof/report/procs.c tools/uwprof/report/containers.c \
 		   tools/uwprof/report/symbols.c tools/uwprof/report/symtab.c \
+		   tools/uwprof/report/jitsyms.c \
 		   $(UWPROF_LIB_SRCS) unwind_v2.c
 test_report_svg_LIBS := -ldw -lelf -lz -lstdc++
 

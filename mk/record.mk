@@ -7,12 +7,14 @@
 RECORD_SRCS	:= tools/uwprof/record/cmd_record.c tools/uwprof/record/procs.c \
 		   tools/uwprof/record/sideband.c tools/uwprof/record/attach.c \
 		   tools/uwprof/record/cmd_vdso.c tools/uwprof/record/base.c \
-		   tools/uwprof/record/archive.c tools/uwprof/record/autotable.c
+		   tools/uwprof/record/archive.c tools/uwprof/record/autotable.c \
+		   tools/uwprof/record/holdguard.c \
+		   tools/uwprof/record/jitmaps.c tools/uwprof/record/v8blob.c
 REPORT_COMMON_SRCS := tools/uwprof/report/cmd_report.c tools/uwprof/report/model.c \
 		   tools/uwprof/report/containers.c \
 		   tools/uwprof/report/procs.c tools/uwprof/report/symtab.c \
 		   tools/uwprof/report/text.c tools/uwprof/report/folded.c \
-		   tools/uwprof/report/json.c \
+		   tools/uwprof/report/json.c tools/uwprof/report/jitsyms.c \
 		   tools/uwprof/report/perf_script.c tools/uwprof/report/svg.c
 ARM_UWPROF	:= $(ARM_OUT)/uwprof
 
@@ -33,7 +35,7 @@ demo:
 	$(Q)tools/uwprof/demo.sh $(BUILD)
 HOST_TEST_SCRIPTS += tests/host/report_cli.sh tests/host/report_views.sh \
 		     tests/host/symbols_cli.sh tests/host/perf_script_npm.sh \
-		     tests/host/report_procs.sh
+		     tests/host/report_procs.sh tests/host/report_jit.sh
 
 # make test-browser: the flame graph in headless Chromium, searched and
 # zoomed by its own script (tests/host/svg_browser.sh, about 10 s).  Its
@@ -46,7 +48,7 @@ test-browser: $(UWPROF)
 .PHONY: test-browser
 
 # End to end in the VM (record there, report here): needs the armhf uwprof.
-VM_TEST_SCRIPTS	+= tests/host/record_vm.sh
+VM_TEST_SCRIPTS	+= tests/host/record_vm.sh tests/host/table_split_vm.sh
 VM_TEST_DEPS	+= $(ARM_UWPROF) $(UWPROF)
 
 # The address model against the real loader (tests/host/addrmap_cli.sh):

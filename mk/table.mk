@@ -14,6 +14,7 @@ TABLE_ELF	:= tools/uwprof/table/dwarf.c tools/uwprof/table/ehabi.c \
 		   tools/uwprof/table/spans.c tools/uwprof/table/discover.c \
 		   tools/uwprof/table/discover_walk.c \
 		   tools/uwprof/table/discover_seeds.c \
+		   tools/uwprof/table/decode_once.c \
 		   tools/uwprof/table/extsyms.c
 TABLE_SRCS	:= $(TABLE_CORE) $(TABLE_ELF)
 TABLE_LIBS	:= -ldw -lelf -lz -lcapstone
@@ -31,7 +32,8 @@ TOOL_SRCS	+= $(wildcard unwind_v2.c)
 endif
 
 HOST_TESTS	+= test_table
-test_table_SRCS	:= $(TABLE_CORE)
+test_table_SRCS	:= $(TABLE_CORE) unwind_v2.c tools/uwprof/lib/uwt.c \
+		   tools/uwprof/lib/regfile.c
 
 # Real code for the table tests: lua5.4 (gcc and clang) and Debian's libc.
 lua-arm:
@@ -44,14 +46,15 @@ test_table_real_SRCS := unwind_v2.c tools/uwprof/lib/uwt.c tools/uwprof/lib/regf
 test_table_real_LIBS := -ldw -lelf
 
 HOST_TEST_SCRIPTS += tests/host/table_cli.sh tests/host/thread_entry.sh \
-		     tests/host/table_lld_plt.sh tests/host/table_stripped.sh
+		     tests/host/table_lld_plt.sh tests/host/table_stripped.sh \
+		     tests/host/table_split.sh
 
 # Prologue analysis: hand-assembled sequences, and lua5.4 against DWARF.
 HOST_TESTS	+= test_table_prologue
 test_table_prologue_SRCS := $(TABLE_CORE) tools/uwprof/table/elf.c \
 		   tools/uwprof/table/extsyms.c \
 		   $(PROLOGUE_SRCS) tools/uwprof/table/plt.c tools/uwprof/lib/regfile.c \
-		   tools/uwprof/table/spans.c
+		   tools/uwprof/table/spans.c tools/uwprof/table/decode_once.c
 test_table_prologue_LIBS := -ldw -lelf -lcapstone
 # table/elf.c opens its input through lib/elf.c (a file, or APK!/ENTRY)
 test_table_prologue_SRCS += tools/uwprof/lib/elf.c tools/uwprof/lib/zip.c

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Selftests and programs for the emulated ARM machine, and the VM targets.
 
-SELFTEST_SRCS	:= $(filter-out selftests/chain_test.c selftests/procs_test.c,$(wildcard selftests/*_test.c))
+SELFTEST_SRCS	:= $(filter-out selftests/chain_test.c selftests/procs_test.c selftests/jit_test.c,$(wildcard selftests/*_test.c))
 SELFTEST_BINS	:= $(patsubst selftests/%.c,$(ARM_OUT)/selftests/%,$(SELFTEST_SRCS))
 
 # Extra files a later fragment wants in the test VM, as SRC:DST pairs.

@@ -14,12 +14,9 @@
  * test harness (whose main never returns and so, under clang, never saves
  * its return address: nothing can unwind past it).
  *
- * Tables are found as $UWPROF_TABLES/<file name>.uwt (default: the
- * directory of this program); the symbols of the chain functions come
- * from <program>.syms (nm -S), made at build time.
+ * Tables and the symbols of the chain functions: tables_util.h.
  */
 #include <errno.h>
-#include <libgen.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +26,9 @@
 
 #include "kselftest_harness.h"
 #include "record/attach.h"
+#include "tables_util.h"
 #include "uwprof_util.h"
+#include "unwind_v2.h"
 
 #define RUN_SECONDS	5
 #define SAMPLE_HZ	1000
@@ -90,88 +89,10 @@ struct chain_syms {
 	uint32_t start[F_NR], end[F_NR];
 };
 
-static const char *own_dir(void)
-{
-	static char exe[512];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-
-	exe[n > 0 ? n : 0] = 0;
-	return dirname(exe);
-}
-
-static const char *table_dir(void)
-{
-	const char *d = getenv("UWPROF_TABLES");
-
-	return d ? d : own_dir();
-}
-
 /* Link-time addresses of the chain functions, from <exe>.syms. */
 static int read_syms(struct chain_syms *s)
 {
-	char path[600], name[64], line[256];
-	unsigned int addr, size, i, found = 0;
-	ssize_t n;
-	FILE *f;
-
-	n = readlink("/proc/self/exe", path, sizeof(path) - 6);
-	if (n <= 0)
-		return -1;
-	strcpy(path + n, ".syms");
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%x %x %*s %63s", &addr, &size, name) == 3)
-			for (i = 0; i < F_NR; i++)
-				if (!strcmp(name, chain_names[i])) {
-					s->start[i] = addr & ~1u;
-					s->end[i] = (addr & ~1u) + size;
-					found |= 1u << i;
-				}
-	fclose(f);
-	return found == (1u << F_NR) - 1 ? 0 : -1;
-}
-
-/*
- * Attach the table of every executable file mapping of @pid.  Returns
- * how many were attached; *exe_bias gets the load bias of this program.
- */
-static int attach_all(int fd, pid_t pid, uint32_t *exe_bias)
-{
-	char self[512], tpath[700], err[256];
-	struct uw_mapping *maps;
-	unsigned int n, i;
-	int attached = 0, id;
-	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
-
-	self[len > 0 ? len : 0] = 0;
-	if (uw_read_maps(pid, &maps, &n))
-		return -1;
-	for (i = 0; i < n; i++) {
-		struct uwt_file t;
-		uint32_t start, end;
-
-		if (!maps[i].exec || maps[i].path[0] != '/')
-			continue;
-		snprintf(tpath, sizeof(tpath), "%s/%s.uwt", table_dir(),
-			 basename(maps[i].path));
-		if (uwt_load_file(tpath, &t, err, sizeof(err))) {
-			printf("# no table for %s: %s\n", maps[i].path, err);
-			continue;
-		}
-		if (uw_runtime_text(&t.meta, &maps[i], &start, &end) == 0) {
-			id = uw_dev_upload(fd, t.blob, t.blob_size, 0, NULL);
-			if (id > 0 && !uw_dev_attach(fd, pid, id, start, end)) {
-				attached++;
-				if (!strcmp(maps[i].path, self))
-					*exe_bias = start - t.meta.text_addr;
-			}
-		}
-		free(t.buf);
-	}
-	free(maps);
-	return attached;
+	return read_syms_named(chain_names, F_NR, s->start, s->end);
 }
 
 struct verdict {
@@ -237,55 +158,33 @@ static void judge(const struct uwprof_record *r, const struct chain_syms *s,
 	v->match++;
 }
 
+struct judging {
+	const struct chain_syms *s;
+	uint32_t bias;
+	struct verdict *v;
+};
+
+static void judge_one(const struct uwprof_record *r, void *ctx)
+{
+	struct judging *j = ctx;
+
+	judge(r, j->s, j->bias, j->v);
+}
+
 static void drain(int fd, const struct chain_syms *s, uint32_t bias,
 		  struct verdict *v)
 {
-	static char buf[1 << 16];
-	ssize_t n;
-	char *p;
+	struct judging j = { s, bias, v };
 
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		for (p = buf; p < buf + n; p += ((struct uwprof_record *)p)->size) {
-			const struct uwprof_record *r = (void *)p;
-
-			if (r->size < sizeof(*r)) {
-				v->bad_record++;
-				break;
-			}
-			judge(r, s, bias, v);
-		}
+	v->bad_record += drain_records(fd, judge_one, &j);
 }
 
-/*
- * Start this program again as "--run-chain READY GO": it says it is ready
- * once exec'd (so tables go to the new image) and waits for the word go.
- */
+/* This program again as "--run-chain READY GO" (spawn_self()). */
 static pid_t spawn_chain(int *go_fd)
 {
-	int ready[2], go[2];
-	char a[16], b[16], c;
-	pid_t pid;
+	char c;
 
-	if (pipe(ready) || pipe(go))
-		return -1;
-	pid = fork();
-	if (pid == 0) {
-		close(ready[0]);
-		close(go[1]);
-		snprintf(a, sizeof(a), "%d", ready[1]);
-		snprintf(b, sizeof(b), "%d", go[0]);
-		execl("/proc/self/exe", "chain", "--run-chain", a, b, NULL);
-		_exit(127);
-	}
-	close(ready[1]);
-	close(go[0]);
-	if (read(ready[0], &c, 1) != 1) {
-		close(ready[0]);
-		return -1;
-	}
-	close(ready[0]);
-	*go_fd = go[1];
-	return pid;
+	return spawn_self("chain", "--run-chain", NULL, go_fd, &c, 1);
 }
 
 static int chain_main(int ready, int go)
@@ -299,10 +198,6 @@ static int chain_main(int ready, int go)
 
 TEST(known_chain_unwinds_to_root)
 {
-	static const char *const stop_names[UWPROF_STOP_NR] = {
-		"root", "no-table", "refused", "bad-sp", "no-progress",
-		"read-fault", "bad-opcode", "max-depth", "noreturn",
-	};
 	struct chain_syms syms;
 	struct verdict v = { 0 };
 	uint32_t bias = 0;
@@ -334,7 +229,7 @@ TEST(known_chain_unwinds_to_root)
 	       v.wrong_chain, v.not_root);
 	for (i = 0; i < UWPROF_STOP_NR; i++)
 		if (v.stops[i])
-			printf("#   stop %s: %u\n", stop_names[i], v.stops[i]);
+			printf("#   stop %s: %u\n", uw2_stop_name(i), v.stops[i]);
 	EXPECT_EQ(0, v.bad_record);
 	/* enough samples for the share to mean something, even on a busy host */
 	EXPECT_LT(RUN_SECONDS * SAMPLE_HZ / 5, v.samples);

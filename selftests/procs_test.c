@@ -393,28 +393,60 @@ TEST(all_follows_unattached_process)
 	close(fd);
 }
 
-/* Upload @path's table by the build-id and range its container names. */
-static int upload_by_build_id(int fd, const char *path)
+#define PARTS_MAX	16
+
+/*
+ * Upload @path's table by the build-id and range its container names:
+ * each part of a split table with its own range.  The parts' ids go to
+ * @ids (room for PARTS_MAX) if given.  Returns the first id or -errno.
+ */
+static int upload_parts_by_build_id(int fd, const char *path, int *ids,
+				    int *nparts, uint32_t max)
 {
 	struct uwprof_table_upload up = { .size = sizeof(up) };
+	struct uwt_part p;
 	struct uwt_file t;
 	char err[256];
-	int ret;
+	int ret = -ENOENT, first = 0;
 
-	if (uwt_load_file(path, &t, err, sizeof(err)) || !t.container ||
-	    !t.meta.build_id_len || !t.meta.text_size)
+	if (uwt_load_file(path, &t, err, sizeof(err)))
 		return -ENOENT;
-	up.flags = UWPROF_TABLE_BY_BUILD_ID;
-	up.data = (unsigned long)t.blob;
-	up.len = t.blob_size;
-	up.build_id_size = t.meta.build_id_len;
-	memcpy(up.build_id, t.meta.build_id, t.meta.build_id_len);
-	up.text_addr = t.meta.text_addr;
-	up.text_size = t.meta.text_size;
-	ret = ioctl(fd, UWPROF_IOC_TABLE_UPLOAD, &up) ? -errno :
-	      (int)up.table_id;
+	if (!t.container || !t.meta.build_id_len || !t.meta.text_size ||
+	    t.nparts > PARTS_MAX)
+		goto out;
+	if (max && t.nparts > max)
+		t.nparts = max;
+	for (uint32_t i = 0; i < t.nparts; i++) {
+		uwt_part(&t, i, &p);
+		memset(&up, 0, sizeof(up));
+		up.size = sizeof(up);
+		up.flags = UWPROF_TABLE_BY_BUILD_ID;
+		up.data = (unsigned long)p.blob;
+		up.len = p.blob_size;
+		up.build_id_size = t.meta.build_id_len;
+		memcpy(up.build_id, t.meta.build_id, t.meta.build_id_len);
+		up.text_addr = p.text_addr;
+		up.text_size = p.text_size;
+		if (ioctl(fd, UWPROF_IOC_TABLE_UPLOAD, &up)) {
+			ret = -errno;
+			goto out;
+		}
+		if (ids)
+			ids[i] = (int)up.table_id;
+		if (!i)
+			first = (int)up.table_id;
+	}
+	if (nparts)
+		*nparts = (int)t.nparts;
+	ret = first;
+out:
 	free(t.buf);
 	return ret;
+}
+
+static int upload_by_build_id(int fd, const char *path)
+{
+	return upload_parts_by_build_id(fd, path, NULL, NULL, 0);
 }
 
 static const char *here(void)
@@ -523,28 +555,34 @@ TEST(shell_exec_dynamic_unwound_by_build_id)
 }
 
 /*
- * While the program runs, the module's own attachment shows in LIST with
- * the uploaded table's id.
+ * While the program runs, the module's own attachments show in LIST with
+ * the uploaded tables' ids: one per part of the table @suffix names (the
+ * program's own, or the same split into parts), each once, in address
+ * order and over consecutive ranges.
  */
-TEST(build_id_attachment_listed)
+static void attachments_listed(struct __test_metadata *_metadata,
+			       const char *suffix, int want_parts,
+			       uint32_t upload)
 {
-	struct uwprof_attachment at[8];
+	struct uwprof_attachment at[PARTS_MAX + 4];
 	struct uwprof_list l = {
-		.size = sizeof(l), .entries = (unsigned long)at, .count = 8,
+		.size = sizeof(l), .entries = (unsigned long)at,
+		.count = PARTS_MAX + 4,
 	};
 	char prog[300], tpath[320], a[16], b[16], c;
-	int fd, id, ready[2], go[2], start[2], i, found = 0;
+	int fd, ids[PARTS_MAX], nparts = 0, ready[2], go[2], start[2], i, j;
+	int found = 0;
 	pid_t pid;
 
 	snprintf(prog, sizeof(prog), "%s/%s", here(), CHAIN_PROG);
-	snprintf(tpath, sizeof(tpath), "%s.uwt", prog);
+	snprintf(tpath, sizeof(tpath), "%s%s.uwt", prog, suffix);
 	if (access(tpath, R_OK))
 		SKIP(return, "no %s", tpath);
 	ASSERT_EQ(0, uwprof_load());
 	fd = open_nonblock();
 	ASSERT_LE(0, fd);
-	id = upload_by_build_id(fd, tpath);
-	ASSERT_LT(0, id);
+	ASSERT_LT(0, upload_parts_by_build_id(fd, tpath, ids, &nparts, upload));
+	EXPECT_LE(want_parts, nparts);
 	ASSERT_EQ(0, pipe(ready));
 	ASSERT_EQ(0, pipe(go));
 	ASSERT_EQ(0, pipe(start));
@@ -566,12 +604,52 @@ TEST(build_id_attachment_listed)
 	usleep(300000);
 	l.pid = pid;
 	ASSERT_EQ(0, ioctl(fd, UWPROF_IOC_LIST, &l));
-	for (i = 0; i < (int)l.count && i < 8; i++)
-		found += at[i].table_id == (__u32)id;
-	EXPECT_EQ(1, found);
+	for (j = 0; j < nparts; j++)
+		for (i = 0; i < (int)l.count && i < PARTS_MAX + 4; i++) {
+			if (at[i].table_id != (__u32)ids[j])
+				continue;
+			found++;
+			/* part j + 1 starts where part j ends */
+			if (j + 1 < nparts && i + 1 < (int)l.count)
+				EXPECT_EQ(at[i].text_end, at[i + 1].text_start);
+		}
+	EXPECT_EQ(nparts, found);
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	close(fd);
+}
+
+TEST(build_id_attachment_listed)
+{
+	attachments_listed(_metadata, "", 1, 0);
+}
+
+/*
+ * A table split into parts (a .uwt of several v2 tables, made with a
+ * lowered FOT limit so that a small program needs several): every part,
+ * uploaded by build-id, is attached to its range of the one mapping.
+ */
+TEST(split_table_every_part_attached)
+{
+	attachments_listed(_metadata, ".split", 3, 0);
+}
+
+/*
+ * The first part alone: the program runs in code outside its range, so
+ * the module examines the mapping again at its samples; the part is
+ * still attached once, not once per examination.
+ */
+TEST(part_attached_once_when_code_outside_it_runs)
+{
+	attachments_listed(_metadata, ".split", 1, 1);
+}
+
+/* ...and the program's samples unwind through them to the root. */
+TEST(exec_static_unwound_by_split_table)
+{
+	static const char *const tables[] = { CHAIN_PROG ".split", NULL };
+
+	exec_followed(_metadata, CHAIN_PROG, tables, 0);
 }
 
 /* The file bytes of the first PT_LOAD (the code, at offset 0), paged. */

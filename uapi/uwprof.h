@@ -96,6 +96,22 @@ struct uwprof_table_upload {
  */
 #define UWPROF_ATTACH_FOLLOW	0x1
 
+/*
+ * How the frames of an attached range are unwound.  With a frames value
+ * other than UWPROF_FRAMES_TABLE, table_id must be 0 and the range is
+ * code that has no table but keeps a runtime's own frame chain (a JIT's
+ * code, or its builtins inside a binary): the unwinder follows that chain
+ * until a return address lands in code with a table, and resumes there
+ * with the registers the runtime's entry frame saved.  LIST shows such a
+ * range with table_id 0.  It may lie inside a table's range (a runtime's
+ * builtins embedded in its binary), which is cut around it.  EEXIST: it
+ * overlaps other code of a frame kind.  EINVAL: an unknown value, a
+ * table_id with it, or with UWPROF_ATTACH_FOLLOW.
+ */
+#define UWPROF_FRAMES_TABLE	0
+#define UWPROF_FRAMES_V8_ARM	1	/* V8's frames on 32-bit ARM (r11) */
+#define UWPROF_FRAMES_NR	2
+
 struct uwprof_attach {
 	__u32 size;
 	__u32 pid;
@@ -103,6 +119,7 @@ struct uwprof_attach {
 	__u32 text_start;
 	__u32 text_end;
 	__u32 flags;		/* in: UWPROF_ATTACH_* */
+	__u32 frames;		/* in: UWPROF_FRAMES_* */
 };
 
 #define UWPROF_MAX_MODULES	256
@@ -153,11 +170,18 @@ struct uwprof_list {
 /* Follow every process (per-CPU mode only; EINVAL with PER_TASK). */
 #define UWPROF_START_ALL	0x4
 
+/*
+ * anon_frames: the frame kind (UWPROF_FRAMES_*) of the anonymous
+ * executable mappings of followed processes, JIT code: with a kind other
+ * than UWPROF_FRAMES_TABLE, the module attaches each such mapping it
+ * meets as code of that kind, as it attaches tables by build-id (in the
+ * task's own context, until the mapping goes).  EINVAL: an unknown kind.
+ */
 struct uwprof_start {
 	__u32 size;
 	__u32 freq_hz;
 	__u32 flags;		/* in: UWPROF_START_* */
-	__u32 reserved;
+	__u32 anon_frames;	/* in: UWPROF_FRAMES_* (was reserved, 0) */
 };
 
 /* Why an unwind ended; same order as the unwinder's enum uw2_stop. */
@@ -172,6 +196,8 @@ enum uwprof_stop {
 	UWPROF_STOP_MAX_DEPTH,
 	UWPROF_STOP_NORETURN,	/* a call that never returns: chain complete */
 	UWPROF_STOP_BUDGET,	/* the sample's step or stack-copy budget spent */
+	/* a JIT frame's chain left JIT code other than by an entry frame */
+	UWPROF_STOP_JIT_CHAIN,
 	UWPROF_STOP_NR
 };
 

@@ -24,6 +24,12 @@ name why an unwind that fails the check ended):
     cannot return; its call instruction is checked like any other).
 A sample passing both is fully unwound (DESIGN.md section 5).  Main-thread
 samples (tid == pid) and other threads' are counted apart.
+
+JIT code (in anonymous memory, or in no mapping) is checked from the code
+bytes the JIT's jit-PID.dump recorded, which record copies into the data
+file (docs/DATAFILE.md, type 10): a JIT return address must lie in code
+that dump loaded and follow a call there.  --check prints how many JIT
+return addresses it checked and how many follow a call ("jit N OK").
 """
 import argparse
 import bisect
@@ -42,7 +48,8 @@ from capstone import arm as cs_arm
 from elftools.elf.elffile import ELFFile
 
 STOP_NAMES = ["root", "no-table", "refused", "bad-sp", "no-progress",
-              "read-fault", "bad-opcode", "max-depth", "noreturn"]
+              "read-fault", "bad-opcode", "max-depth", "noreturn", "budget",
+              "jit-chain"]
 STOP_NORETURN = STOP_NAMES.index("noreturn")
 
 # C library code where a thread other than the main one starts.
@@ -70,6 +77,7 @@ def load_uwdata(path):
     pos = hsz
     samples, stats, htimes = [], None, []
     procs = Processes()
+    jit = collections.defaultdict(list)     # pid -> [(start, code bytes)]
     while pos + 8 <= len(b):
         typ, size = struct.unpack_from("<II", b, pos)
         if size < 8 or pos + size > len(b):
@@ -101,9 +109,49 @@ def load_uwdata(path):
         elif typ == 7:
             pid, ppid, t = struct.unpack_from("<IIQ", p, 0)
             procs.fork(pid, ppid, t)
+        elif typ == 10:
+            pid, fmt, n, _ = struct.unpack_from("<IIII", p, 0)
+            if fmt == JIT_DUMP:
+                jit[pid] += jitdump_code(p[16:16 + n])
         pos += size
+    for code in jit.values():
+        code.sort(key=lambda c: c[0])
     return dict(samples=samples, maps=procs.all_maps, procs=procs,
-                stats=stats, size=len(b), htimes=htimes)
+                stats=stats, size=len(b), htimes=htimes, jit=jit)
+
+
+JIT_DUMP = 2            # docs/DATAFILE.md, type 10: a jitdump file
+JIT_PATH = "[jit]"      # a frame in code a jitdump loaded
+
+
+def jitdump_code(b):
+    """(address, code bytes) of each code-load record of a jitdump (perf's
+    format: a header, then records of id, size, time and a body)."""
+    out = []
+    if len(b) < 40 or struct.unpack_from("<I", b, 0)[0] != 0x4A695444:
+        return out
+    pos = max(40, struct.unpack_from("<I", b, 8)[0])
+    while pos + 16 <= len(b):
+        rid, size = struct.unpack_from("<II", b, pos)
+        if size < 16 or pos + size > len(b):
+            break
+        if rid == 0 and size >= 16 + 41:
+            _pid, _tid, _vma, addr, n, _idx = struct.unpack_from("<IIQQQQ", b, pos + 16)
+            name_end = b.find(b"\0", pos + 56, pos + size)
+            if name_end >= 0 and name_end + 1 + n <= pos + size:
+                out.append((addr, b[name_end + 1:name_end + 1 + n]))
+        pos += size
+    return out
+
+
+def jit_at(code, a):
+    """(start, bytes) of the code that holds @a, the one loaded last at
+    the highest start at or below it, or None."""
+    i = bisect.bisect_right([c[0] for c in code], a)
+    for start, data in reversed(code[:i]):
+        if start <= a < start + len(data):
+            return start, data
+    return None
 
 
 class Processes:
@@ -320,6 +368,8 @@ class Checker:
         path, off = frame
         if path is None:
             return "unmapped 0x%x" % off
+        if path == JIT_PATH:
+            return "jit 0x%x" % off
         e = self.elf(path)
         base = os.path.basename(path)
         va = e.vaddr(off & ~1) if e else None
@@ -328,11 +378,31 @@ class Checker:
         name = e.symbolize(va - (1 if is_ra else 0))
         return "%s:%s" % (base, name) if name else "%s+0x%x" % (base, va)
 
-    def check(self, frames, thumb_bit_reliable, noreturn=False):
+    jit_checked = jit_ok = 0
+
+    def check_jit(self, code, a):
+        """A JIT return address @a: in code @code loaded, after a call."""
+        self.jit_checked += 1
+        c = jit_at(code, a & ~1)
+        if c is None:
+            return "JIT return address outside the code jit-PID.dump loaded"
+        if not call_before(c[1], (a & ~1) - c[0], "t" if a & 1 else "a"):
+            return "JIT return address not after a call"
+        self.jit_ok += 1
+        return None
+
+    def check(self, frames, thumb_bit_reliable, noreturn=False, jit=()):
         """frames: [(path or None, file offset with the Thumb bit as given)],
-        pc first; @noreturn when the walk ended at a call marked as never
-        returning.  Returns None if fully unwound, else a reason."""
+        pc first, JIT code's as (JIT_PATH, address) with @jit the code its
+        process's jitdump loaded; @noreturn when the walk ended at a call
+        marked as never returning.  Returns None if fully unwound, else a
+        reason."""
         for k, (path, off) in enumerate(frames):
+            if path == JIT_PATH:
+                why = self.check_jit(jit, off) if k else None
+                if why:
+                    return why
+                continue
             if path is None:
                 return "frame outside executable file mappings"
             e = self.elf(path)
@@ -351,6 +421,8 @@ class Checker:
             if not call_before(e.data, a, mode):
                 return "return address not after a call"
         path, off = frames[-1]
+        if path == JIT_PATH:
+            return "ended in JIT code"
         e = self.elf(path)
         va = e.vaddr(off & ~1)
         # A return address belongs to the call before it.
@@ -368,8 +440,16 @@ class Checker:
 
 # ---- uwprof results ----
 
-def uw_frames(sample, procs):
-    return [procs.resolve(sample[0], sample[5], a) for a in sample[3]]
+def uw_frames(sample, procs, jit=()):
+    """The frames as (path, file offset); in anonymous memory or in no
+    mapping, code the process's jitdump loaded as (JIT_PATH, address)."""
+    out = []
+    for a in sample[3]:
+        path, off = procs.resolve(sample[0], sample[5], a)
+        if path in (None, "//anon") and jit and jit_at(jit, a & ~1):
+            path, off = JIT_PATH, a
+        out.append((path, off))
+    return out
 
 
 def complete_stop(stop):
@@ -394,8 +474,9 @@ def check_uwprof(chk, d, exe=None, window=None):
     res_why = collections.Counter()     # (kind, reason) of those that fail
     depth = []
     for s in samples:
-        fr = uw_frames(s, d["procs"])
-        why = chk.check(fr, True, s[1] == STOP_NORETURN) if fr else "no frames"
+        jit = d["jit"].get(s[0], ())
+        fr = uw_frames(s, d["procs"], jit)
+        why = chk.check(fr, True, s[1] == STOP_NORETURN, jit) if fr else "no frames"
         stop = STOP_NAMES[s[1]] if s[1] < len(STOP_NAMES) else str(s[1])
         kind = "main" if s[4] == s[0] else "other"
         res_kind[kind]["ok" if why is None and complete_stop(s[1]) else "not"] += 1
@@ -864,8 +945,8 @@ def check_one(a):
     'why KIND SAMPLES REASON' (the module's stop reason, or what the
     checker found wrong with a complete-looking walk)."""
     window = tuple(float(x) for x in a.window.split(",")) if a.window else None
-    res, _depth, where = check_uwprof(Checker(a.root, a.unstripped),
-                                      load_uwdata(a.check), a.exe, window)
+    chk = Checker(a.root, a.unstripped)
+    res, _depth, where = check_uwprof(chk, load_uwdata(a.check), a.exe, window)
     print("all %d %d" % (sum(res.values()), res.get("ok", 0)))
     for k in ("main", "other"):
         print("%s %d %d" % (k, sum(res.kinds[k].values()), res.kinds[k]["ok"]))
@@ -873,6 +954,7 @@ def check_one(a):
         print("where %s %s %s %d" % (k, stop, loc, c))
     for (k, reason), c in res.why.most_common():
         print("why %s %d %s" % (k, c, reason))
+    print("jit %d %d" % (chk.jit_checked, chk.jit_ok))
     return 0
 
 

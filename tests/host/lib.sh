@@ -15,6 +15,22 @@ expect() {
 	fi
 }
 
+# run_vm TIMEOUT ARGS...: $tmp/run.sh in the VM as /run.sh, with ARGS
+# (--add ...) for scripts/vm.sh, /out copied back to $tmp/out and the
+# console kept in $tmp/vm.log.  A failed run (or a kernel warning) fails
+# the test and ends the script.  Needs $top and $tmp.
+run_vm() {
+	local timeout=$1
+	shift
+	"$top/scripts/vm.sh" --timeout "$timeout" --out "$tmp/out" "$@" \
+		--add "$tmp/run.sh:/run.sh" -- /run.sh >"$tmp/vm.log" 2>&1 &&
+		return 0
+	fail "the VM run failed (or the kernel warned)"
+	tail -n 20 "$tmp/vm.log" | sed 's/^/#   /'
+	finish
+	exit 1
+}
+
 finish() {
 	echo "$(basename "$0"): $th_passed passed, $th_failed failed, $th_skipped skipped"
 	[ "$th_failed" -eq 0 ]

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include "harness.h"
 #include "table/table.h"
+#include "lib/uwt.h"
+#include "unwind_v2.h"
 
 #define BYTES(...) ((const u8[]){ __VA_ARGS__ })
 #define NB(...) (sizeof((const u8[]){ __VA_ARGS__ }))
@@ -686,7 +688,7 @@ TEST(fot_entries)
 	fot_setup();
 	single[0] = (struct tb_pair){ 0x400, fot_uit[1].seq };
 	single[1] = (struct tb_pair){ 0, fot_uit[0].seq };
-	n = tb_build_fot(f, 1, fot_uit, 3, false, &fot, index, err, 128);
+	n = tb_build_fot(f, 1, fot_uit, 3, false, 0, &fot, index, err, 128);
 	CHECK_EQ_U32(n, 5);
 	CHECK_MEM(fot, BYTES(0x80, 0x04, 0x32, 0x00, 0x34), 5);
 	CHECK_EQ_U32(index[0], 0);
@@ -696,7 +698,7 @@ TEST(fot_entries)
 	f[1] = (struct tb_func){ .npairs = 2, .pairs = seq2 };
 	f[2] = f[0];
 	for (u32 k = 2; k <= 3; k++) {
-		n = tb_build_fot(f, k, fot_uit, 3, false, &fot, index, err, 128);
+		n = tb_build_fot(f, k, fot_uit, 3, false, 0, &fot, index, err, 128);
 		CHECK_EQ_U32(n, 9);
 		CHECK_MEM(fot, BYTES(0x10, 0x32, 0x00, 0x34, 0x80, 0x04, 0x50,
 				     0x00, 0x34), 9);
@@ -724,7 +726,7 @@ TEST(fot_u16_limit)
 		p[i] = (struct tb_pair){ 2 * (i + 1), u.seq };
 		f[i] = (struct tb_func){ .npairs = 1, .pairs = &p[i] };
 	}
-	size = tb_build_fot(f, n, &u, 1, true, &fot, index, err, sizeof(err));
+	size = tb_build_fot(f, n, &u, 1, true, 0, &fot, index, err, sizeof(err));
 	CHECK(size < 0);
 	CHECK(strstr(err, "65535") != NULL);
 	free(fot);
@@ -740,11 +742,11 @@ TEST(fot_u16_limit)
 		p[20000 + i] = (struct tb_pair){ 2 * (40000 - i), u.seq };
 	f[0] = (struct tb_func){ .npairs = 40000, .pairs = &p[20000] };
 	fot = NULL;
-	size = tb_build_fot(f, n, &u, 1, false, &fot, index, err, sizeof(err));
+	size = tb_build_fot(f, n, &u, 1, false, 0, &fot, index, err, sizeof(err));
 	CHECK(size < 0);
 	free(fot);
 	fot = NULL;
-	size = tb_build_fot(f, n, &u, 1, true, &fot, index, err, sizeof(err));
+	size = tb_build_fot(f, n, &u, 1, true, 0, &fot, index, err, sizeof(err));
 	CHECK(size > 0xffff);
 	for (u32 i = 0; i < n; i++)
 		if (index[i] > 0xffff)
@@ -797,12 +799,16 @@ TEST(encode_tables_header)
 				{ .addr = 0x20, .size = 0x10, .npairs = 1,
 				  .pairs = b } };
 	struct tb_layout_opts o = { .chrome_compat = true, .text_start = 0x10 };
-	struct tb_blob blob;
+	struct tb_blob *blobs, blob;
+	u32 nblobs;
 	char err[128];
 	const u32 want[8] = { 32, 1, 36, 3, 48, 4, 52, 5 };
 
 	/* f[0], f[1] share a list; the refuse filler at 0x30 adds one. */
-	CHECK(!tb_layout(f, 2, &o, &blob, NULL, err, sizeof(err)));
+	CHECK(!tb_layout(f, 2, &o, &blobs, &nblobs, NULL, err, sizeof(err)));
+	CHECK_EQ_U32(nblobs, 1);
+	blob = blobs[0];
+	free(blobs);
 	CHECK_EQ_U32(blob.size, 32 + 4 + 12 + 4 + 5);
 	for (int i = 0; i < 8; i++)
 		CHECK_EQ_U32(((u32)blob.data[4 * i]) |
@@ -812,4 +818,166 @@ TEST(encode_tables_header)
 	CHECK_MEM(blob.data + 52, BYTES(0x00, 0xa8, 0xb0, 0x80, 0x00), 5);
 	CHECK_MEM(blob.data + 48, BYTES(0x00, 0x00, 0x00, 0x03), 4);
 	free(blob.data);
+}
+
+/* ---- split tables: parts over consecutive ranges ---- */
+
+#define SPLIT_TEXT	0x10000
+#define SPLIT_N		3000
+#define SPLIT_BIG	1499	/* spans pages, ends the first half */
+
+/* The UIT bytes the parts give for @pc, or NULL. */
+static const u8 *split_lookup(const struct tb_blob *b, u32 n,
+			      const struct uw2_table *t, u32 pc)
+{
+	u32 instr, fot, uit;
+
+	for (u32 k = 0; k < n; k++) {
+		if (pc < b[k].text_start || pc - b[k].text_start >= b[k].text_size)
+			continue;
+		if (!uw2_lookup_function(&t[k], pc - b[k].text_start, &instr,
+					 &fot) ||
+		    !uw2_lookup_sequence(&t[k], fot, instr, &uit))
+			return NULL;
+		return t[k].uit + uit;
+	}
+	return NULL;
+}
+
+TEST(layout_split_parts)
+{
+	struct tb_func *f = calloc(SPLIT_N, sizeof(*f));
+	struct tb_pair *p = calloc(2 * SPLIT_N, sizeof(*p));
+	struct tb_layout_opts o = { .text_start = SPLIT_TEXT,
+				    .fot_index_max = 400 };
+	struct uw2_table *t;
+	struct uw2_verror verr;
+	struct tb_blob *b;
+	u32 nb, at = SPLIT_TEXT;
+	char err[256];
+
+	for (u32 i = 0; i < SPLIT_N; i++) {
+		u32 size = i == SPLIT_BIG ? 0x50000 : 0x60;
+
+		/* distinct lists: a push of i % 60 words at i % 40 halfwords */
+		p[2 * i] = (struct tb_pair){ 2 * (1 + i % 40),
+					     { 2, { i % 60, 0xb0 } } };
+		p[2 * i + 1] = (struct tb_pair){ 0, { 1, { 0xb0 } } };
+		f[i] = (struct tb_func){ .addr = at, .size = size, .npairs = 2,
+					 .pairs = &p[2 * i] };
+		at += size;
+	}
+	o.text_size = at - SPLIT_TEXT;
+	CHECK(!tb_layout(f, SPLIT_N, &o, &b, &nb, NULL, err, sizeof(err)));
+	CHECK(nb > 2);
+	t = calloc(nb, sizeof(*t));
+	/* consecutive ranges from the text start to its end */
+	CHECK_EQ_U32(b[0].text_start, SPLIT_TEXT);
+	for (u32 k = 0; k < nb; k++) {
+		CHECK(uw2_table_init(&t[k], b[k].data, b[k].size, &verr) ==
+		      UW2_OK);
+		CHECK(b[k].fot_size <= 400 + 8);
+		CHECK_EQ_U32(b[k].text_start + b[k].text_size,
+			     k + 1 < nb ? b[k + 1].text_start : at);
+	}
+	/* every row comes back through the part holding it */
+	for (u32 i = 0; i < SPLIT_N; i++) {
+		const u8 *s0 = split_lookup(b, nb, t, f[i].addr);
+		const u8 *s1 = split_lookup(b, nb, t, f[i].addr +
+					    f[i].pairs[0].off);
+		const u8 *last = split_lookup(b, nb, t,
+					      f[i].addr + f[i].size - 2);
+
+		if (!s0 || !s1 || !last || s0[0] != 0xb0 ||
+		    s1[0] != (u8)(i % 60) || s1[1] != 0xb0 ||
+		    last[0] != (u8)(i % 60))
+			th_fail(__FILE__, __LINE__, "function %u at 0x%x", i,
+				f[i].addr);
+	}
+	/* the big function keeps its rule on every page it spans */
+	for (u32 pc = f[SPLIT_BIG].addr + 0x100;
+	     pc < f[SPLIT_BIG].addr + f[SPLIT_BIG].size; pc += 0x8000) {
+		const u8 *s = split_lookup(b, nb, t, pc);
+
+		if (!s || s[0] != SPLIT_BIG % 60)
+			th_fail(__FILE__, __LINE__, "pc 0x%x", pc);
+	}
+	tb_blobs_free(b, nb);
+	free(t);
+	/* --chrome-compat makes one table and says why it cannot */
+	o.chrome_compat = true;
+	CHECK(tb_layout(f, SPLIT_N, &o, &b, &nb, NULL, err, sizeof(err)));
+	CHECK(strstr(err, "--chrome-compat makes one table") != NULL);
+	free(f);
+	free(p);
+}
+
+/* ---- the .uwt container with parts ---- */
+
+TEST(uwt_parts_round_trip)
+{
+	static const u8 b0[] = { 1, 2, 3 }, b1[] = { 4, 5, 6, 7, 8, 9, 10, 11, 12 },
+			b2[] = { 13 };
+	struct uwt_meta m = { .text_addr = 0x1000, .text_size = 0x3000,
+			      .build_id_len = 2, .build_id = { 0xab, 0xcd },
+			      .nsegs = 1, .segs = { { 0, 0, 0x5000, 0x5000, 5 } } };
+	struct uwt_part in[3] = { { 0x1000, 0x1000, b0, 3 },
+				  { 0x2000, 0x800, b1, 9 },
+				  { 0x2800, 0x1800, b2, 1 } }, out;
+	struct uwt_file f;
+	u8 *c, *one, *save;
+	u32 n, n1, pl;
+	char err[256];
+
+	c = uwt_build_parts(&m, in, 3, &n);
+	CHECK(c != NULL);
+	CHECK_EQ_U32(c[8], UWT_VERSION_PARTS);
+	CHECK(!uwt_parse(c, n, &f, err, sizeof(err)));
+	CHECK_EQ_U32(f.nparts, 3);
+	CHECK_EQ_U32(f.meta.build_id[1], 0xcd);
+	for (u32 i = 0; i < 3; i++) {
+		uwt_part(&f, i, &out);
+		CHECK_EQ_U32(out.text_addr, in[i].text_addr);
+		CHECK_EQ_U32(out.text_size, in[i].text_size);
+		CHECK_EQ_U32(out.blob_size, in[i].blob_size);
+		CHECK_MEM(out.blob, in[i].blob, in[i].blob_size);
+		CHECK_EQ_U32((u32)(out.blob - c) & 7, 0);
+	}
+	CHECK(f.blob == c + (c[12] | c[13] << 8));
+	/* one part: version 1, the bytes uwt_build() always wrote */
+	one = uwt_build(&m, b0, 3, &n1);
+	free(uwt_build_parts(&m, (struct uwt_part[]){ { 0x1000, 0x3000, b0, 3 } },
+			     1, &pl));
+	CHECK_EQ_U32(one[8], UWT_VERSION);
+	CHECK_EQ_U32(pl, n1);
+	CHECK(!uwt_parse(one, n1, &f, err, sizeof(err)));
+	CHECK_EQ_U32(f.nparts, 1);
+	uwt_part(&f, 0, &out);
+	CHECK_EQ_U32(out.text_addr, 0x1000);
+	CHECK_EQ_U32(out.text_size, 0x3000);
+	CHECK_MEM(out.blob, b0, 3);
+	free(one);
+	/* a broken part list is refused: each field in turn */
+	pl = 16 + 72 + 4 + 20 + 4;	/* the first entry, after the count */
+	save = malloc(n);
+	memcpy(save, c, n);
+	c[pl + 16] = 0x00;		/* part 1 starts inside part 0 */
+	c[pl + 17] = 0x18;
+	CHECK(uwt_parse(c, n, &f, err, sizeof(err)));
+	CHECK(strstr(err, "part list") != NULL);
+	memcpy(c, save, n);
+	c[pl + 36] = 0xff;		/* part 2 past the file's text range */
+	CHECK(uwt_parse(c, n, &f, err, sizeof(err)));
+	memcpy(c, save, n);
+	c[pl + 24]++;			/* part 1's blob not 8-aligned */
+	CHECK(uwt_parse(c, n, &f, err, sizeof(err)));
+	memcpy(c, save, n);
+	c[pl + 44] = 0xff;		/* part 2's blob past the file */
+	CHECK(uwt_parse(c, n, &f, err, sizeof(err)));
+	memcpy(c, save, n);
+	c[pl - 4] = 1;			/* a count of one is version 1's job */
+	CHECK(uwt_parse(c, n, &f, err, sizeof(err)));
+	CHECK(uwt_parse(c, pl + 8, &f, err, sizeof(err)));	/* truncated */
+	free(save);
+	free(c);
 }

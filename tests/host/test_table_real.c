@@ -189,7 +189,8 @@ static void check_row(Dwarf_CFI *cfi, u32 addr, u32 row, const struct uwt_file *
 		      struct counts *c)
 {
 	struct uw2_module mod = { u->meta.text_addr,
-				  u->meta.text_addr + u->meta.text_size, t };
+				  u->meta.text_addr + u->meta.text_size, t,
+				  0, 0 };
 	struct uw2_stack stk = { STK_LO, STK_HI, read_word, NULL, NULL };
 	struct uw2_regs regs;
 	Dwarf_Frame *fr;
@@ -699,7 +700,7 @@ static u32 plt_case(const char *elf, const char *tag)
 		for (u32 pc = (u32)sh.sh_addr; pc < sh.sh_addr + sh.sh_size;
 		     pc += 4) {
 			struct uw2_module mod = { u.meta.text_addr,
-				u.meta.text_addr + u.meta.text_size, &t };
+				u.meta.text_addr + u.meta.text_size, &t, 0, 0 };
 			struct uw2_stack stk = { STK_LO, STK_HI, read_word, NULL, NULL };
 			struct uw2_regs regs;
 			u32 off = pc - (u32)sh.sh_addr, frames[2], nf;

@@ -1250,8 +1250,8 @@ static void world_init(struct world *w)
 	CHECK(na && nb);
 	CHECK_EQ_U32(uw2_table_init(&w->a, w->a_blob, na, NULL), UW2_OK);
 	CHECK_EQ_U32(uw2_table_init(&w->b, w->b_blob, nb, NULL), UW2_OK);
-	w->mods[0] = (struct uw2_module){ A_BASE, A_BASE + 0x1000, &w->a };
-	w->mods[1] = (struct uw2_module){ B_BASE, B_BASE + 0x30000, &w->b };
+	w->mods[0] = (struct uw2_module){ A_BASE, A_BASE + 0x1000, &w->a, 0, 0 };
+	w->mods[1] = (struct uw2_module){ B_BASE, B_BASE + 0x30000, &w->b, 0, 0 };
 	w->mem.base = VSP;
 	w->stack = mem_stack(&w->mem);
 	w->regs.r[UW2_SP] = VSP;
@@ -1374,8 +1374,8 @@ TEST(unwind_cache_not_stale)
 				       16, &n, 0, &cache), UW2_STOP_ROOT);
 	CHECK_EQ_U32(n, 4);
 	/* B's table at A's place: what the plain unwind says, not the cache */
-	swapped[0] = (struct uw2_module){ A_BASE, A_BASE + 0x1000, &w.b };
-	swapped[1] = (struct uw2_module){ B_BASE, B_BASE + 0x30000, &w.a };
+	swapped[0] = (struct uw2_module){ A_BASE, A_BASE + 0x1000, &w.b, 0, 0 };
+	swapped[1] = (struct uw2_module){ B_BASE, B_BASE + 0x30000, &w.a, 0, 0 };
 	r = start;
 	stop = uw2_unwind(swapped, 2, &r, &w.stack, want, 16, &nwant, 0);
 	CHECK(stop != UW2_STOP_ROOT || nwant != 4);
@@ -1457,8 +1457,8 @@ TEST(unwind_cache_gen)
 			     UW2_STOP_ROOT);
 		CHECK_EQ_U32(n, 4);
 	}
-	swapped[0] = (struct uw2_module){ A_BASE, A_BASE + 0x1000, &w.b };
-	swapped[1] = (struct uw2_module){ B_BASE, B_BASE + 0x30000, &w.a };
+	swapped[0] = (struct uw2_module){ A_BASE, A_BASE + 0x1000, &w.b, 0, 0 };
+	swapped[1] = (struct uw2_module){ B_BASE, B_BASE + 0x30000, &w.a, 0, 0 };
 	r = start;
 	stop = uw2_unwind(swapped, 2, &r, &w.stack, want, 16, &nwant, 0);
 	CHECK(stop != UW2_STOP_ROOT || nwant != 4);
@@ -1530,7 +1530,7 @@ static enum uw2_stop budget_walk(u32 pairs, u32 *n)
 	b = vb_build(1, fot, vb_long_list(fot, pairs), at, uit, sizeof(uit),
 		     &size);
 	CHECK_EQ_U32(uw2_table_init(&t, b, size, NULL), UW2_OK);
-	mod = (struct uw2_module){ 0x20000, 0x40000, &t };
+	mod = (struct uw2_module){ 0x20000, 0x40000, &t, 0, 0 };
 	for (u32 i = 0; i < MEM_WORDS; i++)
 		mem.words[i] = 0x20100;
 	memset(&regs, 0, sizeof(regs));
@@ -2030,7 +2030,7 @@ TEST(rule_bad_opcode_at_run_time)
 				      { 0x00 } };
 	u8 b[VB_SIZE];
 	struct uw2_table t;
-	struct uw2_module mod = { A_BASE, A_BASE + 0x1000, &t };
+	struct uw2_module mod = { A_BASE, A_BASE + 0x1000, &t, 0, 0 };
 	struct mem m = { .base = VSP };
 	struct uw2_stack s = mem_stack(&m);
 	struct uw2_regs r;
@@ -2055,14 +2055,247 @@ TEST(rule_bad_opcode_at_run_time)
 	}
 }
 
+/* ---- frames of JIT code (UW2_FRAMES_V8_ARM) ---- */
+
+#define J_PC(off) (B_BASE + (off))	/* in the JIT range, module B's place */
+#define V8_ENTRY_MARKER 2
+
+/* The world with module B's range made JIT code of V8's kind. */
+static void world_jit(struct world *w)
+{
+	world_init(w);
+	w->mods[1] = (struct uw2_module){ B_BASE, B_BASE + 0x30000, NULL,
+					  UW2_FRAMES_V8_ARM, 0 };
+}
+
+/* V8's frame at @fp: the caller's fp and the return address. */
+static void jit_frame(struct world *w, u32 fp, u32 caller_fp, u32 ra)
+{
+	mem_put(&w->mem, fp, caller_fp);
+	mem_put(&w->mem, fp + 4, ra);
+}
+
+/*
+ * An entry frame at @fp returning to @ra: markers at fp - 8 and fp - 4,
+ * d8-d15 in [fp + 8, fp + 72), the caller's r4-r10 (0x404..0x410) above.
+ */
+static void jit_entry(struct world *w, u32 fp, u32 marker, u32 ra)
+{
+	mem_put(&w->mem, fp - 8, marker);
+	mem_put(&w->mem, fp - 4, marker);
+	jit_frame(w, fp, 0x1111, ra);
+	for (u32 i = 0; i < 16; i++)
+		mem_put(&w->mem, fp + 8 + 4 * i, 0xdd00 + i);
+	for (u32 i = 0; i < 7; i++)
+		mem_put(&w->mem, fp + 72 + 4 * i, 0x404 + i);
+}
+
+/*
+ * Sampled in JIT code: two V8 frames, then the entry frame, whose return
+ * address is the outermost function R of module A.
+ */
+static void world_jit_stack(struct world *w)
+{
+	w->regs.r[UW2_PC] = J_PC(0x10);
+	w->regs.r[UW2_FP] = VSP + 8;
+	jit_frame(w, VSP + 8, VSP + 24, J_PC(0x104));
+	jit_frame(w, VSP + 24, VSP + 48, J_PC(0x208));
+	jit_entry(w, VSP + 48, V8_ENTRY_MARKER, RA_R);
+}
+
+TEST(jit_v8_chain_to_table)
+{
+	static const u32 want[] = { J_PC(0x10), J_PC(0x104), J_PC(0x208),
+				    RA_R };
+	struct world w;
+
+	world_jit(&w);
+	world_jit_stack(&w);
+	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_ROOT);
+	CHECK_EQ_U32(w.n, 4);
+	CHECK(!memcmp(w.frames, want, sizeof(want)));
+	/* the native caller's registers, as the entry frame saved them */
+	for (u32 i = 0; i < 7; i++)
+		CHECK_EQ_U32(w.regs.r[4 + i], 0x404 + i);
+	CHECK_EQ_U32(w.regs.r[UW2_FP], 0x1111);
+	CHECK_EQ_U32(w.regs.r[UW2_SP], VSP + 48 + 100);
+}
+
+/* A construct entry frame is an entry frame too. */
+TEST(jit_v8_construct_entry)
+{
+	struct world w;
+
+	world_jit(&w);
+	world_jit_stack(&w);
+	jit_entry(&w, VSP + 48, 4, RA_R);
+	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_ROOT);
+	CHECK_EQ_U32(w.n, 4);
+}
+
+/*
+ * Native code called from JIT code (an exit frame): the table unwinds
+ * the native frame, r11 is still the JIT frame's fp, the chain goes on.
+ */
+TEST(jit_v8_exit_frame)
+{
+	static const u32 want[] = { A_BASE + 0x104, J_PC(0x40), J_PC(0x104),
+				    J_PC(0x208), RA_R };
+	struct world w;
+
+	world_jit(&w);
+	world_jit_stack(&w);
+	w.regs.r[UW2_PC] = A_BASE + 0x104;	/* L, after push {r4, lr} */
+	mem_put(&w.mem, VSP, 0x44);
+	mem_put(&w.mem, VSP + 4, J_PC(0x40));
+	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_ROOT);
+	CHECK_EQ_U32(w.n, 5);
+	CHECK(!memcmp(w.frames, want, sizeof(want)));
+}
+
+/* Chains that loop, leave the stack or never reach tabled code. */
+TEST(jit_v8_bad_chains)
+{
+	struct world w;
+
+	/* a caller's fp below the frame's own: sp would fall */
+	world_jit(&w);
+	world_jit_stack(&w);
+	jit_frame(&w, VSP + 24, VSP + 8, J_PC(0x208));
+	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_BAD_SP);
+	CHECK_EQ_U32(w.n, 3);
+	CHECK_EQ_U32(w.regs.r[UW2_SP], VSP + 32);
+
+	/* a frame pointing at itself */
+	world_jit(&w);
+	world_jit_stack(&w);
+	jit_frame(&w, VSP + 8, VSP + 8, J_PC(0x104));
+	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_BAD_SP);
+	CHECK_EQ_U32(w.n, 2);
+
+	/* fp outside the stack window, below and above it */
+	world_jit(&w);
+	world_jit_stack(&w);
+	w.regs.r[UW2_FP] = 0x100;
+	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_BAD_SP);
+	CHECK_EQ_U32(w.n, 1);
+	world_jit(&w);
+	world_jit_stack(&w);
+	jit_frame(&w, VSP + 24, VSP + 4 * MEM_WORDS, J_PC(0x208));
+	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_BAD_SP);
+	CHECK_EQ_U32(w.n, 3);
+
+	/* a misaligned fp */
+	world_jit(&w);
+	world_jit_stack(&w);
+	w.regs.r[UW2_FP] = VSP + 10;
+	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_BAD_SP);
+
+	/* leaves JIT code with no entry frame: an exit marker, or none */
+	world_jit(&w);
+	world_jit_stack(&w);
+	jit_entry(&w, VSP + 48, 6, RA_R);
+	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_JIT_CHAIN);
+	CHECK_EQ_U32(w.n, 3);
+	CHECK_EQ_U32(w.regs.r[UW2_SP], VSP + 32);
+	world_jit(&w);
+	world_jit_stack(&w);
+	mem_put(&w.mem, VSP + 40, 4);	/* the two markers differ */
+	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_JIT_CHAIN);
+	/* to no module at all */
+	world_jit(&w);
+	world_jit_stack(&w);
+	jit_frame(&w, VSP + 24, VSP + 48, 0x90000);
+	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_JIT_CHAIN);
+	CHECK_EQ_U32(w.n, 2);
+	/* the markers would lie below the frame's sp */
+	world_jit(&w);
+	world_jit_stack(&w);
+	jit_frame(&w, VSP + 8, VSP + 20, J_PC(0x104));
+	jit_frame(&w, VSP + 20, VSP + 48, RA_R);
+	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_JIT_CHAIN);
+	CHECK_EQ_U32(w.n, 2);
+
+	/* the entry frame's saved registers run off the window */
+	world_jit(&w);
+	w.regs.r[UW2_PC] = J_PC(0x10);
+	w.regs.r[UW2_FP] = VSP + 4 * MEM_WORDS - 40;
+	mem_put(&w.mem, VSP + 4 * MEM_WORDS - 48, V8_ENTRY_MARKER);
+	mem_put(&w.mem, VSP + 4 * MEM_WORDS - 44, V8_ENTRY_MARKER);
+	jit_frame(&w, VSP + 4 * MEM_WORDS - 40, 0x1111, RA_R);
+	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_BAD_SP);
+	CHECK_EQ_U32(w.n, 1);
+
+	/* a read fault in the chain */
+	world_jit(&w);
+	world_jit_stack(&w);
+	w.mem.fault_set = true;
+	w.mem.fault_addr = VSP + 28;
+	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_READ_FAULT);
+	CHECK_EQ_U32(w.n, 2);
+}
+
+/*
+ * JIT code inside a table's range (builtins embedded in a binary): the
+ * table's range cut around it, its second part placed by skip.  The V8
+ * frames return into R, found in the second part only through skip.
+ */
+TEST(jit_inside_a_cut_table)
+{
+	static const u32 want[] = { A_BASE + 0x310, A_BASE + 0x321,
+				    A_BASE + 0x341, RA_R };
+	struct uw2_module mods[3];
+	u32 frames[16], n;
+	struct world w;
+
+	world_init(&w);
+	mods[0] = (struct uw2_module){ A_BASE, A_BASE + 0x300, &w.a, 0, 0 };
+	mods[1] = (struct uw2_module){ A_BASE + 0x300, A_BASE + 0x400, NULL,
+				       UW2_FRAMES_V8_ARM, 0 };
+	mods[2] = (struct uw2_module){ A_BASE + 0x400, A_BASE + 0x1000, &w.a,
+				       0, 0x400 };
+	w.regs.r[UW2_PC] = A_BASE + 0x310;
+	w.regs.r[UW2_FP] = VSP + 8;
+	jit_frame(&w, VSP + 8, VSP + 24, A_BASE + 0x321);
+	jit_frame(&w, VSP + 24, VSP + 48, A_BASE + 0x341);
+	jit_entry(&w, VSP + 48, V8_ENTRY_MARKER, RA_R);
+	CHECK_EQ_U32(uw2_unwind(mods, 3, &w.regs, &w.stack, frames, 16, &n, 0),
+		     UW2_STOP_ROOT);
+	CHECK_EQ_U32(n, 4);
+	CHECK(!memcmp(frames, want, sizeof(want)));
+	/* without skip, R's address falls in the table's wrong function */
+	world_init(&w);
+	mods[2].skip = 0;
+	w.regs.r[UW2_PC] = A_BASE + 0x310;
+	w.regs.r[UW2_FP] = VSP + 8;
+	jit_frame(&w, VSP + 8, VSP + 24, A_BASE + 0x321);
+	jit_frame(&w, VSP + 24, VSP + 48, A_BASE + 0x341);
+	jit_entry(&w, VSP + 48, V8_ENTRY_MARKER, RA_R);
+	CHECK(uw2_unwind(mods, 3, &w.regs, &w.stack, frames, 16, &n, 0) !=
+	      UW2_STOP_ROOT || n != 4);
+}
+
+/* A kind out of range, or a module with a table, is no JIT code. */
+TEST(jit_kind_needs_no_table)
+{
+	struct world w;
+
+	world_jit(&w);
+	world_jit_stack(&w);
+	w.mods[1].frames = UW2_FRAMES_COUNT;
+	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_NO_TABLE);
+	CHECK_EQ_U32(w.n, 1);
+}
+
 TEST(stop_names)
 {
 	static const char *const want[] = {
 		"root", "no-table", "refused", "bad-sp", "no-progress",
 		"read-fault", "bad-opcode", "max-depth", "noreturn", "budget",
+		"jit-chain",
 	};
 
-	CHECK_EQ_U32(UW2_STOP_COUNT, 10);
+	CHECK_EQ_U32(UW2_STOP_COUNT, 11);
 	for (u32 i = 0; i < UW2_STOP_COUNT; i++)
 		CHECK_STR(uw2_stop_name(i), want[i]);
 	CHECK_STR(uw2_stop_name(UW2_STOP_COUNT), "unknown");

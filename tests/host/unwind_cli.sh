@@ -145,6 +145,36 @@ expect_error "missing --stack-base" "required" --table "$A" --stack "$tmp/n.stac
 expect_error "missing pc" "pc=VALUE is required" --table "$A" --stack "$tmp/n.stack" --stack-base 0
 expect_error "unknown option" "unknown argument '--frobnicate'" --frobnicate
 expect_error "option without a value" "--reg needs a value" --table "$A" --reg
+
+# JIT code of V8's kind at 0x30000, after table A's page: two frames
+# (fp chain from r11), then an entry frame (markers 2, 2 below its fp,
+# r4-r10 at fp + 72) returning into A's outermost function
+python3 - "$tmp/jit.stack" $SB <<'PY'
+import struct, sys
+sb = int(sys.argv[2], 0)
+w = {8: sb + 24, 12: 0x30104, 24: sb + 48, 28: 0x30208,
+     40: 2, 44: 2, 48: 0x1111, 52: 0x10405}
+w.update({120 + 4 * i: 0x404 + i for i in range(7)})
+with open(sys.argv[1], "wb") as f:
+    f.write(b"".join(struct.pack("<I", w.get(o, 0)) for o in range(0, 160, 4)))
+PY
+run --table "$A" --jit v8-arm:0x30000-0x40000 --stack "$tmp/jit.stack" \
+	--stack-base $SB --reg pc=0x30010 --reg fp=$((SB + 8))
+expect "--jit: V8 frames to the table's root" "#0 0x00030010
+#1 0x00030104
+#2 0x00030208
+#3 0x00010405
+stop: root" "$out"
+run --table "$A" --stack "$tmp/jit.stack" --stack-base $SB --reg pc=0x30010 \
+	--reg fp=$((SB + 8))
+expect "without --jit: no table there" "#0 0x00030010
+stop: no-table" "$out"
+expect_error "--jit: unknown kind" "unknown frame kind" --table "$A" \
+	--jit art:0x30000-0x40000 --stack "$tmp/jit.stack" --stack-base $SB --reg pc=0
+expect_error "--jit: not a range" "START-END" --table "$A" \
+	--jit v8-arm:0x40000-0x30000 --stack "$tmp/jit.stack" --stack-base $SB --reg pc=0
+expect_error "--jit: overlaps a table" "overlap" --table "$A" \
+	--jit v8-arm:0x20000-0x40000 --stack "$tmp/jit.stack" --stack-base $SB --reg pc=0
 expect_error "bad number" "wants a number, not '0x1g'" --table "$A" --stack "$tmp/n.stack" --stack-base 0x1g --reg pc=0
 expect_error "negative number" "wants a number" --table "$A" --stack "$tmp/n.stack" --stack-base -4 --reg pc=0
 expect_error "number over 32 bits" "wants a number" --table "$A" --stack "$tmp/n.stack" --stack-base 0x100000000 --reg pc=0

@@ -3,7 +3,9 @@
 at chosen addresses, pids, threads and times without a device."""
 import struct
 
-SAMPLE, MAPPING, PROCESS, STATS, END, COMM, FORK, EXIT, IMAGE = range(1, 10)
+SAMPLE, MAPPING, PROCESS, STATS, END, COMM, FORK, EXIT, IMAGE, JITMAP = \
+    range(1, 11)
+JIT_PERF_MAP, JIT_DUMP = 1, 2
 HDR_TIMED = 0x1
 HDR_ALL = 0x2
 PROC_EXEC = COMM_EXEC = 0x1
@@ -53,6 +55,9 @@ class Writer:
         self._rec(IMAGE, struct.pack('<II32s', len(data), len(build_id),
                                      build_id) + data)
 
+    def jitmap(self, pid, fmt, data):
+        self._rec(JITMAP, struct.pack('<IIII', pid, fmt, len(data), 0) + data)
+
     def sample(self, pid, tid, time_ns, frames, stop=0, flags=0, cpu=0):
         size = 32 + 4 * len(frames)
         self._rec(SAMPLE, struct.pack('<HHBBHIIQII', size, 1, stop, flags, cpu,
@@ -63,6 +68,17 @@ class Writer:
     def close(self, end_ns=0):
         self._rec(END, struct.pack('<QQ', end_ns, self.samples))
         self.f.close()
+
+
+def jitdump(pid, loads):
+    """A jitdump file (perf's format) of code-load records (addr, size,
+    name, code bytes)."""
+    out = struct.pack('<IIIIIIQQ', 0x4A695444, 1, 40, 40, 0, pid, 0, 0)
+    for i, (addr, size, name, code) in enumerate(loads):
+        body = struct.pack('<IIQQQQ', pid, pid, addr, addr, size, i) + \
+            name.encode() + b'\0' + code
+        out += struct.pack('<IIQ', 0, 16 + len(body), 0) + body
+    return out
 
 
 def records(path):

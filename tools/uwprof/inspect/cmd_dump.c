@@ -46,6 +46,41 @@ static void print_meta(const struct uwt_file *u)
 		       m->segs[i].flags & 1 ? 'X' : '-');
 }
 
+/*
+ * Every part of @u (one unless the code was split), its addresses moved
+ * by @shift (--text-start), then the coverage of the whole.
+ */
+static int dump_parts(const struct uwt_file *u, const char *path, bool stats,
+		      bool hex, u32 shift)
+{
+	struct uw2_verror verr;
+	struct uw2_table t;
+	struct uwt_part p;
+	u32 total = 0;
+
+	for (u32 i = 0; i < u->nparts; i++) {
+		uwt_part(u, i, &p);
+		if (uw2_table_init(&t, p.blob, p.blob_size, &verr) != UW2_OK) {
+			uw_err("dump: %s%s is not a valid v2 table: %s at byte %u",
+			       path, u->nparts > 1 ? " (a part)" : "",
+			       uw2_verr_str(verr.code), verr.offset);
+			return UWPROF_EXIT_USAGE;
+		}
+		if (u->nparts > 1)
+			printf("part %u of %u: code 0x%x size 0x%x\n", i + 1,
+			       u->nparts, p.text_addr + shift, p.text_size);
+		total += tb_dump_table(stdout, &t, p.text_addr + shift, stats,
+				       hex);
+	}
+	if (stats) {
+		if (u->nparts > 1)
+			printf("parts: %u tables, %u bytes in all\n", u->nparts,
+			       total);
+		tb_dump_coverage(stdout, u, total);
+	}
+	return UWPROF_EXIT_OK;
+}
+
 static int cmd_dump(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -57,11 +92,9 @@ static int cmd_dump(int argc, char **argv)
 	};
 	bool stats = false, hex = false, have_ts = false;
 	struct uwt_file u;
-	struct uw2_table t;
-	struct uw2_verror verr;
 	u32 ts = 0;
 	char err[256];
-	int c;
+	int c, ret;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
@@ -92,19 +125,12 @@ static int cmd_dump(int argc, char **argv)
 		uw_err("dump: %s", err);
 		return UWPROF_EXIT_USAGE;
 	}
-	if (uw2_table_init(&t, u.blob, u.blob_size, &verr) != UW2_OK) {
-		uw_err("dump: %s is not a valid v2 table: %s at byte %u",
-		       argv[optind], uw2_verr_str(verr.code), verr.offset);
-		free(u.buf);
-		return UWPROF_EXIT_USAGE;
-	}
-	if (have_ts)
-		u.meta.text_addr = ts;
 	if (u.meta.build_id_len || u.meta.nsegs)
 		print_meta(&u);
-	tb_dump_table(stdout, &t, &u, stats, hex);
+	ret = dump_parts(&u, argv[optind], stats, hex,
+			 have_ts ? ts - u.meta.text_addr : 0);
 	free(u.buf);
-	return UWPROF_EXIT_OK;
+	return ret;
 }
 
 UWPROF_COMMAND(dump, "dump", "show a v2 unwind table in words, or its --stats", cmd_dump)

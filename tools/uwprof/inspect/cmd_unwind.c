@@ -24,11 +24,12 @@ static const char usage_text[] =
 "usage: uwprof unwind --table FILE[@TEXT_START] [--table ...]\n"
 "                     --stack FILE --stack-base ADDR [--reg NAME=VALUE ...]\n"
 "                     [--max-depth N] [--chrome-compat]\n"
+"                     [--jit KIND:START-END ...]\n"
 "\n"
 "Replays one unwind with v2 tables and prints the frames it finds:\n"
 "one line '#N 0xADDRESS' per frame (#0 is the sampled pc), then\n"
 "'stop: REASON' (root, no-table, refused, bad-sp, no-progress,\n"
-"read-fault, bad-opcode, max-depth or noreturn).\n"
+"read-fault, bad-opcode, max-depth, noreturn, budget or jit-chain).\n"
 "\n"
 "  --table FILE[@TEXT_START]  a table (.uwt container or raw v2 blob) for\n"
 "                             code whose .text starts at TEXT_START; the\n"
@@ -40,6 +41,10 @@ static const char usage_text[] =
 "  --reg NAME=VALUE           r0-r15, sp, lr, pc, fp or ip; pc is\n"
 "                             required, sp defaults to --stack-base\n"
 "  --max-depth N              most frames to report (default 128)\n"
+"  --jit KIND:START-END       [START, END) is JIT code of a frame kind\n"
+"                             (v8-arm: V8's frame chain in r11),\n"
+"                             walked until it returns to tabled code;\n"
+"                             repeatable\n"
 "  --chrome-compat            Chrome's rules: callers looked up at the\n"
 "                             return address itself, and every frame's\n"
 "                             sp 8-byte aligned (else word alignment)\n"
@@ -52,12 +57,20 @@ struct loaded_table {
 	struct uwt_file file;	/* file.buf is ours to free */
 	u32 text_start;
 	bool have_text_start;
-	struct uw2_table table;
+	struct uw2_table *parts;	/* file.nparts of them, ours to free */
+};
+
+/* Code of a frame kind other than tables (--jit). */
+struct jit_range {
+	u32 start, end;
+	enum uw2_frames frames;
 };
 
 struct unwind_args {
 	struct loaded_table tables[MAX_TABLES];
 	u32 ntables;
+	struct jit_range jit[MAX_TABLES];
+	u32 njit;
 	const char *stack_path;
 	u32 stack_base;
 	bool have_stack_base;
@@ -97,11 +110,22 @@ static bool load_table_file(struct loaded_table *lt)
 		uw_err("%s: %s", lt->path, msg);
 		return false;
 	}
-	if (uw2_table_init(&lt->table, lt->file.blob, lt->file.blob_size,
-			   &err) != UW2_OK) {
-		uw_err("%s: invalid v2 table: %s (blob offset 0x%x)", lt->path,
-		       uw2_verr_str(err.code), err.offset);
+	lt->parts = calloc(lt->file.nparts, sizeof(*lt->parts));
+	if (!lt->parts) {
+		uw_err("unwind: out of memory");
 		return false;
+	}
+	for (u32 i = 0; i < lt->file.nparts; i++) {
+		struct uwt_part p;
+
+		uwt_part(&lt->file, i, &p);
+		if (uw2_table_init(&lt->parts[i], p.blob, p.blob_size,
+				   &err) != UW2_OK) {
+			uw_err("%s: invalid v2 table%s: %s (blob offset 0x%x)",
+			       lt->path, lt->file.nparts > 1 ? " (a part)" : "",
+			       uw2_verr_str(err.code), err.offset);
+			return false;
+		}
 	}
 	if (!lt->have_text_start && lt->file.container)
 		lt->text_start = lt->file.meta.text_addr;
@@ -121,6 +145,41 @@ static void parse_table_spec(char *spec, struct loaded_table *lt)
 		lt->text_start = start;
 		lt->have_text_start = true;
 	}
+}
+
+/* "KIND:START-END" (--jit): code of a frame kind, such as v8-arm. */
+static bool parse_jit_spec(char *spec, struct unwind_args *a)
+{
+	char *colon = strchr(spec, ':'), *dash;
+	struct jit_range *j = &a->jit[a->njit];
+	u32 k;
+
+	if (a->njit == MAX_TABLES) {
+		uw_err("unwind: more than %d --jit ranges", MAX_TABLES);
+		return false;
+	}
+	dash = colon ? strchr(colon, '-') : NULL;
+	if (!dash) {
+		uw_err("unwind: --jit '%s' is not KIND:START-END", spec);
+		return false;
+	}
+	*colon = *dash = '\0';
+	for (k = UW2_FRAMES_TABLE + 1; uw2_frames_name(k); k++)
+		if (!strcmp(spec, uw2_frames_name(k)))
+			break;
+	if (!uw2_frames_name(k)) {
+		uw_err("unwind: --jit: unknown frame kind '%s' (v8-arm)", spec);
+		return false;
+	}
+	j->frames = k;
+	if (!uw_parse_u32(colon + 1, &j->start) ||
+	    !uw_parse_u32(dash + 1, &j->end) || j->start >= j->end) {
+		uw_err("unwind: --jit %s: START-END must be numbers, START below END",
+		       spec);
+		return false;
+	}
+	a->njit++;
+	return true;
 }
 
 static int reg_index(const char *name)
@@ -203,6 +262,7 @@ static bool parse_option(int argc, char **argv, int *i, struct unwind_args *a)
 {
 	static const char *const valued[] = {
 		"--table", "--stack", "--stack-base", "--reg", "--max-depth",
+		"--jit",
 	};
 	char *val = NULL;
 	size_t k;
@@ -242,6 +302,8 @@ static bool parse_option(int argc, char **argv, int *i, struct unwind_args *a)
 		return parse_number_arg("--stack-base", val, &a->stack_base);
 	case 3:
 		return parse_reg(val, a);
+	case 5:
+		return parse_jit_spec(val, a);
 	default:
 		if (!parse_number_arg("--max-depth", val, &a->max_depth))
 			return false;
@@ -280,24 +342,46 @@ static int compare_modules(const void *x, const void *y)
 	       a->text_start > b->text_start;
 }
 
-/* Modules sorted by text start; their ranges come from the tables. */
-static bool build_modules(struct unwind_args *a, struct uw2_module *mods)
+/*
+ * One module per table part and one per --jit range, sorted by text
+ * start; a part's range comes from its file (the part's own range, moved
+ * with the file's start).
+ */
+static bool build_modules(struct unwind_args *a, struct uw2_module *mods,
+			  u32 n)
 {
+	u32 k = 0;
+
 	for (u32 i = 0; i < a->ntables; i++) {
 		const struct loaded_table *lt = &a->tables[i];
-		/* breakpad-made containers know no .text size */
-		u32 span = lt->file.meta.text_size ? lt->file.meta.text_size :
-			   uw2_table_text_span(&lt->table);
 
-		mods[i].text_start = lt->text_start;
-		mods[i].text_end = span > 0xffffffffu - lt->text_start ?
-				   0xffffffffu : lt->text_start + span;
-		mods[i].table = &lt->table;
+		for (u32 j = 0; j < lt->file.nparts; j++, k++) {
+			struct uwt_part p;
+			u32 start = lt->text_start, span;
+
+			uwt_part(&lt->file, j, &p);
+			/* a part's start, where the file's start puts it */
+			if (lt->file.nparts > 1)
+				start += p.text_addr - lt->file.meta.text_addr;
+			/* breakpad-made containers know no .text size */
+			span = p.text_size ? p.text_size :
+			       uw2_table_text_span(&lt->parts[j]);
+			mods[k].text_start = start;
+			mods[k].text_end = span > 0xffffffffu - start ?
+					   0xffffffffu : start + span;
+			mods[k].table = &lt->parts[j];
+			mods[k].frames = UW2_FRAMES_TABLE;
+			mods[k].skip = 0;
+		}
 	}
-	qsort(mods, a->ntables, sizeof(mods[0]), compare_modules);
-	for (u32 i = 1; i < a->ntables; i++) {
+	for (u32 i = 0; i < a->njit; i++, k++)
+		mods[k] = (struct uw2_module){
+			a->jit[i].start, a->jit[i].end, NULL, a->jit[i].frames, 0,
+		};
+	qsort(mods, n, sizeof(mods[0]), compare_modules);
+	for (u32 i = 1; i < n; i++) {
 		if (mods[i].text_start < mods[i - 1].text_end) {
-			uw_err("unwind: tables at 0x%08x and 0x%08x overlap (a raw blob covers whole 128 KiB pages)",
+			uw_err("unwind: ranges at 0x%08x and 0x%08x overlap (a raw blob covers whole 128 KiB pages)",
 			       mods[i - 1].text_start, mods[i].text_start);
 			return false;
 		}
@@ -321,7 +405,8 @@ static int stack_buf_read(void *ctx, u32 addr, u32 *val)
 
 static int replay(struct unwind_args *a, const u8 *stack_bytes, u32 size)
 {
-	struct uw2_module mods[MAX_TABLES];
+	struct uw2_module *mods;
+	u32 nmods = a->njit;
 	struct stack_buf sb = { stack_bytes, a->stack_base };
 	struct uw2_stack stack = {
 		.lo = a->stack_base, .hi = a->stack_base + size,
@@ -330,18 +415,27 @@ static int replay(struct unwind_args *a, const u8 *stack_bytes, u32 size)
 	u32 *frames, n = 0;
 	enum uw2_stop stop;
 
-	if (!build_modules(a, mods))
-		return UWPROF_EXIT_USAGE;
+	for (u32 i = 0; i < a->ntables; i++)
+		nmods += a->tables[i].file.nparts;
+	mods = calloc(nmods, sizeof(*mods));
 	frames = calloc(a->max_depth ? a->max_depth : 1, sizeof(*frames));
-	if (!frames) {
+	if (!mods || !frames) {
 		uw_err("unwind: out of memory");
+		free(mods);
+		free(frames);
 		return UWPROF_EXIT_FAIL;
 	}
-	stop = uw2_unwind(mods, a->ntables, &a->regs, &stack, frames,
+	if (!build_modules(a, mods, nmods)) {
+		free(mods);
+		free(frames);
+		return UWPROF_EXIT_USAGE;
+	}
+	stop = uw2_unwind(mods, nmods, &a->regs, &stack, frames,
 			  a->max_depth, &n, a->flags);
 	for (u32 i = 0; i < n; i++)
 		printf("#%u 0x%08x\n", i, frames[i]);
 	printf("stop: %s\n", uw2_stop_name(stop));
+	free(mods);
 	free(frames);
 	return UWPROF_EXIT_OK;
 }
@@ -384,8 +478,10 @@ static int cmd_unwind(int argc, char **argv)
 	}
 	rc = parse_args(argc, argv, a) ? run_with_inputs(a) :
 					 UWPROF_EXIT_USAGE;
-	for (u32 i = 0; i < a->ntables; i++)
+	for (u32 i = 0; i < a->ntables; i++) {
 		free(a->tables[i].file.buf);
+		free(a->tables[i].parts);
+	}
 	free(a);
 	return rc;
 }

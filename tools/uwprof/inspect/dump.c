@@ -146,10 +146,11 @@ static u32 func_off(const struct uw2_table *t, u32 i)
 	return ((p << 16) + rd16(t->func_table + 4 * i)) << 1;
 }
 
-void tb_dump_table(FILE *f, const struct uw2_table *t,
-		   const struct uwt_file *file, bool stats, bool hex)
+u32 tb_dump_table(FILE *f, const struct uw2_table *t, u32 text, bool stats,
+		  bool hex)
 {
-	u32 text = file->meta.text_addr;
+	u32 total = UW2_HEADER_SIZE + 4 * t->page_count + 4 * t->func_count +
+		    t->fot_size + t->uit_size;
 	u32 rows = 0, refused = 0, roots = 0;
 	char words[512];
 
@@ -189,15 +190,17 @@ void tb_dump_table(FILE *f, const struct uw2_table *t,
 		}
 	}
 	if (!stats)
-		return;
-	u32 total = UW2_HEADER_SIZE + 4 * t->page_count + 4 * t->func_count +
-		    t->fot_size + t->uit_size;
-
+		return total;
 	fprintf(f, "table: %u bytes: header %u, page table %u (%u pages), function table %u (%u entries), FOT %u, UIT %u\n",
 		total, UW2_HEADER_SIZE, 4 * t->page_count, t->page_count,
 		4 * t->func_count, t->func_count, t->fot_size, t->uit_size);
 	fprintf(f, "entries: %u (functions and fillers), rows %u, refusing rows %u, root rows %u\n",
 		t->func_count, rows, refused, roots);
+	return total;
+}
+
+void tb_dump_coverage(FILE *f, const struct uwt_file *file, u32 total)
+{
 	if (file->container) {
 		const struct uwt_meta *m = &file->meta;
 

@@ -13,8 +13,14 @@
  */
 u32 tb_ops_words(const u8 *ops, u32 len, char *out, size_t outlen);
 
-/* Print every function and offset; with @stats only the summary. */
-void tb_dump_table(FILE *f, const struct uw2_table *t,
-		   const struct uwt_file *file, bool stats, bool hex);
+/*
+ * Print every function and offset of @t, whose offsets count from @text;
+ * with @stats only the summary.  Returns the table's size in bytes.
+ */
+u32 tb_dump_table(FILE *f, const struct uw2_table *t, u32 text, bool stats,
+		  bool hex);
+
+/* A container's coverage figures, for tables of @total bytes in all. */
+void tb_dump_coverage(FILE *f, const struct uwt_file *file, u32 total);
 
 #endif

@@ -53,6 +53,7 @@ enum uwd_type {
 	UWD_FORK = 7,		/* struct uwd_fork */
 	UWD_EXIT = 8,		/* struct uwd_exit */
 	UWD_IMAGE = 9,		/* struct uwd_image + the bytes */
+	UWD_JITMAP = 10,	/* struct uwd_jitmap + the file's bytes */
 };
 
 #define UWD_MAP_TABLE	0x1	/* a table is attached to [text_start, text_end) */
@@ -121,6 +122,24 @@ struct uwd_image {
 	uint32_t build_id_len;
 	uint8_t build_id[UWD_BUILD_ID_MAX];
 	/* then the image, zero padded to 8 */
+};
+
+/* The formats of a JIT's symbol files (struct uwd_jitmap). */
+enum uwd_jit_format {
+	UWD_JIT_PERF_MAP = 1,	/* /tmp/perf-PID.map: "START SIZE name" lines */
+	UWD_JIT_DUMP = 2,	/* jit-PID.dump: perf's jitdump, code included */
+};
+
+/*
+ * A JIT's symbol file for a process, copied whole at the end of the
+ * recording, as perf copies them: names for code of anonymous mappings.
+ */
+struct uwd_jitmap {
+	uint32_t pid;
+	uint32_t format;	/* enum uwd_jit_format */
+	uint32_t size;		/* bytes of the file that follow */
+	uint32_t reserved;
+	/* then the file's bytes, zero padded to 8 */
 };
 
 struct uwd_end {

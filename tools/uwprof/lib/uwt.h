@@ -14,7 +14,9 @@
 #include <stdint.h>
 
 #define UWT_MAGIC	"UWPROFT\0"
-#define UWT_VERSION	1
+#define UWT_VERSION	1	/* one table */
+#define UWT_VERSION_PARTS 2	/* several tables over consecutive ranges */
+#define UWT_MAX_PARTS	4096
 #define UWT_MAX_SEGS	16
 #define UWT_BUILD_ID_MAX 32
 
@@ -56,7 +58,22 @@ struct uwt_meta {
 	uint32_t text_covered;	/* bytes of .text inside table functions */
 };
 
-/* A loaded table: @blob points into @buf, which the caller frees. */
+/*
+ * One v2 table of a file and the link-time code it covers: its offsets
+ * count from @text_addr.  A raw blob's part has text_addr and text_size 0.
+ */
+struct uwt_part {
+	uint32_t text_addr;
+	uint32_t text_size;
+	const uint8_t *blob;
+	uint32_t blob_size;
+};
+
+/*
+ * A loaded table: @blob points into @buf, which the caller frees.  A file
+ * of several parts (a code range too large for one v2 table) has @nparts
+ * above 1; @blob is then its first part, and uwt_part() gives each.
+ */
 struct uwt_file {
 	void *buf;
 	uint32_t size;
@@ -64,11 +81,24 @@ struct uwt_file {
 	uint32_t blob_size;
 	bool container;		/* false: a raw v2 blob */
 	struct uwt_meta meta;	/* zero for a raw blob */
+	uint32_t nparts;	/* 1 unless split */
+	const uint8_t *part_list; /* version 2: the list, inside the file */
+	uint32_t part_list_off;	/* its offset in the file */
 };
 
 /* Serialize; returns a malloc'd buffer and its size in @len, or NULL. */
 uint8_t *uwt_build(const struct uwt_meta *m, const uint8_t *blob,
 		   uint32_t blob_size, uint32_t *len);
+
+/*
+ * Serialize @n parts, in address order without overlap (version 1 for
+ * one, version 2 for several); @m's text range spans them all.
+ */
+uint8_t *uwt_build_parts(const struct uwt_meta *m, const struct uwt_part *p,
+			 uint32_t n, uint32_t *len);
+
+/* Part @i (below f->nparts) of a parsed file. */
+void uwt_part(const struct uwt_file *f, uint32_t i, struct uwt_part *out);
 
 /*
  * Parse a container or take a raw blob (anything without the magic).

@@ -91,8 +91,8 @@ int uw_dev_detach(int fd, pid_t pid, uint32_t start)
 	return ioctl(fd, UWPROF_IOC_DETACH, &d) ? -errno : 0;
 }
 
-int uw_dev_attach(int fd, pid_t pid, uint32_t table_id, uint32_t start,
-		  uint32_t end)
+int uw_dev_attach_as(int fd, pid_t pid, uint32_t table_id, uint32_t frames,
+		     uint32_t start, uint32_t end)
 {
 	struct uwprof_attach a = {
 		.size = sizeof(a),
@@ -100,9 +100,23 @@ int uw_dev_attach(int fd, pid_t pid, uint32_t table_id, uint32_t start,
 		.table_id = table_id,
 		.text_start = start,
 		.text_end = end,
+		.frames = frames,
 	};
 
 	return ioctl(fd, UWPROF_IOC_ATTACH, &a) ? -errno : 0;
+}
+
+int uw_dev_attach(int fd, pid_t pid, uint32_t table_id, uint32_t start,
+		  uint32_t end)
+{
+	return uw_dev_attach_as(fd, pid, table_id, UWPROF_FRAMES_TABLE, start,
+				end);
+}
+
+int uw_dev_attach_frames(int fd, pid_t pid, uint32_t frames, uint32_t start,
+			 uint32_t end)
+{
+	return uw_dev_attach_as(fd, pid, 0, frames, start, end);
 }
 
 int uw_dev_follow(int fd, pid_t pid)

@@ -44,6 +44,17 @@ int uw_dev_upload_by_build_id(int fd, const void *blob, uint32_t len,
 /* Detach @pid's range starting at @start; 0 or -errno. */
 int uw_dev_detach(int fd, pid_t pid, uint32_t start);
 
+/*
+ * ATTACH as given: a table's range (@frames 0) or JIT code's (@table_id
+ * 0); both or neither is the module's to refuse.  0 or -errno.
+ */
+int uw_dev_attach_as(int fd, pid_t pid, uint32_t table_id, uint32_t frames,
+		     uint32_t start, uint32_t end);
+
+/* @pid's [start, end) is JIT code of frame kind @frames; 0 or -errno. */
+int uw_dev_attach_frames(int fd, pid_t pid, uint32_t frames, uint32_t start,
+			 uint32_t end);
+
 /* Attach an uploaded table to @pid's [start, end); 0 or -errno. */
 int uw_dev_attach(int fd, pid_t pid, uint32_t table_id, uint32_t start,
 		  uint32_t end);

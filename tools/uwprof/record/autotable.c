@@ -11,7 +11,8 @@
  * and the children it follows) are paused with SIGSTOP, unless
  * --no-wait-tables: their code is not sampled with no table.  Samples of
  * other processes (-p, -a) in that code stop no-table until the upload;
- * record counts them (rec->pending_samples) and says so.
+ * record counts them (rec->pending_samples) and says so.  Should record
+ * die meanwhile, its guard (record/holdguard.c) lets them go on.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -155,6 +156,7 @@ static void start_worker(struct rec *r, struct table_ent *e)
 		signal(SIGINT, SIG_IGN);	/* it finishes its table */
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGCHLD, SIG_DFL);
+		rec_close_inherited();
 		_exit(make_in_child(r->cache, e));
 	}
 	if (pid < 0) {
@@ -179,8 +181,12 @@ static void hold(struct rec *r, struct target *t)
 	if (t->held || r->o.no_wait_tables || !r->o.cmd ||
 	    !(t->explicit || t->followed) || t->gone)
 		return;
-	if (kill(t->pid, SIGSTOP))
+	if (!rec_guard_mark(t->pid))
 		return;
+	if (kill(t->pid, SIGSTOP)) {
+		rec_guard_unmark(t->pid);
+		return;
+	}
 	t->held = true;
 	if (!r->nheld++)
 		r->hold_t0 = rec_now_ns();
@@ -192,6 +198,7 @@ static void release(struct rec *r, struct target *t)
 		return;
 	t->held = false;
 	kill(t->pid, SIGCONT);
+	rec_guard_unmark(t->pid);
 	if (!--r->nheld)
 		r->held_ns += rec_now_ns() - r->hold_t0;
 }
@@ -311,4 +318,5 @@ void rec_release_all(struct rec *r)
 {
 	for (unsigned int i = 0; i < r->nt; i++)
 		release(r, &r->t[i]);
+	rec_guard_stop();
 }

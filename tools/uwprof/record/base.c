@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "record/record.h"
 #include "uwprof.h"
@@ -45,4 +47,19 @@ void rec_write(struct rec *r, uint32_t type, const void *a, size_t len,
 		uw_err("record: cannot write %s: %s", r->o.out, strerror(errno));
 		exit(UWPROF_EXIT_FAIL);
 	}
+}
+
+/*
+ * In a child of record that runs no program (a table maker, the guard):
+ * every descriptor but stdin, stdout and stderr closed, so the device's
+ * session, the data file and the side-band end when record does.
+ */
+void rec_close_inherited(void)
+{
+#ifdef SYS_close_range
+	if (!syscall(SYS_close_range, 3, ~0U, 0))
+		return;
+#endif
+	for (int fd = 3; fd < 1024; fd++)
+		close(fd);
 }

@@ -29,6 +29,7 @@
 #include "record/attach.h"
 #include "lib/elf.h"
 #include "record/record.h"
+#include "unwind_v2.h"
 #include "uwprof.h"
 
 #define REC_DEFAULT_HZ		1000
@@ -98,6 +99,15 @@ static void usage(FILE *f)
 		"      --no-auto-tables    make no table on this device: --tables only\n"
 		"      --no-wait-tables    do not pause the command while its tables are\n"
 		"                          made (its samples there stop no-table, counted)\n"
+		"      --jit KIND          anonymous executable code is a JIT's of this\n"
+		"                          frame kind, walked by its frame chain: v8-arm\n"
+		"                          (node, chromium); names come from the\n"
+		"                          perf-PID.map and jit-PID.dump files it writes\n"
+		"                          (--perf-basic-prof, --perf-prof)\n"
+		"      --jit-range FILE:START-END  JIT code of the --jit kind inside a\n"
+		"                          file, at link addresses, where record does\n"
+		"                          not find it (V8's builtins in libnode are\n"
+		"                          found); repeatable\n"
 		"  -o, --output FILE       data file (default uwprof.data)\n"
 		"  -q, --quiet             no progress line and no summary\n"
 		"\n"
@@ -138,6 +148,47 @@ static int parse_duration(const char *s, double *d)
 	return errno || end == s || *end || !(*d > 0) || *d > 1e7 ? -1 : 0;
 }
 
+/* --jit KIND: a frame kind of JIT code by its name (uw2_frames_name()). */
+static int parse_jit(const char *s, uint32_t *frames)
+{
+	for (uint32_t k = UW2_FRAMES_TABLE + 1; uw2_frames_name(k); k++)
+		if (!strcmp(s, uw2_frames_name(k))) {
+			*frames = k;
+			return 0;
+		}
+	uw_err("record: --jit: unknown frame kind '%s' (v8-arm)", s);
+	return -1;
+}
+
+/* --jit-range FILE:START-END */
+static int parse_jit_range(const char *s, struct rec_opts *o)
+{
+	const char *colon = strrchr(s, ':');
+	char *dash, num[32];
+	struct rec_jit_range j;
+	unsigned int room = o->njit_ranges;
+
+	if (!colon || colon == s || strlen(colon + 1) >= sizeof(num))
+		goto bad;
+	snprintf(num, sizeof(num), "%s", colon + 1);
+	dash = strchr(num, '-');
+	if (!dash)
+		goto bad;
+	*dash = 0;
+	if (!uw_parse_u32(num, &j.start) || !uw_parse_u32(dash + 1, &j.end) ||
+	    j.start >= j.end)
+		goto bad;
+	j.file = strndup(s, colon - s);
+	o->jit_ranges = rec_grow(o->jit_ranges, &room, o->njit_ranges,
+				 sizeof(*o->jit_ranges));
+	o->jit_ranges[o->njit_ranges++] = j;
+	return 0;
+bad:
+	uw_err("record: --jit-range wants FILE:START-END (link addresses, START below END), not '%s'",
+	       s);
+	return -1;
+}
+
 static int parse_args(int argc, char **argv, struct rec_opts *o)
 {
 	static const struct option lo[] = {
@@ -153,6 +204,8 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 		{ "table-cache", required_argument, NULL, 'C' },
 		{ "no-auto-tables", no_argument, NULL, 'A' },
 		{ "no-wait-tables", no_argument, NULL, 'W' },
+		{ "jit", required_argument, NULL, 'J' },
+		{ "jit-range", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -198,6 +251,14 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 		case 'C': o->table_cache = optarg; break;
 		case 'A': o->no_auto_tables = true; break;
 		case 'W': o->no_wait_tables = true; break;
+		case 'J':
+			if (parse_jit(optarg, &o->jit_frames))
+				return -1;
+			break;
+		case 'R':
+			if (parse_jit_range(optarg, o))
+				return -1;
+			break;
 		case 'o': o->out = optarg; break;
 		case 'h': usage(stdout); exit(UWPROF_EXIT_OK);
 		default:
@@ -207,6 +268,10 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 	}
 	if (optind < argc)
 		o->cmd = argv + optind;
+	if (o->njit_ranges && !o->jit_frames) {
+		uw_err("record: --jit-range needs --jit KIND: the frame kind of the code");
+		return -1;
+	}
 	modes = !!o->npids + !!o->ntids + o->all + !!o->cmd;
 	if (modes != 1) {
 		uw_err("record: %s; give one of -p PID, -t TID, -a or -- COMMAND",
@@ -924,6 +989,7 @@ static int start_sampling(struct rec *r)
 		.size = sizeof(st), .freq_hz = r->o.freq,
 		/* As perf: -p and a command per task, -a per CPU. */
 		.flags = r->o.all ? UWPROF_START_ALL : UWPROF_START_PER_TASK,
+		.anon_frames = r->o.jit_frames,
 	};
 
 	if (!r->o.all && !r->o.no_inherit)
@@ -931,6 +997,13 @@ static int start_sampling(struct rec *r)
 	if (ioctl(r->fd, UWPROF_IOC_START, &st) == 0) {
 		r->inherit = st.flags & (UWPROF_START_INHERIT | UWPROF_START_ALL);
 		return 0;
+	}
+	if (errno == EINVAL && st.anon_frames) {
+		uw_err("record: the module does not walk JIT code (START with "
+		       "anon_frames: EINVAL; is uwprof.ko older than this uwprof?): "
+		       "load this uwprof's module, or record without --jit");
+		errno = EINVAL;
+		return -1;
 	}
 	if (errno != EINVAL || !(st.flags & (UWPROF_START_INHERIT | UWPROF_START_ALL)))
 		return -1;
@@ -949,6 +1022,7 @@ static void finish(struct rec *r)
 	if (ioctl(r->fd, UWPROF_IOC_STOP) && errno != EALREADY)
 		uw_err("record: warning: stopping the sampler: %s", strerror(errno));
 	drain(r);
+	rec_write_jitmaps(r);
 	if (get_stats(r, &st) == 0)
 		rec_write(r, UWD_STATS, &st, sizeof(st), NULL);
 	progress(r, true);

@@ -46,25 +46,25 @@ static int unhex(const char *s, uint8_t *out, unsigned int room)
  * takes that, else plainly.
  */
 static int upload_as(struct rec *r, const char *bid, const struct uwt_file *f,
-		     uint32_t flags, uint32_t *verr)
+		     const struct uwt_part *p, uint32_t flags, uint32_t *verr)
 {
 	uint8_t b[UWPROF_BUILD_ID_MAX];
 	int n = unhex(bid, b, sizeof(b)), id;
 
 	/* the module places a table by its link-time range: a container's */
 	if (r->by_build_id && n > 0 && 2 * (size_t)n == strlen(bid) &&
-	    f->container && f->meta.text_size) {
-		id = uw_dev_upload_by_build_id(r->fd, f->blob, f->blob_size,
+	    f->container && p->text_size) {
+		id = uw_dev_upload_by_build_id(r->fd, p->blob, p->blob_size,
 					       flags, b, (uint32_t)n,
-					       f->meta.text_addr,
-					       f->meta.text_size, verr);
+					       p->text_addr, p->text_size,
+					       verr);
 		if (id > 0)
 			r->bid_taken = true;
 		if (id != -EINVAL || *verr)
 			return id;
 		r->by_build_id = false;	/* this module attaches per mapping only */
 	}
-	return uw_dev_upload(r->fd, f->blob, f->blob_size, flags, verr);
+	return uw_dev_upload(r->fd, p->blob, p->blob_size, flags, verr);
 }
 
 /*
@@ -74,14 +74,14 @@ static int upload_as(struct rec *r, const char *bid, const struct uwt_file *f,
  * it, and the flag is not tried again.
  */
 static int upload(struct rec *r, const char *bid, const struct uwt_file *f,
-		  uint32_t *verr)
+		  const struct uwt_part *p, uint32_t *verr)
 {
 	bool compat = f->container && (f->meta.flags & UWT_F_CHROME_COMPAT) &&
 		      !r->compat_refused;
 	bool by_build_id = r->by_build_id;
 	int id;
 
-	id = upload_as(r, bid, f, compat ? UWPROF_TABLE_CHROME_COMPAT : 0,
+	id = upload_as(r, bid, f, p, compat ? UWPROF_TABLE_CHROME_COMPAT : 0,
 		       verr);
 	if (!compat || id != -EINVAL || *verr)
 		return id;
@@ -89,7 +89,33 @@ static int upload(struct rec *r, const char *bid, const struct uwt_file *f,
 	r->by_build_id = by_build_id;	/* the flag was refused, not this */
 	uw_err("record: warning: the module does not know Chrome-compatible "
 	       "tables; they are unwound by uwprof's rules");
-	return upload_as(r, bid, f, 0, verr);
+	return upload_as(r, bid, f, p, 0, verr);
+}
+
+/*
+ * Upload every part of a split table @f as @e's (e->parts); the first
+ * refusal refuses the table.  Returns 0 or the module's -errno.
+ */
+static int upload_parts(struct rec *r, struct table_ent *e,
+			const struct uwt_file *f, uint32_t *verr)
+{
+	struct uwt_part p;
+
+	e->parts = calloc(f->nparts, sizeof(*e->parts));
+	if (!e->parts)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < f->nparts; i++) {
+		uwt_part(f, i, &p);
+		e->parts[i] = (struct table_part){
+			.id = upload(r, e->bid, f, &p, verr),
+			.off = p.text_addr - f->meta.text_addr,
+			.size = p.text_size,
+		};
+		if (e->parts[i].id < 0)
+			return e->parts[i].id;
+	}
+	e->nparts = f->nparts;
+	return e->parts[0].id;
 }
 
 /* Upload the table @f (from @path) as @e's: its id, or < 0 refused. */
@@ -97,9 +123,15 @@ static int table_upload(struct rec *r, struct table_ent *e,
 		     const struct uwt_file *f, const char *path)
 {
 	uint32_t verr = 0;
+	struct uwt_part p;
 
 	e->meta = f->meta;
-	e->id = upload(r, e->bid, f, &verr);
+	if (f->nparts > 1) {
+		e->id = upload_parts(r, e, f, &verr);
+	} else {
+		uwt_part(f, 0, &p);
+		e->id = upload(r, e->bid, f, &p, &verr);
+	}
 	if (e->id < 0)
 		uw_err("record: warning: the device refused %s: %s%s", path,
 		       strerror(-e->id), verr ? " (invalid table; remake it)" : "");
@@ -409,6 +441,26 @@ static bool module_attaches(const struct rec *r, const struct target *t)
 }
 
 /*
+ * Attach @e's table over @s's code: each part of a split table to its
+ * own range, consecutive from the start of the code.
+ */
+static int attach_table(struct rec *r, pid_t pid, const struct table_ent *e,
+			const struct seen_map *s)
+{
+	uint32_t start = s->m.text_start;
+	int err = 0;
+
+	if (!e->nparts)
+		return attach_range(r, pid, (uint32_t)e->id, start,
+				    s->m.text_end);
+	for (unsigned int i = 0; i < e->nparts && !err; i++)
+		err = attach_range(r, pid, (uint32_t)e->parts[i].id,
+				   start + e->parts[i].off,
+				   start + e->parts[i].off + e->parts[i].size);
+	return err;
+}
+
+/*
  * Attach @e's table to the mapping @s of @t (or leave it to the module,
  * which attaches by build-id).
  */
@@ -436,8 +488,7 @@ static void attach_seen(struct rec *r, struct target *t, struct seen_map *s,
 	if (module_attaches(r, t) && !s->m.elf_offset)
 		return;
 	s->attach_ns = rec_now_ns();
-	err = attach_range(r, t->pid, (uint32_t)e->id, s->m.text_start,
-			   s->m.text_end);
+	err = attach_table(r, t->pid, e, s);
 	if (err) {
 		s->attach_ns = 0;
 		attach_failed(r, t, m.path, err);
@@ -571,6 +622,7 @@ static void resolve(struct rec *r, struct target *t, const struct uw_mapping *mp
 	if (info.nloads && !uw_map_bias(info.loads, info.nloads, m->start, m->end,
 					 m->offset, &s->m.bias))
 		s->m.flags |= UWD_MAP_BIAS;
+	rec_jit_mark(r, t->pid, s);
 	if (!info.build_id_len)
 		return;
 	memcpy(s->m.build_id, info.build_id, info.build_id_len);
@@ -713,13 +765,19 @@ static void attach_inherited(struct rec *r, struct target *t)
 		return;
 	for (unsigned int i = 0; i < t->nseen; i++) {
 		struct seen_map *s = &t->seen[i];
+		char bid[2 * UW_BUILD_ID_MAX + 1];
+		struct table_ent *e;
 		int err;
 
 		if (!s->inherited_table)
 			continue;
+		uw_hex(s->m.build_id, s->m.build_id_len, bid);
+		e = rec_table_lookup(r, bid);
 		s->attach_ns = rec_now_ns();
-		err = attach_range(r, t->pid, (uint32_t)s->table_id, s->m.text_start,
-				   s->m.text_end);
+		err = e && e->id == s->table_id ?
+		      attach_table(r, t->pid, e, s) :
+		      attach_range(r, t->pid, (uint32_t)s->table_id,
+				   s->m.text_start, s->m.text_end);
 		if (err) {
 			s->attach_ns = 0;
 			attach_failed(r, t, s->path, err);
@@ -740,8 +798,9 @@ static void on_fork(struct rec *r, const struct sb_event *e)
 
 	if (e->pid == e->ppid || e->pid == (uint32_t)getpid())
 		return;		/* a thread, or the recorder's own command */
-	if (e->ppid == (uint32_t)getpid() && rec_is_worker(r, (pid_t)e->pid))
-		return;		/* record's table maker (-a) */
+	if (e->ppid == (uint32_t)getpid() &&
+	    (rec_is_worker(r, (pid_t)e->pid) || rec_is_guard((pid_t)e->pid)))
+		return;		/* record's table maker or guard (-a) */
 	parent = rec_find_target(r, (pid_t)e->ppid);
 	follow = r->o.all || (parent && !r->o.no_inherit &&
 			      (parent->explicit || parent->followed));

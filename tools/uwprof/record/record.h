@@ -33,13 +33,39 @@ struct rec_opts {
 	const char *table_cache;	/* --table-cache DIR, or NULL */
 	bool no_auto_tables;	/* --no-auto-tables */
 	bool no_wait_tables;	/* --no-wait-tables: the command is not paused */
+	uint32_t jit_frames;	/* --jit: frame kind of anonymous code, or 0 */
+	struct rec_jit_range *jit_ranges;	/* --jit-range */
+	unsigned int njit_ranges;
+};
+
+/* A file looked at for V8's builtins, and what was found. */
+struct rec_v8_file {
+	char path[256];
+	bool found;
+	uint32_t start, end;
+};
+
+/* --jit-range FILE:START-END: JIT code at link addresses of a file. */
+struct rec_jit_range {
+	const char *file;	/* base name of the mapped file */
+	uint32_t start, end;
 };
 
 /* A table by build-id: uploaded once, shared by every mapping of the file. */
+/* One uploaded part of a split table (a .uwt of several v2 tables). */
+struct table_part {
+	int id;			/* the module's table id */
+	uint32_t off;		/* its code's start from meta.text_addr */
+	uint32_t size;		/* bytes of code it covers */
+};
+
 struct table_ent {
 	char bid[2 * UW_BUILD_ID_MAX + 1];
 	int id;			/* > 0 uploaded; 0 no such table; < 0 unusable */
 	struct uwt_meta meta;
+	/* a split table: every part, each attached to its range (id: parts[0]'s) */
+	struct table_part *parts;
+	unsigned int nparts;	/* 0: one table, e->id over the whole range */
 	/* tables made on the device (record/autotable.c) */
 	bool from_cache;	/* loaded from the table cache */
 	bool made;		/* made by this record, uploaded at ready_ns */
@@ -114,6 +140,8 @@ struct rec {
 	bool compat_refused;	/* the module knows no UWPROF_TABLE_CHROME_COMPAT */
 	bool inherit;		/* the module follows children (START_INHERIT) */
 	bool use_sb;		/* the side-band runs: no polling of maps */
+	struct rec_v8_file *v8files;	/* files looked at for V8's builtins */
+	unsigned int nv8files, v8room;
 	struct sideband sb;
 	uint64_t stale_detached;	/* old-image attachments undone after an exec */
 	/* tables made on the device (record/autotable.c) */
@@ -134,6 +162,7 @@ void *rec_grow(void *p, unsigned int *room, unsigned int n, size_t sz);
 /* One record into the data file; exits if it cannot be written. */
 void rec_write(struct rec *r, uint32_t type, const void *a, size_t len,
 	       const char *str);
+void rec_close_inherited(void);
 
 /* record/procs.c */
 struct target *rec_add_target(struct rec *r, pid_t pid, bool explicit);
@@ -144,6 +173,20 @@ void rec_sideband_event(void *ctx, const struct sb_event *e);
 int rec_upload_all(struct rec *r);
 void rec_not_32bit(pid_t pid);
 void rec_tables_reap(struct rec *r, bool wait);
+
+/*
+ * record/v8blob.c: V8's embedded builtins in the file @path, at link
+ * addresses [*start, *end); 0, or -1 if it holds none recognized.
+ */
+int rec_v8_blob(const char *path, uint32_t *start, uint32_t *end);
+
+/*
+ * record/jitmaps.c: JIT code's ranges inside files (--jit-range, V8's
+ * builtins) marked, and JITs' perf-PID.map and jit-PID.dump copied into
+ * the file
+ */
+void rec_jit_mark(struct rec *r, pid_t pid, const struct seen_map *s);
+void rec_write_jitmaps(struct rec *r);
 bool rec_sample_pending(struct rec *r, const struct uwprof_record *s);
 
 /*
@@ -161,5 +204,11 @@ struct table_ent *rec_worker_reap(struct rec *r, bool wait);
 void rec_release_ready(struct rec *r);
 void rec_release_all(struct rec *r);
 bool rec_is_worker(const struct rec *r, pid_t pid);
+
+/* record/holdguard.c: continues paused processes should record die */
+bool rec_guard_mark(pid_t pid);
+void rec_guard_unmark(pid_t pid);
+bool rec_is_guard(pid_t pid);
+void rec_guard_stop(void);
 
 #endif

@@ -114,6 +114,19 @@ static uint32_t elf_offset(const struct uwd_mapping *m)
 	return m->elf_offset <= m->offset ? m->offset - m->elf_offset : m->offset;
 }
 
+/* A new module of @path, its other fields zero. */
+static struct rp_module *new_module(struct rp_profile *p, const char *path)
+{
+	struct rp_module *mod;
+
+	p->mods = rp_grow(p->mods, &p->modroom, p->nmods, sizeof(*p->mods));
+	mod = &p->mods[p->nmods];
+	memset(mod, 0, sizeof(*mod));
+	mod->path = strdup(path);
+	mod->name = module_name(mod->path);
+	return mod;
+}
+
 static uint32_t module_for(struct rp_load *L, const struct uwd_mapping *m,
 			   const char *path)
 {
@@ -126,11 +139,7 @@ static uint32_t module_for(struct rp_load *L, const struct uwd_mapping *m,
 		    p->mods[i].build_id_len == m->build_id_len &&
 		    !memcmp(p->mods[i].build_id, m->build_id, m->build_id_len))
 			return i;
-	p->mods = rp_grow(p->mods, &p->modroom, p->nmods, sizeof(*p->mods));
-	mod = &p->mods[p->nmods];
-	memset(mod, 0, sizeof(*mod));
-	mod->path = strdup(path);
-	mod->name = module_name(mod->path);
+	mod = new_module(p, path);
 	mod->build_id_len = m->build_id_len > UWD_BUILD_ID_MAX ?
 		UWD_BUILD_ID_MAX : m->build_id_len;
 	memcpy(mod->build_id, m->build_id, mod->build_id_len);
@@ -340,15 +349,50 @@ static uint32_t cache_frames(struct rp_profile *p, uint64_t key,
 	return n;
 }
 
+/*
+ * The module that stands for @pid's JIT code, named by its perf map as
+ * perf names it: "/tmp/perf-PID.map".  No file, no symbols of its own.
+ */
+static uint32_t jit_module(struct rp_profile *p, uint32_t pid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/tmp/perf-%u.map", pid);
+	for (uint32_t i = 0; i < p->nmods; i++)
+		if (!p->mods[i].build_id_len && !strcmp(p->mods[i].path, path))
+			return i;
+	new_module(p, path);
+	return p->nmods++;
+}
+
+/*
+ * An address in no mapping (@r NULL) or in anonymous memory: JIT code if
+ * its symbol files name it, else UINT32_MAX.
+ */
+static uint32_t jit_func(struct rp_profile *p, const struct rp_region *r,
+			 uint32_t pid, uint32_t look)
+{
+	const char *name;
+
+	if (r && !rp_jit_anon(p->mods[r->module].path))
+		return UINT32_MAX;
+	name = rp_jit_name(&p->jit, pid, look);
+	return name ? intern_func(p, jit_module(p, pid), name) : UINT32_MAX;
+}
+
 /* Frame 0 is the sampled pc; the others are return addresses. */
-static uint32_t frame_funcs(struct rp_load *L, uint32_t img, uint64_t when,
-			    uint32_t addr, bool ret_addr, uint32_t *ids)
+static uint32_t frame_funcs(struct rp_load *L, uint32_t img, uint32_t pid,
+			    uint64_t when, uint32_t addr, bool ret_addr,
+			    uint32_t *ids)
 {
 	uint32_t look = rp_frame_addr(addr, ret_addr), vaddr, id, n;
 	const struct rp_region *r = rpp_region(&L->procs, img, when, look);
 	struct rp_profile *p = L->p;
 	uint64_t key;
 
+	ids[0] = jit_func(p, r, pid, look);
+	if (ids[0] != UINT32_MAX)
+		return 1;
 	if (!r) {
 		ids[0] = intern_func(p, RP_NO_MODULE, "[unknown]");
 		return 1;
@@ -472,7 +516,7 @@ static void add_sample(struct rp_load *L, const struct uwprof_record *s,
 		count_node(p, &node, f, stamp);
 	}
 	for (uint32_t i = s->nframes; i-- > 0;) {
-		n = frame_funcs(L, img, key, s->frames[i], i > 0, ids);
+		n = frame_funcs(L, img, s->pid, key, s->frames[i], i > 0, ids);
 		while (n--) {	/* the outer function first, inlined ones in it */
 			f = ids[n];
 			if (!depth)
@@ -579,9 +623,11 @@ static void walk(struct rp_load *L, struct uwd_file *f)
 		case UWD_EXIT: on_exit_rec(L, data, len); break;
 		case UWD_STATS: on_stats(L, data, len); break;
 		case UWD_IMAGE: on_image(L, data, len); break;
+		case UWD_JITMAP: rp_jit_add(&L->p->jit, data, len); break;
 		default: break;	/* samples next; newer record types: skipped */
 		}
 	}
+	rp_jit_done(&L->p->jit);
 	f->pos = f->hdr.header_size;
 	for (L->seq = 0; uwd_next(f, &type, &data, &len); L->seq++)
 		if (type == UWD_SAMPLE)
@@ -669,6 +715,7 @@ void rp_free(struct rp_profile *p)
 	rp_map_free(&p->func_ids);
 	rp_map_free(&p->addr_ids);
 	rp_map_free(&p->child_ids);
+	rp_jit_free(&p->jit);
 }
 
 /* ---- ordering ---- */

@@ -132,6 +132,7 @@ struct pp {
 	struct pp_loc *locs;
 	uint32_t nlocs, locroom;
 	struct rp_map loc_ids;	/* (model mapping + 1, address) -> index */
+	struct rp_map jit_loc_ids;	/* JIT code's: (pid, address) -> index */
 	pb_line *lines;
 	uint32_t nlines, lineroom;
 	struct pp_func *funcs;
@@ -235,16 +236,28 @@ static void name_location(struct pp *w, struct pp_loc *l, uint32_t model)
 
 /*
  * The location of a frame at @addr in model mapping @model (RP_NO_MAPPING:
- * none found), or of the [kernel] leaf.  Made once per key.
+ * none found; JIT code of process @pid if its symbol files name it), or of
+ * the [kernel] leaf.  Made once per key.
  */
-static uint64_t location(struct pp *w, uint32_t model, uint32_t addr, bool kernel)
+static uint64_t location(struct pp *w, uint32_t model, uint32_t pid,
+			 uint32_t addr, bool kernel)
 {
 	uint64_t key = kernel ? (uint64_t)UINT32_MAX << 32 :
 		       (uint64_t)(model + 1) << 32 | addr;	/* none: model + 1 = 0 */
+	const char *jit = NULL;
+	struct rp_map *ids = &w->loc_ids;
 	struct pp_loc *l;
 	uint32_t id;
 
-	if (rp_map_get(&w->loc_ids, key, &id))
+	/* JIT code: in no mapping, or in anonymous memory */
+	if (!kernel && (model == RP_NO_MAPPING ||
+			rp_jit_anon(w->p->mods[w->p->maps[model].module].path)))
+		jit = rp_jit_name(&w->p->jit, pid, addr);
+	if (jit) {
+		ids = &w->jit_loc_ids;
+		key = (uint64_t)pid << 32 | addr;
+	}
+	if (rp_map_get(ids, key, &id))
 		return id + 1;
 	w->locs = rp_grow(w->locs, &w->locroom, w->nlocs, sizeof(*w->locs));
 	l = &w->locs[w->nlocs];
@@ -256,14 +269,20 @@ static uint64_t location(struct pp *w, uint32_t model, uint32_t addr, bool kerne
 		add_line(w, "[kernel]", NULL, 0);
 	} else if (model == RP_NO_MAPPING) {
 		l->addr = addr;
-		add_line(w, "[unknown]", NULL, 0);
+		add_line(w, jit ? jit : "[unknown]", NULL, 0);
+	} else if (jit) {
+		l->addr = addr;
+		l->map = map_id(w, model);
+		w->maps[l->map - 1].nlocs++;
+		w->maps[l->map - 1].named++;
+		add_line(w, jit, NULL, 0);
 	} else {
 		l->addr = addr;
 		l->map = map_id(w, model);
 		name_location(w, l, model);
 	}
 	l->nlines = w->nlines - l->line0;
-	rp_map_put(&w->loc_ids, key, w->nlocs);
+	rp_map_put(ids, key, w->nlocs);
 	return ++w->nlocs;
 }
 
@@ -277,11 +296,12 @@ static void add_sample(struct pp *w, const struct rp_sample *k)
 
 	if (k->kernel) {
 		w->stack = rp_grow(w->stack, &w->stackroom, w->nstack, sizeof(*w->stack));
-		w->stack[w->nstack++] = location(w, 0, 0, true);
+		w->stack[w->nstack++] = location(w, 0, 0, 0, true);
 	}
 	for (uint32_t i = 0; i < k->nframes; i++) {
 		uint32_t look = rp_frame_addr(p->addrs[k->frames + i], i > 0);
-		uint64_t loc = location(w, p->addr_maps[k->frames + i], look, false);
+		uint64_t loc = location(w, p->addr_maps[k->frames + i], k->pid,
+					look, false);
 
 		w->stack = rp_grow(w->stack, &w->stackroom, w->nstack, sizeof(*w->stack));
 		w->stack[w->nstack++] = loc;
@@ -524,6 +544,7 @@ static void free_pp(struct pp *w)
 	free(w->maps);
 	free(w->locs);
 	rp_map_free(&w->loc_ids);
+	rp_map_free(&w->jit_loc_ids);
 	free(w->lines);
 	free(w->funcs);
 	rp_map_free(&w->func_ids);

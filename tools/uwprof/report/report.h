@@ -12,6 +12,7 @@
 
 #include "lib/datafile.h"
 #include "report/containers.h"
+#include "report/jitsyms.h"
 #include "uapi/uwprof.h"
 
 struct rp_module {
@@ -128,6 +129,7 @@ struct rp_profile {
 	uint32_t *addr_maps;	/* per addrs entry: index in maps, or RP_NO_MAPPING */
 	struct rp_mapping *maps;	/* every mapping recorded */
 	uint32_t nmaps, maproom;
+	struct rp_jitsyms jit;	/* JIT code's names (UWD_JITMAP) */
 };
 
 /* Load, symbolize and aggregate; 0, or -1 after printing why. */

@@ -39,6 +39,7 @@ struct opts {
 	bool raw;
 	bool compat;
 	bool stats;
+	u32 fot_index_max;		/* --test-fot-limit: 0, or split sooner */
 	/* tb_make_table: the build-id the input must have (0 bytes: any) */
 	const u8 *want_bid;
 	u32 want_bid_len;
@@ -72,6 +73,8 @@ static void usage(FILE *f)
 		"                         a symbol, exidx entry or the PLT names (no search\n"
 		"                         for the starts of a stripped file's functions)\n"
 		"      --stats            print sizes and coverage\n"
+		"      --test-fot-limit N for tests: split into parts as if a FOT list\n"
+		"                         could start at byte N at most (not 65535)\n"
 		"      --report FILE      list, per function, what could not be expressed\n"
 		"                         and which functions are EHABI-only ('-': stdout)\n");
 }
@@ -92,6 +95,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "no-debug-file", no_argument, NULL, 'N' },
 		{ "prologue-analysis", no_argument, NULL, 'P' },
 		{ "no-discovery", no_argument, NULL, 'X' },
+		{ "test-fot-limit", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -112,6 +116,14 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case 'N': o->no_debug_file = true; break;
 		case 'P': o->prologue = true; break;
 		case 'X': o->no_discovery = true; break;
+		case 'L':
+			if (!uw_parse_u32(optarg, &o->fot_index_max) ||
+			    !o->fot_index_max || o->fot_index_max > 0xffff) {
+				uw_err("table: --test-fot-limit wants 1 to 65535, not '%s'",
+				       optarg);
+				return -1;
+			}
+			break;
 		case 'D':
 			if (o->ndebug_dirs == MAX_DEBUG_DIRS - 1) {
 				uw_err("table: at most %d --debug-dir options",
@@ -179,7 +191,8 @@ struct gen {
 	struct tb_func *funcs;
 	u32 nfuncs;
 	struct uwt_meta meta;
-	struct tb_blob blob;
+	struct tb_blob *blobs;		/* one per part, in address order */
+	u32 nblobs;
 	u32 ehabi_only, root_funcs;
 	u32 dbg_bytes, eh_bytes, exidx_bytes, extab_bytes, exidx_entries;
 	const char *dbgfile;		/* separate debug file used, or NULL */
@@ -292,15 +305,22 @@ static int convert_all(struct gen *g)
  * Every function's every row must come back through the reader's own
  * lookups: the same uwprof unwinder code the kernel runs.
  */
-static int self_check(struct gen *g, const struct uw2_table *t)
+static int self_check(struct gen *g, const struct uw2_table *tables)
 {
+	u32 k = 0;
+
 	for (u32 i = 0; i < g->nfuncs; i++) {
 		const struct tb_func *f = &g->funcs[i];
+		const struct uw2_table *t;
 
 		if (f->overlapped)	/* not in the table, noted */
 			continue;
+		/* the part holding the function (both in address order) */
+		while (k + 1 < g->nblobs && f->addr >= g->blobs[k + 1].text_start)
+			k++;
+		t = &tables[k];
 		for (u32 j = 0; j < f->npairs; j++) {
-			u32 off = f->addr - g->meta.text_addr + f->pairs[j].off;
+			u32 off = f->addr - g->blobs[k].text_start + f->pairs[j].off;
 			u32 instr, fot, uit;
 
 			if (!uw2_lookup_function(t, off, &instr, &fot) ||
@@ -376,21 +396,47 @@ static int write_file(const char *path, const u8 *b, u32 n)
 	return 0;
 }
 
+/* The container of every part; NULL and said why when it cannot be. */
+static u8 *build_container(const struct gen *g, u32 *n)
+{
+	struct uwt_part *p;
+	u8 *c;
+
+	if (g->nblobs == 1)
+		return uwt_build(&g->meta, g->blobs[0].data, g->blobs[0].size, n);
+	p = calloc(g->nblobs, sizeof(*p));
+	if (!p)
+		return NULL;
+	for (u32 i = 0; i < g->nblobs; i++)
+		p[i] = (struct uwt_part){ g->blobs[i].text_start,
+					  g->blobs[i].text_size,
+					  g->blobs[i].data, g->blobs[i].size };
+	c = uwt_build_parts(&g->meta, p, g->nblobs, n);
+	free(p);
+	return c;
+}
+
 static int write_outputs(struct gen *g)
 {
 	u8 *c = NULL;
 	u32 n = 0;
 	int ret = 0;
 
+	if (g->o->raw && g->nblobs > 1) {
+		uw_err("table: the code needs %u tables (parts), too large for one v2 table; a raw blob holds one: drop --raw to write them all in a .uwt container",
+		       g->nblobs);
+		return -1;
+	}
 	if (!g->o->raw || g->o->build_id_dir) {
-		c = uwt_build(&g->meta, g->blob.data, g->blob.size, &n);
+		c = build_container(g, &n);
 		if (!c) {
 			uw_err("table: out of memory");
 			return -1;
 		}
 	}
 	if (g->o->out)
-		ret = g->o->raw ? write_file(g->o->out, g->blob.data, g->blob.size)
+		ret = g->o->raw ? write_file(g->o->out, g->blobs[0].data,
+					     g->blobs[0].size)
 				: write_file(g->o->out, c, n);
 	if (!ret && g->o->build_id_dir) {
 		char hex[2 * UWT_BUILD_ID_MAX + 1], path[4096];
@@ -440,8 +486,16 @@ static void count_reasons(const struct gen *g, u32 *by)
 static void print_stats(struct gen *g, FILE *f)
 {
 	u32 by[TB_N_COUNT], src[TB_SRC_COUNT] = { 0 };
-	const struct tb_blob *b = &g->blob;
+	struct tb_blob sum = { 0 }, *b = &sum;
 
+	for (u32 i = 0; i < g->nblobs; i++) {
+		sum.size += g->blobs[i].size;
+		sum.page_entries += g->blobs[i].page_entries;
+		sum.func_entries += g->blobs[i].func_entries;
+		sum.fot_size += g->blobs[i].fot_size;
+		sum.uit_size += g->blobs[i].uit_size;
+		sum.nseqs += g->blobs[i].nseqs;
+	}
 	for (u32 i = 0; i < g->nfuncs; i++)
 		src[g->funcs[i].source]++;
 	fprintf(f, "functions: %u in the inputs, %u in the table",
@@ -459,9 +513,13 @@ static void print_stats(struct gen *g, FILE *f)
 	if (g->noreturn_sites)
 		fprintf(f, "calls that never return (return address saved nowhere): %d\n",
 			g->noreturn_sites);
-	fprintf(f, "bytes: %u total = header 32 + page table %u + function table %u + FOT %u + UIT %u\n",
-		b->size, 4 * b->page_entries, 4 * b->func_entries, b->fot_size,
-		b->uit_size);
+	if (g->nblobs > 1)
+		fprintf(f, "parts: %u tables over consecutive ranges (in one, a FOT list would start past byte %u, the limit of its index); sizes below are their sums\n",
+			g->nblobs, g->o->fot_index_max ? g->o->fot_index_max :
+			0xffff);
+	fprintf(f, "bytes: %u total = header %u + page table %u + function table %u + FOT %u + UIT %u\n",
+		b->size, 32 * g->nblobs, 4 * b->page_entries,
+		4 * b->func_entries, b->fot_size, b->uit_size);
 	if (g->meta.funcs_in_table)
 		fprintf(f, "bytes/function: %.2f\n",
 			(double)b->size / g->meta.funcs_in_table);
@@ -749,15 +807,38 @@ int tb_make_table(const char *input, const char *build_id_dir,
 	return generate(&o);
 }
 
+/*
+ * Validate every part as the module does (with a memo, so sharing costs
+ * nothing) into @t.  Returns 0, or -1 with the error printed.
+ */
+static int check_parts(struct gen *g, struct uw2_table *t)
+{
+	struct uw2_verror verr = { UW2_OK, 0 };
+
+	for (u32 i = 0; i < g->nblobs; i++) {
+		const struct tb_blob *b = &g->blobs[i];
+		void *memo = calloc(1, UW2_MEMO_BYTES(b->size));
+
+		if (!memo || uw2_table_init_memo(&t[i], b->data, b->size, memo,
+						 &verr) != UW2_OK) {
+			uw_err("table: internal error: the generated table (part %u) fails validation (%s at byte %u); please report this",
+			       i, memo ? uw2_verr_str(verr.code) :
+			       "out of memory", verr.offset);
+			free(memo);
+			return -1;
+		}
+		free(memo);
+	}
+	return 0;
+}
+
 /* uwprof table's work once its options are read. */
 static int generate(struct opts *o)
 {
 	struct gen g;
 	struct tb_elf e = { .fd = -1 };
 	struct tb_layout_opts lo;
-	struct uw2_table t;
-	struct uw2_verror verr = { UW2_OK, 0 };
-	void *memo;
+	struct uw2_table *t = NULL;
 	char err[512];
 	int ret;
 
@@ -775,27 +856,24 @@ static int generate(struct opts *o)
 	}
 	lo = (struct tb_layout_opts){ o->compat, g.meta.text_addr,
 				      g.meta.text_size,
-				      o->prologue && !o->compat && !o->breakpad };
-	if (tb_layout(g.funcs, g.nfuncs, &lo, &g.blob, &g.notes, err,
-		      sizeof(err))) {
+				      o->prologue && !o->compat && !o->breakpad,
+				      o->fot_index_max };
+	if (tb_layout(g.funcs, g.nfuncs, &lo, &g.blobs, &g.nblobs, &g.notes,
+		      err, sizeof(err))) {
 		uw_err("table: %s", err);
 		ret = UWPROF_EXIT_FAIL;
 		goto out;
 	}
-	/* as the module checks it: with a memo, so sharing costs nothing */
-	memo = calloc(1, UW2_MEMO_BYTES(g.blob.size));
-	if (!memo || uw2_table_init_memo(&t, g.blob.data, g.blob.size, memo,
-					 &verr) != UW2_OK) {
-		uw_err("table: internal error: the generated table fails validation (%s at byte %u); please report this",
-		       memo ? uw2_verr_str(verr.code) : "out of memory",
-		       verr.offset);
-		free(memo);
-		ret = UWPROF_EXIT_INTERNAL;
-		goto out;
-	}
-	free(memo);
-	if (self_check(&g, &t)) {
-		ret = UWPROF_EXIT_INTERNAL;
+	/* breakpad input has no text size: the parts' span gives it */
+	if (g.nblobs > 1 && !g.meta.text_size)
+		g.meta.text_size = g.blobs[g.nblobs - 1].text_start +
+				   g.blobs[g.nblobs - 1].text_size -
+				   g.meta.text_addr;
+	t = calloc(g.nblobs, sizeof(*t));
+	if (!t || check_parts(&g, t) || self_check(&g, t)) {
+		ret = t ? UWPROF_EXIT_INTERNAL : UWPROF_EXIT_FAIL;
+		if (!t)
+			uw_err("table: out of memory");
 		goto out;
 	}
 	fill_meta(&g);
@@ -811,7 +889,8 @@ out:
 		free(g.funcs[i].pairs);
 	free(g.funcs);
 	free(g.notes.v);
-	free(g.blob.data);
+	free(t);
+	tb_blobs_free(g.blobs, g.nblobs);
 	tb_input_free(&g.in);
 	if (e.elf)
 		tb_elf_close(&e);

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "table/decode_once.h"
 #include "table/discover.h"
 #include "table/elf.h"
 
@@ -477,42 +478,24 @@ static int seed(struct dc *d, const struct tb_input *in)
 	return r ? -1 : 0;
 }
 
-/*
- * Bytes of code the file holds: the executable sections with contents.
- * A span of text far beyond them is a crafted file's (fuzz_table: 2 GiB
- * of .text in 1 KiB asked for a 1 GiB map), not code to discover.
- */
-static uint64_t code_bytes(struct tb_elf *e)
-{
-	uint64_t n = 0;
-
-	for (u32 i = 0; i < e->nsecs && i < 32; i++)
-		if (tb_elf_sec_bytes(e, &e->secs[i]))
-			n += e->secs[i].size;
-	return n;
-}
-
 static int setup(struct dc *d, struct tb_elf *e, struct tb_discover_stats *st)
 {
 	memset(d, 0, sizeof(*d));
 	d->e = e;
 	d->st = st;
 	d->lo = e->meta.text_addr & ~1u;
-	d->n = (e->meta.text_addr + e->meta.text_size - d->lo + 1) / 2;
-	if (2ull * d->n > 2 * code_bytes(e) + (1u << 20))
-		d->n = 0;	/* nothing to walk: no start is found */
+	d->n = tb_elf_text_halfwords(e);	/* 0: no start is found */
 	d->fl = calloc(d->n ? d->n : 1, 1);
 	if (!d->fl)
 		return -1;
 	for (u32 i = 0; i < e->nsecs && i < 32; i++)
 		d->secb[i] = tb_elf_sec_bytes(e, &e->secs[i]);
-	if (cs_open(CS_ARCH_ARM, CS_MODE_ARM, &d->cs[0]) != CS_ERR_OK)
+	/* the walks start, as on a handle of their own, outside IT blocks */
+	d->dec = tb_elf_decoder(e);
+	if (!d->dec)
 		return -1;
-	if (cs_open(CS_ARCH_ARM, CS_MODE_THUMB, &d->cs[1]) != CS_ERR_OK)
-		return -1;
-	cs_option(d->cs[0], CS_OPT_DETAIL, CS_OPT_ON);
-	cs_option(d->cs[1], CS_OPT_DETAIL, CS_OPT_ON);
-	d->insn = cs_malloc(d->cs[0]);
+	tb_dec_reset_it(d->dec);
+	d->insn = cs_malloc(d->dec->cs[0]);
 	return d->insn ? 0 : -1;
 }
 
@@ -520,9 +503,6 @@ static void teardown(struct dc *d)
 {
 	if (d->insn)
 		cs_free(d->insn, 1);
-	for (int i = 0; i < 2; i++)
-		if (d->cs[i])
-			cs_close(&d->cs[i]);
 	free(d->fl);
 	free(d->fn);
 	free(d->found.v);

@@ -62,7 +62,7 @@ struct dc_fn {
 /* The state of discovery over the code the table covers. */
 struct dc {
 	struct tb_elf *e;
-	size_t cs[2];		/* capstone handles (csh): ARM, Thumb */
+	struct tb_dec *dec;	/* tb_elf_decoder(e) */
 	void *insn;		/* cs_insn */
 	u8 *fl;			/* flags, one per halfword from lo */
 	u32 lo, n;

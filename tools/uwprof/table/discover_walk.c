@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <stddef.h>
 #include <string.h>
+#include "table/decode_once.h"
 #include "table/discover.h"
 #include "table/elf.h"
 
@@ -73,13 +74,11 @@ static bool decode(struct dc *d, bool thumb, u32 a, u32 limit)
 	u32 avail = 0;
 	const u8 *b = bytes_at(d, a, &avail);
 	size_t size;
-	uint64_t addr = a;
 
 	if (!b || a >= limit)
 		return false;
 	size = avail < limit - a ? avail : limit - a;
-	return cs_disasm_iter(d->cs[thumb], &b, &size, &addr,
-			      d->insn);
+	return tb_dec_insn(d->dec, thumb, b, size, a, d->insn);
 }
 
 static void mark(struct dc *d, struct dc_walk *w, u32 a, u32 size, u8 kind)

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+#include "table/decode_once.h"
 #include "table/elf.h"
 #include "lib/elf.h"
 #include "lib/regfile.h"
@@ -278,8 +279,39 @@ fail:
 	return -1;
 }
 
+u32 tb_elf_text_halfwords(struct tb_elf *e)
+{
+	uint64_t code = 0;
+	u32 lo = e->meta.text_addr & ~1u;
+	u32 n = (e->meta.text_addr + e->meta.text_size - lo + 1) / 2;
+
+	for (u32 i = 0; i < e->nsecs && i < 32; i++)
+		if (tb_elf_sec_bytes(e, &e->secs[i]))
+			code += e->secs[i].size;
+	return 2ull * n > 2 * code + (1u << 20) ? 0 : n;
+}
+
+struct tb_dec *tb_elf_decoder(struct tb_elf *e)
+{
+	if (e->dec)
+		return e->dec;
+	e->dec = malloc(sizeof(*e->dec));
+	if (e->dec && tb_dec_open(e->dec, e->meta.text_addr & ~1u,
+				  tb_elf_text_halfwords(e))) {
+		tb_dec_close(e->dec);
+		free(e->dec);
+		e->dec = NULL;
+	}
+	return e->dec;
+}
+
 void tb_elf_close(struct tb_elf *e)
 {
+	if (e->dec) {
+		tb_dec_close(e->dec);
+		free(e->dec);
+		e->dec = NULL;
+	}
 	if (e->dwfl)
 		dwfl_end(e->dwfl);
 	e->dwfl = NULL;

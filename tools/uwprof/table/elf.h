@@ -38,6 +38,8 @@ struct tb_sec {
 
 #define TB_MAX_SECS	32
 
+struct tb_dec;
+
 struct tb_elf {
 	int fd;
 	void *elf;		/* Elf * */
@@ -64,6 +66,8 @@ struct tb_elf {
 	u32 dot_text_addr, dot_text_size;	/* .text itself */
 	bool has_symtab, has_debugdata, has_debuglink;
 	void *dwfl;		/* Dwfl * holding names from extsyms.c */
+	struct tb_dec *dec;	/* instructions decoded once (decode_once.h),
+				 * from the first tb_elf_decoder() */
 };
 
 /*
@@ -129,6 +133,21 @@ Elf_Scn *tb_elf_next_named(Elf *elf, size_t shstrndx, Elf_Scn *scn,
 
 /* The bytes of executable section @s (NULL when unreadable). */
 const u8 *tb_elf_sec_bytes(struct tb_elf *e, const struct tb_sec *s);
+
+/*
+ * Halfwords from the text's start (meta.text_addr & ~1) to its end: the
+ * code discovery and the decoder cover; 0 for a span far beyond the bytes
+ * of the executable sections, a crafted file's (fuzz_table: 2 GiB of
+ * .text in 1 KiB asked for a 1 GiB map), not code to walk.
+ */
+u32 tb_elf_text_halfwords(struct tb_elf *e);
+
+/*
+ * @e's instructions decoded once (decode_once.h), shared by discovery
+ * and prologue analysis; opened on the first call, closed with @e.  NULL
+ * (capstone, memory).
+ */
+struct tb_dec *tb_elf_decoder(struct tb_elf *e);
 
 /*
  * PLT stubs (.plt, .iplt) decoded into functions (source TB_SRC_PLT),

@@ -3,10 +3,12 @@
  * Lay converted functions out as a v2 blob (FORMAT-v2.md §5.5-5.8, §1):
  * fillers, the unwind instruction table ordered by use per byte, the
  * function offset table with shared lists, the page and function tables
- * and the header.
+ * and the header; or, when one blob's FOT index would overflow, as
+ * several blobs over consecutive ranges (docs/TABLES.md, "Split tables").
  */
 #include <stdlib.h>
 #include <string.h>
+#include "lib/uwt.h"
 #include "table/table.h"
 
 #define PAGE_SHIFT	17
@@ -250,14 +252,18 @@ static u8 *encode_list(const struct tb_func *f, const u32 *uit_off, u32 *len)
 
 long tb_build_fot(const struct tb_func *funcs, u32 n,
 		  const struct tb_uit_seq *uit, u32 nuit, bool reorder,
-		  u8 **fot, u32 *index, char *err, size_t errlen)
+		  u32 index_max, u8 **fot, u32 *index, char *err,
+		  size_t errlen)
 {
 	struct flist *lists = calloc(n ? n : 1, sizeof(*lists));
 	u32 *owner = calloc(n ? n : 1, sizeof(*owner));
 	u32 nl = 0, size = 0, maxstart = 0, nlslots = 1, *lslots = NULL;
 	struct seqset ss = { (struct tb_uit_seq *)uit, nuit, NULL, 1 };
 	u8 *out;
+	long ret = -1;
 
+	if (!index_max)
+		index_max = FOT_INDEX_MAX;
 	if (!lists || !owner)
 		goto oom;
 	while (ss.nslots < 2 * nuit + 2)
@@ -315,7 +321,7 @@ long tb_build_fot(const struct tb_func *funcs, u32 n,
 			maxstart = size;
 		size += lists[j].len;
 	}
-	if (maxstart > FOT_INDEX_MAX && reorder) {
+	if (maxstart > index_max && reorder) {
 		/*
 		 * Only where a list starts must fit in 16 bits: put the
 		 * longest lists last, so the start of the last one is as
@@ -340,11 +346,15 @@ long tb_build_fot(const struct tb_func *funcs, u32 n,
 			size += lists[j].len;
 		}
 	}
-	if (maxstart > FOT_INDEX_MAX) {
+	if (maxstart > index_max) {
 		snprintf(err, errlen,
-			 "the function offset table needs a list to start at byte %u, beyond the 16-bit index of the format (65535)%s; split the input (e.g. per shared library) or drop functions",
-			 maxstart, reorder ? " even with the longest lists last" :
-			 " (--chrome-compat keeps address order; without it lists are reordered)");
+			 "the function offset table needs a list to start at byte %u, beyond %s (%u)%s",
+			 maxstart, index_max == FOT_INDEX_MAX ?
+			 "the 16-bit index of the format" :
+			 "the limit of --test-fot-limit", index_max, reorder ?
+			 " even with the longest lists last" :
+			 " in address order");
+		ret = -2;
 		goto fail;
 	}
 	out = malloc(size ? size : 1);
@@ -372,7 +382,7 @@ fail:
 	free(owner);
 	free(ss.slots);
 	free(lslots);
-	return -1;
+	return ret;
 }
 
 int tb_build_pages(const struct tb_func *funcs, u32 n, u32 text_start,
@@ -455,36 +465,35 @@ static int collect_uit(const struct tb_func *v, u32 m,
 	return 0;
 }
 
-int tb_layout(struct tb_func *funcs, u32 nfuncs,
-	      const struct tb_layout_opts *o, struct tb_blob *out,
-	      struct tb_notes *notes, char *err, size_t errlen)
+/*
+ * @v[0..n) (fillers included, sorted, contiguous) as one v2 blob whose
+ * offsets count from @text_start.  Returns 0, 1 when the FOT overflows
+ * its 16-bit index (@err says how), -1 with a message in @err.
+ */
+static int layout_one(const struct tb_func *v, u32 m, u32 text_start,
+		      const struct tb_layout_opts *o, struct tb_blob *out,
+		      char *err, size_t errlen)
 {
 	struct tb_uit_seq *uit = NULL;
-	struct tb_func *v;
-	u32 m, nuit, uit_size, *index = NULL, *pt = NULL, npt, nft;
+	u32 nuit, uit_size, *index = NULL, *pt = NULL, npt, nft;
 	u8 *fot = NULL, *ft = NULL, *blob, *p;
 	long fot_size;
 	int ret = -1;
 
 	memset(out, 0, sizeof(*out));
-	v = tb_add_fillers(funcs, nfuncs, o, &m, notes, err, errlen);
-	if (!v)
-		return -1;
-	if (!m) {
-		snprintf(err, errlen, "no function could be encoded; the table would be empty");
-		goto done;
-	}
 	if (collect_uit(v, m, &uit, &nuit))
 		goto oom;
 	uit_size = tb_order_uit(uit, nuit);
 	index = calloc(m, sizeof(u32));
 	if (!index)
 		goto oom;
-	fot_size = tb_build_fot(v, m, uit, nuit, !o->chrome_compat, &fot,
-				index, err, errlen);
-	if (fot_size < 0)
+	fot_size = tb_build_fot(v, m, uit, nuit, !o->chrome_compat,
+				o->fot_index_max, &fot, index, err, errlen);
+	if (fot_size < 0) {
+		ret = fot_size == -2 ? 1 : -1;
 		goto done;
-	if (tb_build_pages(v, m, o->text_start, index, &pt, &npt, &ft, &nft))
+	}
+	if (tb_build_pages(v, m, text_start, index, &pt, &npt, &ft, &nft))
 		goto oom;
 	out->size = 32 + 4 * npt + 4 * nft + fot_size + uit_size;
 	blob = calloc(1, out->size);
@@ -509,6 +518,7 @@ int tb_layout(struct tb_func *funcs, u32 nfuncs,
 	for (u32 i = 0; i < nuit; i++)
 		memcpy(p + uit[i].offset, uit[i].seq.b, uit[i].seq.len);
 	out->data = blob;
+	out->text_start = text_start;
 	out->page_entries = npt;
 	out->func_entries = nft;
 	out->fot_size = fot_size;
@@ -519,14 +529,136 @@ int tb_layout(struct tb_func *funcs, u32 nfuncs,
 oom:
 	snprintf(err, errlen, "out of memory");
 done:
-	for (u32 i = 0; i < m; i++)
-		if (v[i].filler)
-			free(v[i].pairs);
-	free(v);
 	free(uit);
 	free(index);
 	free(fot);
 	free(pt);
 	free(ft);
 	return ret;
+}
+
+/*
+ * Where the part starting at entry @a counts from: the text start for the
+ * first, else the halfword of its first entry (an entry on an odd byte
+ * starts in the halfword before it, tb_add_fillers()).
+ */
+static u32 part_start(const struct tb_func *v, u32 a,
+		      const struct tb_layout_opts *o)
+{
+	return a ? v[a].addr & ~1u : o->text_start;
+}
+
+/* Parts made so far. */
+struct parts {
+	struct tb_blob *v;
+	u32 n, room;
+};
+
+/*
+ * @v[a..b) as one part, or, when that overflows an index of the format,
+ * as two halves, each split again as needed.  A part before another ends
+ * with a refuse filler at the next part's start, outside its range, so
+ * that its last function keeps page entries for every page it spans.
+ */
+static int layout_range(const struct tb_func *v, u32 a, u32 b, bool last,
+			const struct tb_layout_opts *o, struct parts *ps,
+			char *err, size_t errlen)
+{
+	struct tb_func *w = (struct tb_func *)v + a;
+	u32 n = b - a, mid;
+	int r;
+
+	if (ps->n == ps->room) {
+		struct tb_blob *nv = realloc(ps->v, (ps->room * 2 + 4) *
+					     sizeof(*nv));
+
+		if (!nv) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		ps->v = nv;
+		ps->room = ps->room * 2 + 4;
+	}
+	if (!last) {
+		w = malloc((n + 1) * sizeof(*w));
+		if (!w) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		memcpy(w, v + a, n * sizeof(*w));
+		make_filler(&w[n++], part_start(v, b, o), TB_FILL_REFUSE);
+	}
+	r = layout_one(w, n, part_start(v, a, o), o, &ps->v[ps->n], err,
+		       errlen);
+	if (!last) {
+		free(w[n - 1].pairs);
+		free(w);
+	}
+	if (r <= 0) {
+		if (!r)
+			ps->v[ps->n++].text_size = 0;	/* set by the caller */
+		return r;
+	}
+	if (o->chrome_compat || b - a < 2) {
+		size_t l = strlen(err);
+
+		snprintf(err + l, errlen - l, o->chrome_compat ?
+			 "; --chrome-compat makes one table, as Chrome reads one: drop it to split the table into parts" :
+			 "; one function alone overflows it");
+		return -1;
+	}
+	if (ps->n + 2 > UWT_MAX_PARTS) {
+		snprintf(err, errlen,
+			 "the table would need more than %u parts", UWT_MAX_PARTS);
+		return -1;
+	}
+	mid = a + (b - a) / 2;
+	r = layout_range(v, a, mid, false, o, ps, err, errlen);
+	return r ? r : layout_range(v, mid, b, last, o, ps, err, errlen);
+}
+
+int tb_layout(struct tb_func *funcs, u32 nfuncs,
+	      const struct tb_layout_opts *o, struct tb_blob **out, u32 *nout,
+	      struct tb_notes *notes, char *err, size_t errlen)
+{
+	struct parts ps = { NULL, 0, 0 };
+	struct tb_func *v;
+	u32 m, end;
+	int ret = -1;
+
+	*out = NULL;
+	*nout = 0;
+	v = tb_add_fillers(funcs, nfuncs, o, &m, notes, err, errlen);
+	if (!v)
+		return -1;
+	if (!m) {
+		snprintf(err, errlen, "no function could be encoded; the table would be empty");
+		goto done;
+	}
+	if (layout_range(v, 0, m, true, o, &ps, err, errlen)) {
+		tb_blobs_free(ps.v, ps.n);
+		goto done;
+	}
+	/* each part reaches the next; the last, the end of the range */
+	end = o->text_size ? o->text_start + o->text_size :
+	      v[m - 1].addr;
+	for (u32 i = 0; i < ps.n; i++)
+		ps.v[i].text_size = (i + 1 < ps.n ? ps.v[i + 1].text_start :
+				     end) - ps.v[i].text_start;
+	*out = ps.v;
+	*nout = ps.n;
+	ret = 0;
+done:
+	for (u32 i = 0; i < m; i++)
+		if (v[i].filler)
+			free(v[i].pairs);
+	free(v);
+	return ret;
+}
+
+void tb_blobs_free(struct tb_blob *b, u32 n)
+{
+	for (u32 i = 0; i < n; i++)
+		free(b[i].data);
+	free(b);
 }

@@ -8,6 +8,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include "table/decode_once.h"
 #include "table/prologue_int.h"
 
 /* Bytes of data starting at @addr, or 0. */
@@ -56,12 +57,37 @@ static void note_literal(struct pa_flow *fl, const cs_insn *in)
 	fl->lits[fl->nlits++] = (struct pa_range){ at, at + (size < 2 ? 2 : size) };
 }
 
+/*
+ * One instruction into @out: the file's decoder when it has one, which
+ * gives each instruction the next function's walk decodes again as it
+ * decoded it first (discovery's walks, or the tail of the function
+ * before), else capstone on the function's own handle.
+ */
+static bool decode(struct pa_flow *fl, const uint8_t **p, size_t *left,
+		   uint64_t *at, cs_insn *out)
+{
+	struct tb_dec *dec = fl->text ? fl->text->dec : NULL;
+
+	if (!dec)
+		return cs_disasm_iter(fl->cs, p, left, at, out);
+	if (!tb_dec_insn(dec, fl->thumb, *p, *left, (u32)*at, out))
+		return false;
+	*p += out->size;
+	*left -= out->size;
+	*at += out->size;
+	return true;
+}
+
 int pa_decode_all(struct pa_flow *fl, const u8 *code, u32 len)
 {
 	const uint8_t *p = code;
 	size_t left = len;
 	uint64_t at = fl->lo;
 	u32 cap = 0;
+
+	/* each function is decoded as on a handle of its own: no IT block */
+	if (fl->text && fl->text->dec)
+		tb_dec_reset_it(fl->text->dec);
 
 	while (left) {
 		u32 skip = data_at(fl, (u32)at);
@@ -85,7 +111,7 @@ int pa_decode_all(struct pa_flow *fl, const u8 *code, u32 len)
 		fl->ins[fl->n].detail = malloc(sizeof(cs_detail));
 		if (!fl->ins[fl->n].detail)
 			return -2;
-		if (!cs_disasm_iter(fl->cs, &p, &left, &at, &fl->ins[fl->n])) {
+		if (!decode(fl, &p, &left, &at, &fl->ins[fl->n])) {
 			free(fl->ins[fl->n].detail);
 			snprintf(fl->why, fl->wlen, "undecodable at 0x%x", (u32)at);
 			return -1;
@@ -95,4 +121,22 @@ int pa_decode_all(struct pa_flow *fl, const u8 *code, u32 len)
 		fl->n++;
 	}
 	return 0;
+}
+
+void pa_insn_text(const struct pa_flow *fl, const cs_insn *in, char *buf,
+		  size_t len)
+{
+	const struct pa_text *t = fl->text;
+	u32 off = (u32)in->address - (t ? t->addr : 0);
+	cs_insn *x = NULL;
+
+	/* a kept form has no text: capstone's own decode of its bytes
+	 * (outside any IT block, as kept forms are) */
+	if (!in->mnemonic[0] && t && off < t->size &&
+	    cs_disasm(fl->cs, t->b + off, t->size - off, in->address, 1, &x)) {
+		snprintf(buf, len, "%s %s", x->mnemonic, x->op_str);
+		cs_free(x, 1);
+		return;
+	}
+	snprintf(buf, len, "%s %s", in->mnemonic, in->op_str);
 }

@@ -84,6 +84,8 @@ struct pa_range {
 };
 
 /* One function's walk (prologue_walk.c): its instructions and states. */
+struct tb_dec;
+
 struct pa_flow {
 	csh cs;
 	u32 lo, hi;		/* the function */
@@ -115,6 +117,8 @@ struct pa_flow {
 
 /* The bytes of the section a function lies in. */
 struct pa_text {
+	struct tb_dec *dec;	/* the file's instructions decoded once, or
+				 * NULL: capstone decodes them */
 	const u8 *b;
 	u32 addr, size;
 	bool thumb;
@@ -192,6 +196,10 @@ int pa_child_found(int r, struct tb_cfi_func *f, char *why, size_t wlen);
 
 /* prologue_decode.c */
 int pa_decode_all(struct pa_flow *fl, const u8 *code, u32 len);
+
+/* "mnemonic operands" of @in, for messages (decode_once.h keeps none). */
+void pa_insn_text(const struct pa_flow *fl, const cs_insn *in, char *buf,
+		  size_t len);
 
 /* prologue_cfi.c */
 u32 pa_cfi_wrong_at(const struct pa_flow *fl, const struct tb_cfi_func *cfi);

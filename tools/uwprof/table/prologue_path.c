@@ -11,8 +11,11 @@
 
 int pa_fail(struct pa_flow *fl, const cs_insn *in, const char *what)
 {
-	snprintf(fl->why, fl->wlen, "%s at 0x%x (%s %s)", what,
-		 (u32)in->address, in->mnemonic, in->op_str);
+	char text[CS_MNEMONIC_SIZE + 160 + 2];
+
+	pa_insn_text(fl, in, text, sizeof(text));
+	snprintf(fl->why, fl->wlen, "%s at 0x%x (%s)", what, (u32)in->address,
+		 text);
 	return -1;
 }
 

@@ -257,6 +257,8 @@ void tb_state_apply(struct tb_row *st, const struct tb_row *row);
 struct tb_blob {
 	u8 *data;
 	u32 size;
+	u32 text_start;		/* where its offsets count from */
+	u32 text_size;		/* code it covers (0: unknown) */
 	/* part sizes for --stats */
 	u32 page_entries, func_entries, fot_size, uit_size;
 	u32 nseqs, nlists;
@@ -269,16 +271,24 @@ struct tb_layout_opts {
 	bool gaps_refuse;	/* code between functions refuses instead of
 				 * returning to lr: no function is known
 				 * there (--prologue-analysis of an ELF) */
+	u32 fot_index_max;	/* 0: the format's 65535; lower only in
+				 * tests, to split small inputs */
 };
 
 /*
  * Fillers, the UIT, the FOT, the page and function tables and the header.
- * @funcs is sorted in place.  Returns 0, or -1 with a message in @err
- * (overlap in --chrome-compat mode, FOT beyond 64 KiB).
+ * @funcs is sorted in place.  Code too large for one v2 table (a FOT
+ * list starting beyond its 16-bit index) is split into parts over
+ * consecutive ranges, each a v2 table of its own, in address order:
+ * *@out (free with tb_blobs_free()), *@nout of them.  Returns 0, or -1
+ * with a message in @err (overlap or an overflow in --chrome-compat
+ * mode, which makes one table).
  */
 int tb_layout(struct tb_func *funcs, u32 nfuncs,
-	      const struct tb_layout_opts *o, struct tb_blob *out,
+	      const struct tb_layout_opts *o, struct tb_blob **out, u32 *nout,
 	      struct tb_notes *notes, char *err, size_t errlen);
+
+void tb_blobs_free(struct tb_blob *b, u32 n);
 
 /* Steps of tb_layout, exposed for the tests. */
 
@@ -306,12 +316,14 @@ long tb_uit_lookup(const struct tb_uit_seq *v, u32 n, const struct tb_seq *s);
 /*
  * Build the FOT: lists in function order, identical lists shared.
  * @index gets each function's FOT byte index.  With @reorder, lists are
- * moved (longest last) when address order would start one beyond 64 KiB.
- * Returns the FOT size or -1 (message in @err).
+ * moved (longest last) when address order would start one beyond
+ * @index_max (0: the format's 65535).  Returns the FOT size, -2 when a
+ * list would still start beyond it, or -1 (message in @err either way).
  */
 long tb_build_fot(const struct tb_func *funcs, u32 n,
 		  const struct tb_uit_seq *uit, u32 nuit, bool reorder,
-		  u8 **fot, u32 *index, char *err, size_t errlen);
+		  u32 index_max, u8 **fot, u32 *index, char *err,
+		  size_t errlen);
 
 /*
  * Page table and function table from the functions' addresses and FOT
