@@ -6,9 +6,12 @@
  * saved registers, a trap on an impossible value, a call that never
  * returns at the end of the function, a call to an undefined weak
  * function that the linker turned into a nop at the end of one (static
- * glibc has such), a literal pool, and a stack allocation of run-time
- * size, whose frame the frame pointer holds and moves, and a switch whose
- * cases return through tail calls.
+ * glibc has such), a literal pool, a stack allocation of run-time size,
+ * whose frame the frame pointer holds and moves, alloca on some paths
+ * only or in a loop, a switch whose cases return through tail calls, and
+ * a computed goto's dispatch through a table of label addresses, as an
+ * interpreter's loop (Lua's) has: its handlers are reached through that
+ * table alone.
  */
 #include <stdlib.h>
 
@@ -47,6 +50,80 @@ __attribute__((noinline)) static unsigned int scratch(unsigned int n)
 	for (unsigned int i = 0; i < 8; i++)
 		fixed[i] = n ^ i;
 	return mix((const unsigned int *)buf, n + 1) + fixed[n & 7];
+}
+
+/*
+ * alloca on some paths only, once or twice, as glibc's loader has
+ * (open_verify): the paths meet with sp lowered by a run-time size on one
+ * and not on the other, and only the frame pointer holds the frame on
+ * both.  An alloca of a constant size after one moves sp by a constant
+ * (_dl_map_object_deps).
+ */
+__attribute__((noinline)) static unsigned int maybe_alloca(unsigned int n,
+							   const unsigned int *v)
+{
+	const unsigned int *p = v;
+	unsigned int k = 8 + (n & 7);
+
+	if (n & 1) {
+		unsigned int *a = __builtin_alloca(((n & 63) + 16) * sizeof(*a));
+
+		for (unsigned int i = 0; i < k; i++)
+			a[i] = v[i] ^ n;
+		if (n & 2) {
+			unsigned int *b = __builtin_alloca(((n & 31) + 16) *
+							   sizeof(*b));
+
+			for (unsigned int i = 0; i < k; i++)
+				b[i] = a[i] + i;
+			a = b;
+		}
+		/* a constant size, in a loop: "sub sp, #16" each time */
+		for (unsigned int i = 0; i < (n & 12); i += 4) {
+			unsigned int *c = __builtin_alloca(12);
+
+			c[0] = a[i];
+			c[1] = mix(a, k);
+			c[2] = c[0] ^ c[1];
+			a[i] = c[2];
+		}
+		p = a;
+	}
+	nocfi_sink = p[1];
+	return mix(p, k) + p[0];
+}
+
+/*
+ * An alloca of a constant size in a loop: the loop's head is reached with
+ * sp lowered by different constants (glibc's dl_main), and a table branch
+ * after it with the frame pointer alone holding the frame.
+ */
+__attribute__((noinline)) static unsigned int alloca_loop(unsigned int n,
+							  const unsigned int *v)
+{
+	const unsigned int *list = NULL;
+	unsigned int h = n;
+
+	for (unsigned int i = 0; i <= (n & 3); i++) {
+		unsigned int *c;
+
+		switch ((v[i] + n) % 7) {
+		case 0: h += mix(v, 3); break;
+		case 1: h ^= v[i + 1]; break;
+		case 2: h = h * 33 + mix(v + i, 2); break;
+		case 3: h -= v[i + 2]; break;
+		case 4: h = (h >> 3) ^ mix(v, 5); break;
+		case 5: h += i; break;
+		default: h ^= 0x5bd1e995u; break;
+		}
+		c = __builtin_alloca(3 * sizeof(*c));
+		c[0] = h;
+		c[1] = (unsigned int)(unsigned long)list;
+		list = c;
+	}
+	for (; list; list = (const unsigned int *)(unsigned long)list[1])
+		h += mix(list, 1);
+	return h;
 }
 
 /* A leaf that cases of dispatch() tail-call. */
@@ -88,6 +165,130 @@ __attribute__((noinline, noclone)) static unsigned int dispatch(unsigned int k,
 	return r + v[0];
 }
 
+/*
+ * Byte code run through a table of handler addresses (labels as values),
+ * as an interpreter's loop (Lua's) is: gcc loads an entry ("ldr rT, [rB,
+ * rI, lsl #2]", the index a byte), sets the Thumb bit ("orr rT, rT, #1")
+ * and jumps ("bx rT"); clang jumps with "mov pc, rT".  With 256 handlers,
+ * each reading a variable of its own through a literal, the function
+ * outgrows a literal's reach and gcc puts pools between handlers: code
+ * after a pool is reached through the table alone.  Handlers call now
+ * and then, so samples find the loop's frame under a callee too.
+ */
+#define GT_X4(m, a) m(a##0) m(a##1) m(a##2) m(a##3)
+#define GT_X16(m, a) GT_X4(m, a##0) GT_X4(m, a##1) GT_X4(m, a##2) GT_X4(m, a##3)
+#define GT_X64(m, a) GT_X16(m, a##0) GT_X16(m, a##1) GT_X16(m, a##2) \
+		     GT_X16(m, a##3)
+#define GT_X256(m) GT_X64(m, 0) GT_X64(m, 1) GT_X64(m, 2) GT_X64(m, 3)
+#define GT_OP_ADDR(i) &&op_##i,
+#define GT_NEXT_OP							\
+	do {								\
+		if (pc == len)						\
+			goto done;					\
+		goto *ops[code[pc++]];					\
+	} while (0)
+#define GT_OP(i)							\
+	op_##i: {							\
+		static unsigned int g;					\
+									\
+		g += acc;						\
+		acc ^= g + pc;						\
+		if (!(acc & 0x1f))					\
+			acc += mix(v, 4);				\
+		else if (!(acc & 0x3e0))				\
+			acc += other(acc, pc);				\
+		GT_NEXT_OP;						\
+	}
+
+__attribute__((noinline, noclone)) static unsigned int run_ops(const unsigned char *code,
+							       unsigned int len,
+							       const unsigned int *v)
+{
+	static const void *const ops[256] = { GT_X256(GT_OP_ADDR) };
+	unsigned int acc = v[0], pc = 0;
+
+	GT_NEXT_OP;
+	GT_X256(GT_OP)
+done:
+	nocfi_sink = acc;
+	return acc;
+}
+
+/* Called from gt_pic_switch's cases (by name from its assembly). */
+__attribute__((noinline, noclone, used)) static unsigned int gt_rotate(unsigned int x)
+{
+	nocfi_sink = x;
+	return x >> 5 | x << 27;
+}
+
+/*
+ * A switch as gcc compiles it for position-independent Thumb code when a
+ * case lies before the jump (tbb and tbh reach forward only): "adr rB,
+ * table; ldr rT, [rB, rI, lsl #2]; add rB, rT; bx rB", a table of offsets
+ * from its own start, bounded by "cmp rI, #k; bhi", as Lua's lexer has.
+ * Written out, because where gcc puts a case is its own choice.  Sums
+ * the bytes of @s up to a zero, by their low three bits.
+ */
+unsigned int gt_pic_switch(const unsigned char *s);
+__asm__(
+"	.text\n"
+"	.syntax unified\n"
+"	.thumb\n"
+"	.p2align 2\n"
+"	.type gt_pic_switch, %function\n"
+"	.thumb_func\n"
+"gt_pic_switch:\n"
+"	push {r4, r5, r6, lr}\n"
+"	mov r4, r0\n"
+"	movs r5, #0\n"
+"1:	adds r5, #1\n"
+"2:	ldrb r3, [r4], #1\n"
+"	cbz r3, 9f\n"
+"	and r3, r3, #7\n"
+"	cmp r3, #5\n"
+"	bhi 2b\n"
+"	adr r2, 3f\n"
+"	ldr.w r3, [r2, r3, lsl #2]\n"
+"	add r2, r3\n"
+"	bx r2\n"
+"	nop\n"
+"	.p2align 2\n"
+"3:	.word (1b - 3b) + 1\n"
+"	.word (4f - 3b) + 1\n"
+"	.word (5f - 3b) + 1\n"
+"	.word (6f - 3b) + 1\n"
+"	.word (2b - 3b) + 1\n"
+"	.word (7f - 3b) + 1\n"
+"4:	adds r5, #3\n"
+"	b 2b\n"
+"5:	mov r0, r5\n"
+"	bl gt_rotate\n"
+"	mov r5, r0\n"
+"	b 2b\n"
+"6:	lsls r5, r5, #1\n"
+"	b 2b\n"
+"7:	eor r5, r5, #0x55\n"
+"	b 1b\n"
+"9:	mov r0, r5\n"
+"	pop {r4, r5, r6, pc}\n"
+"	.size gt_pic_switch, . - gt_pic_switch\n"
+#ifdef __thumb__
+"	.thumb\n"
+#else
+"	.arm\n"
+#endif
+);
+
+/* A program for run_ops, different for each n. */
+static unsigned int interpret(unsigned int n, const unsigned int *v)
+{
+	unsigned char code[48];
+
+	for (unsigned int i = 0; i < sizeof(code); i++)
+		code[i] = (unsigned char)((v[i & 31] >> (i & 7)) + i * 37 + n);
+	return run_ops(code, sizeof(code), v) + gt_pic_switch(code);
+}
+
 unsigned int nocfi_work(unsigned int n)
 {
 	unsigned int v[32];
@@ -98,6 +299,7 @@ unsigned int nocfi_work(unsigned int n)
 		v[i] = n + i * 0x9e3779b9u;
 	if (nocfi_trap)
 		__builtin_trap();
-	nocfi_sink = mix(v, 32) + scratch(n & 63) + dispatch(n, v);
+	nocfi_sink = mix(v, 32) + scratch(n & 63) + dispatch(n, v) +
+		     interpret(n, v) + maybe_alloca(n, v) + alloca_loop(n, v);
 	return nocfi_sink;
 }

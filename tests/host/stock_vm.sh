@@ -43,27 +43,25 @@
 # discovery"); before that, no main-thread sample of a stock program was
 # fully unwound, while most checked out frame by frame up to _start.
 #
-# Thresholds, per mille, are what this test measured minus a noise margin,
-# and most are BELOW issue 21's target of 99% fully unwound for every
-# thread kind, because stock code is not there yet: code prologue
-# analysis refuses or function discovery misses: lua5.4's interpreter
-# (a 13.6 KB function with a tbb switch refused: 2-4% of its samples
-# fully unwound), the dynamic loader's start-up (ld-linux-armhf.so.3: 56%
-# of .text covered), the main thread's start-up in general.  Measured by
-# make bench-stock at 1 and 4 kHz on armmp-6.1, after the entry became
-# root (one run; the earlier ranges are in git's history of this file):
-#   pbzip2 other threads  100.0% full and to the entry; overall 97.4-97.5%
-#   xz     other threads  100.0%;  overall 99.4%
-#   zstd   other threads  99.4-99.6%; overall 98.5-98.6% (make bench-stock only)
-#   lua5.4 main           1.9-3.5% full, 2.1-4.0% to the entry
-#   sqlite3 main          94.1-95.6% full, 94.3-95.7% to the entry
-#   gzip   main           97.8-98.6% full, 97.9-98.7% to the entry
-# Margins: the other threads of xz at the 99% target (1 point under every
-# run), pbzip2's at 98.5% (1.5 points under), zstd's at 97%; the other
-# shares 3 to 4 points under the run (the main thread's share of a
-# threaded program's samples, and its start-up in the loader, vary with
-# the host's load under plain TCG); lua5.4's at 1.0% (half the worst
-# run).  Raise them as discovery and prologue analysis improve.
+# Thresholds, per mille, are what this test measured minus a noise margin.
+# Measured by make bench-stock at 1 and 4 kHz on armmp-6.1 (two runs at
+# 1 kHz, one at 4 kHz; the earlier ranges are in git's history of this
+# file), after discovery learnt computed gotos' and -fPIC switches'
+# tables and prologue analysis paths that meet after an alloca:
+#   pbzip2 other threads  99.9-100.0% full and to the entry; overall 99.8%
+#   xz     other threads  99.9-100.0%;  overall 99.9%
+#   zstd   other threads  99.9-100.0%;  overall 99.6-99.9%
+#   lua5.4 main           92.8-94.1% full and to the entry (glibc's
+#                         printf, whose jumps through a table of offsets
+#                         from a label discovery cannot follow, refuses)
+#   sqlite3 main          99.4-99.5%
+#   gzip   main           99.9-100.0%
+# The main threads of the threaded programs, 95.6-99.0% (a few hundred
+# samples, some inside clone, whose rows refuse by design), are judged
+# through the overall share.  Margins: other threads at issue 21's 99%
+# target, the shares overall 1 to 1.5 points under the lowest run, lua5.4
+# 2.8 points under it.  Raise them as discovery and prologue analysis
+# improve.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -84,9 +82,9 @@ FIGURES=${STOCK_FIGURES:-}
 # is judged on its other threads and overall (its main thread mostly
 # waits: a hundred samples or so), a single-threaded one on its main
 # thread.
-STOCK_MIN="pbzip2:other:985:985 pbzip2:all:940:940 xz:other:990:990
-xz:all:960:960 zstd:other:970:970 zstd:all:950:950 lua5.4:main:10:10
-sqlite3:main:900:900 gzip:main:940:940"
+STOCK_MIN="pbzip2:other:990:990 pbzip2:all:985:985 xz:other:990:990
+xz:all:985:985 zstd:other:990:990 zstd:all:985:985 lua5.4:main:900:900
+sqlite3:main:980:980 gzip:main:985:985"
 DEVICE=${STOCK_DEVICE:-1}
 DEVRUNS=
 [ "$DEVICE" = 0 ] || DEVRUNS="first cached"

@@ -217,6 +217,11 @@ static int take(struct dc *d, const struct dc_cand *c, bool late)
 	if (c->kind == DC_K_PTR && !dc_saves_lr(d, c->addr, c->thumb) &&
 	    !after_known(d, c->addr))
 		return 0;
+	/* an even constant names ARM code only where the bytes read as ARM
+	 * code: an offset that "add rX, pc" makes an address is a constant
+	 * too, and may land on Thumb code (zstd) */
+	if (c->kind == DC_K_PTR && !c->thumb && dc_guess_mode(d, c->addr) != 0)
+		return 0;
 
 	return add_fn(d, c->addr, c->thumb, false, false);
 }
@@ -418,6 +423,7 @@ static long pass(struct dc *d, bool adding)
 
 	for (u32 i = 0; i < d->n; i++)
 		d->fl[i] &= DC_START | DC_THUMB | DC_NOMODE;
+	d->njumps = 0;
 
 	for (u32 k = 0; k < d->nfn; k++) {
 		u32 end;
@@ -504,6 +510,32 @@ static void teardown(struct dc *d)
 	free(d->ptrs.v);
 	free(d->order);
 	free(d->stack);
+	free(d->jumps);
+}
+
+static int jump_cmp(const void *a, const void *b)
+{
+	const struct tb_jump *x = a, *y = b;
+
+	if (x->site != y->site)
+		return x->site < y->site ? -1 : 1;
+	return x->target < y->target ? -1 : x->target > y->target;
+}
+
+/*
+ * The last pass's table targets, for prologue analysis to follow each
+ * computed jump to exactly these (pa_flow_branch).
+ */
+static void publish_jumps(struct dc *d)
+{
+	struct tb_elf *e = d->e;
+
+	if (d->njumps)
+		qsort(d->jumps, d->njumps, sizeof(*d->jumps), jump_cmp);
+	free(e->jumps);
+	e->jumps = d->jumps;
+	e->njumps = d->njumps;
+	d->jumps = NULL;
 }
 
 static int sym_cmp(const void *a, const void *b)
@@ -643,6 +675,8 @@ int tb_discover(struct tb_elf *e, const struct tb_input *in,
 		debug_dump(&d);
 	if (r >= 0)
 		r = publish(&d);
+	if (r >= 0)
+		publish_jumps(&d);
 	if (r >= 0 && make_maps(&d))
 		r = -1;
 	teardown(&d);

@@ -81,6 +81,8 @@ struct dc {
 	struct tb_discover_stats *st;
 	u32 walk_bad, walk_returns;	/* the last walk's undecodable
 					 * instructions and returns */
+	struct tb_jump *jumps;	/* this pass's table targets (table_goto) */
+	u32 njumps, capjumps;
 };
 
 static inline bool dc_inside(const struct dc *d, u32 a)
@@ -123,6 +125,9 @@ int dc_guess_mode(struct dc *d, u32 a);
  */
 int dc_seeds(struct tb_elf *e, const struct tb_input *in,
 	     struct dc_cands *out);
+
+/* The word at link address @addr in any section with file bytes. */
+bool dc_read_word(struct tb_elf *e, u32 addr, u32 *w);
 
 /*
  * Discover @e's functions and add each start no symbol names to @e->syms

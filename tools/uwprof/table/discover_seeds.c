@@ -50,8 +50,7 @@ static int add_pointer(const struct tb_elf *e, struct dc_cands *out, u32 w,
 	return dc_cands_add(out, w & ~1u, thumb, k, 0);
 }
 
-/* The word at link address @addr in any section with file bytes. */
-static bool read_word(struct tb_elf *e, u32 addr, u32 *w)
+bool dc_read_word(struct tb_elf *e, u32 addr, u32 *w)
 {
 	Elf_Scn *scn = NULL;
 
@@ -98,7 +97,7 @@ static int scan_rel(struct tb_elf *e, Elf_Scn *scn, const GElf_Shdr *sh,
 		type = GELF_R_TYPE(r.r_info);
 		if (type != R_ARM_RELATIVE && type != R_ARM_ABS32)
 			continue;
-		if (!read_word(e, r.r_offset, &w))
+		if (!dc_read_word(e, r.r_offset, &w))
 			continue;
 		if (type == R_ARM_ABS32) {
 			if (!syms || !gelf_getsym(syms, GELF_R_SYM(r.r_info), &s) ||

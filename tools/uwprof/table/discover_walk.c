@@ -20,7 +20,18 @@ struct dc_walk {
 	u32 start, end, maxend;
 	bool thumb;
 	u32 known;		/* registers holding a known constant */
+	u32 addr;		/* ... that "add rX, pc" made an address */
 	u32 val[16];
+	u32 bounded;		/* registers with a known largest value */
+	u32 bnd[16];
+#define DC_MAX_SLOTS	8
+	struct { s32 off; u32 val, addr; } slot[DC_MAX_SLOTS];
+	u32 nslot;		/* known constants stored at [sp, #off] */
+	int tbl_reg;		/* holds an entry of a table of addresses */
+	bool tbl_thumb;		/* ... with the Thumb bit set since */
+	bool tbl_rel;		/* ... added to the table's address since */
+	bool tbl_proven;	/* tbl_max from a bound, not DC_MAX_TABLE */
+	u32 tbl_base, tbl_max;	/* the table, its largest index */
 	int cmp_reg;		/* the last "cmp rN, #imm" of the path */
 	u32 cmp_imm;
 	u32 it_left;		/* instructions left in an IT block */
@@ -210,17 +221,25 @@ static int table_arm(struct dc *d, struct dc_walk *w, const cs_insn *in,
 	return 0;
 }
 
-/* Registers @in writes explicitly lose their known constant. */
-static void forget_written(struct dc_walk *w, const cs_insn *in)
+/* The registers of r0-r12 that @in writes explicitly. */
+static u32 written(const cs_insn *in)
 {
 	const cs_arm *a = &in->detail->arm;
+	u32 m = 0;
 
 	for (int i = 0; i < a->op_count; i++)
 		if (a->operands[i].type == ARM_OP_REG &&
 		    (a->operands[i].access & CS_AC_WRITE) &&
 		    a->operands[i].reg >= ARM_REG_R0 &&
 		    a->operands[i].reg <= ARM_REG_R12)
-			w->known &= ~(1u << (a->operands[i].reg - ARM_REG_R0));
+			m |= 1u << (a->operands[i].reg - ARM_REG_R0);
+	return m;
+}
+
+/* Registers @in writes explicitly lose their known constant. */
+static void forget_written(struct dc_walk *w, const cs_insn *in)
+{
+	w->known &= ~written(in);
 }
 
 static int reg_no(const cs_arm_op *op)
@@ -276,42 +295,74 @@ static int literal(struct dc *d, struct dc_walk *w, const cs_insn *in)
 	if (!ok)
 		return 0;
 	w->known |= 1u << r;
+	w->addr &= ~(1u << r);
 	w->val[r] = v;
 	return cand(d, v, v & 1, DC_K_PTR, (u32)in->address) ? -1 : 1;
 }
 
 /*
- * movw/movt build a constant; "add rX, pc" makes an offset an address.
+ * "add rD, pc" (Thumb), "add rD, pc, rK" or "add rD, rK, pc" (ARM): the
+ * register rK whose offset the instruction makes an address, or -1.
+ */
+static int plus_pc(const cs_insn *in, int r)
+{
+	const cs_arm *a = &in->detail->arm;
+	const cs_arm_op *x = &a->operands[1], *y = &a->operands[2];
+
+	if (a->op_count == 2)
+		return x->type == ARM_OP_REG && x->reg == ARM_REG_PC ? r : -1;
+	if (a->op_count != 3 || x->type != ARM_OP_REG ||
+	    y->type != ARM_OP_REG || x->shift.type || y->shift.type)
+		return -1;
+	return x->reg == ARM_REG_PC ? reg_no(y) :
+	       y->reg == ARM_REG_PC ? reg_no(x) : -1;
+}
+
+/*
+ * movw/movt build a constant; an add of pc (plus_pc) makes an offset an
+ * address.
  * 1 when a register's constant was set.
  */
 static int constants(struct dc *d, struct dc_walk *w, const cs_insn *in)
 {
 	const cs_arm *a = &in->detail->arm;
-	int r = a->op_count ? reg_no(&a->operands[0]) : -1;
+	int r = a->op_count ? reg_no(&a->operands[0]) : -1, k;
 	u32 pc = (u32)in->address + (w->thumb ? 4 : 8);
 
 	if (r < 0)
 		return 0;
 	if (in->id == ARM_INS_MOVW && a->operands[1].type == ARM_OP_IMM) {
 		w->known |= 1u << r;
+		w->addr &= ~(1u << r);
 		w->val[r] = (u32)a->operands[1].imm & 0xffff;
 		return 1;
 	}
-	if (in->id == ARM_INS_MOVT && (w->known & (1u << r)) &&
+	if (in->id == ARM_INS_MOVT && (w->known & ~w->addr & (1u << r)) &&
 	    a->operands[1].type == ARM_OP_IMM) {
 		w->val[r] = (w->val[r] & 0xffff) | (u32)a->operands[1].imm << 16;
 		return cand(d, w->val[r], w->val[r] & 1, DC_K_PTR,
 			    (u32)in->address) ? -1 : 1;
 	}
-	if (in->id == ARM_INS_ADD && (w->known & (1u << r)) &&
-	    a->op_count >= 2 &&
-	    a->operands[a->op_count - 1].type == ARM_OP_REG &&
-	    a->operands[a->op_count - 1].reg == ARM_REG_PC &&
-	    (a->op_count == 2 || a->operands[1].reg == a->operands[0].reg)) {
-		u32 t = w->val[r] + pc;
+	if ((in->id == ARM_INS_ADR ||
+	     ((in->id == ARM_INS_ADD || in->id == ARM_INS_ADDW) &&
+	      a->op_count == 3 && a->operands[1].type == ARM_OP_REG &&
+	      a->operands[1].reg == ARM_REG_PC)) &&
+	    a->operands[a->op_count - 1].type == ARM_OP_IMM) {
+		/* adr: an address from the word-aligned pc */
+		w->known |= 1u << r;
+		w->addr |= 1u << r;
+		w->val[r] = (pc & ~3u) + (u32)a->operands[a->op_count - 1].imm;
+		return 1;
+	}
+	k = in->id == ARM_INS_ADD ? plus_pc(in, r) : -1;
+	if (k >= 0 && (w->known & ~w->addr & (1u << k))) {
+		u32 t = w->val[k] + pc;
 
-		w->known &= ~(1u << r);
-		return cand(d, t, t & 1, DC_K_PTR, (u32)in->address);
+		/* an address now: a table's base (table_load) */
+		w->known |= 1u << r;
+		w->addr |= 1u << r;
+		w->val[r] = t;
+		return cand(d, t, t & 1, DC_K_PTR, (u32)in->address) ? -1 : 1;
 	}
 	return 0;
 }
@@ -349,11 +400,277 @@ static bool conditional(const cs_insn *in)
 	return cc != ARM_CC_AL && cc != ARM_CC_INVALID;
 }
 
+/*
+ * Beyond constants a path knows a register's largest value, constants
+ * the function keeps in its frame, and which register holds an entry of
+ * a table of addresses: what a computed goto's dispatch needs
+ * (table_goto).  Only unconditional instructions teach; any write
+ * forgets.
+ */
+#define DC_MAX_TABLE	1024	/* entries of a table with no proven bound */
+
+/* Does @in write sp (push, pop, sub sp, writeback through sp)? */
+static bool writes_sp(const cs_insn *in)
+{
+	const cs_arm *a = &in->detail->arm;
+
+	for (int i = 0; i < in->detail->regs_write_count; i++)
+		if (in->detail->regs_write[i] == ARM_REG_SP)
+			return true;
+	for (int i = 0; i < a->op_count; i++)
+		if ((a->operands[i].type == ARM_OP_REG &&
+		     a->operands[i].reg == ARM_REG_SP &&
+		     (a->operands[i].access & CS_AC_WRITE)) ||
+		    (a->operands[i].type == ARM_OP_MEM && a->writeback &&
+		     a->operands[i].mem.base == ARM_REG_SP))
+			return true;
+	return false;
+}
+
+/* "[rB, #k]" with no index or writeback: rB's number and k, or -1. */
+static int mem_imm(const cs_insn *in, s32 *k)
+{
+	const cs_arm *a = &in->detail->arm;
+	const cs_arm_op *m = &a->operands[1];
+
+	if (a->op_count != 2 || m->type != ARM_OP_MEM || a->writeback ||
+	    m->mem.index != ARM_REG_INVALID)
+		return -1;
+	*k = m->mem.disp;
+	return m->mem.base == ARM_REG_SP ? 13 :
+	       m->mem.base >= ARM_REG_R0 && m->mem.base <= ARM_REG_R12 ?
+	       (int)(m->mem.base - ARM_REG_R0) : -1;
+}
+
+/* "str rX, [sp, #k]" keeps rX's constant there; "ldr rY, [sp, #k]" reads it. */
+static void frame_slot(struct dc_walk *w, const cs_insn *in, int r)
+{
+	s32 k;
+	u32 i;
+
+	if (r < 0 || mem_imm(in, &k) != 13)
+		return;
+	for (i = 0; i < w->nslot && w->slot[i].off != k; i++)
+		;
+	if (in->id == ARM_INS_LDR && i < w->nslot) {
+		w->known |= 1u << r;
+		w->addr = (w->addr & ~(1u << r)) | (w->slot[i].addr << r);
+		w->val[r] = w->slot[i].val;
+	}
+	if (in->id != ARM_INS_STR)
+		return;
+	if (!(w->known & (1u << r))) {
+		if (i < w->nslot)
+			w->slot[i] = w->slot[--w->nslot];
+		return;
+	}
+	if (i == w->nslot && w->nslot == DC_MAX_SLOTS)
+		return;
+	w->nslot += i == w->nslot;
+	w->slot[i].off = k;
+	w->slot[i].val = w->val[r];
+	w->slot[i].addr = (w->addr >> r) & 1;
+}
+
+/*
+ * The largest value "and rD, rS, #2^n - 1", ubfx, uxtb, uxth, ldrb or
+ * ldrh leave in rD: the bound of a table index.
+ */
+static void value_bound(struct dc_walk *w, const cs_insn *in, int r)
+{
+	const cs_arm *a = &in->detail->arm;
+	const cs_arm_op *last;
+	u32 m = 0;
+
+	if (r < 0)
+		return;
+	last = &a->operands[a->op_count - 1];
+	if (in->id == ARM_INS_AND && a->op_count == 3 &&
+	    last->type == ARM_OP_IMM && !((u32)last->imm & ((u32)last->imm + 1)))
+		m = (u32)last->imm;
+	else if (in->id == ARM_INS_UBFX && a->op_count == 4 &&
+		 last->type == ARM_OP_IMM && last->imm > 0 && last->imm < 32)
+		m = (1u << last->imm) - 1;
+	else if ((in->id == ARM_INS_UXTB && a->op_count == 2) ||
+		 in->id == ARM_INS_LDRB)
+		m = 0xff;
+	else if ((in->id == ARM_INS_UXTH && a->op_count == 2) ||
+		 in->id == ARM_INS_LDRH)
+		m = 0xffff;
+	else
+		return;
+	w->bounded |= 1u << r;
+	w->bnd[r] = m;
+}
+
+/*
+ * "add rX, rT, rB", "add rX, rB, rT" or Thumb's "add rB, rT" with rT a
+ * table entry and rB still the table's address: rX holds a target of a
+ * table of offsets from its own start (-fPIC switches).  In the state
+ * before @in.
+ */
+static bool table_add(struct dc_walk *w, const cs_insn *in)
+{
+	const cs_arm *a = &in->detail->arm;
+	int x = a->op_count ? reg_no(&a->operands[0]) : -1, p, q;
+
+	if (in->id != ARM_INS_ADD || conditional(in) || x < 0 ||
+	    w->tbl_reg < 0 || w->tbl_rel || w->tbl_thumb ||
+	    (a->op_count != 2 && a->op_count != 3))
+		return false;
+	p = a->op_count == 2 ? x : reg_no(&a->operands[1]);
+	q = reg_no(&a->operands[a->op_count - 1]);
+	if (a->operands[a->op_count - 1].shift.type || p < 0 || q < 0)
+		return false;
+	if (q != w->tbl_reg) {
+		int t = p;
+
+		p = q;
+		q = t;
+	}
+	if (q != w->tbl_reg || p == q || !(w->known & w->addr & (1u << p)) ||
+	    w->val[p] != w->tbl_base)
+		return false;
+	w->tbl_reg = x;
+	w->tbl_rel = true;
+	return true;
+}
+
+/*
+ * "ldr rT, [rB, rI, lsl #2]" with rB a known address: rT holds an entry
+ * of the table at rB, at most the index rI's bound or the last "cmp rI,
+ * #imm" proved.  Read in the state before @in (rT may be rB or rI).
+ */
+static bool table_load(struct dc_walk *w, const cs_insn *in)
+{
+	const cs_arm *a = &in->detail->arm;
+	const cs_arm_op *m = &a->operands[1];
+	int t, b, i;
+
+	if (table_add(w, in))
+		return true;
+	if (in->id != ARM_INS_LDR || a->op_count != 2 || conditional(in) ||
+	    m->type != ARM_OP_MEM || a->writeback || m->mem.disp ||
+	    m->mem.scale != 1 || m->shift.type != ARM_SFT_LSL ||
+	    m->shift.value != 2)
+		return false;
+	t = reg_no(&a->operands[0]);
+	b = m->mem.base >= ARM_REG_R0 && m->mem.base <= ARM_REG_R12 ?
+	    (int)(m->mem.base - ARM_REG_R0) : -1;
+	i = m->mem.index >= ARM_REG_R0 && m->mem.index <= ARM_REG_R12 ?
+	    (int)(m->mem.index - ARM_REG_R0) : -1;
+	if (t < 0 || b < 0 || i < 0 || !(w->known & (1u << b)))
+		return false;
+	w->tbl_base = w->val[b];
+	w->tbl_proven = (w->bounded & (1u << i)) ||
+			w->cmp_reg == (int)m->mem.index;
+	w->tbl_max = (w->bounded & (1u << i)) ? w->bnd[i] :
+		     w->cmp_reg == (int)m->mem.index ? w->cmp_imm :
+		     DC_MAX_TABLE - 1;
+	if (w->tbl_max >= DC_MAX_TABLE)
+		w->tbl_max = DC_MAX_TABLE - 1;
+	w->tbl_reg = t;
+	w->tbl_thumb = false;
+	w->tbl_rel = false;
+	return true;
+}
+
+/* What @in (not a pc-relative constant) teaches or makes forgotten. */
+static void remember(struct dc_walk *w, const cs_insn *in, bool load)
+{
+	const cs_arm *a = &in->detail->arm;
+	int r = a->op_count ? reg_no(&a->operands[0]) : -1;
+	u32 wr = written(in);
+
+	w->bounded &= ~wr;
+	if (writes_sp(in))
+		w->nslot = 0;
+	if (!load && w->tbl_reg >= 0 && (wr & (1u << w->tbl_reg))) {
+		/* "orr rT, rT, #1" sets the Thumb bit the entries lack */
+		bool thumb = in->id == ARM_INS_ORR && a->op_count == 3 &&
+			     !conditional(in) && r == w->tbl_reg &&
+			     a->operands[1].reg == a->operands[0].reg &&
+			     a->operands[2].type == ARM_OP_IMM &&
+			     a->operands[2].imm == 1;
+
+		w->tbl_reg = thumb ? w->tbl_reg : -1;
+		w->tbl_thumb |= thumb;
+	}
+	if (conditional(in)) {
+		if (in->id == ARM_INS_STR)
+			w->nslot = 0;
+		return;
+	}
+	frame_slot(w, in, r);
+	value_bound(w, in, r);
+}
+
+/* Target @t of the computed jump at @site, for prologue analysis. */
+static int jump_add(struct dc *d, u32 site, u32 t)
+{
+	if (d->njumps == d->capjumps) {
+		u32 cap = d->capjumps ? 2 * d->capjumps : 256;
+		struct tb_jump *v = realloc(d->jumps, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		d->jumps = v;
+		d->capjumps = cap;
+	}
+	d->jumps[d->njumps++] = (struct tb_jump){ site, t };
+	return 0;
+}
+
+/*
+ * "bx rT" (gcc) or "mov pc, rT" (clang: no change of instruction set)
+ * with rT a table entry (table_load): a computed goto, as compilers make
+ * of labels as values (Lua's interpreter dispatches so), or with rT the
+ * table's address plus an entry (table_add: a -fPIC switch).  Each entry
+ * up to the bound is a target while it is a plausible one: an address in
+ * this function, in its instruction set (for bx the entry's Thumb bit,
+ * or "orr rT, rT, #1"), not data or the middle of an instruction
+ * reached; the first that is not ends the table.  A table of offsets
+ * needs a proven bound.  The entries are data where they lie in code.
+ */
+static int table_goto(struct dc *d, struct dc_walk *w, u32 site,
+		      bool same_set)
+{
+	/* offsets read past their table (code follows a switch's) land
+	 * in the function as readily as its targets: a bound first */
+	if (w->tbl_rel && !w->tbl_proven)
+		return 0;
+	for (u32 i = 0; i <= w->tbl_max; i++) {
+		u32 at = w->tbl_base + 4 * i, v;
+
+		if (!dc_read_word(d->e, at, &v))
+			break;
+		if (w->tbl_rel)
+			v += w->tbl_base;
+		v |= (u32)(w->tbl_thumb || (same_set && w->thumb));
+		if ((v & 1) != w->thumb)
+			break;
+		v &= ~1u;
+		if (v < w->start || v >= w->end || (!w->thumb && (v & 3)) ||
+		    (*dc_flag(d, v) & (DC_IN | DC_DATA)))
+			break;
+		if (dc_inside(d, at))
+			mark(d, w, at, 4, DC_DATA);
+		if (push(d, v) || jump_add(d, site, v))
+			return -1;
+	}
+	return 0;
+}
+
 /* A jump through a table indexed by a register: its targets followed. */
 static int computed(struct dc *d, struct dc_walk *w, const cs_insn *in)
 {
 	const cs_arm *a = &in->detail->arm;
+	const cs_arm_op *last = &a->operands[a->op_count ? a->op_count - 1 : 0];
 
+	if ((in->id == ARM_INS_BX || in->id == ARM_INS_MOV) && w->tbl_reg >= 0 &&
+	    a->op_count && reg_no(last) == w->tbl_reg)
+		return table_goto(d, w, (u32)in->address,
+				  in->id == ARM_INS_MOV);
 	if (in->id == ARM_INS_ADD && a->op_count == 3 && !w->thumb &&
 	    a->operands[1].type == ARM_OP_REG &&
 	    a->operands[1].reg == ARM_REG_PC &&
@@ -378,7 +695,11 @@ static int after_call(struct dc *d, struct dc_walk *w, const cs_insn *in)
 {
 	u32 next = (u32)in->address + in->size, k;
 
+	/* the callee may change what the frame and registers held */
 	w->known = 0;
+	w->bounded = 0;
+	w->nslot = 0;
+	w->tbl_reg = -1;
 	if (conditional(in))
 		return 1;
 	for (k = 0; k < 4 && next < w->end && padding_here(d, next); k++)
@@ -402,6 +723,7 @@ static int step(struct dc *d, struct dc_walk *w, const cs_insn *in)
 	bool cond = conditional(in) || in->id == ARM_INS_CBZ ||
 		    in->id == ARM_INS_CBNZ;
 	u32 t = 0, site = (u32)in->address;
+	bool load;
 	int set;
 
 	for (int i = 0; i < a->op_count; i++)
@@ -432,6 +754,7 @@ static int step(struct dc *d, struct dc_walk *w, const cs_insn *in)
 	default:
 		break;
 	}
+	load = table_load(w, in);
 	set = literal(d, w, in);
 	if (!set)
 		set = constants(d, w, in);
@@ -439,6 +762,7 @@ static int step(struct dc *d, struct dc_walk *w, const cs_insn *in)
 		return -1;
 	if (!set)
 		forget_written(w, in);
+	remember(w, in, load);
 	if (sets_pc(in))
 		return computed(d, w, in) ? -1 : cond;
 	return 1;
@@ -482,6 +806,9 @@ static int run(struct dc *d, struct dc_walk *w, u32 a)
 	int r = 1;
 
 	w->known = 0;
+	w->bounded = 0;
+	w->nslot = 0;
+	w->tbl_reg = -1;
 	w->cmp_reg = -1;
 	w->it_left = 0;
 	while (r > 0) {
@@ -522,6 +849,23 @@ static u32 bound(struct dc *d, u32 a)
 	return end;
 }
 
+/*
+ * The lowest code after a call still to follow: the call that never
+ * returns before a function's literal pool comes last, when the paths
+ * after the other calls have read the pool as data.
+ */
+static u32 next_after(struct dc_walk *w)
+{
+	u32 low = 0, a;
+
+	for (u32 i = 1; i < w->nafter; i++)
+		if (w->after[i] < w->after[low])
+			low = i;
+	a = w->after[low];
+	w->after[low] = w->after[--w->nafter];
+	return a;
+}
+
 u32 dc_walk(struct dc *d, u32 k)
 {
 	static struct dc_walk w;	/* 16 KB of after-call addresses: off
@@ -541,12 +885,18 @@ u32 dc_walk(struct dc *d, u32 k)
 	if (push(d, w.start))
 		return -1u;
 	for (;;) {
-		if (d->nstack)
+		if (d->nstack) {
 			a = d->stack[--d->nstack];
-		else if (w.nafter)
-			a = w.after[--w.nafter];
-		else
+		} else if (w.nafter) {
+			a = next_after(&w);
+			/* a call followed by literals the code reads never
+			 * returns (glibc's assert stubs): it ends the
+			 * function as a return does */
+			if (dc_inside(d, a) && (*dc_flag(d, a) & DC_DATA))
+				d->walk_returns++;
+		} else {
 			break;
+		}
 		if (run(d, &w, a))
 			return -1u;
 	}

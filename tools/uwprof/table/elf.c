@@ -334,6 +334,8 @@ void tb_elf_close(struct tb_elf *e)
 	e->syms = NULL;
 	free(e->maps);
 	e->maps = NULL;
+	free(e->jumps);
+	e->jumps = NULL;
 	e->elf = NULL;
 	e->fd = -1;
 }
@@ -510,6 +512,27 @@ char tb_elf_map_at(const struct tb_elf *e, u32 addr)
 	return n ? e->maps[n - 1].kind : 0;
 }
 
+/* Does the dynamic section name no library the file needs (DT_NEEDED)? */
+static bool needs_none(const struct tb_elf *e)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(e->elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		GElf_Dyn dyn;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC)
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (size_t i = 0; d && sh.sh_entsize &&
+		     i < sh.sh_size / sh.sh_entsize; i++)
+			if (gelf_getdyn(d, (int)i, &dyn) && dyn.d_tag == DT_NEEDED)
+				return false;
+	}
+	return true;
+}
+
 bool tb_elf_program_entry(const struct tb_elf *e, u32 addr)
 {
 	GElf_Ehdr eh;
@@ -526,5 +549,7 @@ bool tb_elf_program_entry(const struct tb_elf *e, u32 addr)
 	for (size_t i = 0; i < n; i++)
 		if (gelf_getphdr(e->elf, (int)i, &ph) && ph.p_type == PT_INTERP)
 			return true;
-	return false;
+	/* no interpreter and no library needed: the dynamic loader itself
+	 * (or a static PIE), where the kernel starts every dynamic process */
+	return needs_none(e);
 }

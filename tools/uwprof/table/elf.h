@@ -25,6 +25,11 @@ struct tb_map {
 	char kind;		/* 'a', 't' or 'd' */
 };
 
+/* A computed jump's target that function discovery read in its table. */
+struct tb_jump {
+	u32 site, target;
+};
+
 /* An executable section (SHF_EXECINSTR, allocated, with bytes). */
 struct tb_sec {
 	u32 addr, size;
@@ -52,6 +57,8 @@ struct tb_elf {
 	struct tb_map *maps;	/* mapping symbols, sorted by address */
 	u32 nmaps;
 	bool maps_found;	/* maps are discovery's, not the file's */
+	struct tb_jump *jumps;	/* by site, then target (discovery) */
+	u32 njumps;
 	u32 exidx_entries, exidx_bytes, extab_bytes, debug_frame_bytes,
 	    eh_frame_bytes;
 	struct tb_sec secs[TB_MAX_SECS];	/* executable, by address */
@@ -75,9 +82,11 @@ int tb_elf_read_ext_symbols(struct tb_elf *e, const char *path);
 void tb_elf_sort_symbols(struct tb_elf *e);
 
 /*
- * Is @addr a program's entry point: the ELF's e_entry in an executable or
- * a position-independent one (ET_DYN with an interpreter)?  A process's
- * first instruction, its main thread's outermost frame.
+ * Is @addr a program's entry point: the ELF's e_entry in an executable, a
+ * position-independent one (ET_DYN with an interpreter), or an ET_DYN
+ * that needs no library and has no interpreter (the dynamic loader, where
+ * the kernel starts a dynamic program; a static PIE)?  A process's first
+ * instruction, its main thread's outermost frame.
  */
 bool tb_elf_program_entry(const struct tb_elf *e, u32 addr);
 

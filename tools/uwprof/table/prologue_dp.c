@@ -8,23 +8,30 @@
  */
 #include "table/prologue_int.h"
 
-static bool is_fp_reg(unsigned int reg)
+/*
+ * Thumb code keeps its frame pointer in r7 (r11 is one more callee-saved
+ * register there: glibc's printf points it into a buffer on the stack
+ * under a condition); ARM code in r11, or r7.
+ */
+static bool is_fp_reg(unsigned int reg, bool thumb)
 {
-	return reg == ARM_REG_R7 || reg == ARM_REG_R11;
+	return reg == ARM_REG_R7 || (!thumb && reg == ARM_REG_R11);
 }
 
 /*
  * r7 or r11 moved by an immediate, flags set or not ("adds r7, #32" before
  * gcc restores sp from it): PA_FP_COPY into itself; PA_OTHER if not.
  */
-static enum pa_kind classify_fp_move(const cs_insn *in, int *regs, s32 *imm)
+static enum pa_kind classify_fp_move(const cs_insn *in, bool thumb, int *regs,
+				     s32 *imm)
 {
 	const cs_arm *a = &in->detail->arm;
 	const cs_arm_op *op = a->operands, *k = &op[a->op_count - 1];
 	bool sub = in->id == ARM_INS_SUB || in->id == ARM_INS_SUBW;
 
 	if (a->op_count < 2 || a->op_count > 3 || op[0].type != ARM_OP_REG ||
-	    !is_fp_reg(op[0].reg) || k->type != ARM_OP_IMM || k->shift.value ||
+	    !is_fp_reg(op[0].reg, thumb) || k->type != ARM_OP_IMM ||
+	    k->shift.value ||
 	    (a->op_count == 3 && (op[1].type != ARM_OP_REG ||
 				  op[1].reg != op[0].reg)))
 		return PA_OTHER;
@@ -34,20 +41,22 @@ static enum pa_kind classify_fp_move(const cs_insn *in, int *regs, s32 *imm)
 }
 
 /* The frame-pointer forms of add, sub and mov; PA_OTHER if none. */
-static enum pa_kind classify_fp(const cs_insn *in, int *regs, s32 *imm)
+static enum pa_kind classify_fp(const cs_insn *in, bool thumb, int *regs,
+				s32 *imm)
 {
 	const cs_arm *a = &in->detail->arm;
 	const cs_arm_op *op = a->operands;
 	bool sub = in->id == ARM_INS_SUB || in->id == ARM_INS_SUBW;
 
-	if (in->id != ARM_INS_MOV && classify_fp_move(in, regs, imm) != PA_OTHER)
+	if (in->id != ARM_INS_MOV &&
+	    classify_fp_move(in, thumb, regs, imm) != PA_OTHER)
 		return PA_FP_COPY;
 	if (a->update_flags || a->op_count < 2 || op[0].type != ARM_OP_REG ||
 	    op[1].type != ARM_OP_REG)
 		return PA_OTHER;
 	if (a->op_count == 2 && in->id == ARM_INS_MOV) {
 		*imm = 0;
-		if (is_fp_reg(op[0].reg) && op[1].reg == ARM_REG_SP) {
+		if (is_fp_reg(op[0].reg, thumb) && op[1].reg == ARM_REG_SP) {
 			regs[0] = pa_slot_of(op[0].reg);
 			return PA_SET_FP;
 		}
@@ -70,21 +79,21 @@ static enum pa_kind classify_fp(const cs_insn *in, int *regs, s32 *imm)
 		return PA_OTHER;
 	if (op[2].type == ARM_OP_IMM && !op[2].shift.value) {
 		*imm = sub ? -op[2].imm : op[2].imm;	/* what is added */
-		if (is_fp_reg(op[0].reg) && op[1].reg == ARM_REG_SP) {
+		if (is_fp_reg(op[0].reg, thumb) && op[1].reg == ARM_REG_SP) {
 			regs[0] = pa_slot_of(op[0].reg);
 			return PA_SET_FP;
 		}
-		if (op[0].reg == ARM_REG_SP && is_fp_reg(op[1].reg)) {
+		if (op[0].reg == ARM_REG_SP && is_fp_reg(op[1].reg, thumb)) {
 			regs[0] = pa_slot_of(op[1].reg);
 			return PA_SP_FROM_FP;
 		}
-		if (is_fp_reg(op[1].reg) && pa_slot_of(op[0].reg) >= 0 &&
+		if (is_fp_reg(op[1].reg, thumb) && pa_slot_of(op[0].reg) >= 0 &&
 		    pa_slot_of(op[0].reg) < 13) {
 			regs[0] = pa_slot_of(op[0].reg);
 			regs[1] = pa_slot_of(op[1].reg);
 			return PA_FP_COPY;
 		}
-		if (is_fp_reg(op[0].reg) && pa_slot_of(op[1].reg) >= 0 &&
+		if (is_fp_reg(op[0].reg, thumb) && pa_slot_of(op[1].reg) >= 0 &&
 		    pa_slot_of(op[1].reg) < 13) {
 			regs[0] = pa_slot_of(op[0].reg);
 			regs[1] = pa_slot_of(op[1].reg);
@@ -99,20 +108,21 @@ static enum pa_kind classify_fp(const cs_insn *in, int *regs, s32 *imm)
 }
 
 /* The data-processing forms (mov, add, sub); @regs or @imm filled. */
-enum pa_kind pa_classify_dp(const cs_insn *in, int *regs, s32 *imm)
+enum pa_kind pa_classify_dp(const cs_insn *in, bool thumb, int *regs,
+			    s32 *imm)
 {
 	const cs_arm *a = &in->detail->arm;
 	const cs_arm_op *op = a->operands;
 
 	switch (in->id) {
 	case ARM_INS_MOV:
-		return classify_fp(in, regs, imm);
+		return classify_fp(in, thumb, regs, imm);
 	case ARM_INS_SUB:
 	case ARM_INS_SUBW:
 	case ARM_INS_ADD:
 	case ARM_INS_ADDW:
-		if (classify_fp(in, regs, imm) != PA_OTHER)
-			return classify_fp(in, regs, imm);
+		if (classify_fp(in, thumb, regs, imm) != PA_OTHER)
+			return classify_fp(in, thumb, regs, imm);
 		if (a->update_flags || op[0].type != ARM_OP_REG ||
 		    op[0].reg != ARM_REG_SP)
 			return PA_OTHER;

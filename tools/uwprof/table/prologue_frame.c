@@ -174,7 +174,8 @@ bool pa_apply(struct pa_state *st, enum pa_kind k, const int *regs,
 		st->fp_off = st->cfa - imm;
 		return true;
 	case PA_SP_DYN:
-		if (st->fp < 0 || st->on_fp)
+		/* another alloca after one: the frame pointer still holds */
+		if (st->fp < 0)
 			return false;
 		st->on_fp = true;
 		return true;
@@ -223,9 +224,11 @@ bool pa_apply(struct pa_state *st, enum pa_kind k, const int *regs,
 	default:
 		break;
 	}
-	/* below: changes relative to sp, unknown after an alloca */
+	/* below: changes relative to sp, unknown after an alloca; sp moved
+	 * by a constant there (room for a call's stack arguments) leaves
+	 * the frame where the frame pointer says */
 	if (st->on_fp)
-		return false;
+		return k == PA_SUB_SP || k == PA_ADD_SP;
 	switch (k) {
 	case PA_PUSH:
 		return do_push(st, regs, n);

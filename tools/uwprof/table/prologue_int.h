@@ -107,6 +107,7 @@ struct pa_flow {
 	bool have_jump;
 	struct pa_fwd { u32 addr; struct pa_state st; } fwd[PA_MAX_FWD];
 	u32 nfwd;		/* forward jumps, in the order found */
+	bool flooded;		/* code was reached in their states */
 	bool returns;		/* some path returns (or tail-calls) */
 	const cs_insn *clobber;	/* first callee-saved register written
 				 * unsaved, allowed if nothing returns */
@@ -131,6 +132,9 @@ struct pa_text {
 	u32 cfi_wrong;		/* out: where they are first wrong, or 0 */
 	const struct tb_elf *starts;	/* a function discovery found: its
 					 * tail calls must reach a start */
+	const struct tb_jump *jumps;	/* computed jumps' targets that
+					 * discovery read in their tables */
+	u32 njumps;
 };
 
 /*
@@ -167,7 +171,8 @@ enum pa_jump pa_computed_jump(const cs_insn *in);
 bool pa_is_padding(const cs_insn *in);
 
 /* prologue_dp.c, prologue_ldst.c */
-enum pa_kind pa_classify_dp(const cs_insn *in, int *regs, s32 *imm);
+enum pa_kind pa_classify_dp(const cs_insn *in, bool thumb, int *regs,
+			    s32 *imm);
 enum pa_kind pa_classify_mem(const cs_insn *in, int *regs, int *n, s32 *imm);
 
 /* prologue_frame.c */
@@ -203,6 +208,14 @@ u32 pa_cfi_wrong_at(const struct pa_flow *fl, const struct tb_cfi_func *cfi);
 int pa_fail(struct pa_flow *fl, const cs_insn *in, const char *what);
 int pa_reach(struct pa_flow *fl, const cs_insn *from, u32 addr,
 	     const struct pa_state *st);
+/*
+ * Two paths' states where only the frame pointer holds the frame on
+ * both (an alloca on one, or sp lowered by different constants): both
+ * become that state, true; @old_changed when @old was not it already.
+ * False, nothing changed, when they do not meet so.
+ */
+bool pa_alloca_join(struct pa_state *old, struct pa_state *st,
+		    bool *old_changed);
 int pa_path_end(struct pa_flow *fl, const cs_insn *in);
 int pa_next(struct pa_flow *fl, u32 i, const struct pa_state *st);
 int pa_ret_ok(struct pa_flow *fl, const cs_insn *in,

@@ -34,8 +34,10 @@ static bool known_start(const struct tb_elf *e, u32 addr)
  * joined.
  */
 static int fwd_jump(struct pa_flow *fl, const cs_insn *in,
-		    const struct pa_state *st)
+		    const struct pa_state *arrived)
 {
+	struct pa_state m = *arrived, *st = &m;
+	bool changed;
 	u32 k;
 
 	for (k = 0; k < fl->nfwd && fl->fwd[k].addr != in->address; k++)
@@ -47,7 +49,9 @@ static int fwd_jump(struct pa_flow *fl, const cs_insn *in,
 		fl->fwd[fl->nfwd++].st = *st;
 		return 0;
 	}
-	if (!pa_frame_eq(&fl->fwd[k].st, st))
+	/* code reached in the state before the join would keep it */
+	if ((pa_alloca_join(&fl->fwd[k].st, st, &changed) && changed &&
+	     fl->flooded) || !pa_frame_eq(&fl->fwd[k].st, st))
 		return pa_fail(fl, in, "computed jumps from different frames");
 	if (fl->fwd[k].st.fp != st->fp || fl->fwd[k].st.fp_off != st->fp_off) {
 		fl->fwd[k].st.fp = -1;
@@ -73,6 +77,36 @@ static int jump_state(struct pa_flow *fl, const cs_insn *in,
 	fl->jump.dirty |= st_dirty;
 	fl->have_jump = true;
 	return 0;
+}
+
+/*
+ * A computed jump whose table function discovery read (tb_jump): each
+ * target is reached in the jump's state, as a branch's is.  1 when the
+ * targets were known and reached, 0 when none is known, -1 on failure.
+ */
+static int table_targets(struct pa_flow *fl, const cs_insn *in,
+			 const struct pa_state *st)
+{
+	const struct tb_jump *j = fl->text ? fl->text->jumps : NULL;
+	u32 site = (u32)in->address, lo = 0, hi = j ? fl->text->njumps : 0;
+
+	while (lo < hi) {	/* the first entry of the site */
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (j[mid].site < site)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!j || lo == fl->text->njumps || j[lo].site != site)
+		return 0;
+	for (; lo < fl->text->njumps && j[lo].site == site; lo++) {
+		if (j[lo].target < fl->lo || j[lo].target >= fl->hi)
+			return pa_fail(fl, in, "a table's target outside the function");
+		if (pa_reach(fl, in, j[lo].target, st))
+			return -1;
+	}
+	return 1;
 }
 
 /*
@@ -205,8 +239,10 @@ int pa_flow_branch(struct pa_flow *fl, u32 i, const struct pa_state *st)
 	case PA_J_ANY:
 		if (fl->text && fl->text->gap)
 			return pa_fail(fl, in, "a computed jump in code no symbol names");
-		return jump_state(fl, in, st) ? -1 :
-		       cond ? pa_next(fl, i, st) : 0;
+		r = table_targets(fl, in, st);
+		if (r < 0 || (!r && jump_state(fl, in, st)))
+			return -1;
+		return cond ? pa_next(fl, i, st) : 0;
 	default:
 		break;
 	}

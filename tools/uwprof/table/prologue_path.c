@@ -35,6 +35,50 @@ static long index_of(const struct pa_flow *fl, u32 addr)
 	return lo < fl->n && fl->ins[lo].address == addr ? (long)lo : -1;
 }
 
+/*
+ * Paths that meet after an alloca on one of them (glibc's open_verify),
+ * or with sp lowered by different constants (an alloca of a constant size
+ * in a loop: glibc's dl_main): both keep the frame pointer fp = CFA -
+ * fp_off, so "CFA = fp + fp_off" holds on both, while sp is not one
+ * offset from the CFA.  Do they meet so, all else alike?
+ */
+static bool alloca_meet(const struct pa_state *old, const struct pa_state *st)
+{
+	struct pa_state a = *old, b = *st;
+
+	if (a.fp < 0 || a.fp != b.fp || a.fp_off != b.fp_off ||
+	    (a.on_fp == b.on_fp && (a.on_fp || a.cfa == b.cfa)))
+		return false;
+	a.on_fp = b.on_fp = true;
+	a.cfa = b.cfa = 0;	/* not used while on fp */
+	return pa_frame_eq(&a, &b);
+}
+
+/*
+ * @st as a path after an alloca has it (alloca_meet), with @other's
+ * copy of the frame (spreg) only where both paths have it.
+ */
+static void on_fp(struct pa_state *st, const struct pa_state *other)
+{
+	st->on_fp = true;
+	st->cfa = other->cfa;
+	if (st->spreg != other->spreg || st->spreg_off != other->spreg_off)
+		st->spreg = -1;
+}
+
+bool pa_alloca_join(struct pa_state *old, struct pa_state *st,
+		    bool *old_changed)
+{
+	*old_changed = false;
+	if (!alloca_meet(old, st))
+		return false;
+	*old_changed = !old->on_fp;
+	if (!old->on_fp)
+		on_fp(old, st);
+	on_fp(st, old);
+	return true;
+}
+
 /* Reach @addr in state @st: the first path sets it, later ones must
  * agree, since one row holds for every path through an address. */
 int pa_reach(struct pa_flow *fl, const cs_insn *from, u32 addr,
@@ -45,10 +89,12 @@ int pa_reach(struct pa_flow *fl, const cs_insn *from, u32 addr,
 	if (i < 0)
 		return pa_fail(fl, from, "branch into the middle of an instruction");
 	if (fl->have[i]) {
-		struct pa_state *old = &fl->st[i];
+		struct pa_state *old = &fl->st[i], m = *st;
+		bool again;
 
-		bool again = false;
-
+		/* sp unknown here from now on: follow again */
+		pa_alloca_join(old, &m, &again);
+		st = &m;
 		if (!pa_frame_eq(old, st) || old->clone != st->clone)
 			return pa_fail(fl, &fl->ins[i], "paths arrive with different frames");
 		/* paths that know different frame pointers know none:

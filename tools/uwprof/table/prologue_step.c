@@ -85,7 +85,8 @@ static int apcs_return(struct pa_flow *fl, u32 i, const struct pa_state *st)
 }
 
 /* Classify the frame-changing forms; @regs/@n or @imm filled. */
-static enum pa_kind classify(const cs_insn *in, int *regs, int *n, s32 *imm)
+static enum pa_kind classify(const cs_insn *in, bool thumb, int *regs, int *n,
+			     s32 *imm)
 {
 	switch (in->id) {
 	case ARM_INS_MOV:
@@ -93,7 +94,7 @@ static enum pa_kind classify(const cs_insn *in, int *regs, int *n, s32 *imm)
 	case ARM_INS_SUBW:
 	case ARM_INS_ADD:
 	case ARM_INS_ADDW:
-		return pa_classify_dp(in, regs, imm);
+		return pa_classify_dp(in, thumb, regs, imm);
 	default:
 		return pa_classify_mem(in, regs, n, imm);
 	}
@@ -106,7 +107,7 @@ int pa_flow_insn(struct pa_flow *fl, u32 i, struct pa_state st)
 	int regs[48], n = 0;
 	s32 imm = 0;
 	bool wr[TB_NREGS], cond = pa_conditional(in);
-	enum pa_kind k = classify(in, regs, &n, &imm);
+	enum pa_kind k = classify(in, fl->thumb, regs, &n, &imm);
 
 	if (st.child)
 		return flow_child(fl, i, &st);

@@ -200,6 +200,8 @@ int pa_analyse_symbol(struct tb_elf *e, const struct tb_sym *s, u32 i,
 	pt->no_maps = !e->nmaps;
 	pt->sized = s->size != 0;
 	pt->starts = s->found ? e : NULL;
+	pt->jumps = e->jumps;
+	pt->njumps = e->njumps;
 	r = pa_analyse(text + (s->addr - taddr), len, s->addr, s->thumb, entries,
 		       nentries, thread_entry, data, ndata, pt, f, why, wlen);
 	free(entries);

@@ -47,6 +47,7 @@ static int flood_jump_targets(struct pa_flow *fl)
 		flooded.dirty = PA_ALL_WRITTEN;
 		if (pa_reach(fl, &fl->ins[i], (u32)fl->ins[i].address, &flooded))
 			return -1;
+		fl->flooded = true;
 		added++;
 	}
 	return added;
