@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash disable=SC2034  # sets variables for the script that sources it
 #
 # Sourced by scripts/vm.sh and scripts/bench-vm.sh: where a test kernel's
 # files are and which QEMU runs it.  vm_kernel NAME sets
