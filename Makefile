@@ -12,6 +12,8 @@
 #   make test-vm     selftests inside the emulated ARM machine
 #   make check       all of the above; ends with "N passed, N failed"
 #   make demo        boot the VM and show uwprof at work
+#   make bench-quick the cost of a sample, in guest instructions, on lua;
+#                    BENCH_KERNEL=arm64-6.1 (or a list) boots other kernels
 
 include mk/config.mk
 

@@ -33,14 +33,31 @@ bench-profile:
 
 # make bench-quick: uwprof alone on lua (gcc) at 100 Hz, 1 kHz and 4 kHz in
 # one instruction-counting VM boot; prints the per-sample cost figures and
-# leaves docs/ alone (the page goes to build/bench-quick.md).
+# leaves docs/ alone.  BENCH_KERNEL names the test kernels to boot, one boot
+# each, in turn (default armmp-6.1; arm64-6.1 runs the same armhf programs
+# as compat tasks on Debian's arm64 kernel).  armmp-6.1's page goes to
+# build/bench-quick.md with the tree's uwprof.ko; another kernel's to
+# build/bench-quick-KERNEL.md, with a uwprof.ko built for it apart from the
+# tree's, in build/bench-module/KERNEL/.
+BENCH_KERNEL	?= armmp-6.1
+bench_module	= $(if $(filter armmp-6.1,$(1)),$(CURDIR)/uwprof.ko,$(BUILD)/bench-module/$(1)/uwprof.ko)
+bench_page	= $(BUILD)/bench-quick$(if $(filter armmp-6.1,$(1)),,-$(1))
+
 bench-quick:
-	$(Q)$(MAKE) --no-print-directory setup
-	$(Q)$(MAKE) --no-print-directory -j2 module tools uwprof-arm $(BENCH_TIMEIT)
+	$(Q)for k in $(BENCH_KERNEL); do \
+		$(MAKE) --no-print-directory setup KERNEL=$$k || exit 1; done
+	$(Q)$(MAKE) --no-print-directory -j2 tools uwprof-arm $(BENCH_TIMEIT)
 	$(Q)$(MAKE) --no-print-directory lua-arm perf-root
-	$(Q)BENCH_PROGRAMS="$${BENCH_PROGRAMS:-lua-gcc}" \
+	$(Q)$(foreach k,$(BENCH_KERNEL),$(call bench_quick_one,$(k)) &&) true
+
+# One kernel's run of bench-quick: its module, the VM, the cost section.
+bench_quick_one = \
+	$(MAKE) --no-print-directory module KERNEL=$(1) \
+		$(if $(filter armmp-6.1,$(1)),,MODULE_OUT=$(dir $(call bench_module,$(1)))) && \
+	BENCH_KERNEL=$(1) BENCH_MODULE=$(call bench_module,$(1)) \
+		BENCH_PROGRAMS="$${BENCH_PROGRAMS:-lua-gcc}" \
 		BENCH_PROFILERS="$${BENCH_PROFILERS:-uwprof}" \
-		BENCH_REPS="$${BENCH_REPS:-1}" BENCH_DOC=$(BUILD)/bench-quick.md \
-		bench/perf/bench.sh >$(BUILD)/bench-quick.log
-	$(Q)awk '/^## Cost in guest instructions/ { buf = "" } { buf = buf $$0 "\n" } \
-		END { printf "%s", buf }' $(BUILD)/bench-quick.log
+		BENCH_REPS="$${BENCH_REPS:-1}" BENCH_DOC=$(call bench_page,$(1)).md \
+		bench/perf/bench.sh >$(call bench_page,$(1)).log && \
+	awk '/^\#\# Cost in guest instructions/ { buf = "" } { buf = buf $$0 "\n" } \
+		END { printf "%s", buf }' $(call bench_page,$(1)).log

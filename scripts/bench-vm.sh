@@ -3,8 +3,11 @@
 #
 # bench-vm.sh --root DIR [options] -- COMMAND
 #
-# Boots Debian's armmp kernel (build/kernel/vmlinuz) under qemu-system-arm
-# (virt, cortex-a15) with the armhf root file system DIR as its initramfs
+# Boots the test kernel KERNEL (default armmp-6.1, Debian's armmp kernel
+# under qemu-system-arm; arm64-6.1, Debian's arm64 kernel under
+# qemu-system-aarch64 with the armhf programs as compat tasks: the names
+# and machines of scripts/vm-kernel.sh) on machine "virt"
+# with the armhf root file system DIR as its initramfs
 # (made by scripts/make-perf-root.sh, plus whatever the caller put in it),
 # runs COMMAND with /bin/sh inside, and powers off.  Unlike scripts/vm.sh,
 # which boots a small busybox root, this one is for the benchmark: a full
@@ -48,12 +51,14 @@ while [ $# -gt 0 ]; do
 done
 [ $# -gt 0 ] || { echo "bench-vm.sh: no command" >&2; exit 2; }
 [ -n "$root" ] && [ -d "$root" ] || { echo "bench-vm.sh: --root DIR needed" >&2; exit 2; }
-kernel=$BUILD/kernel/vmlinuz
-kver=$(cat "$BUILD/kernel/release")
-moddir=$BUILD/kernel/root/lib/modules/$kver/kernel
+KERNEL=${KERNEL:-armmp-6.1}
+. "$top/scripts/vm-kernel.sh"
+vm_kernel "$KERNEL"
 busybox=$BUILD/arm/root/bin/busybox
-[ -e "$kernel" ] && [ -x "$busybox" ] ||
-	{ echo "bench-vm.sh: no ARM kernel or busybox under $BUILD; run 'make setup'" >&2; exit 2; }
+[ -e "$kernel" ] && [ -f "$kernel_dir/release" ] && [ -x "$busybox" ] ||
+	{ echo "bench-vm.sh: no $KERNEL kernel or busybox under $BUILD; run 'make setup KERNEL=$KERNEL'" >&2; exit 2; }
+# The kernel's own virtio and 9p modules (Debian's root package of it).
+moddir=$kernel_dir/root/lib/modules/$(cat "$kernel_dir/release")/kernel
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/uwprof-bench-vm.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -105,7 +110,7 @@ if [ -n "$share" ]; then
 fi
 console=$work/console
 set +e
-timeout --kill-after=5 "$timeout_s" qemu-system-arm -M virt -cpu cortex-a15 \
+timeout --kill-after=5 "$timeout_s" "${qemu[@]}" \
 	-smp "$smp" -m "$mem" "${icount[@]}" "${plugin[@]}" -kernel "$kernel" -initrd "$work/initrd" \
 	-append "console=ttyAMA0 rdinit=/init panic=-1 quiet" "${args[@]}" \
 	-nic none -display none -monitor none -serial stdio -no-reboot </dev/null |

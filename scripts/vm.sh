@@ -48,16 +48,8 @@ while [ $# -gt 0 ]; do
 	esac
 done
 KERNEL=${KERNEL:-armmp-6.1}
-case $KERNEL in
-armmp-6.1)	kernel=$BUILD/kernel/vmlinuz
-		qemu=(qemu-system-arm -M virt -cpu cortex-a15) ;;
-debug-6.1)	kernel=$BUILD/debug-kernel/vmlinuz	# scripts/debug-kernel.sh
-		qemu=(qemu-system-arm -M virt -cpu cortex-a15) ;;
-arm64-*)	kernel=$BUILD/kernel-$KERNEL/vmlinuz
-		qemu=(qemu-system-aarch64 -M virt -cpu cortex-a57) ;;
-*)		kernel=$BUILD/kernel-$KERNEL/vmlinuz
-		qemu=(qemu-system-arm -M virt -cpu cortex-a15) ;;
-esac
+. "$top/scripts/vm-kernel.sh"
+vm_kernel "$KERNEL"
 if [ -n "$print_kernel" ]; then
 	echo "$kernel"
 	exit 0
@@ -70,8 +62,7 @@ armroot=$BUILD/arm/root
 # for the debug kernel without touching the one in the tree).
 ko=${UWPROF_MODULE:-$top/uwprof.ko}
 [ -f "$ko" ] || { echo "vm.sh: no $ko; run 'make module KERNEL=$KERNEL'" >&2; exit 2; }
-want="ARM,"; [ "${qemu[0]}" = qemu-system-aarch64 ] && want="ARM aarch64,"
-file -b "$ko" | grep -q "$want" ||
+vm_module_fits "$ko" ||
 	{ echo "vm.sh: uwprof.ko is not built for $KERNEL; run 'make module KERNEL=$KERNEL'" >&2; exit 2; }
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/uwprof-vm.XXXXXX")

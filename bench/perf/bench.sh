@@ -19,7 +19,9 @@
 # the VM; default 90 per run), BENCH_DOC (default docs/BENCHMARKS.md),
 # BENCH_LUA_SCALE (bench.lua's scale, default 8: 2.7 s of guest time),
 # BENCH_ICOUNT (default 1: the guest counts instructions, -icount
-# shift=0,sleep=off, DESIGN.md section 5; 0: plain TCG), BENCH_SMP (vCPUs;
+# shift=0,sleep=off, DESIGN.md section 5; 0: plain TCG), BENCH_KERNEL (the
+# test kernel the VM boots, scripts/vm-kernel.sh; default armmp-6.1) and
+# BENCH_MODULE (a uwprof.ko built for it; default the tree's), BENCH_SMP (vCPUs;
 # default 1 with BENCH_ICOUNT, so the recorder's work lands in the
 # workload's time, else 2).
 set -euo pipefail
@@ -36,7 +38,15 @@ doc=${BENCH_DOC:-$top/docs/BENCHMARKS.md}
 lua_scale=${BENCH_LUA_SCALE:-8}
 icount=${BENCH_ICOUNT:-1}
 if [ "$icount" = 1 ]; then smp=${BENCH_SMP:-1}; vmopt=(--icount); else smp=${BENCH_SMP:-2}; vmopt=(); fi
+kname=${BENCH_KERNEL:-armmp-6.1}
+. "$top/scripts/vm-kernel.sh"
+vm_kernel "$kname"
+ko=${BENCH_MODULE:-$top/uwprof.ko}
+[ -f "$ko" ] && vm_module_fits "$ko" ||
+	{ echo "bench: $ko is not a uwprof.ko for $kname; run 'make module KERNEL=$kname MODULE_OUT=DIR' and pass BENCH_MODULE=DIR/uwprof.ko" >&2; exit 1; }
+# Each kernel's runs apart, so that a loop over kernels keeps them all.
 bdir=$BUILD/bench-perf
+[ "$kname" = armmp-6.1 ] || bdir=$BUILD/bench-perf-$kname
 root=$bdir/vmroot
 out=$bdir/out
 CROSS=${CROSS_COMPILE:-arm-linux-gnueabihf-}
@@ -60,8 +70,8 @@ fi
 # narrowed: the BENCH_* settings of this run, as a command prefix
 narrowed() {
 	local v
-	for v in BENCH_PROGRAMS BENCH_PROFILERS BENCH_FREQS BENCH_REPS BENCH_ICOUNT BENCH_SMP BENCH_LUA_SCALE; do
-		[ -z "${!v:-}" ] || printf "%s='%s' " "$v" "$(echo ${!v})"
+	for v in BENCH_KERNEL BENCH_PROGRAMS BENCH_PROFILERS BENCH_FREQS BENCH_REPS BENCH_ICOUNT BENCH_SMP BENCH_LUA_SCALE; do
+		[ -z "${!v:-}" ] || [ "$v=${!v}" = BENCH_KERNEL=armmp-6.1 ] || printf "%s='%s' " "$v" "$(echo ${!v})"
 	done
 }
 
@@ -80,7 +90,7 @@ mkdir -p "$bdir"
 cp -a "$BUILD/perf-root" "$root"
 B=$root/bench
 mkdir -p "$B/bin" "$B/tables" "$B/work" "$bdir/unstripped"
-cp "$top/uwprof.ko" "$root/uwprof.ko"
+cp "$ko" "$root/uwprof.ko"
 cp "$BUILD/arm/uwprof" "$B/uwprof"
 cp "$BUILD/arm/bench/timeit" "$B/timeit"
 cp "$top/bench/perf/bench.lua" "$top/bench/perf/bench.sql" "$B/work/"
@@ -141,7 +151,7 @@ timeout=${BENCH_TIMEOUT:-$(( nruns * 90 > 2400 ? nruns * 90 : 2400 ))}
 say "running the benchmark VM ($smp vCPU, icount $icount): programs $progs, profilers $profilers, frequencies $freqs, $reps rounds ($nruns runs, at most $timeout s)"
 t_vm=$(date +%s)
 set +e
-"$top/scripts/bench-vm.sh" --root "$root" --share "$out" --timeout "$timeout" \
+KERNEL=$kname "$top/scripts/bench-vm.sh" --root "$root" --share "$out" --timeout "$timeout" \
 	--smp "$smp" "${vmopt[@]}" --log "$bdir/console.log" -- \
 	"BENCH_PROFILERS='$profilers' BENCH_LUA_SCALE=$lua_scale /bench/run-vm.sh /out $reps '$freqs' $progs" 2>&1 |
 	grep --line-buffered -E '^(run-vm|bench-vm)|perf script took|Kernel panic'
@@ -155,7 +165,7 @@ say "VM finished in $(( $(date +%s) - t_vm )) s (status $rc)"
 	echo "host_cpu=$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)"
 	echo "host_cpus=$(nproc)"
 	echo "host_kernel=$(uname -r)"
-	echo "qemu=$(qemu-system-arm --version | head -n 1)"
+	echo "qemu=$("${qemu[0]}" --version | head -n 1)"
 	echo "gcc=$(${CROSS}gcc --version | head -n 1)"
 	echo "clang=$(clang --version | head -n 1)"
 	echo "vm_seconds=$(( $(date +%s) - t_vm ))"

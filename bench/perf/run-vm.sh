@@ -41,7 +41,11 @@ done
 	echo "kernel=$(uname -r)"
 	echo "kernel_version=$(uname -v)"
 	echo "cpus=$(grep -c ^processor /proc/cpuinfo)"
-	echo "cpu=$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)"
+	# An arm64 kernel names no model to a task without PER_LINUX32, only
+	# the part number (0xd07: Cortex-A57).
+	cpu=$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)
+	[ -n "$cpu" ] || cpu="CPU part $(sed -n 's/^CPU part[^:]*: //p' /proc/cpuinfo | head -n 1)"
+	echo "cpu=$cpu"
 	echo "mem_kb=$(sed -n 's/^MemTotal: *\([0-9]*\).*/\1/p' /proc/meminfo)"
 	echo "perf=$(perf --version)"
 	echo "perf_max_sample_rate=$(cat /proc/sys/kernel/perf_event_max_sample_rate)"
