@@ -118,13 +118,15 @@ uint8_t *uwt_build(const struct uwt_meta *m, const uint8_t *blob,
 
 void uwt_part(const struct uwt_file *f, uint32_t i, struct uwt_part *out)
 {
-	const uint8_t *e = f->part_list + PART_SIZE * i;
+	const uint8_t *e;
 
 	if (f->nparts == 1) {
 		*out = (struct uwt_part){ f->meta.text_addr, f->meta.text_size,
 					  f->blob, f->blob_size };
 		return;
 	}
+	/* version 2 only: version 1 files have no part list (NULL) */
+	e = f->part_list + PART_SIZE * i;
 	*out = (struct uwt_part){ get32(e), get32(e + 4),
 				  f->part_list - f->part_list_off + get32(e + 8),
 				  get32(e + 12) };
