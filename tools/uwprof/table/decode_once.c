@@ -52,13 +52,31 @@ struct tb_dec_op {
 	int8_t neon_lane, vector_index;
 };
 
+/*
+ * The most memory kept forms take, index included: past it instructions
+ * are decoded again, as without tb_dec.  Chrome-sized code (169 MB of
+ * .text) would otherwise keep about 60 bytes an instruction, 4.8 GB in
+ * all; a device making a library's table has less than that to give.
+ */
+#define TB_DEC_BUDGET	(512u << 20)
+
+/* Bytes the kept forms and their index hold now. */
+static size_t kept_bytes(const struct tb_dec *c)
+{
+	return (size_t)c->n * 2 * sizeof(u32) +
+	       (size_t)c->caprec * sizeof(struct tb_dec_rec) +
+	       (size_t)c->capop * sizeof(struct tb_dec_op) + c->capreg;
+}
+
 int tb_dec_open(struct tb_dec *c, u32 lo, u32 n)
 {
 	cs_arm *a;
 
 	memset(c, 0, sizeof(*c));
 	c->lo = lo;
-	c->n = n;
+	/* an index above half the budget: nothing kept, nothing indexed */
+	c->n = (size_t)n * 2 * sizeof(u32) > TB_DEC_BUDGET / 2 ? 0 : n;
+	n = c->n;
 	/* a detail as capstone resets it before decoding (ARMDisassembler.c) */
 	c->blank = calloc(1, sizeof(*c->blank));
 	if (!c->blank)
@@ -174,7 +192,8 @@ static u32 keep(struct tb_dec *c, const cs_insn *in)
 	const cs_arm *a = &d->arm;
 	struct tb_dec_rec *r;
 
-	if (!fits(a->cc, 8, false) || !fits(a->mem_barrier, 8, false) ||
+	if (kept_bytes(c) > TB_DEC_BUDGET ||
+	    !fits(a->cc, 8, false) || !fits(a->mem_barrier, 8, false) ||
 	    !fits(a->vector_data, 8, false) || !fits(a->cps_mode, 8, false) ||
 	    !fits(a->cps_flag, 8, false) || !fits(a->vector_size, 8, false) ||
 	    !grow((void **)&c->rec, &c->caprec, c->nrec + 1, sizeof(*c->rec)) ||
