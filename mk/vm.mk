@@ -4,6 +4,9 @@
 SELFTEST_SRCS	:= $(filter-out selftests/chain_test.c selftests/procs_test.c selftests/jit_test.c,$(wildcard selftests/*_test.c))
 SELFTEST_BINS	:= $(patsubst selftests/%.c,$(ARM_OUT)/selftests/%,$(SELFTEST_SRCS))
 
+# The check every VM run ends with (scripts/kernel-problems.sh).
+HOST_TEST_SCRIPTS += tests/host/kernel_problems.sh
+
 # Extra files a later fragment wants in the test VM, as SRC:DST pairs.
 VM_TEST_FILES	?=
 

@@ -124,7 +124,7 @@ if [ "${status[0]}" -eq 124 ] || [ "${status[0]}" -eq 137 ]; then
 	echo "bench-vm.sh: the VM did not finish within ${timeout_s}s" >&2
 	exit 124
 fi
-if grep -nE 'BUG:|WARNING:|Oops|Unable to handle|Call trace|Kernel panic' "$console" >&2; then
+if "$top/scripts/kernel-problems.sh" "$console" >&2; then
 	echo "bench-vm.sh: the kernel log shows the problem above" >&2
 	exit 125
 fi

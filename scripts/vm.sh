@@ -140,8 +140,7 @@ if [ -n "$out" ]; then
 		/^UWPROF-FILE-END/{close(cmd); cmd=""; next}
 		cmd != "" {print | cmd}' "$console"
 fi
-# UBSAN, ODEBUG and kmemleak report without "BUG:" (the debug kernel).
-if grep -nE 'BUG:|WARNING:|Oops|Unable to handle|Call trace|Kernel panic|UBSAN:|ODEBUG:|suspected memory leak' "$console" >&2; then
+if "$top/scripts/kernel-problems.sh" "$console" >&2; then
 	echo "vm.sh: the kernel log shows the problem above" >&2
 	exit 125
 fi
