@@ -118,6 +118,16 @@ static u32 uwprof_unwind(struct uwprof_session *s, struct uwprof_cpu *c,
 	c->unwind->view.len = 0;	/* the stack changed since: nothing held */
 	c->unwind->view.fills_left = UWPROF_STACK_FILLS;
 	/*
+	 * A thread's outermost frames stay where they are from sample to
+	 * sample: its last walk's final sp is where this one likely ends,
+	 * and the copies need not reach past it.  Another thread's is no
+	 * guide.
+	 */
+	if (c->unwind->top_task != current) {
+		c->unwind->top_task = current;
+		c->unwind->view.top = 0;
+	}
+	/*
 	 * The line at sp now: nearly every unwind reads it, and the sampled
 	 * frame's pops then find their words in the view instead of asking
 	 * the reader one word at a time.  A failed copy leaves the view
@@ -130,6 +140,7 @@ static u32 uwprof_unwind(struct uwprof_session *s, struct uwprof_cpu *c,
 				  regs, &stack, frames, s->max_depth,
 				  &nframes, (mods ? mods->uw2_flags : 0) |
 				  UW2_F_FRAMES_ONLY, &c->unwind->lookups);
+	c->unwind->view.top = regs->r[UW2_SP];
 	return nframes;
 }
 

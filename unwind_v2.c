@@ -959,6 +959,9 @@ int uw2_view_fill(struct uw2_view *v, u8 *buf, u32 line, u32 addr, u32 *val,
 		v->fills_left--;
 		if (len > line)
 			len = line;
+		/* len is a multiple of 64: the rounded top is no longer */
+		if (v->top > addr && v->top - base < len)
+			len = (v->top - base + 63) & ~63u;
 		if (copy(ctx, buf, base, len))
 			return -1;
 		v->data = buf;

@@ -197,6 +197,7 @@ struct uw2_view {
 	u32 lo;
 	u32 len;
 	u32 fills_left;		/* copies uw2_view_fill() may still make */
+	u32 top;		/* where the copies likely end; 0: unknown */
 };
 
 /*
@@ -211,7 +212,11 @@ struct uw2_view {
  * @addr's 64-byte line on, @line of them (a multiple of 64, at most 4096)
  * or up to the next 4 KiB boundary if that is nearer, so one copy never
  * spans two pages, and pointed the view at them.  The walk only climbs
- * the stack, so what lies above the miss is what it reads next.  @copy
+ * the stack, so what lies above the miss is what it reads next.  A view's
+ * top above the miss ends the copy at top's 64-byte line: the caller's
+ * guess of where the walk ends (the last unwind's final sp, as a thread's
+ * outermost frames stay put); a walk that reads past it pays one more
+ * copy.  @copy
  * returns 0 or negative (nothing read).  Returns 0, or negative when
  * @copy failed (the view is then empty), or UW2_READ_BUDGET when the
  * view's fills_left was 0: the caller bounds the bytes one sample copies.

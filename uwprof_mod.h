@@ -160,6 +160,11 @@ struct uwprof_cpu_stats {
 struct uwprof_unwind_scratch {
 	struct uw2_cache lookups;	/* kept from sample to sample */
 	struct uw2_view view;		/* what line holds, per sample */
+	/*
+	 * The task of the last unwind here: while the same one is sampled,
+	 * view.top is where its walk ended, and copies end there too.
+	 */
+	const struct task_struct *top_task;
 	u8 line[UWPROF_STACK_LINE] __aligned(8);
 };
 

@@ -169,7 +169,7 @@ static void same_with_fast_paths(const struct uw2_module *mods, u32 nmods,
 		a = b;
 	if (fs->fail_at - fs->lo >= a && fs->fail_at - fs->lo < b)
 		b = fs->fail_at - fs->lo;
-	view = (struct uw2_view){ fs->bytes + a, fs->lo + a, b - a, 0 };
+	view = (struct uw2_view){ fs->bytes + a, fs->lo + a, b - a, 0, 0 };
 	stack.view = &view;
 	memset(&cache, 0, sizeof(cache));
 	/* entries checked against the module array, or trusted by gen */
@@ -182,6 +182,8 @@ static void same_with_fast_paths(const struct uw2_module *mods, u32 nmods,
 			lines.fs = fs;
 			lines.view.len = 0;
 			lines.view.fills_left = UINT32_MAX;
+			/* where copies end: anywhere, right or wrong */
+			lines.view.top = (pick & 2) ? fs->lo + b : 0;
 			lines.line = 64 << ((pick >> 8) % 7);
 			stack.read = fuzz_line_read;
 			stack.ctx = &lines;

@@ -1276,7 +1276,7 @@ static void world_same_cached(struct world *w, const struct uw2_regs *start,
 	if (w->mem.fault_set && w->mem.fault_addr - w->mem.base < len)
 		len = (w->mem.fault_addr - w->mem.base) & ~3u;
 	view = (struct uw2_view){ (const u8 *)w->mem.words, w->mem.base, len,
-				  0 };
+				  0, 0 };
 	stack.view = &view;
 	memset(&cache, 0, sizeof(cache));
 	/* entries checked against the array, then trusted by gen */
@@ -1606,6 +1606,44 @@ TEST(unwind_copy_budget)
 				   NULL), 0);
 	CHECK_EQ_U32(uw2_view_fill(&v, buf, 64, VSP + 64, &val, copy_zeroes,
 				   NULL), (u32)UW2_READ_BUDGET);
+}
+
+/*
+ * A view's top ends a copy at top's 64-byte line when top lies above the
+ * miss, and is no bound otherwise: a read past it copies again from the
+ * missed line, a span or up to the page's end.
+ */
+TEST(unwind_copy_ends_at_top)
+{
+	struct uw2_view v = { .fills_left = 8, .top = 0x10044 };
+	u8 buf[256];
+	u32 val;
+
+	CHECK_EQ_U32(uw2_view_fill(&v, buf, 256, 0x10008, &val, copy_zeroes,
+				   NULL), 0);
+	CHECK_EQ_U32(v.lo, 0x10000);
+	CHECK_EQ_U32(v.len, 128);
+	CHECK_EQ_U32(uw2_view_fill(&v, buf, 256, 0x1007c, &val, copy_zeroes,
+				   NULL), 0);
+	CHECK_EQ_U32(v.fills_left, 7);
+	CHECK_EQ_U32(uw2_view_fill(&v, buf, 256, 0x10080, &val, copy_zeroes,
+				   NULL), 0);
+	CHECK_EQ_U32(v.lo, 0x10080);
+	CHECK_EQ_U32(v.len, 256);
+	/* the page's end still comes first */
+	v.len = 0;
+	v.top = 0x11040;
+	CHECK_EQ_U32(uw2_view_fill(&v, buf, 256, 0x10f84, &val, copy_zeroes,
+				   NULL), 0);
+	CHECK_EQ_U32(v.lo, 0x10f80);
+	CHECK_EQ_U32(v.len, 128);
+	/* top at the miss: it was not read past, no bound */
+	v.len = 0;
+	v.top = 0x10804;
+	CHECK_EQ_U32(uw2_view_fill(&v, buf, 256, 0x10804, &val, copy_zeroes,
+				   NULL), 0);
+	CHECK_EQ_U32(v.len, 256);
+	CHECK_EQ_U32(v.fills_left, 4);
 }
 
 TEST(unwind_window_ends_mid_stack)
