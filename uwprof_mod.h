@@ -121,7 +121,6 @@ struct uwprof_ring {
 
 struct uwprof_cpu_stats {
 	u64 taken;
-	u64 delivered;
 	u64 dropped_full;
 	u64 dropped_not32;
 	u64 kernel_context;

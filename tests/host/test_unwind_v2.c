@@ -1583,6 +1583,26 @@ static int copy_zeroes(void *ctx, void *dst, u32 src, u32 len)
 	return 0;
 }
 
+/* A copy that faults past the end of its first page. */
+static int copy_one_page(void *ctx, void *dst, u32 src, u32 len)
+{
+	if ((src & 4095) + len > 4096)
+		return -1;
+	return copy_zeroes(ctx, dst, src, len);
+}
+
+static u32 copy_fails_calls;
+
+static int copy_fails(void *ctx, void *dst, u32 src, u32 len)
+{
+	(void)ctx;
+	(void)dst;
+	(void)src;
+	(void)len;
+	copy_fails_calls++;
+	return -1;
+}
+
 /*
  * A reader that may copy no more ends the unwind as "budget", and the
  * view's fill count is what it spends.
@@ -1630,12 +1650,23 @@ TEST(unwind_copy_ends_at_top)
 				   NULL), 0);
 	CHECK_EQ_U32(v.lo, 0x10080);
 	CHECK_EQ_U32(v.len, 256);
-	/* the page's end still comes first */
+	/* up to top across the page's end; within the page if that fails */
 	v.len = 0;
 	v.top = 0x11040;
 	CHECK_EQ_U32(uw2_view_fill(&v, buf, 256, 0x10f84, &val, copy_zeroes,
 				   NULL), 0);
 	CHECK_EQ_U32(v.lo, 0x10f80);
+	CHECK_EQ_U32(v.len, 192);
+	v.len = 0;
+	CHECK_EQ_U32(uw2_view_fill(&v, buf, 256, 0x10f84, &val, copy_one_page,
+				   NULL), 0);
+	CHECK_EQ_U32(v.lo, 0x10f80);
+	CHECK_EQ_U32(v.len, 128);
+	/* without a top above the miss, the page's end comes first */
+	v.len = 0;
+	v.top = 0;
+	CHECK_EQ_U32(uw2_view_fill(&v, buf, 256, 0x10f84, &val, copy_zeroes,
+				   NULL), 0);
 	CHECK_EQ_U32(v.len, 128);
 	/* top at the miss: it was not read past, no bound */
 	v.len = 0;
@@ -1643,7 +1674,14 @@ TEST(unwind_copy_ends_at_top)
 	CHECK_EQ_U32(uw2_view_fill(&v, buf, 256, 0x10804, &val, copy_zeroes,
 				   NULL), 0);
 	CHECK_EQ_U32(v.len, 256);
-	CHECK_EQ_U32(v.fills_left, 4);
+	CHECK_EQ_U32(v.fills_left, 2);
+	/* a failure within the page is the read's: no second copy */
+	v.len = 0;
+	v.top = 0x10f00;
+	CHECK_EQ_U32(uw2_view_fill(&v, buf, 256, 0x10e04, &val, copy_fails,
+				   NULL), -1);
+	CHECK_EQ_U32(v.len, 0);
+	CHECK_EQ_U32(copy_fails_calls, 1);
 }
 
 TEST(unwind_window_ends_mid_stack)
