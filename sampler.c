@@ -48,7 +48,7 @@ static enum cpuhp_state uwprof_cpuhp;
  * destination (hardened usercopy), which costs a slab lookup per copy and
  * would take a spinlock, in an interrupt, for vmalloc memory: the
  * destination is the handler's own line buffer, len at most
- * UWPROF_STACK_LINE (uw2_view_fill()).
+ * UWPROF_STACK_FIRST (uw2_view_fill()).
  */
 static int uwprof_copy_line(void *ctx, void *dst, u32 src, u32 len)
 {
@@ -135,7 +135,8 @@ static u32 uwprof_unwind(struct uwprof_session *s, struct uwprof_cpu *c,
 	 * the reader one word at a time.  A failed copy leaves the view
 	 * empty, and the unwinder meets the fault itself.
 	 */
-	uwprof_stack_read(u, sp, &word);
+	uw2_view_fill(&u->view, u->line, UWPROF_STACK_FIRST, sp, &word,
+		      uwprof_copy_line, NULL);
 	/* 0 without modules: no entry is used, none is filled */
 	u->lookups.gen = mods ? READ_ONCE(mods->tag) : 0;
 	*stop = uw2_unwind_cached(mods ? mods->mod : NULL, mods ? mods->n : 0,

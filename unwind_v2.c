@@ -965,11 +965,17 @@ int uw2_view_fill(struct uw2_view *v, u8 *buf, u32 line, u32 addr, u32 *val,
 		/*
 		 * Across a page boundary only up to top, which the last walk
 		 * read up to; if that fails, within the page, so that a fault
-		 * is the missed word's own page's.
+		 * is the missed word's own page's, and top is dropped: one
+		 * failed guess a sample, however the walk leaps.
 		 */
-		if (copy(ctx, buf, base, len) &&
-		    (len <= page || copy(ctx, buf, base, len = page)))
-			return -1;
+		if (copy(ctx, buf, base, len)) {
+			if (len <= page)
+				return -1;
+			v->top = 0;
+			len = page;
+			if (copy(ctx, buf, base, len))
+				return -1;
+		}
 		v->data = buf;
 		v->lo = base;
 		v->len = len;

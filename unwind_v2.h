@@ -216,8 +216,8 @@ struct uw2_view {
  * unwind's final sp, as a thread's outermost frames stay put): the copy
  * ends at top's 64-byte line, across a page boundary if top lies past
  * one (a copy across one that fails is made again up to it, so a failure
- * is always the missed word's page's), and a walk that reads past top
- * pays one more copy.  Without such a top the copy ends at the next 4 KiB
+ * is always the missed word's page's, and top is set to 0), and a walk
+ * that reads past top pays one more copy.  Without such a top the copy ends at the next 4 KiB
  * boundary if that is nearer.  @copy returns 0 or negative (nothing
  * read).  Returns 0, or negative when @copy failed (the view is then
  * empty), or UW2_READ_BUDGET when the view's fills_left was 0: the caller

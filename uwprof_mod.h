@@ -146,6 +146,14 @@ struct uwprof_cpu_stats {
 #define UWPROF_STACK_LINE	2048
 
 /*
+ * Most bytes of the first copy, at sp, which reaches up to where the
+ * thread's last walk ended (struct uw2_view's top) when that lies above:
+ * in one copy, not two.  Later copies take UWPROF_STACK_LINE, so one
+ * sample copies at most 2 KiB more than before.
+ */
+#define UWPROF_STACK_FIRST	4096
+
+/*
  * Most such copies per sample (128 KiB): a hostile table's vsp can leap
  * about the window, so copies are bounded apart from opcodes; real
  * samples make one to three.
@@ -164,7 +172,7 @@ struct uwprof_unwind_scratch {
 	 * view.top is where its walk ended, and copies end there too.
 	 */
 	const struct task_struct *top_task;
-	u8 line[UWPROF_STACK_LINE] __aligned(8);
+	u8 line[UWPROF_STACK_FIRST] __aligned(8);
 };
 
 /* Scratch the handler needs per CPU: the unwind's, frames. */

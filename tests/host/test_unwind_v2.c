@@ -1662,6 +1662,7 @@ TEST(unwind_copy_ends_at_top)
 				   NULL), 0);
 	CHECK_EQ_U32(v.lo, 0x10f80);
 	CHECK_EQ_U32(v.len, 128);
+	CHECK_EQ_U32(v.top, 0);		/* one failed guess, not one a copy */
 	/* without a top above the miss, the page's end comes first */
 	v.len = 0;
 	v.top = 0;
