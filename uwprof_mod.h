@@ -137,11 +137,11 @@ struct uwprof_cpu_stats {
 
 /*
  * Most bytes of user stack copied per miss of the handler's stack cache
- * (uw2_view_fill(): from the missed word's 64-byte line, never past a
- * 4 KiB boundary).  make bench-unwind's real lua stacks need 1.82 copies,
- * 2.4 KB, per sample (2.71 copies, 2.3 KB, with 1 KiB), against 1.84
- * whole pages (7.5 KB) before; docs/UNWIND-COST.md has the trade-off per
- * size.
+ * (uw2_view_fill(): from the missed word's 64-byte line, past a 4 KiB
+ * boundary only up to the view's top).  make bench-unwind's real lua
+ * stacks needed 1.82 copies, 2.4 KB, per sample (2.71 copies, 2.3 KB,
+ * with 1 KiB), against 1.84 whole pages (7.5 KB) before, with copies
+ * ending at the page; docs/UNWIND-COST.md has the trade-off per size.
  */
 #define UWPROF_STACK_LINE	2048
 
@@ -154,9 +154,9 @@ struct uwprof_cpu_stats {
 #define UWPROF_STACK_FIRST	4096
 
 /*
- * Most such copies per sample (128 KiB): a hostile table's vsp can leap
- * about the window, so copies are bounded apart from opcodes; real
- * samples make one to three.
+ * Most such copies per sample (130 KiB, the first one's 4 KiB included):
+ * a hostile table's vsp can leap about the window, so copies are bounded
+ * apart from opcodes; real samples make one to three.
  */
 #define UWPROF_STACK_FILLS	64
 
