@@ -299,9 +299,19 @@ __attribute__((noinline, noclone, used)) static unsigned int gt_fp_sum(const uns
  * Written out, because gcc if-converts such an address only under its
  * own register pressure.  Mixes the first words of @v once per bit of
  * @n.
+ *
+ * gt_arm_switch: a switch as gcc compiles it in ARM code ("addls pc, pc,
+ * r3, lsl #2" into a table of branches), bounded by a register as a
+ * bound too large for an immediate is (V8's 930 cases: "movw r2, #929;
+ * cmp r3, r2"), with a literal pool inside the function that only a case
+ * reads.  Its word is "bx lr": read as an instruction it would be a
+ * return with the frame up.  Function discovery follows such a table
+ * only with an immediate bound, so in a stripped build only the load
+ * shows the word is data.
  */
 unsigned int gt_fp_local(unsigned int n, const unsigned int *v);
 unsigned int gt_r7_local(unsigned int n, const unsigned int *v);
+unsigned int gt_arm_switch(unsigned int n, const unsigned int *v);
 __asm__(
 "	.text\n"
 "	.syntax unified\n"
@@ -365,6 +375,41 @@ __asm__(
 "	mov sp, r7\n"
 "	pop {r4, r5, r6, r7, pc}\n"
 "	.size gt_r7_local, . - gt_r7_local\n"
+"	.arm\n"
+"	.p2align 2\n"
+"	.type gt_arm_switch, %function\n"
+"gt_arm_switch:\n"
+"	push {r4, r5, r6, fp, lr}\n"
+"	add fp, sp, #12\n"
+"	sub sp, sp, #4\n"
+"	mov r4, r0\n"
+"	mov r6, r1\n"
+"	mov r5, #0\n"
+"1:	and r3, r4, #3\n"
+"	movw r2, #2\n"
+"	cmp r3, r2\n"
+"	addls pc, pc, r3, lsl #2\n"
+"	b 6f\n"
+"	b 2f\n"
+"	b 3f\n"
+"	b 4f\n"
+"2:	ldr r0, 5f\n"
+"	add r5, r5, r0\n"
+"	b 6f\n"
+"5:	.word 0xe12fff1e\n"
+"3:	mov r0, r6\n"
+"	mov r1, #4\n"
+"	bl gt_fp_sum\n"
+"	add r5, r5, r0\n"
+"	b 6f\n"
+"4:	ldr r0, [r6]\n"
+"	eor r5, r5, r0\n"
+"6:	lsrs r4, r4, #2\n"
+"	bne 1b\n"
+"	mov r0, r5\n"
+"	sub sp, fp, #12\n"
+"	pop {r4, r5, r6, fp, pc}\n"
+"	.size gt_arm_switch, . - gt_arm_switch\n"
 #ifdef __thumb__
 "	.thumb\n"
 #else
@@ -394,6 +439,7 @@ unsigned int nocfi_work(unsigned int n)
 		__builtin_trap();
 	nocfi_sink = mix(v, 32) + scratch(n & 63) + dispatch(n, v) +
 		     interpret(n, v) + maybe_alloca(n, v) + alloca_loop(n, v) +
-		     gt_fp_local(n, v) + gt_r7_local(n, v);
+		     gt_fp_local(n, v) + gt_r7_local(n, v) +
+		     gt_arm_switch(n, v);
 	return nocfi_sink;
 }

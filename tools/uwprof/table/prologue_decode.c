@@ -24,6 +24,28 @@ static u32 data_at(const struct pa_flow *fl, u32 addr)
 }
 
 /*
+ * [lo, hi) is data.  Words that touch a range known already widen it: a
+ * pool is one range however many loads read it (V8's ARM functions of
+ * 16 KiB read a pool word from four places, and their loads would
+ * otherwise fill the list with the first pools' words).  When the list is
+ * full the rest decode as instructions, which refuses the function.
+ */
+static void add_literal(struct pa_flow *fl, u32 lo, u32 hi)
+{
+	for (u32 k = 0; k < fl->nlits; k++) {
+		struct pa_range *r = &fl->lits[k];
+
+		if (lo <= r->hi && r->lo <= hi) {
+			r->lo = lo < r->lo ? lo : r->lo;
+			r->hi = hi > r->hi ? hi : r->hi;
+			return;
+		}
+	}
+	if (fl->nlits < PA_MAX_POOLS)
+		fl->lits[fl->nlits++] = (struct pa_range){ lo, hi };
+}
+
+/*
  * Code without mapping symbols (a stripped shared library keeps only
  * .dynsym) has its literal pools found from the pc-relative loads that
  * read them: a load decoded before its pool marks the words it reads as
@@ -52,9 +74,9 @@ static void note_literal(struct pa_flow *fl, const cs_insn *in)
 		size = 8;
 	pc = (u32)in->address + (fl->thumb ? 4 : 8);
 	at = (pc & ~3u) + (u32)a->operands[1].mem.disp;
-	if (at <= in->address || at >= fl->hi || fl->nlits == PA_MAX_POOLS)
+	if (at <= in->address || at >= fl->hi)
 		return;
-	fl->lits[fl->nlits++] = (struct pa_range){ at, at + (size < 2 ? 2 : size) };
+	add_literal(fl, at, at + (size < 2 ? 2 : size));
 }
 
 /*

@@ -122,7 +122,9 @@ struct pa_text {
 	const u8 *b;
 	u32 addr, size;
 	bool thumb;
-	bool no_maps;		/* the file has no mapping symbols */
+	bool no_maps;		/* the file has no mapping symbols (those
+				 * discovery made name only the data its
+				 * walks read: the loads show the rest) */
 	bool gap;		/* code past a symbol's end that no symbol
 				 * names: it must end in returns */
 	bool sized;		/* the symbol's size is known */
