@@ -279,6 +279,12 @@ __asm__(
 #endif
 );
 
+/* Never called: gt_noret's call that does not return (by name). */
+__attribute__((noinline, noclone, used, noreturn)) static void gt_never(void)
+{
+	abort();
+}
+
 /* Work for gt_fp_local and gt_r7_local to call (by name). */
 __attribute__((noinline, noclone, used)) static unsigned int gt_fp_sum(const unsigned int *p,
 								   unsigned int n)
@@ -304,14 +310,20 @@ __attribute__((noinline, noclone, used)) static unsigned int gt_fp_sum(const uns
  * r3, lsl #2" into a table of branches), bounded by a register as a
  * bound too large for an immediate is (V8's 930 cases: "movw r2, #929;
  * cmp r3, r2"), with a literal pool inside the function that only a case
- * reads.  Its word is "bx lr": read as an instruction it would be a
- * return with the frame up.  Function discovery follows such a table
- * only with an immediate bound, so in a stripped build only the load
- * shows the word is data.
+ * reads, another read through "adr r2, 7f; ldr r0, [r2]" (V8's double
+ * constants: "add r3, pc, #268; ldrd r2, [r3]").  Their words are "bx
+ * lr": read as instructions they would be returns with the frame up.
+ * Function discovery follows such a table only with an immediate bound,
+ * so in a stripped build only the loads show the words are data.
+ *
+ * gt_noret: a call that never returns made with the frame up, the code
+ * after it another path's, in the caller's frame (node's napi functions
+ * call node::OnFatalError so, the code after it their early return).
  */
 unsigned int gt_fp_local(unsigned int n, const unsigned int *v);
 unsigned int gt_r7_local(unsigned int n, const unsigned int *v);
 unsigned int gt_arm_switch(unsigned int n, const unsigned int *v);
+unsigned int gt_noret(unsigned int n, const unsigned int *v);
 __asm__(
 "	.text\n"
 "	.syntax unified\n"
@@ -402,14 +414,40 @@ __asm__(
 "	bl gt_fp_sum\n"
 "	add r5, r5, r0\n"
 "	b 6f\n"
-"4:	ldr r0, [r6]\n"
+"4:	adr r2, 7f\n"
+"	ldr r0, [r2]\n"
 "	eor r5, r5, r0\n"
+"	ldr r0, [r6]\n"
+"	eor r5, r5, r0\n"
+"	b 6f\n"
+"7:	.word 0xe12fff1e\n"
 "6:	lsrs r4, r4, #2\n"
 "	bne 1b\n"
 "	mov r0, r5\n"
 "	sub sp, fp, #12\n"
 "	pop {r4, r5, r6, fp, pc}\n"
 "	.size gt_arm_switch, . - gt_arm_switch\n"
+"	.thumb\n"
+"	.p2align 1\n"
+"	.type gt_noret, %function\n"
+"	.thumb_func\n"
+"gt_noret:\n"
+"	cbz r1, 9f\n"
+"	push {r4, r5, r7, lr}\n"
+"	add r7, sp, #0\n"
+"	mov r4, r0\n"
+"	mov r5, r1\n"
+"	cmp r4, #0x1000\n"
+"	bhs 8f\n"
+"	mov r0, r5\n"
+"	movs r1, #4\n"
+"	bl gt_fp_sum\n"
+"	add r0, r4\n"
+"	pop {r4, r5, r7, pc}\n"
+"8:	bl gt_never\n"
+"9:	movs r0, #1\n"
+"	bx lr\n"
+"	.size gt_noret, . - gt_noret\n"
 #ifdef __thumb__
 "	.thumb\n"
 #else
@@ -440,6 +478,6 @@ unsigned int nocfi_work(unsigned int n)
 	nocfi_sink = mix(v, 32) + scratch(n & 63) + dispatch(n, v) +
 		     interpret(n, v) + maybe_alloca(n, v) + alloca_loop(n, v) +
 		     gt_fp_local(n, v) + gt_r7_local(n, v) +
-		     gt_arm_switch(n, v);
+		     gt_arm_switch(n, v) + gt_noret(n, v);
 	return nocfi_sink;
 }
