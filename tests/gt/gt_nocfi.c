@@ -11,7 +11,9 @@
  * only or in a loop, a switch whose cases return through tail calls, and
  * a computed goto's dispatch through a table of label addresses, as an
  * interpreter's loop (Lua's) has: its handlers are reached through that
- * table alone.
+ * table alone.  nocfi_classes() dispatches as glibc's printf does: a
+ * character through a table of byte classes, then a table of label
+ * offsets.
  */
 #include <stdlib.h>
 
@@ -278,6 +280,83 @@ __asm__(
 "	.arm\n"
 #endif
 );
+
+/*
+ * glibc's printf dispatch on a format's characters: "sub rT, rC, #' ';
+ * cmp rT, #'z' - ' '; bhi" bounds the character, "ldrb" reads its class
+ * from a table of bytes, "ldr rO, [rB, rK, lsl #2]" the class's offset
+ * from a table of label differences, and "bx" jumps to a label plus that
+ * offset (gcc shares one "orr; bx" among the handlers).  The handlers
+ * are reached through the tables alone, and with 64 of them, each
+ * reading a variable of its own through a literal, gcc puts pools
+ * between them: only the tables tell code from data there.  Some call,
+ * so samples find the dispatching frame under a callee too.
+ */
+#define GT_X64C(m) GT_X16(m, 0) GT_X16(m, 1) GT_X16(m, 2) GT_X16(m, 3)
+#define GT_FMT_STEP(i) &&k_##i - &&k_other,
+#define GT_FMT_NEXT							\
+	do {								\
+		int off;						\
+									\
+		c = *f++;						\
+		off = c < ' ' || c > 'z' ? 0 : steps[classes[c - ' ']];	\
+		goto *(&&k_other + off);				\
+	} while (0)
+#define GT_FMT(i)							\
+	k_##i: {							\
+		static unsigned int g;					\
+									\
+		g += acc ^ c;						\
+		acc = acc * 33 + g;					\
+		if (!(acc & 0x3f))					\
+			acc += mix(v, 4);				\
+		else if (!(acc & 0xfc0))				\
+			acc += other(acc, c);				\
+		GT_FMT_NEXT;						\
+	}
+
+__attribute__((noinline, noclone)) static unsigned int run_format(const unsigned char *f,
+								  const unsigned int *v)
+{
+	/* the class of each character from ' ' to 'z': every one of 1-64 */
+	static const unsigned char classes['z' - ' ' + 1] = {
+		6, 43, 16, 53, 26, 63, 36, 9, 46, 19, 56, 29, 2, 39, 12,
+		49, 22, 59, 32, 5, 42, 15, 52, 25, 62, 35, 8, 45, 18,
+		55, 28, 1, 38, 11, 48, 21, 58, 31, 4, 41, 14, 51, 24,
+		61, 34, 7, 44, 17, 54, 27, 64, 37, 10, 47, 20, 57, 30,
+		3, 40, 13, 50, 23, 60, 33, 1, 2, 3, 4, 5, 6, 7, 8, 9,
+		10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23,
+		24, 25, 26, 0,
+	};
+	static const int steps[65] = {
+		0, GT_X64C(GT_FMT_STEP)
+	};
+	unsigned int acc = v[0], c;
+
+	GT_FMT_NEXT;
+k_other:
+	if (!c)
+		goto done;
+	acc = acc * 31 + c;
+	GT_FMT_NEXT;
+	GT_X64C(GT_FMT)
+done:
+	nocfi_sink = acc;
+	return acc;
+}
+
+unsigned int nocfi_classes(unsigned int n)
+{
+	unsigned char fmt[64];
+	unsigned int v[16];
+
+	for (unsigned int i = 0; i < 16; i++)
+		v[i] = n * 0x9e3779b9u + i;
+	for (unsigned int i = 0; i < sizeof(fmt) - 1; i++)
+		fmt[i] = (unsigned char)(' ' + (n + i * 7 + (i >> 3) * n) % 92);
+	fmt[sizeof(fmt) - 1] = 0;
+	return run_format(fmt, v);
+}
 
 /* A program for run_ops, different for each n. */
 static unsigned int interpret(unsigned int n, const unsigned int *v)

@@ -13,6 +13,7 @@
 #include <string.h>
 #include "table/decode_once.h"
 #include "table/discover.h"
+#include "table/discover_sets.h"
 #include "table/elf.h"
 
 /* One walk: the function's bounds and what its current path knows. */
@@ -38,6 +39,8 @@ struct dc_walk {
 #define DC_MAX_AFTER	4096
 	u32 after[DC_MAX_AFTER];	/* code after calls, followed last */
 	u32 nafter;
+	bool replay;		/* the path goes over code reached before */
+	struct dc_vs vs;	/* the sets the path proves (discover_sets.c) */
 };
 
 static int push(struct dc *d, u32 a)
@@ -661,11 +664,43 @@ static int table_goto(struct dc *d, struct dc_walk *w, u32 site,
 	return 0;
 }
 
+/*
+ * "bx rX" (or Thumb's "mov pc, rX") with rX a set the path proves
+ * (discover_sets.c) or a constant: every value a target, if every one is
+ * a plausible one (in this function, in its instruction set, not data
+ * or inside an instruction reached); otherwise none.
+ */
+static int set_goto(struct dc *d, struct dc_walk *w, const cs_insn *in)
+{
+	static u32 t[DC_SET_MAX];
+	struct dc_consts k = { w->known, w->val };
+	u32 n = 0;
+
+	if (in->id == ARM_INS_BX || (in->id == ARM_INS_MOV && w->thumb))
+		n = dc_vs_targets(&w->vs, in, &k, t);
+	for (u32 i = 0; i < n; i++) {
+		u32 v = t[i] | (in->id == ARM_INS_MOV);
+
+		if ((v & 1) != w->thumb || (v & ~1u) < w->start ||
+		    (v & ~1u) >= w->end || (!w->thumb && (v & 3)) ||
+		    (*dc_flag(d, v & ~1u) & (DC_IN | DC_DATA)))
+			return 0;
+	}
+	for (u32 i = 0; i < n; i++)
+		if (push(d, t[i] & ~1u) ||
+		    jump_add(d, (u32)in->address, t[i] & ~1u))
+			return -1;
+	return 0;
+}
+
 /* A jump through a table indexed by a register: its targets followed. */
 static int computed(struct dc *d, struct dc_walk *w, const cs_insn *in)
 {
 	const cs_arm *a = &in->detail->arm;
 	const cs_arm_op *last = &a->operands[a->op_count ? a->op_count - 1 : 0];
+
+	if (set_goto(d, w, in))
+		return -1;
 
 	if ((in->id == ARM_INS_BX || in->id == ARM_INS_MOV) && w->tbl_reg >= 0 &&
 	    a->op_count && reg_no(last) == w->tbl_reg)
@@ -716,6 +751,23 @@ static int after_call(struct dc *d, struct dc_walk *w, const cs_insn *in)
 	return 0;
 }
 
+/*
+ * A branch inside the function carries what the path proves to its
+ * target, with what the branch's condition proves after a "cmp rN,
+ * #imm"; the path falling through keeps what falling through proves.
+ * Not while replaying, so a loop is gone over once.
+ */
+static void carry(struct dc_walk *w, const cs_insn *in, u32 t)
+{
+	static struct dc_vs taken;	/* one thread; 13 KB off the stack */
+	bool keep = !w->replay && t >= w->start && t < w->end &&
+		    dc_vs_useful(&w->vs);
+
+	dc_vs_branch(&w->vs, in, keep ? &taken : NULL);
+	if (keep)
+		dc_vs_save(t, &taken);
+}
+
 /* After @in: 1 the path goes on, 0 it ends, -1 error. */
 static int step(struct dc *d, struct dc_walk *w, const cs_insn *in)
 {
@@ -729,6 +781,11 @@ static int step(struct dc *d, struct dc_walk *w, const cs_insn *in)
 	for (int i = 0; i < a->op_count; i++)
 		if (a->operands[i].type == ARM_OP_IMM)
 			t = (u32)a->operands[i].imm;
+	if (in->id == ARM_INS_B)
+		carry(w, in, t);
+	else
+		dc_vs_step(d, &w->vs, in,
+			   &(struct dc_consts){ w->known, w->val });
 	switch (in->id) {
 	case ARM_INS_BL:
 		if (cand(d, t, w->thumb, DC_K_CALL, site))
@@ -799,10 +856,28 @@ static void flush_it(struct dc *d, struct dc_walk *w, u32 a)
 	w->it_left = 0;
 }
 
+/*
+ * A path that arrives at code reached before goes over it again, a few
+ * instructions at most, when it carries what a computed jump there
+ * needs: a set (discover_sets.c) or a constant that is an address in the
+ * function.  The path that reached it first may have known less.
+ */
+#define DC_REPLAY	24
+
+static bool replay_worth(const struct dc_walk *w)
+{
+	for (int r = 0; r < 13; r++)
+		if ((w->known & (1u << r)) && (w->val[r] & ~1u) >= w->start &&
+		    (w->val[r] & ~1u) < w->end)
+			return true;
+	return dc_vs_useful(&w->vs);
+}
+
 /* Decode from @a on until the path ends. */
 static int run(struct dc *d, struct dc_walk *w, u32 a)
 {
 	cs_insn *in = d->insn;
+	u32 left = 0;
 	int r = 1;
 
 	w->known = 0;
@@ -811,15 +886,27 @@ static int run(struct dc *d, struct dc_walk *w, u32 a)
 	w->tbl_reg = -1;
 	w->cmp_reg = -1;
 	w->it_left = 0;
+	w->replay = false;
+	if (!dc_vs_take(a, &w->vs))
+		dc_vs_reset(&w->vs);
 	while (r > 0) {
 		if (a < w->start || a >= w->end || !dc_inside(d, a) ||
-		    (*dc_flag(d, a) & (DC_CODE | DC_IN | DC_DATA)))
+		    (*dc_flag(d, a) & (DC_IN | DC_DATA)))
+			break;
+		if ((*dc_flag(d, a) & DC_CODE) && !w->replay) {
+			if (w->it_left || !replay_worth(w))
+				break;
+			w->replay = true;
+			left = DC_REPLAY;
+		}
+		if (w->replay && !left--)
 			break;
 		if (!decode(d, w->thumb, a, w->end)) {
 			d->walk_bad++;
 			break;
 		}
-		mark(d, w, a, in->size, DC_CODE);
+		if (!(*dc_flag(d, a) & DC_CODE))
+			mark(d, w, a, in->size, DC_CODE);
 		if (w->it_left)
 			w->it_left--;
 		w->it_left += it_count(in);
@@ -882,6 +969,7 @@ u32 dc_walk(struct dc *d, u32 k)
 	w.maxend = w.start;
 	d->found.n = 0;
 	d->nstack = 0;
+	dc_vs_forget_saved();
 	if (push(d, w.start))
 		return -1u;
 	for (;;) {
