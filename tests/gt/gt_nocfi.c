@@ -358,6 +358,61 @@ unsigned int nocfi_classes(unsigned int n)
 	return run_format(fmt, v);
 }
 
+/*
+ * The same switch with 300 cases, as grep's main has: a bound over 255
+ * is a constant in a register first ("movw rK, #299; cmp rI, rK; bhi").
+ * Sums the bytes of @s up to a zero, by their value and a quarter of it.
+ */
+unsigned int gt_pic_switch_wide(const unsigned char *s);
+__asm__(
+"	.text\n"
+"	.syntax unified\n"
+"	.thumb\n"
+"	.p2align 2\n"
+"	.type gt_pic_switch_wide, %function\n"
+"	.thumb_func\n"
+"gt_pic_switch_wide:\n"
+"	push {r4, r5, r6, lr}\n"
+"	mov r4, r0\n"
+"	movs r5, #0\n"
+"1:	adds r5, #1\n"
+"2:	ldrb r3, [r4], #1\n"
+"	cmp r3, #0\n"
+"	beq.w 9f\n"
+"	add r3, r3, r3, lsr #2\n"
+"	movw r2, #299\n"
+"	cmp r3, r2\n"
+"	bhi 2b\n"
+"	adr r2, 3f\n"
+"	ldr.w r3, [r2, r3, lsl #2]\n"
+"	add r2, r3\n"
+"	bx r2\n"
+"	nop\n"
+"	.p2align 2\n"
+"3:	.rept 50\n"
+"	.word (1b - 3b) + 1, (4f - 3b) + 1, (5f - 3b) + 1\n"
+"	.word (6f - 3b) + 1, (2b - 3b) + 1, (7f - 3b) + 1\n"
+"	.endr\n"
+"4:	adds r5, #3\n"
+"	b 2b\n"
+"5:	mov r0, r5\n"
+"	bl gt_rotate\n"
+"	mov r5, r0\n"
+"	b 2b\n"
+"6:	lsls r5, r5, #1\n"
+"	b 2b\n"
+"7:	eor r5, r5, #0x55\n"
+"	b 1b\n"
+"9:	mov r0, r5\n"
+"	pop {r4, r5, r6, pc}\n"
+"	.size gt_pic_switch_wide, . - gt_pic_switch_wide\n"
+#ifdef __thumb__
+"	.thumb\n"
+#else
+"	.arm\n"
+#endif
+);
+
 /* A program for run_ops, different for each n. */
 static unsigned int interpret(unsigned int n, const unsigned int *v)
 {
@@ -365,7 +420,8 @@ static unsigned int interpret(unsigned int n, const unsigned int *v)
 
 	for (unsigned int i = 0; i < sizeof(code); i++)
 		code[i] = (unsigned char)((v[i & 31] >> (i & 7)) + i * 37 + n);
-	return run_ops(code, sizeof(code), v) + gt_pic_switch(code);
+	return run_ops(code, sizeof(code), v) + gt_pic_switch(code) +
+	       gt_pic_switch_wide(code);
 }
 
 unsigned int nocfi_work(unsigned int n)

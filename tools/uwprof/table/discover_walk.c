@@ -752,6 +752,27 @@ static int after_call(struct dc *d, struct dc_walk *w, const cs_insn *in)
 }
 
 /*
+ * "cmp rN, #imm", or "cmp rN, rK" with rK a known constant (a bound over
+ * 255 is built with movw first): the bound of a table's index.
+ */
+static void compare(struct dc_walk *w, const cs_insn *in)
+{
+	const cs_arm_op *op = in->detail->arm.operands;
+	int k = reg_no(&op[1]);
+
+	w->cmp_reg = -1;
+	if (op[0].type != ARM_OP_REG || op[1].shift.type)
+		return;
+	if (op[1].type == ARM_OP_IMM)
+		w->cmp_imm = (u32)op[1].imm;
+	else if (k >= 0 && (w->known & ~w->addr & (1u << k)))
+		w->cmp_imm = w->val[k];
+	else
+		return;
+	w->cmp_reg = (int)op[0].reg;
+}
+
+/*
  * A branch inside the function carries what the path proves to its
  * target, with what the branch's condition proves after a "cmp rN,
  * #imm"; the path falling through keeps what falling through proves.
@@ -803,10 +824,7 @@ static int step(struct dc *d, struct dc_walk *w, const cs_insn *in)
 	case ARM_INS_UDF: case ARM_INS_BKPT: case ARM_INS_TRAP:
 		return cond;
 	case ARM_INS_CMP:
-		w->cmp_reg = a->operands[0].type == ARM_OP_REG &&
-			     a->operands[1].type == ARM_OP_IMM ?
-			     (int)a->operands[0].reg : -1;
-		w->cmp_imm = (u32)a->operands[1].imm;
+		compare(w, in);
 		return 1;
 	default:
 		break;
