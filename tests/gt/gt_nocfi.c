@@ -413,6 +413,62 @@ __asm__(
 #endif
 );
 
+/*
+ * gt_pic_switch with lr for the index, a scratch register once it is
+ * saved, as gcc takes it in tar's switches ("ldr.w lr, [r3, lr, lsl #2];
+ * add r3, lr; bx r3").
+ */
+unsigned int gt_pic_switch_lr(const unsigned char *s);
+__asm__(
+"	.text\n"
+"	.syntax unified\n"
+"	.thumb\n"
+"	.p2align 2\n"
+"	.type gt_pic_switch_lr, %function\n"
+"	.thumb_func\n"
+"gt_pic_switch_lr:\n"
+"	push {r4, r5, r6, lr}\n"
+"	mov r4, r0\n"
+"	movs r5, #0\n"
+"1:	adds r5, #1\n"
+"2:	ldrb lr, [r4], #1\n"
+"	cmp lr, #0\n"
+"	beq 9f\n"
+"	and lr, lr, #7\n"
+"	cmp lr, #5\n"
+"	bhi 2b\n"
+"	adr r3, 3f\n"
+"	ldr.w lr, [r3, lr, lsl #2]\n"
+"	add r3, lr\n"
+"	bx r3\n"
+"	nop\n"
+"	.p2align 2\n"
+"3:	.word (1b - 3b) + 1\n"
+"	.word (4f - 3b) + 1\n"
+"	.word (5f - 3b) + 1\n"
+"	.word (6f - 3b) + 1\n"
+"	.word (2b - 3b) + 1\n"
+"	.word (7f - 3b) + 1\n"
+"4:	adds r5, #5\n"
+"	b 2b\n"
+"5:	mov r0, r5\n"
+"	bl gt_rotate\n"
+"	mov r5, r0\n"
+"	b 2b\n"
+"6:	lsrs r5, r5, #1\n"
+"	b 2b\n"
+"7:	eor r5, r5, #0x33\n"
+"	b 1b\n"
+"9:	mov r0, r5\n"
+"	pop {r4, r5, r6, pc}\n"
+"	.size gt_pic_switch_lr, . - gt_pic_switch_lr\n"
+#ifdef __thumb__
+"	.thumb\n"
+#else
+"	.arm\n"
+#endif
+);
+
 /* A program for run_ops, different for each n. */
 static unsigned int interpret(unsigned int n, const unsigned int *v)
 {
@@ -421,7 +477,7 @@ static unsigned int interpret(unsigned int n, const unsigned int *v)
 	for (unsigned int i = 0; i < sizeof(code); i++)
 		code[i] = (unsigned char)((v[i & 31] >> (i & 7)) + i * 37 + n);
 	return run_ops(code, sizeof(code), v) + gt_pic_switch(code) +
-	       gt_pic_switch_wide(code);
+	       gt_pic_switch_wide(code) + gt_pic_switch_lr(code);
 }
 
 unsigned int nocfi_work(unsigned int n)

@@ -224,7 +224,18 @@ static int table_arm(struct dc *d, struct dc_walk *w, const cs_insn *in,
 	return 0;
 }
 
-/* The registers of r0-r12 that @in writes explicitly. */
+/*
+ * The number of r0-r12 or lr (14, which gcc takes as a scratch register
+ * once it is saved: tar's -fPIC switches index their table with it), or
+ * -1.
+ */
+static int gpr(unsigned int r)
+{
+	return r >= ARM_REG_R0 && r <= ARM_REG_R12 ? (int)(r - ARM_REG_R0) :
+	       r == ARM_REG_LR ? 14 : -1;
+}
+
+/* The registers of r0-r12 and lr that @in writes explicitly. */
 static u32 written(const cs_insn *in)
 {
 	const cs_arm *a = &in->detail->arm;
@@ -233,9 +244,8 @@ static u32 written(const cs_insn *in)
 	for (int i = 0; i < a->op_count; i++)
 		if (a->operands[i].type == ARM_OP_REG &&
 		    (a->operands[i].access & CS_AC_WRITE) &&
-		    a->operands[i].reg >= ARM_REG_R0 &&
-		    a->operands[i].reg <= ARM_REG_R12)
-			m |= 1u << (a->operands[i].reg - ARM_REG_R0);
+		    gpr(a->operands[i].reg) >= 0)
+			m |= 1u << gpr(a->operands[i].reg);
 	return m;
 }
 
@@ -247,8 +257,7 @@ static void forget_written(struct dc_walk *w, const cs_insn *in)
 
 static int reg_no(const cs_arm_op *op)
 {
-	return op->type == ARM_OP_REG && op->reg >= ARM_REG_R0 &&
-	       op->reg <= ARM_REG_R12 ? (int)(op->reg - ARM_REG_R0) : -1;
+	return op->type == ARM_OP_REG ? gpr(op->reg) : -1;
 }
 
 static u32 literal_size(const cs_insn *in)
@@ -558,10 +567,8 @@ static bool table_load(struct dc_walk *w, const cs_insn *in)
 	    m->shift.value != 2)
 		return false;
 	t = reg_no(&a->operands[0]);
-	b = m->mem.base >= ARM_REG_R0 && m->mem.base <= ARM_REG_R12 ?
-	    (int)(m->mem.base - ARM_REG_R0) : -1;
-	i = m->mem.index >= ARM_REG_R0 && m->mem.index <= ARM_REG_R12 ?
-	    (int)(m->mem.index - ARM_REG_R0) : -1;
+	b = gpr(m->mem.base);
+	i = gpr(m->mem.index);
 	if (t < 0 || b < 0 || i < 0 || !(w->known & (1u << b)))
 		return false;
 	w->tbl_base = w->val[b];
