@@ -850,13 +850,25 @@ static int step(struct dc *d, struct dc_walk *w, const cs_insn *in)
 	return 1;
 }
 
-/* "bx lr", or a load of pc from the stack (pop, ldm sp) */
+/*
+ * "bx lr", or a load of pc from the stack (pop, ldm sp, or "ldr pc,
+ * [sp], #4": a pop of pc alone, as Thumb-2 "pop.w {pc}" is encoded)
+ */
 static bool is_return(const cs_insn *in)
 {
 	const cs_arm *a = &in->detail->arm;
 
 	if (in->id == ARM_INS_BX)
 		return a->operands[0].reg == ARM_REG_LR;
+	if (in->id == ARM_INS_LDR)
+		return a->op_count == 3 && a->writeback &&
+		       a->operands[0].type == ARM_OP_REG &&
+		       a->operands[0].reg == ARM_REG_PC &&
+		       a->operands[1].type == ARM_OP_MEM &&
+		       a->operands[1].mem.base == ARM_REG_SP &&
+		       a->operands[1].mem.index == ARM_REG_INVALID &&
+		       a->operands[2].type == ARM_OP_IMM &&
+		       a->operands[2].imm == 4;
 	return (in->id == ARM_INS_POP ||
 		(in->id == ARM_INS_LDM && a->operands[0].reg == ARM_REG_SP)) &&
 	       a->op_count && a->operands[a->op_count - 1].reg == ARM_REG_PC;
