@@ -15,6 +15,7 @@
  * character through a table of byte classes, then a table of label
  * offsets.
  */
+#include <setjmp.h>
 #include <stdlib.h>
 
 #include "gt_nocfi.h"
@@ -517,6 +518,63 @@ __asm__(
 #endif
 );
 
+/*
+ * A function that never returns, also reached only through a computed
+ * pointer and found as the code after its caller: it ends with its call
+ * to gt_leave(), which longjmps out, then one nop and the literal it
+ * read before (busybox's "die" helpers).  Its walk has no return, but
+ * the call followed by data it read ends it as a return would.
+ */
+static jmp_buf gt_leave_to;
+
+__attribute__((noinline, noreturn, used)) static void gt_leave(unsigned int x)
+{
+	for (unsigned int i = 0; i < 32; i++)
+		x = gt_rotate(x) + i;
+	nocfi_sink = x;
+	longjmp(gt_leave_to, 1);
+}
+
+void gt_call_never(unsigned int x);
+__asm__(
+"	.text\n"
+"	.syntax unified\n"
+"	.thumb\n"
+"	.p2align 2\n"
+"	.type gt_call_never, %function\n"
+"	.thumb_func\n"
+"gt_call_never:\n"
+"	push {r4, lr}\n"
+"	adr.w r3, gt_never_returns\n"
+"	orr r3, r3, #1\n"
+"	blx r3\n"
+"	pop {r4, pc}\n"
+"	.size gt_call_never, . - gt_call_never\n"
+"	.p2align 2\n"
+"	.type gt_never_returns, %function\n"
+"	.thumb_func\n"
+"gt_never_returns:\n"
+"	ldr r1, 1f\n"
+"	push {r3, lr}\n"
+"	eors r0, r1\n"
+"	bl gt_leave\n"
+"	nop\n"
+"1:	.word 0x27d4eb2f\n"
+"	.size gt_never_returns, . - gt_never_returns\n"
+#ifdef __thumb__
+"	.thumb\n"
+#else
+"	.arm\n"
+#endif
+);
+
+static unsigned int never_returns(unsigned int n)
+{
+	if (!setjmp(gt_leave_to))
+		gt_call_never(n);
+	return nocfi_sink;
+}
+
 /* A program for run_ops, different for each n. */
 static unsigned int interpret(unsigned int n, const unsigned int *v)
 {
@@ -527,6 +585,7 @@ static unsigned int interpret(unsigned int n, const unsigned int *v)
 		code[i] = (unsigned char)((v[i & 31] >> (i & 7)) + i * 37 + n);
 	for (unsigned int i = 0; i < 16; i++)
 		h += gt_call_hidden(n + i);
+	h += never_returns(n);
 	return run_ops(code, sizeof(code), v) + gt_pic_switch(code) +
 	       gt_pic_switch_wide(code) + gt_pic_switch_lr(code) + h;
 }

@@ -746,6 +746,13 @@ static int after_call(struct dc *d, struct dc_walk *w, const cs_insn *in)
 		return 1;
 	for (k = 0; k < 4 && next < w->end && padding_here(d, next); k++)
 		next += 2;
+	/* literals the path read already: the call never returns, and
+	 * ends the function as a return does (busybox's "die" helpers) */
+	if (next < w->end && dc_inside(d, next) &&
+	    (*dc_flag(d, next) & DC_DATA)) {
+		d->walk_returns++;
+		return 0;
+	}
 	/* gcc aligns the next function with one nop after a call that
 	 * never returns; inside a function nothing follows a call so */
 	if (next < w->end && (dc_saves_lr(d, next, w->thumb) ||
