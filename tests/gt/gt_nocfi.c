@@ -575,6 +575,73 @@ static unsigned int never_returns(unsigned int n)
 	return nocfi_sink;
 }
 
+/*
+ * glibc's printf_positional keeps the addresses of its dispatch tables in
+ * its frame, at [r7, #k], and reloads them where the dispatch is, past a
+ * branch: the walk carries the frame's constants and the bound that
+ * "cmp; bls" proves along the branch.  The byte of classes and the table
+ * of offsets lie between the cases, where only the tables tell them from
+ * code.  Sums the bytes of @s up to a zero, by their low three bits.
+ */
+unsigned int gt_fp_dispatch(const unsigned char *s);
+__asm__(
+"	.text\n"
+"	.syntax unified\n"
+"	.thumb\n"
+"	.p2align 2\n"
+"	.type gt_fp_dispatch, %function\n"
+"	.thumb_func\n"
+"gt_fp_dispatch:\n"
+"	push {r4, r5, r7, lr}\n"
+"	sub sp, #16\n"
+"	add r7, sp, #0\n"
+"	mov r4, r0\n"
+"	movs r5, #0\n"
+"	adr.w r3, 8f\n"
+"	str r3, [r7, #4]\n"
+"	adr.w r3, 5f\n"
+"	str r3, [r7, #8]\n"
+"	adr.w r3, 7f\n"
+"	str r3, [r7, #12]\n"
+"2:	ldrb r3, [r4], #1\n"
+"	cmp r3, #0\n"
+"	beq.w 9f\n"
+"	and r3, r3, #7\n"
+"	cmp r3, #5\n"
+"	bls.w 3f\n"
+"	b 2b\n"
+"5:	adds r5, #3\n"
+"	b 2b\n"
+"	.p2align 2\n"
+"8:	.word 0, 4f - 5b, 6f - 5b, 1f - 5b\n"
+"7:	.byte 1, 0, 2, 3, 2, 1, 0, 0\n"
+"4:	mov r0, r5\n"
+"	bl gt_rotate\n"
+"	mov r5, r0\n"
+"	b 2b\n"
+"6:	lsls r5, r5, #1\n"
+"	b 2b\n"
+"1:	eor r5, r5, #0x5a\n"
+"	b 2b\n"
+"3:	ldr r2, [r7, #12]\n"
+"	ldrb r3, [r2, r3]\n"
+"	ldr r2, [r7, #4]\n"
+"	ldr.w r3, [r2, r3, lsl #2]\n"
+"	ldr r2, [r7, #8]\n"
+"	add r2, r3\n"
+"	orr r2, r2, #1\n"
+"	bx r2\n"
+"9:	mov r0, r5\n"
+"	add sp, #16\n"
+"	pop {r4, r5, r7, pc}\n"
+"	.size gt_fp_dispatch, . - gt_fp_dispatch\n"
+#ifdef __thumb__
+"	.thumb\n"
+#else
+"	.arm\n"
+#endif
+);
+
 /* A program for run_ops, different for each n. */
 static unsigned int interpret(unsigned int n, const unsigned int *v)
 {
@@ -587,7 +654,8 @@ static unsigned int interpret(unsigned int n, const unsigned int *v)
 		h += gt_call_hidden(n + i);
 	h += never_returns(n);
 	return run_ops(code, sizeof(code), v) + gt_pic_switch(code) +
-	       gt_pic_switch_wide(code) + gt_pic_switch_lr(code) + h;
+	       gt_pic_switch_wide(code) + gt_pic_switch_lr(code) +
+	       gt_fp_dispatch(code) + h;
 }
 
 unsigned int nocfi_work(unsigned int n)

@@ -19,6 +19,8 @@
 
 void dc_vs_reset(struct dc_vs *s)
 {
+	s->known = 0;
+	s->nslot = 0;
 	for (int i = 0; i < 13; i++) {
 		s->r[i].kind = DC_VS_NONE;
 		s->rel[i] = -1;
@@ -69,6 +71,11 @@ static void copy_all(struct dc_vs *to, const struct dc_vs *from)
 	memcpy(to->rel_off, from->rel_off, sizeof(to->rel_off));
 	to->cmp_reg = from->cmp_reg;
 	to->cmp_imm = from->cmp_imm;
+	to->known = from->known;
+	to->addr = from->addr;
+	memcpy(to->val, from->val, sizeof(to->val));
+	memcpy(to->slot, from->slot, sizeof(to->slot));
+	to->nslot = from->nslot;
 }
 
 static void drop(struct dc_vs *s, int r)
@@ -226,6 +233,11 @@ static bool table_read(struct dc *d, const struct dc_vs *s,
 		    !list_add(out, v))
 			return false;
 	}
+	/* a table inside the code is data there */
+	for (u32 i = 0; i < b.n; i++)
+		for (u32 h = 0; h < size; h += 2)
+			if (dc_inside(d, (b.v[i] + h) & ~1u))
+				*dc_flag(d, (b.v[i] + h) & ~1u) |= DC_DATA;
 	return true;
 }
 
@@ -251,6 +263,14 @@ static bool result(struct dc *d, const struct dc_vs *s,
 		if (a->op_count != 2)
 			return false;
 		break;
+	case ARM_INS_AND:	/* "and rD, rS, #2^n - 1": 0 to that */
+		if (a->op_count != 3 || last->type != ARM_OP_IMM ||
+		    ((u32)last->imm & ((u32)last->imm + 1)))
+			return false;
+		out->kind = DC_VS_RANGE;
+		out->lo = 0;
+		out->hi = (u32)last->imm;
+		return true;
 	case ARM_INS_MOV:
 		return a->op_count == 2 && last->type == ARM_OP_REG &&
 		       !last->shift.type && get(s, k, reg_of(last->reg), out);

@@ -20,6 +20,15 @@ struct dc_vset {
 
 enum { DC_VS_NONE, DC_VS_RANGE, DC_VS_LIST };
 
+/* A constant the walk knows is stored at [base, #off] (sp or fp). */
+struct dc_slot {
+	s32 off;
+	u32 val, addr;
+	int base;
+};
+
+#define DC_MAX_SLOTS	8
+
 /* One path's sets, and what its last flag-setting instruction compared. */
 struct dc_vs {
 	struct dc_vset r[13];	/* r0-r12 */
@@ -27,6 +36,10 @@ struct dc_vs {
 	u32 rel_off[13];
 	int cmp_reg;		/* "cmp rN, #imm" set the flags, or -1 */
 	u32 cmp_imm;
+	/* the walk's constants, carried to a branch's target with the sets */
+	u32 known, addr, val[16];
+	struct dc_slot slot[DC_MAX_SLOTS];
+	u32 nslot;
 };
 
 /* The constants the walk knows besides: a constant is a set of one. */

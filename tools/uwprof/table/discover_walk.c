@@ -25,9 +25,8 @@ struct dc_walk {
 	u32 val[16];
 	u32 bounded;		/* registers with a known largest value */
 	u32 bnd[16];
-#define DC_MAX_SLOTS	8
-	struct { s32 off; u32 val, addr; } slot[DC_MAX_SLOTS];
-	u32 nslot;		/* known constants stored at [sp, #off] */
+	struct dc_slot slot[DC_MAX_SLOTS];
+	u32 nslot;		/* known constants stored at [sp or fp, #off] */
 	int tbl_reg;		/* holds an entry of a table of addresses */
 	bool tbl_thumb;		/* ... with the Thumb bit set since */
 	bool tbl_rel;		/* ... added to the table's address since */
@@ -454,15 +453,98 @@ static int mem_imm(const cs_insn *in, s32 *k)
 	       (int)(m->mem.base - ARM_REG_R0) : -1;
 }
 
-/* "str rX, [sp, #k]" keeps rX's constant there; "ldr rY, [sp, #k]" reads it. */
+/* Forget the frame's constants at [@base, #k] (all bases: -1). */
+static void drop_slots(struct dc_walk *w, int base)
+{
+	for (u32 i = 0; i < w->nslot;)
+		if (base < 0 || w->slot[i].base == base)
+			w->slot[i] = w->slot[--w->nslot];
+		else
+			i++;
+}
+
+/* The frame pointer's number: r7 in Thumb code, r11 in ARM code. */
+static int fp_of(const struct dc_walk *w)
+{
+	return w->thumb ? 7 : 11;
+}
+
+/* Forget the constants at [@base, #k] that [@lo, @hi) overlaps. */
+static void drop_range(struct dc_walk *w, int base, s32 lo, s32 hi)
+{
+	for (u32 i = 0; i < w->nslot;)
+		if (w->slot[i].base == base && w->slot[i].off + 4 > lo &&
+		    w->slot[i].off < hi)
+			w->slot[i] = w->slot[--w->nslot];
+		else
+			i++;
+}
+
+/*
+ * A store into the frame through sp or fp other than an unconditional
+ * "str rX, [base, #k]" (strd, byte and halfword stores, stm, VFP stores,
+ * a conditional str): the words it
+ * writes lose their constants, and every word of the other base's (the
+ * same word may be named from both).  Stores through other registers
+ * are taken not to write the frame's constants, as in the rest of the
+ * walk.
+ */
+static void frame_store(struct dc_walk *w, const cs_insn *in)
+{
+	const cs_arm *a = &in->detail->arm;
+	const cs_arm_op *m = NULL;
+	s32 size = 0;
+	int b;
+
+	switch (in->id) {
+	case ARM_INS_STR:	/* conditional: frame_slot keeps no constant */
+		if (!conditional(in))
+			return;
+		size = 4;
+		break;
+	case ARM_INS_STRB: size = 1; break;
+	case ARM_INS_STRH: size = 2; break;
+	case ARM_INS_STRD: size = 8; break;
+	case ARM_INS_STM: case ARM_INS_STMDA: case ARM_INS_STMDB:
+	case ARM_INS_STMIB: case ARM_INS_VSTR: case ARM_INS_VSTMIA:
+	case ARM_INS_VSTMDB: case ARM_INS_STREX: case ARM_INS_STRT:
+	case ARM_INS_STRBT: case ARM_INS_STRHT:
+		break;
+	default:
+		return;
+	}
+	for (int i = 0; i < a->op_count; i++)
+		if (a->operands[i].type == ARM_OP_MEM)
+			m = &a->operands[i];
+	b = m ? (m->mem.base == ARM_REG_SP ? 13 : gpr(m->mem.base)) :
+	    a->op_count && a->operands[0].type == ARM_OP_REG ?
+	    (a->operands[0].reg == ARM_REG_SP ? 13 :
+	     gpr(a->operands[0].reg)) : -1;	/* stm's base */
+	if (b != 13 && b != fp_of(w))
+		return;
+	drop_slots(w, b == 13 ? fp_of(w) : 13);
+	if (!size || !m || a->writeback || m->mem.index != ARM_REG_INVALID)
+		drop_slots(w, b);
+	else
+		drop_range(w, b, m->mem.disp, m->mem.disp + size);
+}
+
+/*
+ * "str rX, [sp, #k]" or "str rX, [fp, #k]" keeps rX's constant there;
+ * "ldr rY, [sp, #k]" or "ldr rY, [fp, #k]" reads it.  A store through
+ * the other base may be the same word: it forgets that base's constants.
+ */
 static void frame_slot(struct dc_walk *w, const cs_insn *in, int r)
 {
-	s32 k;
+	s32 k = 0;
 	u32 i;
+	int b = mem_imm(in, &k);
 
-	if (r < 0 || mem_imm(in, &k) != 13)
+	frame_store(w, in);
+	if (r < 0 || (b != 13 && b != fp_of(w)))
 		return;
-	for (i = 0; i < w->nslot && w->slot[i].off != k; i++)
+	for (i = 0; i < w->nslot && (w->slot[i].off != k ||
+				     w->slot[i].base != b); i++)
 		;
 	if (in->id == ARM_INS_LDR && i < w->nslot) {
 		w->known |= 1u << r;
@@ -471,6 +553,10 @@ static void frame_slot(struct dc_walk *w, const cs_insn *in, int r)
 	}
 	if (in->id != ARM_INS_STR)
 		return;
+	drop_slots(w, b == 13 ? fp_of(w) : 13);
+	for (i = 0; i < w->nslot && (w->slot[i].off != k ||
+				     w->slot[i].base != b); i++)
+		;
 	if (!(w->known & (1u << r))) {
 		if (i < w->nslot)
 			w->slot[i] = w->slot[--w->nslot];
@@ -480,6 +566,7 @@ static void frame_slot(struct dc_walk *w, const cs_insn *in, int r)
 		return;
 	w->nslot += i == w->nslot;
 	w->slot[i].off = k;
+	w->slot[i].base = b;
 	w->slot[i].val = w->val[r];
 	w->slot[i].addr = (w->addr >> r) & 1;
 }
@@ -594,7 +681,9 @@ static void remember(struct dc_walk *w, const cs_insn *in, bool load)
 
 	w->bounded &= ~wr;
 	if (writes_sp(in))
-		w->nslot = 0;
+		drop_slots(w, 13);
+	if (wr & (1u << fp_of(w)))
+		drop_slots(w, fp_of(w));
 	if (!load && w->tbl_reg >= 0 && (wr & (1u << w->tbl_reg))) {
 		/* "orr rT, rT, #1" sets the Thumb bit the entries lack */
 		bool thumb = in->id == ARM_INS_ORR && a->op_count == 3 &&
@@ -607,8 +696,7 @@ static void remember(struct dc_walk *w, const cs_insn *in, bool load)
 		w->tbl_thumb |= thumb;
 	}
 	if (conditional(in)) {
-		if (in->id == ARM_INS_STR)
-			w->nslot = 0;
+		frame_store(w, in);
 		return;
 	}
 	frame_slot(w, in, r);
@@ -795,12 +883,17 @@ static void compare(struct dc_walk *w, const cs_insn *in)
 static void carry(struct dc_walk *w, const cs_insn *in, u32 t)
 {
 	static struct dc_vs taken;	/* one thread; 13 KB off the stack */
-	bool keep = !w->replay && t >= w->start && t < w->end &&
-		    dc_vs_useful(&w->vs);
+	bool keep = !w->replay && t >= w->start && t < w->end;
 
 	dc_vs_branch(&w->vs, in, keep ? &taken : NULL);
-	if (keep)
-		dc_vs_save(t, &taken);
+	if (!keep || !dc_vs_useful(&taken))
+		return;
+	taken.known = w->known;
+	taken.addr = w->addr;
+	memcpy(taken.val, w->val, sizeof(taken.val));
+	memcpy(taken.slot, w->slot, w->nslot * sizeof(w->slot[0]));
+	taken.nslot = w->nslot;
+	dc_vs_save(t, &taken);
 }
 
 /* After @in: 1 the path goes on, 0 it ends, -1 error. */
@@ -933,6 +1026,12 @@ static int run(struct dc *d, struct dc_walk *w, u32 a)
 	w->replay = false;
 	if (!dc_vs_take(a, &w->vs))
 		dc_vs_reset(&w->vs);
+	/* what the branch to here carried (none: nothing) */
+	w->known = w->vs.known;
+	w->addr = w->vs.addr;
+	memcpy(w->val, w->vs.val, sizeof(w->val));
+	memcpy(w->slot, w->vs.slot, w->vs.nslot * sizeof(w->slot[0]));
+	w->nslot = w->vs.nslot;
 	while (r > 0) {
 		if (a < w->start || a >= w->end || !dc_inside(d, a) ||
 		    (*dc_flag(d, a) & (DC_IN | DC_DATA)))
