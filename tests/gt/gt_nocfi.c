@@ -224,6 +224,47 @@ __attribute__((noinline, noclone, used)) static unsigned int gt_rotate(unsigned 
 	return x >> 5 | x << 27;
 }
 
+/* Thumb functions written out: their start, and the end back in this
+ * file's instruction set. */
+#define GT_ASM_FUNC(name)						\
+	"	.text\n"						\
+	"	.syntax unified\n"					\
+	"	.thumb\n"						\
+	"	.p2align 2\n"						\
+	"	.type " #name ", %function\n"				\
+	"	.thumb_func\n"						\
+	#name ":\n"
+#ifdef __thumb__
+#define GT_ASM_MODE "	.thumb\n"
+#else
+#define GT_ASM_MODE "	.arm\n"
+#endif
+#define GT_ASM_END(name)						\
+	"	.size " #name ", . - " #name "\n" GT_ASM_MODE
+
+/* The switches' tables of offsets, from 3, and their cases (on r5). */
+#define GT_SWITCH_ENTRIES						\
+	"	.word (1b - 3b) + 1, (4f - 3b) + 1, (5f - 3b) + 1\n"	\
+	"	.word (6f - 3b) + 1, (2b - 3b) + 1, (7f - 3b) + 1\n"
+#define GT_SWITCH_TABLE							\
+	"	nop\n"							\
+	"	.p2align 2\n"						\
+	"3:\n"								\
+	GT_SWITCH_ENTRIES
+#define GT_SWITCH_CASES							\
+	"4:	adds r5, #3\n"						\
+	"	b 2b\n"							\
+	"5:	mov r0, r5\n"						\
+	"	bl gt_rotate\n"						\
+	"	mov r5, r0\n"						\
+	"	b 2b\n"							\
+	"6:	lsls r5, r5, #1\n"					\
+	"	b 2b\n"							\
+	"7:	eor r5, r5, #0x55\n"					\
+	"	b 1b\n"							\
+	"9:	mov r0, r5\n"						\
+	"	pop {r4, r5, r6, pc}\n"
+
 /*
  * A switch as gcc compiles it for position-independent Thumb code when a
  * case lies before the jump (tbb and tbh reach forward only): "adr rB,
@@ -234,13 +275,7 @@ __attribute__((noinline, noclone, used)) static unsigned int gt_rotate(unsigned 
  */
 unsigned int gt_pic_switch(const unsigned char *s);
 __asm__(
-"	.text\n"
-"	.syntax unified\n"
-"	.thumb\n"
-"	.p2align 2\n"
-"	.type gt_pic_switch, %function\n"
-"	.thumb_func\n"
-"gt_pic_switch:\n"
+GT_ASM_FUNC(gt_pic_switch)
 "	push {r4, r5, r6, lr}\n"
 "	mov r4, r0\n"
 "	movs r5, #0\n"
@@ -254,32 +289,9 @@ __asm__(
 "	ldr.w r3, [r2, r3, lsl #2]\n"
 "	add r2, r3\n"
 "	bx r2\n"
-"	nop\n"
-"	.p2align 2\n"
-"3:	.word (1b - 3b) + 1\n"
-"	.word (4f - 3b) + 1\n"
-"	.word (5f - 3b) + 1\n"
-"	.word (6f - 3b) + 1\n"
-"	.word (2b - 3b) + 1\n"
-"	.word (7f - 3b) + 1\n"
-"4:	adds r5, #3\n"
-"	b 2b\n"
-"5:	mov r0, r5\n"
-"	bl gt_rotate\n"
-"	mov r5, r0\n"
-"	b 2b\n"
-"6:	lsls r5, r5, #1\n"
-"	b 2b\n"
-"7:	eor r5, r5, #0x55\n"
-"	b 1b\n"
-"9:	mov r0, r5\n"
-"	pop {r4, r5, r6, pc}\n"
-"	.size gt_pic_switch, . - gt_pic_switch\n"
-#ifdef __thumb__
-"	.thumb\n"
-#else
-"	.arm\n"
-#endif
+GT_SWITCH_TABLE
+GT_SWITCH_CASES
+GT_ASM_END(gt_pic_switch)
 );
 
 /*
@@ -366,13 +378,7 @@ unsigned int nocfi_classes(unsigned int n)
  */
 unsigned int gt_pic_switch_wide(const unsigned char *s);
 __asm__(
-"	.text\n"
-"	.syntax unified\n"
-"	.thumb\n"
-"	.p2align 2\n"
-"	.type gt_pic_switch_wide, %function\n"
-"	.thumb_func\n"
-"gt_pic_switch_wide:\n"
+GT_ASM_FUNC(gt_pic_switch_wide)
 "	push {r4, r5, r6, lr}\n"
 "	mov r4, r0\n"
 "	movs r5, #0\n"
@@ -391,27 +397,10 @@ __asm__(
 "	nop\n"
 "	.p2align 2\n"
 "3:	.rept 50\n"
-"	.word (1b - 3b) + 1, (4f - 3b) + 1, (5f - 3b) + 1\n"
-"	.word (6f - 3b) + 1, (2b - 3b) + 1, (7f - 3b) + 1\n"
+GT_SWITCH_ENTRIES
 "	.endr\n"
-"4:	adds r5, #3\n"
-"	b 2b\n"
-"5:	mov r0, r5\n"
-"	bl gt_rotate\n"
-"	mov r5, r0\n"
-"	b 2b\n"
-"6:	lsls r5, r5, #1\n"
-"	b 2b\n"
-"7:	eor r5, r5, #0x55\n"
-"	b 1b\n"
-"9:	mov r0, r5\n"
-"	pop {r4, r5, r6, pc}\n"
-"	.size gt_pic_switch_wide, . - gt_pic_switch_wide\n"
-#ifdef __thumb__
-"	.thumb\n"
-#else
-"	.arm\n"
-#endif
+GT_SWITCH_CASES
+GT_ASM_END(gt_pic_switch_wide)
 );
 
 /*
@@ -421,13 +410,7 @@ __asm__(
  */
 unsigned int gt_pic_switch_lr(const unsigned char *s);
 __asm__(
-"	.text\n"
-"	.syntax unified\n"
-"	.thumb\n"
-"	.p2align 2\n"
-"	.type gt_pic_switch_lr, %function\n"
-"	.thumb_func\n"
-"gt_pic_switch_lr:\n"
+GT_ASM_FUNC(gt_pic_switch_lr)
 "	push {r4, r5, r6, lr}\n"
 "	mov r4, r0\n"
 "	movs r5, #0\n"
@@ -442,32 +425,9 @@ __asm__(
 "	ldr.w lr, [r3, lr, lsl #2]\n"
 "	add r3, lr\n"
 "	bx r3\n"
-"	nop\n"
-"	.p2align 2\n"
-"3:	.word (1b - 3b) + 1\n"
-"	.word (4f - 3b) + 1\n"
-"	.word (5f - 3b) + 1\n"
-"	.word (6f - 3b) + 1\n"
-"	.word (2b - 3b) + 1\n"
-"	.word (7f - 3b) + 1\n"
-"4:	adds r5, #5\n"
-"	b 2b\n"
-"5:	mov r0, r5\n"
-"	bl gt_rotate\n"
-"	mov r5, r0\n"
-"	b 2b\n"
-"6:	lsrs r5, r5, #1\n"
-"	b 2b\n"
-"7:	eor r5, r5, #0x33\n"
-"	b 1b\n"
-"9:	mov r0, r5\n"
-"	pop {r4, r5, r6, pc}\n"
-"	.size gt_pic_switch_lr, . - gt_pic_switch_lr\n"
-#ifdef __thumb__
-"	.thumb\n"
-#else
-"	.arm\n"
-#endif
+GT_SWITCH_TABLE
+GT_SWITCH_CASES
+GT_ASM_END(gt_pic_switch_lr)
 );
 
 /*
@@ -479,13 +439,7 @@ __asm__(
  */
 unsigned int gt_call_hidden(unsigned int x);
 __asm__(
-"	.text\n"
-"	.syntax unified\n"
-"	.thumb\n"
-"	.p2align 2\n"
-"	.type gt_call_hidden, %function\n"
-"	.thumb_func\n"
-"gt_call_hidden:\n"
+GT_ASM_FUNC(gt_call_hidden)
 "	push {r4, lr}\n"
 "	ldr r4, 1f\n"
 "	adr.w r3, gt_pop_pc_alone\n"
@@ -510,12 +464,7 @@ __asm__(
 "	ldr.w pc, [sp], #4\n"
 "	.p2align 2\n"
 "2:	.word 0x5bd1e995\n"
-"	.size gt_pop_pc_alone, . - gt_pop_pc_alone\n"
-#ifdef __thumb__
-"	.thumb\n"
-#else
-"	.arm\n"
-#endif
+GT_ASM_END(gt_pop_pc_alone)
 );
 
 /*
@@ -537,13 +486,7 @@ __attribute__((noinline, noreturn, used)) static void gt_leave(unsigned int x)
 
 void gt_call_never(unsigned int x);
 __asm__(
-"	.text\n"
-"	.syntax unified\n"
-"	.thumb\n"
-"	.p2align 2\n"
-"	.type gt_call_never, %function\n"
-"	.thumb_func\n"
-"gt_call_never:\n"
+GT_ASM_FUNC(gt_call_never)
 "	push {r4, lr}\n"
 "	adr.w r3, gt_never_returns\n"
 "	orr r3, r3, #1\n"
@@ -560,12 +503,7 @@ __asm__(
 "	bl gt_leave\n"
 "	nop\n"
 "1:	.word 0x27d4eb2f\n"
-"	.size gt_never_returns, . - gt_never_returns\n"
-#ifdef __thumb__
-"	.thumb\n"
-#else
-"	.arm\n"
-#endif
+GT_ASM_END(gt_never_returns)
 );
 
 static unsigned int never_returns(unsigned int n)
@@ -585,13 +523,7 @@ static unsigned int never_returns(unsigned int n)
  */
 unsigned int gt_fp_dispatch(const unsigned char *s);
 __asm__(
-"	.text\n"
-"	.syntax unified\n"
-"	.thumb\n"
-"	.p2align 2\n"
-"	.type gt_fp_dispatch, %function\n"
-"	.thumb_func\n"
-"gt_fp_dispatch:\n"
+GT_ASM_FUNC(gt_fp_dispatch)
 "	push {r4, r5, r7, lr}\n"
 "	sub sp, #16\n"
 "	add r7, sp, #0\n"
@@ -634,12 +566,7 @@ __asm__(
 "9:	mov r0, r5\n"
 "	add sp, #16\n"
 "	pop {r4, r5, r7, pc}\n"
-"	.size gt_fp_dispatch, . - gt_fp_dispatch\n"
-#ifdef __thumb__
-"	.thumb\n"
-#else
-"	.arm\n"
-#endif
+GT_ASM_END(gt_fp_dispatch)
 );
 
 /* A program for run_ops, different for each n. */
