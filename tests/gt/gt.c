@@ -47,12 +47,13 @@
 /* ---- the known chains ---- */
 
 enum { R_MEMCPY, R_MEMMOVE, R_MEMSET, R_STRLEN, R_STRCMP, R_SYSCALL,
-       R_UIDIV, R_IDIV, R_ULDIVMOD, R_L2D, R_NOCFI, R_APCS, R_CHAIN,
-       R_COUNT };
+       R_UIDIV, R_IDIV, R_ULDIVMOD, R_L2D, R_NOCFI, R_CLASSES, R_APCS,
+       R_CHAIN, R_COUNT };
 
 static const char *const routine_name[R_COUNT] = {
 	"memcpy", "memmove", "memset", "strlen", "strcmp", "syscall", "uidiv",
-	"idiv", "uldivmod", "l2d", "no-cfi", "apcs", "chain",
+	"idiv", "uldivmod", "l2d", "no-cfi", "no-cfi-classes", "apcs",
+	"chain",
 };
 
 /* Written by one thread each; read by the judge after the joins. */
@@ -160,6 +161,9 @@ __attribute__((noinline)) static void leaf(struct worker *w, int i)
 		break;
 	case R_NOCFI:
 		w->sink += nocfi_work(i & 4095);
+		break;
+	case R_CLASSES:
+		w->sink += nocfi_classes(i & 4095);
 		break;
 	case R_APCS:
 		w->sink += apcs_work(i & 4095);

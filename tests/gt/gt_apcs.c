@@ -8,4 +8,5 @@
  * prologue analysis gives them rules.
  */
 #define nocfi_work apcs_work
+#define nocfi_classes apcs_classes
 #include "gt_nocfi.c"

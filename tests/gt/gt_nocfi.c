@@ -11,8 +11,11 @@
  * only or in a loop, a switch whose cases return through tail calls, and
  * a computed goto's dispatch through a table of label addresses, as an
  * interpreter's loop (Lua's) has: its handlers are reached through that
- * table alone; and a local's address taken on one path only.
+ * table alone; a local's address taken on one path only.
+ * nocfi_classes() dispatches as glibc's printf does: a character through
+ * a table of byte classes, then a table of label offsets.
  */
+#include <setjmp.h>
 #include <stdlib.h>
 
 #include "gt_nocfi.h"
@@ -221,6 +224,47 @@ __attribute__((noinline, noclone, used)) static unsigned int gt_rotate(unsigned 
 	return x >> 5 | x << 27;
 }
 
+/* Thumb functions written out: their start, and the end back in this
+ * file's instruction set. */
+#define GT_ASM_FUNC(name)						\
+	"	.text\n"						\
+	"	.syntax unified\n"					\
+	"	.thumb\n"						\
+	"	.p2align 2\n"						\
+	"	.type " #name ", %function\n"				\
+	"	.thumb_func\n"						\
+	#name ":\n"
+#ifdef __thumb__
+#define GT_ASM_MODE "	.thumb\n"
+#else
+#define GT_ASM_MODE "	.arm\n"
+#endif
+#define GT_ASM_END(name)						\
+	"	.size " #name ", . - " #name "\n" GT_ASM_MODE
+
+/* The switches' tables of offsets, from 3, and their cases (on r5). */
+#define GT_SWITCH_ENTRIES						\
+	"	.word (1b - 3b) + 1, (4f - 3b) + 1, (5f - 3b) + 1\n"	\
+	"	.word (6f - 3b) + 1, (2b - 3b) + 1, (7f - 3b) + 1\n"
+#define GT_SWITCH_TABLE							\
+	"	nop\n"							\
+	"	.p2align 2\n"						\
+	"3:\n"								\
+	GT_SWITCH_ENTRIES
+#define GT_SWITCH_CASES							\
+	"4:	adds r5, #3\n"						\
+	"	b 2b\n"							\
+	"5:	mov r0, r5\n"						\
+	"	bl gt_rotate\n"						\
+	"	mov r5, r0\n"						\
+	"	b 2b\n"							\
+	"6:	lsls r5, r5, #1\n"					\
+	"	b 2b\n"							\
+	"7:	eor r5, r5, #0x55\n"					\
+	"	b 1b\n"							\
+	"9:	mov r0, r5\n"						\
+	"	pop {r4, r5, r6, pc}\n"
+
 /*
  * A switch as gcc compiles it for position-independent Thumb code when a
  * case lies before the jump (tbb and tbh reach forward only): "adr rB,
@@ -231,13 +275,7 @@ __attribute__((noinline, noclone, used)) static unsigned int gt_rotate(unsigned 
  */
 unsigned int gt_pic_switch(const unsigned char *s);
 __asm__(
-"	.text\n"
-"	.syntax unified\n"
-"	.thumb\n"
-"	.p2align 2\n"
-"	.type gt_pic_switch, %function\n"
-"	.thumb_func\n"
-"gt_pic_switch:\n"
+GT_ASM_FUNC(gt_pic_switch)
 "	push {r4, r5, r6, lr}\n"
 "	mov r4, r0\n"
 "	movs r5, #0\n"
@@ -251,32 +289,284 @@ __asm__(
 "	ldr.w r3, [r2, r3, lsl #2]\n"
 "	add r2, r3\n"
 "	bx r2\n"
+GT_SWITCH_TABLE
+GT_SWITCH_CASES
+GT_ASM_END(gt_pic_switch)
+);
+
+/*
+ * glibc's printf dispatch on a format's characters: "sub rT, rC, #' ';
+ * cmp rT, #'z' - ' '; bhi" bounds the character, "ldrb" reads its class
+ * from a table of bytes, "ldr rO, [rB, rK, lsl #2]" the class's offset
+ * from a table of label differences, and "bx" jumps to a label plus that
+ * offset (gcc shares one "orr; bx" among the handlers).  The handlers
+ * are reached through the tables alone, and with 64 of them, each
+ * reading a variable of its own through a literal, gcc puts pools
+ * between them: only the tables tell code from data there.  Some call,
+ * so samples find the dispatching frame under a callee too.
+ */
+#define GT_X64C(m) GT_X16(m, 0) GT_X16(m, 1) GT_X16(m, 2) GT_X16(m, 3)
+#define GT_FMT_STEP(i) &&k_##i - &&k_other,
+#define GT_FMT_NEXT							\
+	do {								\
+		int off;						\
+									\
+		c = *f++;						\
+		off = c < ' ' || c > 'z' ? 0 : steps[classes[c - ' ']];	\
+		goto *(&&k_other + off);				\
+	} while (0)
+#define GT_FMT(i)							\
+	k_##i: {							\
+		static unsigned int g;					\
+									\
+		g += acc ^ c;						\
+		acc = acc * 33 + g;					\
+		if (!(acc & 0x3f))					\
+			acc += mix(v, 4);				\
+		else if (!(acc & 0xfc0))				\
+			acc += other(acc, c);				\
+		GT_FMT_NEXT;						\
+	}
+
+__attribute__((noinline, noclone)) static unsigned int run_format(const unsigned char *f,
+								  const unsigned int *v)
+{
+	/* the class of each character from ' ' to 'z': every one of 1-64 */
+	static const unsigned char classes['z' - ' ' + 1] = {
+		6, 43, 16, 53, 26, 63, 36, 9, 46, 19, 56, 29, 2, 39, 12,
+		49, 22, 59, 32, 5, 42, 15, 52, 25, 62, 35, 8, 45, 18,
+		55, 28, 1, 38, 11, 48, 21, 58, 31, 4, 41, 14, 51, 24,
+		61, 34, 7, 44, 17, 54, 27, 64, 37, 10, 47, 20, 57, 30,
+		3, 40, 13, 50, 23, 60, 33, 1, 2, 3, 4, 5, 6, 7, 8, 9,
+		10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23,
+		24, 25, 26, 0,
+	};
+	static const int steps[65] = {
+		0, GT_X64C(GT_FMT_STEP)
+	};
+	unsigned int acc = v[0], c;
+
+	GT_FMT_NEXT;
+k_other:
+	if (!c)
+		goto done;
+	acc = acc * 31 + c;
+	GT_FMT_NEXT;
+	GT_X64C(GT_FMT)
+done:
+	nocfi_sink = acc;
+	return acc;
+}
+
+unsigned int nocfi_classes(unsigned int n)
+{
+	unsigned char fmt[64];
+	unsigned int v[16];
+
+	for (unsigned int i = 0; i < 16; i++)
+		v[i] = n * 0x9e3779b9u + i;
+	for (unsigned int i = 0; i < sizeof(fmt) - 1; i++)
+		fmt[i] = (unsigned char)(' ' + (n + i * 7 + (i >> 3) * n) % 92);
+	fmt[sizeof(fmt) - 1] = 0;
+	return run_format(fmt, v);
+}
+
+/*
+ * The same switch with 300 cases, as grep's main has: a bound over 255
+ * is a constant in a register first ("movw rK, #299; cmp rI, rK; bhi").
+ * Sums the bytes of @s up to a zero, by their value and a quarter of it.
+ */
+unsigned int gt_pic_switch_wide(const unsigned char *s);
+__asm__(
+GT_ASM_FUNC(gt_pic_switch_wide)
+"	push {r4, r5, r6, lr}\n"
+"	mov r4, r0\n"
+"	movs r5, #0\n"
+"1:	adds r5, #1\n"
+"2:	ldrb r3, [r4], #1\n"
+"	cmp r3, #0\n"
+"	beq.w 9f\n"
+"	add r3, r3, r3, lsr #2\n"
+"	movw r2, #299\n"
+"	cmp r3, r2\n"
+"	bhi 2b\n"
+"	adr r2, 3f\n"
+"	ldr.w r3, [r2, r3, lsl #2]\n"
+"	add r2, r3\n"
+"	bx r2\n"
 "	nop\n"
 "	.p2align 2\n"
-"3:	.word (1b - 3b) + 1\n"
-"	.word (4f - 3b) + 1\n"
-"	.word (5f - 3b) + 1\n"
-"	.word (6f - 3b) + 1\n"
-"	.word (2b - 3b) + 1\n"
-"	.word (7f - 3b) + 1\n"
-"4:	adds r5, #3\n"
+"3:	.rept 50\n"
+GT_SWITCH_ENTRIES
+"	.endr\n"
+GT_SWITCH_CASES
+GT_ASM_END(gt_pic_switch_wide)
+);
+
+/*
+ * gt_pic_switch with lr for the index, a scratch register once it is
+ * saved, as gcc takes it in tar's switches ("ldr.w lr, [r3, lr, lsl #2];
+ * add r3, lr; bx r3").
+ */
+unsigned int gt_pic_switch_lr(const unsigned char *s);
+__asm__(
+GT_ASM_FUNC(gt_pic_switch_lr)
+"	push {r4, r5, r6, lr}\n"
+"	mov r4, r0\n"
+"	movs r5, #0\n"
+"1:	adds r5, #1\n"
+"2:	ldrb lr, [r4], #1\n"
+"	cmp lr, #0\n"
+"	beq 9f\n"
+"	and lr, lr, #7\n"
+"	cmp lr, #5\n"
+"	bhi 2b\n"
+"	adr r3, 3f\n"
+"	ldr.w lr, [r3, lr, lsl #2]\n"
+"	add r3, lr\n"
+"	bx r3\n"
+GT_SWITCH_TABLE
+GT_SWITCH_CASES
+GT_ASM_END(gt_pic_switch_lr)
+);
+
+/*
+ * A function only a pointer the program computes reaches ("adr; blx"):
+ * discovery finds it as the code after its caller, and takes it only
+ * when its walk returns.  It returns as gcc does after "push {r0, r1,
+ * r2, lr}" kept room for locals: "add sp, #12; ldr.w pc, [sp], #4", a
+ * pop of pc alone (busybox's helpers end so).
+ */
+unsigned int gt_call_hidden(unsigned int x);
+__asm__(
+GT_ASM_FUNC(gt_call_hidden)
+"	push {r4, lr}\n"
+"	ldr r4, 1f\n"
+"	adr.w r3, gt_pop_pc_alone\n"
+"	orr r3, r3, #1\n"
+"	blx r3\n"
+"	eors r0, r4\n"
+"	pop {r4, pc}\n"
+"	.p2align 2\n"
+"1:	.word 0x9e3779b9\n"
+"	.size gt_call_hidden, . - gt_call_hidden\n"
+"	.type gt_pop_pc_alone, %function\n"
+"	.thumb_func\n"
+"gt_pop_pc_alone:\n"
+"	ldr r3, 2f\n"
+"	push {r0, r1, r2, lr}\n"
+"	eors r0, r3\n"
+"	str r0, [sp, #4]\n"
+"	bl gt_rotate\n"
+"	ldr r1, [sp, #4]\n"
+"	add r0, r0, r1\n"
+"	add sp, #12\n"
+"	ldr.w pc, [sp], #4\n"
+"	.p2align 2\n"
+"2:	.word 0x5bd1e995\n"
+GT_ASM_END(gt_pop_pc_alone)
+);
+
+/*
+ * A function that never returns, also reached only through a computed
+ * pointer and found as the code after its caller: it ends with its call
+ * to gt_leave(), which longjmps out, then one nop and the literal it
+ * read before (busybox's "die" helpers).  Its walk has no return, but
+ * the call followed by data it read ends it as a return would.
+ */
+static jmp_buf gt_leave_to;
+
+__attribute__((noinline, noreturn, used)) static void gt_leave(unsigned int x)
+{
+	for (unsigned int i = 0; i < 32; i++)
+		x = gt_rotate(x) + i;
+	nocfi_sink = x;
+	longjmp(gt_leave_to, 1);
+}
+
+void gt_call_never(unsigned int x);
+__asm__(
+GT_ASM_FUNC(gt_call_never)
+"	push {r4, lr}\n"
+"	adr.w r3, gt_never_returns\n"
+"	orr r3, r3, #1\n"
+"	blx r3\n"
+"	pop {r4, pc}\n"
+"	.size gt_call_never, . - gt_call_never\n"
+"	.p2align 2\n"
+"	.type gt_never_returns, %function\n"
+"	.thumb_func\n"
+"gt_never_returns:\n"
+"	ldr r1, 1f\n"
+"	push {r3, lr}\n"
+"	eors r0, r1\n"
+"	bl gt_leave\n"
+"	nop\n"
+"1:	.word 0x27d4eb2f\n"
+GT_ASM_END(gt_never_returns)
+);
+
+static unsigned int never_returns(unsigned int n)
+{
+	if (!setjmp(gt_leave_to))
+		gt_call_never(n);
+	return nocfi_sink;
+}
+
+/*
+ * glibc's printf_positional keeps the addresses of its dispatch tables in
+ * its frame, at [r7, #k], and reloads them where the dispatch is, past a
+ * branch: the walk carries the frame's constants and the bound that
+ * "cmp; bls" proves along the branch.  The byte of classes and the table
+ * of offsets lie between the cases, where only the tables tell them from
+ * code.  Sums the bytes of @s up to a zero, by their low three bits.
+ */
+unsigned int gt_fp_dispatch(const unsigned char *s);
+__asm__(
+GT_ASM_FUNC(gt_fp_dispatch)
+"	push {r4, r5, r7, lr}\n"
+"	sub sp, #16\n"
+"	add r7, sp, #0\n"
+"	mov r4, r0\n"
+"	movs r5, #0\n"
+"	adr.w r3, 8f\n"
+"	str r3, [r7, #4]\n"
+"	adr.w r3, 5f\n"
+"	str r3, [r7, #8]\n"
+"	adr.w r3, 7f\n"
+"	str r3, [r7, #12]\n"
+"2:	ldrb r3, [r4], #1\n"
+"	cmp r3, #0\n"
+"	beq.w 9f\n"
+"	and r3, r3, #7\n"
+"	cmp r3, #5\n"
+"	bls.w 3f\n"
 "	b 2b\n"
-"5:	mov r0, r5\n"
+"5:	adds r5, #3\n"
+"	b 2b\n"
+"	.p2align 2\n"
+"8:	.word 0, 4f - 5b, 6f - 5b, 1f - 5b\n"
+"7:	.byte 1, 0, 2, 3, 2, 1, 0, 0\n"
+"4:	mov r0, r5\n"
 "	bl gt_rotate\n"
 "	mov r5, r0\n"
 "	b 2b\n"
 "6:	lsls r5, r5, #1\n"
 "	b 2b\n"
-"7:	eor r5, r5, #0x55\n"
-"	b 1b\n"
+"1:	eor r5, r5, #0x5a\n"
+"	b 2b\n"
+"3:	ldr r2, [r7, #12]\n"
+"	ldrb r3, [r2, r3]\n"
+"	ldr r2, [r7, #4]\n"
+"	ldr.w r3, [r2, r3, lsl #2]\n"
+"	ldr r2, [r7, #8]\n"
+"	add r2, r3\n"
+"	orr r2, r2, #1\n"
+"	bx r2\n"
 "9:	mov r0, r5\n"
-"	pop {r4, r5, r6, pc}\n"
-"	.size gt_pic_switch, . - gt_pic_switch\n"
-#ifdef __thumb__
-"	.thumb\n"
-#else
-"	.arm\n"
-#endif
+"	add sp, #16\n"
+"	pop {r4, r5, r7, pc}\n"
+GT_ASM_END(gt_fp_dispatch)
 );
 
 /* Never called: gt_noret's call that does not return (by name). */
@@ -459,10 +749,16 @@ __asm__(
 static unsigned int interpret(unsigned int n, const unsigned int *v)
 {
 	unsigned char code[48];
+	unsigned int h = 0;
 
 	for (unsigned int i = 0; i < sizeof(code); i++)
 		code[i] = (unsigned char)((v[i & 31] >> (i & 7)) + i * 37 + n);
-	return run_ops(code, sizeof(code), v) + gt_pic_switch(code);
+	for (unsigned int i = 0; i < 16; i++)
+		h += gt_call_hidden(n + i);
+	h += never_returns(n);
+	return run_ops(code, sizeof(code), v) + gt_pic_switch(code) +
+	       gt_pic_switch_wide(code) + gt_pic_switch_lr(code) +
+	       gt_fp_dispatch(code) + h;
 }
 
 unsigned int nocfi_work(unsigned int n)

@@ -5,6 +5,9 @@
 /* A few hundred instructions of work, without any unwind information. */
 unsigned int nocfi_work(unsigned int n);
 
+/* glibc printf's dispatch through two tables, without unwind information. */
+unsigned int nocfi_classes(unsigned int n);
+
 /* The same in ARM code with APCS frames (gt_apcs.c). */
 unsigned int apcs_work(unsigned int n);
 

@@ -13,6 +13,7 @@
 #include <string.h>
 #include "table/decode_once.h"
 #include "table/discover.h"
+#include "table/discover_sets.h"
 #include "table/elf.h"
 
 /* One walk: the function's bounds and what its current path knows. */
@@ -24,9 +25,8 @@ struct dc_walk {
 	u32 val[16];
 	u32 bounded;		/* registers with a known largest value */
 	u32 bnd[16];
-#define DC_MAX_SLOTS	8
-	struct { s32 off; u32 val, addr; } slot[DC_MAX_SLOTS];
-	u32 nslot;		/* known constants stored at [sp, #off] */
+	struct dc_slot slot[DC_MAX_SLOTS];
+	u32 nslot;		/* known constants stored at [sp or fp, #off] */
 	int tbl_reg;		/* holds an entry of a table of addresses */
 	bool tbl_thumb;		/* ... with the Thumb bit set since */
 	bool tbl_rel;		/* ... added to the table's address since */
@@ -38,6 +38,8 @@ struct dc_walk {
 #define DC_MAX_AFTER	4096
 	u32 after[DC_MAX_AFTER];	/* code after calls, followed last */
 	u32 nafter;
+	bool replay;		/* the path goes over code reached before */
+	struct dc_vs vs;	/* the sets the path proves (discover_sets.c) */
 };
 
 static int push(struct dc *d, u32 a)
@@ -221,7 +223,18 @@ static int table_arm(struct dc *d, struct dc_walk *w, const cs_insn *in,
 	return 0;
 }
 
-/* The registers of r0-r12 that @in writes explicitly. */
+/*
+ * The number of r0-r12 or lr (14, which gcc takes as a scratch register
+ * once it is saved: tar's -fPIC switches index their table with it), or
+ * -1.
+ */
+static int gpr(unsigned int r)
+{
+	return r >= ARM_REG_R0 && r <= ARM_REG_R12 ? (int)(r - ARM_REG_R0) :
+	       r == ARM_REG_LR ? 14 : -1;
+}
+
+/* The registers of r0-r12 and lr that @in writes explicitly. */
 static u32 written(const cs_insn *in)
 {
 	const cs_arm *a = &in->detail->arm;
@@ -230,9 +243,8 @@ static u32 written(const cs_insn *in)
 	for (int i = 0; i < a->op_count; i++)
 		if (a->operands[i].type == ARM_OP_REG &&
 		    (a->operands[i].access & CS_AC_WRITE) &&
-		    a->operands[i].reg >= ARM_REG_R0 &&
-		    a->operands[i].reg <= ARM_REG_R12)
-			m |= 1u << (a->operands[i].reg - ARM_REG_R0);
+		    gpr(a->operands[i].reg) >= 0)
+			m |= 1u << gpr(a->operands[i].reg);
 	return m;
 }
 
@@ -244,8 +256,7 @@ static void forget_written(struct dc_walk *w, const cs_insn *in)
 
 static int reg_no(const cs_arm_op *op)
 {
-	return op->type == ARM_OP_REG && op->reg >= ARM_REG_R0 &&
-	       op->reg <= ARM_REG_R12 ? (int)(op->reg - ARM_REG_R0) : -1;
+	return op->type == ARM_OP_REG ? gpr(op->reg) : -1;
 }
 
 static u32 literal_size(const cs_insn *in)
@@ -442,15 +453,98 @@ static int mem_imm(const cs_insn *in, s32 *k)
 	       (int)(m->mem.base - ARM_REG_R0) : -1;
 }
 
-/* "str rX, [sp, #k]" keeps rX's constant there; "ldr rY, [sp, #k]" reads it. */
+/* Forget the frame's constants at [@base, #k] (all bases: -1). */
+static void drop_slots(struct dc_walk *w, int base)
+{
+	for (u32 i = 0; i < w->nslot;)
+		if (base < 0 || w->slot[i].base == base)
+			w->slot[i] = w->slot[--w->nslot];
+		else
+			i++;
+}
+
+/* The frame pointer's number: r7 in Thumb code, r11 in ARM code. */
+static int fp_of(const struct dc_walk *w)
+{
+	return w->thumb ? 7 : 11;
+}
+
+/* Forget the constants at [@base, #k] that [@lo, @hi) overlaps. */
+static void drop_range(struct dc_walk *w, int base, s32 lo, s32 hi)
+{
+	for (u32 i = 0; i < w->nslot;)
+		if (w->slot[i].base == base && w->slot[i].off + 4 > lo &&
+		    w->slot[i].off < hi)
+			w->slot[i] = w->slot[--w->nslot];
+		else
+			i++;
+}
+
+/*
+ * A store into the frame through sp or fp other than an unconditional
+ * "str rX, [base, #k]" (strd, byte and halfword stores, stm, VFP stores,
+ * a conditional str): the words it
+ * writes lose their constants, and every word of the other base's (the
+ * same word may be named from both).  Stores through other registers
+ * are taken not to write the frame's constants, as in the rest of the
+ * walk.
+ */
+static void frame_store(struct dc_walk *w, const cs_insn *in)
+{
+	const cs_arm *a = &in->detail->arm;
+	const cs_arm_op *m = NULL;
+	s32 size = 0;
+	int b;
+
+	switch (in->id) {
+	case ARM_INS_STR:	/* conditional: frame_slot keeps no constant */
+		if (!conditional(in))
+			return;
+		size = 4;
+		break;
+	case ARM_INS_STRB: size = 1; break;
+	case ARM_INS_STRH: size = 2; break;
+	case ARM_INS_STRD: size = 8; break;
+	case ARM_INS_STM: case ARM_INS_STMDA: case ARM_INS_STMDB:
+	case ARM_INS_STMIB: case ARM_INS_VSTR: case ARM_INS_VSTMIA:
+	case ARM_INS_VSTMDB: case ARM_INS_STREX: case ARM_INS_STRT:
+	case ARM_INS_STRBT: case ARM_INS_STRHT:
+		break;
+	default:
+		return;
+	}
+	for (int i = 0; i < a->op_count; i++)
+		if (a->operands[i].type == ARM_OP_MEM)
+			m = &a->operands[i];
+	b = m ? (m->mem.base == ARM_REG_SP ? 13 : gpr(m->mem.base)) :
+	    a->op_count && a->operands[0].type == ARM_OP_REG ?
+	    (a->operands[0].reg == ARM_REG_SP ? 13 :
+	     gpr(a->operands[0].reg)) : -1;	/* stm's base */
+	if (b != 13 && b != fp_of(w))
+		return;
+	drop_slots(w, b == 13 ? fp_of(w) : 13);
+	if (!size || !m || a->writeback || m->mem.index != ARM_REG_INVALID)
+		drop_slots(w, b);
+	else
+		drop_range(w, b, m->mem.disp, m->mem.disp + size);
+}
+
+/*
+ * "str rX, [sp, #k]" or "str rX, [fp, #k]" keeps rX's constant there;
+ * "ldr rY, [sp, #k]" or "ldr rY, [fp, #k]" reads it.  A store through
+ * the other base may be the same word: it forgets that base's constants.
+ */
 static void frame_slot(struct dc_walk *w, const cs_insn *in, int r)
 {
-	s32 k;
+	s32 k = 0;
 	u32 i;
+	int b = mem_imm(in, &k);
 
-	if (r < 0 || mem_imm(in, &k) != 13)
+	frame_store(w, in);
+	if (r < 0 || (b != 13 && b != fp_of(w)))
 		return;
-	for (i = 0; i < w->nslot && w->slot[i].off != k; i++)
+	for (i = 0; i < w->nslot && (w->slot[i].off != k ||
+				     w->slot[i].base != b); i++)
 		;
 	if (in->id == ARM_INS_LDR && i < w->nslot) {
 		w->known |= 1u << r;
@@ -459,6 +553,10 @@ static void frame_slot(struct dc_walk *w, const cs_insn *in, int r)
 	}
 	if (in->id != ARM_INS_STR)
 		return;
+	drop_slots(w, b == 13 ? fp_of(w) : 13);
+	for (i = 0; i < w->nslot && (w->slot[i].off != k ||
+				     w->slot[i].base != b); i++)
+		;
 	if (!(w->known & (1u << r))) {
 		if (i < w->nslot)
 			w->slot[i] = w->slot[--w->nslot];
@@ -468,6 +566,7 @@ static void frame_slot(struct dc_walk *w, const cs_insn *in, int r)
 		return;
 	w->nslot += i == w->nslot;
 	w->slot[i].off = k;
+	w->slot[i].base = b;
 	w->slot[i].val = w->val[r];
 	w->slot[i].addr = (w->addr >> r) & 1;
 }
@@ -555,10 +654,8 @@ static bool table_load(struct dc_walk *w, const cs_insn *in)
 	    m->shift.value != 2)
 		return false;
 	t = reg_no(&a->operands[0]);
-	b = m->mem.base >= ARM_REG_R0 && m->mem.base <= ARM_REG_R12 ?
-	    (int)(m->mem.base - ARM_REG_R0) : -1;
-	i = m->mem.index >= ARM_REG_R0 && m->mem.index <= ARM_REG_R12 ?
-	    (int)(m->mem.index - ARM_REG_R0) : -1;
+	b = gpr(m->mem.base);
+	i = gpr(m->mem.index);
 	if (t < 0 || b < 0 || i < 0 || !(w->known & (1u << b)))
 		return false;
 	w->tbl_base = w->val[b];
@@ -584,7 +681,9 @@ static void remember(struct dc_walk *w, const cs_insn *in, bool load)
 
 	w->bounded &= ~wr;
 	if (writes_sp(in))
-		w->nslot = 0;
+		drop_slots(w, 13);
+	if (wr & (1u << fp_of(w)))
+		drop_slots(w, fp_of(w));
 	if (!load && w->tbl_reg >= 0 && (wr & (1u << w->tbl_reg))) {
 		/* "orr rT, rT, #1" sets the Thumb bit the entries lack */
 		bool thumb = in->id == ARM_INS_ORR && a->op_count == 3 &&
@@ -597,8 +696,7 @@ static void remember(struct dc_walk *w, const cs_insn *in, bool load)
 		w->tbl_thumb |= thumb;
 	}
 	if (conditional(in)) {
-		if (in->id == ARM_INS_STR)
-			w->nslot = 0;
+		frame_store(w, in);
 		return;
 	}
 	frame_slot(w, in, r);
@@ -661,11 +759,43 @@ static int table_goto(struct dc *d, struct dc_walk *w, u32 site,
 	return 0;
 }
 
+/*
+ * "bx rX" (or Thumb's "mov pc, rX") with rX a set the path proves
+ * (discover_sets.c) or a constant: every value a target, if every one is
+ * a plausible one (in this function, in its instruction set, not data
+ * or inside an instruction reached); otherwise none.
+ */
+static int set_goto(struct dc *d, struct dc_walk *w, const cs_insn *in)
+{
+	static u32 t[DC_SET_MAX];
+	struct dc_consts k = { w->known, w->val };
+	u32 n = 0;
+
+	if (in->id == ARM_INS_BX || (in->id == ARM_INS_MOV && w->thumb))
+		n = dc_vs_targets(&w->vs, in, &k, t);
+	for (u32 i = 0; i < n; i++) {
+		u32 v = t[i] | (in->id == ARM_INS_MOV);
+
+		if ((v & 1) != w->thumb || (v & ~1u) < w->start ||
+		    (v & ~1u) >= w->end || (!w->thumb && (v & 3)) ||
+		    (*dc_flag(d, v & ~1u) & (DC_IN | DC_DATA)))
+			return 0;
+	}
+	for (u32 i = 0; i < n; i++)
+		if (push(d, t[i] & ~1u) ||
+		    jump_add(d, (u32)in->address, t[i] & ~1u))
+			return -1;
+	return 0;
+}
+
 /* A jump through a table indexed by a register: its targets followed. */
 static int computed(struct dc *d, struct dc_walk *w, const cs_insn *in)
 {
 	const cs_arm *a = &in->detail->arm;
 	const cs_arm_op *last = &a->operands[a->op_count ? a->op_count - 1 : 0];
+
+	if (set_goto(d, w, in))
+		return -1;
 
 	if ((in->id == ARM_INS_BX || in->id == ARM_INS_MOV) && w->tbl_reg >= 0 &&
 	    a->op_count && reg_no(last) == w->tbl_reg)
@@ -704,6 +834,13 @@ static int after_call(struct dc *d, struct dc_walk *w, const cs_insn *in)
 		return 1;
 	for (k = 0; k < 4 && next < w->end && padding_here(d, next); k++)
 		next += 2;
+	/* literals the path read already: the call never returns, and
+	 * ends the function as a return does (busybox's "die" helpers) */
+	if (next < w->end && dc_inside(d, next) &&
+	    (*dc_flag(d, next) & DC_DATA)) {
+		d->walk_returns++;
+		return 0;
+	}
 	/* gcc aligns the next function with one nop after a call that
 	 * never returns; inside a function nothing follows a call so */
 	if (next < w->end && (dc_saves_lr(d, next, w->thumb) ||
@@ -714,6 +851,49 @@ static int after_call(struct dc *d, struct dc_walk *w, const cs_insn *in)
 		return 1;
 	w->after[w->nafter++] = (u32)in->address + in->size;
 	return 0;
+}
+
+/*
+ * "cmp rN, #imm", or "cmp rN, rK" with rK a known constant (a bound over
+ * 255 is built with movw first): the bound of a table's index.
+ */
+static void compare(struct dc_walk *w, const cs_insn *in)
+{
+	const cs_arm_op *op = in->detail->arm.operands;
+	int k = reg_no(&op[1]);
+
+	w->cmp_reg = -1;
+	if (op[0].type != ARM_OP_REG || op[1].shift.type)
+		return;
+	if (op[1].type == ARM_OP_IMM)
+		w->cmp_imm = (u32)op[1].imm;
+	else if (k >= 0 && (w->known & ~w->addr & (1u << k)))
+		w->cmp_imm = w->val[k];
+	else
+		return;
+	w->cmp_reg = (int)op[0].reg;
+}
+
+/*
+ * A branch inside the function carries what the path proves to its
+ * target, with what the branch's condition proves after a "cmp rN,
+ * #imm"; the path falling through keeps what falling through proves.
+ * Not while replaying, so a loop is gone over once.
+ */
+static void carry(struct dc_walk *w, const cs_insn *in, u32 t)
+{
+	static struct dc_vs taken;	/* one thread; 13 KB off the stack */
+	bool keep = !w->replay && t >= w->start && t < w->end;
+
+	dc_vs_branch(&w->vs, in, keep ? &taken : NULL);
+	if (!keep || !dc_vs_useful(&taken))
+		return;
+	taken.known = w->known;
+	taken.addr = w->addr;
+	memcpy(taken.val, w->val, sizeof(taken.val));
+	memcpy(taken.slot, w->slot, w->nslot * sizeof(w->slot[0]));
+	taken.nslot = w->nslot;
+	dc_vs_save(t, &taken);
 }
 
 /* After @in: 1 the path goes on, 0 it ends, -1 error. */
@@ -729,6 +909,11 @@ static int step(struct dc *d, struct dc_walk *w, const cs_insn *in)
 	for (int i = 0; i < a->op_count; i++)
 		if (a->operands[i].type == ARM_OP_IMM)
 			t = (u32)a->operands[i].imm;
+	if (in->id == ARM_INS_B)
+		carry(w, in, t);
+	else
+		dc_vs_step(d, &w->vs, in,
+			   &(struct dc_consts){ w->known, w->val });
 	switch (in->id) {
 	case ARM_INS_BL:
 		if (cand(d, t, w->thumb, DC_K_CALL, site))
@@ -746,10 +931,7 @@ static int step(struct dc *d, struct dc_walk *w, const cs_insn *in)
 	case ARM_INS_UDF: case ARM_INS_BKPT: case ARM_INS_TRAP:
 		return cond;
 	case ARM_INS_CMP:
-		w->cmp_reg = a->operands[0].type == ARM_OP_REG &&
-			     a->operands[1].type == ARM_OP_IMM ?
-			     (int)a->operands[0].reg : -1;
-		w->cmp_imm = (u32)a->operands[1].imm;
+		compare(w, in);
 		return 1;
 	default:
 		break;
@@ -768,13 +950,25 @@ static int step(struct dc *d, struct dc_walk *w, const cs_insn *in)
 	return 1;
 }
 
-/* "bx lr", or a load of pc from the stack (pop, ldm sp) */
+/*
+ * "bx lr", or a load of pc from the stack (pop, ldm sp, or "ldr pc,
+ * [sp], #4": a pop of pc alone, as Thumb-2 "pop.w {pc}" is encoded)
+ */
 static bool is_return(const cs_insn *in)
 {
 	const cs_arm *a = &in->detail->arm;
 
 	if (in->id == ARM_INS_BX)
 		return a->operands[0].reg == ARM_REG_LR;
+	if (in->id == ARM_INS_LDR)
+		return a->op_count == 3 && a->writeback &&
+		       a->operands[0].type == ARM_OP_REG &&
+		       a->operands[0].reg == ARM_REG_PC &&
+		       a->operands[1].type == ARM_OP_MEM &&
+		       a->operands[1].mem.base == ARM_REG_SP &&
+		       a->operands[1].mem.index == ARM_REG_INVALID &&
+		       a->operands[2].type == ARM_OP_IMM &&
+		       a->operands[2].imm == 4;
 	return (in->id == ARM_INS_POP ||
 		(in->id == ARM_INS_LDM && a->operands[0].reg == ARM_REG_SP)) &&
 	       a->op_count && a->operands[a->op_count - 1].reg == ARM_REG_PC;
@@ -799,10 +993,28 @@ static void flush_it(struct dc *d, struct dc_walk *w, u32 a)
 	w->it_left = 0;
 }
 
+/*
+ * A path that arrives at code reached before goes over it again, a few
+ * instructions at most, when it carries what a computed jump there
+ * needs: a set (discover_sets.c) or a constant that is an address in the
+ * function.  The path that reached it first may have known less.
+ */
+#define DC_REPLAY	24
+
+static bool replay_worth(const struct dc_walk *w)
+{
+	for (int r = 0; r < 13; r++)
+		if ((w->known & (1u << r)) && (w->val[r] & ~1u) >= w->start &&
+		    (w->val[r] & ~1u) < w->end)
+			return true;
+	return dc_vs_useful(&w->vs);
+}
+
 /* Decode from @a on until the path ends. */
 static int run(struct dc *d, struct dc_walk *w, u32 a)
 {
 	cs_insn *in = d->insn;
+	u32 left = 0;
 	int r = 1;
 
 	w->known = 0;
@@ -811,15 +1023,33 @@ static int run(struct dc *d, struct dc_walk *w, u32 a)
 	w->tbl_reg = -1;
 	w->cmp_reg = -1;
 	w->it_left = 0;
+	w->replay = false;
+	if (!dc_vs_take(a, &w->vs))
+		dc_vs_reset(&w->vs);
+	/* what the branch to here carried (none: nothing) */
+	w->known = w->vs.known;
+	w->addr = w->vs.addr;
+	memcpy(w->val, w->vs.val, sizeof(w->val));
+	memcpy(w->slot, w->vs.slot, w->vs.nslot * sizeof(w->slot[0]));
+	w->nslot = w->vs.nslot;
 	while (r > 0) {
 		if (a < w->start || a >= w->end || !dc_inside(d, a) ||
-		    (*dc_flag(d, a) & (DC_CODE | DC_IN | DC_DATA)))
+		    (*dc_flag(d, a) & (DC_IN | DC_DATA)))
+			break;
+		if ((*dc_flag(d, a) & DC_CODE) && !w->replay) {
+			if (w->it_left || !replay_worth(w))
+				break;
+			w->replay = true;
+			left = DC_REPLAY;
+		}
+		if (w->replay && !left--)
 			break;
 		if (!decode(d, w->thumb, a, w->end)) {
 			d->walk_bad++;
 			break;
 		}
-		mark(d, w, a, in->size, DC_CODE);
+		if (!(*dc_flag(d, a) & DC_CODE))
+			mark(d, w, a, in->size, DC_CODE);
 		if (w->it_left)
 			w->it_left--;
 		w->it_left += it_count(in);
@@ -882,6 +1112,7 @@ u32 dc_walk(struct dc *d, u32 k)
 	w.maxend = w.start;
 	d->found.n = 0;
 	d->nstack = 0;
+	dc_vs_forget_saved();
 	if (push(d, w.start))
 		return -1u;
 	for (;;) {
