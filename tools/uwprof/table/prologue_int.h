@@ -25,6 +25,8 @@
  *   prologue_cover.c   what other rules cover, and cutting EHABI ranges
  *   prologue_pass.c    the prologue-analysis pass over a file's symbols
  *   prologue_thread.c  thread entries: their analysis and pass
+ *   prologue_ehabi.c   EHABI-only functions: prologue and epilogues
+ *                      read against their opcodes
  */
 #ifndef UWPROF_TABLE_PROLOGUE_INT_H
 #define UWPROF_TABLE_PROLOGUE_INT_H
