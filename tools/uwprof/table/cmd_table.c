@@ -529,7 +529,7 @@ static void print_stats(struct gen *g, FILE *f)
 			g->dstats.pointers, g->dstats.gaps,
 			g->dstats.boundaries, g->dstats.passes);
 	if (g->ehabi.rows || g->ehabi.refused || g->ehabi.pieces)
-		fprintf(f, "EHABI-only functions: %u with rows per state (%u with no prologue; %u stretches after an epilogue refused), %u refused (prologue or epilogue not the opcodes'), %u pieces after analysed code with the body's opcodes\n",
+		fprintf(f, "EHABI-only functions: %u with rows per state (%u with no prologue; %u stretches after an epilogue refused), %u refused (prologue or epilogue not the opcodes'), %u pieces after analysed code refused\n",
 			g->ehabi.rows, g->ehabi.frameless, g->ehabi.windows,
 			g->ehabi.refused, g->ehabi.pieces);
 	if (g->noreturn_sites)

@@ -76,7 +76,7 @@ struct tb_ehabi_stats {
 	u32 frameless;		/* of which with no prologue at all */
 	u32 windows;		/* stretches refused up to a path's end */
 	u32 refused;		/* refused as a whole (noted) */
-	u32 pieces;		/* pieces not at their entry's start: kept */
+	u32 pieces;		/* pieces not at their entry's start: refused */
 };
 
 /*

@@ -308,13 +308,12 @@ static bool refuse_all(struct eh_walk *w, const cs_insn *in, const char *why)
 	return false;
 }
 
-/* The prologue: steps in order from the first instruction.  Returns the
- * index of the first body instruction, or fl->n + 1 on a mismatch. */
+/* The prologue: steps in order from instruction @i.  Returns the index
+ * of the first body instruction, or fl->n + 1 on a mismatch. */
 static u32 walk_prologue(const struct pa_flow *fl, const struct eh_frame *fr,
-			 struct eh_walk *w)
+			 struct eh_walk *w, u32 i)
 {
 	struct eh_pos p = { 0 };
-	u32 i = 0;
 
 	while (p.s < fr->n) {
 		const struct eh_step *st = &fr->step[p.s];
@@ -419,12 +418,18 @@ static bool body_insn(const struct pa_flow *fl, const struct eh_frame *fr,
 	return true;
 }
 
-/* The state before every instruction.  False: refuse the function. */
+/*
+ * The state before every instruction.  False: refuse the function.  A
+ * symbol after a path's end starts a function of its own, entered with
+ * its caller's frame: GNU ld merges the identical exidx entries of
+ * neighbours into one (@start marks the instructions symbols name).
+ */
 static bool walk(const struct pa_flow *fl, const struct eh_frame *fr,
-		 struct eh_walk *wk)
+		 struct eh_walk *wk, const bool *start)
 {
-	u32 i = walk_prologue(fl, fr, wk);
+	u32 i = walk_prologue(fl, fr, wk, 0);
 	struct eh_pos p = { .s = fr->n };
+	bool ended = false;
 
 	if (i > fl->n)
 		return false;
@@ -432,6 +437,14 @@ static bool walk(const struct pa_flow *fl, const struct eh_frame *fr,
 		const cs_insn *in = &fl->ins[i];
 		bool w[TB_NREGS];
 
+		if (ended && start[i]) {
+			i = walk_prologue(fl, fr, wk, i);
+			if (i > fl->n)
+				return false;
+			if (i == fl->n)
+				break;
+			in = &fl->ins[i];
+		}
 		wk->pos[i] = p;
 		pa_writes(fl->cs, in, w, TB_NREGS);
 		if (p.unknown) {
@@ -443,6 +456,8 @@ static bool walk(const struct pa_flow *fl, const struct eh_frame *fr,
 		}
 		if (path_ends(in, w))
 			p = (struct eh_pos){ .s = fr->n };
+		/* alignment padding after a path's end runs never */
+		ended = path_ends(in, w) || (ended && pa_is_padding(in));
 	}
 	return true;
 }
@@ -524,6 +539,7 @@ static int try_mode(struct tb_elf *e, const struct eh_handles *h,
 			      .infer_pools = true, .data = data,
 			      .ndata = ndata, .why = why,
 			      .wlen = sizeof(why) };
+	bool *start = NULL;
 	int r = 0;
 
 	wk->why = NULL;
@@ -535,14 +551,17 @@ static int try_mode(struct tb_elf *e, const struct eh_handles *h,
 		r = -1;
 	else if (r || !fl.n || fl.ins[0].address != f->addr)
 		r = 0;
-	else if (!(wk->pos = calloc(fl.n, sizeof(*wk->pos))))
+	else if (!(wk->pos = calloc(fl.n, sizeof(*wk->pos))) ||
+		 !(start = calloc(fl.n, sizeof(*start))))
 		r = -1;
-	else if (!walk(&fl, fr, wk))
-		r = 0;
-	else
-		r = emit_pairs(&fl, fr, wk, f);
+	else {
+		for (u32 i = 0; i < fl.n; i++)
+			start[i] = pa_sym_at(e, (u32)fl.ins[i].address) < e->nsyms;
+		r = walk(&fl, fr, wk, start) ? emit_pairs(&fl, fr, wk, f) : 0;
+	}
 	if (!r && !wk->why)
 		wk->why = "the code does not decode";
+	free(start);
 	free(wk->pos);
 	wk->pos = NULL;
 	for (u32 i = 0; i < fl.n; i++)
@@ -646,9 +665,13 @@ int tb_ehabi_rows_pass(struct tb_elf *e, struct tb_input *in,
 
 		if (f->source != TB_SRC_EHABI || !f->ehabi || is_refusal(f))
 			continue;
-		/* a piece after analysed code: not where its opcodes start */
+		/*
+		 * A piece after code prologue analysis took: the opcodes
+		 * describe the function before it, not this code.
+		 */
 		if (!f->ehabi_entry) {
 			stats->pieces++;
+			refuse(f);
 			continue;
 		}
 		r = one_func(e, &h, f, notes, stats);
