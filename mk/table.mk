@@ -58,6 +58,8 @@ test_table_prologue_SRCS := $(TABLE_CORE) tools/uwprof/table/elf.c \
 test_table_prologue_LIBS := -ldw -lelf -lcapstone
 # table/elf.c opens its input through lib/elf.c (a file, or APK!/ENTRY)
 test_table_prologue_SRCS += tools/uwprof/lib/elf.c tools/uwprof/lib/zip.c
+# prologue_ehabi.c reads exidx opcodes with the one opcode walker
+test_table_prologue_SRCS += tools/uwprof/lib/ehabi.c
 
 # Function discovery on Debian armhf packages as shipped: .text coverage
 # per file without and with it, written into docs/TABLES.md with the

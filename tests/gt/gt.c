@@ -167,7 +167,7 @@ __attribute__((noinline)) static void leaf(struct worker *w, int i)
 	case R_EHABI:
 		/* many calls: samples at its first instruction */
 		for (int k = 0; k < 16; k++)
-			w->sink += ehabi_work(i + k);
+			w->sink += ehabi_work(i + k) + ehabi_shrink(i + k);
 		break;
 	default:
 		for (int k = 0; k < 64; k++)

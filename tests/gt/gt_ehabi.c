@@ -8,7 +8,8 @@
  * samples at its first instruction (where qemu delivers a signal: a
  * call's target starts a block) find the push not run yet.  Written out,
  * so the prologue is exactly push, vpush and sub sp, each undone by the
- * epilogue.
+ * epilogue; and a shrink-wrapped one, whose early exit runs before the
+ * push.
  */
 #include "gt_nocfi.h"
 
@@ -65,6 +66,30 @@ __asm__(
 "	bl abort\n"
 "	.fnend\n"
 "	.size ehabi_work, . - ehabi_work\n"
+/*
+ * Shrink-wrapped: an early exit before the push (n a multiple of 8), its
+ * "bx lr" reached with the caller's frame; the push a block of its own
+ * after the branch, so samples find it too.
+ */
+"	.p2align 2\n"
+"	.global ehabi_shrink\n"
+"	.type ehabi_shrink, %function\n"
+"	.thumb_func\n"
+"ehabi_shrink:\n"
+"	.fnstart\n"
+"	lsls r1, r0, #29\n"
+"	beq 1f\n"
+"	push {r4, lr}\n"
+"	.save {r4, lr}\n"
+"	mov r4, r0\n"
+"	bl ehabi_leaf\n"
+"	add r0, r4\n"
+"	pop {r4, pc}\n"
+"1:	adds r0, #1\n"
+"	bx lr\n"
+"	bl abort\n"
+"	.fnend\n"
+"	.size ehabi_shrink, . - ehabi_shrink\n"
 #ifdef __thumb__
 "	.thumb\n"
 #else

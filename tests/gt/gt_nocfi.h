@@ -10,5 +10,6 @@ unsigned int apcs_work(unsigned int n);
 
 /* Described by an .ARM.exidx entry alone (gt_ehabi.c). */
 unsigned int ehabi_work(unsigned int n);
+unsigned int ehabi_shrink(unsigned int n);
 
 #endif

@@ -4,10 +4,11 @@
 # EHABI-only functions (tools/uwprof/table/prologue_ehabi.c): functions
 # an .ARM.exidx entry alone describes get the entry's row at +0 (return
 # address in lr), the partial frame after each prologue instruction, the
-# opcodes in the body and their epilogues' states; a function whose
-# first instructions are not the steps its opcodes undo (a different
-# push, a shrink-wrapped early exit before the push) refuses whole, and
-# an epilogue that does not undo them refuses up to its return.  The
+# opcodes in the body and their epilogues' states, and a shrink-wrapped
+# early exit the caller's frame; a function whose first instructions are
+# not the steps its opcodes undo, or where a branch brings another frame
+# than its target has, refuses whole, and an epilogue that does not undo
+# them refuses up to its return.  The
 # rows are read back with uwprof dump and compared with the offsets of
 # labels the assembly puts after each instruction.
 set -u
@@ -75,18 +76,32 @@ t_tail_x: nop
 	.fnend
 	.size t_bad, . - t_bad
 
-	@ shrink-wrapped: the push is not first, the early exit has no
-	@ frame: refused
+	@ shrink-wrapped: an early exit before the push, with the
+	@ caller's frame
 	thumb_fn t_shrink
+	.fnstart
+	cbz r0, t_shrink_x
+	push {r4, lr}
+	.save {r4, lr}
+t_shrink_1: bl ext
+	pop {r4, pc}
+t_shrink_x: bx lr
+	.fnend
+	.size t_shrink, . - t_shrink
+
+	@ the same exit reached from the body too: two frames meet there,
+	@ refused
+	thumb_fn t_join
 	.fnstart
 	cbz r0, 1f
 	push {r4, lr}
 	.save {r4, lr}
 	bl ext
+	cbnz r0, 1f
 	pop {r4, pc}
 1:	bx lr
 	.fnend
-	.size t_shrink, . - t_shrink
+	.size t_join, . - t_join
 
 	@ "add sp" that undoes nothing: refused up to the return
 	thumb_fn t_win
@@ -207,10 +222,15 @@ for mode in default prologue; do
 		"$(off t_tail t_tail_x) pop {r4, lr}; finish")" "$(rows t_tail "$d")"
 	expect "t_bad: the push is not the opcodes': refused" "+0x0 refuse" \
 		"$(rows t_bad "$d")"
-	expect "t_shrink: the push is not first: refused" "+0x0 refuse" \
-		"$(rows t_shrink "$d")"
+	expect "t_shrink: the early exit keeps the caller's frame" "$(sorted \
+		"+0x0 finish" \
+		"$(off t_shrink t_shrink_1) pop {r4, lr}; finish" \
+		"$(off t_shrink t_shrink_x) finish")" "$(rows t_shrink "$d")"
+	expect "t_join: two frames meet: refused" "+0x0 refuse" \
+		"$(rows t_join "$d")"
 	grep -q '^t_bad .* ehabi-unproven the prologue is not what the opcodes undo' \
-		"$tmp/$mode.report" && grep -q '^t_shrink .* ehabi-unproven' \
+		"$tmp/$mode.report" &&
+		grep -q '^t_join .* ehabi-unproven a branch meets another frame at its target' \
 		"$tmp/$mode.report" &&
 		ok "the report names both refusals" ||
 		fail "the report names both refusals: $(grep unproven "$tmp/$mode.report")"
@@ -233,7 +253,7 @@ for mode in default prologue; do
 		"$(off a_ok a_ok_1) $A" \
 		"$(off a_ok a_ok_2) vsp += 24; $A" \
 		"$(off a_ok a_ok_e1) $A")" "$(rows a_ok "$d")"
-	grep -q '^EHABI-only functions: 7 with rows per state .* 2 refused' \
+	grep -q '^EHABI-only functions: 8 with rows per state .* 2 refused' \
 		"$tmp/$mode.stats" && ok "--stats counts them" ||
 		fail "--stats counts them: $(grep EHABI "$tmp/$mode.stats")"
 done

@@ -215,7 +215,7 @@ static bool does_step(const struct pa_flow *fl, const cs_insn *in,
 		*bytes = imm;
 		return k == PA_SUB_SP && imm > 0 && imm <= left;
 	case EH_FP:
-		return k == PA_SET_FP && regs[0] == st->reg && !imm;
+		return k == PA_SET_FP && regs[0] == st->reg && imm == left;
 	}
 	return false;
 }
@@ -277,25 +277,58 @@ static u32 saved_from(const struct eh_frame *fr, u32 from)
 	return m;
 }
 
-/* An instruction that leaves the prologue's state alone. */
-static bool neutral(const struct pa_flow *fl, const cs_insn *in, u32 keep)
+/*
+ * The registers @in writes, sp for every push and pop form too (capstone
+ * leaves it out of a 16-bit pop's).
+ */
+static void insn_writes(const struct pa_flow *fl, const cs_insn *in, bool *w)
 {
-	bool w[TB_NREGS];
+	int regs[40], n = 0;
+	s32 imm = 0;
+	enum pa_kind k = pa_classify_mem(in, regs, &n, &imm);
 
-	if (pa_conditional(in) || in->id == ARM_INS_IT)
-		return false;
 	pa_writes(fl->cs, in, w, TB_NREGS);
-	if (w[13] || w[14] || w[15])
-		return false;
-	for (int r = 0; r < 16; r++)
-		if (w[r] && (keep & 1u << r))
-			return false;
-	return true;
+	if (k == PA_PUSH || k == PA_POP || k == PA_STRD)
+		w[13] = true;
 }
+
+/* A direct branch: b (any condition), cbz, cbnz. */
+static bool direct_branch(const cs_insn *in)
+{
+	return in->id == ARM_INS_B || in->id == ARM_INS_CBZ ||
+	       in->id == ARM_INS_CBNZ;
+}
+
+/* A direct branch's target inside the function, or 0. */
+static u32 inner_target(const struct pa_flow *fl, const cs_insn *in)
+{
+	u32 t;
+
+	/* an immediate of anything else is no address */
+	if (!direct_branch(in))
+		return 0;
+	t = pa_branch_target(in);
+	return t >= fl->lo && t < fl->hi ? t : 0;
+}
+
+#define EH_MAX_BRANCHES	4096
+
+/* A branch inside the function, and the state it takes there. */
+struct eh_branch {
+	u32 target;
+	struct eh_pos p;
+	u32 at;
+};
 
 /* Per instruction, the state before it; the whole function's verdict. */
 struct eh_walk {
 	struct eh_pos *pos;
+	struct eh_pos *hint;	/* the state a branch from outside the body
+				 * brings to an instruction after a path's
+				 * end (else the body's) */
+	bool *hinted;
+	struct eh_branch *br;
+	u32 nbr;
 	const char *why;	/* refused as a whole: why */
 	u32 why_at;
 	u32 windows;		/* stretches refused up to their path's end */
@@ -306,6 +339,95 @@ static bool refuse_all(struct eh_walk *w, const cs_insn *in, const char *why)
 	w->why = why;
 	w->why_at = (u32)in->address;
 	return false;
+}
+
+/* The instruction at @addr, or fl->n when none starts there. */
+static u32 insn_at(const struct pa_flow *fl, u32 addr)
+{
+	u32 lo = 0, hi = fl->n;
+
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (fl->ins[mid].address < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < fl->n && fl->ins[lo].address == addr ? lo : fl->n;
+}
+
+/*
+ * A branch from state @p (before it: branches move no sp) to @in's
+ * target inside the function, checked once every state is known.  A
+ * target after a path's end takes the state of the first branch there
+ * that does not come from the body.
+ */
+static bool note_branch(const struct pa_flow *fl, const struct eh_frame *fr,
+			struct eh_walk *wk, const cs_insn *in,
+			const struct eh_pos *p)
+{
+	u32 t = inner_target(fl, in), k;
+
+	if (!t)
+		return true;
+	if (wk->nbr == EH_MAX_BRANCHES)
+		return refuse_all(wk, in, "too many branches");
+	wk->br[wk->nbr++] = (struct eh_branch){ t, *p, (u32)in->address };
+	k = insn_at(fl, t);
+	if (k < fl->n && !wk->hinted[k] && (p->s != fr->n || p->part)) {
+		wk->hint[k] = *p;
+		wk->hinted[k] = true;
+	}
+	return true;
+}
+
+/* Every branch inside finds the state it brings. */
+static bool branches_agree(const struct pa_flow *fl, struct eh_walk *wk)
+{
+	for (u32 b = 0; b < wk->nbr; b++) {
+		const struct eh_branch *br = &wk->br[b];
+		u32 k = insn_at(fl, br->target);
+		const struct eh_pos *q = k < fl->n ? &wk->pos[k] : NULL;
+
+		if (!q || q->unknown || q->s != br->p.s || q->part != br->p.part) {
+			wk->why = "a branch meets another frame at its target";
+			wk->why_at = br->at;
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * An instruction the prologue may hold between its steps: one that
+ * writes neither sp, lr, pc nor a register a later step saves (@keep);
+ * a conditional branch inside the function (a shrink-wrapped early
+ * exit: noted, checked later); a conditional return while lr holds the
+ * return address.
+ */
+static bool neutral(const struct pa_flow *fl, const struct eh_frame *fr,
+		    struct eh_walk *wk, const cs_insn *in,
+		    const struct eh_pos *p)
+{
+	u32 keep = saved_from(fr, p->s);
+	bool w[TB_NREGS];
+
+	insn_writes(fl, in, w);
+	if (in->id == ARM_INS_CBZ || in->id == ARM_INS_CBNZ ||
+	    (in->id == ARM_INS_B && pa_conditional(in) && inner_target(fl, in)))
+		return inner_target(fl, in) && note_branch(fl, fr, wk, in, p);
+	/* a conditional return, or tail call, with the caller's frame */
+	if (w[15] && pa_conditional(in) && !w[13] && !p->s && !p->part &&
+	    ((in->id == ARM_INS_BX && pa_computed_jump(in) == PA_J_NONE) ||
+	     (in->id == ARM_INS_B && pa_branch_target(in))))
+		return true;
+	if (w[13] || w[14] || w[15])
+		return false;
+	for (int r = 0; r < 16; r++)
+		if (w[r] && (keep & 1u << r))
+			return false;
+	return true;
 }
 
 /* The prologue: steps in order from instruction @i.  Returns the index
@@ -325,16 +447,32 @@ static u32 walk_prologue(const struct pa_flow *fl, const struct eh_frame *fr,
 			return fl->n + 1;
 		}
 		w->pos[i] = p;
-		if (does_step(fl, &fl->ins[i], st, st->bytes - p.part, &bytes)) {
+		/*
+		 * "add r7, sp, #k" after "sub sp, #N": the opcodes say
+		 * vsp = r7, then N - k.  The sub runs on past its step
+		 * until the frame pointer's k takes the rest back.
+		 */
+		if (fr->fp && p.s + 2 == fr->n && st->kind == EH_SUB &&
+		    p.part >= st->bytes &&
+		    does_step(fl, &fl->ins[i], &fr->step[p.s + 1],
+			      p.part - st->bytes, &bytes)) {
+			p.s = fr->n;
+			p.part = 0;
+		} else if (fr->fp && p.s + 2 == fr->n && st->kind == EH_SUB &&
+			   does_step(fl, &fl->ins[i], st, st->bytes + 1020 - p.part,
+				     &bytes)) {
+			p.part += bytes;
+		} else if (does_step(fl, &fl->ins[i], st, st->bytes - p.part, &bytes)) {
 			if (st->kind == EH_SUB && p.part + bytes < st->bytes) {
 				p.part += bytes;
 			} else {
 				p.s++;
 				p.part = 0;
 			}
-		} else if (!neutral(fl, &fl->ins[i], saved_from(fr, p.s))) {
-			refuse_all(w, &fl->ins[i],
-				   "the prologue is not what the opcodes undo");
+		} else if (!neutral(fl, fr, w, &fl->ins[i], &p)) {
+			if (!w->why)
+				refuse_all(w, &fl->ins[i],
+					   "the prologue is not what the opcodes undo");
 			return fl->n + 1;
 		}
 		i++;
@@ -342,18 +480,11 @@ static u32 walk_prologue(const struct pa_flow *fl, const struct eh_frame *fr,
 	return i;
 }
 
-/* A direct branch target inside the function, or 0. */
-static u32 inner_target(const struct pa_flow *fl, const cs_insn *in)
-{
-	u32 t = pa_branch_target(in);
-
-	return t >= fl->lo && t < fl->hi ? t : 0;
-}
-
 /* Does @in end its path: a return, an unconditional or computed jump? */
 static bool path_ends(const cs_insn *in, const bool *w)
 {
-	return w[15] && !pa_conditional(in) && !pa_is_call(in);
+	return w[15] && !pa_conditional(in) && !pa_is_call(in) &&
+	       in->id != ARM_INS_CBZ && in->id != ARM_INS_CBNZ;
 }
 
 /*
@@ -370,9 +501,15 @@ static bool body_insn(const struct pa_flow *fl, const struct eh_frame *fr,
 
 	if (w[14] && ra_in_lr(fr, p))
 		return refuse_all(wk, in, "lr written while it holds the return address");
-	if ((w[15] || pa_computed_jump(in) != PA_J_NONE) && !pa_is_call(in) &&
-	    !body && (inner_target(fl, in) || pa_computed_jump(in) != PA_J_NONE))
-		return refuse_all(wk, in, "a jump inside the function outside the body's frame");
+	if (w[15] && pa_computed_jump(in) != PA_J_NONE && !body)
+		return refuse_all(wk, in, "a computed jump outside the body's frame");
+	if (!note_branch(fl, fr, wk, in, p))
+		return false;
+	/* bx lr, mov pc, lr, a load into pc: a return, with lr's value */
+	if (w[15] && !w[13] && !pa_is_call(in) && !pa_conditional(in) &&
+	    !direct_branch(in) && pa_computed_jump(in) == PA_J_NONE &&
+	    !ra_in_lr(fr, p))
+		return refuse_all(wk, in, "a return with the frame up");
 	/* the frame pointer holds a frame kept in it: sp is free to move */
 	if (fr->fp && body && !w[fr->step[fr->n - 1].reg]) {
 		if (w[13] && undoes_step(fl, in, &fr->step[fr->n - 1], 0, &bytes, &ret)) {
@@ -387,12 +524,8 @@ static bool body_insn(const struct pa_flow *fl, const struct eh_frame *fr,
 		wk->windows++;
 		return true;
 	}
-	if (!w[13]) {
-		if (in->id == ARM_INS_BX && !pa_conditional(in) &&
-		    pa_computed_jump(in) == PA_J_NONE && !ra_in_lr(fr, p))
-			return refuse_all(wk, in, "a return with the frame up");
+	if (!w[13])
 		return true;
-	}
 	/* sp moves: it must undo the last step done */
 	st = p->part ? &fr->step[p->s] : p->s ? &fr->step[p->s - 1] : NULL;
 	if (st && undoes_step(fl, in, st, p->part ? p->part : st->bytes,
@@ -444,11 +577,13 @@ static bool walk(const struct pa_flow *fl, const struct eh_frame *fr,
 			if (i == fl->n)
 				break;
 			in = &fl->ins[i];
+		} else if (ended && wk->hinted[i]) {
+			p = wk->hint[i];
 		}
 		wk->pos[i] = p;
-		pa_writes(fl->cs, in, w, TB_NREGS);
+		insn_writes(fl, in, w);
 		if (p.unknown) {
-			if (pa_computed_jump(in) != PA_J_NONE ||
+			if ((w[15] && pa_computed_jump(in) != PA_J_NONE) ||
 			    (!pa_is_call(in) && inner_target(fl, in)))
 				return refuse_all(wk, in, "a jump inside the function from an unknown frame");
 		} else if (!body_insn(fl, fr, in, w, &p, wk)) {
@@ -459,7 +594,7 @@ static bool walk(const struct pa_flow *fl, const struct eh_frame *fr,
 		/* alignment padding after a path's end runs never */
 		ended = path_ends(in, w) || (ended && pa_is_padding(in));
 	}
-	return true;
+	return branches_agree(fl, wk);
 }
 
 /*
@@ -552,6 +687,9 @@ static int try_mode(struct tb_elf *e, const struct eh_handles *h,
 	else if (r || !fl.n || fl.ins[0].address != f->addr)
 		r = 0;
 	else if (!(wk->pos = calloc(fl.n, sizeof(*wk->pos))) ||
+		 !(wk->hint = calloc(fl.n, sizeof(*wk->hint))) ||
+		 !(wk->hinted = calloc(fl.n, sizeof(*wk->hinted))) ||
+		 !(wk->br = calloc(EH_MAX_BRANCHES, sizeof(*wk->br))) ||
 		 !(start = calloc(fl.n, sizeof(*start))))
 		r = -1;
 	else {
@@ -563,7 +701,13 @@ static int try_mode(struct tb_elf *e, const struct eh_handles *h,
 		wk->why = "the code does not decode";
 	free(start);
 	free(wk->pos);
-	wk->pos = NULL;
+	free(wk->hint);
+	free(wk->hinted);
+	free(wk->br);
+	wk->pos = wk->hint = NULL;
+	wk->hinted = NULL;
+	wk->br = NULL;
+	wk->nbr = 0;
 	for (u32 i = 0; i < fl.n; i++)
 		free(fl.ins[i].detail);
 	free(fl.ins);
