@@ -344,17 +344,9 @@ static bool refuse_all(struct eh_walk *w, const cs_insn *in, const char *why)
 /* The instruction at @addr, or fl->n when none starts there. */
 static u32 insn_at(const struct pa_flow *fl, u32 addr)
 {
-	u32 lo = 0, hi = fl->n;
+	long k = pa_index_of(fl, addr);
 
-	while (lo < hi) {
-		u32 mid = lo + (hi - lo) / 2;
-
-		if (fl->ins[mid].address < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < fl->n && fl->ins[lo].address == addr ? lo : fl->n;
+	return k < 0 ? fl->n : (u32)k;
 }
 
 /*
