@@ -170,6 +170,23 @@ m_two_1: bl ext
 	pop {r4, pc}
 	.fnend
 	.size m_two, . - m_two
+	@ a call that never returns ends a function too
+	thumb_fn n_one
+	.fnstart
+	push {r4, lr}
+	.save {r4, lr}
+n_one_1: bl ext
+	bl abort
+	.fnend
+	.size n_one, . - n_one
+	thumb_fn n_two
+	.fnstart
+	push {r4, lr}
+	.save {r4, lr}
+n_two_1: bl ext
+	pop {r4, pc}
+	.fnend
+	.size n_two, . - n_two
 ASM
 # one exidx entry per function, as a compiler's; then merged as GNU ld
 # does by default
@@ -253,7 +270,7 @@ for mode in default prologue; do
 		"$(off a_ok a_ok_1) $A" \
 		"$(off a_ok a_ok_2) vsp += 24; $A" \
 		"$(off a_ok a_ok_e1) $A")" "$(rows a_ok "$d")"
-	grep -q '^EHABI-only functions: 8 with rows per state .* 2 refused' \
+	grep -q '^EHABI-only functions: 10 with rows per state .* 2 refused' \
 		"$tmp/$mode.stats" && ok "--stats counts them" ||
 		fail "--stats counts them: $(grep EHABI "$tmp/$mode.stats")"
 done
@@ -267,11 +284,15 @@ so=$tmp/merged.so
 if [ -n "$(rows m_two "$tmp/merged.dump")" ]; then
 	skip "merged: the linker kept m_two's entry apart"
 else
-	expect "merged entries: the second function's entry and push" "$(sorted \
+	expect "merged entries: each function's entry and push, after a return or a call that never returns" "$(sorted \
 		"+0x0 finish" \
 		"$(off m_one m_one_1) pop {r4, lr}; finish" \
 		"$(off m_one m_two) finish" \
-		"$(off m_one m_two_1) pop {r4, lr}; finish")" \
+		"$(off m_one m_two_1) pop {r4, lr}; finish" \
+		"$(off m_one n_one) finish" \
+		"$(off m_one n_one_1) pop {r4, lr}; finish" \
+		"$(off m_one n_two) finish" \
+		"$(off m_one n_two_1) pop {r4, lr}; finish")" \
 		"$(rows m_one "$tmp/merged.dump")"
 fi
 finish

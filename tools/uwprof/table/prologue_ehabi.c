@@ -547,14 +547,16 @@ static bool body_insn(const struct pa_flow *fl, const struct eh_frame *fr,
  * The state before every instruction.  False: refuse the function.  A
  * symbol after a path's end starts a function of its own, entered with
  * its caller's frame: GNU ld merges the identical exidx entries of
- * neighbours into one (@start marks the instructions symbols name).
+ * neighbours into one (@start marks the instructions symbols name).  A
+ * call right before a symbol ends its function too: it never returns
+ * (__stack_chk_fail), as prologue analysis takes a call at the end.
  */
 static bool walk(const struct pa_flow *fl, const struct eh_frame *fr,
 		 struct eh_walk *wk, const bool *start)
 {
 	u32 i = walk_prologue(fl, fr, wk, 0);
 	struct eh_pos p = { .s = fr->n };
-	bool ended = false;
+	bool ended = false, last_call = false;
 
 	if (i > fl->n)
 		return false;
@@ -562,13 +564,14 @@ static bool walk(const struct pa_flow *fl, const struct eh_frame *fr,
 		const cs_insn *in = &fl->ins[i];
 		bool w[TB_NREGS];
 
-		if (ended && start[i]) {
+		if ((ended || last_call) && start[i]) {
 			i = walk_prologue(fl, fr, wk, i);
 			if (i > fl->n)
 				return false;
 			if (i == fl->n)
 				break;
 			in = &fl->ins[i];
+			p = (struct eh_pos){ .s = fr->n };
 		} else if (ended && wk->hinted[i]) {
 			p = wk->hint[i];
 		}
@@ -585,6 +588,8 @@ static bool walk(const struct pa_flow *fl, const struct eh_frame *fr,
 			p = (struct eh_pos){ .s = fr->n };
 		/* alignment padding after a path's end runs never */
 		ended = path_ends(in, w) || (ended && pa_is_padding(in));
+		last_call = (pa_is_call(in) && !pa_conditional(in)) ||
+			    (last_call && pa_is_padding(in));
 	}
 	return branches_agree(fl, wk);
 }
