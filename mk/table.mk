@@ -7,7 +7,7 @@ TABLE_CORE	:= tools/uwprof/table/enc.c tools/uwprof/table/conv.c \
 # Prologue analysis, one file per idea (table/prologue_int.h lists them).
 PROLOGUE_SRCS	:= $(addprefix tools/uwprof/table/prologue_,state.c insn.c dp.c \
 		   ldst.c frame.c apcs.c clone.c decode.c cfi.c path.c jump.c \
-		   step.c walk.c sym.c cover.c pass.c thread.c)
+		   step.c walk.c sym.c cover.c pass.c thread.c ehabi.c)
 TABLE_ELF	:= tools/uwprof/table/dwarf.c tools/uwprof/table/ehabi.c \
 		   tools/uwprof/table/elf.c $(PROLOGUE_SRCS) \
 		   tools/uwprof/table/plt.c tools/uwprof/table/noreturn.c \
@@ -48,7 +48,7 @@ test_table_real_LIBS := -ldw -lelf
 
 HOST_TEST_SCRIPTS += tests/host/table_cli.sh tests/host/thread_entry.sh \
 		     tests/host/table_lld_plt.sh tests/host/table_stripped.sh \
-		     tests/host/table_split.sh
+		     tests/host/table_split.sh tests/host/table_ehabi.sh
 
 # Prologue analysis: hand-assembled sequences, and lua5.4 against DWARF.
 HOST_TESTS	+= test_table_prologue
@@ -59,6 +59,8 @@ test_table_prologue_SRCS := $(TABLE_CORE) tools/uwprof/table/elf.c \
 test_table_prologue_LIBS := -ldw -lelf -lcapstone
 # table/elf.c opens its input through lib/elf.c (a file, or APK!/ENTRY)
 test_table_prologue_SRCS += tools/uwprof/lib/elf.c tools/uwprof/lib/zip.c
+# prologue_ehabi.c reads exidx opcodes with the one opcode walker
+test_table_prologue_SRCS += tools/uwprof/lib/ehabi.c
 
 # Function discovery on Debian armhf packages as shipped: .text coverage
 # per file without and with it, written into docs/TABLES.md with the

@@ -48,12 +48,13 @@
 
 enum { R_MEMCPY, R_MEMMOVE, R_MEMSET, R_STRLEN, R_STRCMP, R_SYSCALL,
        R_UIDIV, R_IDIV, R_ULDIVMOD, R_L2D, R_NOCFI, R_CLASSES, R_APCS,
+       R_EHABI,
        R_CHAIN, R_COUNT };
 
 static const char *const routine_name[R_COUNT] = {
 	"memcpy", "memmove", "memset", "strlen", "strcmp", "syscall", "uidiv",
 	"idiv", "uldivmod", "l2d", "no-cfi", "no-cfi-classes", "apcs",
-	"chain",
+	"ehabi-only", "chain",
 };
 
 /* Written by one thread each; read by the judge after the joins. */
@@ -167,6 +168,11 @@ __attribute__((noinline)) static void leaf(struct worker *w, int i)
 		break;
 	case R_APCS:
 		w->sink += apcs_work(i & 4095);
+		break;
+	case R_EHABI:
+		/* many calls: samples at its first instruction */
+		for (int k = 0; k < 16; k++)
+			w->sink += ehabi_work(i + k) + ehabi_shrink(i + k);
 		break;
 	default:
 		for (int k = 0; k < 64; k++)
@@ -482,6 +488,20 @@ static int judge(const struct worker *w, const struct sample *s,
 			break;
 	}
 	if (k == s->n || c < 0) {
+		/*
+		 * A stop is no excuse for a frame that is none: each given
+		 * must be a return address just after a call, in a known
+		 * function (a body's frame applied at a function's entry
+		 * gives a stack word, then stops).
+		 */
+		for (uint32_t j = 1; j < s->n; j++)
+			if (!strcmp(sym_name((s->frames[j] & ~1u) - 1), "?") ||
+			    !after_call(s->frames[j])) {
+				snprintf(why, wlen, "no chain frame, frame %u (%s) is no return address (stop %s)",
+					 j, sym_name((s->frames[j] & ~1u) - 1),
+					 uw2_stop_name(s->stop));
+				return 2;
+			}
 		snprintf(why, wlen, "no chain frame (stop %s at %s)",
 			 uw2_stop_name(s->stop),
 			 s->n ? sym_name((s->frames[s->n - 1] & ~1u) -

@@ -11,4 +11,8 @@ unsigned int nocfi_classes(unsigned int n);
 /* The same in ARM code with APCS frames (gt_apcs.c). */
 unsigned int apcs_work(unsigned int n);
 
+/* Described by an .ARM.exidx entry alone (gt_ehabi.c). */
+unsigned int ehabi_work(unsigned int n);
+unsigned int ehabi_shrink(unsigned int n);
+
 #endif

@@ -5,8 +5,9 @@
 # own threads with SIGPROF and the tables uwprof builds for it and its
 # C library, and judges every sample against the chain it knows.  Built
 # four ways (gcc and clang, static and dynamic, Thumb-2), with one file
-# built without unwind information (tests/gt/gt_nocfi.c) and one in ARM code
-# with APCS frames (tests/gt/gt_apcs.c); the dynamic ones
+# built without unwind information (tests/gt/gt_nocfi.c), one in ARM code
+# with APCS frames (tests/gt/gt_apcs.c) and one whose routine has only an
+# .ARM.exidx entry (tests/gt/gt_ehabi.c); the dynamic ones
 # run against Debian's armhf libc (build/arm/root) with the table made from
 # its debug file, as make demo does.  The stripped builds (gcc-stripped,
 # clang-stripped: dynamic; gcc-staticstripped) have no symbols, no CFI and
@@ -95,17 +96,21 @@ for v in $variants; do
 		[ ${#lgslibs[@]} -gt 0 ] || { fail "$v: no Debian libgcc_s.so.1 (make setup)"; continue; }
 		flags+=(-shared-libgcc)
 	fi
-	# one file with no unwind information, as libc.a's C code, and one
+	# one file with no unwind information, as libc.a's C code, one
 	# in ARM code with APCS frames (gcc's alone: clang has no
-	# -mapcs-frame), as Debian's 5.10 vDSO
+	# -mapcs-frame), as Debian's 5.10 vDSO, and one whose routine only
+	# its exidx entry describes (in the stripped builds too)
 	if ! "${cmd[@]}" -O2 -mthumb -g0 -fno-unwind-tables \
 		-fno-asynchronous-unwind-tables -c -o "$exe.nocfi.o" \
 		"$top/tests/gt/gt_nocfi.c" 2>"$out/$v.cc.log" ||
+	   ! "${cmd[@]}" -O2 -mthumb -g0 -funwind-tables -c \
+		-o "$exe.ehabi.o" "$top/tests/gt/gt_ehabi.c" 2>>"$out/$v.cc.log" ||
 	   ! arm-linux-gnueabihf-gcc -O2 -marm -mapcs-frame -g0 \
 		-fno-unwind-tables -fno-asynchronous-unwind-tables -c \
 		-o "$exe.apcs.o" "$top/tests/gt/gt_apcs.c" 2>>"$out/$v.cc.log" ||
 	   ! "${cmd[@]}" "${flags[@]}" "${inc[@]}" -o "$exe" "${srcs[@]}" \
-		"$exe.nocfi.o" "$exe.apcs.o" 2>>"$out/$v.cc.log"; then
+		"$exe.nocfi.o" "$exe.apcs.o" "$exe.ehabi.o" \
+		2>>"$out/$v.cc.log"; then
 		fail "$v: does not build: $(head -n 3 "$out/$v.cc.log")"
 		continue
 	fi

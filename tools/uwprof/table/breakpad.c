@@ -231,6 +231,7 @@ void tb_input_free(struct tb_input *in)
 		free(in->funcs[i].rows);
 		free(in->funcs[i].name);
 		free(in->funcs[i].ehabi);
+		free(in->funcs[i].epairs);
 	}
 	free(in->funcs);
 	memset(in, 0, sizeof(*in));

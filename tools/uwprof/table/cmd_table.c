@@ -200,6 +200,7 @@ struct gen {
 	bool dbgfile_compressed;
 	int noreturn_sites;		/* calls marked as never returning */
 	int discovered;			/* function starts discovery added */
+	struct tb_ehabi_stats ehabi;	/* EHABI-only functions' rows */
 	struct tb_discover_stats dstats;
 };
 
@@ -240,6 +241,29 @@ static void refuse_rows(struct tb_func *out, struct tb_notes *notes)
 	tb_seq_put(&out->pairs[0].seq, refuse, sizeof(refuse));
 }
 
+/* An EHABI function's pairs: its one sequence, or one per state. */
+static int ehabi_pairs(struct gen *g, struct tb_cfi_func *f,
+		       struct tb_func *out)
+{
+	u32 n = f->nepairs ? f->nepairs : 1;
+
+	out->pairs = calloc(n, sizeof(*out->pairs));
+	if (!out->pairs)
+		return -1;
+	out->npairs = n;
+	if (f->nepairs) {
+		/* offsets descending, as tb_func holds them */
+		for (u32 k = 0; k < n; k++)
+			out->pairs[k] = f->epairs[n - 1 - k];
+		return 0;
+	}
+	/* --chrome-compat tables never hold the root marker. */
+	if (g->o->compat && f->source == TB_SRC_ROOT)
+		f->ehabi[0] = 0x80;
+	tb_seq_put(&out->pairs[0].seq, f->ehabi, f->ehabi_len);
+	return 0;
+}
+
 static int convert_all(struct gen *g)
 {
 	char err[256];
@@ -260,14 +284,8 @@ static int convert_all(struct gen *g)
 		}
 		if (f->ehabi) {
 			memset(out, 0, sizeof(*out));
-			out->pairs = calloc(1, sizeof(*out->pairs));
-			if (!out->pairs)
+			if (ehabi_pairs(g, f, out))
 				return -1;
-			/* --chrome-compat tables never hold the root marker. */
-			if (g->o->compat && f->source == TB_SRC_ROOT)
-				f->ehabi[0] = 0x80;
-			tb_seq_put(&out->pairs[0].seq, f->ehabi, f->ehabi_len);
-			out->npairs = 1;
 			out->addr = f->addr;
 			out->size = f->size;
 			out->source = f->source;
@@ -510,6 +528,10 @@ static void print_stats(struct gen *g, FILE *f)
 			g->discovered, g->dstats.calls, g->dstats.tails,
 			g->dstats.pointers, g->dstats.gaps,
 			g->dstats.boundaries, g->dstats.passes);
+	if (g->ehabi.rows || g->ehabi.refused || g->ehabi.pieces)
+		fprintf(f, "EHABI-only functions: %u with rows per state (%u with no prologue; %u stretches after an epilogue refused), %u refused (prologue or epilogue not the opcodes'), %u pieces after analysed code refused\n",
+			g->ehabi.rows, g->ehabi.frameless, g->ehabi.windows,
+			g->ehabi.refused, g->ehabi.pieces);
 	if (g->noreturn_sites)
 		fprintf(f, "calls that never return (return address saved nowhere): %d\n",
 			g->noreturn_sites);
@@ -702,6 +724,13 @@ static int read_inputs(struct gen *g, struct tb_elf *e)
 	if (g->o->prologue && !g->o->compat &&
 	    tb_prologue_pass(e, &g->in, &g->notes) < 0) {
 		uw_err("table: %s: prologue analysis failed (capstone or out of memory)",
+		       g->o->input);
+		return UWPROF_EXIT_FAIL;
+	}
+	/* EHABI-only functions left: prologues and epilogues checked */
+	if (!g->o->compat && tb_ehabi_rows_pass(e, &g->in, &g->notes,
+						&g->ehabi) < 0) {
+		uw_err("table: %s: EHABI prologue check failed (capstone or out of memory)",
 		       g->o->input);
 		return UWPROF_EXIT_FAIL;
 	}

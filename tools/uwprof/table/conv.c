@@ -37,6 +37,7 @@ static const char *const reason_names[TB_N_COUNT][2] = {
 	[TB_N_PLT] = { "plt-undecoded", "PLT code that is not a known stub form (refused from there on)" },
 	[TB_N_EHABI_REFUSE] = { "ehabi-cantunwind", "EHABI says CANTUNWIND or refuse (refused)" },
 	[TB_N_ROWS_MAX] = { "rows-max", "more than 4096 unwind rows, the most a FOT list may hold (refused)" },
+	[TB_N_EHABI_UNPROVEN] = { "ehabi-unproven", "EHABI-only function whose prologue or epilogues do not match its opcodes (refused)" },
 };
 
 const char *tb_reason_name(enum tb_reason r)

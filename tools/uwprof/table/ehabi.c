@@ -9,9 +9,10 @@
  * extra words) or generic (a prel31 personality routine followed by a
  * word with the count in its top byte and three opcodes).
  *
- * The opcodes describe the function after its prologue.  uwprof encodes
- * them from the function start (one row); docs/TABLES.md says what that
- * costs and the report names every EHABI-only function.
+ * The opcodes describe the function after its prologue: read here as
+ * one sequence from the function start, then checked against its
+ * prologue and epilogues (prologue_ehabi.c), which give the rows before
+ * and after the body's, or refuse the function.
  */
 #include <gelf.h>
 #include <stdlib.h>
@@ -328,6 +329,9 @@ static int add_uncovered(struct tb_elf *e, struct tb_input *in,
 			   : at == fn ? add_func(in, at, hi - at, TB_SRC_EHABI, ops, n)
 			   : add_func(in, at, hi - at, TB_SRC_EHABI, refuse, 2))
 			return -1;
+		/* the opcodes describe the function that starts here */
+		if (n && at == fn)
+			in->funcs[in->n - 1].ehabi_entry = true;
 		added += at == fn;
 		at = hi;
 	}

@@ -70,4 +70,26 @@ int tb_thread_entry_pass(struct tb_elf *e, struct tb_input *in,
  */
 int tb_thread_entry_found_pass(struct tb_elf *e, struct tb_input *in);
 
+/* What tb_ehabi_rows_pass did, for --stats. */
+struct tb_ehabi_stats {
+	u32 rows;		/* EHABI-only functions given rows per state */
+	u32 frameless;		/* of which with no prologue at all */
+	u32 windows;		/* stretches refused up to a path's end */
+	u32 refused;		/* refused as a whole (noted) */
+	u32 pieces;		/* pieces not at their entry's start: refused */
+};
+
+/*
+ * Every EHABI-only function whose opcodes describe it from its start:
+ * its prologue (the first instructions) must be the steps the opcodes
+ * undo, in order; it then gets one row per state, the entry's (return
+ * address in lr) first, the partial frames after each prologue
+ * instruction, the opcodes in the body, and its epilogues' states;
+ * otherwise the whole function refuses (noted ehabi-unproven).  After
+ * prologue analysis, or in its place.  Returns 0, or -1 (capstone or
+ * memory).
+ */
+int tb_ehabi_rows_pass(struct tb_elf *e, struct tb_input *in,
+		       struct tb_notes *notes, struct tb_ehabi_stats *stats);
+
 #endif

@@ -90,7 +90,8 @@ int pa_add_piece(struct tb_input *in, const struct tb_cfi_func *f,
 		return -1;
 	*g = (struct tb_cfi_func){ .addr = lo, .size = hi - lo,
 				   .source = f->source, .ehabi = g->ehabi,
-				   .ehabi_len = f->ehabi_len };
+				   .ehabi_len = f->ehabi_len,
+				   .ehabi_entry = f->ehabi_entry && lo == f->addr };
 	memcpy(g->ehabi, f->ehabi, f->ehabi_len);
 	return 0;
 }

@@ -25,6 +25,8 @@
  *   prologue_cover.c   what other rules cover, and cutting EHABI ranges
  *   prologue_pass.c    the prologue-analysis pass over a file's symbols
  *   prologue_thread.c  thread entries: their analysis and pass
+ *   prologue_ehabi.c   EHABI-only functions: prologue and epilogues
+ *                      read against their opcodes
  */
 #ifndef UWPROF_TABLE_PROLOGUE_INT_H
 #define UWPROF_TABLE_PROLOGUE_INT_H
@@ -214,6 +216,7 @@ void pa_insn_text(const struct pa_flow *fl, const cs_insn *in, char *buf,
 u32 pa_cfi_wrong_at(const struct pa_flow *fl, const struct tb_cfi_func *cfi);
 
 /* prologue_path.c */
+long pa_index_of(const struct pa_flow *fl, u32 addr);
 int pa_fail(struct pa_flow *fl, const cs_insn *in, const char *what);
 int pa_reach(struct pa_flow *fl, const cs_insn *from, u32 addr,
 	     const struct pa_state *st);

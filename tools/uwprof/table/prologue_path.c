@@ -20,7 +20,7 @@ int pa_fail(struct pa_flow *fl, const cs_insn *in, const char *what)
 }
 
 /* The instruction at @addr, or -1 (not an instruction start). */
-static long index_of(const struct pa_flow *fl, u32 addr)
+long pa_index_of(const struct pa_flow *fl, u32 addr)
 {
 	u32 lo = 0, hi = fl->n;
 
@@ -115,7 +115,7 @@ static bool never_returns(struct pa_flow *fl, long i)
 int pa_reach(struct pa_flow *fl, const cs_insn *from, u32 addr,
 	     const struct pa_state *st)
 {
-	long i = index_of(fl, addr);
+	long i = pa_index_of(fl, addr);
 
 	if (i < 0)
 		return pa_fail(fl, from, "branch into the middle of an instruction");

@@ -88,6 +88,15 @@ struct tb_cfi_func {
 	 */
 	u8 *ehabi;
 	u32 ehabi_len;
+	bool ehabi_entry;	/* starts where its exidx entry's function
+				 * does, so the opcodes describe its body */
+	/*
+	 * An EHABI function whose prologue and epilogues were read against
+	 * its opcodes (prologue_ehabi.c): a sequence per offset, ascending,
+	 * the first at 0, in place of the one sequence above.
+	 */
+	struct tb_pair *epairs;
+	u32 nepairs;
 };
 
 /* Why something could not be expressed.  See tb_note_name(). */
@@ -118,6 +127,8 @@ enum tb_reason {
 				 * the rest of the section refuses */
 	TB_N_ROWS_MAX,		/* more rows than a FOT list may hold:
 				 * the function refuses */
+	TB_N_EHABI_UNPROVEN,	/* an EHABI-only function whose prologue or
+				 * epilogues its opcodes do not prove */
 	TB_N_COUNT
 };
 
