@@ -419,6 +419,267 @@ static bool t16(u32 h, u32 addr, struct tb_dec_form *f)
 	return t16_multi_branch(h, addr, f);
 }
 
+static const u8 g_t2[] = { ARM_GRP_THUMB2 };
+
+/* Thumb-2 b<c>.w, b.w, bl, blx (@h the first halfword, @l the second). */
+static bool t32_branch(u32 h, u32 l, u32 addr, struct tb_dec_form *f)
+{
+	static const u8 g_bw[] = { ARM_GRP_BRANCH_RELATIVE, ARM_GRP_THUMB2,
+				   ARM_GRP_JUMP },
+		g_bl[] = { ARM_GRP_BRANCH_RELATIVE, ARM_GRP_THUMB,
+			   ARM_GRP_CALL, ARM_GRP_JUMP },
+		g_blx[] = { ARM_GRP_BRANCH_RELATIVE, ARM_GRP_THUMB,
+			    ARM_GRP_V5T, ARM_GRP_NOTMCLASS, ARM_GRP_CALL,
+			    ARM_GRP_JUMP };
+	u32 s = h >> 10 & 1, j1 = l >> 13 & 1, j2 = l >> 11 & 1, cond = h >> 6 & 15;
+	u32 i1 = !(j1 ^ s), i2 = !(j2 ^ s), off;
+
+	if (!(l & 0x1000)) {		/* b<c>.w (T3), or blx */
+		if (l & 0x4000) {
+			if (l & 1)
+				return false;
+			off = s << 24 | i1 << 23 | i2 << 22 | (h & 0x3ff) << 12 |
+			      (l & 0x7ff) << 1;
+			start(f, ARM_INS_BLX, 4);
+			op_imm(f, (s32)(((addr + 4) & ~3u) +
+					(u32)((s32)(off << 7) >> 7)));
+			regs(f, r_pc, 1, r_lrpc, 2, g_blx, 6);
+			return true;
+		}
+		if (cond >= 14)
+			return false;
+		off = s << 20 | j2 << 19 | j1 << 18 | (h & 0x3f) << 12 |
+		      (l & 0x7ff) << 1;
+		start(f, ARM_INS_B, 4);
+		f->rec.cc = (u8)(cond + 1);
+		op_imm(f, (s32)(addr + 4 + (u32)((s32)(off << 11) >> 11)));
+		groups(f, g_bw, 3);
+		return true;
+	}
+	off = s << 24 | i1 << 23 | i2 << 22 | (h & 0x3ff) << 12 | (l & 0x7ff) << 1;
+	off = (u32)((s32)(off << 7) >> 7);
+	if (l & 0x4000) {
+		start(f, ARM_INS_BL, 4);
+		op_imm(f, (s32)(addr + 4 + off));
+		regs(f, r_pc, 1, r_lrpc, 2, g_bl, 4);
+	} else {
+		start(f, ARM_INS_B, 4);
+		op_imm(f, (s32)(addr + 4 + off));
+		groups(f, g_bw, 3);
+	}
+	return true;
+}
+
+/*
+ * Thumb-2 loads and stores of one register (1111 100x xxxx): ldr, ldrb,
+ * ldrh, ldrsb, ldrsh, str, strb, strh; immediate, literal and register
+ * offsets.  capstone's access for the memory operand is its opcode's:
+ * none for ldr and ldrb with an immediate, read for the others.
+ */
+static bool t32_ldst(u32 h, u32 l, struct tb_dec_form *f)
+{
+	u32 size = h >> 5 & 3, sign = h >> 8 & 1, load = h >> 4 & 1;
+	u32 rn = h & 15, rt = l >> 12 & 15, imm8 = l & 0xff, puw = l >> 8 & 7;
+	unsigned int id;
+	u8 macc;
+	s32 disp;
+
+	if (size == 3 || (sign && !load) || rt == 15 || rt == 13)
+		return false;	/* pld, pli, wide forms; pc or sp loaded */
+	id = !load ? (size == 0 ? ARM_INS_STRB : size == 1 ? ARM_INS_STRH :
+		      ARM_INS_STR) :
+	     sign ? (size == 0 ? ARM_INS_LDRSB : size == 1 ? ARM_INS_LDRSH : 0) :
+	     (size == 0 ? ARM_INS_LDRB : size == 1 ? ARM_INS_LDRH : ARM_INS_LDR);
+	if (!id)
+		return false;
+	start(f, id, 4);
+	op_reg(f, rt, load ? W : R);
+	if (rn == 15) {
+		if (!load)
+			return false;
+		op_mem(f, 15, 0xff, h & 0x80 ? (s32)(l & 0xfff) :
+					       -(s32)(l & 0xfff), R);
+		groups(f, g_t2, 1);
+		return true;
+	}
+	macc = !load ? W : id == ARM_INS_LDR || id == ARM_INS_LDRB ? 0 : R;
+	if (h & 0x80) {			/* [rn, #imm12] */
+		op_mem(f, rn, 0xff, (s32)(l & 0xfff), macc);
+	} else if (!(l & 0x800)) {	/* [rn, rm, lsl #k] */
+		struct tb_dec_op *o;
+
+		if (l & 0x7c0 || (l & 15) >= 13)
+			return false;
+		o = add_op(f, ARM_OP_MEM, load ? R : W);
+		o->mem.base = reg(rn);
+		o->mem.index = reg(l & 15);
+		o->mem.scale = 1;
+		if (l >> 4 & 3) {
+			o->shift_type = ARM_SFT_LSL;
+			o->shift_value = (u8)(l >> 4 & 3);
+		}
+	} else {
+		disp = puw & 2 ? (s32)imm8 : -(s32)imm8;
+		if (puw == 6 || !(puw & 5))
+			return false;	/* ldrt and kin; no index, no writeback */
+		f->rec.writeback = puw & 1;
+		if (puw & 4) {
+			op_mem(f, rn, 0xff, disp, macc);
+		} else {		/* [rn], #k */
+			return false;
+		}
+	}
+	groups(f, g_t2, 1);
+	return true;
+}
+
+/* Thumb-2 ldm, stm (increment after, decrement before); push, pop. */
+static bool t32_multi(u32 h, u32 l, struct tb_dec_form *f)
+{
+	u32 rn = h & 15, wb = h >> 5 & 1, load = h >> 4 & 1, db = h >> 8 & 1;
+	u32 n = (u32)__builtin_popcount(l);
+
+	if (!l || l & 0x2000 || (!load && l & 0x8000) || rn == 15 ||
+	    (load && (l & 0xc000) == 0xc000) || (wb && l & 1u << rn))
+		return false;
+	if (rn == 13 && wb && n >= 2 && db != load) {
+		start(f, load ? ARM_INS_POP : ARM_INS_PUSH, 4);
+		op_list(f, l, load ? W : RW);
+		regs(f, r_sp, 1, r_sp, 1, g_t2, 1);
+		return true;
+	}
+	start(f, load ? (db ? ARM_INS_LDMDB : ARM_INS_LDM) :
+			(db ? ARM_INS_STMDB : ARM_INS_STM), 4);
+	f->rec.writeback = (u8)wb;
+	op_reg(f, rn, wb ? RW : R);
+	op_list(f, l, load ? W : R);
+	groups(f, g_t2, 1);
+	return true;
+}
+
+/* Thumb-2 ldrd, strd with an immediate offset, indexed or not. */
+static bool t32_dual(u32 h, u32 l, struct tb_dec_form *f)
+{
+	u32 rn = h & 15, rt = l >> 12 & 15, rt2 = l >> 8 & 15, load = h >> 4 & 1;
+	s32 disp = (s32)(l & 0xff) * 4;
+
+	if (!(h & 0x100) || rn == 15 || rt >= 13 || rt2 >= 13 ||
+	    (load && rt == rt2) || (h & 0x20 && (rn == rt || rn == rt2)))
+		return false;	/* post-indexed, literal, unpredictable */
+	start(f, load ? ARM_INS_LDRD : ARM_INS_STRD, 4);
+	f->rec.writeback = h >> 5 & 1;
+	op_reg(f, rt, load ? W : R);
+	op_reg(f, rt2, load ? W : R);
+	op_mem(f, rn, 0xff, h & 0x80 ? disp : -disp, 0);
+	groups(f, g_t2, 1);
+	return true;
+}
+
+/* ThumbExpandImm of i:imm3:imm8; false where unpredictable. */
+static bool expand_imm(u32 v, u32 *out)
+{
+	u32 b = v & 0xff;
+
+	switch (v >> 8) {
+	case 0: *out = b; return true;
+	case 1: *out = b << 16 | b; return b != 0;
+	case 2: *out = b << 24 | b << 8; return b != 0;
+	case 3: *out = b << 24 | b << 16 | b << 8 | b; return b != 0;
+	default:
+		b |= 0x80;
+		v >>= 7;
+		*out = b >> v | b << (32 - v);
+		return true;
+	}
+}
+
+/* Thumb-2 data processing with a modified immediate. */
+static bool t32_dp_imm(u32 h, u32 l, struct tb_dec_form *f)
+{
+	static const unsigned int id[16] = {
+		ARM_INS_AND, ARM_INS_BIC, ARM_INS_ORR, ARM_INS_ORN,
+		ARM_INS_EOR, 0, 0, 0, ARM_INS_ADD, 0, ARM_INS_ADC, ARM_INS_SBC,
+		0, ARM_INS_SUB, ARM_INS_RSB, 0 },
+		cmp[16] = { [0] = ARM_INS_TST, [4] = ARM_INS_TEQ,
+			    [8] = ARM_INS_CMN, [13] = ARM_INS_CMP };
+	u32 op = h >> 5 & 15, sbit = h >> 4 & 1, rn = h & 15, rd = l >> 8 & 15;
+	u32 imm;
+
+	if (!id[op] || !expand_imm((h >> 10 & 1) << 11 | (l >> 4 & 0x700) |
+				   (l & 0xff), &imm))
+		return false;
+	if (rd == 15 && sbit && cmp[op]) {
+		if (rn >= 13 && rn != 13)
+			return false;
+		start(f, cmp[op], 4);
+		f->rec.update_flags = 1;
+		op_reg(f, rn, R);
+		op_imm(f, (s32)imm);
+		regs(f, NULL, 0, r_cpsr, 1, g_t2, 1);
+		return true;
+	}
+	if (rd >= 13 || (rn == 15 && op != 2 && op != 3) ||
+	    (rn == 13 && op != 8 && op != 13))
+		return false;
+	start(f, rn == 15 ? (op == 2 ? ARM_INS_MOV : ARM_INS_MVN) : id[op], 4);
+	f->rec.update_flags = (u8)sbit;
+	op_reg(f, rd, W);
+	if (rn != 15)
+		op_reg(f, rn, R);
+	op_imm(f, (s32)imm);
+	if (op == 10 || op == 11) {	/* adc, sbc: carry in, flags "set" */
+		f->rec.update_flags = 1;
+		regs(f, r_cpsr, 1, r_cpsr, 1, g_t2, 1);
+	} else {
+		groups(f, g_t2, 1);
+	}
+	return true;
+}
+
+/* Thumb-2 addw, subw, movw, movt (plain binary immediates). */
+static bool t32_bin_imm(u32 h, u32 l, struct tb_dec_form *f)
+{
+	u32 op = h >> 4 & 0x1f, rn = h & 15, rd = l >> 8 & 15;
+	u32 imm12 = (h >> 10 & 1) << 11 | (l >> 4 & 0x700) | (l & 0xff);
+
+	if (rd >= 13)
+		return false;
+	if (op == 0 || op == 0xa) {
+		if (rn == 13)
+			return false;
+		start(f, op ? ARM_INS_SUBW : ARM_INS_ADDW, 4);
+		op_reg(f, rd, W);
+		op_reg(f, rn, R);
+		op_imm(f, (s32)imm12);
+	} else if (op == 4 || op == 0xc) {
+		start(f, op == 4 ? ARM_INS_MOVW : ARM_INS_MOVT, 4);
+		op_reg(f, rd, op == 4 ? W : RW);
+		op_imm(f, (s32)(rn << 12 | imm12));
+	} else {
+		return false;
+	}
+	groups(f, g_t2, 1);
+	return true;
+}
+
+/* One 32-bit Thumb instruction: halfwords @h then @l. */
+static bool t32(u32 h, u32 l, u32 addr, struct tb_dec_form *f)
+{
+	if ((h & 0xf800) == 0xf000 && (l & 0x8000))
+		return t32_branch(h, l, addr, f);
+	if ((h & 0xfe00) == 0xf800)
+		return t32_ldst(h, l, f);
+	if ((h & 0xfe40) == 0xe800 && (h & 0x180) && (h & 0x180) != 0x180)
+		return t32_multi(h, l, f);
+	if ((h & 0xfe40) == 0xe840 && (h & 0x120))
+		return t32_dual(h, l, f);
+	if ((h & 0xfa00) == 0xf000 && !(l & 0x8000))
+		return t32_dp_imm(h, l, f);
+	if ((h & 0xfa00) == 0xf200 && !(l & 0x8000))
+		return t32_bin_imm(h, l, f);
+	return false;
+}
+
 bool tb_fast_decode(bool thumb, const u8 *b, size_t size, u32 addr,
 		    struct tb_dec_form *f)
 {
@@ -427,7 +688,9 @@ bool tb_fast_decode(bool thumb, const u8 *b, size_t size, u32 addr,
 	if (!thumb || size < 2)
 		return false;
 	h = (u32)b[0] | (u32)b[1] << 8;
-	if (h >> 11 >= 0x1d)
-		return false;	/* 32-bit: not yet */
-	return t16(h, addr, f);
+	if (h >> 11 < 0x1d)
+		return t16(h, addr, f);
+	if (size < 4)
+		return false;
+	return t32(h, (u32)b[2] | (u32)b[3] << 8, addr, f);
 }
