@@ -21,7 +21,8 @@ struct cmp {
 	cs_insn *in;
 	uint64_t tried, ours, diff;
 	u32 shown;
-	uint64_t miss[ARM_INS_ENDING];	/* capstone's ids we left to it */
+	uint64_t miss[2][ARM_INS_ENDING];	/* capstone's ids we left to
+						 * it, ARM and Thumb */
 	bool shown_id[ARM_INS_ENDING];	/* a difference of it shown */
 };
 
@@ -110,7 +111,7 @@ static void cmp_one(struct cmp *c, bool thumb, const u8 *b, size_t size,
 	     c->in->id != ARM_INS_IT && tb_dec_pack(c->in, &theirs);
 	if (!tb_fast_decode(thumb, b, p - b + size, addr, &mine)) {
 		if (ok)
-			c->miss[c->in->id]++;
+			c->miss[thumb][c->in->id]++;
 		return;
 	}
 	c->ours++;
@@ -129,27 +130,36 @@ static void cmp_one(struct cmp *c, bool thumb, const u8 *b, size_t size,
 	show_form("ours", &mine);
 }
 
-static void cmp_report(const struct cmp *c, const char *what)
+/* The ids of set @t capstone decoded most often for us, into @top, @id. */
+static void most_missed(const struct cmp *c, int t, uint64_t *top, u32 *id)
 {
-	uint64_t top[8] = { 0 };
-	u32 id[8] = { 0 };
-
 	for (u32 i = 0; i < ARM_INS_ENDING; i++)
 		for (int k = 0; k < 8; k++)
-			if (c->miss[i] > top[k]) {
+			if (c->miss[t][i] > top[k]) {
 				memmove(top + k + 1, top + k, (7 - k) * sizeof(*top));
 				memmove(id + k + 1, id + k, (7 - k) * sizeof(*id));
-				top[k] = c->miss[i];
+				top[k] = c->miss[t][i];
 				id[k] = i;
 				break;
 			}
-	printf("%s: %llu decoded, %llu by ours, %llu different; left to capstone most:",
-	       what, (unsigned long long)c->tried, (unsigned long long)c->ours,
+}
+
+static void cmp_report(const struct cmp *c, const char *what)
+{
+	printf("%s: %llu decoded, %llu by ours, %llu different\n", what,
+	       (unsigned long long)c->tried, (unsigned long long)c->ours,
 	       (unsigned long long)c->diff);
-	for (int k = 0; k < 8 && top[k]; k++)
-		printf(" %s %llu", cs_insn_name(c->cs[1], id[k]),
-		       (unsigned long long)top[k]);
-	printf("\n");
+	for (int t = 0; t < 2; t++) {
+		uint64_t top[8] = { 0 };
+		u32 id[8] = { 0 };
+
+		most_missed(c, t, top, id);
+		printf("  left to capstone most (%s):", t ? "Thumb" : "ARM");
+		for (int k = 0; k < 8 && top[k]; k++)
+			printf(" %s %llu", cs_insn_name(c->cs[1], id[k]),
+			       (unsigned long long)top[k]);
+		printf("\n");
+	}
 }
 
 TEST(thumb16_every_encoding)

@@ -662,6 +662,81 @@ static bool t32_bin_imm(u32 h, u32 l, struct tb_dec_form *f)
 	return true;
 }
 
+/* A shifted register operand's shift: type @t, amount @imm, as capstone. */
+static void shift_of(struct tb_dec_op *o, u32 t, u32 imm)
+{
+	static const u8 type[4] = { ARM_SFT_LSL, ARM_SFT_LSR, ARM_SFT_ASR,
+				    ARM_SFT_ROR };
+
+	if (!imm && t == 0)
+		return;
+	o->shift_type = !imm && t == 3 ? ARM_SFT_RRX : type[t];
+	o->shift_value = (u8)(imm || t == 3 ? imm : 32);
+}
+
+/* Thumb-2 mov.w, lsl.w and kin: orr/orrs with pc as the first source. */
+static bool t32_mov_reg(u32 h, u32 l, struct tb_dec_form *f)
+{
+	static const unsigned int shift[4] = { ARM_INS_LSL, ARM_INS_LSR,
+					       ARM_INS_ASR, ARM_INS_ROR };
+	u32 t = l >> 4 & 3, imm = (l >> 10 & 0x1c) | (l >> 6 & 3);
+
+	if (t == 3 && !imm)
+		return false;	/* rrx */
+	start(f, !imm && !t ? ARM_INS_MOV : shift[t], 4);
+	f->rec.update_flags = h >> 4 & 1;
+	op_reg(f, l >> 8 & 15, W);
+	op_reg(f, l & 15, R);
+	if (imm || t)
+		op_imm(f, imm || t == 3 ? (s32)imm : 32);
+	groups(f, g_t2, 1);
+	return true;
+}
+
+/* Thumb-2 data processing with a shifted register. */
+static bool t32_dp_reg(u32 h, u32 l, struct tb_dec_form *f)
+{
+	static const unsigned int id[16] = {
+		ARM_INS_AND, ARM_INS_BIC, ARM_INS_ORR, ARM_INS_ORN,
+		ARM_INS_EOR, 0, 0, 0, ARM_INS_ADD, 0, ARM_INS_ADC, ARM_INS_SBC,
+		0, ARM_INS_SUB, ARM_INS_RSB, 0 },
+		cmp[16] = { [0] = ARM_INS_TST, [4] = ARM_INS_TEQ,
+			    [8] = ARM_INS_CMN, [13] = ARM_INS_CMP };
+	u32 op = h >> 5 & 15, sbit = h >> 4 & 1, rn = h & 15, rd = l >> 8 & 15;
+	u32 rm = l & 15, t = l >> 4 & 3, imm = (l >> 10 & 0x1c) | (l >> 6 & 3);
+
+	if (!id[op] || l & 0x8000 || rm >= 13)
+		return false;
+	if (rd == 15 && sbit && cmp[op]) {
+		if (rn == 15)
+			return false;
+		start(f, cmp[op], 4);
+		f->rec.update_flags = 1;
+		op_reg(f, rn, R);
+		op_reg(f, rm, R);
+		shift_of(&f->op[1], t, imm);
+		regs(f, NULL, 0, r_cpsr, 1, g_t2, 1);
+		return true;
+	}
+	if (rn == 15 && op == 2)
+		return rd < 13 && t32_mov_reg(h, l, f);
+	if (rd >= 13 || rn == 15 || (rn == 13 && op != 8 && op != 13))
+		return false;
+	start(f, id[op], 4);
+	f->rec.update_flags = (u8)sbit;
+	op_reg(f, rd, W);
+	op_reg(f, rn, R);
+	op_reg(f, rm, R);
+	shift_of(&f->op[2], t, imm);
+	if (op == 10 || op == 11) {	/* adc, sbc: carry in, flags "set" */
+		f->rec.update_flags = 1;
+		regs(f, r_cpsr, 1, r_cpsr, 1, g_t2, 1);
+	} else {
+		groups(f, g_t2, 1);
+	}
+	return true;
+}
+
 /* One 32-bit Thumb instruction: halfwords @h then @l. */
 static bool t32(u32 h, u32 l, u32 addr, struct tb_dec_form *f)
 {
@@ -675,6 +750,8 @@ static bool t32(u32 h, u32 l, u32 addr, struct tb_dec_form *f)
 		return t32_dual(h, l, f);
 	if ((h & 0xfa00) == 0xf000 && !(l & 0x8000))
 		return t32_dp_imm(h, l, f);
+	if ((h & 0xfe00) == 0xea00)
+		return t32_dp_reg(h, l, f);
 	if ((h & 0xfa00) == 0xf200 && !(l & 0x8000))
 		return t32_bin_imm(h, l, f);
 	return false;
