@@ -484,8 +484,9 @@ static bool t32_ldst(u32 h, u32 l, struct tb_dec_form *f)
 	u8 macc;
 	s32 disp;
 
-	if (size == 3 || (sign && !load) || rt == 15 || rt == 13)
-		return false;	/* pld, pli, wide forms; pc or sp loaded */
+	if (size == 3 || (sign && !load) || rt == 13 ||
+	    (rt == 15 && (!load || size != 2 || sign)))
+		return false;	/* pld, pli; sp; pc but by ldr */
 	id = !load ? (size == 0 ? ARM_INS_STRB : size == 1 ? ARM_INS_STRH :
 		      ARM_INS_STR) :
 	     sign ? (size == 0 ? ARM_INS_LDRSB : size == 1 ? ARM_INS_LDRSH : 0) :
@@ -526,7 +527,8 @@ static bool t32_ldst(u32 h, u32 l, struct tb_dec_form *f)
 		if (puw & 4) {
 			op_mem(f, rn, 0xff, disp, macc);
 		} else {		/* [rn], #k */
-			return false;
+			op_mem(f, rn, 0xff, 0, id == ARM_INS_STRH ? W : 0);
+			op_imm(f, disp);
 		}
 	}
 	groups(f, g_t2, 1);
@@ -645,8 +647,6 @@ static bool t32_bin_imm(u32 h, u32 l, struct tb_dec_form *f)
 	if (rd >= 13)
 		return false;
 	if (op == 0 || op == 0xa) {
-		if (rn == 13)
-			return false;
 		start(f, op ? ARM_INS_SUBW : ARM_INS_ADDW, 4);
 		op_reg(f, rd, W);
 		op_reg(f, rn, R);
