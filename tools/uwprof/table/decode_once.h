@@ -12,7 +12,9 @@
  * fields); not its text: mnemonic and op_str are empty (a message that
  * shows the instruction decodes it again).  An IT instruction is always
  * decoded again (see it_hi in decode_once.c), and so is every
- * instruction capstone decodes inside an IT block.
+ * instruction capstone decodes inside an IT block.  Outside IT blocks
+ * our own decoder (decode_fast.h) gives the common instructions' forms,
+ * and capstone decodes only what it does not know.
  */
 #ifndef UWPROF_TABLE_DECODE_ONCE_H
 #define UWPROF_TABLE_DECODE_ONCE_H
