@@ -595,49 +595,6 @@ static bool expand_imm(u32 v, u32 *out)
 	}
 }
 
-/* Thumb-2 data processing with a modified immediate. */
-static bool t32_dp_imm(u32 h, u32 l, struct tb_dec_form *f)
-{
-	static const unsigned int id[16] = {
-		ARM_INS_AND, ARM_INS_BIC, ARM_INS_ORR, ARM_INS_ORN,
-		ARM_INS_EOR, 0, 0, 0, ARM_INS_ADD, 0, ARM_INS_ADC, ARM_INS_SBC,
-		0, ARM_INS_SUB, ARM_INS_RSB, 0 },
-		cmp[16] = { [0] = ARM_INS_TST, [4] = ARM_INS_TEQ,
-			    [8] = ARM_INS_CMN, [13] = ARM_INS_CMP };
-	u32 op = h >> 5 & 15, sbit = h >> 4 & 1, rn = h & 15, rd = l >> 8 & 15;
-	u32 imm;
-
-	if (!id[op] || !expand_imm((h >> 10 & 1) << 11 | (l >> 4 & 0x700) |
-				   (l & 0xff), &imm))
-		return false;
-	if (rd == 15 && sbit && cmp[op]) {
-		if (rn >= 13 && rn != 13)
-			return false;
-		start(f, cmp[op], 4);
-		f->rec.update_flags = 1;
-		op_reg(f, rn, R);
-		op_imm(f, (s32)imm);
-		regs(f, NULL, 0, r_cpsr, 1, g_t2, 1);
-		return true;
-	}
-	if (rd >= 13 || (rn == 15 && op != 2 && op != 3) ||
-	    (rn == 13 && op != 8 && op != 13))
-		return false;
-	start(f, rn == 15 ? (op == 2 ? ARM_INS_MOV : ARM_INS_MVN) : id[op], 4);
-	f->rec.update_flags = (u8)sbit;
-	op_reg(f, rd, W);
-	if (rn != 15)
-		op_reg(f, rn, R);
-	op_imm(f, (s32)imm);
-	if (op == 10 || op == 11) {	/* adc, sbc: carry in, flags "set" */
-		f->rec.update_flags = 1;
-		regs(f, r_cpsr, 1, r_cpsr, 1, g_t2, 1);
-	} else {
-		groups(f, g_t2, 1);
-	}
-	return true;
-}
-
 /* Thumb-2 addw, subw, movw, movt (plain binary immediates). */
 static bool t32_bin_imm(u32 h, u32 l, struct tb_dec_form *f)
 {
@@ -693,8 +650,29 @@ static bool t32_mov_reg(u32 h, u32 l, struct tb_dec_form *f)
 	return true;
 }
 
-/* Thumb-2 data processing with a shifted register. */
-static bool t32_dp_reg(u32 h, u32 l, struct tb_dec_form *f)
+/* A data-processing instruction's second operand. */
+struct t32_src {
+	bool reg;		/* rm shifted, else imm */
+	u32 imm, rm, t, sh;	/* shift type and amount as encoded */
+};
+
+static void op_src(struct tb_dec_form *f, const struct t32_src *src)
+{
+	if (!src->reg) {
+		op_imm(f, (s32)src->imm);
+		return;
+	}
+	op_reg(f, src->rm, R);
+	shift_of(&f->op[f->rec.op_count - 1], src->t, src->sh);
+}
+
+/*
+ * Thumb-2 data processing, its second operand a modified immediate or a
+ * shifted register (@src): and, bic, orr, orn, eor, add, adc, sbc, sub,
+ * rsb; tst, teq, cmn, cmp (rd pc, flags set); mov, mvn (rn pc).
+ */
+static bool t32_dp(u32 h, u32 l, const struct t32_src *src,
+		   struct tb_dec_form *f)
 {
 	static const unsigned int id[16] = {
 		ARM_INS_AND, ARM_INS_BIC, ARM_INS_ORR, ARM_INS_ORN,
@@ -703,31 +681,30 @@ static bool t32_dp_reg(u32 h, u32 l, struct tb_dec_form *f)
 		cmp[16] = { [0] = ARM_INS_TST, [4] = ARM_INS_TEQ,
 			    [8] = ARM_INS_CMN, [13] = ARM_INS_CMP };
 	u32 op = h >> 5 & 15, sbit = h >> 4 & 1, rn = h & 15, rd = l >> 8 & 15;
-	u32 rm = l & 15, t = l >> 4 & 3, imm = (l >> 10 & 0x1c) | (l >> 6 & 3);
 
-	if (!id[op] || l & 0x8000 || rm >= 13)
+	if (!id[op])
 		return false;
 	if (rd == 15 && sbit && cmp[op]) {
-		if (rn == 15)
+		if (rn >= 14)
 			return false;
 		start(f, cmp[op], 4);
 		f->rec.update_flags = 1;
 		op_reg(f, rn, R);
-		op_reg(f, rm, R);
-		shift_of(&f->op[1], t, imm);
+		op_src(f, src);
 		regs(f, NULL, 0, r_cpsr, 1, g_t2, 1);
 		return true;
 	}
-	if (rn == 15 && op == 2)
-		return rd < 13 && t32_mov_reg(h, l, f);
-	if (rd >= 13 || rn == 15 || (rn == 13 && op != 8 && op != 13))
+	if (rd >= 13 || (rn == 15 && op != 2 && op != 3) ||
+	    (rn == 13 && op != 8 && op != 13))
 		return false;
-	start(f, id[op], 4);
+	if (rn == 15 && op == 2 && src->reg)
+		return t32_mov_reg(h, l, f);
+	start(f, rn == 15 ? (op == 2 ? ARM_INS_MOV : ARM_INS_MVN) : id[op], 4);
 	f->rec.update_flags = (u8)sbit;
 	op_reg(f, rd, W);
-	op_reg(f, rn, R);
-	op_reg(f, rm, R);
-	shift_of(&f->op[2], t, imm);
+	if (rn != 15)
+		op_reg(f, rn, R);
+	op_src(f, src);
 	if (op == 10 || op == 11) {	/* adc, sbc: carry in, flags "set" */
 		f->rec.update_flags = 1;
 		regs(f, r_cpsr, 1, r_cpsr, 1, g_t2, 1);
@@ -735,6 +712,25 @@ static bool t32_dp_reg(u32 h, u32 l, struct tb_dec_form *f)
 		groups(f, g_t2, 1);
 	}
 	return true;
+}
+
+/* The second operand of a data-processing instruction, then the rest. */
+static bool t32_dp_src(u32 h, u32 l, struct tb_dec_form *f)
+{
+	struct t32_src src = { 0 };
+
+	if ((h & 0xfe00) == 0xea00) {	/* shifted register */
+		src.reg = true;
+		src.rm = l & 15;
+		src.t = l >> 4 & 3;
+		src.sh = (l >> 10 & 0x1c) | (l >> 6 & 3);
+		if (l & 0x8000 || src.rm >= 13)
+			return false;
+	} else if (!expand_imm((h >> 10 & 1) << 11 | (l >> 4 & 0x700) |
+			       (l & 0xff), &src.imm)) {
+		return false;
+	}
+	return t32_dp(h, l, &src, f);
 }
 
 /* One 32-bit Thumb instruction: halfwords @h then @l. */
@@ -748,10 +744,8 @@ static bool t32(u32 h, u32 l, u32 addr, struct tb_dec_form *f)
 		return t32_multi(h, l, f);
 	if ((h & 0xfe40) == 0xe840 && (h & 0x120))
 		return t32_dual(h, l, f);
-	if ((h & 0xfa00) == 0xf000 && !(l & 0x8000))
-		return t32_dp_imm(h, l, f);
-	if ((h & 0xfe00) == 0xea00)
-		return t32_dp_reg(h, l, f);
+	if (((h & 0xfa00) == 0xf000 && !(l & 0x8000)) || (h & 0xfe00) == 0xea00)
+		return t32_dp_src(h, l, f);
 	if ((h & 0xfa00) == 0xf200 && !(l & 0x8000))
 		return t32_bin_imm(h, l, f);
 	return false;
