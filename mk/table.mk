@@ -16,6 +16,7 @@ TABLE_ELF	:= tools/uwprof/table/dwarf.c tools/uwprof/table/ehabi.c \
 		   tools/uwprof/table/discover_sets.c \
 		   tools/uwprof/table/discover_seeds.c \
 		   tools/uwprof/table/decode_once.c \
+		   tools/uwprof/table/decode_fast.c \
 		   tools/uwprof/table/extsyms.c
 TABLE_SRCS	:= $(TABLE_CORE) $(TABLE_ELF)
 TABLE_LIBS	:= -ldw -lelf -lz -lcapstone
@@ -55,7 +56,8 @@ HOST_TESTS	+= test_table_prologue
 test_table_prologue_SRCS := $(TABLE_CORE) tools/uwprof/table/elf.c \
 		   tools/uwprof/table/extsyms.c \
 		   $(PROLOGUE_SRCS) tools/uwprof/table/plt.c tools/uwprof/lib/regfile.c \
-		   tools/uwprof/table/spans.c tools/uwprof/table/decode_once.c
+		   tools/uwprof/table/spans.c tools/uwprof/table/decode_once.c \
+		   tools/uwprof/table/decode_fast.c
 test_table_prologue_LIBS := -ldw -lelf -lcapstone
 # table/elf.c opens its input through lib/elf.c (a file, or APK!/ENTRY)
 test_table_prologue_SRCS += tools/uwprof/lib/elf.c tools/uwprof/lib/zip.c
@@ -72,3 +74,9 @@ stock-coverage: tools
 		docs/TABLES.md markdown
 
 .PHONY: stock-coverage
+
+# Our decoder of the common instructions against capstone's forms.
+HOST_TESTS	+= test_decode_fast
+test_decode_fast_SRCS := tools/uwprof/table/decode_fast.c \
+		   tools/uwprof/table/decode_once.c
+test_decode_fast_LIBS := -lelf -lcapstone

@@ -20,37 +20,11 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include "table/decode_fast.h"
 #include "table/decode_once.h"
 
 #define TB_DEC_BAD	0xffffffffu
-#define MAX_OPS		(sizeof(((cs_arm *)0)->operands) / sizeof(cs_arm_op))
-
-struct tb_dec_rec {
-	u16 id;
-	u8 size, op_count;
-	u8 cc, update_flags, writeback, usermode;
-	u8 mem_barrier, vector_data, cps_mode, cps_flag, vector_size;
-	u8 nread, nwrite, ngroups;
-	u32 op;			/* the first operand in tb_dec.op */
-	u32 reg;		/* implicit registers read, written, then
-				 * groups, in tb_dec.reg */
-};
-
-/* One operand: a memory operand's fields packed, other unions raw. */
-struct tb_dec_op {
-	union {
-		u8 raw[8];	/* reg, imm, fp, setend */
-		struct {
-			u8 base, index;
-			int8_t scale;
-			u8 lshift;
-			s32 disp;
-		} mem;
-	};
-	u8 type, access, subtracted, shift_type;
-	u8 shift_value;
-	int8_t neon_lane, vector_index;
-};
+#define MAX_OPS		TB_DEC_MAXOPS
 
 /*
  * The most memory kept forms take, index included: past it instructions
@@ -164,16 +138,11 @@ static bool pack_op(const cs_arm_op *o, struct tb_dec_op *p)
 	return true;
 }
 
-/* Keep @in's implicit registers (ids below 256) and groups. */
-static bool keep_regs(struct tb_dec *c, const cs_detail *d)
+/* @d's implicit registers (ids below 256) and groups into @v. */
+static bool pack_regs(const cs_detail *d, u8 *v)
 {
 	u8 nr = d->regs_read_count, nw = d->regs_write_count;
-	u8 *v;
 
-	if (!grow((void **)&c->reg, &c->capreg,
-		  c->nreg + nr + nw + d->groups_count, 1))
-		return false;
-	v = c->reg + c->nreg;
 	for (u8 i = 0; i < nr + nw; i++) {
 		u16 r = i < nr ? d->regs_read[i] : d->regs_write[i - nr];
 
@@ -185,28 +154,20 @@ static bool keep_regs(struct tb_dec *c, const cs_detail *d)
 	return true;
 }
 
-/* Keep @in's decoded form: its record's index + 1, or 0 (not kept). */
-static u32 keep(struct tb_dec *c, const cs_insn *in)
+bool tb_dec_pack(const cs_insn *in, struct tb_dec_form *f)
 {
 	const cs_detail *d = in->detail;
 	const cs_arm *a = &d->arm;
-	struct tb_dec_rec *r;
 
-	if (kept_bytes(c) > TB_DEC_BUDGET ||
-	    !fits(a->cc, 8, false) || !fits(a->mem_barrier, 8, false) ||
+	if (!fits(a->cc, 8, false) || !fits(a->mem_barrier, 8, false) ||
 	    !fits(a->vector_data, 8, false) || !fits(a->cps_mode, 8, false) ||
 	    !fits(a->cps_flag, 8, false) || !fits(a->vector_size, 8, false) ||
-	    !grow((void **)&c->rec, &c->caprec, c->nrec + 1, sizeof(*c->rec)) ||
-	    !grow((void **)&c->op, &c->capop, c->nop + a->op_count,
-		  sizeof(*c->op)))
-		return 0;
+	    a->op_count > MAX_OPS || !pack_regs(d, f->reg))
+		return false;
 	for (u8 i = 0; i < a->op_count; i++)
-		if (!pack_op(&a->operands[i], &c->op[c->nop + i]))
-			return 0;
-	if (!keep_regs(c, d))
-		return 0;
-	r = &c->rec[c->nrec];
-	*r = (struct tb_dec_rec){
+		if (!pack_op(&a->operands[i], &f->op[i]))
+			return false;
+	f->rec = (struct tb_dec_rec){
 		.id = (u16)in->id, .size = (u8)in->size,
 		.op_count = a->op_count, .cc = (u8)a->cc,
 		.update_flags = a->update_flags, .writeback = a->writeback,
@@ -214,25 +175,45 @@ static u32 keep(struct tb_dec *c, const cs_insn *in)
 		.vector_data = (u8)a->vector_data, .cps_mode = (u8)a->cps_mode,
 		.cps_flag = (u8)a->cps_flag, .vector_size = (u8)a->vector_size,
 		.nread = d->regs_read_count, .nwrite = d->regs_write_count,
-		.ngroups = d->groups_count, .op = c->nop, .reg = c->nreg,
+		.ngroups = d->groups_count,
 	};
-	c->nop += a->op_count;
-	c->nreg += r->nread + r->nwrite + r->ngroups;
+	return true;
+}
+
+/* Keep the form @f: its record's index + 1, or 0 (not kept). */
+static u32 keep(struct tb_dec *c, const struct tb_dec_form *f)
+{
+	const struct tb_dec_rec *fr = &f->rec;
+	u32 nreg = fr->nread + fr->nwrite + fr->ngroups;
+
+	if (kept_bytes(c) > TB_DEC_BUDGET ||
+	    !grow((void **)&c->rec, &c->caprec, c->nrec + 1, sizeof(*c->rec)) ||
+	    !grow((void **)&c->op, &c->capop, c->nop + fr->op_count,
+		  sizeof(*c->op)) ||
+	    !grow((void **)&c->reg, &c->capreg, c->nreg + nreg, 1))
+		return 0;
+	memcpy(c->op + c->nop, f->op, fr->op_count * sizeof(*c->op));
+	memcpy(c->reg + c->nreg, f->reg, nreg);
+	c->rec[c->nrec] = *fr;
+	c->rec[c->nrec].op = c->nop;
+	c->rec[c->nrec].reg = c->nreg;
+	c->nop += fr->op_count;
+	c->nreg += nreg;
 	return ++c->nrec;
 }
 
 /*
- * Give a kept instruction back, its detail reset first as capstone's is
- * (from c->blank).  Of the 36 operands, only those a decode into the
- * same detail since the last tb_dec_reset_it() may have written are
- * reset.
+ * Give a form back (its operands at @ops, registers at @v), the detail
+ * reset first as capstone's is (from c->blank).  Of the 36 operands, only
+ * those a decode into the same detail since the last tb_dec_reset_it()
+ * may have written are reset.
  */
 static void unpack(struct tb_dec *c, const struct tb_dec_rec *r,
+		   const struct tb_dec_op *ops, const u8 *v,
 		   u32 addr, const u8 *b, cs_insn *out)
 {
 	cs_detail *d = out->detail;
 	cs_arm *a = &d->arm;
-	const u8 *v = c->reg + r->reg;
 
 	out->id = r->id;
 	out->address = addr;
@@ -240,13 +221,13 @@ static void unpack(struct tb_dec *c, const struct tb_dec_rec *r,
 	memcpy(out->bytes, b, r->size);
 	out->mnemonic[0] = 0;
 	out->op_str[0] = 0;
-	u32 ops = d == c->last ? c->dirty : MAX_OPS;
+	u32 n = d == c->last ? c->dirty : MAX_OPS;
 
 	/* what capstone writes, and the operands this call or the last one
 	 * into @out may have written, as capstone resets them */
-	ops = ops > r->op_count ? ops : r->op_count;
+	n = n > r->op_count ? n : r->op_count;
 	memcpy(d, c->blank, offsetof(cs_detail, arm) + offsetof(cs_arm, operands) +
-	       ops * sizeof(cs_arm_op));
+	       n * sizeof(cs_arm_op));
 	c->last = d;
 	c->dirty = r->op_count;
 	d->regs_read_count = r->nread;
@@ -268,7 +249,7 @@ static void unpack(struct tb_dec *c, const struct tb_dec_rec *r,
 	a->mem_barrier = r->mem_barrier;
 	a->op_count = r->op_count;
 	for (u8 i = 0; i < r->op_count; i++) {
-		const struct tb_dec_op *p = &c->op[r->op + i];
+		const struct tb_dec_op *p = &ops[i];
 		cs_arm_op *o = &a->operands[i];
 
 		o->type = p->type;
@@ -369,7 +350,17 @@ bool tb_dec_insn(struct tb_dec *c, bool thumb, const u8 *b, size_t size,
 
 		if (size < r->size)
 			return false;	/* as capstone: too few bytes */
-		unpack(c, r, addr, b, out);
+		unpack(c, r, c->op + r->op, c->reg + r->reg, addr, b, out);
+		return true;
+	}
+	/* outside an IT block our decoder gives what capstone would, and
+	 * leaves capstone's block state as capstone would (empty): it
+	 * decodes no IT */
+	if ((!thumb || !c->it_hi) &&
+	    tb_fast_decode(thumb, b, size, addr, &c->form)) {
+		unpack(c, &c->form.rec, c->form.op, c->form.reg, addr, b, out);
+		if (slot)
+			*slot = keep(c, &c->form);
 		return true;
 	}
 	ok = cs_disasm_iter(c->cs[thumb], &b, &size, &at, out);
@@ -379,7 +370,7 @@ bool tb_dec_insn(struct tb_dec *c, bool thumb, const u8 *b, size_t size,
 	if (slot && !ok && size >= 4)
 		*slot = TB_DEC_BAD;
 	else if (slot && ok && out->id != ARM_INS_IT)
-		*slot = keep(c, out);
+		*slot = tb_dec_pack(out, &c->form) ? keep(c, &c->form) : 0;
 	if (thumb)
 		follow_it(c, ok, out);
 	return ok;

@@ -12,7 +12,9 @@
  * fields); not its text: mnemonic and op_str are empty (a message that
  * shows the instruction decodes it again).  An IT instruction is always
  * decoded again (see it_hi in decode_once.c), and so is every
- * instruction capstone decodes inside an IT block.
+ * instruction capstone decodes inside an IT block.  Outside IT blocks
+ * our own decoder (decode_fast.h) gives the common instructions' forms,
+ * and capstone decodes only what it does not know.
  */
 #ifndef UWPROF_TABLE_DECODE_ONCE_H
 #define UWPROF_TABLE_DECODE_ONCE_H
@@ -20,8 +22,52 @@
 #include <capstone/capstone.h>
 #include "table/table.h"
 
-struct tb_dec_rec;
-struct tb_dec_op;
+#define TB_DEC_MAXOPS	(sizeof(((cs_arm *)0)->operands) / sizeof(cs_arm_op))
+
+/*
+ * An instruction's kept form, as capstone's detail holds it: a record,
+ * its operands and its implicit registers and groups.  In tb_dec the
+ * record's op and reg index the arrays holding the others; in a
+ * struct tb_dec_form both are 0.
+ */
+struct tb_dec_rec {
+	u16 id;
+	u8 size, op_count;
+	u8 cc, update_flags, writeback, usermode;
+	u8 mem_barrier, vector_data, cps_mode, cps_flag, vector_size;
+	u8 nread, nwrite, ngroups;
+	u32 op;			/* the first operand in tb_dec.op */
+	u32 reg;		/* implicit registers read, written, then
+				 * groups, in tb_dec.reg */
+};
+
+/* One operand: a memory operand's fields packed, other unions raw. */
+struct tb_dec_op {
+	union {
+		u8 raw[8];	/* reg, imm, fp, setend */
+		struct {
+			u8 base, index;
+			int8_t scale;
+			u8 lshift;
+			s32 disp;
+		} mem;
+	};
+	u8 type, access, subtracted, shift_type;
+	u8 shift_value;
+	int8_t neon_lane, vector_index;
+};
+
+/* Room for the implicit registers read, written and the groups. */
+#define TB_DEC_MAXREG	(sizeof(((cs_detail *)0)->regs_read) / sizeof(uint16_t) + \
+			 sizeof(((cs_detail *)0)->regs_write) / sizeof(uint16_t) + \
+			 sizeof(((cs_detail *)0)->groups))
+
+/* One instruction's form on its own (decode_fast.c fills one). */
+struct tb_dec_form {
+	struct tb_dec_rec rec;
+	struct tb_dec_op op[TB_DEC_MAXOPS];
+	u8 reg[TB_DEC_MAXREG];
+};
 
 struct tb_dec {
 	csh cs[2];		/* capstone, ARM and Thumb, with details */
@@ -39,6 +85,7 @@ struct tb_dec {
 				 * tb_dec_reset_it(), and how many of its
 				 * operands may differ from blank's */
 	u32 dirty;
+	struct tb_dec_form form;	/* the instruction being decoded */
 	int it_lo, it_hi;	/* capstone's IT block state (Thumb): the
 				 * fewest and most instructions it may still
 				 * hold; it_hi -1 not known */
@@ -66,5 +113,11 @@ void tb_dec_reset_it(struct tb_dec *c);
  */
 bool tb_dec_insn(struct tb_dec *c, bool thumb, const u8 *b, size_t size,
 		 u32 addr, cs_insn *out);
+
+/*
+ * @in's detail (capstone's) as a form: false where a field does not fit
+ * (nothing is kept then).
+ */
+bool tb_dec_pack(const cs_insn *in, struct tb_dec_form *f);
 
 #endif

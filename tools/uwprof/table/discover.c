@@ -45,6 +45,7 @@ static int add_fn(struct dc *d, u32 a, bool thumb, bool nomode, bool sym)
 	d->fn[d->nfn++] = (struct dc_fn){ a, 0, thumb, nomode, sym };
 
 	*f |= DC_START | (thumb ? DC_THUMB : 0) | (nomode ? DC_NOMODE : 0);
+	d->starts[(a - d->lo) >> 7] |= 1ull << ((a - d->lo) >> 1 & 63);
 	return 1;
 }
 
@@ -486,7 +487,8 @@ static int setup(struct dc *d, struct tb_elf *e, struct tb_discover_stats *st)
 	d->lo = e->meta.text_addr & ~1u;
 	d->n = tb_elf_text_halfwords(e);	/* 0: no start is found */
 	d->fl = calloc(d->n ? d->n : 1, 1);
-	if (!d->fl)
+	d->starts = calloc(d->n / 64 + 1, sizeof(*d->starts));
+	if (!d->fl || !d->starts)
 		return -1;
 	for (u32 i = 0; i < e->nsecs && i < 32; i++)
 		d->secb[i] = tb_elf_sec_bytes(e, &e->secs[i]);
@@ -504,6 +506,7 @@ static void teardown(struct dc *d)
 	if (d->insn)
 		cs_free(d->insn, 1);
 	free(d->fl);
+	free(d->starts);
 	free(d->fn);
 	free(d->found.v);
 	free(d->later.v);

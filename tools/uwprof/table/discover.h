@@ -65,6 +65,8 @@ struct dc {
 	struct tb_dec *dec;	/* tb_elf_decoder(e) */
 	void *insn;		/* cs_insn */
 	u8 *fl;			/* flags, one per halfword from lo */
+	uint64_t *starts;		/* DC_START again, a bit per halfword: the
+				 * next start is found 64 halfwords a step */
 	u32 lo, n;
 	const u8 *secb[32];	/* each executable section's bytes */
 	struct dc_fn *fn;

@@ -1065,18 +1065,46 @@ static int run(struct dc *d, struct dc_walk *w, u32 a)
 	return r < 0 ? -1 : 0;
 }
 
-/* The next known start after @a, or the end of @a's section. */
+/*
+ * The first halfword index in [@i, @stop) with a start (d->starts), or
+ * @stop: Chrome-sized code has starts tens of kilobytes apart before
+ * discovery finds the rest, and every walk asks.
+ */
+static u32 next_start(const struct dc *d, u32 i, u32 stop)
+{
+	while (i < stop) {
+		uint64_t w = d->starts[i >> 6] >> (i & 63);
+
+		if (w) {
+			i += (u32)__builtin_ctzll(w);
+			return i < stop ? i : stop;
+		}
+		i = (i | 63) + 1;
+	}
+	return stop;
+}
+
+/*
+ * The next known start after @a, or the end of @a's section: the first
+ * of a + 2, a + 4, ... before it that is a start or lies outside the
+ * flags.
+ */
 static u32 bound(struct dc *d, u32 a)
 {
-	u32 avail = 0, end;
+	u32 avail = 0, end, i0, cnt, stop;
 
 	if (!bytes_at(d, a, &avail))
 		return a;
 	end = a + avail;
-	for (u32 b = a + 2; b < end; b += 2)
-		if (!dc_inside(d, b) || (*dc_flag(d, b) & DC_START))
-			return b;
-	return end;
+	if (a + 2 >= end)
+		return end;
+	if (!dc_inside(d, a + 2))
+		return a + 2;
+	cnt = (end - a - 1) / 2;	/* a + 2k below end, k = 1..cnt */
+	i0 = (a + 2 - d->lo) >> 1;
+	stop = cnt < d->n - i0 ? i0 + cnt : d->n;
+	stop = next_start(d, i0, stop);
+	return stop - i0 < cnt ? a + 2 + 2 * (stop - i0) : end;
 }
 
 /*
