@@ -4,9 +4,9 @@
  * found as its loader finds them: the program's interpreter (PT_INTERP)
  * and the closure of DT_NEEDED, each name looked up in the requesting
  * object's DT_RPATH (and the program's), LD_LIBRARY_PATH, its DT_RUNPATH
- * ($ORIGIN expanded), then the system's directories: the interpreter's
- * own, the same under /usr, /lib and /usr/lib, and Android's /system/lib
- * and /vendor/lib.  /etc/ld.so.cache and ld.so.conf are not read: a
+ * ($ORIGIN expanded), then the system's directories (SYSTEM_DIRS after
+ * the interpreter's own and the same under /usr).  /etc/ld.so.cache and
+ * ld.so.conf are not read: a
  * library found only through them is missed here, and its table is
  * uploaded when its mapping is seen, as before (record/procs.c).  A
  * candidate counts only if it is a 32-bit ARM ELF file, as for the
@@ -94,24 +94,37 @@ static bool find_in(const char *dirs, const char *name, const char *origin,
 	return found;
 }
 
+/*
+ * Where loaders look when nothing else names a directory: glibc's own
+ * (Debian's multiarch ones for armhf and armel included, which its
+ * loader has built in), and Android's (the system's, the vendor's, the
+ * runtime's bionic libraries).
+ */
+#define SYSTEM_DIRS	"/lib/arm-linux-gnueabihf:/usr/lib/arm-linux-gnueabihf:" \
+			"/lib/arm-linux-gnueabi:/usr/lib/arm-linux-gnueabi:" \
+			"/lib:/usr/lib:/system/lib:/vendor/lib:" \
+			"/apex/com.android.runtime/lib/bionic"
+
 struct needs_walk {
 	struct rec_needs *out;
 	char exe_rpath[1024];	/* the program's DT_RPATH */
 	char exe_dir[PATH_MAX];
-	char sys[2 * PATH_MAX + 64];	/* the system's directories */
+	/* the system's directories */
+	char sys[2 * PATH_MAX + sizeof(SYSTEM_DIRS) + 8];
 };
 
-/* The system's directories, from where the interpreter is. */
+/* The system's directories: the interpreter's first, from where it is. */
 static void system_dirs(struct needs_walk *w, const char *interp)
 {
 	char real[PATH_MAX], dir[PATH_MAX];
+	bool usr;
 
 	if (!interp[0] || !realpath(interp, real))
 		snprintf(real, sizeof(real), "/lib/ld");
 	dir_of(real, dir, sizeof(dir));
-	snprintf(w->sys, sizeof(w->sys), "%s:%s%s:/lib:/usr/lib:/system/lib:"
-		 "/vendor/lib", dir, strncmp(dir, "/usr/", 5) ? "/usr" : "",
-		 strncmp(dir, "/usr/", 5) ? dir : "");
+	usr = !strncmp(dir, "/usr/", 5);
+	snprintf(w->sys, sizeof(w->sys), "%s:%s%s:" SYSTEM_DIRS, dir,
+		 usr ? "" : "/usr", usr ? "" : dir);
 }
 
 /* Add @path to the list unless it is there (by its real path). */
