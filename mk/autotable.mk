@@ -23,13 +23,8 @@ autotable-bench: module tools uwprof-arm lua-arm $(ARM_OUT)/bench/timeit
 # The files record expects a program's loader to map (record/needs.c),
 # whose tables it uploads as the program starts: tests/host/needs_cli.sh
 # and its probe, built from record's sources.
-NEEDS_PROBE	:= $(HOST_OUT)/tests/needs_probe
-NEEDS_PROBE_SRCS := tests/host/needs_probe.c tools/uwprof/record/needs.c \
-		   tools/uwprof/lib/elf.c tools/uwprof/lib/regfile.c \
-		   tools/uwprof/lib/util.c tools/uwprof/lib/zip.c \
-		   tools/uwprof/lib/addrmap.c
-$(NEEDS_PROBE): $(NEEDS_PROBE_SRCS) $(HOST_HDRS)
-	@mkdir -p $(dir $@)
-	$(Q)$(HOSTCC) $(HOST_CFLAGS) -o $@ $(NEEDS_PROBE_SRCS)
-test-host: $(NEEDS_PROBE)
+HOST_PROBES	+= needs_probe
+needs_probe_SRCS := tools/uwprof/record/needs.c tools/uwprof/lib/elf.c \
+		   tools/uwprof/lib/regfile.c tools/uwprof/lib/util.c \
+		   tools/uwprof/lib/zip.c tools/uwprof/lib/addrmap.c
 HOST_TEST_SCRIPTS += tests/host/needs_cli.sh

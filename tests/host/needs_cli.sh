@@ -12,11 +12,7 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
-top=$(cd "$here/../.." && pwd)
-UWPROF=${UWPROF:-$top/build/host/uwprof}
-UWPROF=$(cd "$(dirname "$UWPROF")" && pwd)/$(basename "$UWPROF")
-PROBE=$(dirname "$UWPROF")/tests/needs_probe
-CC=arm-linux-gnueabihf-gcc
+PROBE=${BUILD:-$here/../../build}/host/tests/needs_probe CC=arm-linux-gnueabihf-gcc
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
