@@ -643,7 +643,7 @@ static void resolve(struct rec *r, struct target *t, const struct uw_mapping *mp
 	memcpy(s->m.build_id, info.build_id, info.build_id_len);
 	s->m.build_id_len = info.build_id_len;
 	uw_hex(info.build_id, info.build_id_len, bid);
-	/* a table to upload now: @t waits for it (not for a file read late) */
+	/* a table found only now (dlopen): @t is paused for its upload */
 	if (!rec_table_lookup(r, bid) && rec_table_exists(r, bid))
 		rec_pause(r, t);
 	e = table_for(r, bid);
