@@ -249,6 +249,11 @@ static bool waits(struct rec *r, const struct target *t)
 	return false;
 }
 
+/*
+ * Make @e's table from the file @path (build-id @bid) unless it is made
+ * or being made; @t, the process that maps it, is paused until then
+ * (NULL: a file not mapped yet, made ahead).
+ */
 void rec_table_make(struct rec *r, struct target *t, struct table_ent *e,
 		    const char *path, const uint8_t *bid, uint32_t bid_len)
 {
@@ -264,7 +269,7 @@ void rec_table_make(struct rec *r, struct target *t, struct table_ent *e,
 		if (r->workers < r->max_workers)
 			start_worker(r, e);
 	}
-	if (rec_table_pending(e))
+	if (t && rec_table_pending(e))
 		hold(r, t);
 }
 

@@ -666,14 +666,17 @@ static void resolve(struct rec *r, struct target *t, const struct uw_mapping *mp
 /*
  * A new image's program @exe is mapped: upload the tables (--tables, the
  * cache) of every file its loader will map, before it maps them, so that
- * the module attaches each as it is mapped.  @t is paused meanwhile (the
- * command is stopped at its exec already).
+ * the module attaches each as it is mapped; @t is paused meanwhile (the
+ * command is stopped at its exec already).  Those with no table start
+ * being made now, in parallel, rather than one by one as the loader maps
+ * them (the process is paused at each such mapping, as before).
  */
 static void upload_needs(struct rec *r, struct target *t, const char *exe)
 {
 	char bid[2 * UW_BUILD_ID_MAX + 1];
 	struct uw_elf_info info;
 	struct rec_needs *n;
+	struct table_ent *e;
 
 	if (!r->by_build_id || !(n = malloc(sizeof(*n))))
 		return;
@@ -682,10 +685,15 @@ static void upload_needs(struct rec *r, struct target *t, const char *exe)
 		if (uw_elf_info(n->path[i], &info) || !info.build_id_len)
 			continue;
 		uw_hex(info.build_id, info.build_id_len, bid);
-		if (rec_table_lookup(r, bid) || !rec_table_exists(r, bid))
+		if (rec_table_lookup(r, bid))
 			continue;
-		rec_pause(r, t);
-		r->needs_uploaded += table_for(r, bid)->id > 0;
+		if (rec_table_exists(r, bid))
+			rec_pause(r, t);
+		e = table_for(r, bid);
+		r->needs_uploaded += e->id > 0;
+		if (e->id == 0 && !r->o.no_auto_tables)
+			rec_table_make(r, NULL, e, n->path[i], info.build_id,
+				       info.build_id_len);
 	}
 	free(n);
 	if (t->held)
