@@ -217,14 +217,14 @@ fi
 # than with host tables (which record uploads before the command starts)
 # but 0.5% of the samples, and none counted as stopped at a table
 # uploaded after it.
-hnt=$(no_table "$out/lua-host.log")
+hnt=$(no_table "$tmp/lua-host.check")
 for r in lua-first lua-cached; do
-	nt=$(no_table "$out/$r.log")
+	nt=$(no_table "$tmp/$r.check")
 	n=$(sed -n 's/^uwprof record: \([0-9]*\) samples of .*/\1/p' "$out/$r.log")
 	if [ "${n:-0}" -gt 0 ] && [ $(( (nt - hnt) * 1000 )) -le $(( n * 5 )) ]; then
-		ok "$r: $nt of $n samples stopped no-table (with host tables $hnt)"
+		ok "$r: $nt of $n samples stopped no-table in a mapped file (with host tables $hnt)"
 	else
-		fail "$r: $nt of ${n:-?} samples stopped no-table, more than 0.5% over the host tables' $hnt"
+		fail "$r: $nt of ${n:-?} samples stopped no-table in a mapped file, more than 0.5% over the host tables' $hnt"
 	fi
 done
 late=$(late_uploads "$out/lua-cached.log")

@@ -23,8 +23,9 @@
 # "no-table".  record uploads the tables it has (the cache, --tables) for
 # a program, its loader and its libraries as the program starts, before
 # the loader maps them, and pauses the command while it makes the others,
-# so the no-table stops of a run with tables made on the device may exceed
-# the host run's by 0.5% of the samples at most, and on the cached run
+# so the no-table stops at code of a mapped file (lib.sh, no_table) of a
+# run with tables made on the device may exceed the host run's by 0.5% of
+# the samples at most, and on the cached run
 # record counts none stopped at a table it uploaded after them (before
 # the cached tables were uploaded up front, a fresh-clone make check's
 # cached sqlite3 run had 5 of 879, 0.57%).  The success rates are held to
@@ -247,7 +248,7 @@ same_rate() {
 device_runs() {
 	local r hnt nt late hld
 	case " $(echo $DEVPROGS) " in *" $1 "*) ;; *) return ;; esac
-	hnt=$(no_table "$out/$1.$2.log")
+	hnt=$(no_table "$tmp/$1.$2.check")
 	hld=$(loader_fails "$tmp/$1.$2.check")
 	for r in $DEVRUNS; do
 		if [ "$(cat "$out/$1.$2.$r.rc" 2>/dev/null)" != 0 ] ||
@@ -256,14 +257,14 @@ device_runs() {
 			continue
 		fi
 		judge "$1" "$2" "$r" || continue
-		nt=$(no_table "$out/$1.$2.$r.log")
+		nt=$(no_table "$tmp/$1.$2.$r.check")
 		echo "# $1 $2 Hz, $r run, tables made on the device: fully unwound" \
 			"$(pct "$all_ok" "$all_n") of $all_n, with host tables $(pct "$4" "$3") of $3;" \
 			"$(sed -n 's/^uwprof record: tables made on this device: //p' "$out/$1.$2.$r.log")"
 		if [ $(( (nt - hnt) * 1000 )) -le $(( all_n * 5 )) ]; then
-			ok "$1 at $2 Hz, $r run with tables made on the device: $nt of $all_n samples stopped no-table (with host tables $hnt of $3)"
+			ok "$1 at $2 Hz, $r run with tables made on the device: $nt of $all_n samples stopped no-table in a mapped file (with host tables $hnt of $3)"
 		else
-			fail "$1 at $2 Hz, $r run with tables made on the device: $nt of $all_n samples stopped no-table, more than 0.5% over the host tables' $hnt of $3"
+			fail "$1 at $2 Hz, $r run with tables made on the device: $nt of $all_n samples stopped no-table in a mapped file, more than 0.5% over the host tables' $hnt of $3"
 		fi
 		# the cached run must say so; a first run that found nothing in
 		# the cache has nothing to say
