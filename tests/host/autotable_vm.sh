@@ -228,7 +228,7 @@ for r in lua-first lua-cached; do
 	fi
 done
 late=$(late_uploads "$out/lua-cached.log")
-up=$(sed -n 's/^uwprof record: \([0-9]*\) tables uploaded as their programs started.*/\1/p' "$out/lua-cached.log")
+up=$(sed -n 's/^uwprof record: \([0-9]*\) tables uploaded as the command started.*/\1/p' "$out/lua-cached.log")
 if [ "$late" = 0 ] && [ "${up:-0}" -ge 5 ]; then
 	ok "lua, cached run: $up tables uploaded as it started, 0 samples stopped at a table uploaded after them"
 else

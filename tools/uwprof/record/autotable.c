@@ -14,12 +14,12 @@
  * record counts them (rec->pending_samples) and says so.  Should record
  * die meanwhile, its guard (record/holdguard.c) lets them go on.
  *
- * A table that exists (--tables, the cache) is uploaded before the files
- * an image needs are mapped (record/needs.c); one met only at its mapping
- * (dlopen, a library found where needs.c does not look) is uploaded then,
- * the process paused the same way for the upload alone (rec_pause), so
- * that it does not run on in that code meanwhile.  Its samples from the
- * mapping until record read it are counted (rec->late_samples).
+ * A table that exists (--tables, the cache) is uploaded before the
+ * command runs for the files its loader will map (record/needs.c); one
+ * met only at its mapping (dlopen, a later exec, a library found where
+ * needs.c does not look) is uploaded when record reads the mapping, the
+ * process not paused (pausing lost more samples than it saved, procs.c).
+ * Samples of that code until then are counted (rec->late_samples).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -208,28 +208,6 @@ static void release(struct rec *r, struct target *t)
 	rec_guard_unmark(t->pid);
 	if (!--r->nheld)
 		r->held_ns += rec_now_ns() - r->hold_t0;
-}
-
-/*
- * Pause @t while record uploads a table it maps (rec_release_ready lets
- * it go); not while it is stopped at its exec anyway.
- */
-void rec_pause(struct rec *r, struct target *t)
-{
-	if (!t->exec_stop)
-		hold(r, t);
-}
-
-/* Is there a table to upload for @bid, in --tables or the cache? */
-bool rec_table_exists(const struct rec *r, const char *bid)
-{
-	char path[4200];
-
-	snprintf(path, sizeof(path), "%s/%s.uwt", r->o.tables, bid);
-	if (!access(path, F_OK))
-		return true;
-	snprintf(path, sizeof(path), "%s/%s.uwt", r->cache, bid);
-	return !r->o.no_auto_tables && !access(path, F_OK);
 }
 
 /* Does a mapping of @t wait for a table still being made? */

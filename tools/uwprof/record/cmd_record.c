@@ -814,8 +814,8 @@ static void summary_missing(const struct rec *r)
 static void summary_uploads(const struct rec *r)
 {
 	if (r->needs_uploaded)
-		fprintf(stderr, "uwprof record: %llu tables uploaded as their "
-			"programs started (program, loader, libraries)\n",
+		fprintf(stderr, "uwprof record: %llu tables uploaded as the "
+			"command started (program, loader, libraries)\n",
 			(unsigned long long)r->needs_uploaded);
 	if (r->late_samples || r->tables_cached || r->needs_uploaded)
 		fprintf(stderr, "uwprof record: %llu samples stopped no-table in "
@@ -837,7 +837,7 @@ static void summary_made(const struct rec *r)
 		(unsigned long long)r->tables_failed, r->cache);
 	if (r->held_ns)
 		fprintf(stderr, "uwprof record: the command was paused %.2f s "
-			"while its tables were made or uploaded\n",
+			"while its tables were made\n",
 			r->held_ns / 1e9);
 	if (r->tables_made || r->pending_samples)
 		fprintf(stderr, "uwprof record: %llu samples stopped no-table in "

@@ -113,7 +113,7 @@ struct target {
 	unsigned int attached;	/* attachments made since its last exec */
 	unsigned int attached_ever;
 	bool held;		/* stopped (SIGSTOP) while its tables are made */
-	bool exec_stop;		/* stopped by ptrace at its exec: not paused */
+	bool exec_stop;		/* stopped by ptrace at its exec (the command) */
 	dev_t exe_dev;
 	ino_t exe_ino;
 	struct seen_map *seen;
@@ -226,8 +226,6 @@ void rec_table_make(struct rec *r, struct target *t, struct table_ent *e,
 bool rec_table_pending(const struct table_ent *e);
 struct table_ent *rec_worker_reap(struct rec *r, bool wait);
 void rec_release_ready(struct rec *r);
-bool rec_table_exists(const struct rec *r, const char *bid);
-void rec_pause(struct rec *r, struct target *t);
 void rec_release_all(struct rec *r);
 bool rec_is_worker(const struct rec *r, pid_t pid);
 
