@@ -149,8 +149,8 @@ u64 uwprof_deliver(struct uwprof_session *s, struct uwprof_cpu *c,
 	c->stats.kernel_context += !!(ri->flags & UWPROF_RF_KERNEL);
 	c->stats.deferred += !!(ri->flags & UWPROF_RF_DEFERRED);
 	c->stats.stop[ri->stop]++;
+	/* delivered: taken less dropped_full, at read (uwprof_stats_add()) */
 	if (rec) {
-		c->stats.delivered++;
 		c->stats.frames += ri->nframes;
 		c->stats.bytes += len;
 	} else {

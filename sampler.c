@@ -48,7 +48,7 @@ static enum cpuhp_state uwprof_cpuhp;
  * destination (hardened usercopy), which costs a slab lookup per copy and
  * would take a spinlock, in an interrupt, for vmalloc memory: the
  * destination is the handler's own line buffer, len at most
- * UWPROF_STACK_LINE (uw2_view_fill()).
+ * UWPROF_STACK_FIRST (uw2_view_fill()).
  */
 static int uwprof_copy_line(void *ctx, void *dst, u32 src, u32 len)
 {
@@ -103,33 +103,47 @@ static u32 uwprof_unwind(struct uwprof_session *s, struct uwprof_cpu *c,
 			 u32 *frames, enum uw2_stop *stop)
 {
 	struct uwprof_mods *mods = rcu_dereference(p->mods);
+	/* in a local: the stores below could alias c->unwind */
+	struct uwprof_unwind_scratch *u = c->unwind;
 	u32 sp = regs->r[UW2_SP], nframes = 0;
 	struct uw2_stack stack = {
 		.lo = sp,
 		.hi = sp + s->stack_window < sp ? 0xfffffffc :
 		      sp + s->stack_window,
 		.read = uwprof_stack_read,
-		.ctx = c->unwind,
-		.view = &c->unwind->view,
+		.ctx = u,
+		.view = &u->view,
 	};
 
 	u32 word;
 
-	c->unwind->view.len = 0;	/* the stack changed since: nothing held */
-	c->unwind->view.fills_left = UWPROF_STACK_FILLS;
+	u->view.len = 0;	/* the stack changed since: nothing held */
+	u->view.fills_left = UWPROF_STACK_FILLS;
+	/*
+	 * A thread's outermost frames stay where they are from sample to
+	 * sample: its last walk's final sp is where this one likely ends,
+	 * and the copies reach up to it, across a page boundary too, and
+	 * not past it.  Another thread's is no guide.
+	 */
+	if (u->top_task != current) {
+		u->top_task = current;
+		u->view.top = 0;
+	}
 	/*
 	 * The line at sp now: nearly every unwind reads it, and the sampled
 	 * frame's pops then find their words in the view instead of asking
 	 * the reader one word at a time.  A failed copy leaves the view
 	 * empty, and the unwinder meets the fault itself.
 	 */
-	uwprof_stack_read(c->unwind, sp, &word);
+	uw2_view_fill(&u->view, u->line, UWPROF_STACK_FIRST, sp, &word,
+		      uwprof_copy_line, NULL);
 	/* 0 without modules: no entry is used, none is filled */
-	c->unwind->lookups.gen = mods ? READ_ONCE(mods->tag) : 0;
+	u->lookups.gen = mods ? READ_ONCE(mods->tag) : 0;
 	*stop = uw2_unwind_cached(mods ? mods->mod : NULL, mods ? mods->n : 0,
 				  regs, &stack, frames, s->max_depth,
 				  &nframes, (mods ? mods->uw2_flags : 0) |
-				  UW2_F_FRAMES_ONLY, &c->unwind->lookups);
+				  UW2_F_FRAMES_ONLY, &u->lookups);
+	u->view.top = regs->r[UW2_SP];
 	return nframes;
 }
 
@@ -594,7 +608,8 @@ static void uwprof_stats_add(struct uwprof_stats *sum, struct uwprof_cpu *c)
 		v = c->stats;
 	} while (u64_stats_fetch_retry(&c->syncp, seq));
 	sum->taken += v.taken;
-	sum->delivered += v.delivered;
+	/* each sample taken is delivered or dropped_full (uwprof_deliver()) */
+	sum->delivered += v.taken - v.dropped_full;
 	sum->dropped_full += v.dropped_full;
 	sum->dropped_not32 += v.dropped_not32;
 	sum->kernel_context += v.kernel_context;

@@ -950,17 +950,32 @@ int uw2_view_fill(struct uw2_view *v, u8 *buf, u32 line, u32 addr, u32 *val,
 		  int (*copy)(void *ctx, void *dst, u32 src, u32 len),
 		  void *ctx)
 {
-	u32 base = addr & ~63u, len = 4096 - (base & 4095);
+	u32 base = addr & ~63u, page = 4096 - (base & 4095), len = line;
 
 	if (addr - v->lo >= v->len) {
 		v->len = 0;
 		if (!v->fills_left)
 			return UW2_READ_BUDGET;
 		v->fills_left--;
-		if (len > line)
-			len = line;
-		if (copy(ctx, buf, base, len))
-			return -1;
+		/* line is a multiple of 64: the rounded top is no longer */
+		if (v->top > addr && v->top - base < len)
+			len = (v->top - base + 63) & ~63u;
+		else if (v->top <= addr && len > page)
+			len = page;
+		/*
+		 * Across a page boundary only up to top, which the last walk
+		 * read up to; if that fails, within the page, so that a fault
+		 * is the missed word's own page's, and top is dropped: one
+		 * failed guess a sample, however the walk leaps.
+		 */
+		if (copy(ctx, buf, base, len)) {
+			if (len <= page)
+				return -1;
+			v->top = 0;
+			len = page;
+			if (copy(ctx, buf, base, len))
+				return -1;
+		}
 		v->data = buf;
 		v->lo = base;
 		v->len = len;

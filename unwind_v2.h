@@ -197,6 +197,7 @@ struct uw2_view {
 	u32 lo;
 	u32 len;
 	u32 fills_left;		/* copies uw2_view_fill() may still make */
+	u32 top;		/* where the copies likely end; 0: unknown */
 };
 
 /*
@@ -209,12 +210,18 @@ struct uw2_view {
  * A reader's half of a one-span stack cache: the word at @addr from the
  * view, after a miss has filled @buf through @copy with the bytes from
  * @addr's 64-byte line on, @line of them (a multiple of 64, at most 4096)
- * or up to the next 4 KiB boundary if that is nearer, so one copy never
- * spans two pages, and pointed the view at them.  The walk only climbs
- * the stack, so what lies above the miss is what it reads next.  @copy
- * returns 0 or negative (nothing read).  Returns 0, or negative when
- * @copy failed (the view is then empty), or UW2_READ_BUDGET when the
- * view's fills_left was 0: the caller bounds the bytes one sample copies.
+ * or fewer, and pointed the view at them.  The walk only climbs the
+ * stack, so what lies above the miss is what it reads next.  A view's top
+ * above the miss is the caller's guess of where the walk ends (the last
+ * unwind's final sp, as a thread's outermost frames stay put): the copy
+ * ends at top's 64-byte line, across a page boundary if top lies past
+ * one (a copy across one that fails is made again up to it, so a failure
+ * is always the missed word's page's, and top is set to 0), and a walk
+ * that reads past top pays one more copy.  Without such a top the copy ends at the next 4 KiB
+ * boundary if that is nearer.  @copy returns 0 or negative (nothing
+ * read).  Returns 0, or negative when @copy failed (the view is then
+ * empty), or UW2_READ_BUDGET when the view's fills_left was 0: the caller
+ * bounds the bytes one sample copies.
  */
 int uw2_view_fill(struct uw2_view *v, u8 *buf, u32 line, u32 addr, u32 *val,
 		  int (*copy)(void *ctx, void *dst, u32 src, u32 len),

@@ -121,7 +121,6 @@ struct uwprof_ring {
 
 struct uwprof_cpu_stats {
 	u64 taken;
-	u64 delivered;
 	u64 dropped_full;
 	u64 dropped_not32;
 	u64 kernel_context;
@@ -138,29 +137,42 @@ struct uwprof_cpu_stats {
 
 /*
  * Most bytes of user stack copied per miss of the handler's stack cache
- * (uw2_view_fill(): from the missed word's 64-byte line, never past a
- * 4 KiB boundary).  make bench-unwind's real lua stacks need 1.82 copies,
- * 2.4 KB, per sample (2.71 copies, 2.3 KB, with 1 KiB), against 1.84
- * whole pages (7.5 KB) before; docs/UNWIND-COST.md has the trade-off per
- * size.
+ * (uw2_view_fill(): from the missed word's 64-byte line, past a 4 KiB
+ * boundary only up to the view's top).  make bench-unwind's real lua
+ * stacks needed 1.82 copies, 2.4 KB, per sample (2.71 copies, 2.3 KB,
+ * with 1 KiB), against 1.84 whole pages (7.5 KB) before, with copies
+ * ending at the page; docs/UNWIND-COST.md has the trade-off per size.
  */
 #define UWPROF_STACK_LINE	2048
 
 /*
- * Most such copies per sample (128 KiB): a hostile table's vsp can leap
- * about the window, so copies are bounded apart from opcodes; real
- * samples make one to three.
+ * Most bytes of the first copy, at sp, which reaches up to where the
+ * thread's last walk ended (struct uw2_view's top) when that lies above:
+ * in one copy, not two.  Later copies take UWPROF_STACK_LINE, so one
+ * sample copies at most 2 KiB more than before.
+ */
+#define UWPROF_STACK_FIRST	4096
+
+/*
+ * Most such copies per sample (130 KiB, the first one's 4 KiB included):
+ * a hostile table's vsp can leap about the window, so copies are bounded
+ * apart from opcodes; real samples make one to three.
  */
 #define UWPROF_STACK_FILLS	64
 
 /*
- * The handler's unwind scratch, per CPU (sampler.c): 84 KB on 32-bit ARM,
- * 96 KB on arm64, most of it the lookup cache (docs/UNWIND-COST.md).
+ * The handler's unwind scratch, per CPU (sampler.c): 86 KB on 32-bit ARM,
+ * 98 KB on arm64, most of it the lookup cache (docs/UNWIND-COST.md).
  */
 struct uwprof_unwind_scratch {
 	struct uw2_cache lookups;	/* kept from sample to sample */
 	struct uw2_view view;		/* what line holds, per sample */
-	u8 line[UWPROF_STACK_LINE] __aligned(8);
+	/*
+	 * The task of the last unwind here: while the same one is sampled,
+	 * view.top is where its walk ended, and copies end there too.
+	 */
+	const struct task_struct *top_task;
+	u8 line[UWPROF_STACK_FIRST] __aligned(8);
 };
 
 /* Scratch the handler needs per CPU: the unwind's, frames. */

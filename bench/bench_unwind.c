@@ -209,7 +209,7 @@ static u32 unwind_sample(const struct sample *s,
 {
 	static struct uw2_cache cache;	/* one CPU's, kept across samples */
 	struct reader_ctx rc = { s };
-	struct uw2_view view = { s->stack, s->lo, STACK_BYTES, 0 };
+	struct uw2_view view = { s->stack, s->lo, STACK_BYTES, 0, 0 };
 	struct uw2_stack stack = { s->lo, STACK_TOP, read_word, &rc, &view };
 	struct uw2_regs regs = s->regs;
 	u32 frames[MAX_DEPTH + 2], n;
@@ -417,6 +417,8 @@ static void load_replay(const char *file, const char *dir)
  * puts the whole window in the view, so no reader runs at all.
  */
 static u32 replay_line;
+static bool replay_top;		/* copies end at the last unwind's sp */
+static u32 replay_last_sp;
 static bool replay_checked;	/* every frame of every sample once */
 static u64 replay_copies, replay_copy_bytes;
 static struct uw2_cache replay_cache;	/* one CPU's, kept across samples */
@@ -459,11 +461,14 @@ static u32 replay_sample(u32 i)
 
 	if (!replay_line)
 		rc.view = (struct uw2_view){ replay_words(s), s->lo,
-					     s->hi - s->lo, 0 };
+					     s->hi - s->lo, 0, 0 };
+	else if (replay_top)
+		rc.view.top = replay_last_sp;	/* as the module's handler */
 	memcpy(regs.r, s->regs, sizeof(regs.r));
 	replay_cache.gen = 1;	/* one module array: the module's per-sample gen */
 	stop = uw2_unwind_cached(rmods, nrmods, &regs, &stack, frames,
 				 UWR_MAX_FRAMES, &n, 0, &replay_cache);
+	replay_last_sp = regs.r[UW2_SP];
 	/* every frame on the first pass; later ones redo the same work */
 	if (stop != s->stop || n != s->nframes ||
 	    (!replay_checked && memcmp(frames, s + 1, n * 4)) ||
@@ -508,15 +513,21 @@ static void replay_summary(void)
 		if (stops[i])
 			printf(" %s %u", uw2_stop_name(i), stops[i]);
 	printf("\n");
-	/* the reader's cost in copies: what each line size asks of it */
-	for (u32 line = 64; line <= 4096; line *= 2) {
-		replay_line = line;
+	/*
+	 * The reader's cost in copies: what each line size asks of it, with
+	 * the copies ending at most at the last unwind's final sp or not.
+	 */
+	for (u32 k = 0; k < 14; k++) {
+		replay_line = 64u << (k % 7);
+		replay_top = k >= 7;
 		replay_copies = replay_copy_bytes = 0;
 		bench_replay_work(1);
-		printf("  stack reader, %4u-byte spans: %.2f copies, %.0f bytes per sample\n",
-		       line, (double)replay_copies / nrsamples,
+		printf("  stack reader, %4u-byte spans%s: %.2f copies, %.0f bytes per sample\n",
+		       replay_line, replay_top ? " to the last sp" : "",
+		       (double)replay_copies / nrsamples,
 		       (double)replay_copy_bytes / nrsamples);
 	}
+	replay_top = false;
 }
 
 static double now_ns(void)

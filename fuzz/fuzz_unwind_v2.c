@@ -47,16 +47,25 @@ struct fuzz_lines {
 	const struct fuzz_stack *fs;
 	struct uw2_view view;
 	u32 line;
+	bool fail_cross;	/* a copy across a page boundary faults */
 	u8 buf[4096];
 };
 
 static int fuzz_copy(void *ctx, void *dst, u32 src, u32 len)
 {
-	const struct fuzz_stack *fs = ((struct fuzz_lines *)ctx)->fs;
+	const struct fuzz_lines *fl = ctx;
+	const struct fuzz_stack *fs = fl->fs;
 	u32 i;
 
-	if ((src & 63) || !len || len > 4096 || (src & 4095) + len > 4096)
+	if ((src & 63) || !len || len > 4096)
 		abort();
+	/* across a page only up to top, which lies past the boundary */
+	if ((src & 4095) + len > 4096) {
+		if (fl->view.top <= src || fl->view.top - src < len - 63)
+			abort();
+		if (fl->fail_cross)
+			return -1;
+	}
 	memset(dst, 0, len);
 	for (i = 0; i < len; i += 4)
 		if (src + i >= fs->lo && src + i < fs->hi &&
@@ -169,7 +178,7 @@ static void same_with_fast_paths(const struct uw2_module *mods, u32 nmods,
 		a = b;
 	if (fs->fail_at - fs->lo >= a && fs->fail_at - fs->lo < b)
 		b = fs->fail_at - fs->lo;
-	view = (struct uw2_view){ fs->bytes + a, fs->lo + a, b - a, 0 };
+	view = (struct uw2_view){ fs->bytes + a, fs->lo + a, b - a, 0, 0 };
 	stack.view = &view;
 	memset(&cache, 0, sizeof(cache));
 	/* entries checked against the module array, or trusted by gen */
@@ -182,6 +191,9 @@ static void same_with_fast_paths(const struct uw2_module *mods, u32 nmods,
 			lines.fs = fs;
 			lines.view.len = 0;
 			lines.view.fills_left = UINT32_MAX;
+			/* where copies end: anywhere, right or wrong */
+			lines.view.top = (pick & 2) ? fs->lo + b : 0;
+			lines.fail_cross = pick & 4;
 			lines.line = 64 << ((pick >> 8) % 7);
 			stack.read = fuzz_line_read;
 			stack.ctx = &lines;

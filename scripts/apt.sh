@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Sourced by setup.sh and the build-*.sh scripts: apt-get as root or
 # through sudo, an update that survives a syncing mirror, and deb-src.
-# The sourcing script defines say() for its messages.
+# The sourcing script defines say() for its messages (and $src_dir, where
+# fetch_source unpacks source packages).
 
 SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
@@ -35,4 +36,22 @@ Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 SRC
 	apt_update
+}
+
+# fetch_source PACKAGE DIR-GLOB: the Debian source tree of PACKAGE,
+# fetched and unpacked under $src_dir the first time, found there after.
+fetch_source() {
+	local pkg=$1 glob=$2 d
+	d=$(find "$src_dir" -maxdepth 1 -type d -name "$glob" | head -n 1)
+	if [ -n "$d" ] && [ -f "$d/debian/control" ]; then
+		echo "$d"
+		return 0
+	fi
+	ensure_deb_src "$pkg"
+	say "fetching the $pkg source package"
+	(cd "$src_dir" && apt-get source -q --download-only "$pkg" >&2 &&
+		dpkg-source --no-check -x "${pkg}"_*.dsc >&2)
+	d=$(find "$src_dir" -maxdepth 1 -type d -name "$glob" | head -n 1)
+	[ -n "$d" ] || { say "no $pkg source tree after extraction"; exit 1; }
+	echo "$d"
 }

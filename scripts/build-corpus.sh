@@ -47,23 +47,6 @@ say() { echo "build-corpus: $*" >&2; }
 
 . "$here/scripts/apt.sh"
 
-# fetch_source PACKAGE DIR-GLOB: the unpacked Debian source tree
-fetch_source() {
-	local pkg=$1 glob=$2 d
-	d=$(find "$src_dir" -maxdepth 1 -type d -name "$glob" | head -n 1)
-	if [ -n "$d" ] && [ -f "$d/debian/control" ]; then
-		echo "$d"
-		return 0
-	fi
-	ensure_deb_src "$pkg"
-	say "fetching the $pkg source package"
-	(cd "$src_dir" && apt-get source -q --download-only "$pkg" >&2 &&
-		dpkg-source --no-check -x "${pkg}"_*.dsc >&2)
-	d=$(find "$src_dir" -maxdepth 1 -type d -name "$glob" | head -n 1)
-	[ -n "$d" ] || { say "no $pkg source tree after extraction"; exit 1; }
-	echo "$d"
-}
-
 common=(-O2 -g -mthumb -funwind-tables)
 clang_target=(--target=arm-linux-gnueabihf -march=armv7-a -mfloat-abi=hard
 	--gcc-toolchain=/usr)

@@ -25,22 +25,6 @@ say() { echo "build-lua: $*" >&2; }
 
 . "$here/scripts/apt.sh"
 
-fetch_lua_source() {
-	local d
-	d=$(find "$src_dir" -maxdepth 1 -type d -name 'lua5.4-*' | head -n 1)
-	if [ -n "$d" ] && [ -f "$d/src/lapi.c" ]; then
-		echo "$d"
-		return 0
-	fi
-	ensure_deb_src lua5.4
-	say "fetching the lua5.4 source package"
-	(cd "$src_dir" && apt-get source -q --download-only lua5.4 >&2 &&
-		dpkg-source --no-check -x lua5.4_*.dsc >&2)
-	d=$(find "$src_dir" -maxdepth 1 -type d -name 'lua5.4-*' | head -n 1)
-	[ -n "$d" ] || { say "no lua5.4 source tree after extraction"; exit 1; }
-	echo "$d"
-}
-
 # build_lua NAME CC CFLAGS...: the lua interpreter, all of the core and the
 # standard libraries in one executable.
 build_lua() {
@@ -78,7 +62,7 @@ fetch_libc() {
 		{ say "libc.so.6 missing from the libc6:armhf package"; exit 1; }
 }
 
-lua_src=$(fetch_lua_source)
+lua_src=$(fetch_source lua5.4 'lua5.4-*')
 # -funwind-tables adds .ARM.exidx/.ARM.extab beside .debug_frame: both
 # sources on one binary, and a size comparison for --stats.
 common=(-O2 -g -mthumb -funwind-tables)

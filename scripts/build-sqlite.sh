@@ -26,22 +26,6 @@ say() { echo "build-sqlite: $*" >&2; }
 
 . "$here/scripts/apt.sh"
 
-fetch_source() {
-	local d
-	d=$(find "$src_dir" -maxdepth 1 -type d -name 'sqlite3-[0-9]*' | head -n 1)
-	if [ -n "$d" ] && [ -f "$d/src/vdbe.c" ]; then
-		echo "$d"
-		return 0
-	fi
-	ensure_deb_src sqlite3
-	say "fetching the sqlite3 source package"
-	(cd "$src_dir" && apt-get source -q --download-only sqlite3 >&2 &&
-		dpkg-source --no-check -x sqlite3_*.dsc >&2)
-	d=$(find "$src_dir" -maxdepth 1 -type d -name 'sqlite3-[0-9]*' | head -n 1)
-	[ -n "$d" ] || { say "no sqlite3 source tree after extraction"; exit 1; }
-	echo "$d"
-}
-
 # The amalgamation, generated out of tree with the host toolchain.
 amalgamation() {
 	local a=$src_dir/sqlite3-amalgamation
@@ -88,7 +72,7 @@ build() {
 	mv "$out/sqlite3.tmp" "$out/sqlite3"
 }
 
-sqlite_src=$(fetch_source)
+sqlite_src=$(fetch_source sqlite3 'sqlite3-[0-9]*')
 amalgamation
 common=(-O2 -g -mthumb -funwind-tables)
 build gcc arm-linux-gnueabihf-gcc "${common[@]}"

@@ -103,23 +103,14 @@ struct verdict {
 static bool in_func(const struct chain_syms *s, uint32_t bias, int f,
 		    uint32_t pc, bool return_address)
 {
-	/* A return address may sit just past a call that ends a function. */
-	uint32_t a = (pc & ~1u) - bias - (return_address ? 1 : 0);
-
-	return a >= s->start[f] && a < s->end[f];
+	return pc_in_func(s->start[f], s->end[f], bias, pc, return_address);
 }
 
 /* The first few samples that miss, in full, to show where they went. */
 static void show_miss(const struct uwprof_record *r, struct verdict *v)
 {
-	unsigned int i;
-
-	if (v->samples - v->match > 3)
-		return;
-	printf("# miss: stop %u, %u frames:", r->stop, r->nframes);
-	for (i = 0; i < r->nframes && i < 12; i++)
-		printf(" %08x", r->frames[i]);
-	printf("\n");
+	if (v->samples - v->match <= 3)
+		print_miss(r);
 }
 
 /*

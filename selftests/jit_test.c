@@ -40,6 +40,7 @@
 #include "record/attach.h"
 #include "tables_util.h"
 #include "uwprof_util.h"
+#include "unwind_v2.h"
 
 #define RUN_SECONDS	5
 #define SAMPLE_HZ	1000
@@ -130,9 +131,7 @@ struct verdict {
 
 static bool in_func(const struct syms *s, int f, uint32_t pc, bool ra)
 {
-	uint32_t a = (pc & ~1u) - s->bias - (ra ? 1 : 0);
-
-	return a >= s->start[f] && a < s->end[f];
+	return pc_in_func(s->start[f], s->end[f], s->bias, pc, ra);
 }
 
 /* Frames @f[0..n) are the JIT return addresses @want, then run_jit. */
@@ -151,14 +150,8 @@ static bool jit_tail(const struct syms *s, const uint32_t *f, uint32_t n,
 
 static void show_miss(const struct uwprof_record *r, struct verdict *v)
 {
-	unsigned int i;
-
-	if (v->wrong + v->not_root > 3)
-		return;
-	printf("# miss: stop %u, %u frames:", r->stop, r->nframes);
-	for (i = 0; i < r->nframes && i < 12; i++)
-		printf(" %08x", r->frames[i]);
-	printf("\n");
+	if (v->wrong + v->not_root <= 3)
+		print_miss(r);
 }
 
 static void judge(const struct uwprof_record *r, const struct syms *s,
@@ -317,7 +310,7 @@ static void run_case(struct __test_metadata *_metadata, enum jit_where where)
 	       v.jit_edge, v.other);
 	for (i = 0; i < UWPROF_STOP_NR; i++)
 		if (v.stops[i])
-			printf("#   stop %d: %u\n", i, v.stops[i]);
+			printf("#   stop %s: %u\n", uw2_stop_name(i), v.stops[i]);
 	EXPECT_EQ(0, v.bad_record);
 	EXPECT_LT(RUN_SECONDS * SAMPLE_HZ / 5, v.samples);
 	EXPECT_LT(0, v.in_native);

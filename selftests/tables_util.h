@@ -13,6 +13,7 @@
 #define UWPROF_TABLES_UTIL_H
 
 #include <libgen.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,6 +84,30 @@ static inline unsigned int drain_records(int fd,
 			judge(r, ctx);
 		}
 	return bad;
+}
+
+/*
+ * Whether @pc lies in [@start, @end) of a program loaded at @bias; a
+ * return address is taken one byte back, since it may sit just past a
+ * call that ends its function.
+ */
+static inline bool pc_in_func(uint32_t start, uint32_t end, uint32_t bias,
+			      uint32_t pc, bool return_address)
+{
+	uint32_t a = (pc & ~1u) - bias - (return_address ? 1 : 0);
+
+	return a >= start && a < end;
+}
+
+/* A record's stop and first frames, to show where a missed sample went. */
+static inline void print_miss(const struct uwprof_record *r)
+{
+	unsigned int i;
+
+	printf("# miss: stop %u, %u frames:", r->stop, r->nframes);
+	for (i = 0; i < r->nframes && i < 12; i++)
+		printf(" %08x", r->frames[i]);
+	printf("\n");
 }
 
 static inline const char *own_dir(void)

@@ -11,7 +11,7 @@
  * only or in a loop, a switch whose cases return through tail calls, and
  * a computed goto's dispatch through a table of label addresses, as an
  * interpreter's loop (Lua's) has: its handlers are reached through that
- * table alone.
+ * table alone; and a local's address taken on one path only.
  */
 #include <stdlib.h>
 
@@ -279,6 +279,182 @@ __asm__(
 #endif
 );
 
+/* Never called: gt_noret's call that does not return (by name). */
+__attribute__((noinline, noclone, used, noreturn)) static void gt_never(void)
+{
+	abort();
+}
+
+/* Work for gt_fp_local and gt_r7_local to call (by name). */
+__attribute__((noinline, noclone, used)) static unsigned int gt_fp_sum(const unsigned int *p,
+								   unsigned int n)
+{
+	unsigned int h = 0x811c9dc5u;
+
+	for (unsigned int i = 0; i < 64; i++)
+		h = (h ^ p[i & (n - 1)]) * 0x01000193u;
+	return h;
+}
+
+/*
+ * A local's address taken on one path only, before the branch that
+ * leaves the other ("subeq r8, fp, #56; bne"), as gcc compiles V8's ARM
+ * code (frame pointer in r11, pointing at lr's slot); and the same in
+ * Thumb code with r7 ("it eq; subeq r2, r7, #40").  The register written
+ * is none the frame's rules read: both paths go on with it written.
+ * Written out, because gcc if-converts such an address only under its
+ * own register pressure.  Mixes the first words of @v once per bit of
+ * @n.
+ *
+ * gt_arm_switch: a switch as gcc compiles it in ARM code ("addls pc, pc,
+ * r3, lsl #2" into a table of branches), bounded by a register as a
+ * bound too large for an immediate is (V8's 930 cases: "movw r2, #929;
+ * cmp r3, r2"), with a literal pool inside the function that only a case
+ * reads, another read through "adr r2, 7f; ldr r0, [r2]" (V8's double
+ * constants: "add r3, pc, #268; ldrd r2, [r3]").  Their words are "bx
+ * lr": read as instructions they would be returns with the frame up.
+ * Function discovery follows such a table only with an immediate bound,
+ * so in a stripped build only the loads show the words are data.
+ *
+ * gt_noret: a call that never returns made with the frame up, the code
+ * after it another path's, in the caller's frame (node's napi functions
+ * call node::OnFatalError so, the code after it their early return).
+ */
+unsigned int gt_fp_local(unsigned int n, const unsigned int *v);
+unsigned int gt_r7_local(unsigned int n, const unsigned int *v);
+unsigned int gt_arm_switch(unsigned int n, const unsigned int *v);
+unsigned int gt_noret(unsigned int n, const unsigned int *v);
+__asm__(
+"	.text\n"
+"	.syntax unified\n"
+"	.arm\n"
+"	.p2align 2\n"
+"	.type gt_fp_local, %function\n"
+"gt_fp_local:\n"
+"	push {r4, r5, r6, r8, fp, lr}\n"
+"	add fp, sp, #20\n"
+"	sub sp, sp, #40\n"
+"	mov r4, r0\n"
+"	mov r5, r1\n"
+"	mov r6, #0\n"
+"1:	tst r4, #1\n"
+"	subeq r8, fp, #56\n"
+"	bne 2f\n"
+"	ldm r5, {r0, r1, r2, r3}\n"
+"	stm r8, {r0, r1, r2, r3}\n"
+"	mov r0, r8\n"
+"	mov r1, #4\n"
+"	bl gt_fp_sum\n"
+"	add r6, r6, r0\n"
+"	b 3f\n"
+"2:	ldr r0, [r5]\n"
+"	add r6, r6, r0\n"
+"3:	lsrs r4, r4, #1\n"
+"	bne 1b\n"
+"	mov r0, r6\n"
+"	sub sp, fp, #20\n"
+"	pop {r4, r5, r6, r8, fp, pc}\n"
+"	.size gt_fp_local, . - gt_fp_local\n"
+"	.thumb\n"
+"	.p2align 1\n"
+"	.type gt_r7_local, %function\n"
+"	.thumb_func\n"
+"gt_r7_local:\n"
+"	push {r4, r5, r6, r7, lr}\n"
+"	add r7, sp, #12\n"
+"	sub sp, #36\n"
+"	mov r4, r0\n"
+"	mov r5, r1\n"
+"	movs r6, #0\n"
+"1:	tst r4, #1\n"
+"	it eq\n"
+"	subeq r2, r7, #40\n"
+"	bne 2f\n"
+"	ldr r0, [r5]\n"
+"	ldr r1, [r5, #4]\n"
+"	strd r0, r1, [r2]\n"
+"	mov r0, r2\n"
+"	movs r1, #2\n"
+"	bl gt_fp_sum\n"
+"	add r6, r0\n"
+"	b 3f\n"
+"2:	ldr r0, [r5]\n"
+"	add r6, r0\n"
+"3:	lsrs r4, r4, #1\n"
+"	bne 1b\n"
+"	mov r0, r6\n"
+"	subs r7, #12\n"
+"	mov sp, r7\n"
+"	pop {r4, r5, r6, r7, pc}\n"
+"	.size gt_r7_local, . - gt_r7_local\n"
+"	.arm\n"
+"	.p2align 2\n"
+"	.type gt_arm_switch, %function\n"
+"gt_arm_switch:\n"
+"	push {r4, r5, r6, fp, lr}\n"
+"	add fp, sp, #12\n"
+"	sub sp, sp, #4\n"
+"	mov r4, r0\n"
+"	mov r6, r1\n"
+"	mov r5, #0\n"
+"1:	and r3, r4, #3\n"
+"	movw r2, #2\n"
+"	cmp r3, r2\n"
+"	addls pc, pc, r3, lsl #2\n"
+"	b 6f\n"
+"	b 2f\n"
+"	b 3f\n"
+"	b 4f\n"
+"2:	ldr r0, 5f\n"
+"	add r5, r5, r0\n"
+"	b 6f\n"
+"5:	.word 0xe12fff1e\n"
+"3:	mov r0, r6\n"
+"	mov r1, #4\n"
+"	bl gt_fp_sum\n"
+"	add r5, r5, r0\n"
+"	b 6f\n"
+"4:	adr r2, 7f\n"
+"	ldr r0, [r2]\n"
+"	eor r5, r5, r0\n"
+"	ldr r0, [r6]\n"
+"	eor r5, r5, r0\n"
+"	b 6f\n"
+"7:	.word 0xe12fff1e\n"
+"6:	lsrs r4, r4, #2\n"
+"	bne 1b\n"
+"	mov r0, r5\n"
+"	sub sp, fp, #12\n"
+"	pop {r4, r5, r6, fp, pc}\n"
+"	.size gt_arm_switch, . - gt_arm_switch\n"
+"	.thumb\n"
+"	.p2align 1\n"
+"	.type gt_noret, %function\n"
+"	.thumb_func\n"
+"gt_noret:\n"
+"	cbz r1, 9f\n"
+"	push {r4, r5, r7, lr}\n"
+"	add r7, sp, #0\n"
+"	mov r4, r0\n"
+"	mov r5, r1\n"
+"	cmp r4, #0x1000\n"
+"	bhs 8f\n"
+"	mov r0, r5\n"
+"	movs r1, #4\n"
+"	bl gt_fp_sum\n"
+"	add r0, r4\n"
+"	pop {r4, r5, r7, pc}\n"
+"8:	bl gt_never\n"
+"9:	movs r0, #1\n"
+"	bx lr\n"
+"	.size gt_noret, . - gt_noret\n"
+#ifdef __thumb__
+"	.thumb\n"
+#else
+"	.arm\n"
+#endif
+);
+
 /* A program for run_ops, different for each n. */
 static unsigned int interpret(unsigned int n, const unsigned int *v)
 {
@@ -300,6 +476,8 @@ unsigned int nocfi_work(unsigned int n)
 	if (nocfi_trap)
 		__builtin_trap();
 	nocfi_sink = mix(v, 32) + scratch(n & 63) + dispatch(n, v) +
-		     interpret(n, v) + maybe_alloca(n, v) + alloca_loop(n, v);
+		     interpret(n, v) + maybe_alloca(n, v) + alloca_loop(n, v) +
+		     gt_fp_local(n, v) + gt_r7_local(n, v) +
+		     gt_arm_switch(n, v) + gt_noret(n, v);
 	return nocfi_sink;
 }

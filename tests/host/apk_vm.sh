@@ -23,16 +23,8 @@ libdir=$BUILD/arm/root/lib/arm-linux-gnueabihf
 tmp=$(mktemp -d)
 trap '[ -n "${KEEP_TMP:-}" ] || rm -rf "$tmp"' EXIT
 
-[ -e "$top/uwprof.ko" ] || [ ! -e "$BUILD/kernel/vmlinuz" ] ||
-	make -C "$top" --no-print-directory module >/dev/null 2>&1
-for need in "$BUILD/kernel/vmlinuz" "$top/uwprof.ko" "$arm_uwprof" \
-	"$apk/libhot.so" "$apk/apk_loader"; do
-	if [ ! -e "$need" ]; then
-		skip "APK libraries in the VM: no $need (make setup module uwprof-arm apk-arm)"
-		finish
-		exit 0
-	fi
-done
+need_vm "APK libraries in the VM" "make setup module uwprof-arm apk-arm" "$arm_uwprof" \
+	"$apk/libhot.so" "$apk/apk_loader"
 
 lib=lib/armeabi-v7a/libhot.so
 mkdir -p "$tmp/tables" "$tmp/data"
@@ -76,15 +68,8 @@ rmmod uwprof
 exit 0
 EOF2
 chmod +x "$tmp/run.sh"
-if ! "$top/scripts/vm.sh" --timeout 300 --out "$tmp/out" \
-	--add "$arm_uwprof:/usr/bin/uwprof" --add "$tmp/data:/data" \
-	--add "$tmp/tables:/data/tables" --add "$tmp/run.sh:/run.sh" -- /run.sh \
-	>"$tmp/vm.log" 2>&1; then
-	fail "the VM run failed (or the kernel warned)"
-	tail -n 20 "$tmp/vm.log" | sed 's/^/#   /'
-	finish
-	exit 1
-fi
+run_vm 300 --add "$arm_uwprof:/usr/bin/uwprof" --add "$tmp/data:/data" \
+	--add "$tmp/tables:/data/tables"
 out=$tmp/out
 expect "record -- apk_loader exits 0" 0 "$(cat "$out/apk.rc" 2>/dev/null)"
 grep -q 'apk_loader: done' "$out/apk.log" && ok "the loader ran the library from the zip" ||

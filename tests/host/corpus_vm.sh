@@ -45,18 +45,10 @@ MIN_SAMPLES=500
 tmp=$(mktemp -d)
 trap '[ -n "${KEEP:-}" ] && echo "kept $tmp" || rm -rf "$tmp"' EXIT
 
-[ -e "$top/uwprof.ko" ] || [ ! -e "$BUILD/kernel/vmlinuz" ] ||
-	make -C "$top" --no-print-directory module >/dev/null 2>&1
-for need in "$BUILD/kernel/vmlinuz" "$top/uwprof.ko" "$arm_uwprof" \
+need_vm "corpus in the VM" "make setup module uwprof-arm corpus-check-arm" "$arm_uwprof" \
 	"$libdir/libc.so.6" "$dbg" "$libgcc" "$libstdcxx" \
 	"$BUILD/arm/corpus/$MT/${MT%-*}" "$BUILD/arm/corpus/$ST/${ST%-*}" \
-	"$BUILD/arm/corpus/$CXX/${CXX%-*}"; do
-	if [ ! -e "$need" ]; then
-		skip "corpus in the VM: no $need (make setup module uwprof-arm corpus-check-arm)"
-		finish
-		exit 0
-	fi
-done
+	"$BUILD/arm/corpus/$CXX/${CXX%-*}"
 need_checker
 
 # The guest's files: /bench/bin (stripped), /bench/work, /bench/tables; the
@@ -97,18 +89,11 @@ done
 exit 0
 EOF
 chmod +x "$tmp/run.sh"
-if ! "$top/scripts/vm.sh" --timeout 400 --out "$tmp/out" \
-	--add "$arm_uwprof:/usr/bin/uwprof" --add "$root/bench:/bench" \
+run_vm 400 --add "$arm_uwprof:/usr/bin/uwprof" --add "$root/bench:/bench" \
 	--add "$top/bench/perf/workloads.sh:/bench/workloads.sh" \
 	--add "$tmp/corpus.in:/bench/work/corpus.in" \
 	--add "$libgcc:/lib/arm-linux-gnueabihf/libgcc_s.so.1" \
-	--add "$(readlink -f "$libstdcxx"):/lib/arm-linux-gnueabihf/libstdc++.so.6" \
-	--add "$tmp/run.sh:/run.sh" -- /run.sh >"$tmp/vm.log" 2>&1; then
-	fail "the VM run failed"
-	tail -n 20 "$tmp/vm.log" | sed 's/^/#   /'
-	finish
-	exit 1
-fi
+	--add "$(readlink -f "$libstdcxx"):/lib/arm-linux-gnueabihf/libstdc++.so.6"
 out=$tmp/out
 
 # judge PROG: the checker's counts as variables all_n all_ok main_n ...

@@ -31,6 +31,23 @@ run_vm() {
 	exit 1
 }
 
+# need_vm WHAT HINT FILE...: what a VM test needs before it boots.  The
+# module is built first if the kernel is there and the module is not; a
+# FILE still missing skips the whole script ("WHAT: no FILE (HINT)").
+# Needs $top and $BUILD.
+need_vm() {
+	local what=$1 hint=$2 need
+	shift 2
+	[ -e "$top/uwprof.ko" ] || [ ! -e "$BUILD/kernel/vmlinuz" ] ||
+		make -C "$top" --no-print-directory module >/dev/null 2>&1
+	for need in "$BUILD/kernel/vmlinuz" "$top/uwprof.ko" "$@"; do
+		[ -e "$need" ] && continue
+		skip "$what: no $need ($hint)"
+		finish
+		exit 0
+	done
+}
+
 # rate_tol OK1 N1 OK2 N2 MIN: how far apart two sampled success rates
 # (OK1 of N1, OK2 of N2) may be, in tenths of a point: MIN, or three
 # standard deviations of the difference of two rates drawn from one

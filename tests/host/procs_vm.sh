@@ -22,16 +22,8 @@ libdir=$BUILD/arm/root/lib/arm-linux-gnueabihf
 tmp=$(mktemp -d)
 trap '[ -n "${KEEP_TMP:-}" ] || rm -rf "$tmp"' EXIT
 
-[ -e "$top/uwprof.ko" ] || [ ! -e "$BUILD/kernel/vmlinuz" ] ||
-	make -C "$top" --no-print-directory module >/dev/null 2>&1
-for need in "$BUILD/kernel/vmlinuz" "$top/uwprof.ko" "$arm_uwprof" \
-	"$procs/procs_fork" "$procs/procs_dl" "$procs/fixture-static"; do
-	if [ ! -e "$need" ]; then
-		skip "process tracking in the VM: no $need (make setup module uwprof-arm procs-arm)"
-		finish
-		exit 0
-	fi
-done
+need_vm "process tracking in the VM" "make setup module uwprof-arm procs-arm" "$arm_uwprof" \
+	"$procs/procs_fork" "$procs/procs_dl" "$procs/fixture-static"
 
 mkdir -p "$tmp/tables" "$tmp/data"
 # The C library and the loader as a user would table them (make demo
@@ -88,15 +80,8 @@ rmmod uwprof
 exit 0
 EOF
 chmod +x "$tmp/run.sh"
-if ! "$top/scripts/vm.sh" --timeout 400 --out "$tmp/out" \
-	--add "$arm_uwprof:/usr/bin/uwprof" --add "$tmp/data:/data" \
-	--add "$tmp/tables:/data/tables" --add "$tmp/run.sh:/run.sh" -- /run.sh \
-	>"$tmp/vm.log" 2>&1; then
-	fail "the VM run failed (or the kernel warned)"
-	tail -n 20 "$tmp/vm.log" | sed 's/^/#   /'
-	finish
-	exit 1
-fi
+run_vm 400 --add "$arm_uwprof:/usr/bin/uwprof" --add "$tmp/data:/data" \
+	--add "$tmp/tables:/data/tables"
 out=$tmp/out
 rep() { "$UWPROF" report -q --symfs "$tmp/data" --symfs "$top/tests/data/report" "$@"; }
 rc() { cat "$out/$1.rc" 2>/dev/null; }

@@ -24,13 +24,7 @@ MIN=${SPLIT_MIN:-975}
 tmp=$(mktemp -d)
 trap '[ -n "${KEEP_TMP:-}" ] || rm -rf "$tmp"' EXIT
 
-for need in "$BUILD/kernel/vmlinuz" "$top/uwprof.ko" "$arm_uwprof" "$libdir/libc.so.6" "$dbg"; do
-	if [ ! -e "$need" ]; then
-		skip "split tables in the VM: no $need (make setup module uwprof-arm)"
-		finish
-		exit 0
-	fi
-done
+need_vm "split tables in the VM" "make setup module uwprof-arm" "$arm_uwprof" "$libdir/libc.so.6" "$dbg"
 
 # table FILE LIMIT [ARGS...]: FILE's table split at LIMIT; it must have parts.
 table() {

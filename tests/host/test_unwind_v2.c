@@ -1276,7 +1276,7 @@ static void world_same_cached(struct world *w, const struct uw2_regs *start,
 	if (w->mem.fault_set && w->mem.fault_addr - w->mem.base < len)
 		len = (w->mem.fault_addr - w->mem.base) & ~3u;
 	view = (struct uw2_view){ (const u8 *)w->mem.words, w->mem.base, len,
-				  0 };
+				  0, 0 };
 	stack.view = &view;
 	memset(&cache, 0, sizeof(cache));
 	/* entries checked against the array, then trusted by gen */
@@ -1583,6 +1583,26 @@ static int copy_zeroes(void *ctx, void *dst, u32 src, u32 len)
 	return 0;
 }
 
+/* A copy that faults past the end of its first page. */
+static int copy_one_page(void *ctx, void *dst, u32 src, u32 len)
+{
+	if ((src & 4095) + len > 4096)
+		return -1;
+	return copy_zeroes(ctx, dst, src, len);
+}
+
+static u32 copy_fails_calls;
+
+static int copy_fails(void *ctx, void *dst, u32 src, u32 len)
+{
+	(void)ctx;
+	(void)dst;
+	(void)src;
+	(void)len;
+	copy_fails_calls++;
+	return -1;
+}
+
 /*
  * A reader that may copy no more ends the unwind as "budget", and the
  * view's fill count is what it spends.
@@ -1606,6 +1626,60 @@ TEST(unwind_copy_budget)
 				   NULL), 0);
 	CHECK_EQ_U32(uw2_view_fill(&v, buf, 64, VSP + 64, &val, copy_zeroes,
 				   NULL), (u32)UW2_READ_BUDGET);
+}
+
+/* An empty view with @top, filled for @addr through @copy, 256-byte spans. */
+static int fill_fresh(struct uw2_view *v, u32 top, u32 addr,
+		      int (*copy)(void *ctx, void *dst, u32 src, u32 len))
+{
+	static u8 buf[256];
+	u32 val;
+
+	v->len = 0;
+	v->top = top;
+	return uw2_view_fill(v, buf, 256, addr, &val, copy, NULL);
+}
+
+/*
+ * A view's top ends a copy at top's 64-byte line when top lies above the
+ * miss, across a page boundary too, and is no bound otherwise: a read
+ * past it copies again from the missed line, a span or up to the page's
+ * end.  A copy across a page that fails is made again within the page.
+ */
+TEST(unwind_copy_ends_at_top)
+{
+	static const struct {
+		u32 top, addr, lo, len;
+	} cases[] = {
+		{ 0x10044, 0x10008, 0x10000, 128 },	/* ends at top's line */
+		{ 0x10044, 0x10080, 0x10080, 256 },	/* past top: a span */
+		{ 0x11040, 0x10f84, 0x10f80, 192 },	/* across the page */
+		{ 0, 0x10f84, 0x10f80, 128 },		/* no top: the page's end */
+		{ 0x10804, 0x10804, 0x10800, 256 },	/* top at the miss */
+	};
+	struct uw2_view v = { .fills_left = 16 };
+	u32 i, n = sizeof(cases) / sizeof(cases[0]), val;
+	u8 buf[256];
+
+	for (i = 0; i < n; i++) {
+		CHECK_EQ_U32(fill_fresh(&v, cases[i].top, cases[i].addr,
+					copy_zeroes), 0);
+		CHECK_EQ_U32(v.lo, cases[i].lo);
+		CHECK_EQ_U32(v.len, cases[i].len);
+	}
+	/* a word in the view: no copy (copy_fails would count one) */
+	CHECK_EQ_U32(uw2_view_fill(&v, buf, 256, 0x108fc, &val, copy_fails,
+				   NULL), 0);
+	CHECK_EQ_U32(v.fills_left, 16 - n);
+	/* across the page fails: within it, and no guess for the sample */
+	CHECK_EQ_U32(fill_fresh(&v, 0x11040, 0x10f84, copy_one_page), 0);
+	CHECK_EQ_U32(v.lo, 0x10f80);
+	CHECK_EQ_U32(v.len, 128);
+	CHECK_EQ_U32(v.top, 0);
+	/* a failure within the page is the read's: no second copy */
+	CHECK_EQ_U32(fill_fresh(&v, 0x10f00, 0x10e04, copy_fails), (u32)-1);
+	CHECK_EQ_U32(v.len, 0);
+	CHECK_EQ_U32(copy_fails_calls, 1);
 }
 
 TEST(unwind_window_ends_mid_stack)

@@ -24,17 +24,71 @@ static u32 data_at(const struct pa_flow *fl, u32 addr)
 }
 
 /*
+ * [lo, hi) is data.  Words that touch a range known already widen it: a
+ * pool is one range however many loads read it (V8's ARM functions of
+ * 16 KiB read a pool word from four places, and their loads would
+ * otherwise fill the list with the first pools' words).  When the list is
+ * full the rest decode as instructions, which refuses the function.
+ */
+static void add_literal(struct pa_flow *fl, u32 lo, u32 hi)
+{
+	for (u32 k = 0; k < fl->nlits; k++) {
+		struct pa_range *r = &fl->lits[k];
+
+		if (lo <= r->hi && r->lo <= hi) {
+			r->lo = lo < r->lo ? lo : r->lo;
+			r->hi = hi > r->hi ? hi : r->hi;
+			return;
+		}
+	}
+	if (fl->nlits < PA_MAX_POOLS)
+		fl->lits[fl->nlits++] = (struct pa_range){ lo, hi };
+}
+
+/*
  * Code without mapping symbols (a stripped shared library keeps only
  * .dynsym) has its literal pools found from the pc-relative loads that
  * read them: a load decoded before its pool marks the words it reads as
- * data, so the decoder steps over them.  A pool read only from code after
+ * data, so the decoder steps over them; so does a load through a register
+ * the instruction right before set from pc ("add r3, pc, #268; ldrd r2,
+ * [r3]": a double constant in V8's ARM code).  A pool read only from code after
  * it is decoded as instructions, reached by no path, and the function is
  * refused (unreached_ok), never given rows from data.
  */
+/*
+ * The address an instruction sets a register to from pc: ARM "add rX,
+ * pc, #k" or "sub rX, pc, #k", Thumb "adr rX, label"; -1 if none.
+ */
+static int adr_of(const struct pa_flow *fl, const cs_insn *in, u32 *at)
+{
+	const cs_arm *a = &in->detail->arm;
+	const cs_arm_op *op = a->operands;
+	u32 pc = (u32)in->address + (fl->thumb ? 4 : 8);
+
+	if (in->id == ARM_INS_ADR && fl->thumb && a->op_count == 2 &&
+	    op[0].type == ARM_OP_REG && op[1].type == ARM_OP_IMM) {
+		*at = (pc & ~3u) + (u32)op[1].imm;
+		return pa_slot_of(op[0].reg);
+	}
+	if ((in->id != ARM_INS_ADD && in->id != ARM_INS_SUB) || fl->thumb ||
+	    a->op_count != 3 || op[0].type != ARM_OP_REG ||
+	    op[1].type != ARM_OP_REG || op[1].reg != ARM_REG_PC ||
+	    op[2].type != ARM_OP_IMM || op[2].shift.value ||
+	    pa_conditional(in))
+		return -1;
+	*at = in->id == ARM_INS_ADD ? pc + (u32)op[2].imm : pc - (u32)op[2].imm;
+	return pa_slot_of(op[0].reg);
+}
+
 static void note_literal(struct pa_flow *fl, const cs_insn *in)
 {
 	const cs_arm *a = &in->detail->arm;
+	const cs_arm_op *m;
 	u32 size, pc, at;
+	int base = fl->adr_reg;
+
+	/* a register set from pc by the instruction right before */
+	fl->adr_reg = adr_of(fl, in, &fl->adr_at);
 
 	switch (in->id) {
 	case ARM_INS_LDR: case ARM_INS_VLDR: size = 4; break;
@@ -43,18 +97,24 @@ static void note_literal(struct pa_flow *fl, const cs_insn *in)
 	case ARM_INS_LDRB: case ARM_INS_LDRSB: size = 1; break;
 	default: return;
 	}
-	if (a->op_count != 2 || a->operands[1].type != ARM_OP_MEM ||
-	    a->operands[1].mem.base != ARM_REG_PC ||
-	    a->operands[1].mem.index != ARM_REG_INVALID)
+	/* the address last (ldrd names two registers before it) */
+	m = &a->operands[a->op_count - 1];
+	if (a->op_count != (in->id == ARM_INS_LDRD ? 3 : 2) ||
+	    m->type != ARM_OP_MEM || m->mem.index != ARM_REG_INVALID)
 		return;
 	if (in->id == ARM_INS_VLDR && a->operands[0].type == ARM_OP_REG &&
 	    a->operands[0].reg >= ARM_REG_D0 && a->operands[0].reg <= ARM_REG_D31)
 		size = 8;
 	pc = (u32)in->address + (fl->thumb ? 4 : 8);
-	at = (pc & ~3u) + (u32)a->operands[1].mem.disp;
-	if (at <= in->address || at >= fl->hi || fl->nlits == PA_MAX_POOLS)
+	if (m->mem.base == ARM_REG_PC)
+		at = (pc & ~3u) + (u32)m->mem.disp;
+	else if (base >= 0 && pa_slot_of(m->mem.base) == base)
+		at = fl->adr_at + (u32)m->mem.disp;	/* "ldrd r2, [r3]" */
+	else
 		return;
-	fl->lits[fl->nlits++] = (struct pa_range){ at, at + (size < 2 ? 2 : size) };
+	if (at <= in->address || at >= fl->hi)
+		return;
+	add_literal(fl, at, at + (size < 2 ? 2 : size));
 }
 
 /*
@@ -85,6 +145,7 @@ int pa_decode_all(struct pa_flow *fl, const u8 *code, u32 len)
 	uint64_t at = fl->lo;
 	u32 cap = 0;
 
+	fl->adr_reg = -1;
 	/* each function is decoded as on a handle of its own: no IT block */
 	if (fl->text && fl->text->dec)
 		tb_dec_reset_it(fl->text->dec);

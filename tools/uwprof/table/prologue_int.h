@@ -79,6 +79,7 @@ enum pa_jump { PA_J_NONE, PA_J_FORWARD, PA_J_ANY };
 /* Data inside a function (a literal pool between its instructions). */
 #define PA_MAX_POOLS	64
 #define PA_MAX_FWD	16	/* forward computed jumps in one function */
+#define PA_MAX_NORET	16	/* calls found never to return (pa_reach) */
 struct pa_range {
 	u32 lo, hi;
 };
@@ -103,6 +104,9 @@ struct pa_flow {
 	bool infer_pools;	/* no mapping symbols: pools from the loads */
 	struct pa_range lits[PA_MAX_POOLS];	/* pools the loads read */
 	u32 nlits;
+	int adr_reg;		/* set by the instruction before from pc
+				 * ("add r3, pc, #268"), or -1 */
+	u32 adr_at;		/* to this address */
 	struct pa_state jump;	/* the state of its "anywhere" jumps */
 	bool have_jump;
 	struct pa_fwd { u32 addr; struct pa_state st; } fwd[PA_MAX_FWD];
@@ -111,6 +115,9 @@ struct pa_flow {
 	bool returns;		/* some path returns (or tail-calls) */
 	const cs_insn *clobber;	/* first callee-saved register written
 				 * unsaved, allowed if nothing returns */
+	u32 noret[PA_MAX_NORET];	/* calls found never to return */
+	u32 nnoret;
+	bool again;		/* one was found: walk the paths again */
 	char *why;
 	size_t wlen;
 };
@@ -122,7 +129,9 @@ struct pa_text {
 	const u8 *b;
 	u32 addr, size;
 	bool thumb;
-	bool no_maps;		/* the file has no mapping symbols */
+	bool no_maps;		/* the file has no mapping symbols (those
+				 * discovery made name only the data its
+				 * walks read: the loads show the rest) */
 	bool gap;		/* code past a symbol's end that no symbol
 				 * names: it must end in returns */
 	bool sized;		/* the symbol's size is known */
@@ -217,6 +226,7 @@ int pa_reach(struct pa_flow *fl, const cs_insn *from, u32 addr,
 bool pa_alloca_join(struct pa_state *old, struct pa_state *st,
 		    bool *old_changed);
 int pa_path_end(struct pa_flow *fl, const cs_insn *in);
+bool pa_noreturn_call(const struct pa_flow *fl, const cs_insn *in);
 int pa_next(struct pa_flow *fl, u32 i, const struct pa_state *st);
 int pa_ret_ok(struct pa_flow *fl, const cs_insn *in,
 	      const struct pa_state *st);

@@ -224,6 +224,8 @@ int pa_flow_branch(struct pa_flow *fl, u32 i, const struct pa_state *st)
 		 * (__stack_chk_fail, start_thread's exit) */
 		if (!pa_conditional(in) && pa_falls_into_data(fl, i))
 			return pa_path_end(fl, in);
+		if (pa_noreturn_call(fl, in))
+			return pa_path_end(fl, in);
 		return pa_next(fl, i, st);
 	}
 	if (in->id == ARM_INS_BX && in->detail->arm.operands[0].reg == ARM_REG_LR) {

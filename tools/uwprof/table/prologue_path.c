@@ -79,6 +79,37 @@ bool pa_alloca_join(struct pa_state *old, struct pa_state *st,
 	return true;
 }
 
+bool pa_noreturn_call(const struct pa_flow *fl, const cs_insn *in)
+{
+	for (u32 k = 0; k < fl->nnoret; k++)
+		if (fl->noret[k] == in->address)
+			return true;
+	return false;
+}
+
+/*
+ * Paths meet at instruction @i with different frames, one of them
+ * falling through an unconditional call right before it: that call
+ * never returns (node::OnFatalError, called with the frame up; the code
+ * after it a branch target in the caller's frame), or the code after it
+ * would run in a frame the compiler did not make.  It ends its path
+ * from now on and the function is walked again (fl->again), once per
+ * such call; the paths left must then agree.  False if @i is no such
+ * instruction.
+ */
+static bool never_returns(struct pa_flow *fl, long i)
+{
+	const cs_insn *call = i > 0 ? &fl->ins[i - 1] : NULL;
+
+	if (!call || call->address + call->size != fl->ins[i].address ||
+	    !pa_is_call(call) || pa_conditional(call) ||
+	    pa_noreturn_call(fl, call) || fl->nnoret == PA_MAX_NORET)
+		return false;
+	fl->noret[fl->nnoret++] = (u32)call->address;
+	fl->again = true;
+	return true;
+}
+
 /* Reach @addr in state @st: the first path sets it, later ones must
  * agree, since one row holds for every path through an address. */
 int pa_reach(struct pa_flow *fl, const cs_insn *from, u32 addr,
@@ -95,8 +126,11 @@ int pa_reach(struct pa_flow *fl, const cs_insn *from, u32 addr,
 		/* sp unknown here from now on: follow again */
 		pa_alloca_join(old, &m, &again);
 		st = &m;
-		if (!pa_frame_eq(old, st) || old->clone != st->clone)
+		if ((!pa_frame_eq(old, st) || old->clone != st->clone) &&
+		    !never_returns(fl, i))
 			return pa_fail(fl, &fl->ins[i], "paths arrive with different frames");
+		if (!pa_frame_eq(old, st) || old->clone != st->clone)
+			return -1;	/* walked again (fl->again) */
 		/* paths that know different frame pointers know none:
 		 * forget it here and follow again (once per instruction) */
 		if (old->fp >= 0 && (old->fp != st->fp || old->fp_off != st->fp_off)) {

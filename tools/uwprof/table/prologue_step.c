@@ -152,6 +152,16 @@ int pa_flow_insn(struct pa_flow *fl, u32 i, struct pa_state st)
 		k = PA_OTHER;
 	if ((k == PA_SP_COPY || k == PA_FP_FROM_COPY) && cond)
 		k = PA_OTHER;
+	/*
+	 * A copy of the frame pointer made on one path only ("subeq r8, fp,
+	 * #60", a local's address, in V8's ARM code): no rule reads the
+	 * register it writes, whose copy nothing may then use.  Below, as
+	 * any write on one path, it is written on both; a conditional move
+	 * of the frame pointer itself leaves it known on neither (and
+	 * refuses after an alloca, where it holds the CFA).
+	 */
+	if (k == PA_FP_COPY && cond)
+		k = PA_OTHER;
 	if (k != PA_OTHER) {
 		if (cond)
 			return cond_frame_change(fl, i, st, k, regs, n, imm);

@@ -179,7 +179,9 @@ int pa_analyse_symbol(struct tb_elf *e, const struct tb_sym *s, u32 i,
 		return 0;
 	/*
 	 * Without any (stripped to .dynsym), pools are found from the loads
-	 * (note_literal).  A sizeless symbol runs to the next one; code of an
+	 * (note_literal), also besides those discovery made: its walks do
+	 * not reach code only a computed jump enters (V8's ARM switches,
+	 * "addls pc, pc, r3, lsl #2"), nor the pools it reads.  A sizeless symbol runs to the next one; code of an
 	 * unexported function in between that no path reaches refuses it.
 	 */
 	snprintf(why, wlen, "instruction sets mix, or too many literal pools");
@@ -197,7 +199,7 @@ int pa_analyse_symbol(struct tb_elf *e, const struct tb_sym *s, u32 i,
 	pt->addr = taddr;
 	pt->size = tsize;
 	pt->thumb = s->thumb;
-	pt->no_maps = !e->nmaps;
+	pt->no_maps = !e->nmaps || e->maps_found;
 	pt->sized = s->size != 0;
 	pt->starts = s->found ? e : NULL;
 	pt->jumps = e->jumps;

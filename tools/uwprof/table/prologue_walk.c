@@ -145,6 +145,28 @@ static int run_flow(struct pa_flow *fl, const u32 *entries, u32 nentries)
 	return unreached_ok(fl);
 }
 
+/*
+ * Forget every path for another walk, after a call was found never to
+ * return (pa_reach): what it reached may have spread its frame on.
+ */
+static void walk_reset(struct pa_flow *fl)
+{
+	free(fl->st);
+	free(fl->have);
+	free(fl->work);
+	fl->st = NULL;
+	fl->have = NULL;
+	fl->work = NULL;
+	fl->nwork = 0;
+	fl->nfwd = 0;
+	fl->have_jump = false;
+	fl->flooded = false;
+	fl->returns = false;
+	fl->clobber = NULL;
+	fl->again = false;
+	fl->why[0] = 0;
+}
+
 int pa_analyse(const u8 *code, u32 len, u32 addr, bool thumb,
 	       const u32 *entries, u32 nentries, bool thread_entry,
 	       const struct pa_range *data, u32 ndata,
@@ -171,6 +193,10 @@ int pa_analyse(const u8 *code, u32 len, u32 addr, bool thumb,
 		r = -1;
 	if (!r)
 		r = run_flow(&fl, entries, nentries);
+	while (r == -1 && fl.again) {
+		walk_reset(&fl);
+		r = run_flow(&fl, entries, nentries);
+	}
 	/* states after computed jumps or at inner entries are assumed,
 	 * not followed: no ground to overrule CFI on */
 	if (!r && text && text->cfi && !fl.have_jump && !fl.nfwd && !nentries)
