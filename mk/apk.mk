@@ -6,15 +6,10 @@
 
 # The host test (tests/host/apk_cli.sh) and its probe of the reader and
 # of record's side of it, built from the same sources.
-ZIP_PROBE	:= $(HOST_OUT)/tests/zip_probe
-ZIP_PROBE_SRCS	:= tests/host/zip_probe.c tools/uwprof/lib/zip.c \
-		   tools/uwprof/lib/elf.c tools/uwprof/lib/regfile.c \
-		   tools/uwprof/lib/util.c tools/uwprof/lib/addrmap.c \
-		   tools/uwprof/record/archive.c
-$(ZIP_PROBE): $(ZIP_PROBE_SRCS) $(HOST_HDRS)
-	@mkdir -p $(dir $@)
-	$(Q)$(HOSTCC) $(HOST_CFLAGS) -o $@ $(ZIP_PROBE_SRCS)
-test-host: $(ZIP_PROBE)
+HOST_PROBES	+= zip_probe
+zip_probe_SRCS	:= tools/uwprof/lib/zip.c tools/uwprof/lib/elf.c \
+		   tools/uwprof/lib/regfile.c tools/uwprof/lib/util.c \
+		   tools/uwprof/lib/addrmap.c tools/uwprof/record/archive.c
 HOST_TEST_SCRIPTS += tests/host/apk_cli.sh
 
 # The VM test (tests/host/apk_vm.sh): the library (Thumb-2, no C library,

@@ -19,3 +19,12 @@ autotable-bench: module tools uwprof-arm lua-arm $(ARM_OUT)/bench/timeit
 	$(Q)scripts/doc-section.sh autotable-bench $(BUILD)/autotable-bench/figures.md \
 		docs/BENCHMARKS.md markdown
 .PHONY: autotable-bench
+
+# The files record expects a program's loader to map (record/needs.c),
+# whose tables it uploads as the program starts: tests/host/needs_cli.sh
+# and its probe, built from record's sources.
+HOST_PROBES	+= needs_probe
+needs_probe_SRCS := tools/uwprof/record/needs.c tools/uwprof/lib/elf.c \
+		   tools/uwprof/lib/regfile.c tools/uwprof/lib/util.c \
+		   tools/uwprof/lib/zip.c tools/uwprof/lib/addrmap.c
+HOST_TEST_SCRIPTS += tests/host/needs_cli.sh

@@ -7,6 +7,8 @@
 #   HOST_TESTS                  names N of tests/host/N.c (harness tests)
 #   N_SRCS, N_LIBS              what test N links besides its own file
 #   HOST_TEST_SCRIPTS           shell tests; each ends "N passed, N failed"
+#   HOST_PROBES                 names N of tests/host/N.c, programs a shell
+#                               test runs (no harness), linking N_SRCS
 
 TOOL_SRCS	+= tools/uwprof/uwprof.c $(UWPROF_LIB_SRCS)
 HOST_HDRS	:= $(wildcard *.h tools/uwprof/*.h tools/uwprof/*/*.h tests/host/*.h uapi/*.h tools/include/linux/*.h)
@@ -25,7 +27,15 @@ $(HOST_OUT)/tests/$(1): tests/host/$(1).c tests/host/harness.c $$($(1)_SRCS) $(H
 endef
 $(foreach t,$(HOST_TESTS),$(eval $(call host_test_rule,$(t))))
 
+define host_probe_rule
+$(HOST_OUT)/tests/$(1): tests/host/$(1).c $$($(1)_SRCS) $(HOST_HDRS)
+	@mkdir -p $$(dir $$@)
+	$$(Q)$$(HOSTCC) $$(HOST_CFLAGS) -o $$@ tests/host/$(1).c $$($(1)_SRCS)
+endef
+$(foreach t,$(HOST_PROBES),$(eval $(call host_probe_rule,$(t))))
+
 HOST_TEST_BINS := $(addprefix $(HOST_OUT)/tests/,$(HOST_TESTS))
+test-host: $(addprefix $(HOST_OUT)/tests/,$(HOST_PROBES))
 
 test-host: $(HOST_TEST_BINS) $(UWPROF)
 	$(Q)UWPROF=$(UWPROF) BUILD=$(BUILD) scripts/run-tests.sh test-host \

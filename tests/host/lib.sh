@@ -48,6 +48,37 @@ need_vm() {
 	done
 }
 
+# rate_tol OK1 N1 OK2 N2 MIN: how far apart two sampled success rates
+# (OK1 of N1, OK2 of N2) may be, in tenths of a point: MIN, or three
+# standard deviations of the difference of two rates drawn from one
+# (their pooled rate), if larger.  Runs of the same program and tables
+# sample different moments of it: fewer samples, more spread.
+rate_tol() {
+	awk -v a="$1" -v b="$2" -v c="$3" -v e="$4" -v t="$5" '
+		BEGIN { q = (a + c) / (b + e)
+			s = 3 * sqrt(q * (1 - q) * (1 / b + 1 / e)) * 1000
+			printf "%d", (s > t ? s + 0.999 : t) }'
+}
+
+# no_table CHECKFILE: the samples that stopped no-table at code of a mapped
+# file, by the checker's output (bench/perf/analyze.py --check): code
+# whose table was missing or came late.  A no-table stop at an address in
+# no mapping is a wrong frame before it, which the checker fails anyway
+# (the generator's rows at an EHABI-only function's first instruction,
+# met in bursts when the process faults there: 72 samples at libc's
+# fclose+0 in one run).
+no_table() {
+	awk '$1 == "where" && $3 == "no-table" && $4 != "unmapped" { n += $NF }
+		END { print n + 0 }' "$1"
+}
+
+# late_uploads LOG: the samples record counted stopped no-table in code
+# whose table (--tables, the cache) it uploaded after them; "" if the
+# summary has no such line
+late_uploads() {
+	sed -n 's/^uwprof record: \([0-9]*\) samples stopped no-table in code whose table (--tables, the cache) was uploaded after them$/\1/p' "$1"
+}
+
 finish() {
 	echo "$(basename "$0"): $th_passed passed, $th_failed failed, $th_skipped skipped"
 	[ "$th_failed" -eq 0 ]

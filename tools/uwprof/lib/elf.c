@@ -160,6 +160,134 @@ int uw_elf_is_64bit(const char *path)
 	return ret;
 }
 
+/* ---- what an image needs from its loader ---- */
+
+#define DYN_MAX		1024		/* entries of a dynamic section read */
+#define DYNSTR_MAX	(1u << 20)	/* bytes of its string table */
+
+struct dyn_view {
+	Elf32_Phdr loads[UW_ELF_MAX_LOADS];
+	unsigned int nloads;
+	Elf32_Phdr interp, dynamic;	/* p_filesz 0: none */
+};
+
+/* The file offset of link address @va (in a PT_LOAD's file bytes). */
+static int va_offset(const struct dyn_view *v, uint32_t va, uint32_t *off)
+{
+	for (unsigned int i = 0; i < v->nloads; i++) {
+		const Elf32_Phdr *ph = &v->loads[i];
+
+		if (va >= ph->p_vaddr && va - ph->p_vaddr < ph->p_filesz) {
+			*off = ph->p_offset + (va - ph->p_vaddr);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static int read_view(FILE *f, const Elf32_Ehdr *eh, struct dyn_view *v)
+{
+	Elf32_Phdr ph;
+
+	memset(v, 0, sizeof(*v));
+	for (unsigned int i = 0; i < eh->e_phnum; i++) {
+		if (uw_elf_read_at(f, eh->e_phoff + (long)i * eh->e_phentsize, &ph,
+				   sizeof(ph)))
+			return -1;
+		if (ph.p_type == PT_LOAD && v->nloads < UW_ELF_MAX_LOADS)
+			v->loads[v->nloads++] = ph;
+		else if (ph.p_type == PT_INTERP)
+			v->interp = ph;
+		else if (ph.p_type == PT_DYNAMIC)
+			v->dynamic = ph;
+	}
+	return 0;
+}
+
+/* A string of the dynamic string table @str (@n bytes) into @out. */
+static void dyn_string(const char *str, uint32_t n, uint32_t at, char *out,
+		       size_t room)
+{
+	size_t len;
+
+	out[0] = 0;
+	if (at >= n)
+		return;
+	len = strnlen(str + at, n - at);
+	if (len < room && at + len < n)
+		memcpy(out, str + at, len + 1);
+}
+
+static int read_dynamic(FILE *f, const struct dyn_view *v, struct uw_elf_deps *d)
+{
+	uint32_t n = v->dynamic.p_filesz / sizeof(Elf32_Dyn), strtab = 0,
+		 strsz = 0, off, i;
+	Elf32_Dyn *dyn;
+	char *str = NULL;
+	int ret = -1;
+
+	if (!n)
+		return 0;	/* static */
+	n = n < DYN_MAX ? n : DYN_MAX;
+	dyn = calloc(n, sizeof(*dyn));
+	if (!dyn || uw_elf_read_at(f, v->dynamic.p_offset, dyn, n * sizeof(*dyn)))
+		goto out;
+	for (i = 0; i < n && dyn[i].d_tag != DT_NULL; i++)
+		if (dyn[i].d_tag == DT_STRTAB)
+			strtab = dyn[i].d_un.d_ptr;
+		else if (dyn[i].d_tag == DT_STRSZ)
+			strsz = dyn[i].d_un.d_val;
+	if (!strsz || strsz > DYNSTR_MAX || va_offset(v, strtab, &off) ||
+	    !(str = malloc(strsz)) || uw_elf_read_at(f, off, str, strsz))
+		goto out;
+	for (i = 0; i < n && dyn[i].d_tag != DT_NULL; i++) {
+		uint32_t at = dyn[i].d_un.d_val;
+
+		if (dyn[i].d_tag == DT_NEEDED && d->nneeded < UW_ELF_MAX_NEEDED) {
+			dyn_string(str, strsz, at, d->needed[d->nneeded],
+				   sizeof(d->needed[0]));
+			d->nneeded += d->needed[d->nneeded][0] != 0;
+		} else if (dyn[i].d_tag == DT_RUNPATH ||
+			   (dyn[i].d_tag == DT_RPATH && !d->runpath[0])) {
+			dyn_string(str, strsz, at, d->runpath, sizeof(d->runpath));
+			d->rpath = dyn[i].d_tag == DT_RPATH;
+		}
+	}
+	ret = 0;
+out:
+	free(str);
+	free(dyn);
+	return ret;
+}
+
+int uw_elf_deps(const char *path, struct uw_elf_deps *d)
+{
+	FILE *f = uw_elf_fopen(path);
+	struct dyn_view v;
+	Elf32_Ehdr eh;
+	int ret = -1;
+
+	memset(d, 0, sizeof(*d));
+	if (!f)
+		return -1;
+	if (uw_elf_read_at(f, 0, &eh, sizeof(eh)) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS32 ||
+	    eh.e_ident[EI_DATA] != ELFDATA2LSB || eh.e_machine != EM_ARM ||
+	    eh.e_phentsize < sizeof(Elf32_Phdr) || read_view(f, &eh, &v))
+		goto out;
+	if (v.interp.p_filesz && v.interp.p_filesz < sizeof(d->interp) &&
+	    !uw_elf_read_at(f, v.interp.p_offset, d->interp, v.interp.p_filesz))
+		d->interp[v.interp.p_filesz] = 0;
+	else
+		d->interp[0] = 0;
+	ret = read_dynamic(f, &v, d);
+out:
+	fclose(f);
+	if (ret)
+		errno = ENOEXEC;
+	return ret;
+}
+
 Elf32_Shdr *uw_elf_sections(FILE *f, unsigned int *n)
 {
 	Elf32_Shdr *shs;

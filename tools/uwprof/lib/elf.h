@@ -41,6 +41,26 @@ int uw_vdso_info(struct uw_elf_info *info);
 /* The name /proc/PID/maps and the side-band give its mapping. */
 #define UW_VDSO_NAME	"[vdso]"
 
+/* What an image asks its loader for (PT_INTERP, the dynamic section). */
+#define UW_ELF_MAX_NEEDED	64
+#define UW_ELF_NAME_MAX		256
+
+struct uw_elf_deps {
+	char interp[UW_ELF_NAME_MAX];	/* PT_INTERP, "" if none */
+	/* DT_RUNPATH, else DT_RPATH (searched before LD_LIBRARY_PATH) */
+	char runpath[1024];
+	int rpath;			/* runpath is the older DT_RPATH */
+	unsigned int nneeded;		/* DT_NEEDED, in order */
+	char needed[UW_ELF_MAX_NEEDED][UW_ELF_NAME_MAX];
+};
+
+/*
+ * The loader and libraries the 32-bit ARM ELF file @path names.  Returns
+ * 0, or -1 with errno set (ENOEXEC: not a little-endian 32-bit ARM ELF).
+ * Names that do not fit are left out.
+ */
+int uw_elf_deps(const char *path, struct uw_elf_deps *d);
+
 /* Read @n bytes at @off of @f: 0, or -1 if they are not all there. */
 int uw_elf_read_at(FILE *f, long off, void *buf, size_t n);
 

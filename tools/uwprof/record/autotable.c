@@ -13,6 +13,13 @@
  * other processes (-p, -a) in that code stop no-table until the upload;
  * record counts them (rec->pending_samples) and says so.  Should record
  * die meanwhile, its guard (record/holdguard.c) lets them go on.
+ *
+ * A table that exists (--tables, the cache) is uploaded before the
+ * command runs for the files its loader will map (record/needs.c); one
+ * met only at its mapping (dlopen, a later exec, a library found where
+ * needs.c does not look) is uploaded when record reads the mapping, the
+ * process not paused (pausing lost more samples than it saved, procs.c).
+ * Samples of that code until then are counted (rec->late_samples).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -220,6 +227,11 @@ static bool waits(struct rec *r, const struct target *t)
 	return false;
 }
 
+/*
+ * Make @e's table from the file @path (build-id @bid) unless it is made
+ * or being made; @t, the process that maps it, is paused until then
+ * (NULL: a file not mapped yet, made ahead).
+ */
 void rec_table_make(struct rec *r, struct target *t, struct table_ent *e,
 		    const char *path, const uint8_t *bid, uint32_t bid_len)
 {
@@ -235,7 +247,7 @@ void rec_table_make(struct rec *r, struct target *t, struct table_ent *e,
 		if (r->workers < r->max_workers)
 			start_worker(r, e);
 	}
-	if (rec_table_pending(e))
+	if (t && rec_table_pending(e))
 		hold(r, t);
 }
 

@@ -347,8 +347,11 @@ static void take(struct rec *r, const struct uwprof_record *s)
 	r->samples++;
 	if (s->stop < UWPROF_STOP_NR)
 		r->stops[s->stop]++;
-	if (rec_sample_pending(r, s))
-		r->pending_samples++;
+	switch (rec_sample_late(r, s)) {
+	case REC_LATE_MAKING: r->pending_samples++; break;
+	case REC_LATE_UPLOAD: r->late_samples++; break;
+	case REC_LATE_NO: break;
+	}
 	/* Maybe a library mapped since the last scan: look sooner. */
 	if (s->stop == UWPROF_STOP_NO_TABLE)
 		r->want_scan = true;
@@ -499,11 +502,16 @@ static int wait_exec(struct command *c, int *status)
  */
 static void command_execd(struct rec *r, struct command *c)
 {
-	rec_add_target(r, c->pid, true);
+	struct target *t = rec_add_target(r, c->pid, true);
+
+	t->exec_stop = true;
 	if (r->use_sb)
 		sb_read(&r->sb, rec_sideband_event, r);
 	else
 		rec_scan_all(r);
+	t = rec_find_target(r, c->pid);
+	if (t)
+		t->exec_stop = false;
 	if (ptrace(PTRACE_DETACH, c->pid, NULL, NULL) && errno != ESRCH)
 		uw_err("record: warning: cannot let the command go on "
 		       "(PTRACE_DETACH: %s)", strerror(errno));
@@ -799,9 +807,26 @@ static void summary_missing(const struct rec *r)
 	}
 }
 
+/*
+ * Tables uploaded before their files were mapped, and the samples of
+ * code whose table came after them.
+ */
+static void summary_uploads(const struct rec *r)
+{
+	if (r->needs_uploaded)
+		fprintf(stderr, "uwprof record: %llu tables uploaded as the "
+			"command started (program, loader, libraries)\n",
+			(unsigned long long)r->needs_uploaded);
+	if (r->late_samples || r->tables_cached || r->needs_uploaded)
+		fprintf(stderr, "uwprof record: %llu samples stopped no-table in "
+			"code whose table (--tables, the cache) was uploaded "
+			"after them\n", (unsigned long long)r->late_samples);
+}
+
 /* Tables made on this device, and the samples that waited for them. */
 static void summary_made(const struct rec *r)
 {
+	summary_uploads(r);
 	if (r->o.no_auto_tables ||
 	    !(r->tables_made || r->tables_cached || r->tables_failed))
 		return;
@@ -812,7 +837,8 @@ static void summary_made(const struct rec *r)
 		(unsigned long long)r->tables_failed, r->cache);
 	if (r->held_ns)
 		fprintf(stderr, "uwprof record: the command was paused %.2f s "
-			"while its tables were made\n", r->held_ns / 1e9);
+			"while its tables were made\n",
+			r->held_ns / 1e9);
 	if (r->tables_made || r->pending_samples)
 		fprintf(stderr, "uwprof record: %llu samples stopped no-table in "
 			"code whose table was being made\n",

@@ -72,7 +72,7 @@ struct table_ent {
 	bool queued;		/* to be made: waits for a free worker */
 	bool make_failed;	/* the generator could not make it */
 	pid_t worker;		/* > 0: being made by this child process */
-	uint64_t ready_ns;	/* when the made table was uploaded */
+	uint64_t ready_ns;	/* when it was uploaded */
 	uint64_t cpu_ns;	/* the worker's CPU time */
 	char src[256];		/* the file to make it from, or [vdso] */
 	uint8_t want_bid[UW_BUILD_ID_MAX];
@@ -113,6 +113,7 @@ struct target {
 	unsigned int attached;	/* attachments made since its last exec */
 	unsigned int attached_ever;
 	bool held;		/* stopped (SIGSTOP) while its tables are made */
+	bool exec_stop;		/* stopped by ptrace at its exec (the command) */
 	dev_t exe_dev;
 	ino_t exe_ino;
 	struct seen_map *seen;
@@ -150,6 +151,10 @@ struct rec {
 	uint64_t tables_made, tables_cached, tables_failed, make_cpu_ns;
 	uint64_t pending_samples;	/* stopped no-table in code whose table
 					 * was being made */
+	uint64_t late_samples;	/* stopped no-table in code whose table
+				 * (--tables, the cache) was uploaded later */
+	uint64_t needs_uploaded;	/* tables uploaded before their files
+					 * were mapped (record/needs.c) */
 	uint64_t held_ns;	/* time targets spent paused for tables */
 	uint64_t hold_t0;	/* when the first of them was paused */
 	unsigned int nheld;
@@ -187,7 +192,26 @@ int rec_v8_blob(const char *path, uint32_t *start, uint32_t *end);
  */
 void rec_jit_mark(struct rec *r, pid_t pid, const struct seen_map *s);
 void rec_write_jitmaps(struct rec *r);
-bool rec_sample_pending(struct rec *r, const struct uwprof_record *s);
+
+/*
+ * record/procs.c: why a sample stopped no-table at code that has a table:
+ * its table was being made on the device, or it was uploaded after the
+ * sample (from --tables or the cache)
+ */
+enum rec_late { REC_LATE_NO, REC_LATE_MAKING, REC_LATE_UPLOAD };
+enum rec_late rec_sample_late(struct rec *r, const struct uwprof_record *s);
+
+/*
+ * record/needs.c, below procs.c: the files a new image's loader will map
+ * (the program first, its interpreter, the DT_NEEDED closure), by their
+ * real paths
+ */
+#define REC_NEEDS_MAX	128
+struct rec_needs {
+	unsigned int n;
+	char path[REC_NEEDS_MAX][256];
+};
+void rec_image_needs(const char *exe, struct rec_needs *out);
 
 /*
  * record/autotable.c, below procs.c: tables made on the device by child
