@@ -134,8 +134,8 @@ run() {
 	cd /
 }
 run jitless --jitless ""
-run jitless-v8 --jitless "--jit v8-arm --jit-range $exe:$BLOB"
-run jit "--perf-basic-prof --perf-prof" "--jit v8-arm --jit-range $exe:$BLOB"
+run jitless-v8 --jitless "--jit v8-arm --jit-range chromium:$BLOB"
+run jit "--perf-basic-prof --perf-prof" "--jit v8-arm --jit-range chromium:$BLOB"
 cp /tmp/perf-*.map /out/jit.perf.map
 exit 0
 GUEST
