@@ -5,10 +5,12 @@
 # Thumb-2 with no symbols and few exidx entries) in the VM, headless, on
 # a page of our own (bench/chromium/page.html: a JavaScript loop of
 # functions calling each other and the engine's sort, for CHROMIUM_SECONDS
-# of wall time), recorded by "uwprof record -F CHROMIUM_HZ" twice in one
-# boot: with V8's --jitless (every JavaScript frame is an interpreter
-# frame inside chromium's own code), then with the JIT on, under
-# "--jit v8-arm" with V8's perf map and jitdump.  Each judged by the
+# of wall time), recorded by "uwprof record -F CHROMIUM_HZ" three times
+# in one boot: with V8's --jitless (every JavaScript frame is an
+# interpreter frame inside chromium's own code) on tables alone; jitless
+# again under "--jit v8-arm" with V8's builtins marked (CHROMIUM_BLOB,
+# below); then with the JIT on, under "--jit v8-arm" with V8's perf map
+# and jitdump.  Each judged by the
 # call-site checker (bench/perf/analyze.py --check) by thread kind (main,
 # other) and by thread name (bench/chromium/threads.py), with what stops
 # the rest: the module's stops and the last frames of those samples.
@@ -25,8 +27,9 @@
 # six minutes and 1.35 GB), a changed generator remakes them all.
 #
 # make test-chromium (not part of make check: it downloads about 110 MB
-# of Debian packages and boots a VM with a 350 MB guest in 3 GB, the most
-# the armmp kernel's virt machine takes).  What it asserts is what stays
+# of Debian packages and boots a VM with a 350 MB guest in 3 GB: the virt
+# machine's RAM starts at 1 GiB and the armmp kernel, without LPAE, sees
+# 4 GiB of physical addresses; about 10 minutes on a loaded host).  What it asserts is what stays
 # true from run to run: chromium loaded the page and ran it to the end
 # under record, samples were taken, chromium's mappings had tables
 # attached, and a share fully unwound well below the measured one
@@ -222,10 +225,15 @@ PY
 	esac
 }
 
-# CHROMIUM_MIN: the least share (per mille) of the samples fully unwound,
-# jitless and JIT runs.  Measured in docs/BENCHMARKS-corpus.md; these are
-# floors well under it, to catch a run that unwinds nothing.
-CHROMIUM_MIN=${CHROMIUM_MIN:-"jitless:0 jitless-v8:0 jit:0"}
+# CHROMIUM_MIN: the least share (per mille) of chromium's samples fully
+# unwound, per run.  Measured by make test-chromium (two boots, host load
+# 20-35): jitless 2.9% and 3.3%, jitless-v8 2.9% and 3.5%, jit 2.7% and
+# 3.3%; more than 90% of the rest stop "refused" in chromium's functions
+# that prologue analysis refuses for a conditional frame change (the
+# stack protector's "ittt eq; addeq sp; ...; popeq {..., pc}" epilogue),
+# docs/BENCHMARKS-corpus.md.  The floors, 1%, only catch a run that
+# unwinds next to nothing; raise them as the generator learns that shape.
+CHROMIUM_MIN=${CHROMIUM_MIN:-"jitless:10 jitless-v8:10 jit:10"}
 for n in jitless jitless-v8 jit; do
 	judge "$n" || continue
 	min=$(echo "$CHROMIUM_MIN" | tr ' ' '\n' | sed -n "s/^$n://p")
