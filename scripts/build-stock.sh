@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# build-stock.sh BUILD: the stock corpus (bench/stock/programs.sh) as
-# Debian ships it.  Fetches the programs' packages and their libraries'
+# build-stock.sh BUILD [LIST NAME]: the stock corpus (bench/stock/programs.sh,
+# or the list LIST in that form, assembled in BUILD/NAME instead of
+# BUILD/stock: make test-chromium's bench/chromium/programs.sh) as Debian
+# ships it.  Fetches the programs' packages and their libraries'
 # (scripts/fetch-stock.sh, into BUILD/stock/debs and BUILD/stock/root,
 # the place make stock-coverage uses too), then assembles BUILD/stock/guest:
 # the programs at the paths their packages give them, the dynamic loader
@@ -18,8 +20,8 @@
 set -euo pipefail
 BUILD=$1
 top=$(cd "$(dirname "$0")/.." && pwd)
-. "$top/bench/stock/programs.sh"
-work=$BUILD/stock
+. "${2:-$top/bench/stock/programs.sh}"
+work=$BUILD/${3:-stock}
 root=$work/root
 guest=$work/guest
 CROSS=${CROSS_COMPILE:-arm-linux-gnueabihf-}
