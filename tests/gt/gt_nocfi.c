@@ -476,12 +476,18 @@ GT_ASM_END(gt_pop_pc_alone)
  */
 static jmp_buf gt_leave_to;
 
-__attribute__((noinline, noreturn, used)) static void gt_leave(unsigned int x)
+/*
+ * Not noreturn, and returning when the trap is set (never): clang keeps
+ * no return address in a function that cannot return, so samples in it
+ * could not be unwound by anything.
+ */
+__attribute__((noinline, used)) static void gt_leave(unsigned int x)
 {
 	for (unsigned int i = 0; i < 32; i++)
 		x = gt_rotate(x) + i;
 	nocfi_sink = x;
-	longjmp(gt_leave_to, 1);
+	if (!nocfi_trap)
+		longjmp(gt_leave_to, 1);
 }
 
 void gt_call_never(unsigned int x);
