@@ -283,6 +283,36 @@ TEST(thumb_early_return_after_the_body)
 	free_func(&f);
 }
 
+TEST(thumb_conditional_return_in_an_it_block)
+{
+	/* push {r4, r5, r7, lr}; push.w {r8, r9}; sub sp, #8; cmp r0, #0;
+	 * ittt eq; addeq sp, #8; ldmiaeq.w sp!, {r8, r9};
+	 * popeq {r4, r5, r7, pc}; bl . (clang's stack protector epilogue):
+	 * the return's instructions after the first are reached with the
+	 * frame undone in part (condition true) or whole (false) */
+	static const u8 code[] = { 0xb0, 0xb5, 0x2d, 0xe9, 0x00, 0x03, 0x82,
+				   0xb0, 0x00, 0x28, 0x02, 0xbf, 0x02, 0xb0,
+				   0xbd, 0xe8, 0x00, 0x03, 0xb0, 0xbd, 0xff,
+				   0xf7, 0xfe, 0xff };
+	static const struct want w[] = {
+		{ 8, 32, 6, { 4, 5, 7, 8, 9, TB_RA },
+		  { -16, -12, -8, -24, -20, -4 } },
+		{ 0xc, 32, 6, { 4, 5, 7, 8, 9, TB_RA },
+		  { -16, -12, -8, -24, -20, -4 } },
+		{ 0x14, 32, 6, { 4, 5, 7, 8, 9, TB_RA },
+		  { -16, -12, -8, -24, -20, -4 } },
+	};
+	struct tb_cfi_func f;
+
+	CHECK_EQ_U32(analyse(code, sizeof(code), true, &f), sizeof(code));
+	for (u32 i = 0; i < sizeof(w) / sizeof(w[0]); i++)
+		check_state(&f, 0x1000, &w[i]);
+	for (u32 a = 0x100e; a <= 0x1012; a += 4)
+		CHECK(state_at(&f, a) &&
+		      state_at(&f, a)->r[TB_RA].kind == TB_R_AMBIGUOUS);
+	free_func(&f);
+}
+
 /* What must never get rows. */
 TEST(arm_apcs_frame)
 {
@@ -390,6 +420,12 @@ TEST(refused_forms)
 		  { 0x0d, 0xc0, 0xa0, 0xe1, 0x00, 0xd8, 0x2d, 0xe9,
 		    0x00, 0xc0, 0xa0, 0xe3, 0x04, 0xc0, 0x8d, 0xe5,
 		    0x00, 0xa8, 0x9d, 0xe8 } },
+		/* push {r4, lr}; sub sp, #8; cmp r0, #0; itt eq;
+		 * addeq sp, #4; popeq {r4, pc}; bl .: the conditional
+		 * return leaves 4 bytes of the frame up */
+		{ "conditional return that does not undo the frame", true, 16,
+		  { 0x10, 0xb5, 0x82, 0xb0, 0x00, 0x28, 0x04, 0xbf, 0x01, 0xb0,
+		    0x10, 0xbd, 0xff, 0xf7, 0xfe, 0xff } },
 		/* push {r4, lr}; movs r0, r0 then undecodable bytes */
 		{ "undecodable", false, 8,
 		  { 0x10, 0x40, 0x2d, 0xe9, 0xff, 0xff, 0xff, 0xff } },
