@@ -609,11 +609,19 @@ __attribute__((noinline, noclone, used)) static unsigned int gt_fp_sum(const uns
  * gt_noret: a call that never returns made with the frame up, the code
  * after it another path's, in the caller's frame (node's napi functions
  * call node::OnFatalError so, the code after it their early return).
+ *
+ * gt_guard_ret: clang's stack protector epilogue in Thumb code: the guard
+ * kept in the frame compared, a conditional return in an IT block that
+ * undoes the frame ("ittt eq; addeq sp; ldmiaeq.w sp!, {r8-r11}; popeq
+ * {r4-r7, pc}"), then the call that never returns (__stack_chk_fail's
+ * place, gt_never here).  The guard is derived from @n, so it always
+ * matches.  Hashes the first four words of @v.
  */
 unsigned int gt_fp_local(unsigned int n, const unsigned int *v);
 unsigned int gt_r7_local(unsigned int n, const unsigned int *v);
 unsigned int gt_arm_switch(unsigned int n, const unsigned int *v);
 unsigned int gt_noret(unsigned int n, const unsigned int *v);
+unsigned int gt_guard_ret(unsigned int n, const unsigned int *v);
 __asm__(
 "	.text\n"
 "	.syntax unified\n"
@@ -738,6 +746,33 @@ __asm__(
 "9:	movs r0, #1\n"
 "	bx lr\n"
 "	.size gt_noret, . - gt_noret\n"
+"	.p2align 1\n"
+"	.type gt_guard_ret, %function\n"
+"	.thumb_func\n"
+"gt_guard_ret:\n"
+"	push {r4, r5, r6, r7, lr}\n"
+"	add r7, sp, #12\n"
+"	push.w {r8, r9, r10, r11}\n"
+"	sub sp, #24\n"
+"	mov r4, r0\n"
+"	movw r8, #0x4b1d\n"
+"	movt r8, #0x5eed\n"
+"	eor r8, r8, r0\n"
+"	str.w r8, [sp, #20]\n"
+"	ldm r1, {r0, r1, r2, r3}\n"
+"	stm.w sp, {r0, r1, r2, r3}\n"
+"	mov r0, sp\n"
+"	movs r1, #4\n"
+"	bl gt_fp_sum\n"
+"	add r0, r4\n"
+"	ldr r1, [sp, #20]\n"
+"	cmp r1, r8\n"
+"	ittt eq\n"
+"	addeq sp, #24\n"
+"	ldmiaeq.w sp!, {r8, r9, r10, r11}\n"
+"	popeq {r4, r5, r6, r7, pc}\n"
+"	bl gt_never\n"
+"	.size gt_guard_ret, . - gt_guard_ret\n"
 #ifdef __thumb__
 "	.thumb\n"
 #else
@@ -774,6 +809,7 @@ unsigned int nocfi_work(unsigned int n)
 	nocfi_sink = mix(v, 32) + scratch(n & 63) + dispatch(n, v) +
 		     interpret(n, v) + maybe_alloca(n, v) + alloca_loop(n, v) +
 		     gt_fp_local(n, v) + gt_r7_local(n, v) +
-		     gt_arm_switch(n, v) + gt_noret(n, v);
+		     gt_arm_switch(n, v) + gt_noret(n, v) +
+		     gt_guard_ret(n, v);
 	return nocfi_sink;
 }
