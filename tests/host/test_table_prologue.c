@@ -313,6 +313,39 @@ TEST(thumb_conditional_return_in_an_it_block)
 	free_func(&f);
 }
 
+TEST(thumb_conditional_return_after_an_alloca)
+{
+	/* push {r4-r7, lr}; add r7, sp, #12; push.w {r8-r11}; sub sp, #4;
+	 * vpush {d8-d9}; sub.w sp, sp, r0; cmp r1, #0; itttt eq;
+	 * moveq r0, r6; subeq.w r4, r7, #48; moveq sp, r4;
+	 * vpopeq {d8-d9}; ittt eq; addeq sp, #4;
+	 * ldmiaeq.w sp!, {r8-r11}; popeq {r4-r7, pc}; bl .: sp set back
+	 * from a copy of r7 made under the condition, over two IT blocks */
+	static const u8 code[] = {
+		0xf0, 0xb5, 0x03, 0xaf, 0x2d, 0xe9, 0x00, 0x0f, 0x81, 0xb0,
+		0x2d, 0xed, 0x04, 0x8b, 0xad, 0xeb, 0x00, 0x0d, 0x00, 0x29,
+		0x01, 0xbf, 0x30, 0x46, 0xa7, 0xf1, 0x30, 0x04, 0xa5, 0x46,
+		0xbd, 0xec, 0x04, 0x8b, 0x02, 0xbf, 0x01, 0xb0, 0xbd, 0xe8,
+		0x00, 0x0f, 0xf0, 0xbd, 0xff, 0xf7, 0xfe, 0xff };
+	static const u32 on_r7[] = { 0x18, 0x2c };
+	static const u32 both[] = { 0x1c, 0x1e, 0x22, 0x24, 0x26, 0x2a };
+	struct tb_cfi_func f;
+
+	CHECK_EQ_U32(analyse(code, sizeof(code), true, &f), sizeof(code));
+	for (u32 i = 0; i < sizeof(on_r7) / sizeof(on_r7[0]); i++) {
+		const struct tb_row *r = state_at(&f, 0x1000 + on_r7[i]);
+
+		CHECK(r && r->r[TB_RA].kind == TB_R_OFFSET &&
+		      r->cfa_kind == TB_CFA_REG && r->cfa_reg == 7 &&
+		      r->cfa_off == 8);
+	}
+	for (u32 i = 0; i < sizeof(both) / sizeof(both[0]); i++)
+		CHECK(state_at(&f, 0x1000 + both[i]) &&
+		      state_at(&f, 0x1000 + both[i])->r[TB_RA].kind ==
+		      TB_R_AMBIGUOUS);
+	free_func(&f);
+}
+
 /* What must never get rows. */
 TEST(arm_apcs_frame)
 {

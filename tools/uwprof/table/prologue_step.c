@@ -66,6 +66,8 @@ static int cond_return(struct pa_flow *fl, const cs_insn *in,
  * with either frame, so their rows refuse.  0 when the code is no such
  * run (nothing reached), 1 when it is, -1 on failure.
  */
+#define PA_MAX_COND_RUN	9
+
 static int cond_return_run(struct pa_flow *fl, u32 i, const struct pa_state *st,
 			   struct pa_state changed)
 {
@@ -75,13 +77,17 @@ static int cond_return_run(struct pa_flow *fl, u32 i, const struct pa_state *st,
 	s32 imm;
 
 	both.ambiguous = true;
-	/* an IT block holds at most four instructions */
-	for (u32 j = i + 1; j < fl->n && j <= i + 3; j++) {
+	/* an epilogue's worth: two IT blocks at most */
+	for (u32 j = i + 1; j < fl->n && j <= i + PA_MAX_COND_RUN; j++) {
 		const cs_insn *c = &fl->ins[j];
 		enum pa_kind k;
 
-		if (c->address != fl->ins[j - 1].address + fl->ins[j - 1].size ||
-		    c->detail->arm.cc != in->detail->arm.cc ||
+		if (c->address != fl->ins[j - 1].address + fl->ins[j - 1].size)
+			return 0;
+		/* the next IT block goes on under the same flags */
+		if (c->id == ARM_INS_IT)
+			continue;
+		if (c->detail->arm.cc != in->detail->arm.cc ||
 		    c->detail->arm.update_flags)
 			return 0;
 		r = cond_return(fl, c, changed);
@@ -97,7 +103,8 @@ static int cond_return_run(struct pa_flow *fl, u32 i, const struct pa_state *st,
 		n = 0;
 		imm = 0;
 		k = classify(c, fl->thumb, regs, &n, &imm);
-		if ((k != PA_POP && k != PA_ADD_SP && k != PA_SP_FROM_FP) ||
+		if ((k != PA_POP && k != PA_ADD_SP && k != PA_SP_FROM_FP &&
+		     k != PA_FP_COPY) ||
 		    !pa_apply(&changed, k, regs, n, imm))
 			return 0;
 	}
@@ -142,6 +149,25 @@ static int cond_frame_change(struct pa_flow *fl, u32 i, struct pa_state st,
 		return -1;
 	}
 	return pa_next(fl, i + 1, &st);
+}
+
+/*
+ * A copy of the frame pointer made under a condition that starts a
+ * conditional return ("subeq.w r4, r7, #48; moveq sp, r4; vpopeq
+ * {d8-d9}; ..." after an alloca, in clang's stack protector epilogue):
+ * the true path restores sp from the copy.  The false path goes on with
+ * the register written, as any conditional write.  0 if no such run.
+ */
+static int cond_fp_copy(struct pa_flow *fl, u32 i, struct pa_state st,
+			const int *regs, s32 imm)
+{
+	struct pa_state changed = st;
+
+	if (!pa_apply(&changed, PA_FP_COPY, regs, 2, imm))
+		return 0;
+	if (st.spreg == regs[0])
+		st.spreg = -1;
+	return cond_return_run(fl, i, &st, changed);
 }
 
 /* An APCS return (prologue_apcs.c): the frame must be undone. */
@@ -240,6 +266,12 @@ int pa_flow_insn(struct pa_flow *fl, u32 i, struct pa_state st)
 	 * of the frame pointer itself leaves it known on neither (and
 	 * refuses after an alloca, where it holds the CFA).
 	 */
+	if (k == PA_FP_COPY && cond && regs[0] != st.fp) {
+		int run = cond_fp_copy(fl, i, st, regs, imm);
+
+		if (run)
+			return run < 0 ? -1 : 0;
+	}
 	if (k == PA_FP_COPY && cond)
 		k = PA_OTHER;
 	if (k != PA_OTHER) {
