@@ -55,6 +55,9 @@ static int cond_return(struct pa_flow *fl, const cs_insn *in,
 	return 1;
 }
 
+/* an epilogue's worth of instructions after the first: two IT blocks */
+#define PA_MAX_COND_RUN	9
+
 /*
  * A conditional frame change that starts a conditional return: the
  * instructions right after it, on the same condition and setting no
@@ -66,8 +69,6 @@ static int cond_return(struct pa_flow *fl, const cs_insn *in,
  * with either frame, so their rows refuse.  0 when the code is no such
  * run (nothing reached), 1 when it is, -1 on failure.
  */
-#define PA_MAX_COND_RUN	9
-
 static int cond_return_run(struct pa_flow *fl, u32 i, const struct pa_state *st,
 			   struct pa_state changed)
 {
@@ -77,7 +78,6 @@ static int cond_return_run(struct pa_flow *fl, u32 i, const struct pa_state *st,
 	s32 imm;
 
 	both.ambiguous = true;
-	/* an epilogue's worth: two IT blocks at most */
 	for (u32 j = i + 1; j < fl->n && j <= i + PA_MAX_COND_RUN; j++) {
 		const cs_insn *c = &fl->ins[j];
 		enum pa_kind k;
