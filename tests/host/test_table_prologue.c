@@ -346,6 +346,22 @@ TEST(thumb_conditional_return_after_an_alloca)
 	free_func(&f);
 }
 
+TEST(thumb_trap_after_a_trap_never_runs)
+{
+	/* push {r4, lr}; cmp r0, #0; it eq; popeq {r4, pc}; bl .; bkpt;
+	 * udf #0; nop: clang's end after __stack_chk_fail, the udf
+	 * reached by no path */
+	static const u8 code[] = { 0x10, 0xb5, 0x00, 0x28, 0x08, 0xbf, 0x10,
+				   0xbd, 0xff, 0xf7, 0xfe, 0xff, 0x00, 0xbe,
+				   0x00, 0xde, 0xc0, 0x46 };
+	static const struct want w[] = {
+		{ 8, 8, 2, { 4, TB_RA }, { -8, -4 } },
+		{ 0xc, 8, 2, { 4, TB_RA }, { -8, -4 } },
+	};
+
+	analysed_as(code, sizeof(code), true, w, sizeof(w) / sizeof(w[0]));
+}
+
 /* What must never get rows. */
 TEST(arm_apcs_frame)
 {
@@ -459,6 +475,9 @@ TEST(refused_forms)
 		{ "conditional return that does not undo the frame", true, 16,
 		  { 0x10, 0xb5, 0x82, 0xb0, 0x00, 0x28, 0x04, 0xbf, 0x01, 0xb0,
 		    0x10, 0xbd, 0xff, 0xf7, 0xfe, 0xff } },
+		/* push {r4, lr}; pop {r4, pc}; udf #0: a trap no path
+		 * reaches, after no trap */
+		{ "unreached trap", true, 6, { 0x10, 0xb5, 0x10, 0xbd, 0x00, 0xde } },
 		/* push {r4, lr}; movs r0, r0 then undecodable bytes */
 		{ "undecodable", false, 8,
 		  { 0x10, 0x40, 0x2d, 0xe9, 0xff, 0xff, 0xff, 0xff } },
