@@ -614,8 +614,9 @@ __attribute__((noinline, noclone, used)) static unsigned int gt_fp_sum(const uns
  * kept in the frame compared, a conditional return in an IT block that
  * undoes the frame ("ittt eq; addeq sp; ldmiaeq.w sp!, {r8-r11}; popeq
  * {r4-r7, pc}"), then the call that never returns (__stack_chk_fail's
- * place, gt_never here).  The guard is derived from @n, so it always
- * matches.  Hashes the first four words of @v.  gt_guard_alloca: the
+ * place, gt_never here) and clang's "bkpt; udf #0" after it.  The guard
+ * is derived from @n, so it always matches.  Hashes the first four
+ * words of @v.  gt_guard_alloca: the
  * same after an alloca, sp set back from a copy of r7 made under the
  * condition, over two IT blocks ("itttt eq; ...; subeq.w r4, r7, #48;
  * moveq sp, r4; vpopeq {d8-d9}; ittt eq; addeq sp, #4; ...").
@@ -776,6 +777,8 @@ __asm__(
 "	ldmiaeq.w sp!, {r8, r9, r10, r11}\n"
 "	popeq {r4, r5, r6, r7, pc}\n"
 "	bl gt_never\n"
+"	bkpt #0\n"
+"	udf #0\n"
 "	.size gt_guard_ret, . - gt_guard_ret\n"
 "	.p2align 1\n"
 "	.type gt_guard_alloca, %function\n"
