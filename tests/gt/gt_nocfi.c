@@ -616,9 +616,8 @@ __attribute__((noinline, noclone, used)) static unsigned int gt_fp_sum(const uns
  * {r4-r7, pc}"), then the call that never returns (__stack_chk_fail's
  * place, gt_never here) and clang's "bkpt; udf #0" after it.  The guard
  * is derived from @n, so it always matches.  Hashes the first four
- * words of @v.  gt_guard_alloca: the
- * same after an alloca, sp set back from a copy of r7 made under the
- * condition, over two IT blocks ("itttt eq; ...; subeq.w r4, r7, #48;
+ * words of @v.  gt_guard_alloca: the same after an alloca, sp set back
+ * from a copy of r7 made under the condition, over two IT blocks ("itttt eq; ...; subeq.w r4, r7, #48;
  * moveq sp, r4; vpopeq {d8-d9}; ittt eq; addeq sp, #4; ...").
  */
 unsigned int gt_fp_local(unsigned int n, const unsigned int *v);
