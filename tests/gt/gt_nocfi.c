@@ -615,11 +615,23 @@ __attribute__((noinline, noclone, used)) static unsigned int gt_fp_sum(const uns
  * gt_noret: a call that never returns made with the frame up, the code
  * after it another path's, in the caller's frame (node's napi functions
  * call node::OnFatalError so, the code after it their early return).
+ *
+ * gt_guard_ret: clang's stack protector epilogue in Thumb code: the guard
+ * kept in the frame compared, a conditional return in an IT block that
+ * undoes the frame ("ittt eq; addeq sp; ldmiaeq.w sp!, {r8-r11}; popeq
+ * {r4-r7, pc}"), then the call that never returns (__stack_chk_fail's
+ * place, gt_never here) and clang's "bkpt; udf #0" after it.  The guard
+ * is derived from @n, so it always matches.  Hashes the first four
+ * words of @v.  gt_guard_alloca: the same after an alloca, sp set back
+ * from a copy of r7 made under the condition, over two IT blocks ("itttt eq; ...; subeq.w r4, r7, #48;
+ * moveq sp, r4; vpopeq {d8-d9}; ittt eq; addeq sp, #4; ...").
  */
 unsigned int gt_fp_local(unsigned int n, const unsigned int *v);
 unsigned int gt_r7_local(unsigned int n, const unsigned int *v);
 unsigned int gt_arm_switch(unsigned int n, const unsigned int *v);
 unsigned int gt_noret(unsigned int n, const unsigned int *v);
+unsigned int gt_guard_ret(unsigned int n, const unsigned int *v);
+unsigned int gt_guard_alloca(unsigned int n, const unsigned int *v);
 __asm__(
 "	.text\n"
 "	.syntax unified\n"
@@ -744,6 +756,71 @@ __asm__(
 "9:	movs r0, #1\n"
 "	bx lr\n"
 "	.size gt_noret, . - gt_noret\n"
+"	.p2align 1\n"
+"	.type gt_guard_ret, %function\n"
+"	.thumb_func\n"
+"gt_guard_ret:\n"
+"	push {r4, r5, r6, r7, lr}\n"
+"	add r7, sp, #12\n"
+"	push.w {r8, r9, r10, r11}\n"
+"	sub sp, #24\n"
+"	mov r4, r0\n"
+"	movw r8, #0x4b1d\n"
+"	movt r8, #0x5eed\n"
+"	eor r8, r8, r0\n"
+"	str.w r8, [sp, #20]\n"
+"	ldm r1, {r0, r1, r2, r3}\n"
+"	stm.w sp, {r0, r1, r2, r3}\n"
+"	mov r0, sp\n"
+"	movs r1, #4\n"
+"	bl gt_fp_sum\n"
+"	add r0, r4\n"
+"	ldr r1, [sp, #20]\n"
+"	cmp r1, r8\n"
+"	ittt eq\n"
+"	addeq sp, #24\n"
+"	ldmiaeq.w sp!, {r8, r9, r10, r11}\n"
+"	popeq {r4, r5, r6, r7, pc}\n"
+"	bl gt_never\n"
+"	bkpt #0\n"
+"	udf #0\n"
+"	.size gt_guard_ret, . - gt_guard_ret\n"
+"	.p2align 1\n"
+"	.type gt_guard_alloca, %function\n"
+"	.thumb_func\n"
+"gt_guard_alloca:\n"
+"	push {r4, r5, r6, r7, lr}\n"
+"	add r7, sp, #12\n"
+"	push.w {r8, r9, r10, r11}\n"
+"	sub sp, #4\n"
+"	vpush {d8-d9}\n"
+"	mov r5, r1\n"
+"	and r6, r0, #3\n"
+"	lsls r2, r6, #3\n"
+"	adds r2, #16\n"
+"	sub.w sp, sp, r2\n"
+"	movw r8, #0x4b1d\n"
+"	movt r8, #0x5eed\n"
+"	eor r8, r8, r0\n"
+"	str r8, [r7, #-32]\n"
+"	ldm r5, {r0, r1, r2, r3}\n"
+"	stm.w sp, {r0, r1, r2, r3}\n"
+"	mov r0, sp\n"
+"	movs r1, #4\n"
+"	bl gt_fp_sum\n"
+"	ldr r1, [r7, #-32]\n"
+"	cmp r1, r8\n"
+"	itttt eq\n"
+"	addeq r0, r6\n"
+"	subeq.w r4, r7, #48\n"
+"	moveq sp, r4\n"
+"	vpopeq {d8-d9}\n"
+"	ittt eq\n"
+"	addeq sp, #4\n"
+"	ldmiaeq.w sp!, {r8, r9, r10, r11}\n"
+"	popeq {r4, r5, r6, r7, pc}\n"
+"	bl gt_never\n"
+"	.size gt_guard_alloca, . - gt_guard_alloca\n"
 #ifdef __thumb__
 "	.thumb\n"
 #else
@@ -780,6 +857,7 @@ unsigned int nocfi_work(unsigned int n)
 	nocfi_sink = mix(v, 32) + scratch(n & 63) + dispatch(n, v) +
 		     interpret(n, v) + maybe_alloca(n, v) + alloca_loop(n, v) +
 		     gt_fp_local(n, v) + gt_r7_local(n, v) +
-		     gt_arm_switch(n, v) + gt_noret(n, v);
+		     gt_arm_switch(n, v) + gt_noret(n, v) +
+		     gt_guard_ret(n, v) + gt_guard_alloca(n, v);
 	return nocfi_sink;
 }

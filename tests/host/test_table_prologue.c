@@ -283,6 +283,85 @@ TEST(thumb_early_return_after_the_body)
 	free_func(&f);
 }
 
+TEST(thumb_conditional_return_in_an_it_block)
+{
+	/* push {r4, r5, r7, lr}; push.w {r8, r9}; sub sp, #8; cmp r0, #0;
+	 * ittt eq; addeq sp, #8; ldmiaeq.w sp!, {r8, r9};
+	 * popeq {r4, r5, r7, pc}; bl . (clang's stack protector epilogue):
+	 * the return's instructions after the first are reached with the
+	 * frame undone in part (condition true) or whole (false) */
+	static const u8 code[] = { 0xb0, 0xb5, 0x2d, 0xe9, 0x00, 0x03, 0x82,
+				   0xb0, 0x00, 0x28, 0x02, 0xbf, 0x02, 0xb0,
+				   0xbd, 0xe8, 0x00, 0x03, 0xb0, 0xbd, 0xff,
+				   0xf7, 0xfe, 0xff };
+	static const struct want w[] = {
+		{ 8, 32, 6, { 4, 5, 7, 8, 9, TB_RA },
+		  { -16, -12, -8, -24, -20, -4 } },
+		{ 0xc, 32, 6, { 4, 5, 7, 8, 9, TB_RA },
+		  { -16, -12, -8, -24, -20, -4 } },
+		{ 0x14, 32, 6, { 4, 5, 7, 8, 9, TB_RA },
+		  { -16, -12, -8, -24, -20, -4 } },
+	};
+	struct tb_cfi_func f;
+
+	CHECK_EQ_U32(analyse(code, sizeof(code), true, &f), sizeof(code));
+	for (u32 i = 0; i < sizeof(w) / sizeof(w[0]); i++)
+		check_state(&f, 0x1000, &w[i]);
+	for (u32 a = 0x100e; a <= 0x1012; a += 4)
+		CHECK(state_at(&f, a) &&
+		      state_at(&f, a)->r[TB_RA].kind == TB_R_AMBIGUOUS);
+	free_func(&f);
+}
+
+TEST(thumb_conditional_return_after_an_alloca)
+{
+	/* push {r4-r7, lr}; add r7, sp, #12; push.w {r8-r11}; sub sp, #4;
+	 * vpush {d8-d9}; sub.w sp, sp, r0; cmp r1, #0; itttt eq;
+	 * moveq r0, r6; subeq.w r4, r7, #48; moveq sp, r4;
+	 * vpopeq {d8-d9}; ittt eq; addeq sp, #4;
+	 * ldmiaeq.w sp!, {r8-r11}; popeq {r4-r7, pc}; bl .: sp set back
+	 * from a copy of r7 made under the condition, over two IT blocks */
+	static const u8 code[] = {
+		0xf0, 0xb5, 0x03, 0xaf, 0x2d, 0xe9, 0x00, 0x0f, 0x81, 0xb0,
+		0x2d, 0xed, 0x04, 0x8b, 0xad, 0xeb, 0x00, 0x0d, 0x00, 0x29,
+		0x01, 0xbf, 0x30, 0x46, 0xa7, 0xf1, 0x30, 0x04, 0xa5, 0x46,
+		0xbd, 0xec, 0x04, 0x8b, 0x02, 0xbf, 0x01, 0xb0, 0xbd, 0xe8,
+		0x00, 0x0f, 0xf0, 0xbd, 0xff, 0xf7, 0xfe, 0xff };
+	static const u32 on_r7[] = { 0x18, 0x2c };
+	static const u32 both[] = { 0x1c, 0x1e, 0x22, 0x24, 0x26, 0x2a };
+	struct tb_cfi_func f;
+
+	CHECK_EQ_U32(analyse(code, sizeof(code), true, &f), sizeof(code));
+	for (u32 i = 0; i < sizeof(on_r7) / sizeof(on_r7[0]); i++) {
+		const struct tb_row *r = state_at(&f, 0x1000 + on_r7[i]);
+
+		CHECK(r && r->r[TB_RA].kind == TB_R_OFFSET &&
+		      r->cfa_kind == TB_CFA_REG && r->cfa_reg == 7 &&
+		      r->cfa_off == 8);
+	}
+	for (u32 i = 0; i < sizeof(both) / sizeof(both[0]); i++)
+		CHECK(state_at(&f, 0x1000 + both[i]) &&
+		      state_at(&f, 0x1000 + both[i])->r[TB_RA].kind ==
+		      TB_R_AMBIGUOUS);
+	free_func(&f);
+}
+
+TEST(thumb_trap_after_a_trap_never_runs)
+{
+	/* push {r4, lr}; cmp r0, #0; it eq; popeq {r4, pc}; bl .; bkpt;
+	 * udf #0; nop: clang's end after __stack_chk_fail, the udf
+	 * reached by no path */
+	static const u8 code[] = { 0x10, 0xb5, 0x00, 0x28, 0x08, 0xbf, 0x10,
+				   0xbd, 0xff, 0xf7, 0xfe, 0xff, 0x00, 0xbe,
+				   0x00, 0xde, 0xc0, 0x46 };
+	static const struct want w[] = {
+		{ 8, 8, 2, { 4, TB_RA }, { -8, -4 } },
+		{ 0xc, 8, 2, { 4, TB_RA }, { -8, -4 } },
+	};
+
+	analysed_as(code, sizeof(code), true, w, sizeof(w) / sizeof(w[0]));
+}
+
 /* What must never get rows. */
 TEST(arm_apcs_frame)
 {
@@ -390,6 +469,15 @@ TEST(refused_forms)
 		  { 0x0d, 0xc0, 0xa0, 0xe1, 0x00, 0xd8, 0x2d, 0xe9,
 		    0x00, 0xc0, 0xa0, 0xe3, 0x04, 0xc0, 0x8d, 0xe5,
 		    0x00, 0xa8, 0x9d, 0xe8 } },
+		/* push {r4, lr}; sub sp, #8; cmp r0, #0; itt eq;
+		 * addeq sp, #4; popeq {r4, pc}; bl .: the conditional
+		 * return leaves 4 bytes of the frame up */
+		{ "conditional return that does not undo the frame", true, 16,
+		  { 0x10, 0xb5, 0x82, 0xb0, 0x00, 0x28, 0x04, 0xbf, 0x01, 0xb0,
+		    0x10, 0xbd, 0xff, 0xf7, 0xfe, 0xff } },
+		/* push {r4, lr}; pop {r4, pc}; udf #0: a trap no path
+		 * reaches, after no trap */
+		{ "unreached trap", true, 6, { 0x10, 0xb5, 0x10, 0xbd, 0x00, 0xde } },
 		/* push {r4, lr}; movs r0, r0 then undecodable bytes */
 		{ "undecodable", false, 8,
 		  { 0x10, 0x40, 0x2d, 0xe9, 0xff, 0xff, 0xff, 0xff } },

@@ -159,6 +159,13 @@ enum pa_jump pa_computed_jump(const cs_insn *in)
  * Alignment padding: nop, a move of a register to itself, or zero fill
  * (ARM's "andeq r0, r0, r0").
  */
+/* A trap (__builtin_trap: udf, "trap" for clang's 0xdefe, bkpt). */
+bool pa_is_trap(const cs_insn *in)
+{
+	return in->id == ARM_INS_UDF || in->id == ARM_INS_TRAP ||
+	       in->id == ARM_INS_BKPT;
+}
+
 bool pa_is_padding(const cs_insn *in)
 {
 	const cs_arm *a = &in->detail->arm;

@@ -179,6 +179,7 @@ u32 pa_branch_target(const cs_insn *in);
 bool pa_is_call(const cs_insn *in);
 bool pa_plain_branch(const cs_insn *in);
 enum pa_jump pa_computed_jump(const cs_insn *in);
+bool pa_is_trap(const cs_insn *in);
 bool pa_is_padding(const cs_insn *in);
 
 /* prologue_dp.c, prologue_ldst.c */

@@ -214,8 +214,7 @@ int pa_flow_branch(struct pa_flow *fl, u32 i, const struct pa_state *st)
 
 	/* a trap (__builtin_trap: udf, "trap" for clang's 0xdefe) never
 	 * comes back */
-	if (in->id == ARM_INS_UDF || in->id == ARM_INS_TRAP ||
-	    in->id == ARM_INS_BKPT)
+	if (pa_is_trap(in))
 		return pa_path_end(fl, in);
 	if (pa_is_call(in)) {
 		if (st->slot[14] == PA_NONE)

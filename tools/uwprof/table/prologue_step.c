@@ -31,11 +31,92 @@ static int flow_child(struct pa_flow *fl, u32 i, const struct pa_state *st)
 	return more && i + 1 < fl->n ? pa_next(fl, i, st) : 0;
 }
 
+static enum pa_kind classify(const cs_insn *in, bool thumb, int *regs, int *n,
+			     s32 *imm);
+
+/*
+ * Does @in return on @changed, the frame as the instructions before it
+ * on its condition left it ("popeq {r4-r7, pc}", "bxeq lr")?  1 if it
+ * does, 0 if it is no return, -1 if it returns with the frame up.
+ */
+static int cond_return(struct pa_flow *fl, const cs_insn *in,
+		       struct pa_state changed)
+{
+	int regs[48], n = 0;
+	s32 imm = 0;
+	enum pa_kind k = classify(in, fl->thumb, regs, &n, &imm);
+
+	if (in->id == ARM_INS_BX && in->detail->arm.operands[0].reg == ARM_REG_LR)
+		return pa_ret_ok(fl, in, &changed) ? -1 : 1;
+	if (k != PA_POP || regs[n - 1] != 15)
+		return 0;
+	if (!pa_pop_frame(&changed, regs, n, imm) || pa_ret_ok(fl, in, &changed))
+		return pa_fail(fl, in, "return that does not undo the frame");
+	return 1;
+}
+
+/* an epilogue's worth of instructions after the first: two IT blocks */
+#define PA_MAX_COND_RUN	9
+
+/*
+ * A conditional frame change that starts a conditional return: the
+ * instructions right after it, on the same condition and setting no
+ * flags, undo the frame and the last returns (clang's stack protector
+ * in Thumb code: "ittt eq; addeq sp, #N; ldmiaeq.w sp!, {r8-r11}; popeq
+ * {r4-r7, pc}", then the call to __stack_chk_fail).  The condition-true
+ * path ends in the return; the false path goes on after it with the
+ * frame unchanged.  The instructions after the first change are reached
+ * with either frame, so their rows refuse.  0 when the code is no such
+ * run (nothing reached), 1 when it is, -1 on failure.
+ */
+static int cond_return_run(struct pa_flow *fl, u32 i, const struct pa_state *st,
+			   struct pa_state changed)
+{
+	const cs_insn *in = &fl->ins[i];
+	struct pa_state both = *st;
+	int regs[48], n, r;
+	s32 imm;
+
+	both.ambiguous = true;
+	for (u32 j = i + 1; j < fl->n && j <= i + PA_MAX_COND_RUN; j++) {
+		const cs_insn *c = &fl->ins[j];
+		enum pa_kind k;
+
+		if (c->address != fl->ins[j - 1].address + fl->ins[j - 1].size)
+			return 0;
+		/* the next IT block goes on under the same flags */
+		if (c->id == ARM_INS_IT)
+			continue;
+		if (c->detail->arm.cc != in->detail->arm.cc ||
+		    c->detail->arm.update_flags)
+			return 0;
+		r = cond_return(fl, c, changed);
+		if (r < 0)
+			return -1;
+		if (r > 0) {
+			for (u32 m = i + 1; m <= j; m++)
+				if (pa_reach(fl, &fl->ins[m - 1],
+					     (u32)fl->ins[m].address, &both))
+					return -1;
+			return pa_next(fl, j, st) ? -1 : 1;
+		}
+		n = 0;
+		imm = 0;
+		k = classify(c, fl->thumb, regs, &n, &imm);
+		if ((k != PA_POP && k != PA_ADD_SP && k != PA_SP_FROM_FP &&
+		     k != PA_FP_COPY) ||
+		    !pa_apply(&changed, k, regs, n, imm))
+			return 0;
+	}
+	return 0;
+}
+
 /*
  * A conditional frame change and a branch on the same condition right
  * after it ("popcc {r8}; bcc loop" in glibc's memcpy): the branch goes
  * with the frame changed, the code after it with the frame as it was.
- * The branch instruction itself has both, so its row refuses.
+ * The branch instruction itself has both, so its row refuses.  Or the
+ * start of a conditional return (cond_return_run).
  */
 static int cond_frame_change(struct pa_flow *fl, u32 i, struct pa_state st,
 			     enum pa_kind k, const int *regs, int n, s32 imm)
@@ -43,12 +124,18 @@ static int cond_frame_change(struct pa_flow *fl, u32 i, struct pa_state st,
 	const cs_insn *in = &fl->ins[i], *br = i + 1 < fl->n ? &fl->ins[i + 1] : NULL;
 	struct pa_state changed = st, both = st;
 	u32 t;
+	int run;
 
 	if (!br || br->address != in->address + in->size ||
 	    br->detail->arm.cc != in->detail->arm.cc ||
 	    (br->id != ARM_INS_B && !(br->id == ARM_INS_BX &&
-	     br->detail->arm.operands[0].reg == ARM_REG_LR)))
-		return pa_fail(fl, in, "conditional frame change");
+	     br->detail->arm.operands[0].reg == ARM_REG_LR))) {
+		if (!pa_apply(&changed, k, regs, n, imm))
+			return pa_fail(fl, in, "conditional frame change");
+		run = cond_return_run(fl, i, &st, changed);
+		return run ? (run < 0 ? -1 : 0) :
+		       pa_fail(fl, in, "conditional frame change");
+	}
 	if (!pa_apply(&changed, k, regs, n, imm))
 		return pa_fail(fl, in, "frame change that does not match the frame");
 	both.ambiguous = true;
@@ -62,6 +149,25 @@ static int cond_frame_change(struct pa_flow *fl, u32 i, struct pa_state st,
 		return -1;
 	}
 	return pa_next(fl, i + 1, &st);
+}
+
+/*
+ * A copy of the frame pointer made under a condition that starts a
+ * conditional return ("subeq.w r4, r7, #48; moveq sp, r4; vpopeq
+ * {d8-d9}; ..." after an alloca, in clang's stack protector epilogue):
+ * the true path restores sp from the copy.  The false path goes on with
+ * the register written, as any conditional write.  0 if no such run.
+ */
+static int cond_fp_copy(struct pa_flow *fl, u32 i, struct pa_state st,
+			const int *regs, s32 imm)
+{
+	struct pa_state changed = st;
+
+	if (!pa_apply(&changed, PA_FP_COPY, regs, 2, imm))
+		return 0;
+	if (st.spreg == regs[0])
+		st.spreg = -1;
+	return cond_return_run(fl, i, &st, changed);
 }
 
 /* An APCS return (prologue_apcs.c): the frame must be undone. */
@@ -160,6 +266,12 @@ int pa_flow_insn(struct pa_flow *fl, u32 i, struct pa_state st)
 	 * of the frame pointer itself leaves it known on neither (and
 	 * refuses after an alloca, where it holds the CFA).
 	 */
+	if (k == PA_FP_COPY && cond && regs[0] != st.fp) {
+		int run = cond_fp_copy(fl, i, st, regs, imm);
+
+		if (run)
+			return run < 0 ? -1 : 0;
+	}
 	if (k == PA_FP_COPY && cond)
 		k = PA_OTHER;
 	if (k != PA_OTHER) {

@@ -12,6 +12,22 @@
 #include "table/prologue_int.h"
 
 /*
+ * Code that never runs: padding, and a trap right after another
+ * (clang's "bl __stack_chk_fail; bkpt; udf #0": the bkpt ends the path
+ * of a call that does not return, no path reaches the udf).  Only a
+ * branch from outside could, and the trap would end the program there.
+ */
+static bool never_runs(const struct pa_flow *fl, u32 i)
+{
+	const cs_insn *in = &fl->ins[i], *prev = i ? &fl->ins[i - 1] : NULL;
+
+	if (pa_is_padding(in))
+		return true;
+	return prev && pa_is_trap(in) && pa_is_trap(prev) &&
+	       prev->address + prev->size == in->address;
+}
+
+/*
  * After a computed jump the first instruction of each run that no path
  * reached may be one of its targets: it is reached in the jump's state,
  * and the flow from it does the rest (the run's own pops and branches
@@ -29,7 +45,7 @@ static int flood_jump_targets(struct pa_flow *fl)
 				     fl->ins[i].address;
 		u32 best = 0;
 
-		run = !fl->have[i] && !pa_is_padding(&fl->ins[i]);
+		run = !fl->have[i] && !never_runs(fl, i);
 		/* inside a run the flow from its first instruction goes on */
 		if (!run || in_run)
 			continue;
@@ -54,14 +70,14 @@ static int flood_jump_targets(struct pa_flow *fl)
 }
 
 /*
- * Code no path reaches must be padding.  Anything else is reached from
+ * Code no path reaches must be padding (never_runs()).  Anything else is reached from
  * outside (another function branching into this one, as libgcc's
  * conversions do into __adddf3) in a frame nothing here describes.
  */
 static int unreached_ok(struct pa_flow *fl)
 {
 	for (u32 i = 0; i < fl->n; i++)
-		if (!fl->have[i] && !pa_is_padding(&fl->ins[i]))
+		if (!fl->have[i] && !never_runs(fl, i))
 			return pa_fail(fl, &fl->ins[i], "code no path reaches");
 	return 0;
 }
