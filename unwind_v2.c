@@ -610,7 +610,7 @@ static enum uw2_verr uw2_fot_list_length(struct uw2_vstate *v, u32 pos,
 					 u32 *n, u32 *last, u32 *tail)
 {
 	u32 at, off, idx, prev_off = 0, prev_idx = 0, known, start = pos;
-	u32 count = 0, link = UW2_U32_MAX;
+	u32 count = 0, link = pos, d;
 	u16 *memo = v->memo_fot;
 	bool far = false;
 	enum uw2_verr r;
@@ -628,9 +628,9 @@ static enum uw2_verr uw2_fot_list_length(struct uw2_vstate *v, u32 pos,
 		if (known)
 			break;
 		if (memo) {
-			far |= link != UW2_U32_MAX && at - link >= UW2_MEMO_LINK;
-			memo[at] = UW2_MEMO_LINK |
-				   (link == UW2_U32_MAX ? 0 : at - link);
+			d = at - link;	/* 0 at the list's first pair */
+			far |= d >= UW2_MEMO_LINK;
+			memo[at] = UW2_MEMO_LINK | d;
 			link = at;
 		}
 		if (!off || count > UW2_FOT_PAIRS_MAX)
@@ -645,7 +645,7 @@ static enum uw2_verr uw2_fot_list_length(struct uw2_vstate *v, u32 pos,
 		prev_idx = idx;
 	}
 	*n = count;
-	*last = far ? UW2_U32_MAX : link;
+	*last = far || count == known ? UW2_U32_MAX : link;
 	*tail = known;
 	if (count > UW2_FOT_PAIRS_MAX)
 		return uw2_fail(v->err, UW2_ERR_FOT_LONG,

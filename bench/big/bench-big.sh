@@ -109,6 +109,6 @@ t0=$(date +%s)
 	{ say "the VM run failed; see $work/vm.log"; tail -n 20 "$work/vm.log" >&2; exit 1; }
 say "VM done in $(( $(date +%s) - t0 )) s"
 /usr/bin/python3 "$top/bench/big/figures.py" "$work/out" "$freqs" \
-	"$(git -C "$top" rev-parse --short HEAD)$(git -C "$top" diff --quiet HEAD -- ||
-		echo +changes)" >"$figs"
+	"$(git -C "$top" rev-parse --short HEAD)$(git -C "$top" diff --quiet HEAD -- \
+		. ':!docs' || echo +changes)" >"$figs"
 cat "$figs"
