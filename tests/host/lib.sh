@@ -3,6 +3,21 @@
 # "NAME: N passed, N failed, N skipped" and exits 1 if anything failed.
 th_passed=0 th_failed=0 th_skipped=0 th_n=0
 
+# th_init: what every VM test script starts with.  here (tests/host), top
+# (the tree), BUILD, UWPROF (the host command) and arm_uwprof (the static
+# armhf one the VM runs) unless set, and tmp, a fresh directory removed at
+# exit unless KEEP_TMP (or KEEP, its older name) is set: then its path is
+# printed, to look into after a failure.
+th_init() {
+	here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+	top=$(cd "$here/../.." && pwd)
+	BUILD=${BUILD:-$top/build}
+	UWPROF=${UWPROF:-$BUILD/host/uwprof}
+	arm_uwprof=$BUILD/arm/uwprof
+	tmp=$(mktemp -d)
+	trap 'if [ -n "${KEEP_TMP:-${KEEP:-}}" ]; then echo "# kept $tmp"; else rm -rf "$tmp"; fi' EXIT
+}
+
 ok() { th_n=$((th_n + 1)); th_passed=$((th_passed + 1)); echo "ok $th_n - $*"; }
 fail() { th_n=$((th_n + 1)); th_failed=$((th_failed + 1)); echo "not ok $th_n - $*"; }
 skip() { th_n=$((th_n + 1)); th_skipped=$((th_skipped + 1)); echo "ok $th_n - $* # SKIP"; }
@@ -32,15 +47,16 @@ run_vm() {
 }
 
 # need_vm WHAT HINT FILE...: what a VM test needs before it boots.  The
-# module is built first if the kernel is there and the module is not; a
-# FILE still missing skips the whole script ("WHAT: no FILE (HINT)").
-# Needs $top and $BUILD.
+# module is built first if the kernel scripts/vm.sh boots ($KERNEL) is
+# there and the module is not; a FILE still missing skips the whole
+# script ("WHAT: no FILE (HINT)").  Needs $top and $BUILD.
 need_vm() {
-	local what=$1 hint=$2 need
+	local what=$1 hint=$2 need kernel
 	shift 2
-	[ -e "$top/uwprof.ko" ] || [ ! -e "$BUILD/kernel/vmlinuz" ] ||
+	kernel=$("$top/scripts/vm.sh" --print-kernel)
+	[ -e "$top/uwprof.ko" ] || [ ! -e "$kernel" ] ||
 		make -C "$top" --no-print-directory module >/dev/null 2>&1
-	for need in "$BUILD/kernel/vmlinuz" "$top/uwprof.ko" "$@"; do
+	for need in "$kernel" "$top/uwprof.ko" "$@"; do
 		[ -e "$need" ] && continue
 		skip "$what: no $need ($hint)"
 		finish

@@ -10,17 +10,11 @@
 # every child is then judged from its first sample.
 # Boots one VM.
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-. "$here/lib.sh"
-top=$(cd "$here/../.." && pwd)
-BUILD=${BUILD:-$top/build}
-UWPROF=${UWPROF:-$BUILD/host/uwprof}
-arm_uwprof=$BUILD/arm/uwprof
+. "$(dirname "$0")/lib.sh"
+th_init
 procs=$BUILD/arm/procs
 fixture=$top/tests/data/report/fixture
 libdir=$BUILD/arm/root/lib/arm-linux-gnueabihf
-tmp=$(mktemp -d)
-trap '[ -n "${KEEP_TMP:-}" ] || rm -rf "$tmp"' EXIT
 
 need_vm "process tracking in the VM" "make setup module uwprof-arm procs-arm" "$arm_uwprof" \
 	"$procs/procs_fork" "$procs/procs_dl" "$procs/fixture-static"

@@ -8,12 +8,8 @@
 # the errors: a dead pid, a 64-bit process (arm64 kernels), no module.
 # Boots one VM (about 30 s).
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-. "$here/lib.sh"
-top=$(cd "$here/../.." && pwd)
-BUILD=${BUILD:-$top/build}
-UWPROF=${UWPROF:-$BUILD/host/uwprof}
-arm_uwprof=$BUILD/arm/uwprof
+. "$(dirname "$0")/lib.sh"
+th_init
 spin64=$BUILD/arm/selftests/spin64	# a 64-bit program (selftests/spin64.c)
 spin64_add=()
 [ ! -x "$spin64" ] || spin64_add=(--add "$spin64:/data/spin64")
@@ -27,19 +23,8 @@ dbg=$BUILD/arm/dbg/usr/lib/debug
 # the worst run's misses; below it a table, the ld.so start-up or the
 # side-band's timing broke.
 CMD_MIN=${CMD_MIN:-975}
-tmp=$(mktemp -d)
-trap '[ -n "${KEEP_TMP:-}" ] || rm -rf "$tmp"' EXIT
 
-# make check runs the host tests before it builds the module.
-[ -e "$top/uwprof.ko" ] || [ ! -e "$BUILD/kernel/vmlinuz" ] ||
-	make -C "$top" --no-print-directory module >/dev/null 2>&1
-for need in "$BUILD/kernel/vmlinuz" "$top/uwprof.ko" "$arm_uwprof" "$libdir/libc.so.6" "$dbg"; do
-	if [ ! -e "$need" ]; then
-		skip "record in the VM: no $need (make setup module uwprof-arm)"
-		finish
-		exit 0
-	fi
-done
+need_vm "record in the VM" "make setup module uwprof-arm" "$arm_uwprof" "$libdir/libc.so.6" "$dbg"
 
 # The fixture linked by lld, whose executable segment shares a file page
 # with the read-only one: the address model's hard case.
