@@ -873,7 +873,7 @@ static void summary(const struct rec *r, double secs)
 	if (r->o.quiet)
 		return;
 	for (unsigned int i = 0; i < r->nt; i++)
-		procs += r->t[i].attached_ever > 0;
+		procs += r->t[i].attached_ever || r->t[i].module_tables;
 	fprintf(stderr, "uwprof record: %llu samples of %u process%s in %.2f s "
 		"written to %s; %llu lost (buffer full)\n",
 		(unsigned long long)r->samples, procs, procs == 1 ? "" : "es",

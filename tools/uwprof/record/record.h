@@ -114,6 +114,7 @@ struct target {
 	uint64_t comm_ns;
 	unsigned int attached;	/* attachments made since its last exec */
 	unsigned int attached_ever;
+	unsigned int module_tables;	/* tables the module attaches, by build-id */
 	bool held;		/* stopped (SIGSTOP) while its tables are made */
 	bool exec_stop;		/* stopped by ptrace at its exec (the command) */
 	dev_t exe_dev;
