@@ -13,13 +13,7 @@ th_init
 need_checker
 mkdir -p "$tmp/root/data" "$tmp/none"
 exe=$tmp/fixture-lld
-if ! clang --target=arm-linux-gnueabihf -march=armv7-a -mfloat-abi=hard -mthumb \
-	-fuse-ld=lld -O2 -g -funwind-tables -static-libgcc -Wl,--build-id -o "$exe" \
-	"$top/tests/data/report/fixture.c" 2>"$tmp/err"; then
-	fail "build the fixture with clang and lld: $(cat "$tmp/err")"
-	finish
-	exit 1
-fi
+build_lld_fixture "$exe" || { finish; exit 1; }
 llvm-strip -o "$tmp/root/data/fixture-lld" "$exe"
 
 # spin's link address, and its file offset by the executable PT_LOAD

@@ -64,6 +64,19 @@ need_vm() {
 	done
 }
 
+# build_lld_fixture OUT: the report fixture (tests/data/report/fixture.c)
+# built by clang and linked by lld, whose executable segment shares a file
+# page with the read-only one and runs 0x10000 above its file offsets.
+# Fails the test with clang's words (and returns 1) if it cannot be built.
+# Needs $top.
+build_lld_fixture() {
+	clang --target=arm-linux-gnueabihf -march=armv7-a -mfloat-abi=hard -mthumb \
+		-fuse-ld=lld -O2 -g -funwind-tables -static-libgcc -Wl,--build-id \
+		-o "$1" "$top/tests/data/report/fixture.c" 2>"$1.err" && return 0
+	fail "build the fixture with clang and lld: $(cat "$1.err")"
+	return 1
+}
+
 # rate_tol OK1 N1 OK2 N2 MIN: how far apart two sampled success rates
 # (OK1 of N1, OK2 of N2) may be, in tenths of a point: MIN, or three
 # standard deviations of the difference of two rates drawn from one

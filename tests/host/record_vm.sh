@@ -29,11 +29,7 @@ need_vm "record in the VM" "make setup module uwprof-arm" "$arm_uwprof" "$libdir
 # The fixture linked by lld, whose executable segment shares a file page
 # with the read-only one: the address model's hard case.
 lld_fixture=$tmp/fixture-lld
-if ! clang --target=arm-linux-gnueabihf -march=armv7-a -mfloat-abi=hard -mthumb \
-	-fuse-ld=lld -O2 -g -funwind-tables -static-libgcc -Wl,--build-id -o "$lld_fixture" \
-	"$top/tests/data/report/fixture.c" 2>"$tmp/err"; then
-	fail "build the fixture with clang and lld: $(cat "$tmp/err")"
-fi
+build_lld_fixture "$lld_fixture"
 
 # The C library and the dynamic loader with their libc6-dbg debug files,
 # whose .debug_frame their own .ARM.exidx lacks (ld.so's covers next to
