@@ -3,11 +3,12 @@
 # "NAME: N passed, N failed, N skipped" and exits 1 if anything failed.
 th_passed=0 th_failed=0 th_skipped=0 th_n=0
 
-# th_init: what every VM test script starts with.  here (tests/host), top
-# (the tree), BUILD, UWPROF (the host command) and arm_uwprof (the static
-# armhf one the VM runs) unless set, and tmp, a fresh directory removed at
-# exit unless KEEP_TMP (or KEEP, its older name) is set: then its path is
-# printed, to look into after a failure.
+# th_init: what the VM test scripts (and host tests that want it) start
+# with.  here (tests/host), top (the tree), BUILD and UWPROF (the host
+# command) unless set, arm_uwprof (the static armhf one the VM runs), and
+# tmp, a fresh directory removed at exit unless KEEP_TMP (or KEEP, its
+# older name) is set: then its path is printed, to look into after a
+# failure.
 th_init() {
 	here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 	top=$(cd "$here/../.." && pwd)
