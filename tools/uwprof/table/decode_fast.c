@@ -8,7 +8,6 @@
  * registers and the groups of the opcode it decodes to.  Encodings whose
  * form is not certain are left to capstone (false).
  */
-#include <stdio.h>
 #include <string.h>
 #include "table/decode_fast.h"
 #include "table/decode_once.h"
@@ -896,16 +895,18 @@ u32 tb_it_encode(const struct tb_it *it)
 
 void tb_it_text(u32 h, char *mnemonic, size_t mlen, char *ops, size_t olen)
 {
-	static const char *const name[14] = {
+	static const char name[16][3] = {
 		"eq", "ne", "hs", "lo", "mi", "pl", "vs", "vc",
-		"hi", "ls", "ge", "lt", "gt", "le" };
-	u32 cond = h >> 4 & 15, mask = h & 15;
+		"hi", "ls", "ge", "lt", "gt", "le", "", "" };
+	u32 cond = h >> 4 & 15, mask = h & 15, k = 2;
 	char m[8] = "it";
-	u32 k = 2;
 
+	/* an IT is decoded on every visit: no snprintf() */
 	for (int pos = 3; pos > __builtin_ctz(mask | 16); pos--)
 		m[k++] = (mask >> pos & 1) == (cond & 1) ? 't' : 'e';
 	m[k] = 0;
-	snprintf(mnemonic, mlen, "%s", m);
-	snprintf(ops, olen, "%s", cond < 14 ? name[cond] : "");
+	if (mlen > k)
+		memcpy(mnemonic, m, k + 1);
+	if (olen > 2)
+		memcpy(ops, name[cond], 3);
 }

@@ -208,9 +208,11 @@ static u32 keep(struct tb_dec *c, const struct tb_dec_form *f)
 
 /*
  * Give a form back (its operands at @ops, registers at @v), the detail
- * reset first as capstone's is (from c->blank).  Of the 36 operands, only
- * those a decode into the same detail since the last tb_dec_reset_it()
- * may have written are reset.
+ * as capstone leaves it: reset from c->blank where the form does not
+ * write it.  Of the 36 operands, only those a decode into the same
+ * detail since the last tb_dec_reset_it() may have written are reset.
+ * Every visit of discovery's walks comes here (five million for libc):
+ * fixed-size copies and plain stores, no library call.
  */
 static void unpack(struct tb_dec *c, const struct tb_dec_rec *r,
 		   const struct tb_dec_op *ops, const u8 *v,
@@ -218,20 +220,21 @@ static void unpack(struct tb_dec *c, const struct tb_dec_rec *r,
 {
 	cs_detail *d = out->detail;
 	cs_arm *a = &d->arm;
+	u32 n = d == c->last ? c->dirty : MAX_OPS;
 
 	out->id = r->id;
 	out->address = addr;
 	out->size = r->size;
-	memcpy(out->bytes, b, r->size);
+	if (r->size == 4)
+		memcpy(out->bytes, b, 4);
+	else
+		memcpy(out->bytes, b, 2);
 	out->mnemonic[0] = out->mnemonic[1] = 0;	/* no block: no_text() */
 	out->op_str[0] = 0;
-	u32 n = d == c->last ? c->dirty : MAX_OPS;
-
-	/* what capstone writes, and the operands this call or the last one
-	 * into @out may have written, as capstone resets them */
-	n = n > r->op_count ? n : r->op_count;
-	memcpy(d, c->blank, offsetof(cs_detail, arm) + offsetof(cs_arm, operands) +
-	       n * sizeof(cs_arm_op));
+	memcpy(d, c->blank, offsetof(cs_detail, arm) + offsetof(cs_arm, operands));
+	if (n > r->op_count)
+		memcpy(a->operands + r->op_count, c->blank->arm.operands + r->op_count,
+		       (n - r->op_count) * sizeof(cs_arm_op));
 	c->last = d;
 	c->dirty = r->op_count;
 	d->regs_read_count = r->nread;
@@ -241,7 +244,8 @@ static void unpack(struct tb_dec *c, const struct tb_dec_rec *r,
 		d->regs_read[i] = *v++;
 	for (u8 i = 0; i < r->nwrite; i++)
 		d->regs_write[i] = *v++;
-	memcpy(d->groups, v, r->ngroups);
+	for (u8 i = 0; i < r->ngroups; i++)
+		d->groups[i] = v[i];
 	a->usermode = r->usermode;
 	a->vector_data = r->vector_data;
 	a->cps_mode = r->cps_mode;
@@ -256,8 +260,9 @@ static void unpack(struct tb_dec *c, const struct tb_dec_rec *r,
 		const struct tb_dec_op *p = &ops[i];
 		cs_arm_op *o = &a->operands[i];
 
-		o->type = p->type;
-		if (o->type == ARM_OP_MEM) {
+		/* every byte capstone's reset and decode write */
+		memset(&o->mem, 0, sizeof(o->mem));
+		if (p->type == ARM_OP_MEM) {
 			o->mem.base = p->mem.base;
 			o->mem.index = p->mem.index;
 			o->mem.scale = p->mem.scale;
@@ -266,6 +271,7 @@ static void unpack(struct tb_dec *c, const struct tb_dec_rec *r,
 		} else {
 			memcpy(&o->fp, p->raw, sizeof(p->raw));
 		}
+		o->type = p->type;
 		o->access = p->access;
 		o->subtracted = p->subtracted;
 		o->shift.type = p->shift_type;
@@ -346,8 +352,7 @@ static bool fast(struct tb_dec *c, bool thumb, const u8 *b, size_t size,
 bool tb_dec_insn(struct tb_dec *c, bool thumb, const u8 *b, size_t size,
 		 u32 addr, cs_insn *out)
 {
-	u32 h = (addr - c->lo) / 2, *slot = NULL;
-	u32 h0 = size >= 2 ? (u32)b[0] | (u32)b[1] << 8 : 0;
+	u32 h = (addr - c->lo) / 2, *slot = NULL, h0;
 	uint64_t at = addr;
 	bool ok;
 
@@ -372,6 +377,7 @@ bool tb_dec_insn(struct tb_dec *c, bool thumb, const u8 *b, size_t size,
 			return false;	/* never: tb_it_encode()'s IT */
 		c->cs_stale = false;
 	}
+	h0 = size >= 2 ? (u32)b[0] | (u32)b[1] << 8 : 0;
 	ok = cs_disasm_iter(c->cs[thumb], &b, &size, &at, out);
 	c->last = out->detail;
 	c->dirty = MAX_OPS;
