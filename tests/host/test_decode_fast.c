@@ -442,3 +442,42 @@ TEST(real_files)
 		cmp_file(path, strstr(rel[i], "chromium") ? 16u << 20 : ~0ull);
 	}
 }
+
+/*
+ * tb_dec gives an instruction inside a block without its text; the text
+ * tb_dec_text() makes of it is capstone's of the same bytes decoded in
+ * sequence (here an "ite eq" block of adds, and an add after it).
+ */
+TEST(text_in_block)
+{
+	static const u8 code[] = { 0x0c, 0xbf, 0x01, 0x30, 0x02, 0x30,
+				   0x03, 0x30 };
+	struct tb_dec dec;
+	struct cmp c;
+	cs_insn *ref = NULL, *out;
+	size_t n;
+	u32 off = 0;
+	char buf[256], want[256];
+
+	cmp_open(&c);
+	CHECK(tb_dec_open(&dec, 0x10000, 64) == 0);
+	out = cs_malloc(dec.cs[1]);
+	n = cs_disasm(c.cs[1], code, sizeof(code), 0x10000, 0, &ref);
+	CHECK(n == 4);
+	tb_dec_reset_it(&dec);
+	for (size_t i = 0; i < n; i++) {
+		CHECK(tb_dec_insn(&dec, true, code + off, sizeof(code) - off,
+				  0x10000 + off, out));
+		tb_dec_text(c.cs[1], out, code + off, sizeof(code) - off, buf,
+			    sizeof(buf));
+		snprintf(want, sizeof(want), "%s %s", ref[i].mnemonic,
+			 ref[i].op_str);
+		CHECK_STR(buf, want);
+		CHECK(out->detail->arm.cc == ref[i].detail->arm.cc);
+		off += out->size;
+	}
+	cs_free(ref, n);
+	cs_free(out, 1);
+	tb_dec_close(&dec);
+	cmp_close(&c);
+}
