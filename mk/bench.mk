@@ -7,6 +7,9 @@
 
 BENCH_TIMEIT	:= $(ARM_OUT)/bench/timeit
 
+# the checker's "where" lines: file offsets (bench/perf/analyze.py --check)
+HOST_TEST_SCRIPTS += tests/host/analyze_where.sh
+
 $(BENCH_TIMEIT): bench/timeit.c
 	@mkdir -p $(dir $@)
 	$(Q)$(ARM_CC) -static -O2 -Wall -Wextra -o $@ $<

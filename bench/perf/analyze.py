@@ -364,7 +364,9 @@ class Checker:
         return d if os.path.exists(d) else None
 
     def where(self, frame, is_ra):
-        """'file:function' (or file+offset) of a frame, for the page."""
+        """'file:function' of a frame, else 'file+0xOFFSET' with the file
+        offset uw_frames gave it (Thumb bit as the sample had it), the
+        same numbers every other line about frames uses."""
         path, off = frame
         if path is None:
             return "unmapped 0x%x" % off
@@ -373,10 +375,8 @@ class Checker:
         e = self.elf(path)
         base = os.path.basename(path)
         va = e.vaddr(off & ~1) if e else None
-        if va is None:
-            return "%s+0x%x" % (base, off)
-        name = e.symbolize(va - (1 if is_ra else 0))
-        return "%s:%s" % (base, name) if name else "%s+0x%x" % (base, va)
+        name = e.symbolize(va - (1 if is_ra else 0)) if va is not None else None
+        return "%s:%s" % (base, name) if name else "%s+0x%x" % (base, off)
 
     jit_checked = jit_ok = 0
 
@@ -877,7 +877,8 @@ def write_where(w, progs, freqs, R):
     w("Where the uwprof samples that are not fully unwound stopped (first round; "
       "the last frame of each, by thread kind and stop reason; file:function "
       "from the unstripped build's symbols or the library's dynamic symbols, "
-      "else file+address), most frequent first, at most 8 per run:")
+      "else file+offset, an offset in the file, not a link address), most "
+      "frequent first, at most 8 per run:")
     w("")
     w("| workload | Hz | thread | stop | last frame | samples | of the run's samples |")
     w("|---|---:|---|---|---|---:|---:|")
@@ -947,6 +948,9 @@ def check_one(a):
     window = tuple(float(x) for x in a.window.split(",")) if a.window else None
     chk = Checker(a.root, a.unstripped)
     res, _depth, where = check_uwprof(chk, load_uwdata(a.check), a.exe, window)
+    print("# where KIND STOP LAST-FRAME SAMPLES: LAST-FRAME is file:function, "
+          "else file+0xOFFSET, a file offset (not a link address; Thumb bit "
+          "as sampled)")
     print("all %d %d" % (sum(res.values()), res.get("ok", 0)))
     for k in ("main", "other"):
         print("%s %d %d" % (k, sum(res.kinds[k].values()), res.kinds[k]["ok"]))

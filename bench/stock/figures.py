@@ -14,7 +14,11 @@ import os
 import re
 import struct
 import subprocess
+import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "perf"))
+from analyze import Elf  # noqa: E402 - the checker's ELF layer, one for both
 
 
 def pct(a, b):
@@ -26,7 +30,7 @@ def kind_cell(ok, n):
 
 
 def file_of(loc):
-    """The file of a checker 'last frame' (file:function, file+0xVA, or
+    """The file of a checker 'last frame' (file:function, file+0xOFFSET, or
     'unmapped 0x...')."""
     if loc.startswith("unmapped"):
         return "(unmapped)"
@@ -124,12 +128,29 @@ def main():
                 and ".so." not in f[0]:
             entries[os.path.basename(f[0])] = e
 
+    # The checker's "file+0xOFFSET" is an offset in the file: the link
+    # address of the byte before it (a return address belongs to the call
+    # before it), from the file's program headers.
+    paths = {os.path.basename(f[0]): os.path.join(a.root, f[0].lstrip("/"))
+             for f in files}
+    paths["[vdso]"] = os.path.join(a.root, "[vdso]")
+    elves = {}
+
+    def link_before(fname, off):
+        if fname not in elves:
+            try:
+                elves[fname] = Elf(paths[fname]) if fname in paths else None
+            except (OSError, Exception):  # noqa: BLE001 - any unreadable file
+                elves[fname] = None
+        va = elves[fname].vaddr(off & ~1) if elves[fname] else None
+        return va - 1 if va is not None else None
+
     def at_entry(loc):
         m = re.match(r"(.*)\+0x([0-9a-f]+)$", loc)
         if not m or m.group(1) not in entries:
             return False
-        va = int(m.group(2), 16) - 1    # the call before the return address
-        return entries[m.group(1)] <= va < entries[m.group(1)] + 0x40
+        va = link_before(m.group(1), int(m.group(2), 16))
+        return va is not None and entries[m.group(1)] <= va < entries[m.group(1)] + 0x40
 
     def label(loc, stop):
         return stop + (" at `_start`" if at_entry(loc) else "")
@@ -220,7 +241,7 @@ def main():
     w("")
     w("The last frames themselves, most frequent first, at most 10 per run "
       "(`file:function` where a dynamic symbol's extent covers it, else "
-      "`file+0xADDRESS` in the file's own addresses), with the function "
+      "`file+0xOFFSET`, an offset in the file), with the function "
       "`uwprof table FILE --prologue-analysis --report` places there: its "
       "start, where its rows came from and, when prologue analysis refused "
       "it, why:")
@@ -236,8 +257,8 @@ def main():
         if "+0x" not in loc:    # file:function, a dynamic symbol
             hit = [f[0] for f in reports[m.group(1)][0] if f[3] == m.group(2)]
             return function_at(reports[m.group(1)], hit[0]) if hit else ""
-        # a return address belongs to the call before it
-        return function_at(reports[m.group(1)], int(m.group(2), 16) - 1)
+        va = link_before(m.group(1), int(m.group(2), 16))
+        return function_at(reports[m.group(1)], va) if va is not None else ""
 
     byfunc = collections.Counter()
     for (p, hz), ws in where.items():

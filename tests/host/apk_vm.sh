@@ -12,16 +12,10 @@
 # of make bench), and every format of "uwprof report" naming the module
 # APK!/ENTRY and its functions from the stored ELF.  Boots one VM.
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-. "$here/lib.sh"
-top=$(cd "$here/../.." && pwd)
-BUILD=${BUILD:-$top/build}
-UWPROF=${UWPROF:-$BUILD/host/uwprof}
-arm_uwprof=$BUILD/arm/uwprof
+. "$(dirname "$0")/lib.sh"
+th_init
 apk=$BUILD/arm/apk
 libdir=$BUILD/arm/root/lib/arm-linux-gnueabihf
-tmp=$(mktemp -d)
-trap '[ -n "${KEEP_TMP:-}" ] || rm -rf "$tmp"' EXIT
 
 need_vm "APK libraries in the VM" "make setup module uwprof-arm apk-arm" "$arm_uwprof" \
 	"$apk/libhot.so" "$apk/apk_loader"

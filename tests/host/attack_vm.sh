@@ -12,13 +12,10 @@
 # ran (UWPROF_MODULE, default the tree's): make attack-figures writes
 # docs/ATTACK.md so.
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-. "$here/lib.sh"
-top=$(cd "$here/../.." && pwd)
-BUILD=${BUILD:-$top/build}
+. "$(dirname "$0")/lib.sh"
+th_init
 bin=$BUILD/arm/selftests-attack/attack_test
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+log=$tmp/attack.log
 
 if [ ! -x "$bin" ]; then
 	fail "attack selftest: no $bin (make $bin)"

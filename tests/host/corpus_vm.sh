@@ -26,12 +26,8 @@
 # thread entries, the clone paths, the C library's or libstdc++'s tables,
 # or clang's code and lld broke.
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-. "$here/lib.sh"
-top=$(cd "$here/../.." && pwd)
-BUILD=${BUILD:-$top/build}
-UWPROF=${UWPROF:-$BUILD/host/uwprof}
-arm_uwprof=$BUILD/arm/uwprof
+. "$(dirname "$0")/lib.sh"
+th_init
 libdir=$BUILD/arm/root/lib/arm-linux-gnueabihf
 dbg=$BUILD/arm/dbg/usr/lib/debug
 libgcc=/usr/arm-linux-gnueabihf/lib/libgcc_s.so.1	# the busybox root lacks it
@@ -42,8 +38,6 @@ MT=zstd-gcc ST=bzip2-clang CXX=leveldb-gcc
 # MT overall, ST, CXX's other threads
 MT_OTHER_MIN=995 MT_ALL_MIN=995 ST_MIN=995 CXX_OTHER_MIN=995
 MIN_SAMPLES=500
-tmp=$(mktemp -d)
-trap '[ -n "${KEEP:-}" ] && echo "kept $tmp" || rm -rf "$tmp"' EXIT
 
 need_vm "corpus in the VM" "make setup module uwprof-arm corpus-check-arm" "$arm_uwprof" \
 	"$libdir/libc.so.6" "$dbg" "$libgcc" "$libstdcxx" \

@@ -3,6 +3,22 @@
 # "NAME: N passed, N failed, N skipped" and exits 1 if anything failed.
 th_passed=0 th_failed=0 th_skipped=0 th_n=0
 
+# th_init: what the VM test scripts (and host tests that want it) start
+# with.  here (tests/host), top (the tree), BUILD and UWPROF (the host
+# command) unless set, arm_uwprof (the static armhf one the VM runs), and
+# tmp, a fresh directory removed at exit unless KEEP_TMP (or KEEP, its
+# older name) is set: then its path is printed, to look into after a
+# failure.
+th_init() {
+	here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+	top=$(cd "$here/../.." && pwd)
+	BUILD=${BUILD:-$top/build}
+	UWPROF=${UWPROF:-$BUILD/host/uwprof}
+	arm_uwprof=$BUILD/arm/uwprof
+	tmp=$(mktemp -d)
+	trap 'if [ -n "${KEEP_TMP:-${KEEP:-}}" ]; then echo "# kept $tmp"; else rm -rf "$tmp"; fi' EXIT
+}
+
 ok() { th_n=$((th_n + 1)); th_passed=$((th_passed + 1)); echo "ok $th_n - $*"; }
 fail() { th_n=$((th_n + 1)); th_failed=$((th_failed + 1)); echo "not ok $th_n - $*"; }
 skip() { th_n=$((th_n + 1)); th_skipped=$((th_skipped + 1)); echo "ok $th_n - $* # SKIP"; }
@@ -32,20 +48,34 @@ run_vm() {
 }
 
 # need_vm WHAT HINT FILE...: what a VM test needs before it boots.  The
-# module is built first if the kernel is there and the module is not; a
-# FILE still missing skips the whole script ("WHAT: no FILE (HINT)").
-# Needs $top and $BUILD.
+# module is built first if the kernel scripts/vm.sh boots ($KERNEL) is
+# there and the module is not; a FILE still missing skips the whole
+# script ("WHAT: no FILE (HINT)").  Needs $top and $BUILD.
 need_vm() {
-	local what=$1 hint=$2 need
+	local what=$1 hint=$2 need kernel
 	shift 2
-	[ -e "$top/uwprof.ko" ] || [ ! -e "$BUILD/kernel/vmlinuz" ] ||
+	kernel=$("$top/scripts/vm.sh" --print-kernel)
+	[ -e "$top/uwprof.ko" ] || [ ! -e "$kernel" ] ||
 		make -C "$top" --no-print-directory module >/dev/null 2>&1
-	for need in "$BUILD/kernel/vmlinuz" "$top/uwprof.ko" "$@"; do
+	for need in "$kernel" "$top/uwprof.ko" "$@"; do
 		[ -e "$need" ] && continue
 		skip "$what: no $need ($hint)"
 		finish
 		exit 0
 	done
+}
+
+# build_lld_fixture OUT: the report fixture (tests/data/report/fixture.c)
+# built by clang and linked by lld, whose executable segment shares a file
+# page with the read-only one and runs 0x10000 above its file offsets.
+# Fails the test with clang's words (and returns 1) if it cannot be built.
+# Needs $top.
+build_lld_fixture() {
+	clang --target=arm-linux-gnueabihf -march=armv7-a -mfloat-abi=hard -mthumb \
+		-fuse-ld=lld -O2 -g -funwind-tables -static-libgcc -Wl,--build-id \
+		-o "$1" "$top/tests/data/report/fixture.c" 2>"$1.err" && return 0
+	fail "build the fixture with clang and lld: $(cat "$1.err")"
+	return 1
 }
 
 # rate_tol OK1 N1 OK2 N2 MIN: how far apart two sampled success rates

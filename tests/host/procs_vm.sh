@@ -10,17 +10,11 @@
 # every child is then judged from its first sample.
 # Boots one VM.
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-. "$here/lib.sh"
-top=$(cd "$here/../.." && pwd)
-BUILD=${BUILD:-$top/build}
-UWPROF=${UWPROF:-$BUILD/host/uwprof}
-arm_uwprof=$BUILD/arm/uwprof
+. "$(dirname "$0")/lib.sh"
+th_init
 procs=$BUILD/arm/procs
 fixture=$top/tests/data/report/fixture
 libdir=$BUILD/arm/root/lib/arm-linux-gnueabihf
-tmp=$(mktemp -d)
-trap '[ -n "${KEEP_TMP:-}" ] || rm -rf "$tmp"' EXIT
 
 need_vm "process tracking in the VM" "make setup module uwprof-arm procs-arm" "$arm_uwprof" \
 	"$procs/procs_fork" "$procs/procs_dl" "$procs/fixture-static"
@@ -148,6 +142,32 @@ else
 	ok "--no-inherit: the script's children are not followed"
 fi
 
+# The children's images (/data/progN, exec'd by the shell's children) get
+# their tables from the module, by build-id: their mapping records say
+# so, attached (flag bit 0) or left to the module (bit 2;
+# docs/DATAFILE.md), and report's per-module Table column says "yes" or
+# "module" for them.  Before, they were written as if they had no table.
+read -r n_map n_told < <(HERE=$here python3 -c '
+import os, re, sys
+sys.path.insert(0, os.environ["HERE"])
+import uwdata
+m = [d for k, d in uwdata.records(sys.argv[1])
+     if k == "mapping" and re.fullmatch(r"/data/prog[1-7]", d["path"])]
+print(len(m), sum(1 for d in m if d["flags"] & 5))' "$out/script.data")
+if [ "${n_map:-0}" -ge 7 ] && [ "$n_told" = "$n_map" ]; then
+	ok "the children's images: $n_told of $n_map mapping records say their table is attached or left to the module"
+else
+	fail "the children's images: ${n_told:-?} of ${n_map:-?} mapping records say they have a table"
+fi
+rep --stats "$out/script.data" >"$tmp/stats.txt"
+tables=$(awk '$NF ~ /^\/data\/prog[1-7]$/ { print $(NF - 1) }' "$tmp/stats.txt" | sort | uniq -c | tr -s ' \n' '  ')
+if [ -n "$tables" ] && ! awk '$NF ~ /^\/data\/prog[1-7]$/ && $(NF - 1) == "no"' "$tmp/stats.txt" | grep -q .; then
+	ok "report --stats: the children's images' Table column:$tables"
+else
+	fail "report --stats: the children's images' Table column:${tables:- none listed}"
+	grep '/data/prog' "$tmp/stats.txt" | sed 's/^/#   /'
+fi
+
 # exec from a shell: after the exec no sample is the shell's.
 for x in xstatic xdyn; do
 	expect "record -- sh -c 'exec ...' ($x) exits 0" 0 "$(rc $x)"
@@ -224,6 +244,14 @@ else
 	sed 's/^/#   /' "$out/fork.log"
 fi
 at_99 "the parent and its children" "$(checked "$out/fork.data" /data/procs_fork)"
+# record's summary counts the children too, whose tables the module
+# attaches (it counted only the processes record attached tables to: 1)
+nproc=$(sed -n 's/^uwprof record: [0-9]* samples of \([0-9]*\) process.*/\1/p' "$out/fork.log")
+if [ "${nproc:-0}" -ge "$all" ] && [ "$all" -gt 1 ]; then
+	ok "record's summary: samples of $nproc processes ($all with samples in the file)"
+else
+	fail "record's summary: samples of ${nproc:-?} processes, $all with samples in the file"
+fi
 if [ -z "$vdso" ]; then
 	skip "the kernel's vDSO: $(cat "$tmp/vdso.err")"
 elif nv=$(grep -c '__vdso_clock_gettime' "$tmp/fork.ps") && [ "$nv" -gt 0 ]; then

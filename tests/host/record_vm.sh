@@ -8,12 +8,8 @@
 # the errors: a dead pid, a 64-bit process (arm64 kernels), no module.
 # Boots one VM (about 30 s).
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-. "$here/lib.sh"
-top=$(cd "$here/../.." && pwd)
-BUILD=${BUILD:-$top/build}
-UWPROF=${UWPROF:-$BUILD/host/uwprof}
-arm_uwprof=$BUILD/arm/uwprof
+. "$(dirname "$0")/lib.sh"
+th_init
 spin64=$BUILD/arm/selftests/spin64	# a 64-bit program (selftests/spin64.c)
 spin64_add=()
 [ ! -x "$spin64" ] || spin64_add=(--add "$spin64:/data/spin64")
@@ -27,28 +23,13 @@ dbg=$BUILD/arm/dbg/usr/lib/debug
 # the worst run's misses; below it a table, the ld.so start-up or the
 # side-band's timing broke.
 CMD_MIN=${CMD_MIN:-975}
-tmp=$(mktemp -d)
-trap '[ -n "${KEEP_TMP:-}" ] || rm -rf "$tmp"' EXIT
 
-# make check runs the host tests before it builds the module.
-[ -e "$top/uwprof.ko" ] || [ ! -e "$BUILD/kernel/vmlinuz" ] ||
-	make -C "$top" --no-print-directory module >/dev/null 2>&1
-for need in "$BUILD/kernel/vmlinuz" "$top/uwprof.ko" "$arm_uwprof" "$libdir/libc.so.6" "$dbg"; do
-	if [ ! -e "$need" ]; then
-		skip "record in the VM: no $need (make setup module uwprof-arm)"
-		finish
-		exit 0
-	fi
-done
+need_vm "record in the VM" "make setup module uwprof-arm" "$arm_uwprof" "$libdir/libc.so.6" "$dbg"
 
 # The fixture linked by lld, whose executable segment shares a file page
 # with the read-only one: the address model's hard case.
 lld_fixture=$tmp/fixture-lld
-if ! clang --target=arm-linux-gnueabihf -march=armv7-a -mfloat-abi=hard -mthumb \
-	-fuse-ld=lld -O2 -g -funwind-tables -static-libgcc -Wl,--build-id -o "$lld_fixture" \
-	"$top/tests/data/report/fixture.c" 2>"$tmp/err"; then
-	fail "build the fixture with clang and lld: $(cat "$tmp/err")"
-fi
+build_lld_fixture "$lld_fixture"
 
 # The C library and the dynamic loader with their libc6-dbg debug files,
 # whose .debug_frame their own .ARM.exidx lacks (ld.so's covers next to
@@ -63,6 +44,13 @@ for f in "$libdir/libc.so.6" "$libdir/ld-linux-armhf.so.3"; do
 		--prologue-analysis >/dev/null || fail "uwprof table $f"
 done
 
+# spin, the fixture's hottest function, at link addresses (for
+# --jit-range): START-END, the Thumb bit cleared
+read -r spin_at spin_size < <(nm -S "$fixture" | awk '$4 == "spin" { print $1, $2 }')
+spin_lo=$(( 0x$spin_at & ~1 ))
+spin_hi=$(( spin_lo + 0x$spin_size ))
+printf '0x%x-0x%x\n' "$spin_lo" "$spin_hi" >"$tmp/spin.range"
+
 # In the VM: each run's exit status and stderr go to /out.
 cat >"$tmp/run.sh" <<'EOF'
 #!/bin/sh
@@ -74,6 +62,12 @@ $R -o /out/cmd.data -- /data/fixture 800 >/out/cmd.log 2>&1; echo $? >/out/cmd.r
 uwprof report -q -f folded /out/cmd.data >/out/cmd.dev-folded 2>/out/cmd.dev-err
 uwprof report -q /out/cmd.data >/out/cmd.dev-text 2>>/out/cmd.dev-err
 $R -o /out/exec.data -- sh -c 'exec /data/fixture 200' >/out/exec.log 2>&1; echo $? >/out/exec.rc
+# --jit-range by path: spin marked as JIT code of the v8-arm kind; and two
+# that mark nothing: a file nothing maps, a range outside the code
+$R --jit v8-arm --jit-range "/data/fixture:$(cat /data/spin.range)" \
+	--jit-range /no/such/lib.so:0x1000-0x2000 \
+	--jit-range fixture:0x7ff00000-0x7ff00010 \
+	-o /out/jitpath.data -- /data/fixture 200 >/out/jitpath.log 2>&1; echo $? >/out/jitpath.rc
 /data/fixture 100000 & pid=$!
 sleep 1
 $R -d 1 -o /out/pid.data -p $pid >/out/pid.log 2>&1; echo $? >/out/pid.rc
@@ -140,6 +134,7 @@ exit 0
 EOF
 chmod +x "$tmp/run.sh"
 run_vm 300 --add "$arm_uwprof:/usr/bin/uwprof" --add "$fixture:/data/fixture" \
+	--add "$tmp/spin.range:/data/spin.range" \
 	--add "$lld_fixture:/data/fixture-lld" ${spin64_add[@]+"${spin64_add[@]}"} \
 	--add "$tmp/tables:/data/tables"
 out=$tmp/out
@@ -409,6 +404,43 @@ then
 	ok "lld: $(tail -1 "$tmp/lld.check") from addr2line"
 else
 	fail "lld: names differ from addr2line"; head -5 "$tmp/lld.check" | sed 's/^/#   /'
+fi
+
+# --jit-range with the file's path: spin's samples are walked as JIT code
+# (V8's frame chain, which the fixture does not keep: they stop there),
+# where a table walk ends nearly every one complete; before record matched
+# paths, none was marked.  The two that mark nothing are warned of, each
+# with why.
+expect "record --jit-range exits 0" 0 "$(cat "$out/jitpath.rc" 2>/dev/null)"
+read -r n_spin n_done < <(HERE=$here python3 -c '
+import os, sys
+sys.path.insert(0, os.environ["HERE"])
+import uwdata
+recs = uwdata.records(sys.argv[1])
+lo, hi = int(sys.argv[2]), int(sys.argv[3])
+ex = [(d["start"], d["end"], d["offset"]) for k, d in recs
+      if k == "mapping" and d["path"] == "/data/fixture"]
+n = done = 0
+for k, d in recs:
+    if k != "sample" or not d["frames"]:
+        continue
+    pc = d["frames"][0] & ~1
+    if any(a <= pc < b and lo <= pc - a + o < hi for a, b, o in ex):
+        n += 1
+        done += d["stop"] in (0, 8)
+print(n, done)' "$out/jitpath.data" "$spin_lo" "$spin_hi")
+if [ "${n_spin:-0}" -ge 20 ] && [ $(( ${n_done:-0} * 10 )) -le "$n_spin" ]; then
+	ok "--jit-range /data/fixture:$(cat "$tmp/spin.range"): $n_done of $n_spin samples in spin walked complete (JIT code now; by its table nearly all are)"
+else
+	fail "--jit-range /data/fixture:$(cat "$tmp/spin.range"): ${n_done:-?} of ${n_spin:-?} samples in spin walked complete: the path marked nothing"
+	sed 's/^/#   /' "$out/jitpath.log"
+fi
+if grep -q "warning: --jit-range /no/such/lib.so:0x1000-0x2000 marked nothing: no process mapped /no/such/lib.so; give the file's path" "$out/jitpath.log" &&
+	grep -q "warning: --jit-range fixture:0x7ff00000-0x7ff00010 marked nothing: no executable mapping of fixture holds that range" "$out/jitpath.log" &&
+	! grep -q "warning: --jit-range /data/fixture" "$out/jitpath.log"; then
+	ok "--jit-range: the two that marked nothing are warned of, with why"
+else
+	fail "--jit-range warnings: $(grep -- '--jit-range' "$out/jitpath.log")"
 fi
 
 # Errors.

@@ -77,12 +77,8 @@
 # 2.8 points under it.  Raise them as discovery and prologue analysis
 # improve.
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-. "$here/lib.sh"
-top=$(cd "$here/../.." && pwd)
-BUILD=${BUILD:-$top/build}
-UWPROF=${UWPROF:-$BUILD/host/uwprof}
-arm_uwprof=$BUILD/arm/uwprof
+. "$(dirname "$0")/lib.sh"
+th_init
 guest=$BUILD/stock/guest
 PY=/usr/bin/python3
 . "$top/bench/stock/programs.sh"
@@ -109,19 +105,9 @@ DEVPROGS=${STOCK_DEVICE_PROGS:-$([ -n "$FIGURES" ] && echo "$PROGS" || echo "$PR
 # samples a run must have at 1 kHz (fewer: threads or the program went
 # unsampled), per thread kind that the thresholds judge
 MIN_SAMPLES=300
-tmp=$(mktemp -d)
-trap '[ -n "${KEEP:-}" ] && echo "kept $tmp" || rm -rf "$tmp"' EXIT
 
-[ -e "$top/uwprof.ko" ] || [ ! -e "$BUILD/kernel/vmlinuz" ] ||
-	make -C "$top" --no-print-directory module >/dev/null 2>&1
-for need in "$(KERNEL=${KERNEL:-} "$top/scripts/vm.sh" --print-kernel)" \
-	"$top/uwprof.ko" "$arm_uwprof" "$UWPROF" "$BUILD/stock/guest.files"; do
-	if [ ! -e "$need" ]; then
-		fail "stock corpus in the VM: no $need (make setup module tools uwprof-arm stock-arm)"
-		finish
-		exit 1
-	fi
-done
+need_vm "stock corpus in the VM" "make setup module tools uwprof-arm stock-arm" \
+	"$arm_uwprof" "$UWPROF" "$BUILD/stock/guest.files"
 need_checker
 
 # The checker's root: the guest's stock files at their guest paths, and
@@ -172,16 +158,9 @@ EOF
 chmod +x "$tmp/run.sh"
 nruns=$(( ($(echo $PROGS | wc -w) + $(echo $DEVPROGS | wc -w) * $(echo $DEVRUNS | wc -w)) * $(echo $FREQS | wc -w) ))
 t0=$(date +%s)
-if ! "$top/scripts/vm.sh" --timeout "${STOCK_TIMEOUT:-$(( 120 + nruns * 60 ))}" \
-	--out "$tmp/out" --add "$guest/.:/" --add "$arm_uwprof:/usr/bin/uwprof" \
-	--add "$tmp/tables:/stock/tables" --add "$tmp/work:/stock/work" \
-	--add "$top/bench/stock/programs.sh:/stock/programs.sh" \
-	--add "$tmp/run.sh:/run.sh" -- /run.sh >"$tmp/vm.log" 2>&1; then
-	fail "the VM run failed"
-	tail -n 20 "$tmp/vm.log" | sed 's/^/#   /'
-	finish
-	exit 1
-fi
+run_vm "${STOCK_TIMEOUT:-$(( 120 + nruns * 60 ))}" --add "$guest/.:/" \
+	--add "$arm_uwprof:/usr/bin/uwprof" --add "$tmp/tables:/stock/tables" \
+	--add "$tmp/work:/stock/work" --add "$top/bench/stock/programs.sh:/stock/programs.sh"
 vm_seconds=$(( $(date +%s) - t0 ))
 echo "# the VM ran $vm_seconds s ($(echo $PROGS) at $(echo $FREQS) Hz)"
 out=$tmp/out

@@ -9,20 +9,14 @@
 # child (the module attaches every part by build-id).  Both must unwind as
 # record_vm.sh's unsplit tables do.  Boots one VM (about 30 s).
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-. "$here/lib.sh"
-top=$(cd "$here/../.." && pwd)
-BUILD=${BUILD:-$top/build}
-UWPROF=${UWPROF:-$BUILD/host/uwprof}
-arm_uwprof=$BUILD/arm/uwprof
+. "$(dirname "$0")/lib.sh"
+th_init
 fixture=$top/tests/data/report/fixture
 libdir=$BUILD/arm/root/lib/arm-linux-gnueabihf
 dbg=$BUILD/arm/dbg/usr/lib/debug
 # record_vm.sh's bar for its unsplit tables (fully unwound, tenths of a
 # per cent): split tables must unwind as well.
 MIN=${SPLIT_MIN:-975}
-tmp=$(mktemp -d)
-trap '[ -n "${KEEP_TMP:-}" ] || rm -rf "$tmp"' EXIT
 
 need_vm "split tables in the VM" "make setup module uwprof-arm" "$arm_uwprof" "$libdir/libc.so.6" "$dbg"
 

@@ -2,11 +2,17 @@
 /*
  * Our decoder (table/decode_fast.c) against capstone 4: every form it
  * gives must be the one capstone's detail packs into (tb_dec_pack), field
- * by field.  Inputs: every 16-bit Thumb encoding; every Thumb halfword and
- * ARM word of the executable sections of real files (the test libc, the
- * lua builds, the stock root's libc and libstdc++, chromium's first
- * 16 MiB: those absent are named as skipped); pseudo-random words.
- * DECODE_FAST_FILES (colon-separated) replaces the file list.
+ * by field.  Inputs: every 16-bit Thumb encoding, outside IT blocks and
+ * inside them; every Thumb halfword and ARM word of the executable
+ * sections of real files (the test libc, the lua builds, the stock root's
+ * libc and libstdc++, chromium's first 16 MiB: those absent are named as
+ * skipped), and their Thumb code decoded in sequence, IT blocks and all,
+ * as capstone's handle carries them; pseudo-random words in random
+ * blocks.  Inside a block capstone's handle is brought into the block by
+ * an IT (tb_it_encode()); after our decoder's IT, and where asked after
+ * any instruction, the block it leaves is checked against the conditions
+ * capstone gives the instructions that follow.  DECODE_FAST_FILES
+ * (colon-separated) replaces the file list.
  */
 #include <fcntl.h>
 #include <gelf.h>
@@ -19,7 +25,7 @@
 struct cmp {
 	csh cs[2];
 	cs_insn *in;
-	uint64_t tried, ours, diff;
+	uint64_t tried, ours, diff, in_block;
 	u32 shown;
 	uint64_t miss[2][ARM_INS_ENDING];	/* capstone's ids we left to
 						 * it, ARM and Thumb */
@@ -91,43 +97,122 @@ static bool same(const struct tb_dec_form *a, const struct tb_dec_form *b)
 	return true;
 }
 
-/* One instruction both ways: capstone on a handle outside any IT block. */
-static void cmp_one(struct cmp *c, bool thumb, const u8 *b, size_t size,
-		    u32 addr)
+/* Empty capstone's IT state, then enter block @it (NULL: none). */
+static void cs_block(struct cmp *c, const struct tb_it *it)
 {
 	static const u8 none[4];
-	struct tb_dec_form mine, theirs;
-	const u8 *p = b;
-	uint64_t at = addr;
 	cs_insn *x = NULL;
-	bool ok;
+	u32 h;
+	u8 b[2];
+	const u8 *p = b;
+	size_t n = 2;
+	uint64_t at = 0;
 
-	memset(&mine, 0x5a, sizeof(mine));
-	memset(&theirs, 0xa5, sizeof(theirs));
-	c->tried++;
-	if (cs_disasm(c->cs[thumb], none, 0, 0, 1, &x))
+	if (cs_disasm(c->cs[1], none, 0, 0, 1, &x))
 		cs_free(x, 1);
-	ok = cs_disasm_iter(c->cs[thumb], &p, &size, &at, c->in) &&
-	     c->in->id != ARM_INS_IT && tb_dec_pack(c->in, &theirs);
-	if (!tb_fast_decode(thumb, b, p - b + size, addr, &mine)) {
-		if (ok)
-			c->miss[thumb][c->in->id]++;
+	if (!it || !it->n)
 		return;
+	h = tb_it_encode(it);
+	b[0] = (u8)h;
+	b[1] = (u8)(h >> 8);
+	CHECK(cs_disasm_iter(c->cs[1], &p, &n, &at, c->in) &&
+	      c->in->id == ARM_INS_IT);
+}
+
+/*
+ * The block capstone's handle is in, from the conditions it gives the
+ * next four "mov r0, r0" (ARM_CC_AL past the block): @it's?  Moves the
+ * handle on.
+ */
+static bool cs_in_block(struct cmp *c, const struct tb_it *it)
+{
+	static const u8 mov[2] = { 0x00, 0x46 };
+
+	for (u32 i = 0; i < 4; i++) {
+		const u8 *p = mov;
+		size_t n = 2;
+		uint64_t at = 0;
+
+		if (!cs_disasm_iter(c->cs[1], &p, &n, &at, c->in) ||
+		    c->in->detail->arm.cc != (i < it->n ? it->cc[i] + 1u :
+					      (u32)ARM_CC_AL))
+			return false;
 	}
-	c->ours++;
-	if (ok && same(&mine, &theirs))
-		return;
+	return true;
+}
+
+/* A difference (@ok: capstone decoded it, into @theirs). */
+static void differ(struct cmp *c, bool thumb, const u8 *b, size_t size,
+		   u32 addr, bool ok, const struct tb_dec_form *theirs,
+		   const struct tb_dec_form *mine, const char *what)
+{
 	c->diff++;
 	if (c->shown++ >= 40 || c->shown_id[ok ? c->in->id : 0])
 		return;
 	c->shown_id[ok ? c->in->id : 0] = true;
-	fprintf(stderr, "%s %02x%02x%02x%02x at 0x%x: %s %s\n",
+	fprintf(stderr, "%s %02x%02x%02x%02x at 0x%x%s: %s %s\n",
 		thumb ? "thumb" : "arm", b[0], b[1], size > 2 ? b[2] : 0,
-		size > 3 ? b[3] : 0, addr, ok ? c->in->mnemonic : "(capstone: none)",
-		ok ? c->in->op_str : "");
+		size > 3 ? b[3] : 0, addr, what,
+		ok ? c->in->mnemonic : "(capstone: none)", ok ? c->in->op_str : "");
 	if (ok)
-		show_form("capstone", &theirs);
-	show_form("ours", &mine);
+		show_form("capstone", theirs);
+	if (mine)
+		show_form("ours", mine);
+}
+
+/*
+ * Our decoder on what capstone decoded into c->in (@ok) from @b, in
+ * block @it, which moves on; @probe: check the block it leaves against
+ * capstone's handle (always after an IT).  Whether ours decoded it.
+ */
+static bool cmp_ours(struct cmp *c, bool thumb, const u8 *b, size_t size,
+		     u32 addr, bool ok, struct tb_it *it, bool probe)
+{
+	struct tb_dec_form mine, theirs;
+	bool in = it->n;
+
+	memset(&mine, 0x5a, sizeof(mine));
+	memset(&theirs, 0xa5, sizeof(theirs));
+	c->tried++;
+	ok = ok && tb_dec_pack(c->in, &theirs);
+	if (!tb_fast_decode(thumb, b, size, addr, it, &mine)) {
+		if (ok)
+			c->miss[thumb][c->in->id]++;
+		return false;
+	}
+	c->ours++;
+	c->in_block += in;
+	if (!ok || !same(&mine, &theirs))
+		differ(c, thumb, b, size, addr, ok, &theirs, &mine,
+		       in ? " in a block" : "");
+	else if ((probe || c->in->id == ARM_INS_IT) && !cs_in_block(c, it))
+		differ(c, thumb, b, size, addr, ok, &theirs, &mine,
+		       " (the block left)");
+	return true;
+}
+
+/* One instruction both ways, capstone's handle brought into block @it. */
+static void cmp_in(struct cmp *c, bool thumb, const u8 *b, size_t size,
+		   u32 addr, struct tb_it *it, bool probe)
+{
+	const u8 *p = b;
+	size_t left = size;
+	uint64_t at = addr;
+	bool ok;
+
+	if (thumb)
+		cs_block(c, it);
+	ok = cs_disasm_iter(c->cs[thumb], &p, &left, &at, c->in);
+	cmp_ours(c, thumb, b, size, addr, ok, it, probe);
+}
+
+/* One instruction both ways, outside any IT block. */
+static void cmp_one(struct cmp *c, bool thumb, const u8 *b, size_t size,
+		    u32 addr)
+{
+	struct tb_it none = { 0 };
+
+	cmp_in(c, thumb, b, size, addr, &none, false);
 }
 
 /* The ids of set @t capstone decoded most often for us, into @top, @id. */
@@ -146,9 +231,9 @@ static void most_missed(const struct cmp *c, int t, uint64_t *top, u32 *id)
 
 static void cmp_report(const struct cmp *c, const char *what)
 {
-	printf("%s: %llu decoded, %llu by ours, %llu different\n", what,
-	       (unsigned long long)c->tried, (unsigned long long)c->ours,
-	       (unsigned long long)c->diff);
+	printf("%s: %llu decoded, %llu by ours (%llu in IT blocks), %llu different\n",
+	       what, (unsigned long long)c->tried, (unsigned long long)c->ours,
+	       (unsigned long long)c->in_block, (unsigned long long)c->diff);
 	for (int t = 0; t < 2; t++) {
 		uint64_t top[8] = { 0 };
 		u32 id[8] = { 0 };
@@ -175,6 +260,40 @@ TEST(thumb16_every_encoding)
 	}
 	cmp_report(&c, "thumb 16-bit");
 	CHECK(c.diff == 0);
+	CHECK(c.ours > 50000);
+	cmp_close(&c);
+}
+
+/* A block of @n (1-4) instructions from @r's bits: condition, then/else. */
+static struct tb_it block_of(u32 r, u32 n)
+{
+	struct tb_it it = { .n = (u8)n };
+	u32 cond = r % 14;
+
+	for (u32 i = 0; i < n; i++)
+		it.cc[i] = (u8)(i && (r >> (8 + i) & 1) ? cond ^ 1 : cond);
+	return it;
+}
+
+/* Every 16-bit encoding inside blocks: the last of one, and the first of four. */
+TEST(thumb16_in_blocks)
+{
+	struct cmp c;
+	u8 b[4] = { 0 };
+
+	cmp_open(&c);
+	for (u32 h = 0; h < 0x10000; h++) {
+		for (u32 n = 1; n <= 4; n += 3) {
+			struct tb_it it = block_of(h * 7 + n, n);
+
+			b[0] = (u8)h;
+			b[1] = (u8)(h >> 8);
+			cmp_in(&c, true, b, 2, 0x10000, &it, true);
+		}
+	}
+	cmp_report(&c, "thumb 16-bit in IT blocks");
+	CHECK(c.diff == 0);
+	CHECK(c.in_block > 100000);
 	cmp_close(&c);
 }
 
@@ -198,15 +317,59 @@ TEST(random_words)
 	for (u32 i = 0; i < n; i++) {
 		u32 w = next(&s);
 
-		/* half the Thumb words 32-bit ones */
+		u32 r = next(&s);
+		struct tb_it it = block_of(r, (i & 1) ? r >> 12 & 3 : 0);
+
+		/* half the Thumb words 32-bit ones; a quarter in a block */
 		if ((i & 3) == 3)
 			w |= 0xe800;
 		memcpy(b, &w, 4);
-		cmp_one(&c, i & 1, b, 4, 0x10000 + (w & 0xfffc));
+		cmp_in(&c, i & 1, b, 4, 0x10000 + (w & 0xfffc), &it, false);
 	}
 	cmp_report(&c, "random words");
 	CHECK(c.diff == 0);
 	cmp_close(&c);
+}
+
+/*
+ * @b's Thumb code decoded in sequence on one handle, IT blocks and all,
+ * as a walk over it: our decoder in the block capstone's handle is in,
+ * followed as tb_dec does (tb_it_follow()).  Where it cannot be followed
+ * both start again outside any block.
+ */
+static void cmp_sweep(struct cmp *c, const u8 *b, uint64_t len, u32 addr)
+{
+	struct tb_it it = { 0 };
+
+	cs_block(c, NULL);
+	for (uint64_t o = 0; o + 2 <= len;) {
+		struct tb_it mine = it;
+		const u8 *p = b + o;
+		size_t left = len - o;
+		uint64_t at = addr + o;
+		u32 h = (u32)p[0] | (u32)p[1] << 8;
+		bool ok = cs_disasm_iter(c->cs[1], &p, &left, &at, c->in);
+		u32 size = ok ? c->in->size : 2;
+		unsigned int id = ok ? c->in->id : 0;
+
+		/* no probe: the handle goes on as the walk does */
+		if (!(ok && id == ARM_INS_IT) &&
+		    cmp_ours(c, true, b + o, len - o, addr + (u32)o, ok, &mine,
+			     false) && ok) {
+			struct tb_it want = it;
+
+			if (tb_it_follow(&want, id, h) &&
+			    (want.n != mine.n ||
+			     memcmp(want.cc, mine.cc, want.n)))
+				differ(c, true, b + o, len - o, addr + (u32)o,
+				       false, NULL, NULL, " (the block left)");
+		}
+		if (ok && !tb_it_follow(&it, id, h)) {
+			memset(&it, 0, sizeof(it));
+			cs_block(c, NULL);
+		}
+		o += size;
+	}
 }
 
 /* Every Thumb halfword and ARM word of @path's executable sections. */
@@ -243,6 +406,8 @@ static void cmp_file(const char *path, uint64_t limit)
 			if (!(o & 3) && left >= 4)
 				cmp_one(&c, false, b, left, (u32)(sh.sh_addr + o));
 		}
+		cmp_sweep(&c, d->d_buf, d->d_size < limit ? d->d_size : limit,
+			  (u32)sh.sh_addr);
 	}
 	cmp_report(&c, path);
 	CHECK(c.diff == 0);
@@ -276,4 +441,43 @@ TEST(real_files)
 		snprintf(path, sizeof(path), "%s/%s", build, rel[i]);
 		cmp_file(path, strstr(rel[i], "chromium") ? 16u << 20 : ~0ull);
 	}
+}
+
+/*
+ * tb_dec gives an instruction inside a block without its text; the text
+ * tb_dec_text() makes of it is capstone's of the same bytes decoded in
+ * sequence (here an "ite eq" block of adds, and an add after it).
+ */
+TEST(text_in_block)
+{
+	static const u8 code[] = { 0x0c, 0xbf, 0x01, 0x30, 0x02, 0x30,
+				   0x03, 0x30 };
+	struct tb_dec dec;
+	struct cmp c;
+	cs_insn *ref = NULL, *out;
+	size_t n;
+	u32 off = 0;
+	char buf[256], want[256];
+
+	cmp_open(&c);
+	CHECK(tb_dec_open(&dec, 0x10000, 64) == 0);
+	out = cs_malloc(dec.cs[1]);
+	n = cs_disasm(c.cs[1], code, sizeof(code), 0x10000, 0, &ref);
+	CHECK(n == 4);
+	tb_dec_reset_it(&dec);
+	for (size_t i = 0; i < n; i++) {
+		CHECK(tb_dec_insn(&dec, true, code + off, sizeof(code) - off,
+				  0x10000 + off, out));
+		tb_dec_text(c.cs[1], out, code + off, sizeof(code) - off, buf,
+			    sizeof(buf));
+		snprintf(want, sizeof(want), "%s %s", ref[i].mnemonic,
+			 ref[i].op_str);
+		CHECK_STR(buf, want);
+		CHECK(out->detail->arm.cc == ref[i].detail->arm.cc);
+		off += out->size;
+	}
+	cs_free(ref, n);
+	cs_free(out, 1);
+	tb_dec_close(&dec);
+	cmp_close(&c);
 }

@@ -58,6 +58,12 @@ enum uwd_type {
 
 #define UWD_MAP_TABLE	0x1	/* a table is attached to [text_start, text_end) */
 #define UWD_MAP_BIAS	0x2	/* bias is known: link address = runtime - bias */
+/*
+ * The file's table (by build-id) was uploaded and attaching it left to the
+ * module, not attached yet when the record was written: the module does it
+ * when the process's samples meet the code (docs/DATAFILE.md)
+ */
+#define UWD_MAP_TABLE_MODULE	0x4
 
 struct uwd_mapping {
 	uint32_t pid;

@@ -107,7 +107,10 @@ static void usage(FILE *f)
 		"      --jit-range FILE:START-END  JIT code of the --jit kind inside a\n"
 		"                          file, at link addresses, where record does\n"
 		"                          not find it (V8's builtins in libnode are\n"
-		"                          found); repeatable\n"
+		"                          found); FILE is the mapped file's path, or\n"
+		"                          a base name for that file in any directory;\n"
+		"                          one that marks nothing is warned of at the\n"
+		"                          end; repeatable\n"
 		"  -o, --output FILE       data file (default uwprof.data)\n"
 		"  -q, --quiet             no progress line and no summary\n"
 		"\n"
@@ -160,12 +163,30 @@ static int parse_jit(const char *s, uint32_t *frames)
 	return -1;
 }
 
+/*
+ * --jit-range's FILE: a path as the kernel shows the mapped file (from
+ * the root, symbolic links resolved) where it exists here, else as given;
+ * a base name as given.
+ */
+static char *jit_range_file(const char *s, size_t len)
+{
+	char *file = strndup(s, len), *real;
+
+	if (!strchr(file, '/'))
+		return file;
+	real = realpath(file, NULL);
+	if (!real)
+		return file;
+	free(file);
+	return real;
+}
+
 /* --jit-range FILE:START-END */
 static int parse_jit_range(const char *s, struct rec_opts *o)
 {
 	const char *colon = strrchr(s, ':');
 	char *dash, num[32];
-	struct rec_jit_range j;
+	struct rec_jit_range j = { 0 };
 	unsigned int room = o->njit_ranges;
 
 	if (!colon || colon == s || strlen(colon + 1) >= sizeof(num))
@@ -178,7 +199,7 @@ static int parse_jit_range(const char *s, struct rec_opts *o)
 	if (!uw_parse_u32(num, &j.start) || !uw_parse_u32(dash + 1, &j.end) ||
 	    j.start >= j.end)
 		goto bad;
-	j.file = strndup(s, colon - s);
+	j.file = jit_range_file(s, colon - s);
 	o->jit_ranges = rec_grow(o->jit_ranges, &room, o->njit_ranges,
 				 sizeof(*o->jit_ranges));
 	o->jit_ranges[o->njit_ranges++] = j;
@@ -852,7 +873,7 @@ static void summary(const struct rec *r, double secs)
 	if (r->o.quiet)
 		return;
 	for (unsigned int i = 0; i < r->nt; i++)
-		procs += r->t[i].attached_ever > 0;
+		procs += r->t[i].attached_ever || r->t[i].module_tables;
 	fprintf(stderr, "uwprof record: %llu samples of %u process%s in %.2f s "
 		"written to %s; %llu lost (buffer full)\n",
 		(unsigned long long)r->samples, procs, procs == 1 ? "" : "es",
@@ -1049,6 +1070,7 @@ static void finish(struct rec *r)
 		uw_err("record: warning: stopping the sampler: %s", strerror(errno));
 	drain(r);
 	rec_write_jitmaps(r);
+	rec_jit_ranges_check(r);
 	if (get_stats(r, &st) == 0)
 		rec_write(r, UWD_STATS, &st, sizeof(st), NULL);
 	progress(r, true);

@@ -71,6 +71,17 @@ static const struct rec_v8_file *v8_file(struct rec *r,
 	return f;
 }
 
+/*
+ * Whether --jit-range's FILE names the file mapped at @path: a path names
+ * that file only (as the kernel shows it, symbolic links resolved), a
+ * base name the file of that name in any directory.
+ */
+static bool range_names(const struct rec_jit_range *j, const char *path)
+{
+	return strchr(j->file, '/') ? !strcmp(j->file, path) :
+				      !strcmp(j->file, base_name(path));
+}
+
 void rec_jit_mark(struct rec *r, pid_t pid, const struct seen_map *s)
 {
 	const struct rec_v8_file *v8;
@@ -79,10 +90,15 @@ void rec_jit_mark(struct rec *r, pid_t pid, const struct seen_map *s)
 	if (!(s->m.flags & UWD_MAP_BIAS) || !r->o.jit_frames)
 		return;
 	for (unsigned int i = 0; i < r->o.njit_ranges; i++) {
-		const struct rec_jit_range *j = &r->o.jit_ranges[i];
+		struct rec_jit_range *j = &r->o.jit_ranges[i];
 
-		if (!strcmp(j->file, base_name(s->path)))
-			marked |= mark_range(r, pid, s, j->start, j->end);
+		if (!range_names(j, s->path))
+			continue;
+		j->named = true;
+		if (!mark_range(r, pid, s, j->start, j->end))
+			continue;
+		j->marked = true;
+		marked = true;
 	}
 	if (marked || r->o.jit_frames != UW2_FRAMES_V8_ARM ||
 	    s->m.elf_offset)
@@ -90,6 +106,22 @@ void rec_jit_mark(struct rec *r, pid_t pid, const struct seen_map *s)
 	v8 = v8_file(r, s);
 	if (v8->found)
 		mark_range(r, pid, s, v8->start, v8->end);
+}
+
+void rec_jit_ranges_check(const struct rec *r)
+{
+	for (unsigned int i = 0; i < r->o.njit_ranges; i++) {
+		const struct rec_jit_range *j = &r->o.jit_ranges[i];
+
+		if (j->marked)
+			continue;
+		if (!j->named)
+			uw_err("record: warning: --jit-range %s:0x%x-0x%x marked nothing: no process mapped %s; give the file's path as /proc/PID/maps shows it, or its base name alone to match it in any directory",
+			       j->file, j->start, j->end, j->file);
+		else
+			uw_err("record: warning: --jit-range %s:0x%x-0x%x marked nothing: no executable mapping of %s holds that range; give link addresses inside its code (its executable PT_LOAD, readelf -lW)",
+			       j->file, j->start, j->end, j->file);
+	}
 }
 
 #define REC_JIT_MAX	(256u << 20)

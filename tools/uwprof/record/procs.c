@@ -356,6 +356,22 @@ static void attach_failed(struct rec *r, struct target *t, const char *path,
 	}
 }
 
+/* What the module has attached in @pid: *@n entries of @a. */
+static int list_attached(struct rec *r, pid_t pid,
+			 struct uwprof_attachment a[UWPROF_MAX_MODULES],
+			 unsigned int *n)
+{
+	struct uwprof_list l = {
+		.size = sizeof(l), .pid = (uint32_t)pid,
+		.entries = (uintptr_t)a, .count = UWPROF_MAX_MODULES,
+	};
+
+	if (ioctl(r->fd, UWPROF_IOC_LIST, &l))
+		return -1;
+	*n = l.count < UWPROF_MAX_MODULES ? l.count : UWPROF_MAX_MODULES;
+	return 0;
+}
+
 /*
  * EEXIST: something is attached over [start, end).  The same table at
  * that range (the module attached it by build-id, or a copy from the
@@ -368,18 +384,13 @@ static int attach_range(struct rec *r, pid_t pid, uint32_t id, uint32_t start,
 			uint32_t end)
 {
 	struct uwprof_attachment a[UWPROF_MAX_MODULES];
-	struct uwprof_list l = {
-		.size = sizeof(l), .pid = (uint32_t)pid,
-		.entries = (uintptr_t)a, .count = UWPROF_MAX_MODULES,
-	};
 	int err = uw_dev_attach(r->fd, pid, id, start, end);
 	unsigned int i, n, ours = 0, other = 0;
 
 	if (err != -EEXIST)
 		return err;
-	if (ioctl(r->fd, UWPROF_IOC_LIST, &l))
+	if (list_attached(r, pid, a, &n))
 		return -errno;
-	n = l.count < UWPROF_MAX_MODULES ? l.count : UWPROF_MAX_MODULES;
 	for (i = 0; i < n; i++) {
 		if (a[i].text_start >= end || a[i].text_end <= start ||
 		    !a[i].table_id)
@@ -472,6 +483,40 @@ static int attach_table(struct rec *r, pid_t pid, const struct table_ent *e,
 	return err;
 }
 
+/* Whether @id is the id of @e's table or of one of its parts. */
+static bool table_has_id(const struct table_ent *e, uint32_t id)
+{
+	if (!e->nparts)
+		return id == (uint32_t)e->id;
+	for (unsigned int i = 0; i < e->nparts; i++)
+		if (id == (uint32_t)e->parts[i].id)
+			return true;
+	return false;
+}
+
+/*
+ * @s's table is the module's to attach, by build-id, when the samples of
+ * @t meet that code: the data file says "attached" if the module shows
+ * it attached already (LIST), else "left to the module".  The module
+ * tells no one when it attaches later, so that is all record can know.
+ */
+static void left_to_module(struct rec *r, struct target *t,
+			   const struct table_ent *e, struct seen_map *s)
+{
+	struct uwprof_attachment a[UWPROF_MAX_MODULES];
+	unsigned int n = 0;
+	bool attached = false;
+
+	if (list_attached(r, t->pid, a, &n))
+		n = 0;
+	for (unsigned int i = 0; i < n && !attached; i++)
+		attached = table_has_id(e, a[i].table_id) &&
+			   a[i].text_start < s->m.text_end &&
+			   a[i].text_end > s->m.text_start;
+	s->m.flags |= attached ? UWD_MAP_TABLE : UWD_MAP_TABLE_MODULE;
+	t->module_tables++;
+}
+
 /*
  * Attach @e's table to the mapping @s of @t (or leave it to the module,
  * which attaches by build-id).
@@ -497,8 +542,10 @@ static void attach_seen(struct rec *r, struct target *t, struct seen_map *s,
 	}
 	s->table_id = e->id;
 	/* The module reads build-ids at a file's start: not an APK's ELF. */
-	if (module_attaches(r, t) && !s->m.elf_offset)
+	if (module_attaches(r, t) && !s->m.elf_offset) {
+		left_to_module(r, t, e, s);
 		return;
+	}
 	s->attach_ns = rec_now_ns();
 	err = attach_table(r, t->pid, e, s);
 	if (err) {
@@ -887,11 +934,17 @@ static void on_fork(struct rec *r, const struct sb_event *e)
 		*s = parent->seen[i];
 		s->m.pid = (uint32_t)t->pid;
 		s->m.time_ns = e->time_ns;
-		s->m.flags &= ~UWD_MAP_TABLE;
+		s->m.flags &= ~(UWD_MAP_TABLE | UWD_MAP_TABLE_MODULE);
 		s->attach_ns = 0;
 		/* The fork record gives them to the child in the file. */
 		s->written = parent->announced;
-		s->inherited_table = parent->seen[i].m.flags & UWD_MAP_TABLE;
+		s->inherited_table = parent->seen[i].m.flags &
+				     (UWD_MAP_TABLE | UWD_MAP_TABLE_MODULE);
+		/* the module's to attach in the child, as in a new image */
+		if (s->inherited_table && module_attaches(r, t)) {
+			s->m.flags |= UWD_MAP_TABLE_MODULE;
+			t->module_tables++;
+		}
 	}
 	/*
 	 * Its records first: a short-lived child may be gone before the

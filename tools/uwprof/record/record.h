@@ -47,8 +47,10 @@ struct rec_v8_file {
 
 /* --jit-range FILE:START-END: JIT code at link addresses of a file. */
 struct rec_jit_range {
-	const char *file;	/* base name of the mapped file */
+	const char *file;	/* the mapped file's path, or its base name */
 	uint32_t start, end;
+	bool named;		/* a mapping of the file was seen */
+	bool marked;		/* the range was attached in one */
 };
 
 /* A table by build-id: uploaded once, shared by every mapping of the file. */
@@ -112,6 +114,7 @@ struct target {
 	uint64_t comm_ns;
 	unsigned int attached;	/* attachments made since its last exec */
 	unsigned int attached_ever;
+	unsigned int module_tables;	/* tables the module attaches, by build-id */
 	bool held;		/* stopped (SIGSTOP) while its tables are made */
 	bool exec_stop;		/* stopped by ptrace at its exec (the command) */
 	dev_t exe_dev;
@@ -192,6 +195,8 @@ int rec_v8_blob(const char *path, uint32_t *start, uint32_t *end);
  */
 void rec_jit_mark(struct rec *r, pid_t pid, const struct seen_map *s);
 void rec_write_jitmaps(struct rec *r);
+/* a warning for each --jit-range that marked nothing, saying why */
+void rec_jit_ranges_check(const struct rec *r);
 
 /*
  * record/procs.c: why a sample stopped no-table at code that has a table:

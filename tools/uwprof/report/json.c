@@ -37,8 +37,10 @@ static void json_modules(const struct rp_profile *p, FILE *out)
 		fprintf(out, "%s\n    {\"path\": ", m ? "," : "");
 		json_str(mod->path, out);
 		fprintf(out, ", \"build_id\": \"%s\", \"has_table\": %s, "
-			"\"symbols\": %s, \"stopped\": {", hex,
-			mod->has_table ? "true" : "false", mod->sym ? "true" : "false");
+			"\"table_by_module\": %s, \"symbols\": %s, \"stopped\": {",
+			hex, mod->has_table ? "true" : "false",
+			mod->table_by_module ? "true" : "false",
+			mod->sym ? "true" : "false");
 		for (unsigned int s = 0; s < UWPROF_STOP_NR; s++)
 			fprintf(out, "%s\"%s\": %llu", s ? ", " : "", uwd_stop_name(s),
 				(unsigned long long)mod->stopped[s]);

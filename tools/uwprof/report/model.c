@@ -190,6 +190,8 @@ static void on_mapping(struct rp_load *L, const void *data, size_t len)
 				      m.end, elf_offset(&m), &r.bias);
 	if (m.flags & UWD_MAP_TABLE)
 		L->p->mods[r.module].has_table = true;
+	if (m.flags & UWD_MAP_TABLE_MODULE)
+		L->p->mods[r.module].table_by_module = true;
 	r.map = keep_mapping(L->p, &m, &r);
 	rpp_mapping(&L->procs, m.pid, &r);
 }

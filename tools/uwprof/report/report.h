@@ -21,7 +21,8 @@ struct rp_module {
 	uint8_t build_id[UWD_BUILD_ID_MAX];
 	uint32_t build_id_len;
 	uint32_t start, end, offset;	/* first mapping seen (pprof); offset in the ELF */
-	bool has_table;
+	bool has_table;		/* a mapping had its table attached */
+	bool table_by_module;	/* one had it left to the module (by build-id) */
 	struct sym_file *sym;	/* NULL: no symbols found */
 	uint64_t stopped[UWPROF_STOP_NR];	/* unwinds whose last frame is here */
 };

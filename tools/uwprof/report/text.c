@@ -335,13 +335,21 @@ static void stats_outcomes(const struct rp_profile *p, FILE *out)
 	fprintf(out, "#\n");
 }
 
+/* A module's table as the data file tells it (docs/DATAFILE.md). */
+static const char *table_word(const struct rp_module *m)
+{
+	return m->has_table ? "yes" : m->table_by_module ? "module" : "no";
+}
+
 static void stats_modules(const struct rp_profile *p, FILE *out)
 {
 	fprintf(out, "# Per module: where unwinds ended (the module of the last "
-		"frame reached)\n#\n# %9s", "Samples");
+		"frame reached).  Table: yes, attached; module, uploaded and\n"
+		"# left to the module to attach by build-id as samples met the "
+		"code (record did not see when); no, none\n#\n# %9s", "Samples");
 	for (unsigned int s = 0; s < UWPROF_STOP_NR; s++)
 		fprintf(out, " %10s", uwd_stop_name(s));
-	fprintf(out, "  %-5s  %s\n", "Table", "Module");
+	fprintf(out, "  %-6s  %s\n", "Table", "Module");
 	for (uint32_t m = 0; m < p->nmods; m++) {
 		uint64_t n = 0;
 
@@ -350,7 +358,7 @@ static void stats_modules(const struct rp_profile *p, FILE *out)
 		fprintf(out, "  %9llu", (unsigned long long)n);
 		for (unsigned int s = 0; s < UWPROF_STOP_NR; s++)
 			fprintf(out, " %10llu", (unsigned long long)p->mods[m].stopped[s]);
-		fprintf(out, "  %-5s  %s\n", p->mods[m].has_table ? "yes" : "no",
+		fprintf(out, "  %-6s  %s\n", table_word(&p->mods[m]),
 			p->mods[m].path);
 	}
 	fprintf(out, "#\n");

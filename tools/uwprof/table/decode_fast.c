@@ -751,17 +751,162 @@ static bool t32(u32 h, u32 l, u32 addr, struct tb_dec_form *f)
 	return false;
 }
 
+/* capstone's IT instruction, outside a block (@h's mask not 0). */
+static void t16_it(u32 h, struct tb_dec_form *f)
+{
+	static const u8 w_it[] = { ARM_REG_ITSTATE };
+
+	start(f, ARM_INS_IT, 2);
+	f->rec.cc = (u8)((h >> 4 & 15) + 1);
+	regs(f, NULL, 0, w_it, 1, g_t2, 1);
+}
+
+/*
+ * An instruction inside an IT block, decoded as outside it (@f): what
+ * capstone gives it there, or false where that is not ours to say.
+ * capstone gives it the block's condition, and a 16-bit instruction
+ * whose encoding sets the flags outside a block ("adds") sets none
+ * inside; those whose opcode writes them (cmp, tst) still do.
+ */
+static bool in_block(const struct tb_it *it, struct tb_dec_form *f)
+{
+	bool wcpsr = false;
+
+	for (u8 i = 0; i < f->rec.nwrite; i++)
+		wcpsr |= f->reg[f->rec.nread + i] == ARM_REG_CPSR;
+	switch (f->rec.id) {
+	case ARM_INS_B: case ARM_INS_CBZ: case ARM_INS_CBNZ:
+	case ARM_INS_BKPT: case ARM_INS_UDF:
+		return false;	/* their own condition, or none */
+	case ARM_INS_MOV:
+		if (f->rec.size == 2 && wcpsr)
+			return false;	/* "movs rd, rm": its own */
+		break;
+	default:
+		break;
+	}
+	if (f->rec.size == 2 && f->rec.update_flags && !wcpsr)
+		f->rec.update_flags = 0;
+	f->rec.cc = (u8)(it->cc[0] + 1);	/* ARM_CC_EQ is 1 */
+	return true;
+}
+
 bool tb_fast_decode(bool thumb, const u8 *b, size_t size, u32 addr,
-		    struct tb_dec_form *f)
+		    struct tb_it *it, struct tb_dec_form *f)
 {
 	u32 h;
+	bool ok;
 
 	if (!thumb || size < 2)
 		return false;
 	h = (u32)b[0] | (u32)b[1] << 8;
+	if ((h & 0xff00) == 0xbf00 && (h & 15)) {
+		/* an IT inside a block changes nothing in capstone: its */
+		if (it->n || !tb_it_set(it, h))
+			return false;
+		t16_it(h, f);
+		return true;
+	}
 	if (h >> 11 < 0x1d)
-		return t16(h, addr, f);
-	if (size < 4)
+		ok = t16(h, addr, f);
+	else
+		ok = size >= 4 && t32(h, (u32)b[2] | (u32)b[3] << 8, addr, f);
+	if (!ok || !it->n)
+		return ok;
+	if (!in_block(it, f))
 		return false;
-	return t32(h, (u32)b[2] | (u32)b[3] << 8, addr, f);
+	tb_it_advance(it);
+	return true;
+}
+
+/*
+ * The block as capstone's decoder (ARMDisassembler.c) sets it: the first
+ * instruction takes firstcond, the next ones, one a mask bit from the
+ * top, firstcond (then) or its inverse (else); the lowest set bit ends
+ * the mask.
+ */
+bool tb_it_set(struct tb_it *it, u32 h)
+{
+	u32 cond = h >> 4 & 15, mask = h & 15;
+
+	if (!mask || cond >= 14)
+		return false;
+	it->n = (u8)(4 - __builtin_ctz(mask));
+	it->cc[0] = (u8)cond;
+	for (u32 i = 1; i < it->n; i++)
+		it->cc[i] = (u8)((mask >> (4 - i) & 1) == (cond & 1) ? cond :
+							    cond ^ 1);
+	return true;
+}
+
+/*
+ * The ARMv8 FP, NEON and crypto instructions capstone decodes from the
+ * tables that leave the IT state alone (VFPV8, v8Crypto, v8NEON); some
+ * (vrintx, vrintz) share their id with an FP instruction that takes a
+ * block's condition.
+ */
+static bool may_keep_it(unsigned int id)
+{
+	switch (id) {
+	case ARM_INS_AESD: case ARM_INS_AESE: case ARM_INS_AESIMC:
+	case ARM_INS_AESMC: case ARM_INS_SHA1C: case ARM_INS_SHA1H:
+	case ARM_INS_SHA1M: case ARM_INS_SHA1P: case ARM_INS_SHA1SU0:
+	case ARM_INS_SHA1SU1: case ARM_INS_SHA256H: case ARM_INS_SHA256H2:
+	case ARM_INS_SHA256SU0: case ARM_INS_SHA256SU1:
+	case ARM_INS_VCVTA: case ARM_INS_VCVTM: case ARM_INS_VCVTN:
+	case ARM_INS_VCVTP: case ARM_INS_VMAXNM: case ARM_INS_VMINNM:
+	case ARM_INS_VRINTA: case ARM_INS_VRINTM: case ARM_INS_VRINTN:
+	case ARM_INS_VRINTP: case ARM_INS_VRINTX: case ARM_INS_VRINTZ:
+	case ARM_INS_VSELEQ: case ARM_INS_VSELGE: case ARM_INS_VSELGT:
+	case ARM_INS_VSELVS:
+		return true;
+	default:
+		return false;
+	}
+}
+
+bool tb_it_follow(struct tb_it *it, unsigned int id, u32 h)
+{
+	if (id == ARM_INS_IT)
+		return it->n || tb_it_set(it, h);	/* nested: nothing */
+	if (!it->n)
+		return true;
+	if (may_keep_it(id))
+		return false;
+	tb_it_advance(it);
+	return true;
+}
+
+void tb_it_advance(struct tb_it *it)
+{
+	memmove(it->cc, it->cc + 1, sizeof(it->cc) - 1);
+	it->n--;
+}
+
+u32 tb_it_encode(const struct tb_it *it)
+{
+	u32 cond = it->cc[0], mask = 1u << (4 - it->n);
+
+	for (u32 i = 1; i < it->n; i++)
+		if ((it->cc[i] == cond) == (cond & 1))
+			mask |= 1u << (4 - i);
+	return 0xbf00 | cond << 4 | mask;
+}
+
+void tb_it_text(u32 h, char *mnemonic, size_t mlen, char *ops, size_t olen)
+{
+	static const char name[16][3] = {
+		"eq", "ne", "hs", "lo", "mi", "pl", "vs", "vc",
+		"hi", "ls", "ge", "lt", "gt", "le", "", "" };
+	u32 cond = h >> 4 & 15, mask = h & 15, k = 2;
+	char m[8] = "it";
+
+	/* an IT is decoded on every visit: no snprintf() */
+	for (int pos = 3; pos > __builtin_ctz(mask | 16); pos--)
+		m[k++] = (mask >> pos & 1) == (cond & 1) ? 't' : 'e';
+	m[k] = 0;
+	if (mlen > k)
+		memcpy(mnemonic, m, k + 1);
+	if (olen > 2)
+		memcpy(ops, name[cond], 3);
 }

@@ -8,15 +8,16 @@
  *
  * capstone's Thumb decoder keeps state between calls: after an IT
  * instruction, the next one to four instructions it decodes take their
- * conditions from the block.  A kept instruction is what capstone gives
- * outside any block, so it is kept, and given back, only while
- * capstone's block state is known to be empty.  it_lo and it_hi follow
- * that state as capstone's decoder (ARMDisassembler.c) changes it: an IT
- * outside a block sets it, one inside a block changes nothing, a failed
- * decode changes nothing, every other instruction takes one from the
- * block except those of the ARMv8 tables (may_keep_it).  Where an IT
- * may or may not be inside a block, the state is lost, and nothing is
- * kept or given back again: slower, never different.
+ * conditions from the block.  tb_dec follows that state (c->it) as
+ * capstone's would move had capstone decoded every instruction
+ * (decode_fast.h): our decoder moves it for what it decodes, and for
+ * what capstone decodes it follows capstone.  A kept form is that of no
+ * block: it is kept, and given back, only while the state is empty.
+ * Before capstone decodes in a block our decoder moved, its handle is
+ * brought into the block by an IT of the block's rest.  Where the state
+ * cannot be followed (an AL block; an ARMv8 instruction in a block) it
+ * is capstone's own, and nothing is kept or given back again until
+ * tb_dec_reset_it(): slower, never different.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -68,12 +69,15 @@ int tb_dec_open(struct tb_dec *c, u32 lo, u32 n)
 			return -1;
 		cs_option(c->cs[t], CS_OPT_DETAIL, CS_OPT_ON);
 	}
-	return 0;
+	c->sync = cs_malloc(c->cs[1]);
+	return c->sync ? 0 : -1;
 }
 
 void tb_dec_close(struct tb_dec *c)
 {
 
+	if (c->sync)
+		cs_free(c->sync, 1);
 	for (int t = 0; t < 2; t++) {
 		if (c->cs[t])
 			cs_close(&c->cs[t]);
@@ -204,9 +208,11 @@ static u32 keep(struct tb_dec *c, const struct tb_dec_form *f)
 
 /*
  * Give a form back (its operands at @ops, registers at @v), the detail
- * reset first as capstone's is (from c->blank).  Of the 36 operands, only
- * those a decode into the same detail since the last tb_dec_reset_it()
- * may have written are reset.
+ * as capstone leaves it: reset from c->blank where the form does not
+ * write it.  Of the 36 operands, only those a decode into the same
+ * detail since the last tb_dec_reset_it() may have written are reset.
+ * Every visit of discovery's walks comes here (five million for libc):
+ * fixed-size copies and plain stores, no library call.
  */
 static void unpack(struct tb_dec *c, const struct tb_dec_rec *r,
 		   const struct tb_dec_op *ops, const u8 *v,
@@ -214,20 +220,21 @@ static void unpack(struct tb_dec *c, const struct tb_dec_rec *r,
 {
 	cs_detail *d = out->detail;
 	cs_arm *a = &d->arm;
+	u32 n = d == c->last ? c->dirty : MAX_OPS;
 
 	out->id = r->id;
 	out->address = addr;
 	out->size = r->size;
-	memcpy(out->bytes, b, r->size);
-	out->mnemonic[0] = 0;
+	if (r->size == 4)
+		memcpy(out->bytes, b, 4);
+	else
+		memcpy(out->bytes, b, 2);
+	out->mnemonic[0] = out->mnemonic[1] = 0;	/* no block: no_text() */
 	out->op_str[0] = 0;
-	u32 n = d == c->last ? c->dirty : MAX_OPS;
-
-	/* what capstone writes, and the operands this call or the last one
-	 * into @out may have written, as capstone resets them */
-	n = n > r->op_count ? n : r->op_count;
-	memcpy(d, c->blank, offsetof(cs_detail, arm) + offsetof(cs_arm, operands) +
-	       n * sizeof(cs_arm_op));
+	memcpy(d, c->blank, offsetof(cs_detail, arm) + offsetof(cs_arm, operands));
+	if (n > r->op_count)
+		memcpy(a->operands + r->op_count, c->blank->arm.operands + r->op_count,
+		       (n - r->op_count) * sizeof(cs_arm_op));
 	c->last = d;
 	c->dirty = r->op_count;
 	d->regs_read_count = r->nread;
@@ -237,7 +244,8 @@ static void unpack(struct tb_dec *c, const struct tb_dec_rec *r,
 		d->regs_read[i] = *v++;
 	for (u8 i = 0; i < r->nwrite; i++)
 		d->regs_write[i] = *v++;
-	memcpy(d->groups, v, r->ngroups);
+	for (u8 i = 0; i < r->ngroups; i++)
+		d->groups[i] = v[i];
 	a->usermode = r->usermode;
 	a->vector_data = r->vector_data;
 	a->cps_mode = r->cps_mode;
@@ -252,8 +260,9 @@ static void unpack(struct tb_dec *c, const struct tb_dec_rec *r,
 		const struct tb_dec_op *p = &ops[i];
 		cs_arm_op *o = &a->operands[i];
 
-		o->type = p->type;
-		if (o->type == ARM_OP_MEM) {
+		/* every byte capstone's reset and decode write */
+		memset(&o->mem, 0, sizeof(o->mem));
+		if (p->type == ARM_OP_MEM) {
 			o->mem.base = p->mem.base;
 			o->mem.index = p->mem.index;
 			o->mem.scale = p->mem.scale;
@@ -262,6 +271,7 @@ static void unpack(struct tb_dec *c, const struct tb_dec_rec *r,
 		} else {
 			memcpy(&o->fp, p->raw, sizeof(p->raw));
 		}
+		o->type = p->type;
 		o->access = p->access;
 		o->subtracted = p->subtracted;
 		o->shift.type = p->shift_type;
@@ -271,77 +281,84 @@ static void unpack(struct tb_dec *c, const struct tb_dec_rec *r,
 	}
 }
 
-/*
- * The ARMv8 FP, NEON and crypto instructions capstone decodes from the
- * tables that leave the IT state alone (VFPV8, v8Crypto, v8NEON); some
- * (vrintx, vrintz) share their id with an FP instruction that takes a
- * block's condition.
- */
-static bool may_keep_it(unsigned int id)
-{
-	switch (id) {
-	case ARM_INS_AESD: case ARM_INS_AESE: case ARM_INS_AESIMC:
-	case ARM_INS_AESMC: case ARM_INS_SHA1C: case ARM_INS_SHA1H:
-	case ARM_INS_SHA1M: case ARM_INS_SHA1P: case ARM_INS_SHA1SU0:
-	case ARM_INS_SHA1SU1: case ARM_INS_SHA256H: case ARM_INS_SHA256H2:
-	case ARM_INS_SHA256SU0: case ARM_INS_SHA256SU1:
-	case ARM_INS_VCVTA: case ARM_INS_VCVTM: case ARM_INS_VCVTN:
-	case ARM_INS_VCVTP: case ARM_INS_VMAXNM: case ARM_INS_VMINNM:
-	case ARM_INS_VRINTA: case ARM_INS_VRINTM: case ARM_INS_VRINTN:
-	case ARM_INS_VRINTP: case ARM_INS_VRINTX: case ARM_INS_VRINTZ:
-	case ARM_INS_VSELEQ: case ARM_INS_VSELGE: case ARM_INS_VSELGT:
-	case ARM_INS_VSELVS:
-		return true;
-	default:
-		return false;
-	}
-}
-
-/*
- * How capstone's Thumb IT state moved with the decode just done: at
- * least it_lo and at most it_hi instructions left in a block.
- */
-static void follow_it(struct tb_dec *c, bool ok, const cs_insn *in)
-{
-	if (c->it_hi < 0 || !ok)
-		return;
-	if (in->id == ARM_INS_IT) {
-		/* "itte": three more; an IT inside a block changes nothing */
-		size_t k = strlen(in->mnemonic) - 1;
-
-		if (!c->it_hi)
-			c->it_lo = c->it_hi = k >= 1 && k <= 4 ? (int)k : -1;
-		else if (!c->it_lo)
-			c->it_hi = -1;	/* inside a block or not: lost */
-		return;
-	}
-	if (c->it_lo)
-		c->it_lo--;
-	if (c->it_hi && !may_keep_it(in->id))
-		c->it_hi--;
-}
-
-void tb_dec_reset_it(struct tb_dec *c)
+/* Empty @cs's IT state: cs_disasm() does, and decodes nothing from no bytes. */
+static void cs_reset_it(csh cs)
 {
 	static const u8 none[4];
 	cs_insn *in = NULL;
 
-	/* cs_disasm() empties it, and decodes nothing from no bytes */
-	if (cs_disasm(c->cs[1], none, 0, 0, 1, &in))
+	if (cs_disasm(cs, none, 0, 0, 1, &in))
 		cs_free(in, 1);
-	c->it_lo = c->it_hi = 0;
+}
+
+/* Bring capstone's Thumb handle @cs into state @it. */
+static bool cs_enter_it(csh cs, const struct tb_it *it, cs_insn *scratch)
+{
+	u32 h = it->n ? tb_it_encode(it) : 0;
+	u8 b[2] = { (u8)h, (u8)(h >> 8) };
+	const u8 *p = b;
+	size_t size = 2;
+	uint64_t at = 0;
+
+	cs_reset_it(cs);
+	return !it->n || (cs_disasm_iter(cs, &p, &size, &at, scratch) &&
+			  scratch->id == ARM_INS_IT);
+}
+
+void tb_dec_reset_it(struct tb_dec *c)
+{
+	cs_reset_it(c->cs[1]);
+	memset(&c->it, 0, sizeof(c->it));
+	c->it_lost = c->cs_stale = false;
 	c->last = NULL;
+}
+
+/*
+ * The text tb_dec_text() needs of a form given back: none, and the
+ * block it was decoded in after the mnemonic's 0.
+ */
+static void no_text(cs_insn *out, const struct tb_it *it)
+{
+	memset(out->mnemonic, 0, 2 + sizeof(it->cc));
+	out->op_str[0] = 0;
+	out->mnemonic[1] = (char)it->n;
+	memcpy(out->mnemonic + 2, it->cc, sizeof(it->cc));
+}
+
+/* Decoded by our decoder, in state c->it (which it moved on). */
+static bool fast(struct tb_dec *c, bool thumb, const u8 *b, size_t size,
+		 u32 addr, u32 *slot, cs_insn *out)
+{
+	struct tb_it before = c->it;
+
+	if (!tb_fast_decode(thumb, b, size, addr, &c->it, &c->form))
+		return false;
+	unpack(c, &c->form.rec, c->form.op, c->form.reg, addr, b, out);
+	if (!thumb)
+		return true;
+	if (out->id == ARM_INS_IT)
+		tb_it_text((u32)b[0] | (u32)b[1] << 8, out->mnemonic,
+			   sizeof(out->mnemonic), out->op_str,
+			   sizeof(out->op_str));
+	else
+		no_text(out, &before);
+	/* capstone's handle stays in step only outside blocks */
+	c->cs_stale |= before.n || c->it.n;
+	if (slot && out->id != ARM_INS_IT)
+		*slot = keep(c, &c->form);
+	return true;
 }
 
 bool tb_dec_insn(struct tb_dec *c, bool thumb, const u8 *b, size_t size,
 		 u32 addr, cs_insn *out)
 {
-	u32 h = (addr - c->lo) / 2, *slot = NULL;
+	u32 h = (addr - c->lo) / 2, *slot = NULL, h0;
 	uint64_t at = addr;
 	bool ok;
 
 	/* a kept form is that of no IT block: ARM has none */
-	if (!(addr & 1) && addr - c->lo < 2ull * c->n && (!thumb || !c->it_hi))
+	if (!(addr & 1) && addr - c->lo < 2ull * c->n &&
+	    (!thumb || (!c->it_lost && !c->it.n)))
 		slot = &c->at[thumb][h];
 	if (slot && *slot == TB_DEC_BAD)
 		return false;
@@ -353,16 +370,14 @@ bool tb_dec_insn(struct tb_dec *c, bool thumb, const u8 *b, size_t size,
 		unpack(c, r, c->op + r->op, c->reg + r->reg, addr, b, out);
 		return true;
 	}
-	/* outside an IT block our decoder gives what capstone would, and
-	 * leaves capstone's block state as capstone would (empty): it
-	 * decodes no IT */
-	if ((!thumb || !c->it_hi) &&
-	    tb_fast_decode(thumb, b, size, addr, &c->form)) {
-		unpack(c, &c->form.rec, c->form.op, c->form.reg, addr, b, out);
-		if (slot)
-			*slot = keep(c, &c->form);
+	if ((!thumb || !c->it_lost) && fast(c, thumb, b, size, addr, slot, out))
 		return true;
+	if (thumb && !c->it_lost && c->cs_stale) {
+		if (!cs_enter_it(c->cs[1], &c->it, c->sync))
+			return false;	/* never: tb_it_encode()'s IT */
+		c->cs_stale = false;
 	}
+	h0 = size >= 2 ? (u32)b[0] | (u32)b[1] << 8 : 0;
 	ok = cs_disasm_iter(c->cs[thumb], &b, &size, &at, out);
 	c->last = out->detail;
 	c->dirty = MAX_OPS;
@@ -371,7 +386,31 @@ bool tb_dec_insn(struct tb_dec *c, bool thumb, const u8 *b, size_t size,
 		*slot = TB_DEC_BAD;
 	else if (slot && ok && out->id != ARM_INS_IT)
 		*slot = tb_dec_pack(out, &c->form) ? keep(c, &c->form) : 0;
-	if (thumb)
-		follow_it(c, ok, out);
+	if (thumb && ok && !c->it_lost &&
+	    !tb_it_follow(&c->it, out->id, h0))
+		c->it_lost = true;
 	return ok;
+}
+
+void tb_dec_text(csh cs, const cs_insn *in, const u8 *b, size_t size,
+		 char *buf, size_t len)
+{
+	struct tb_it it = { 0 };
+	cs_insn *x = cs_malloc(cs);
+	uint64_t at = in->address;
+
+	if (in->mnemonic[0] || !x) {
+		snprintf(buf, len, "%s %s", in->mnemonic, in->op_str);
+		if (x)
+			cs_free(x, 1);
+		return;
+	}
+	it.n = (u8)in->mnemonic[1];
+	memcpy(it.cc, in->mnemonic + 2, sizeof(it.cc));
+	if (it.n > 4 || !cs_enter_it(cs, &it, x) ||
+	    !cs_disasm_iter(cs, &b, &size, &at, x))
+		snprintf(buf, len, "(0x%x)", (u32)in->address);
+	else
+		snprintf(buf, len, "%s %s", x->mnemonic, x->op_str);
+	cs_free(x, 1);
 }

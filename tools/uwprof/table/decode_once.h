@@ -10,16 +10,17 @@
  * What a kept instruction carries: its id, address, size, bytes, implicit
  * registers, groups and detail->arm (condition, flags, every operand's
  * fields); not its text: mnemonic and op_str are empty (a message that
- * shows the instruction decodes it again).  An IT instruction is always
- * decoded again (see it_hi in decode_once.c), and so is every
- * instruction capstone decodes inside an IT block.  Outside IT blocks
- * our own decoder (decode_fast.h) gives the common instructions' forms,
- * and capstone decodes only what it does not know.
+ * shows the instruction decodes it again, tb_dec_text()).  Only forms
+ * decoded outside IT blocks are kept; an IT instruction and those inside
+ * its block are decoded again on each visit.  Our own decoder
+ * (decode_fast.h) gives the common instructions' forms, inside blocks
+ * too, and capstone decodes only what it does not know.
  */
 #ifndef UWPROF_TABLE_DECODE_ONCE_H
 #define UWPROF_TABLE_DECODE_ONCE_H
 
 #include <capstone/capstone.h>
+#include "table/decode_fast.h"
 #include "table/table.h"
 
 #define TB_DEC_MAXOPS	(sizeof(((cs_arm *)0)->operands) / sizeof(cs_arm_op))
@@ -86,9 +87,15 @@ struct tb_dec {
 				 * operands may differ from blank's */
 	u32 dirty;
 	struct tb_dec_form form;	/* the instruction being decoded */
-	int it_lo, it_hi;	/* capstone's IT block state (Thumb): the
-				 * fewest and most instructions it may still
-				 * hold; it_hi -1 not known */
+	struct tb_it it;	/* the Thumb IT block state capstone's would
+				 * have, had it decoded every instruction
+				 * since tb_dec_reset_it() */
+	bool it_lost;		/* not followed (decode_fast.h): capstone
+				 * decodes every Thumb instruction, in its
+				 * own state, and none is kept */
+	bool cs_stale;		/* capstone's handle is not in state it: our
+				 * decoder moved it */
+	cs_insn *sync;		/* an IT that brings the handle there */
 };
 
 /*
@@ -113,6 +120,15 @@ void tb_dec_reset_it(struct tb_dec *c);
  */
 bool tb_dec_insn(struct tb_dec *c, bool thumb, const u8 *b, size_t size,
 		 u32 addr, cs_insn *out);
+
+/*
+ * "mnemonic operands" of @in, which tb_dec_insn() gave from @b (@size
+ * bytes there) without its text: capstone's decode of it on @cs (a
+ * handle of @in's instruction set, its IT state lost), in the IT block
+ * it was decoded in.
+ */
+void tb_dec_text(csh cs, const cs_insn *in, const u8 *b, size_t size,
+		 char *buf, size_t len);
 
 /*
  * @in's detail (capstone's) as a form: false where a field does not fit

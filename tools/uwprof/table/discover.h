@@ -69,6 +69,7 @@ struct dc {
 				 * next start is found 64 halfwords a step */
 	u32 lo, n;
 	const u8 *secb[32];	/* each executable section's bytes */
+	u32 sec_hint;		/* the one bytes_at() found last */
 	struct dc_fn *fn;
 	u32 nfn, capfn;
 	struct dc_cands found;	/* one walk's candidates */

@@ -189,15 +189,10 @@ void pa_insn_text(const struct pa_flow *fl, const cs_insn *in, char *buf,
 {
 	const struct pa_text *t = fl->text;
 	u32 off = (u32)in->address - (t ? t->addr : 0);
-	cs_insn *x = NULL;
 
-	/* a kept form has no text: capstone's own decode of its bytes
-	 * (outside any IT block, as kept forms are) */
-	if (!in->mnemonic[0] && t && off < t->size &&
-	    cs_disasm(fl->cs, t->b + off, t->size - off, in->address, 1, &x)) {
-		snprintf(buf, len, "%s %s", x->mnemonic, x->op_str);
-		cs_free(x, 1);
-		return;
-	}
-	snprintf(buf, len, "%s %s", in->mnemonic, in->op_str);
+	/* a kept form has no text: capstone's own decode of its bytes */
+	if (!in->mnemonic[0] && t && off < t->size)
+		tb_dec_text(fl->cs, in, t->b + off, t->size - off, buf, len);
+	else
+		snprintf(buf, len, "%s %s", in->mnemonic, in->op_str);
 }
