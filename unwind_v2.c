@@ -69,7 +69,10 @@ static enum uw2_uleb_res uw2_uleb_long(const u8 *buf, u32 len, u32 *pos,
 	return res;
 }
 
-/* Most numbers in a table are one byte: that case inline. */
+/*
+ * Most numbers in a table are one or two bytes (a large function's row
+ * offsets, a UIT of over 127 bytes' indexes): those cases inline.
+ */
 static inline enum uw2_uleb_res uw2_uleb(const u8 *buf, u32 len, u32 *pos,
 					 u32 *val)
 {
@@ -78,6 +81,11 @@ static inline enum uw2_uleb_res uw2_uleb(const u8 *buf, u32 len, u32 *pos,
 	if (p < len && buf[p] < 0x80) {
 		*val = buf[p];
 		*pos = p + 1;
+		return UW2_ULEB_OK;
+	}
+	if (p < len && len - p >= 2 && buf[p + 1] < 0x80) {
+		*val = (buf[p] & 0x7f) | (u32)buf[p + 1] << 7;
+		*pos = p + 2;
 		return UW2_ULEB_OK;
 	}
 	return uw2_uleb_long(buf, len, pos, val);
@@ -330,8 +338,9 @@ enum uw2_verr uw2_table_parse_header(struct uw2_table *t, const void *blob,
 struct uw2_vstate {
 	const struct uw2_table *t;
 	const u8 *blob;
-	u32 steps_left;
-	u32 pause_in;		/* steps to the next call of pause */
+	u32 steps_left;		/* of the budget, not yet in chunk_left */
+	u32 chunk_left;		/* steps to the next uw2_spend_chunk() */
+	u32 chunks;		/* chunks handed out */
 	const struct uw2_check *c;
 	u16 *memo_fot;		/* fot_size counts, then ... */
 	u8 *memo_uit;		/* ... uit_size counts; or both NULL */
@@ -379,22 +388,35 @@ static u32 uw2_func_fot(const struct uw2_table *t, u32 i)
 }
 
 /*
- * One step of validation at @p: refused past the budget, and every
- * UW2_PAUSE_STEPS steps the caller's pause (the module's cond_resched()
- * and fatal signal check) may end it.
+ * The budget is handed out UW2_PAUSE_STEPS steps at a time (or what is
+ * left of it), so that a step costs one counter: the step at @p that
+ * needs a new chunk is refused past the budget, and between chunks the
+ * caller's pause (the module's cond_resched() and fatal signal check)
+ * may end validation.
  */
-static enum uw2_verr uw2_spend(struct uw2_vstate *v, const u8 *p)
+static enum uw2_verr uw2_spend_chunk(struct uw2_vstate *v, const u8 *p)
 {
+	u32 n;
+
 	if (!v->steps_left)
 		return uw2_fail(v->err, UW2_ERR_TOO_COMPLEX, uw2_blob_off(v, p));
-	v->steps_left--;
-	if (--v->pause_in)
-		return UW2_OK;
-	v->pause_in = UW2_PAUSE_STEPS;
-	if (v->c && v->c->pause && v->c->pause(v->c->ctx))
+	if (v->chunks++ && v->c && v->c->pause && v->c->pause(v->c->ctx))
 		return uw2_fail(v->err, UW2_ERR_INTERRUPTED,
 				uw2_blob_off(v, p));
+	n = v->steps_left < UW2_PAUSE_STEPS ? v->steps_left : UW2_PAUSE_STEPS;
+	v->steps_left -= n;
+	v->chunk_left = n - 1;
 	return UW2_OK;
+}
+
+/* One step of validation at @p, within the budget. */
+static inline enum uw2_verr uw2_spend(struct uw2_vstate *v, const u8 *p)
+{
+	if (v->chunk_left) {
+		v->chunk_left--;
+		return UW2_OK;
+	}
+	return uw2_spend_chunk(v, p);
 }
 
 static enum uw2_verr uw2_check_pages(struct uw2_vstate *v)
@@ -463,29 +485,30 @@ static bool uw2_ends_sequence(const struct uw2_insn *in)
 }
 
 /*
- * The opcodes from UIT byte @pos to the end of its sequence (Finish,
- * Refuse or a marker), in *@n: each decodes, and there are at most
- * UW2_SEQ_OPS_MAX of them.  The walk stops early at an opcode the memo
- * knows, whose count it adds.
+ * A sequence: the opcodes from UIT byte @pos to its end (Finish, Refuse
+ * or a marker) each decode, and there are at most UW2_SEQ_OPS_MAX of
+ * them.  The walk stops early at an opcode the memo knows, whose count
+ * it adds; with a memo, each opcode walked then gets its count to the
+ * end, from where the walk noted it, so no opcode is decoded twice.
  */
-static enum uw2_verr uw2_sequence_length(struct uw2_vstate *v, u32 pos,
-					 u32 *n)
+static enum uw2_verr uw2_check_sequence(struct uw2_vstate *v, u32 pos)
 {
 	const struct uw2_table *t = v->t;
-	u32 start = pos, known;
+	u32 at[UW2_SEQ_OPS_MAX] __uninitialized;
+	u32 start = pos, n = 0, known, op, i;
 	struct uw2_insn in;
 	enum uw2_dec_res d;
 	enum uw2_verr r;
 
-	for (*n = 0;; ) {
+	for (;;) {
 		/* not at the UIT's end: that byte is another table's */
 		known = pos < t->uit_size ? uw2_memo_uit(v, pos) : 0;
-		*n += known;
 		if (known)
 			break;
 		r = uw2_spend(v, t->uit + pos);
 		if (r)
 			return r;
+		op = pos;
 		d = uw2_decode(t->uit, t->uit_size, &pos, &in);
 		if (d == UW2_DEC_TRUNC)
 			return uw2_fail(v->err, UW2_ERR_UIT_TRUNC,
@@ -493,35 +516,31 @@ static enum uw2_verr uw2_sequence_length(struct uw2_vstate *v, u32 pos,
 		if (d == UW2_DEC_SPARE)
 			return uw2_fail(v->err, UW2_ERR_UIT_OPCODE,
 					uw2_blob_off(v, t->uit + pos));
-		if (++*n > UW2_SEQ_OPS_MAX || uw2_ends_sequence(&in))
+		if (n == UW2_SEQ_OPS_MAX) {
+			known = 1;	/* one more than may be */
+			break;
+		}
+		at[n++] = op;
+		if (uw2_ends_sequence(&in))
 			break;
 	}
-	if (*n > UW2_SEQ_OPS_MAX)
+	if (n + known > UW2_SEQ_OPS_MAX)
 		return uw2_fail(v->err, UW2_ERR_SEQ_LONG,
 				uw2_blob_off(v, t->uit + start));
+	if (v->memo_uit)
+		for (i = 0; i < n; i++)
+			v->memo_uit[at[i]] = n + known - i;
 	return UW2_OK;
 }
 
 /*
- * A sequence: valid and at most UW2_SEQ_OPS_MAX opcodes long.  With a
- * memo, each of its opcodes not known yet then gets its count to the end,
- * so that no opcode is decoded by more than two walks.
+ * A sequence a pair names: most were checked already, for another row
+ * (the memo knows them), which this tells without a call.  @idx is
+ * inside the UIT (uw2_check_pair()).
  */
-static enum uw2_verr uw2_check_sequence(struct uw2_vstate *v, u32 pos)
+static inline enum uw2_verr uw2_check_named(struct uw2_vstate *v, u32 idx)
 {
-	const struct uw2_table *t = v->t;
-	struct uw2_insn in;
-	enum uw2_verr r;
-	u32 left;
-
-	r = uw2_sequence_length(v, pos, &left);
-	if (r || !v->memo_uit)
-		return r;
-	for (; left && !uw2_memo_uit(v, pos); left--) {
-		v->memo_uit[pos] = left;
-		uw2_decode(t->uit, t->uit_size, &pos, &in);
-	}
-	return UW2_OK;
+	return uw2_memo_uit(v, idx) ? UW2_OK : uw2_check_sequence(v, idx);
 }
 
 /* One FOT ULEB: a number that runs off the FOT or exceeds 32 bits. */
@@ -567,66 +586,103 @@ static enum uw2_verr uw2_check_pair(struct uw2_vstate *v, u32 *pos,
 }
 
 /*
+ * While a list is walked, each of its pairs the memo does not know yet
+ * holds UW2_MEMO_LINK and the bytes back to the one before (0 at the
+ * first), so that their counts are filled in without decoding them again.
+ * Counts are at most UW2_FOT_PAIRS_MAX, below the flag.  A pair of
+ * UW2_MEMO_LINK bytes or more (ULEBs padded with 0x80s) cannot be linked:
+ * its list's counts are then filled in by decoding it again.
+ */
+#define UW2_MEMO_LINK		0x8000u
+
+/*
  * The pairs of the FOT list at @pos, in *@n: offsets strictly decreasing
  * down to 0, sequences valid, at most UW2_FOT_PAIRS_MAX pairs.  At a pair
  * the memo knows (the rest of the list was checked as another function's
- * list), only its offset is checked against ours, and its count added.
+ * list), only its offset is checked against ours, and its count added,
+ * in *@tail (0 when the list ended at offset 0).  With a memo, the pairs
+ * not known are linked (UW2_MEMO_LINK); *@last is the last of them, or
+ * UW2_U32_MAX if there is none or one could not be linked.  (The walk
+ * keeps its counts in locals: the memo's stores could alias them
+ * through pointers.)
  */
 static enum uw2_verr uw2_fot_list_length(struct uw2_vstate *v, u32 pos,
-					 u32 *n)
+					 u32 *n, u32 *last, u32 *tail)
 {
 	u32 at, off, idx, prev_off = 0, prev_idx = 0, known, start = pos;
+	u32 count = 0, link = pos, d;
+	u16 *memo = v->memo_fot;
+	bool far = false;
 	enum uw2_verr r;
 
-	for (*n = 0;; ) {
+	for (;;) {
 		at = pos;
-		known = pos < v->t->fot_size ?
-			uw2_memo_fot(v, pos) : 0;
+		known = memo && pos < v->t->fot_size ? memo[pos] : 0;
 		r = uw2_check_pair(v, &pos, &off, &idx);
 		if (r)
 			return r;
-		if (*n && off >= prev_off)
+		if (count && off >= prev_off)
 			return uw2_fail(v->err, UW2_ERR_FOT_ORDER,
 					uw2_blob_off(v, v->t->fot + at));
-		*n += known ? known : 1;
-		if (known || !off || *n > UW2_FOT_PAIRS_MAX)
+		count += known ? known : 1;
+		if (known)
+			break;
+		if (memo) {
+			d = at - link;	/* 0 at the list's first pair */
+			far |= d >= UW2_MEMO_LINK;
+			memo[at] = UW2_MEMO_LINK | d;
+			link = at;
+		}
+		if (!off || count > UW2_FOT_PAIRS_MAX)
 			break;
 		/* consecutive rows often share a sequence: check it once */
-		if (*n == 1 || idx != prev_idx) {
-			r = uw2_check_sequence(v, idx);
+		if (count == 1 || idx != prev_idx) {
+			r = uw2_check_named(v, idx);
 			if (r)
 				return r;
 		}
 		prev_off = off;
 		prev_idx = idx;
 	}
-	if (*n > UW2_FOT_PAIRS_MAX)
+	*n = count;
+	*last = far || count == known ? UW2_U32_MAX : link;
+	*tail = known;
+	if (count > UW2_FOT_PAIRS_MAX)
 		return uw2_fail(v->err, UW2_ERR_FOT_LONG,
 				uw2_blob_off(v, v->t->fot + start));
 	/* the last pair's sequence, when the walk ended at offset 0 */
-	if (!known && (*n == 1 || idx != prev_idx))
-		return uw2_check_sequence(v, idx);
+	if (!known && (count == 1 || idx != prev_idx))
+		return uw2_check_named(v, idx);
 	return UW2_OK;
 }
 
 /*
  * A FOT list; with a memo, each of its pairs not known yet then gets its
- * count to the end, so that no pair is decoded by more than two walks
- * (lists that share a tail, or start inside another, are checked once).
+ * count to the end, from the last back along the links, so that no pair
+ * is decoded by more than one walk (lists that share a tail, or start
+ * inside another, are checked once).
  */
 static enum uw2_verr uw2_check_fot_list(struct uw2_vstate *v, u32 pos)
 {
-	const u8 *f = v->t->fot;
-	u32 left, off, idx;
+	u32 n, last, tail, count, link, off, idx;
 	enum uw2_verr r;
 
-	r = uw2_fot_list_length(v, pos, &left);
+	r = uw2_fot_list_length(v, pos, &n, &last, &tail);
 	if (r || !v->memo_fot)
 		return r;
-	for (; left && !uw2_memo_fot(v, pos); left--) {
-		v->memo_fot[pos] = left;
-		uw2_uleb(f, v->t->fot_size, &pos, &off);
-		uw2_uleb(f, v->t->fot_size, &pos, &idx);
+	if (last == UW2_U32_MAX) {
+		/* unlinked: the new pairs from the list's start */
+		for (count = n; count > tail; count--) {
+			v->memo_fot[pos] = count;
+			uw2_uleb(v->t->fot, v->t->fot_size, &pos, &off);
+			uw2_uleb(v->t->fot, v->t->fot_size, &pos, &idx);
+		}
+		return UW2_OK;
+	}
+	for (pos = last, count = tail + 1; pos != UW2_U32_MAX; count++) {
+		link = v->memo_fot[pos] & ~UW2_MEMO_LINK;
+		v->memo_fot[pos] = count;
+		pos = link ? pos - link : UW2_U32_MAX;
 	}
 	return UW2_OK;
 }
@@ -676,7 +732,6 @@ enum uw2_verr uw2_table_check(struct uw2_table *t, const void *blob, u32 size,
 {
 	struct uw2_vstate v = {
 		.t = t, .blob = blob, .err = err, .c = c,
-		.pause_in = UW2_PAUSE_STEPS,
 	};
 	enum uw2_verr r;
 

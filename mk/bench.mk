@@ -64,3 +64,28 @@ bench_quick_one = \
 		bench/perf/bench.sh >$(call bench_page,$(1)).log && \
 	awk '/^\#\# Cost in guest instructions/ { buf = "" } { buf = buf $$0 "\n" } \
 		END { printf "%s", buf }' $(call bench_page,$(1)).log
+
+# make bench-big: the cost of a sample and of a table on Chrome-sized
+# code (bench/big/bench-big.sh): node (libnode, 25 MB of code) under
+# uwprof at three rates and lua beside it in one instruction-counting
+# boot, chromium's and libnode's tables uploaded and timed; prints the
+# figures and writes them into docs/BENCHMARKS.md.  Needs make
+# test-node's packages (and make test-chromium's table for chromium's).
+# Not part of make check (about 20 minutes on a loaded host).
+BENCH_UPLOAD	:= $(ARM_OUT)/bench/upload
+
+$(BENCH_UPLOAD): bench/big/upload.c tools/uwprof/lib/uwt.c tools/uwprof/lib/regfile.c \
+		uapi/uwprof.h
+	@mkdir -p $(dir $@)
+	$(Q)$(ARM_CC) -static -O2 -Wall -Wextra -D_GNU_SOURCE -I$(CURDIR) \
+		-Itools/uwprof -o $@ $(filter %.c,$^)
+
+bench-big: module tools uwprof-arm lua-arm $(BENCH_TIMEIT) $(BENCH_UPLOAD)
+	$(Q)scripts/setup.sh >/dev/null
+	$(Q)BUILD=$(BUILD) UWPROF=$(UWPROF) bench/big/bench-big.sh \
+		$(BUILD)/bench-big/figures.md.new
+	$(Q)mv $(BUILD)/bench-big/figures.md.new $(BUILD)/bench-big-figures.md
+	$(Q)scripts/doc-section.sh bench-big $(BUILD)/bench-big-figures.md \
+		docs/BENCHMARKS.md markdown
+
+.PHONY: bench-big

@@ -73,16 +73,7 @@ mkdir -p "$g/tables" "$tmp/out"
 # (libnode's in parts; each file's --report in $tmp/tables/reports, kept
 # with KEEP=1).  After the run every executable file mapping of node
 # must have had a table attached.
-NODE_FILES="usr/bin/node usr/lib/arm-linux-gnueabihf/libnode.so.108
-lib/arm-linux-gnueabihf/ld-linux-armhf.so.3 lib/arm-linux-gnueabihf/libc.so.6
-lib/arm-linux-gnueabihf/libm.so.6 lib/arm-linux-gnueabihf/libgcc_s.so.1
-lib/arm-linux-gnueabihf/libz.so.1 usr/lib/arm-linux-gnueabihf/libstdc++.so.6
-usr/lib/arm-linux-gnueabihf/libuv.so.1 usr/lib/arm-linux-gnueabihf/libcares.so.2
-usr/lib/arm-linux-gnueabihf/libnghttp2.so.14 usr/lib/arm-linux-gnueabihf/libcrypto.so.3
-usr/lib/arm-linux-gnueabihf/libssl.so.3 usr/lib/arm-linux-gnueabihf/libicui18n.so.72
-usr/lib/arm-linux-gnueabihf/libicuuc.so.72 usr/lib/arm-linux-gnueabihf/libicudata.so.72
-usr/lib/arm-linux-gnueabihf/libbrotlidec.so.1 usr/lib/arm-linux-gnueabihf/libbrotlienc.so.1
-usr/lib/arm-linux-gnueabihf/libbrotlicommon.so.1"
+. "$top/tests/node/files.sh"
 tables=$tmp/tables
 mkdir -p "$tables/reports"
 "$top/scripts/kernel-vdso.py" "$("$top/scripts/vm.sh" --print-kernel)" \

@@ -1095,6 +1095,41 @@ TEST(verr_fot_list_too_long)
 }
 
 /*
+ * A pair of over 32 KiB (its offset's ULEB padded with 0x80s) is too far
+ * from the next for the memo's link back: its list's counts are found by
+ * decoding it again.  They must be right: a second function whose list
+ * is one pair more than the first's, ending at MAX + 1, is refused.
+ */
+TEST(verr_memo_far_pair)
+{
+	enum { PAD = 0x8000, PAIRS = UW2_FOT_PAIRS_MAX };
+	static u8 list[3 * PAIRS], fot[3 + 3 * PAIRS + PAD];
+	static const u8 uit[] = { 0xb0 };
+	u32 at[2] = { 3, 0 }, size, len, n;
+	u8 *b;
+
+	for (n = PAIRS - 1; n <= PAIRS; n++) {
+		len = vb_long_list(list, n);
+		/* first the extra pair (offset n, to sequence 0) ... */
+		fot[0] = 0x80 | (n & 0x7f);
+		fot[1] = n >> 7;
+		fot[2] = 0;
+		/* ... then the list, its second pair's offset padded */
+		memcpy(fot + 3, list, 3);
+		fot[6] = 0x80 | list[3];
+		fot[7] = 0x80 | list[4];
+		memset(fot + 8, 0x80, PAD);
+		fot[8 + PAD] = 0;
+		fot[9 + PAD] = list[5];
+		memcpy(fot + 10 + PAD, list + 6, len - 6);
+		b = vb_build(2, fot, len + 4 + PAD, at, uit, sizeof(uit), &size);
+		check_verr(b, size, n == PAIRS ? UW2_ERR_FOT_LONG : UW2_OK,
+			   36 + 8);
+		free(b);
+	}
+}
+
+/*
  * A sequence without an end runs off its UIT onto the FOT's first byte,
  * a FOT list's start the memo had marked (fuzz_unwind_v2): the memo took
  * it for a checked opcode, and passed the table.

@@ -1,0 +1,146 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""figures.py OUT FREQS COMMIT: make bench-big's page section, from what
+bench/big/bench-big.sh's VM left in OUT: upload.txt (bench/big/upload.c),
+the timeit lines in OUT/t and the uwprof data files.  Every time is guest
+nanoseconds under -icount shift=0, so an instruction count."""
+import os
+import statistics
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "perf"))
+from analyze import STOP_NAMES, load_uwdata, p99  # noqa: E402
+
+TEN_MB = 10 * 1000 * 1000
+
+
+def timeit_cpu(path):
+    """CPU (user + system of the command tree), in instructions."""
+    d = dict(kv.split("=") for kv in open(path).read().split())
+    return (int(d["user_us"]) + int(d["sys_us"])) * 1000
+
+
+def run_figures(data):
+    d = load_uwdata(data)
+    st = d["stats"]
+    h = [x for x in d["htimes"] if x]
+    per_frame = [x / len(s[3]) for s, x in zip(d["samples"], d["htimes"])
+                 if x and s[3]]
+    stops = sorted(((n, STOP_NAMES[i] if i < len(STOP_NAMES) else str(i))
+                    for i, n in enumerate(st["stop"]) if n), reverse=True)
+    return dict(taken=st["taken"], lost=st["dropped"],
+                h_mean=st["hsum"] / st["taken"], h_p99=p99(h),
+                h_max=st["hmax"], depth=st["frames"] / st["delivered"],
+                hf_mean=statistics.mean(per_frame), hf_p99=p99(per_frame),
+                stops=stops)
+
+
+def slope(pts):
+    mx = statistics.mean(x for x, _ in pts)
+    my = statistics.mean(y for _, y in pts)
+    sxx = sum((x - mx) ** 2 for x, _ in pts)
+    return sum((x - mx) * (y - my) for x, y in pts) / sxx
+
+
+def tables_lines(out):
+    L = []
+    rows, open_kb = {}, None
+    for line in open(os.path.join(out, "upload.txt")):
+        kv = dict(w.split("=", 1) for w in line.split()[1:])
+        if line.startswith("open"):
+            open_kb = int(kv["kb"])
+            continue
+        r = rows.setdefault(os.path.basename(kv["file"]).split(".")[0],
+                            dict(parts=0, bytes=0, ns=0, kb=0, bad=0,
+                                 pow2_kb=0))
+        r["parts"] += 1
+        r["bytes"] += int(kv["bytes"])
+        r["ns"] += int(kv["ns"])
+        r["kb"] += int(kv["kb"])
+        r["pow2_kb"] += 1 << max(0, (int(kv["bytes"]) - 1).bit_length() - 10)
+        r["bad"] += kv["verr"] != "0"
+    L += ["| table | parts | bytes | upload + validation (10^6 instr) | "
+          "per byte | guest s per 10 MB | kernel memory kept (kB) | per table |",
+          "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for name, r in rows.items():
+        L.append("| %s | %d | %d | %.1f | %.1f | %.3f | %d | %.1f kB |%s" % (
+            name, r["parts"], r["bytes"], r["ns"] / 1e6, r["ns"] / r["bytes"],
+            r["ns"] / r["bytes"] * TEN_MB / 1e9, r["kb"], r["kb"] / r["parts"],
+            " %d refused!" % r["bad"] if r["bad"] else ""))
+    L += ["", "Opening the device (the session, and for the one CPU the "
+          "lookup cache, the stack buffer, the frames and the ring) made "
+          "MemFree fall by %d kB, less than the ring alone (512 KiB by "
+          "default) that open allocates: MemFree does not see small "
+          "allocations exactly (not resolved; docs/UNWIND-COST.md, Memory, "
+          "has the sizes per CPU). The tables (%s) kept "
+          "%s kB; their parts' sizes, each rounded up to a power of two "
+          "as kvmalloc()'s kmalloc() takes them, add up to %s kB." % (
+              open_kb, ", ".join(rows),
+              " and ".join("%d" % r["kb"] for r in rows.values()),
+              " and ".join("%d" % r["pow2_kb"] for r in rows.values())), ""]
+    return L
+
+
+def node_lines(out, freqs):
+    base = timeit_cpu(os.path.join(out, "t", "node.none"))
+    lua = run_figures(os.path.join(out, "lua.1000.data"))
+    R, pts = {}, []
+    for hz in freqs:
+        f = run_figures(os.path.join(out, "node.%d.data" % hz))
+        f["cpu"] = timeit_cpu(os.path.join(out, "t", "node.%d" % hz))
+        R[hz] = f
+        pts.append((f["taken"], f["cpu"]))
+    L = ["| run | Hz | CPU (10^6 instr) | overhead | samples | lost | "
+         "frames a sample | handler a sample, mean / p99 / max | "
+         "a frame, mean / p99 | stops |",
+         "|---|---:|---:|---:|---:|---:|---:|---|---|---|",
+         "| node unprofiled | - | %.1f | | | | | | | |" % (base / 1e6)]
+    for hz in freqs:
+        f = R[hz]
+        L.append("| node, uwprof | %d | %.1f | %+.2f%% | %d | %d | %.1f | "
+                 "%.0f / %.0f / %.0f | %.0f / %.0f | %s |" % (
+                     hz, f["cpu"] / 1e6, 100.0 * (f["cpu"] - base) / base,
+                     f["taken"], f["lost"], f["depth"], f["h_mean"],
+                     f["h_p99"], f["h_max"], f["hf_mean"], f["hf_p99"],
+                     ", ".join("%s %d" % (n, c) for c, n in f["stops"])))
+    L.append("| lua-gcc, uwprof | 1000 | | | %d | %d | %.1f | "
+             "%.0f / %.0f / %.0f | %.0f / %.0f | %s |" % (
+                 lua["taken"], lua["lost"], lua["depth"], lua["h_mean"],
+                 lua["h_p99"], lua["h_max"], lua["hf_mean"], lua["hf_p99"],
+                 ", ".join("%s %d" % (n, c) for c, n in lua["stops"])))
+    mid = R[1000] if 1000 in R else R[freqs[len(freqs) // 2]]
+    L += ["", "Marginal cost per sample (least-squares slope of CPU over "
+          "samples, %s Hz): %.0f instructions. Handler per frame against "
+          "lua's at 1 kHz: %.0f / %.0f = %.2f times (issue 26's goal: 1.5)." % (
+              ", ".join(str(x) for x in freqs), slope(pts),
+              mid["hf_mean"], lua["hf_mean"], mid["hf_mean"] / lua["hf_mean"]),
+          ""]
+    return L
+
+
+def main():
+    out, freqs, commit = sys.argv[1], [int(x) for x in sys.argv[2].split()], \
+        sys.argv[3]
+    L = ["## Chrome-sized code", "",
+         "What a sample and a table cost on code of Chrome's size: "
+         "Debian's armhf node (libnode.so.108, 25 MB of code and V8's JIT), "
+         "and chromium's own table (make test-chromium's, 8 MB in 91 "
+         "parts). bench/big/bench-big.sh says what runs.", "",
+         "Measured by `make bench-big` at commit %s: one boot of the VM "
+         "under `-icount shift=0,sleep=off` with one vCPU, so 10^6 guest "
+         "instructions are a millisecond of guest time; one run each." % commit,
+         "", "Tables uploaded (bench/big/upload.c, one ioctl a part: the "
+         "copy in, validation, the hash; kernel memory kept: how far "
+         "/proc/meminfo's MemFree fell; issue 26's goal: 0.2 s of guest "
+         "time per 10 MB):", ""]
+    L += tables_lines(out)
+    L += ["node (bench/big/work.js) under `uwprof record --jit v8-arm`, "
+          "tables for every file node maps; lua-gcc (`bench.lua 2`) in the "
+          "same boot. Handler: the records' `handler_ns`; per frame: each "
+          "record's over its frames.", ""]
+    L += node_lines(out, freqs)
+    print("\n".join(L))
+
+
+main()
