@@ -3,7 +3,8 @@
 # the dumper.  docs/TABLES.md describes them.
 
 TABLE_CORE	:= tools/uwprof/table/enc.c tools/uwprof/table/conv.c \
-		   tools/uwprof/table/layout.c tools/uwprof/table/breakpad.c
+		   tools/uwprof/table/layout.c tools/uwprof/table/breakpad.c \
+		   tools/uwprof/table/rows.c
 # Prologue analysis, one file per idea (table/prologue_int.h lists them).
 PROLOGUE_SRCS	:= $(addprefix tools/uwprof/table/prologue_,state.c insn.c dp.c \
 		   ldst.c frame.c apcs.c clone.c decode.c cfi.c path.c jump.c \
@@ -36,6 +37,8 @@ endif
 HOST_TESTS	+= test_table
 test_table_SRCS	:= $(TABLE_CORE) unwind_v2.c tools/uwprof/lib/uwt.c \
 		   tools/uwprof/lib/regfile.c
+# table/rows.c reads its packed rows with the one ULEB128 reader
+test_table_SRCS	+= tools/uwprof/lib/ehabi.c
 
 # Real code for the table tests: lua5.4 (gcc and clang) and Debian's libc.
 lua-arm:

@@ -124,6 +124,64 @@ TEST(rules_name_without_expression)
 	CHECK_EQ_U32(row.r[TB_RA].kind, TB_R_EXPR);
 }
 
+/*
+ * Rows packed (table/rows.c) come back field for field, through the
+ * iterator and unpacked: addresses going back, offsets of either sign
+ * and at the ends of 32 bits, every register, the CFA changing or not.
+ */
+static bool row_eq(const struct tb_row *a, const struct tb_row *b)
+{
+	if (a->addr != b->addr || a->cfa_kind != b->cfa_kind ||
+	    a->cfa_reg != b->cfa_reg || a->cfa_off != b->cfa_off ||
+	    a->compat_unparsable != b->compat_unparsable)
+		return false;
+	for (int i = 0; i < TB_NREGS; i++)
+		if (a->r[i].kind != b->r[i].kind || a->r[i].reg != b->r[i].reg ||
+		    a->r[i].off != b->r[i].off)
+			return false;
+	return true;
+}
+
+TEST(rows_packed_round_trip)
+{
+	static const s32 offs[] = { 0, -4, 4, 0x7fffffff, INT32_MIN, -0x12345 };
+	struct tb_cfi_func f = { .addr = 0x1000, .size = 0x100 };
+	struct tb_row *want = calloc(64, sizeof(*want));
+	const struct tb_row *r;
+	struct tb_rows_it it;
+	u32 n = 0;
+
+	for (u32 i = 0; i < 64; i++) {
+		struct tb_row *w = tb_func_add_row(&f);
+
+		CHECK(w != NULL);
+		w->addr = i == 7 ? 0xfff : 0x1000 + 2 * i + (i > 40 ? 0x10000 : 0);
+		w->cfa_kind = i % 5 ? TB_CFA_REG : TB_CFA_EXPR;
+		w->cfa_reg = i % 3 ? 13 : 11;
+		w->cfa_off = offs[i % 6];
+		w->compat_unparsable = i % 4 == 1;
+		w->r[i % TB_NREGS] = (struct tb_rule){ TB_R_OFFSET, 0,
+						      offs[(i + 1) % 6] };
+		w->r[(3 * i) % TB_NREGS] = (struct tb_rule){ TB_R_REG, i, 0 };
+		w->r[TB_RA].kind = i % 2 ? TB_R_NORETURN : TB_R_SAME;
+		want[i] = *w;
+	}
+	CHECK(!tb_rows_pack(&f));
+	CHECK(f.rows == NULL && f.packed != NULL && f.nrows == 64);
+	CHECK(f.packed_len < 64 * sizeof(struct tb_row) / 8);
+	tb_rows_begin(&it, &f);
+	for (; (r = tb_rows_next(&it)); n++)
+		CHECK(n < 64 && row_eq(r, &want[n]));
+	CHECK_EQ_U32(n, 64);
+	CHECK(!tb_rows_unpack(&f));
+	CHECK(f.packed == NULL && f.nrows == 64);
+	for (u32 i = 0; i < 64; i++)
+		CHECK(row_eq(&f.rows[i], &want[i]));
+	tb_rows_free(&f);
+	CHECK(f.rows == NULL && !f.nrows);
+	free(want);
+}
+
 /* ---- _TestUleb128Encode ---- */
 
 TEST(uleb128)

@@ -228,7 +228,7 @@ struct tb_row *tb_func_add_row(struct tb_cfi_func *f)
 void tb_input_free(struct tb_input *in)
 {
 	for (u32 i = 0; i < in->n; i++) {
-		free(in->funcs[i].rows);
+		tb_rows_free(&in->funcs[i]);
 		free(in->funcs[i].name);
 		free(in->funcs[i].ehabi);
 		free(in->funcs[i].epairs);

@@ -299,6 +299,8 @@ static int convert_all(struct gen *g)
 		} else {
 			r = tb_convert_full(f, out, &g->notes);
 		}
+		/* its rows are pairs now (or noted): not held for the layout */
+		tb_rows_free(f);
 		if (r > 0 && out->npairs > UW2_FOT_PAIRS_MAX)
 			refuse_rows(out, &g->notes);
 		if (r > 0) {

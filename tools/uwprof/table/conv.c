@@ -195,6 +195,8 @@ int tb_convert_compat(const struct tb_cfi_func *f, struct tb_func *out,
 		      struct tb_notes *notes, char *err, size_t errlen)
 {
 	struct tb_action *acts;
+	struct tb_rows_it it;
+	const struct tb_row *row;
 	u32 n = 0;
 	s32 cfa = 0;
 
@@ -204,17 +206,17 @@ int tb_convert_compat(const struct tb_cfi_func *f, struct tb_func *out,
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	for (u32 i = 0; i < f->nrows; i++) {
+	tb_rows_begin(&it, f);
+	for (u32 i = 0; (row = tb_rows_next(&it)); i++) {
 		bool epi;
 
-		if (!tb_compat_parse_row(&f->rows[i], f->addr, &cfa, &acts[n],
-					 &epi)) {
-			tb_note_add(notes, f->addr, f->rows[i].addr,
+		if (!tb_compat_parse_row(row, f->addr, &cfa, &acts[n], &epi)) {
+			tb_note_add(notes, f->addr, row->addr,
 				    TB_N_UNPARSED, "row skipped");
 			continue;
 		}
 		if (epi) {
-			tb_note_add(notes, f->addr, f->rows[i].addr,
+			tb_note_add(notes, f->addr, row->addr,
 				    TB_N_EPILOGUE, "%u rows dropped",
 				    f->nrows - i);
 			break;
@@ -469,6 +471,8 @@ int tb_convert_full(const struct tb_cfi_func *f, struct tb_func *out,
 		    struct tb_notes *notes)
 {
 	struct tb_row st;
+	struct tb_rows_it it;
+	const struct tb_row *row;
 	u32 n = 0, lost_all = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -481,14 +485,15 @@ int tb_convert_full(const struct tb_cfi_func *f, struct tb_func *out,
 	out->pairs = calloc(f->nrows, sizeof(*out->pairs));
 	if (!out->pairs)
 		return 0;
-	for (u32 i = 0; i < f->nrows; i++) {
+	tb_rows_begin(&it, f);
+	while ((row = tb_rows_next(&it))) {
 		struct tb_seq s;
 		enum tb_reason why;
 		char detail[40];
 		u32 lost;
-		u32 off = f->rows[i].addr - f->addr;
+		u32 off = row->addr - f->addr;
 
-		if (f->rows[i].addr < f->addr)
+		if (row->addr < f->addr)
 			continue;	/* rows outside the function: ignore */
 		/*
 		 * The table counts halfwords, and no pc lies on an odd byte:
@@ -499,12 +504,12 @@ int tb_convert_full(const struct tb_cfi_func *f, struct tb_func *out,
 		off += off & 1;
 		if (off >= f->size)
 			continue;
-		tb_state_apply(&st, &f->rows[i]);
+		tb_state_apply(&st, row);
 		if (!tb_encode_state(&st, &s, &why, detail, sizeof(detail),
 				     &lost)) {
 			static const u8 refuse[] = { 0x80, 0x00 };
 
-			tb_note_add(notes, f->addr, f->rows[i].addr, why, "%s",
+			tb_note_add(notes, f->addr, row->addr, why, "%s",
 				    detail);
 			memset(&s, 0, sizeof(s));
 			tb_seq_put(&s, refuse, 2);
@@ -533,6 +538,13 @@ int tb_convert_full(const struct tb_cfi_func *f, struct tb_func *out,
 
 		tb_note_add(notes, f->addr, f->addr, TB_N_REG_LOST, "%s",
 			    reg_list(lost_all, buf, sizeof(buf)));
+	}
+	/* held until the layout: no room for rows that gave no pair */
+	if (n < f->nrows) {
+		struct tb_pair *v = realloc(out->pairs, n * sizeof(*v));
+
+		if (v)
+			out->pairs = v;
 	}
 	/* Layout wants offsets descending. */
 	for (u32 i = 0; i < n / 2; i++) {

@@ -240,12 +240,16 @@ int tb_noreturn_pass(struct tb_elf *e, struct tb_input *in)
 		goto fail;
 	for (u32 i = 0; i < in->n; i++) {
 		struct tb_cfi_func *f = &in->funcs[i];
+		bool packed = f->packed;
 
 		if (!f->nrows || f->ehabi)
 			continue;
 		sites.n = 0;
-		if (find_sites(e, cs_arm, cs_thumb, f, &sites, insn) ||
-		    (sites.n && insert_rows(f, &sites)))
+		/* rows read and changed unpacked, kept as they came */
+		if (tb_rows_unpack(f) ||
+		    find_sites(e, cs_arm, cs_thumb, f, &sites, insn) ||
+		    (sites.n && insert_rows(f, &sites)) ||
+		    (packed && tb_rows_pack(f)))
 			goto fail;
 		marked += sites.n;
 	}

@@ -190,12 +190,15 @@ static bool shared_tail(const struct pa_flow *fl, u32 t,
 		for (u32 j = 0; in && j < in->n; j++) {
 			const struct tb_cfi_func *g = &in->funcs[j];
 			struct tb_row full = { 0 };
+			const struct tb_row *r;
+			struct tb_rows_it it;
 
 			if (t < g->addr || t - g->addr >= g->size ||
 			    !g->nrows || g->source == TB_SRC_EHABI || g->addr == fl->lo)
 				continue;
-			for (u32 n = 0; n < g->nrows && g->rows[n].addr <= t; n++)
-				tb_state_apply(&full, &g->rows[n]);
+			tb_rows_begin(&it, g);
+			while ((r = tb_rows_next(&it)) && r->addr <= t)
+				tb_state_apply(&full, r);
 			return row_is_frame(&full, st);
 		}
 	}

@@ -57,7 +57,8 @@ static int analyse_sym(struct tb_elf *e, const struct pa_cover *in,
 	}
 	if (!r)
 		tb_note_add(notes, s->addr, s->addr, TB_N_PROLOGUE, "%s", why);
-	return r;
+	/* held until the table is made: packed */
+	return r > 0 && tb_rows_pack(f) ? -1 : r;
 }
 
 /*
@@ -88,7 +89,7 @@ static int analyse_gap(struct tb_elf *e, const struct pa_cover *in, u32 i,
 	}
 	if (!r && why[0])
 		tb_note_add(notes, gap.addr, gap.addr, TB_N_PROLOGUE, "%s", why);
-	return r;
+	return r > 0 && tb_rows_pack(f) ? -1 : r;
 }
 
 static bool is_dwarf(const struct tb_cfi_func *f)
@@ -125,7 +126,7 @@ static int check_cfi(struct tb_elf *e, struct tb_cfi_func *f,
 	f->rows = g.rows;
 	f->nrows = g.nrows;
 	f->source = TB_SRC_PROLOGUE;
-	return 1;
+	return tb_rows_pack(f) ? -1 : 1;
 }
 
 int tb_prologue_pass(struct tb_elf *e, struct tb_input *in,

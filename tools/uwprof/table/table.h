@@ -79,7 +79,9 @@ struct tb_cfi_func {
 	u32 addr;
 	u32 size;
 	u32 nrows;
-	struct tb_row *rows;	/* rows[0].addr == addr */
+	struct tb_row *rows;	/* rows[0].addr == addr; NULL when packed */
+	u8 *packed;		/* or the rows packed (rows.c), and its bytes */
+	u32 packed_len;
 	u8 source;
 	char *name;		/* symbol, or NULL */
 	/*
@@ -355,6 +357,28 @@ struct tb_input {
 struct tb_cfi_func *tb_input_add(struct tb_input *in);
 void tb_input_free(struct tb_input *in);
 struct tb_row *tb_func_add_row(struct tb_cfi_func *f);
+
+/*
+ * A function's rows packed (rows.c), for code whose rows are held long:
+ * f->rows becomes f->packed.  The rows are read back one after the other
+ * (tb_rows_begin, tb_rows_next: each row valid until the next call), from
+ * either form, or unpacked into f->rows again.  0, or -1 (memory; the
+ * rows stay as they were).
+ */
+int tb_rows_pack(struct tb_cfi_func *f);
+int tb_rows_unpack(struct tb_cfi_func *f);
+
+/* Free @f's rows, either form: it has none after. */
+void tb_rows_free(struct tb_cfi_func *f);
+
+struct tb_rows_it {
+	const struct tb_cfi_func *f;
+	u32 i, pos;		/* the next row and its packed byte */
+	struct tb_row row;	/* the last row unpacked */
+};
+
+void tb_rows_begin(struct tb_rows_it *it, const struct tb_cfi_func *f);
+const struct tb_row *tb_rows_next(struct tb_rows_it *it);
 
 /*
  * Breakpad symbol file (breakpad.c): STACK CFI records.  Returns 0
