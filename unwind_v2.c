@@ -1757,7 +1757,7 @@ static const struct uw2_jit_kind *uw2_jit_at(const struct uw2_walk *w,
 {
 	const struct uw2_module *m = uw2_find_module(w->mods, w->nmods, addr);
 
-	if (!m || m->table || !m->frames || m->frames >= UW2_FRAMES_COUNT)
+	if (!m || !m->frames || m->frames >= UW2_FRAMES_COUNT)
 		return NULL;
 	*frames = m->frames;
 	return &uw2_jit_kinds[m->frames];
@@ -1801,7 +1801,7 @@ static enum uw2_stop uw2_jit_is_entry(const struct uw2_walk *w,
 
 /*
  * A frame of JIT code at @addr (the pc's lookup address, which no table
- * covers): an ordinary frame when its return address lies in code of the
+ * row unwinds): an ordinary frame when its return address lies in code of the
  * same kind, else it must prove to be an entry frame, and gives back the
  * native caller's registers.  The sampled pc's frame is taken as set up:
  * a sample in a prologue or a frameless stub gives the caller's caller
@@ -1850,7 +1850,7 @@ static enum uw2_stop uw2_step(struct uw2_walk *w, struct uw2_regs *regs,
 	struct uw2_regs next __uninitialized;
 	enum uw2_stop stop;
 	enum uw2_exec res;
-	u32 popped = 0, func;
+	u32 popped = 0, func, frames;
 	const u8 *src;
 
 	stop = uw2_find_sequence(w, addr, depth == 1, &f);
@@ -1883,6 +1883,12 @@ static enum uw2_stop uw2_step(struct uw2_walk *w, struct uw2_regs *regs,
 	 */
 	if (res == UW2_EXEC_NORETURN && depth == 2 && func == w->first_func)
 		return UW2_STEP_STALE;
+	/*
+	 * JIT code whose table refuses here (a runtime's builtin not proven
+	 * to the table's rules): the frame is its kind's to walk.
+	 */
+	if (res == UW2_EXEC_REFUSE && uw2_jit_at(w, addr, &frames))
+		return uw2_step_jit(w, regs, depth, addr);
 	if (res != UW2_EXEC_FINISH)
 		return uw2_exec_stop(res);
 	return uw2_commit_frame(w, regs, &next, depth, popped);

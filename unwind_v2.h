@@ -172,12 +172,14 @@ enum uw2_frames {
 };
 
 /*
- * One loaded module: its runtime .text range and either its (validated)
- * table, or (table NULL) a frame kind other than UW2_FRAMES_TABLE.  A
- * table's range may be cut around code of a frame kind inside it (a JIT's
- * builtins embedded in its binary): each part is a module with the same
- * table, and @skip, the bytes of the table's range before the part's
- * start, places the table (its offset 0 is at text_start - skip).
+ * One loaded module: its runtime .text range and its (validated) table,
+ * or a frame kind other than UW2_FRAMES_TABLE, or both.  A table's range
+ * may be cut around code of a frame kind inside it (a JIT's builtins
+ * embedded in its binary): each part is a module with the same table, and
+ * @skip, the bytes of the table's range before the part's start, places
+ * the table (its offset 0 is at text_start - skip).  Code of a frame kind
+ * with a table (rows made for it) is unwound by a row first, by its kind
+ * where the row refuses or no row covers it.
  */
 struct uw2_module {
 	u32 text_start;		/* runtime address of .text */
