@@ -489,6 +489,8 @@ static void do_upload(struct thr *t, struct slot *s, int fd)
 	case 6: up.build_id_size = 1 + below(&t->r, 20); valid = 0; break;
 	/* still valid: a process whose tables all are is walked as Chrome's */
 	case 7: up.flags = UWPROF_TABLE_CHROME_COMPAT; break;
+	/* still valid: JIT code attached inside it takes its rows */
+	case 8: up.flags = UWPROF_TABLE_JIT_ROWS; break;
 	}
 	u = place(t, &up, sizeof(up));
 	ret = ioctl(fd, UWPROF_IOC_TABLE_UPLOAD, u);

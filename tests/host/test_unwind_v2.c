@@ -2237,6 +2237,52 @@ TEST(jit_v8_exit_frame)
 	CHECK(!memcmp(w.frames, want, sizeof(want)));
 }
 
+/*
+ * JIT code with rows made for it (a runtime's builtins in a table flagged
+ * UWPROF_TABLE_JIT_ROWS): module B's table lent to its JIT range.  A row
+ * is taken first (module B's leaf at 0x000 returns to lr); where the row
+ * refuses (0x20100 on), V8's chain walks the frame.
+ */
+TEST(jit_v8_rows_first)
+{
+	static const u32 want[] = { J_PC(0x20110), J_PC(0x20204),
+				    J_PC(0x20308), RA_R };
+	static const u32 want_leaf[] = { J_PC(0x0), J_PC(0x20204),
+					 J_PC(0x20308), RA_R };
+	struct world w;
+
+	/* sampled where the row refuses: the chain from r11 */
+	world_init(&w);
+	w.mods[1].frames = UW2_FRAMES_V8_ARM;
+	w.regs.r[UW2_PC] = J_PC(0x20110);
+	w.regs.r[UW2_FP] = VSP + 8;
+	jit_frame(&w, VSP + 8, VSP + 24, J_PC(0x20204));
+	jit_frame(&w, VSP + 24, VSP + 48, J_PC(0x20308));
+	jit_entry(&w, VSP + 48, V8_ENTRY_MARKER, RA_R);
+	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_ROOT);
+	CHECK_EQ_U32(w.n, 4);
+	CHECK(!memcmp(w.frames, want, sizeof(want)));
+
+	/* sampled in the leaf: its row returns to lr, r11 untouched */
+	world_init(&w);
+	w.mods[1].frames = UW2_FRAMES_V8_ARM;
+	w.regs.r[UW2_PC] = J_PC(0x0);
+	w.regs.r[UW2_LR] = J_PC(0x20204);
+	w.regs.r[UW2_FP] = VSP + 24;
+	jit_frame(&w, VSP + 24, VSP + 48, J_PC(0x20308));
+	jit_entry(&w, VSP + 48, V8_ENTRY_MARKER, RA_R);
+	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_ROOT);
+	CHECK_EQ_U32(w.n, 4);
+	CHECK(!memcmp(w.frames, want_leaf, sizeof(want_leaf)));
+
+	/* the same table without the frame kind refuses there */
+	world_init(&w);
+	w.regs.r[UW2_PC] = J_PC(0x20110);
+	w.regs.r[UW2_FP] = VSP + 8;
+	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_REFUSED);
+	CHECK_EQ_U32(w.n, 1);
+}
+
 /* Chains that loop, leave the stack or never reach tabled code. */
 TEST(jit_v8_bad_chains)
 {
