@@ -166,6 +166,9 @@ bool uwprof_defer_wanted(struct uwprof_session *s, struct uwprof_proc *p,
 
 	if (stop == UW2_STOP_READ_FAULT)
 		return bid || s->inherit || s->follow_all;
+	/* a JIT chain may leave for a JIT's code not examined yet */
+	if (stop == UW2_STOP_JIT_CHAIN)
+		return READ_ONCE(s->anon_frames);
 	/* the last frame is the address no table covered */
 	return stop == UW2_STOP_NO_TABLE && bid && nframes &&
 	       !uwprof_code_known(s, p, frames[nframes - 1]);
@@ -635,11 +638,36 @@ static int uwprof_defer_read(void *ctx, u32 addr, u32 *val)
 }
 
 /*
+ * The code an unwind that ended with @stop and @regs (the last frame's
+ * state) ended at: the last frame, which no table covered (no-table); or
+ * the return address a frame of JIT code keeps, which left that code
+ * without an entry frame (jit-chain), read from the task's stack: the
+ * code it lands in may be a JIT's that was not examined yet.  0: none.
+ */
+static u32 uwprof_stop_at(const struct uwprof_snapshot *snap,
+			  enum uw2_stop stop, const u32 *frames, u32 n,
+			  const struct uw2_regs *regs)
+{
+	u32 ra_at, ra;
+
+	if (stop == UW2_STOP_NO_TABLE)
+		return n ? frames[n - 1] : 0;
+	if (stop != UW2_STOP_JIT_CHAIN)
+		return 0;
+	ra_at = uw2_jit_ra_at(snap->mods, snap->n, regs);
+	if (!ra_at || (ra_at & 3) ||
+	    get_user(ra, (u32 __user *)(unsigned long)ra_at))
+		return 0;
+	return ra & ~1u;
+}
+
+/*
  * Unwind the sample in @d with @snap into @frames.  With tables by
  * build-id uploaded, the process's code is examined first by a sweep (a
  * few mappings each time), and an unwind that ends at code not examined
- * yet examines that code and goes again, at most UWPROF_RESOLVE_MAX
- * times: each time a few mappings, never a walk of them all.
+ * yet (uwprof_stop_at()) examines that code and goes again, at most
+ * UWPROF_RESOLVE_MAX times: each time a few mappings, never a walk of
+ * them all.
  */
 static enum uw2_stop uwprof_defer_walk(struct uwprof_session *s,
 				       struct uwprof_snapshot *snap,
@@ -664,8 +692,7 @@ static enum uw2_stop uwprof_defer_walk(struct uwprof_session *s,
 		stop = uw2_unwind_cached(snap->mods, snap->n, &regs, &stack,
 					 frames, s->max_depth, nframes,
 					 snap->uw2_flags, NULL);
-		at = stop == UW2_STOP_NO_TABLE && *nframes ?
-		     frames[*nframes - 1] : 0;
+		at = uwprof_stop_at(snap, stop, frames, *nframes, &regs);
 		if (!at || !uwprof_examines(s) ||
 		    uwprof_snap_knows(snap, at, at + 1) ||
 		    tries++ == UWPROF_RESOLVE_MAX)

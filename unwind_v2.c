@@ -1724,6 +1724,8 @@ struct uw2_jit_kind {
 	u8 frame_len;
 	u8 entry_len;
 	u8 nmarkers;
+	u8 ra_reg;		/* an ordinary frame's return address is at */
+	u8 ra_off;		/* [r(ra_reg) + ra_off] (uw2_jit_ra_at()) */
 	u32 markers[2];
 };
 
@@ -1747,6 +1749,8 @@ static const struct uw2_jit_kind uw2_jit_kinds[UW2_FRAMES_COUNT] = {
 		.entry = { 0x9b, 0x84, 0x80, 0x0f, 0xa6, 0xb0 },
 		.entry_len = 6,
 		.nmarkers = 2,
+		.ra_reg = UW2_FP,
+		.ra_off = 4,
 		.markers = { 2, 4 },
 	},
 };
@@ -1761,6 +1765,19 @@ static const struct uw2_jit_kind *uw2_jit_at(const struct uw2_walk *w,
 		return NULL;
 	*frames = m->frames;
 	return &uw2_jit_kinds[m->frames];
+}
+
+u32 uw2_jit_ra_at(const struct uw2_module *mods, u32 nmods,
+		  const struct uw2_regs *regs)
+{
+	const struct uw2_module *m;
+	const struct uw2_jit_kind *k;
+
+	m = uw2_find_module(mods, nmods, (regs->r[UW2_PC] & ~1u) - 2);
+	if (!m || !m->frames || m->frames >= UW2_FRAMES_COUNT)
+		return 0;
+	k = &uw2_jit_kinds[m->frames];
+	return regs->r[k->ra_reg] + k->ra_off;
 }
 
 /* Run @len opcodes of a kind's layout on a copy of @regs into @next. */

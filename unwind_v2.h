@@ -281,6 +281,16 @@ struct uw2_regs {
 	u32 r[16];
 };
 
+/*
+ * Where an ordinary frame of the JIT code holding the return address
+ * regs->r[15] (a frame's state, as a walk that stopped UW2_STOP_JIT_CHAIN
+ * leaves @regs) keeps its own return address, by its kind's layout; 0
+ * when that code is no JIT code.  Code met there that is not known yet
+ * (a JIT's new code) can be examined, and the walk tried again.
+ */
+u32 uw2_jit_ra_at(const struct uw2_module *mods, u32 nmods,
+		  const struct uw2_regs *regs);
+
 /* What executing one opcode did (uw2_exec_op). */
 enum uw2_exec {
 	UW2_EXEC_NEXT,		/* done; more opcodes follow */

@@ -822,8 +822,8 @@ TEST(bad_build_id_and_start_arguments)
 	up.text_addr = 0;
 	EXPECT_EQ(-1, ioctl(fd, UWPROF_IOC_TABLE_UPLOAD, &up));
 	EXPECT_EQ(EINVAL, errno);
-	/* an unknown flag (0x2 is UWPROF_TABLE_CHROME_COMPAT) */
-	up.flags = 0x4;
+	/* an unknown flag (0x2, 0x4: UWPROF_TABLE_CHROME_COMPAT, _JIT_ROWS) */
+	up.flags = 0x8;
 	up.build_id_size = 0;
 	EXPECT_EQ(-1, ioctl(fd, UWPROF_IOC_TABLE_UPLOAD, &up));
 	EXPECT_EQ(EINVAL, errno);

@@ -2338,6 +2338,10 @@ TEST(jit_v8_bad_chains)
 	jit_frame(&w, VSP + 24, VSP + 48, 0x90000);
 	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_JIT_CHAIN);
 	CHECK_EQ_U32(w.n, 2);
+	/* where the code it left for is named, to examine it (follow.c) */
+	CHECK_EQ_U32(uw2_jit_ra_at(w.mods, 2, &w.regs), VSP + 28);
+	w.regs.r[UW2_PC] = A_BASE + 0x104;	/* no JIT code: none */
+	CHECK_EQ_U32(uw2_jit_ra_at(w.mods, 2, &w.regs), 0);
 	/* the markers would lie below the frame's sp */
 	world_jit(&w);
 	world_jit_stack(&w);
