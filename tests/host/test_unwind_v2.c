@@ -2243,6 +2243,21 @@ TEST(jit_v8_exit_frame)
  * is taken first (module B's leaf at 0x000 returns to lr); where the row
  * refuses (0x20100 on), V8's chain walks the frame.
  */
+/*
+ * Module B's table lent to its range as V8's JIT code, sampled at @pc with
+ * r11 @fp; above @fp: a V8 frame returning to 0x20308, then the entry
+ * frame returning to R.
+ */
+static void world_jit_rows(struct world *w, u32 pc, u32 fp)
+{
+	world_init(w);
+	w->mods[1].frames = UW2_FRAMES_V8_ARM;
+	w->regs.r[UW2_PC] = pc;
+	w->regs.r[UW2_FP] = fp;
+	jit_frame(w, VSP + 24, VSP + 48, J_PC(0x20308));
+	jit_entry(w, VSP + 48, V8_ENTRY_MARKER, RA_R);
+}
+
 TEST(jit_v8_rows_first)
 {
 	static const u32 want[] = { J_PC(0x20110), J_PC(0x20204),
@@ -2252,25 +2267,15 @@ TEST(jit_v8_rows_first)
 	struct world w;
 
 	/* sampled where the row refuses: the chain from r11 */
-	world_init(&w);
-	w.mods[1].frames = UW2_FRAMES_V8_ARM;
-	w.regs.r[UW2_PC] = J_PC(0x20110);
-	w.regs.r[UW2_FP] = VSP + 8;
+	world_jit_rows(&w, J_PC(0x20110), VSP + 8);
 	jit_frame(&w, VSP + 8, VSP + 24, J_PC(0x20204));
-	jit_frame(&w, VSP + 24, VSP + 48, J_PC(0x20308));
-	jit_entry(&w, VSP + 48, V8_ENTRY_MARKER, RA_R);
 	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_ROOT);
 	CHECK_EQ_U32(w.n, 4);
 	CHECK(!memcmp(w.frames, want, sizeof(want)));
 
 	/* sampled in the leaf: its row returns to lr, r11 untouched */
-	world_init(&w);
-	w.mods[1].frames = UW2_FRAMES_V8_ARM;
-	w.regs.r[UW2_PC] = J_PC(0x0);
+	world_jit_rows(&w, J_PC(0x0), VSP + 24);
 	w.regs.r[UW2_LR] = J_PC(0x20204);
-	w.regs.r[UW2_FP] = VSP + 24;
-	jit_frame(&w, VSP + 24, VSP + 48, J_PC(0x20308));
-	jit_entry(&w, VSP + 48, V8_ENTRY_MARKER, RA_R);
 	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_ROOT);
 	CHECK_EQ_U32(w.n, 4);
 	CHECK(!memcmp(w.frames, want_leaf, sizeof(want_leaf)));

@@ -62,12 +62,7 @@ static int leaf_rows(struct tb_cfi_func *f)
 {
 	struct pa_state st;
 
-	memset(&st, 0, sizeof(st));
-	st.fp = -1;
-	st.spreg = -1;
-	st.cfa_copy = PA_NONE;
-	for (int i = 0; i < TB_NREGS; i++)
-		st.slot[i] = PA_NONE;
+	pa_state_entry(&st);
 	return pa_add_row(f, &st, f->addr, NULL);
 }
 
