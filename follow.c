@@ -33,16 +33,19 @@
  * tables by build-id, or START named the frame kind of anonymous code,
  * which is then attached as JIT code of that kind), or at a stack page
  * that was not resident (the session follows processes or has tables by
- * build-id).  If no slot is
- * free the interrupt's own result is delivered instead; a sample of a
- * process not followed yet is then lost and counted (deferred_failed).
+ * build-id).  Only a sample of user space is deferred: a task in the
+ * kernel may sleep there indefinitely, holding the slot's references.
+ * If the sample is not deferred (in the kernel, no slot free) the
+ * interrupt's own result is delivered instead; a sample of a process not
+ * followed yet is then lost and counted (deferred_failed).
  *
  * Lifetime: a queued slot holds a reference to the session
  * (uwprof_session_get(), session.c) and one to the module, so neither
  * goes while it is pending: closing the file only marks the session
  * closed (pending slots then drop their sample, counted), and the last
  * slot to run frees it.  task_work cannot be cancelled from a module;
- * every queued work runs, at the latest when its task exits.  The slots
+ * every queued work runs, and soon: its task was interrupted in user
+ * space and runs it on the way back (or exits).  The slots
  * are the session's memory; a slot is owned by whoever set its bit in
  * s->defer_busy, from the interrupt until uwprof_defer_run() copied it.
  *
@@ -166,6 +169,9 @@ bool uwprof_defer_wanted(struct uwprof_session *s, struct uwprof_proc *p,
 
 	if (stop == UW2_STOP_READ_FAULT)
 		return bid || s->inherit || s->follow_all;
+	/* a JIT chain may leave for a JIT's code not examined yet */
+	if (stop == UW2_STOP_JIT_CHAIN)
+		return READ_ONCE(s->anon_frames);
 	/* the last frame is the address no table covered */
 	return stop == UW2_STOP_NO_TABLE && bid && nframes &&
 	       !uwprof_code_known(s, p, frames[nframes - 1]);
@@ -197,7 +203,8 @@ static struct uwprof_defer *uwprof_defer_pending(struct uwprof_session *s)
 
 /*
  * In the interrupt: hand the sample of current to its own context.
- * Returns false if it could not (no free slot, the task is exiting).
+ * Returns false if it could not (@in_kernel, no free slot, the task is
+ * exiting or in exec).
  */
 bool uwprof_defer(struct uwprof_session *s, const struct uw2_regs *regs,
 		  bool in_kernel, bool thumb, bool inherited)
@@ -205,8 +212,14 @@ bool uwprof_defer(struct uwprof_session *s, const struct uw2_regs *regs,
 	struct uwprof_defer *d;
 	unsigned int i;
 
-	/* in exec the registers and the mm may belong to different images */
-	if ((current->flags & PF_EXITING) || current->in_execve)
+	/*
+	 * Only a task interrupted in user space, which runs the work on its
+	 * way back there, now.  One in the kernel may sleep there for good
+	 * (a read, a wait), and its queued work would hold the module, which
+	 * nobody could then unload, for as long.  In exec the registers and
+	 * the mm may belong to different images.
+	 */
+	if (in_kernel || (current->flags & PF_EXITING) || current->in_execve)
 		return false;
 	/*
 	 * One pending sample per task, so that no task holds the pool.  The
@@ -231,7 +244,6 @@ bool uwprof_defer(struct uwprof_session *s, const struct uw2_regs *regs,
 	WRITE_ONCE(d->task, current);
 	d->regs = *regs;
 	d->mm = current->mm;
-	d->in_kernel = in_kernel;
 	d->thumb = thumb;
 	d->inherited = inherited;
 	d->time_ns = ktime_get_ns();
@@ -635,11 +647,36 @@ static int uwprof_defer_read(void *ctx, u32 addr, u32 *val)
 }
 
 /*
+ * The code an unwind that ended with @stop and @regs (the last frame's
+ * state) ended at: the last frame, which no table covered (no-table); or
+ * the return address a frame of JIT code keeps, which left that code
+ * without an entry frame (jit-chain), read from the task's stack: the
+ * code it lands in may be a JIT's that was not examined yet.  0: none.
+ */
+static u32 uwprof_stop_at(const struct uwprof_snapshot *snap,
+			  enum uw2_stop stop, const u32 *frames, u32 n,
+			  const struct uw2_regs *regs)
+{
+	u32 ra_at, ra;
+
+	if (stop == UW2_STOP_NO_TABLE)
+		return n ? frames[n - 1] : 0;
+	if (stop != UW2_STOP_JIT_CHAIN)
+		return 0;
+	ra_at = uw2_jit_ra_at(snap->mods, snap->n, regs);
+	if (!ra_at || (ra_at & 3) ||
+	    get_user(ra, (u32 __user *)(unsigned long)ra_at))
+		return 0;
+	return ra & ~1u;
+}
+
+/*
  * Unwind the sample in @d with @snap into @frames.  With tables by
  * build-id uploaded, the process's code is examined first by a sweep (a
  * few mappings each time), and an unwind that ends at code not examined
- * yet examines that code and goes again, at most UWPROF_RESOLVE_MAX
- * times: each time a few mappings, never a walk of them all.
+ * yet (uwprof_stop_at()) examines that code and goes again, at most
+ * UWPROF_RESOLVE_MAX times: each time a few mappings, never a walk of
+ * them all.
  */
 static enum uw2_stop uwprof_defer_walk(struct uwprof_session *s,
 				       struct uwprof_snapshot *snap,
@@ -664,8 +701,7 @@ static enum uw2_stop uwprof_defer_walk(struct uwprof_session *s,
 		stop = uw2_unwind_cached(snap->mods, snap->n, &regs, &stack,
 					 frames, s->max_depth, nframes,
 					 snap->uw2_flags, NULL);
-		at = stop == UW2_STOP_NO_TABLE && *nframes ?
-		     frames[*nframes - 1] : 0;
+		at = uwprof_stop_at(snap, stop, frames, *nframes, &regs);
 		if (!at || !uwprof_examines(s) ||
 		    uwprof_snap_knows(snap, at, at + 1) ||
 		    tries++ == UWPROF_RESOLVE_MAX)
@@ -700,8 +736,7 @@ static int uwprof_defer_unwind(struct uwprof_session *s,
 		.tid = uwprof_tid(s),
 		.time_ns = d->time_ns,
 		.cpu = d->cpu,
-		.flags = UWPROF_RF_DEFERRED |
-			 (d->in_kernel ? UWPROF_RF_KERNEL : 0),
+		.flags = UWPROF_RF_DEFERRED,	/* of user space only */
 		.stop = stop,
 		.nframes = nframes,
 		.frames = frames,

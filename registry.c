@@ -110,7 +110,8 @@ uwprof_table_find_same(struct uwprof_session *s, const struct uwprof_table *n)
 /* A by-build-id upload names a file and a range; a plain one neither. */
 static int uwprof_upload_check(const struct uwprof_table_upload *up)
 {
-	if (up->flags & ~(UWPROF_TABLE_BY_BUILD_ID | UWPROF_TABLE_CHROME_COMPAT))
+	if (up->flags & ~(UWPROF_TABLE_BY_BUILD_ID | UWPROF_TABLE_CHROME_COMPAT |
+			  UWPROF_TABLE_JIT_ROWS))
 		return -EINVAL;
 	if (!(up->flags & UWPROF_TABLE_BY_BUILD_ID))
 		return up->build_id_size || up->text_addr || up->text_size ?
@@ -647,7 +648,7 @@ static bool uwprof_mod_replaced(const struct uw2_module *m,
 {
 	u32 i;
 
-	if (m->table)
+	if (m->table && !m->frames)
 		return false;
 	for (i = 0; i < nadd; i++)
 		if (uwprof_mod_overlap(m, &add[i]) &&
@@ -657,12 +658,41 @@ static bool uwprof_mod_replaced(const struct uw2_module *m,
 }
 
 /*
+ * Does @t's table hold rows made for the JIT code @j inside its range
+ * (UWPROF_TABLE_JIT_ROWS: a runtime's builtins, tabled where proven)?
+ */
+static bool uwprof_mod_jit_rows(const struct uw2_module *t,
+				const struct uw2_module *j)
+{
+	const struct uwprof_table *tt;
+
+	if (!t->table || t->text_start > j->text_start ||
+	    j->text_end > t->text_end)
+		return false;
+	tt = container_of(t->table, struct uwprof_table, t);
+	return tt->flags & UWPROF_TABLE_JIT_ROWS;
+}
+
+/*
+ * Where the attachment of @m starts: a table's range cut around JIT code
+ * starts where its first part does; JIT code (with a table's rows or not)
+ * at its own start.
+ */
+static u32 uwprof_mod_attach_start(const struct uw2_module *m)
+{
+	return m->frames ? m->text_start : m->text_start - m->skip;
+}
+
+/*
  * Cut the ranges of tables (and of code examined without one) in
  * @mod[0..*@n) around the JIT code inside them (a runtime's builtins
  * embedded in its binary), which frame kinds walk instead: an entry keeps
  * the part before, and one more entry the part after, its skip placing
- * the table there.  Room: one more entry per JIT entry, as one range of
- * JIT code lies inside at most one other entry's.
+ * the table there.  A table whose rows were made for that code
+ * (uwprof_mod_jit_rows()) gives them to the JIT entry, placed by its skip:
+ * the unwinder takes them first there (uw2_step()).  Room: one more entry
+ * per JIT entry, as one range of JIT code lies inside at most one other
+ * entry's.
  */
 static void uwprof_mods_cut(struct uw2_module *mod, u32 *n)
 {
@@ -678,6 +708,11 @@ static void uwprof_mods_cut(struct uw2_module *mod, u32 *n)
 
 			if (t->frames || !uwprof_mod_overlap(t, &j))
 				continue;
+			if (uwprof_mod_jit_rows(t, &j)) {
+				mod[k].table = t->table;
+				mod[k].skip = t->skip + j.text_start -
+					      t->text_start;
+			}
 			if (j.text_end < t->text_end) {
 				mod[*n] = *t;
 				mod[*n].skip += j.text_end - t->text_start;
@@ -743,10 +778,18 @@ int uwprof_mods_update(struct uwprof_session *s, struct uwprof_proc *p,
 	for (i = 0; i < n_old; i++) {
 		const struct uw2_module *m = &old->mod[i];
 
+		/* JIT code keeps its range when the table lending it rows goes */
+		if (drop && m->frames && m->table && m->skip &&
+		    uwprof_mod_live(m) && m->text_start - m->skip == drop_start) {
+			new->mod[n] = *m;
+			new->mod[n].table = NULL;
+			new->mod[n++].skip = 0;
+			continue;
+		}
 		/* every part of a cut table's range goes with it */
 		if (!uwprof_mod_live(m) ||
 		    (drop && uwprof_mod_attached(m) &&
-		     m->text_start - m->skip == drop_start))
+		     uwprof_mod_attach_start(m) == drop_start))
 			continue;
 		if (!uwprof_mod_attached(m) && old->gen != s->table_gen)
 			continue;
@@ -817,7 +860,7 @@ static bool uwprof_attached_at(struct uwprof_proc *p, u32 start)
 	for (i = 0; m && i < m->n; i++)
 		if (uwprof_mod_attached(&m->mod[i]) &&
 		    uwprof_mod_live(&m->mod[i]) &&
-		    m->mod[i].text_start - m->mod[i].skip == start)
+		    uwprof_mod_attach_start(&m->mod[i]) == start)
 			return true;
 	return false;
 }
@@ -995,7 +1038,7 @@ static u32 uwprof_list_proc(struct uwprof_session *s, struct uwprof_proc *p,
 		e->text_end = m->mod[i].text_end;
 		e->table_id = 0;
 		xa_for_each(&s->tables, id, t)
-			if (&t->t == m->mod[i].table)
+			if (&t->t == m->mod[i].table && !m->mod[i].frames)
 				e->table_id = t->id;
 	}
 	return done;

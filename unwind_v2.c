@@ -1779,6 +1779,8 @@ struct uw2_jit_kind {
 	u8 frame_len;
 	u8 entry_len;
 	u8 nmarkers;
+	u8 ra_reg;		/* an ordinary frame's return address is at */
+	u8 ra_off;		/* [r(ra_reg) + ra_off] (uw2_jit_ra_at()) */
 	u32 markers[2];
 };
 
@@ -1802,6 +1804,8 @@ static const struct uw2_jit_kind uw2_jit_kinds[UW2_FRAMES_COUNT] = {
 		.entry = { 0x9b, 0x84, 0x80, 0x0f, 0xa6, 0xb0 },
 		.entry_len = 6,
 		.nmarkers = 2,
+		.ra_reg = UW2_FP,
+		.ra_off = 4,
 		.markers = { 2, 4 },
 	},
 };
@@ -1812,10 +1816,23 @@ static const struct uw2_jit_kind *uw2_jit_at(const struct uw2_walk *w,
 {
 	const struct uw2_module *m = uw2_find_module(w->mods, w->nmods, addr);
 
-	if (!m || m->table || !m->frames || m->frames >= UW2_FRAMES_COUNT)
+	if (!m || !m->frames || m->frames >= UW2_FRAMES_COUNT)
 		return NULL;
 	*frames = m->frames;
 	return &uw2_jit_kinds[m->frames];
+}
+
+u32 uw2_jit_ra_at(const struct uw2_module *mods, u32 nmods,
+		  const struct uw2_regs *regs)
+{
+	const struct uw2_module *m;
+	const struct uw2_jit_kind *k;
+
+	m = uw2_find_module(mods, nmods, (regs->r[UW2_PC] & ~1u) - 2);
+	if (!m || !m->frames || m->frames >= UW2_FRAMES_COUNT)
+		return 0;
+	k = &uw2_jit_kinds[m->frames];
+	return regs->r[k->ra_reg] + k->ra_off;
 }
 
 /* Run @len opcodes of a kind's layout on a copy of @regs into @next. */
@@ -1856,7 +1873,7 @@ static enum uw2_stop uw2_jit_is_entry(const struct uw2_walk *w,
 
 /*
  * A frame of JIT code at @addr (the pc's lookup address, which no table
- * covers): an ordinary frame when its return address lies in code of the
+ * row unwinds): an ordinary frame when its return address lies in code of the
  * same kind, else it must prove to be an entry frame, and gives back the
  * native caller's registers.  The sampled pc's frame is taken as set up:
  * a sample in a prologue or a frameless stub gives the caller's caller
@@ -1905,7 +1922,7 @@ static enum uw2_stop uw2_step(struct uw2_walk *w, struct uw2_regs *regs,
 	struct uw2_regs next __uninitialized;
 	enum uw2_stop stop;
 	enum uw2_exec res;
-	u32 popped = 0, func;
+	u32 popped = 0, func, frames;
 	const u8 *src;
 
 	stop = uw2_find_sequence(w, addr, depth == 1, &f);
@@ -1938,6 +1955,12 @@ static enum uw2_stop uw2_step(struct uw2_walk *w, struct uw2_regs *regs,
 	 */
 	if (res == UW2_EXEC_NORETURN && depth == 2 && func == w->first_func)
 		return UW2_STEP_STALE;
+	/*
+	 * JIT code whose table refuses here (a runtime's builtin not proven
+	 * to the table's rules): the frame is its kind's to walk.
+	 */
+	if (res == UW2_EXEC_REFUSE && uw2_jit_at(w, addr, &frames))
+		return uw2_step_jit(w, regs, depth, addr);
 	if (res != UW2_EXEC_FINISH)
 		return uw2_exec_stop(res);
 	return uw2_commit_frame(w, regs, &next, depth, popped);

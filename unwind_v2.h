@@ -172,12 +172,14 @@ enum uw2_frames {
 };
 
 /*
- * One loaded module: its runtime .text range and either its (validated)
- * table, or (table NULL) a frame kind other than UW2_FRAMES_TABLE.  A
- * table's range may be cut around code of a frame kind inside it (a JIT's
- * builtins embedded in its binary): each part is a module with the same
- * table, and @skip, the bytes of the table's range before the part's
- * start, places the table (its offset 0 is at text_start - skip).
+ * One loaded module: its runtime .text range and its (validated) table,
+ * or a frame kind other than UW2_FRAMES_TABLE, or both.  A table's range
+ * may be cut around code of a frame kind inside it (a JIT's builtins
+ * embedded in its binary): each part is a module with the same table, and
+ * @skip, the bytes of the table's range before the part's start, places
+ * the table (its offset 0 is at text_start - skip).  Code of a frame kind
+ * with a table (rows made for it) is unwound by a row first, by its kind
+ * where the row refuses or no row covers it.
  */
 struct uw2_module {
 	u32 text_start;		/* runtime address of .text */
@@ -278,6 +280,16 @@ enum { UW2_FP = 11, UW2_IP = 12, UW2_SP = 13, UW2_LR = 14, UW2_PC = 15 };
 struct uw2_regs {
 	u32 r[16];
 };
+
+/*
+ * Where an ordinary frame of the JIT code holding the return address
+ * regs->r[15] (a frame's state, as a walk that stopped UW2_STOP_JIT_CHAIN
+ * leaves @regs) keeps its own return address, by its kind's layout; 0
+ * when that code is no JIT code.  Code met there that is not known yet
+ * (a JIT's new code) can be examined, and the walk tried again.
+ */
+u32 uw2_jit_ra_at(const struct uw2_module *mods, u32 nmods,
+		  const struct uw2_regs *regs);
 
 /* What executing one opcode did (uw2_exec_op). */
 enum uw2_exec {

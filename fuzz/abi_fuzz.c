@@ -489,6 +489,8 @@ static void do_upload(struct thr *t, struct slot *s, int fd)
 	case 6: up.build_id_size = 1 + below(&t->r, 20); valid = 0; break;
 	/* still valid: a process whose tables all are is walked as Chrome's */
 	case 7: up.flags = UWPROF_TABLE_CHROME_COMPAT; break;
+	/* still valid: JIT code attached inside it takes its rows */
+	case 8: up.flags = UWPROF_TABLE_JIT_ROWS; break;
 	}
 	u = place(t, &up, sizeof(up));
 	ret = ioctl(fd, UWPROF_IOC_TABLE_UPLOAD, u);
@@ -950,14 +952,18 @@ static void print_file(const char *path, const char *prefix)
 	fclose(f);
 }
 
-/* Every thread of the fuzzer, with the kernel stack it sleeps in. */
-static void dump_tasks(void)
+/*
+ * Every thread of the fuzzer (@all: of every process), with the kernel
+ * stack it sleeps in.
+ */
+static void dump_tasks(int all)
 {
 	DIR *procs = opendir("/proc"), *tasks;
 	struct dirent *p, *t;
 	char path[600];	/* two d_name of 255 at most */
 
-	printf("# abi_fuzz: its threads and their kernel stacks:\n");
+	printf("# abi_fuzz: %s and their kernel stacks:\n",
+	       all ? "every thread" : "its threads");
 	while (procs && (p = readdir(procs))) {
 		snprintf(path, sizeof(path), "/proc/%s/task", p->d_name);
 		tasks = p->d_name[0] >= '1' && p->d_name[0] <= '9' ?
@@ -973,7 +979,7 @@ static void dump_tasks(void)
 				stat[0] = 0;
 			if (f)
 				fclose(f);
-			if (!strstr(stat, "(abi_fuzz)"))
+			if (!all && !strstr(stat, "(abi_fuzz)"))
 				continue;
 			printf("#   %s", stat);
 			snprintf(path, sizeof(path), "/proc/%s/task/%s/stack",
@@ -1022,7 +1028,7 @@ static void watchdog(void)
 		printf("# abi_fuzz: %s for %.0f s\n",
 		       stopped ? "not finished after the stop" : "no call returned",
 		       stall);
-		dump_tasks();
+		dump_tasks(0);
 		printf("# abi_fuzz: FAIL (a hang)\n");
 		fflush(stdout);
 		kill(0, SIGKILL);
@@ -1200,6 +1206,8 @@ static void unload_quiet(int threads)
 	if (unload_until(give_up)) {
 		printf("# abi_fuzz: unload with every file closed failed for 10 s: %s\n",
 		       strerror(errno));
+		print_file("/sys/module/uwprof/refcnt", "# abi_fuzz: refcnt ");
+		dump_tasks(1);
 		sh->quiet_unload_failed++;
 	}
 	__atomic_store_n(&sh->pause, 0, __ATOMIC_RELEASE);

@@ -238,8 +238,11 @@ static u32 cut_table(struct uw2_module *mods, u32 mode)
 		mods[n].text_start = js + 0x1000;
 		mods[n++].skip = js + 0x1000 - t.text_start;
 	}
-	mods[n++] = (struct uw2_module){ js, js + 0x1000, NULL,
-					 UW2_FRAMES_V8_ARM, 0 };
+	/* with bit 7 the table lends the JIT code its rows there */
+	mods[n++] = (struct uw2_module){ js, js + 0x1000,
+					 mode & 128 ? t.table : NULL,
+					 UW2_FRAMES_V8_ARM,
+					 mode & 128 ? js - t.text_start : 0 };
 	/* sorted: the JIT code between the parts */
 	if (n == 3) {
 		t = mods[1];
@@ -255,7 +258,9 @@ static u32 cut_table(struct uw2_module *mods, u32 mode)
 
 /*
  * With r5 bit 2, JIT code of V8's kind (no table) follows the table's
- * range (or with bit 6 lies inside it: cut_table()), and with bit 3 the
+ * range (or with bit 6 lies inside it: cut_table(), with bit 7 keeping the
+ * table's rows there, as a table flagged UWPROF_TABLE_JIT_ROWS lends
+ * them), and with bit 3 the
  * pc is there; with bit 4 r11, its frame pointer, points into the window
  * (misaligned with bit 5), so that the stack's words make frame chains:
  * ones that loop, leave the window, or never reach the table's code.
@@ -272,7 +277,7 @@ static u32 add_jit(struct uw2_module *mods, struct uw2_regs *regs,
 		n = cut_table(mods, mode);
 		if (!n)
 			return 1;
-		for (k = 0; k < n && mods[k].table; k++)
+		for (k = 0; k < n && !mods[k].frames; k++)
 			;
 		start = mods[k].text_start;
 		size = 0x1000;

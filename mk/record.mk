@@ -9,7 +9,7 @@ RECORD_SRCS	:= tools/uwprof/record/cmd_record.c tools/uwprof/record/procs.c \
 		   tools/uwprof/record/cmd_vdso.c tools/uwprof/record/base.c \
 		   tools/uwprof/record/archive.c tools/uwprof/record/autotable.c \
 		   tools/uwprof/record/holdguard.c tools/uwprof/record/needs.c \
-		   tools/uwprof/record/jitmaps.c tools/uwprof/record/v8blob.c
+		   tools/uwprof/record/jitmaps.c
 REPORT_COMMON_SRCS := tools/uwprof/report/cmd_report.c tools/uwprof/report/model.c \
 		   tools/uwprof/report/containers.c \
 		   tools/uwprof/report/procs.c tools/uwprof/report/symtab.c \

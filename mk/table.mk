@@ -18,7 +18,8 @@ TABLE_ELF	:= tools/uwprof/table/dwarf.c tools/uwprof/table/ehabi.c \
 		   tools/uwprof/table/discover_seeds.c \
 		   tools/uwprof/table/decode_once.c \
 		   tools/uwprof/table/decode_fast.c \
-		   tools/uwprof/table/extsyms.c
+		   tools/uwprof/table/extsyms.c \
+		   tools/uwprof/table/v8builtins.c
 TABLE_SRCS	:= $(TABLE_CORE) $(TABLE_ELF)
 TABLE_LIBS	:= -ldw -lelf -lz -lcapstone
 

@@ -64,6 +64,15 @@ struct uwprof_version {
  * verr 0; the table then goes up without it.
  */
 #define UWPROF_TABLE_CHROME_COMPAT	0x2
+/*
+ * The table's rows inside code a frame kind walks (a runtime's builtins
+ * embedded in the file, which ATTACH marks as such) were made for that
+ * code: there the unwinder takes a row first, and a row that refuses
+ * leaves the frame to the kind.  Without the flag, JIT code inside a
+ * table's range cuts the table.  A module older than the flag refuses it
+ * with EINVAL and verr 0; the table then goes up without it.
+ */
+#define UWPROF_TABLE_JIT_ROWS		0x4
 #define UWPROF_BUILD_ID_MAX		20
 
 struct uwprof_table_upload {
@@ -104,7 +113,8 @@ struct uwprof_table_upload {
  * until a return address lands in code with a table, and resumes there
  * with the registers the runtime's entry frame saved.  LIST shows such a
  * range with table_id 0.  It may lie inside a table's range (a runtime's
- * builtins embedded in its binary), which is cut around it.  EEXIST: it
+ * builtins embedded in its binary), which is cut around it; a table
+ * uploaded with UWPROF_TABLE_JIT_ROWS lends it its rows there.  EEXIST: it
  * overlaps other code of a frame kind.  EINVAL: an unknown value, a
  * table_id with it, or with UWPROF_ATTACH_FOLLOW.
  */

@@ -39,22 +39,27 @@
 
 #include "unwind_v2.h"
 #include "lib/uwt.h"
+#include "lib/v8blob.h"
 #include "gt_nocfi.h"
 
 #define MAX_FRAMES	64
-#define MAX_MODS	8
+#define MAX_MODS	12
+
+/* gt_v8.S: builtin 0 of its V8-style blob, a frameless leaf */
+void gt_v8_copy(void *dst, const void *src, uint32_t bytes);
+static void (*volatile v8_copy)(void *, const void *, uint32_t) = gt_v8_copy;
 
 /* ---- the known chains ---- */
 
 enum { R_MEMCPY, R_MEMMOVE, R_MEMSET, R_STRLEN, R_STRCMP, R_SYSCALL,
        R_UIDIV, R_IDIV, R_ULDIVMOD, R_L2D, R_NOCFI, R_CLASSES, R_APCS,
-       R_EHABI,
+       R_EHABI, R_V8LEAF,
        R_CHAIN, R_COUNT };
 
 static const char *const routine_name[R_COUNT] = {
 	"memcpy", "memmove", "memset", "strlen", "strcmp", "syscall", "uidiv",
 	"idiv", "uldivmod", "l2d", "no-cfi", "no-cfi-classes", "apcs",
-	"ehabi-only", "chain",
+	"ehabi-only", "v8-leaf", "chain",
 };
 
 /* Written by one thread each; read by the judge after the joins. */
@@ -168,6 +173,10 @@ __attribute__((noinline)) static void leaf(struct worker *w, int i)
 		break;
 	case R_APCS:
 		w->sink += apcs_work(i & 4095);
+		break;
+	case R_V8LEAF:
+		/* through a pointer, as C++ calls V8's MemCopy */
+		v8_copy(buf_b + (i & 7), buf_a, 64 + (i & 2047));
 		break;
 	case R_EHABI:
 		/* many calls: samples at its first instruction */
@@ -380,6 +389,38 @@ static const char *sym_name(uint32_t addr)
 	return lo && addr - syms[lo - 1].addr < 0x10000 ? syms[lo - 1].name : "?";
 }
 
+/*
+ * V8's builtins in the module just added (gt_v8.S in the dynamic builds,
+ * where its accessors are exported), marked as JIT code of the V8 kind
+ * as uwprof record --jit v8-arm marks them, the table cut around them as
+ * the kernel module cuts it (registry.c, uwprof_mods_cut()): the
+ * builtins' part keeps the table's rows if they were made for them
+ * (@jit_rows).
+ */
+static void mark_v8(const char *path, uint32_t bias, bool jit_rows)
+{
+	struct uw2_module *t = &mods[nmods - 1], j, after;
+	struct uw_v8_blob b;
+
+	if (uw_v8_blob(path, &b) || nmods + 2 > MAX_MODS)
+		return;
+	j = (struct uw2_module){ .text_start = bias + b.code,
+				 .text_end = bias + b.code + b.code_size,
+				 .frames = UW2_FRAMES_V8_ARM };
+	if (j.text_start <= t->text_start || j.text_end >= t->text_end)
+		return;
+	if (jit_rows) {
+		j.table = t->table;
+		j.skip = t->skip + j.text_start - t->text_start;
+	}
+	after = *t;
+	after.skip += j.text_end - t->text_start;
+	after.text_start = j.text_end;
+	t->text_end = j.text_start;
+	mods[nmods++] = j;
+	mods[nmods++] = after;
+}
+
 static int add_module(struct dl_phdr_info *info, size_t size, void *data)
 {
 	const char *name = info->dlpi_name[0] ? base_name(info->dlpi_name) : "main";
@@ -405,6 +446,8 @@ static int add_module(struct dl_phdr_info *info, size_t size, void *data)
 			       uw2_table_text_span(&tables[nmods]);
 	mods[nmods].table = &tables[nmods];
 	nmods++;
+	mark_v8(info->dlpi_name[0] ? info->dlpi_name : "/proc/self/exe", bias,
+		u.meta.flags & UWT_F_JIT_ROWS);
 	return 0;
 }
 

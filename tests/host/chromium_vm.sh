@@ -47,7 +47,7 @@ SECONDS_RUN=${CHROMIUM_SECONDS:-10}
 # handlers among them) inside chromium 150.0.7871.100, [start, end) at
 # link addresses: the extent of the "Builtin:" and "BytecodeHandler:"
 # entries of V8's perf map that lie in chromium's mapping.  chromium
-# exports no symbol for record/v8blob.c to find them by, so they are given
+# exports no symbol for lib/v8blob.c to find them by, so they are given
 # with --jit-range; the JIT run's perf map is checked against it below.
 BLOB=${CHROMIUM_BLOB:-0x3938400-0x3b4fea4}
 HZ=${CHROMIUM_HZ:-1000}

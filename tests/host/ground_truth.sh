@@ -9,7 +9,12 @@
 # with APCS frames (tests/gt/gt_apcs.c) and one whose routine has only an
 # .ARM.exidx entry (tests/gt/gt_ehabi.c); the dynamic ones
 # run against Debian's armhf libc (build/arm/root) with the table made from
-# its debug file, as make demo does.  The stripped builds (gcc-stripped,
+# its debug file, as make demo does.  tests/gt/gt_v8.S lays out builtins
+# as V8 embeds them in libnode; in the dynamic builds, which export its
+# accessors, the program marks them as JIT code as uwprof record --jit
+# v8-arm does, and routine v8-leaf calls its frameless leaf through a
+# pointer as C++ calls V8's MemCopy (exact only by table/v8builtins.c's
+# rows: V8's frame walk alone stops there).  The stripped builds (gcc-stripped,
 # clang-stripped: dynamic; gcc-staticstripped) have no symbols, no CFI and
 # no unwind tables in the program's own code, as distributions ship
 # programs: the table comes from the stripped file alone, through
@@ -74,7 +79,9 @@ if [ -f "$lgs" ]; then
 fi
 
 srcs=("$top/tests/gt/gt.c" "$top/unwind_v2.c" "$top/tools/uwprof/lib/uwt.c"
-      "$top/tools/uwprof/lib/regfile.c")
+      "$top/tools/uwprof/lib/regfile.c" "$top/tools/uwprof/lib/v8blob.c"
+      "$top/tools/uwprof/lib/elf.c" "$top/tools/uwprof/lib/zip.c"
+      "$top/tests/gt/gt_v8.S")
 inc=(-D_GNU_SOURCE -I"$top" -I"$top/tools/include" -I"$top/tools/uwprof")
 for v in $variants; do
 	cc=${v%-*} link=${v#*-} exe=$out/gt-$v
@@ -92,6 +99,8 @@ for v in $variants; do
 	esac
 	$stripped && flags=(-O2 -mthumb -pthread -Wall "${nocfi[@]}")
 	[ "$link" = static ] && flags+=(-static)
+	# gt_v8.S's accessors, where uwprof finds V8's builtins by
+	[ "$link" = static ] || flags+=(-Wl,--export-dynamic-symbol='_ZN2v88internal*')
 	if [ "$link" = libgcc_s ]; then
 		[ ${#lgslibs[@]} -gt 0 ] || { fail "$v: no Debian libgcc_s.so.1 (make setup)"; continue; }
 		flags+=(-shared-libgcc)

@@ -15,23 +15,35 @@
 # Tables for every file node maps (below), libnode's in parts; the
 # checker judges full unwinds as for the stock corpus (the outermost frame
 # in node's entry point's first bytes, the loader's entry or the C
-# library's clone), main thread and other threads apart.  Measured by
-# make test-node at 1 kHz on armmp-6.1 (two runs, 4 s of workload, on a
-# loaded host):
-#   13,119 and 13,963 samples, 73% and 72% with a JIT frame, 99.2% and
-#   98.3% of those walked back into native code; fully unwound 94.5% and
-#   93.2% (main thread 93.6% and 94.0%, the others 95.2% and 92.5%).
-#   Most of the rest stop "refused" in libc (544 and 712 samples; 460
-#   and 595 at libc.so.6+0x40dee, in glibc's printf: node writing its
-#   perf map; the function there is refused for "branch into the middle
-#   of an instruction"), then "jit-chain" (62 and 105; 57 and 88 at
-#   libnode+0x9f0fe0-0x9f1014, the builtin MemCopyUint8Uint8, which C++
-#   calls through a pointer as a frameless leaf, so r11 is no V8 frame
-#   there), "refused" in libnode functions prologue analysis still
-#   refuses (86 and 51) and in the loader (2 and 11).
-# The thresholds on full unwinds below are the lower run's shares minus
-# 5 to 8 points (the mix of start-up, GC and JIT code varies from run to
-# run under plain TCG); issue 25's target is 99%.
+# library's clone), main thread and other threads apart.  libnode's table
+# has rows of its own for V8's builtins (table/v8builtins.c): frameless
+# leaves return to lr, the rest refuse and V8's frame walk takes them; and
+# a walk that stops jit-chain goes again in task context once the code its
+# JIT frame returns to is examined (a code page V8 made since the last
+# sweep).  Measured by make test-node at 1 kHz on armmp-6.1 (4 s of
+# workload, a loaded host), fully unwound before those two (main at
+# 47016a3) and after:
+#   before: 13,932 of 14,064 (99.06%; main thread 99.03%, others
+#   99.10%); 80 stopped jit-chain in MemCopyUint8Uint8
+#   (libnode+0x9f0fe0-0x9f1014), which C++ calls through a pointer as a
+#   frameless leaf, so r11 is no V8 frame there; 17 refused in libc's
+#   clone; the rest refused by ones and twos.  Another run of the leaf
+#   rows alone: 98.98% (main 98.84%), 55 stopped jit-chain at
+#   libnode+0x9e64a0, the C++ call's return in V8's CEntry, in two bursts
+#   (one per thread) while an optimized function's new code page was not
+#   attached yet.
+#   after, two runs: 11,475 of 11,515 (99.65%; main 99.60%, others
+#   99.71%) and 17,954 of 18,023 (99.62%; main 99.55%, others 99.69%).
+#   What stops the rest (first run, second): refused in libc's clone (13,
+#   18: between the clone system call and the test of its result, where
+#   parent and child run the same code in different frames), in ld.so's
+#   lazy-binding trampoline (ld-linux+0xcbdc, entered from PLT0 with the
+#   return address on the stack; 3, 2), in libcrypto's hand-written
+#   assembly (8, 4), in libnode functions prologue analysis refuses (a few
+#   each), jit-chain (0, 10: sampled in JIT code whose frame is not set
+#   up).
+# The thresholds on full unwinds below are issue 25's target, 99% on
+# every thread kind, which both runs pass by half a point at least.
 #
 # make test-node (not part of make check: it downloads about 30 MB of
 # Debian packages into build/node and boots a VM with a 90 MB guest).
@@ -119,7 +131,7 @@ ok "node recorded in the VM ($(grep -c '' "$tmp/vm.log") console lines)"
 	--exe /usr/bin/node --root "$croot" --unstripped "$tmp" >"$tmp/check.txt"
 read -r _ jchecked jok < <(grep '^jit ' "$tmp/check.txt")
 # NODE_MIN: KIND:PERMILLE, the least share of KIND's samples fully unwound
-NODE_MIN="all:880 main:860 other:850"
+NODE_MIN="all:990 main:990 other:990"
 for k in all main other; do
 	read -r _ n full < <(grep "^$k " "$tmp/check.txt")
 	min=$(echo "$NODE_MIN" | tr ' ' '\n' | sed -n "s/^$k://p")

@@ -2272,6 +2272,57 @@ TEST(jit_v8_exit_frame)
 	CHECK(!memcmp(w.frames, want, sizeof(want)));
 }
 
+/*
+ * JIT code with rows made for it (a runtime's builtins in a table flagged
+ * UWPROF_TABLE_JIT_ROWS): module B's table lent to its JIT range.  A row
+ * is taken first (module B's leaf at 0x000 returns to lr); where the row
+ * refuses (0x20100 on), V8's chain walks the frame.
+ */
+/*
+ * Module B's table lent to its range as V8's JIT code, sampled at @pc with
+ * r11 @fp; above @fp: a V8 frame returning to 0x20308, then the entry
+ * frame returning to R.
+ */
+static void world_jit_rows(struct world *w, u32 pc, u32 fp)
+{
+	world_init(w);
+	w->mods[1].frames = UW2_FRAMES_V8_ARM;
+	w->regs.r[UW2_PC] = pc;
+	w->regs.r[UW2_FP] = fp;
+	jit_frame(w, VSP + 24, VSP + 48, J_PC(0x20308));
+	jit_entry(w, VSP + 48, V8_ENTRY_MARKER, RA_R);
+}
+
+TEST(jit_v8_rows_first)
+{
+	static const u32 want[] = { J_PC(0x20110), J_PC(0x20204),
+				    J_PC(0x20308), RA_R };
+	static const u32 want_leaf[] = { J_PC(0x0), J_PC(0x20204),
+					 J_PC(0x20308), RA_R };
+	struct world w;
+
+	/* sampled where the row refuses: the chain from r11 */
+	world_jit_rows(&w, J_PC(0x20110), VSP + 8);
+	jit_frame(&w, VSP + 8, VSP + 24, J_PC(0x20204));
+	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_ROOT);
+	CHECK_EQ_U32(w.n, 4);
+	CHECK(!memcmp(w.frames, want, sizeof(want)));
+
+	/* sampled in the leaf: its row returns to lr, r11 untouched */
+	world_jit_rows(&w, J_PC(0x0), VSP + 24);
+	w.regs.r[UW2_LR] = J_PC(0x20204);
+	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_ROOT);
+	CHECK_EQ_U32(w.n, 4);
+	CHECK(!memcmp(w.frames, want_leaf, sizeof(want_leaf)));
+
+	/* the same table without the frame kind refuses there */
+	world_init(&w);
+	w.regs.r[UW2_PC] = J_PC(0x20110);
+	w.regs.r[UW2_FP] = VSP + 8;
+	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_REFUSED);
+	CHECK_EQ_U32(w.n, 1);
+}
+
 /* Chains that loop, leave the stack or never reach tabled code. */
 TEST(jit_v8_bad_chains)
 {
@@ -2327,6 +2378,10 @@ TEST(jit_v8_bad_chains)
 	jit_frame(&w, VSP + 24, VSP + 48, 0x90000);
 	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_JIT_CHAIN);
 	CHECK_EQ_U32(w.n, 2);
+	/* where the code it left for is named, to examine it (follow.c) */
+	CHECK_EQ_U32(uw2_jit_ra_at(w.mods, 2, &w.regs), VSP + 28);
+	w.regs.r[UW2_PC] = A_BASE + 0x104;	/* no JIT code: none */
+	CHECK_EQ_U32(uw2_jit_ra_at(w.mods, 2, &w.regs), 0);
 	/* the markers would lie below the frame's sp */
 	world_jit(&w);
 	world_jit_stack(&w);

@@ -31,6 +31,11 @@
 
 /* Flag bits (uwt_meta.flags). */
 #define UWT_F_CHROME_COMPAT	0x1	/* built with --chrome-compat */
+/*
+ * Rows inside a runtime's builtins are made for them (table/v8builtins.c):
+ * where that code is marked as JIT code, the module takes them first.
+ */
+#define UWT_F_JIT_ROWS		0x2
 
 struct uwt_seg {
 	uint32_t vaddr;		/* PT_LOAD p_vaddr */

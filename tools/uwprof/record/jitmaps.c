@@ -2,7 +2,7 @@
 /*
  * uwprof record and JIT code.  A JIT's code inside a file (V8's builtins
  * embedded in libnode: --jit-range, or for --jit v8-arm found in the file
- * by record/v8blob.c) is attached as JIT code of the --jit kind wherever
+ * by lib/v8blob.c) is attached as JIT code of the --jit kind wherever
  * the file is mapped.  The symbol files JITs write for perf
  * are copied into the data file at the end of the recording, as perf
  * copies them, so that report can name frames in JIT code
@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "lib/regfile.h"
+#include "lib/v8blob.h"
 #include "record/attach.h"
 #include "record/record.h"
 #include "unwind_v2.h"
@@ -59,6 +60,7 @@ static const struct rec_v8_file *v8_file(struct rec *r,
 					 const struct seen_map *s)
 {
 	struct rec_v8_file *f;
+	struct uw_v8_blob blob;
 
 	for (unsigned int i = 0; i < r->nv8files; i++)
 		if (!strcmp(r->v8files[i].path, s->path))
@@ -67,7 +69,9 @@ static const struct rec_v8_file *v8_file(struct rec *r,
 			      sizeof(*r->v8files));
 	f = &r->v8files[r->nv8files++];
 	snprintf(f->path, sizeof(f->path), "%s", s->path);
-	f->found = !rec_v8_blob(s->path, &f->start, &f->end);
+	f->found = !uw_v8_blob(s->path, &blob);
+	f->start = blob.code;
+	f->end = blob.code + blob.code_size;
 	return f;
 }
 

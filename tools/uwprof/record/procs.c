@@ -69,24 +69,34 @@ static int upload_as(struct rec *r, const char *bid, const struct uwt_file *f,
 
 /*
  * Upload a table, telling the module when it was made to Chrome's rules
- * (the module then unwinds by them).  A module older than that flag
- * refuses it (EINVAL, no validation error): the table goes up without
- * it, and the flag is not tried again.
+ * (the module then unwinds by them) and when its rows inside a runtime's
+ * builtins were made for them (UWPROF_TABLE_JIT_ROWS).  A module older
+ * than a flag refuses it (EINVAL, no validation error): the table goes up
+ * without it, and the flag is not tried again.
  */
 static int upload(struct rec *r, const char *bid, const struct uwt_file *f,
 		  const struct uwt_part *p, uint32_t *verr)
 {
 	bool compat = f->container && (f->meta.flags & UWT_F_CHROME_COMPAT) &&
 		      !r->compat_refused;
+	bool jit_rows = f->container && (f->meta.flags & UWT_F_JIT_ROWS) &&
+			!r->jit_rows_refused;
+	uint32_t flags = (compat ? UWPROF_TABLE_CHROME_COMPAT : 0) |
+			 (jit_rows ? UWPROF_TABLE_JIT_ROWS : 0);
 	bool by_build_id = r->by_build_id;
 	int id;
 
-	id = upload_as(r, bid, f, p, compat ? UWPROF_TABLE_CHROME_COMPAT : 0,
-		       verr);
-	if (!compat || id != -EINVAL || *verr)
+	id = upload_as(r, bid, f, p, flags, verr);
+	if (!flags || id != -EINVAL || *verr)
 		return id;
-	r->compat_refused = true;
 	r->by_build_id = by_build_id;	/* the flag was refused, not this */
+	if (jit_rows) {
+		/* the newer flag first: a module may know the older one */
+		r->jit_rows_refused = true;
+		uw_err("record: warning: the module does not know tables with rows for V8's builtins; their code is walked by V8's frames alone");
+		return upload(r, bid, f, p, verr);
+	}
+	r->compat_refused = true;
 	uw_err("record: warning: the module does not know Chrome-compatible "
 	       "tables; they are unwound by uwprof's rules");
 	return upload_as(r, bid, f, p, 0, verr);

@@ -142,6 +142,7 @@ struct rec {
 	bool by_build_id;	/* the module attaches tables by build-id */
 	bool bid_taken;		/* it took one so */
 	bool compat_refused;	/* the module knows no UWPROF_TABLE_CHROME_COMPAT */
+	bool jit_rows_refused;	/* nor UWPROF_TABLE_JIT_ROWS */
 	bool inherit;		/* the module follows children (START_INHERIT) */
 	bool use_sb;		/* the side-band runs: no polling of maps */
 	struct rec_v8_file *v8files;	/* files looked at for V8's builtins */
@@ -181,12 +182,6 @@ void rec_sideband_event(void *ctx, const struct sb_event *e);
 int rec_upload_all(struct rec *r);
 void rec_not_32bit(pid_t pid);
 void rec_tables_reap(struct rec *r, bool wait);
-
-/*
- * record/v8blob.c: V8's embedded builtins in the file @path, at link
- * addresses [*start, *end); 0, or -1 if it holds none recognized.
- */
-int rec_v8_blob(const char *path, uint32_t *start, uint32_t *end);
 
 /*
  * record/jitmaps.c: JIT code's ranges inside files (--jit-range, V8's

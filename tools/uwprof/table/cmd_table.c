@@ -16,6 +16,7 @@
 #include "lib/uwt.h"
 #include "table/prologue.h"
 #include "table/discover.h"
+#include "table/v8builtins.h"
 #include "table/make.h"
 #include "lib/regfile.h"
 
@@ -201,6 +202,8 @@ struct gen {
 	int noreturn_sites;		/* calls marked as never returning */
 	int discovered;			/* function starts discovery added */
 	struct tb_ehabi_stats ehabi;	/* EHABI-only functions' rows */
+	struct tb_v8_stats v8;		/* V8's builtins, if any */
+	int v8_found;			/* tb_v8_builtins_pass() said 1 */
 	struct tb_discover_stats dstats;
 };
 
@@ -386,6 +389,8 @@ static void fill_meta(struct gen *g)
 		}
 	}
 	g->meta.flags = g->o->compat ? UWT_F_CHROME_COMPAT : 0;
+	if (g->v8_found > 0)
+		g->meta.flags |= UWT_F_JIT_ROWS;
 	g->meta.funcs_total = g->in.n;
 	g->meta.funcs_in_table = g->nfuncs;
 	g->meta.funcs_ehabi_only = g->ehabi_only;
@@ -481,7 +486,7 @@ static const char *src_name(u8 s)
 	static const char *const n[TB_SRC_COUNT] = {
 		"breakpad", "debug_frame", "eh_frame", "exidx", "root",
 		"debug-file", "prologue-analysis", "plt", "uncovered",
-		"thread-entry" };
+		"thread-entry", "v8-builtins" };
 
 	return s < TB_SRC_COUNT ? n[s] : "?";
 }
@@ -534,6 +539,9 @@ static void print_stats(struct gen *g, FILE *f)
 		fprintf(f, "EHABI-only functions: %u with rows per state (%u with no prologue; %u stretches after an epilogue refused), %u refused (prologue or epilogue not the opcodes'), %u pieces after analysed code refused\n",
 			g->ehabi.rows, g->ehabi.frameless, g->ehabi.windows,
 			g->ehabi.refused, g->ehabi.pieces);
+	if (g->v8_found > 0)
+		fprintf(f, "V8's embedded builtins at 0x%x-0x%x: %u, %u of them frameless leaves (tabled), the rest refused (V8's frame walk)\n",
+			g->v8.start, g->v8.end, g->v8.builtins, g->v8.leaves);
 	if (g->noreturn_sites)
 		fprintf(f, "calls that never return (return address saved nowhere): %d\n",
 			g->noreturn_sites);
@@ -733,6 +741,14 @@ static int read_inputs(struct gen *g, struct tb_elf *e)
 	if (!g->o->compat && tb_ehabi_rows_pass(e, &g->in, &g->notes,
 						&g->ehabi) < 0) {
 		uw_err("table: %s: EHABI prologue check failed (capstone or out of memory)",
+		       g->o->input);
+		return UWPROF_EXIT_FAIL;
+	}
+	/* V8's builtins: their own rules in place of any other's */
+	if (g->o->prologue && !g->o->compat &&
+	    (g->v8_found = tb_v8_builtins_pass(e, g->o->input, &g->in,
+						&g->v8)) < 0) {
+		uw_err("table: %s: V8's builtins: decoding failed (capstone or out of memory)",
 		       g->o->input);
 		return UWPROF_EXIT_FAIL;
 	}

@@ -169,6 +169,8 @@ bool pa_frame_eq(const struct pa_state *a, const struct pa_state *b);
 bool pa_state_eq(const struct pa_state *a, const struct pa_state *b);
 int pa_add_row(struct tb_cfi_func *f, const struct pa_state *st, u32 addr,
 	       const bool *saved_anywhere);
+/* A function's entry: return address in lr, nothing saved or moved. */
+void pa_state_entry(struct pa_state *st);
 bool pa_ra_in_lr(const struct pa_state *st);
 s32 pa_reg_size(int s);
 

@@ -106,6 +106,16 @@ int pa_add_row(struct tb_cfi_func *f, const struct pa_state *st, u32 addr,
 	return 0;
 }
 
+void pa_state_entry(struct pa_state *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->fp = -1;
+	st->spreg = -1;
+	st->cfa_copy = PA_NONE;
+	for (int i = 0; i < TB_NREGS; i++)
+		st->slot[i] = PA_NONE;
+}
+
 bool pa_ra_in_lr(const struct pa_state *st)
 {
 	return st->slot[14] == PA_NONE && st->cfa == 0 && !st->on_fp;

@@ -110,12 +110,7 @@ static int run_flow(struct pa_flow *fl, const u32 *entries, u32 nentries)
 	struct pa_state entry;
 	u32 start = 0;
 
-	memset(&entry, 0, sizeof(entry));
-	entry.fp = -1;
-	entry.spreg = -1;
-	entry.cfa_copy = PA_NONE;
-	for (int i = 0; i < TB_NREGS; i++)
-		entry.slot[i] = PA_NONE;
+	pa_state_entry(&entry);
 	fl->st = calloc(fl->n, sizeof(*fl->st));
 	fl->have = calloc(fl->n, sizeof(*fl->have));
 	/* Each instruction enters the work list once, once more when its

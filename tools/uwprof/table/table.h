@@ -73,6 +73,7 @@ enum tb_source { TB_SRC_BREAKPAD, TB_SRC_DEBUG_FRAME, TB_SRC_EH_FRAME,
 		 TB_SRC_UNCOVERED,	/* code outside .text nothing describes:
 					 * refused */
 		 TB_SRC_THREAD,		/* a clone wrapper, its child path root */
+		 TB_SRC_V8,		/* V8's embedded builtins (v8builtins.c) */
 		 TB_SRC_COUNT };
 
 struct tb_cfi_func {

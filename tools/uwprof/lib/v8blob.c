@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * uwprof record: where V8's embedded builtins are in a binary that holds
- * them (libnode, a static node), for --jit v8-arm without --jit-range.
+ * Where V8's embedded builtins are in a binary that holds them (libnode, a
+ * static node): for uwprof record's --jit v8-arm without --jit-range, and
+ * for the table generator, which tables the builtins it can prove
+ * (table/v8builtins.c).
  *
- * V8 exports two accessors, v8::internal::DefaultEmbeddedBlobCode() and
- * DefaultEmbeddedBlobCodeSize(); each returns a variable it reads through
- * the GOT, and the compiler makes the same ARM code of both:
+ * V8 exports four accessors, v8::internal::DefaultEmbeddedBlobCode(),
+ * DefaultEmbeddedBlobCodeSize() and the same two of the blob's data; each
+ * returns a variable it reads through the GOT, and the compiler makes the
+ * same ARM code of all:
  *
  *	ldr	Rb, [pc, #a]	@ the GOT, relative to the add's pc
  *	ldr	Ro, [pc, #b]	@ the variable's GOT entry, from the GOT
@@ -19,16 +22,22 @@
  * range is then left to --jit-range.  libc only, as record is.
  */
 #include <elf.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/elf.h"
-#include "record/record.h"
+#include "lib/v8blob.h"
 
 #define V8_CODE_FN	"_ZN2v88internal23DefaultEmbeddedBlobCodeEv"
 #define V8_SIZE_FN	"_ZN2v88internal27DefaultEmbeddedBlobCodeSizeEv"
+#define V8_DATA_FN	"_ZN2v88internal23DefaultEmbeddedBlobDataEv"
+#define V8_DSIZE_FN	"_ZN2v88internal27DefaultEmbeddedBlobDataSizeEv"
 #define V8_SECTION_MAX	(64u << 20)
+#define V8_HASHES	12u	/* three size_t hashes before the rows */
+#define V8_CODE_ALIGN	32u	/* kCodeAlignment on 32-bit ARM */
+#define V8_ROW_MAX	16u	/* words in a row, at most */
 
 struct v8_elf {
 	FILE *f;
@@ -176,28 +185,133 @@ static void v8_close(struct v8_elf *e)
 		fclose(e->f);
 }
 
-int rec_v8_blob(const char *path, uint32_t *start, uint32_t *end)
+/* The variable an accessor @fn_name reads, relocated, into @val. */
+static bool v8_accessor(const struct v8_elf *e, const char *fn_name,
+			bool relocated, uint32_t *val)
+{
+	uint32_t fn, var;
+
+	if (!v8_symbol(e, fn_name, &fn) || !v8_accessor_var(e, fn, &var))
+		return false;
+	return relocated ? v8_relocated(e, var, val) : v8_word(e, var, val);
+}
+
+/* [@start, @start + @size) lies in one segment's file bytes. */
+static bool v8_in_file(const struct v8_elf *e, uint32_t start, uint32_t size)
+{
+	for (uint32_t i = 0; i < e->info.nloads; i++) {
+		const struct uw_seg *s = &e->info.loads[i];
+
+		if (start >= s->vaddr && start - s->vaddr <= s->filesz &&
+		    size <= s->filesz - (start - s->vaddr))
+			return true;
+	}
+	return false;
+}
+
+static int v8_open(const char *path, struct v8_elf *e)
+{
+	if (uw_elf_info(path, &e->info))
+		return -1;
+	e->f = fopen(path, "rb");
+	if (!e->f)
+		return -1;
+	e->sh = uw_elf_sections(e->f, &e->nsh);
+	return e->sh && v8_dynsym(e) ? 0 : -1;
+}
+
+/* The code's range: the blob's code accessors, the code in a segment. */
+static bool v8_code(const struct v8_elf *e, struct uw_v8_blob *b)
+{
+	return v8_accessor(e, V8_CODE_FN, true, &b->code) &&
+	       v8_accessor(e, V8_SIZE_FN, false, &b->code_size) &&
+	       b->code_size && v8_in_code(e, b->code, b->code_size);
+}
+
+int uw_v8_blob(const char *path, struct uw_v8_blob *b)
 {
 	struct v8_elf e = { 0 };
-	uint32_t code_fn, size_fn, code_var, size_var, code, size;
+	int ret;
+
+	memset(b, 0, sizeof(*b));
+	ret = !v8_open(path, &e) && v8_code(&e, b) ? 0 : -1;
+	v8_close(&e);
+	return ret;
+}
+
+/*
+ * The rows of @words words each, from @rows (@nrows fit in the data),
+ * tile [0, @code_size): their number, or 0.
+ */
+static uint32_t v8_tiles(const uint32_t *rows, uint32_t nrows, uint32_t words,
+			 uint32_t code_size)
+{
+	uint32_t at = 0, i;
+
+	for (i = 0; i < nrows && at < code_size; i++) {
+		const uint32_t *r = rows + i * words;
+
+		if (r[0] != at || !r[1] || r[1] >= code_size - at)
+			return 0;
+		at += (r[1] + V8_CODE_ALIGN) & ~(V8_CODE_ALIGN - 1);
+	}
+	return at == code_size ? i : 0;
+}
+
+/* The builtins from the data's rows (see the top of the file). */
+static int v8_rows(const struct v8_elf *e, struct uw_v8_blob *b,
+		   struct uw_v8_builtin **out, uint32_t *n)
+{
+	uint32_t *d, nw, words, found = 0, count = 0, k;
+	long off = -1;
+
+	for (uint32_t i = 0; i < e->info.nloads; i++) {
+		const struct uw_seg *s = &e->info.loads[i];
+
+		if (b->data >= s->vaddr && b->data - s->vaddr <= s->filesz)
+			off = (long)(s->offset + (b->data - s->vaddr));
+	}
+	if (off < 0 || b->data_size <= V8_HASHES ||
+	    b->data_size > V8_SECTION_MAX)
+		return -1;
+	d = malloc(b->data_size);
+	if (!d || uw_elf_read_at(e->f, off, d, b->data_size)) {
+		free(d);
+		return -1;
+	}
+	nw = (b->data_size - V8_HASHES) / 4;
+	for (words = 2; words <= V8_ROW_MAX; words++) {
+		k = v8_tiles(d + V8_HASHES / 4, nw / words, words,
+			     b->code_size);
+		if (k) {
+			found = words;
+			count += !!k;
+			*n = k;
+		}
+	}
+	*out = count == 1 ? calloc(*n, sizeof(**out)) : NULL;
+	for (k = 0; *out && k < *n; k++) {
+		(*out)[k].start = b->code + d[V8_HASHES / 4 + k * found];
+		(*out)[k].len = d[V8_HASHES / 4 + k * found + 1];
+	}
+	free(d);
+	return *out ? 0 : -1;
+}
+
+int uw_v8_builtins(const char *path, struct uw_v8_blob *b,
+		   struct uw_v8_builtin **out, uint32_t *n)
+{
+	struct v8_elf e = { 0 };
 	int ret = -1;
 
-	if (uw_elf_info(path, &e.info))
-		return -1;
-	e.f = fopen(path, "rb");
-	if (!e.f)
-		return -1;
-	e.sh = uw_elf_sections(e.f, &e.nsh);
-	if (e.sh && v8_dynsym(&e) && v8_symbol(&e, V8_CODE_FN, &code_fn) &&
-	    v8_symbol(&e, V8_SIZE_FN, &size_fn) &&
-	    v8_accessor_var(&e, code_fn, &code_var) &&
-	    v8_accessor_var(&e, size_fn, &size_var) &&
-	    v8_relocated(&e, code_var, &code) &&
-	    v8_word(&e, size_var, &size) && size && v8_in_code(&e, code, size)) {
-		*start = code;
-		*end = code + size;
-		ret = 0;
-	}
+	memset(b, 0, sizeof(*b));
+	*out = NULL;
+	*n = 0;
+	if (!v8_open(path, &e) && v8_code(&e, b) &&
+	    v8_accessor(&e, V8_DATA_FN, true, &b->data) &&
+	    v8_accessor(&e, V8_DSIZE_FN, false, &b->data_size) &&
+	    v8_in_file(&e, b->data, b->data_size))
+		ret = v8_rows(&e, b, out, n);
 	v8_close(&e);
 	return ret;
 }
