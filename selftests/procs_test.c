@@ -481,7 +481,7 @@ TEST(kernel_sleeper_does_not_hold_module)
 	EXPECT_EQ(before, after);
 }
 
-#define PARTS_MAX	16
+#define PARTS_MAX	64
 
 /*
  * Upload @path's table by the build-id and range its container names:
