@@ -625,6 +625,12 @@ __attribute__((noinline, noclone, used)) static unsigned int gt_fp_sum(const uns
  * words of @v.  gt_guard_alloca: the same after an alloca, sp set back
  * from a copy of r7 made under the condition, over two IT blocks ("itttt eq; ...; subeq.w r4, r7, #48;
  * moveq sp, r4; vpopeq {d8-d9}; ittt eq; addeq sp, #4; ...").
+ * gt_guard_tail: the same ending in a tail call, as clang ends a
+ * function whose last act is a call ("itttt eq; addeq sp, #24; ldreq.w
+ * r8, [sp], #4; ldmiaeq.w sp!, {r4-r7, lr}; beq.w f"): the frame undone
+ * under the condition, lr loaded back, the branch to gt_tail_sum (a
+ * leaf, called directly too, so that function discovery knows its start
+ * in the stripped builds) returning for both.
  */
 unsigned int gt_fp_local(unsigned int n, const unsigned int *v);
 unsigned int gt_r7_local(unsigned int n, const unsigned int *v);
@@ -632,6 +638,8 @@ unsigned int gt_arm_switch(unsigned int n, const unsigned int *v);
 unsigned int gt_noret(unsigned int n, const unsigned int *v);
 unsigned int gt_guard_ret(unsigned int n, const unsigned int *v);
 unsigned int gt_guard_alloca(unsigned int n, const unsigned int *v);
+unsigned int gt_guard_tail(unsigned int n, const unsigned int *v);
+unsigned int gt_tail_sum(const unsigned int *v, unsigned int n);
 __asm__(
 "	.text\n"
 "	.syntax unified\n"
@@ -821,6 +829,51 @@ __asm__(
 "	popeq {r4, r5, r6, r7, pc}\n"
 "	bl gt_never\n"
 "	.size gt_guard_alloca, . - gt_guard_alloca\n"
+"	.p2align 1\n"
+"	.type gt_guard_tail, %function\n"
+"	.thumb_func\n"
+"gt_guard_tail:\n"
+"	push {r4, r5, r6, r7, lr}\n"
+"	add r7, sp, #12\n"
+"	str.w r8, [sp, #-4]!\n"
+"	sub sp, #24\n"
+"	mov r4, r0\n"
+"	mov r5, r1\n"
+"	movw r8, #0x4b1d\n"
+"	movt r8, #0x5eed\n"
+"	eor r8, r8, r0\n"
+"	str.w r8, [sp, #20]\n"
+"	ldm r1, {r0, r1, r2, r3}\n"
+"	stm.w sp, {r0, r1, r2, r3}\n"
+"	mov r0, sp\n"
+"	movs r1, #4\n"
+"	bl gt_fp_sum\n"
+"	add r4, r0\n"
+"	ldr r1, [sp, #20]\n"
+"	cmp r1, r8\n"
+"	mov r0, r5\n"
+"	mov r1, r4\n"
+"	itttt eq\n"
+"	addeq sp, #24\n"
+"	ldreq.w r8, [sp], #4\n"
+"	ldmiaeq.w sp!, {r4, r5, r6, r7, lr}\n"
+"	beq.w gt_tail_sum\n"
+"	bl gt_never\n"
+"	bkpt #0\n"
+"	udf #0\n"
+"	.size gt_guard_tail, . - gt_guard_tail\n"
+"	.p2align 1\n"
+"	.type gt_tail_sum, %function\n"
+"	.thumb_func\n"
+"gt_tail_sum:\n"
+"	ldr r2, [r0]\n"
+"	ldr r3, [r0, #4]\n"
+"	add r2, r3\n"
+"	ldr r3, [r0, #8]\n"
+"	eor r2, r2, r3, ror #7\n"
+"	add r0, r2, r1\n"
+"	bx lr\n"
+"	.size gt_tail_sum, . - gt_tail_sum\n"
 #ifdef __thumb__
 "	.thumb\n"
 #else
@@ -858,6 +911,7 @@ unsigned int nocfi_work(unsigned int n)
 		     interpret(n, v) + maybe_alloca(n, v) + alloca_loop(n, v) +
 		     gt_fp_local(n, v) + gt_r7_local(n, v) +
 		     gt_arm_switch(n, v) + gt_noret(n, v) +
-		     gt_guard_ret(n, v) + gt_guard_alloca(n, v);
+		     gt_guard_ret(n, v) + gt_guard_alloca(n, v) +
+		     gt_guard_tail(n, v) + gt_tail_sum(v, n);
 	return nocfi_sink;
 }
