@@ -630,7 +630,10 @@ __attribute__((noinline, noclone, used)) static unsigned int gt_fp_sum(const uns
  * r8, [sp], #4; ldmiaeq.w sp!, {r4-r7, lr}; beq.w f"): the frame undone
  * under the condition, lr loaded back, the branch to gt_tail_sum (a
  * leaf, called directly too, so that function discovery knows its start
- * in the stripped builds) returning for both.
+ * in the stripped builds) returning for both.  gt_ptr_leaf, right
+ * after its "bkpt; udf #0", is a leaf called only through a pointer in
+ * the data: no walk reaches the udf, and function discovery takes the
+ * pointer only after code it knows, traps between.
  */
 unsigned int gt_fp_local(unsigned int n, const unsigned int *v);
 unsigned int gt_r7_local(unsigned int n, const unsigned int *v);
@@ -640,6 +643,7 @@ unsigned int gt_guard_ret(unsigned int n, const unsigned int *v);
 unsigned int gt_guard_alloca(unsigned int n, const unsigned int *v);
 unsigned int gt_guard_tail(unsigned int n, const unsigned int *v);
 unsigned int gt_tail_sum(const unsigned int *v, unsigned int n);
+unsigned int gt_ptr_leaf(const unsigned int *v, unsigned int n);
 __asm__(
 "	.text\n"
 "	.syntax unified\n"
@@ -863,6 +867,19 @@ __asm__(
 "	udf #0\n"
 "	.size gt_guard_tail, . - gt_guard_tail\n"
 "	.p2align 1\n"
+"	.type gt_ptr_leaf, %function\n"
+"	.thumb_func\n"
+"gt_ptr_leaf:\n"
+"	mov r2, r1\n"
+"	movs r3, #32\n"
+"1:	ldr.w ip, [r0], #4\n"
+"	eor.w r2, ip, r2, ror #5\n"
+"	subs r3, #1\n"
+"	bne 1b\n"
+"	mov r0, r2\n"
+"	bx lr\n"
+"	.size gt_ptr_leaf, . - gt_ptr_leaf\n"
+"	.p2align 1\n"
 "	.type gt_tail_sum, %function\n"
 "	.thumb_func\n"
 "gt_tail_sum:\n"
@@ -897,6 +914,10 @@ static unsigned int interpret(unsigned int n, const unsigned int *v)
 	       gt_fp_dispatch(code) + h;
 }
 
+/* gt_ptr_leaf's only reference: a pointer in the data */
+static unsigned int (*volatile gt_ptr)(const unsigned int *, unsigned int) =
+	gt_ptr_leaf;
+
 unsigned int nocfi_work(unsigned int n)
 {
 	unsigned int v[32];
@@ -912,6 +933,6 @@ unsigned int nocfi_work(unsigned int n)
 		     gt_fp_local(n, v) + gt_r7_local(n, v) +
 		     gt_arm_switch(n, v) + gt_noret(n, v) +
 		     gt_guard_ret(n, v) + gt_guard_alloca(n, v) +
-		     gt_guard_tail(n, v) + gt_tail_sum(v, n);
+		     gt_guard_tail(n, v) + gt_tail_sum(v, n) + gt_ptr(v, n);
 	return nocfi_sink;
 }
