@@ -634,6 +634,12 @@ __attribute__((noinline, noclone, used)) static unsigned int gt_fp_sum(const uns
  * after its "bkpt; udf #0", is a leaf called only through a pointer in
  * the data: no walk reaches the udf, and function discovery takes the
  * pointer only after code it knows, traps between.
+ *
+ * gt_thunk: a thunk that adjusts its argument and branches to the
+ * function right after it ("adds r0, #16; b.w f", C++'s this-adjusting
+ * thunks), lld's fill 0xd4d4 ("bmi" in Thumb code) between them for the
+ * alignment.  gt_thunk_body is reached only through it: in the stripped
+ * builds the thunk's code runs on into it, the fill unreached between.
  */
 unsigned int gt_fp_local(unsigned int n, const unsigned int *v);
 unsigned int gt_r7_local(unsigned int n, const unsigned int *v);
@@ -644,6 +650,7 @@ unsigned int gt_guard_alloca(unsigned int n, const unsigned int *v);
 unsigned int gt_guard_tail(unsigned int n, const unsigned int *v);
 unsigned int gt_tail_sum(const unsigned int *v, unsigned int n);
 unsigned int gt_ptr_leaf(const unsigned int *v, unsigned int n);
+unsigned int gt_thunk(const unsigned int *v, unsigned int n);
 __asm__(
 "	.text\n"
 "	.syntax unified\n"
@@ -879,6 +886,25 @@ __asm__(
 "	mov r0, r2\n"
 "	bx lr\n"
 "	.size gt_ptr_leaf, . - gt_ptr_leaf\n"
+"	.p2align 2\n"
+"	.type gt_thunk, %function\n"
+"	.thumb_func\n"
+"gt_thunk:\n"
+"	adds r0, #16\n"
+"	b.w gt_thunk_body\n"
+"	.size gt_thunk, . - gt_thunk\n"
+"	.hword 0xd4d4\n"
+"	.type gt_thunk_body, %function\n"
+"	.thumb_func\n"
+"gt_thunk_body:\n"
+"	push {r4, r5, r7, lr}\n"
+"	add r7, sp, #8\n"
+"	mov r5, r1\n"
+"	movs r1, #4\n"
+"	bl gt_fp_sum\n"
+"	add r0, r5\n"
+"	pop {r4, r5, r7, pc}\n"
+"	.size gt_thunk_body, . - gt_thunk_body\n"
 "	.p2align 1\n"
 "	.type gt_tail_sum, %function\n"
 "	.thumb_func\n"
@@ -933,6 +959,7 @@ unsigned int nocfi_work(unsigned int n)
 		     gt_fp_local(n, v) + gt_r7_local(n, v) +
 		     gt_arm_switch(n, v) + gt_noret(n, v) +
 		     gt_guard_ret(n, v) + gt_guard_alloca(n, v) +
-		     gt_guard_tail(n, v) + gt_tail_sum(v, n) + gt_ptr(v, n);
+		     gt_guard_tail(n, v) + gt_tail_sum(v, n) + gt_ptr(v, n) +
+		     gt_thunk(v, n);
 	return nocfi_sink;
 }

@@ -61,7 +61,8 @@ static bool placeable(struct dc *d, u32 a, bool thumb)
 	return s && strcmp(s->name, ".plt") && strcmp(s->name, ".iplt");
 }
 
-/* Halfwords of padding (nop, mov r8, r8, zero fill, ARM nop). */
+/* Halfwords of padding (nop, mov r8, r8, zero fill, ARM nop, lld's
+ * fill). */
 static bool padding_at(struct dc *d, u32 a)
 {
 	u32 avail = 0;
@@ -79,7 +80,8 @@ static bool padding_at(struct dc *d, u32 a)
 				return false;
 			h = b[0] | b[1] << 8;
 			return h == 0 || h == 0xbf00 || h == 0x46c0 ||
-			       h == 0xf000 || h == 0xe320 || h == 0xe1a0;
+			       h == 0xf000 || h == 0xe320 || h == 0xe1a0 ||
+			       h == 0xd4d4;	/* lld's fill */
 		}
 	return false;
 }
