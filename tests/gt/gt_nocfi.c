@@ -641,6 +641,21 @@ __attribute__((noinline, noclone, used)) static unsigned int gt_fp_sum(const uns
  * alignment.  gt_thunk_body is reached only through it: in the stripped
  * builds the thunk's code runs on into it, the fill unreached between.
  */
+/*
+ * gt_guard_ret's and gt_guard_tail's body: the guard derived from r0
+ * kept at [sp, #20], then gt_fp_sum of the four words at r1, copied to
+ * sp.
+ */
+#define GT_GUARD_SUM							\
+"	movw r8, #0x4b1d\n"						\
+"	movt r8, #0x5eed\n"						\
+"	eor r8, r8, r0\n"						\
+"	str.w r8, [sp, #20]\n"						\
+"	ldm r1, {r0, r1, r2, r3}\n"					\
+"	stm.w sp, {r0, r1, r2, r3}\n"					\
+"	mov r0, sp\n"							\
+"	movs r1, #4\n"							\
+"	bl gt_fp_sum\n"
 unsigned int gt_fp_local(unsigned int n, const unsigned int *v);
 unsigned int gt_r7_local(unsigned int n, const unsigned int *v);
 unsigned int gt_arm_switch(unsigned int n, const unsigned int *v);
@@ -784,15 +799,7 @@ __asm__(
 "	push.w {r8, r9, r10, r11}\n"
 "	sub sp, #24\n"
 "	mov r4, r0\n"
-"	movw r8, #0x4b1d\n"
-"	movt r8, #0x5eed\n"
-"	eor r8, r8, r0\n"
-"	str.w r8, [sp, #20]\n"
-"	ldm r1, {r0, r1, r2, r3}\n"
-"	stm.w sp, {r0, r1, r2, r3}\n"
-"	mov r0, sp\n"
-"	movs r1, #4\n"
-"	bl gt_fp_sum\n"
+GT_GUARD_SUM
 "	add r0, r4\n"
 "	ldr r1, [sp, #20]\n"
 "	cmp r1, r8\n"
@@ -850,15 +857,7 @@ __asm__(
 "	sub sp, #24\n"
 "	mov r4, r0\n"
 "	mov r5, r1\n"
-"	movw r8, #0x4b1d\n"
-"	movt r8, #0x5eed\n"
-"	eor r8, r8, r0\n"
-"	str.w r8, [sp, #20]\n"
-"	ldm r1, {r0, r1, r2, r3}\n"
-"	stm.w sp, {r0, r1, r2, r3}\n"
-"	mov r0, sp\n"
-"	movs r1, #4\n"
-"	bl gt_fp_sum\n"
+GT_GUARD_SUM
 "	add r4, r0\n"
 "	ldr r1, [sp, #20]\n"
 "	cmp r1, r8\n"
