@@ -640,6 +640,12 @@ __attribute__((noinline, noclone, used)) static unsigned int gt_fp_sum(const uns
  * thunks), lld's fill 0xd4d4 ("bmi" in Thumb code) between them for the
  * alignment.  gt_thunk_body is reached only through it: in the stripped
  * builds the thunk's code runs on into it, the fill unreached between.
+ *
+ * gt_neon_const: a 16-byte constant after the code, read through "adr
+ * r2, 7f; ldr r3, [r0]; vld1.64 {d0-d1}, [r2 :128]" (clang's Thumb code
+ * loads NEON constants so), its words undefined as Thumb instructions,
+ * before a literal "ldr r1, 8f" reads.  In the stripped builds only the
+ * vld1 shows the 16 bytes are data.
  */
 /*
  * gt_guard_ret's and gt_guard_tail's body: the guard derived from r0
@@ -666,6 +672,7 @@ unsigned int gt_guard_tail(unsigned int n, const unsigned int *v);
 unsigned int gt_tail_sum(const unsigned int *v, unsigned int n);
 unsigned int gt_ptr_leaf(const unsigned int *v, unsigned int n);
 unsigned int gt_thunk(const unsigned int *v, unsigned int n);
+unsigned int gt_neon_const(const unsigned int *v, unsigned int n);
 __asm__(
 "	.text\n"
 "	.syntax unified\n"
@@ -916,6 +923,29 @@ GT_GUARD_SUM
 "	add r0, r2, r1\n"
 "	bx lr\n"
 "	.size gt_tail_sum, . - gt_tail_sum\n"
+"	.fpu neon\n"
+"	.p2align 2\n"
+"	.type gt_neon_const, %function\n"
+"	.thumb_func\n"
+"gt_neon_const:\n"
+"	push {r4, lr}\n"
+"	mov r4, r1\n"
+"	adr r2, 7f\n"
+"	ldr r3, [r0]\n"
+"	vld1.64 {d0-d1}, [r2 :128]\n"
+"	vmov r0, r1, d0\n"
+"	eors r0, r3\n"
+"	add r0, r1\n"
+"	vmov r1, r2, d1\n"
+"	add r0, r2\n"
+"	add r0, r4\n"
+"	ldr r1, 8f\n"
+"	add r0, r1\n"
+"	pop {r4, pc}\n"
+"	.p2align 4\n"
+"7:	.word 0xffffffff, 0xffffffd7, 0x01858000, 0xfffffb49\n"
+"8:	.word 0x9e3779b9\n"
+"	.size gt_neon_const, . - gt_neon_const\n"
 #ifdef __thumb__
 "	.thumb\n"
 #else
@@ -959,6 +989,6 @@ unsigned int nocfi_work(unsigned int n)
 		     gt_arm_switch(n, v) + gt_noret(n, v) +
 		     gt_guard_ret(n, v) + gt_guard_alloca(n, v) +
 		     gt_guard_tail(n, v) + gt_tail_sum(v, n) + gt_ptr(v, n) +
-		     gt_thunk(v, n);
+		     gt_thunk(v, n) + gt_neon_const(v, n);
 	return nocfi_sink;
 }
