@@ -625,13 +625,54 @@ __attribute__((noinline, noclone, used)) static unsigned int gt_fp_sum(const uns
  * words of @v.  gt_guard_alloca: the same after an alloca, sp set back
  * from a copy of r7 made under the condition, over two IT blocks ("itttt eq; ...; subeq.w r4, r7, #48;
  * moveq sp, r4; vpopeq {d8-d9}; ittt eq; addeq sp, #4; ...").
+ * gt_guard_tail: the same ending in a tail call, as clang ends a
+ * function whose last act is a call ("itttt eq; addeq sp, #24; ldreq.w
+ * r8, [sp], #4; ldmiaeq.w sp!, {r4-r7, lr}; beq.w f"): the frame undone
+ * under the condition, lr loaded back, the branch to gt_tail_sum (a
+ * leaf, called directly too, so that function discovery knows its start
+ * in the stripped builds) returning for both.  gt_ptr_leaf, right
+ * after its "bkpt; udf #0", is a leaf called only through a pointer in
+ * the data: no walk reaches the udf, and function discovery takes the
+ * pointer only after code it knows, traps between.
+ *
+ * gt_thunk: a thunk that adjusts its argument and branches to the
+ * function right after it ("adds r0, #16; b.w f", C++'s this-adjusting
+ * thunks), lld's fill 0xd4d4 ("bmi" in Thumb code) between them for the
+ * alignment.  gt_thunk_body is reached only through it: in the stripped
+ * builds the thunk's code runs on into it, the fill unreached between.
+ *
+ * gt_neon_const: a 16-byte constant after the code, read through "adr
+ * r2, 7f; ldr r3, [r0]; vld1.64 {d0-d1}, [r2 :128]" (clang's Thumb code
+ * loads NEON constants so), its words undefined as Thumb instructions,
+ * before a literal "ldr r1, 8f" reads.  In the stripped builds only the
+ * vld1 shows the 16 bytes are data.
  */
+/*
+ * gt_guard_ret's and gt_guard_tail's body: the guard derived from r0
+ * kept at [sp, #20], then gt_fp_sum of the four words at r1, copied to
+ * sp.
+ */
+#define GT_GUARD_SUM							\
+"	movw r8, #0x4b1d\n"						\
+"	movt r8, #0x5eed\n"						\
+"	eor r8, r8, r0\n"						\
+"	str.w r8, [sp, #20]\n"						\
+"	ldm r1, {r0, r1, r2, r3}\n"					\
+"	stm.w sp, {r0, r1, r2, r3}\n"					\
+"	mov r0, sp\n"							\
+"	movs r1, #4\n"							\
+"	bl gt_fp_sum\n"
 unsigned int gt_fp_local(unsigned int n, const unsigned int *v);
 unsigned int gt_r7_local(unsigned int n, const unsigned int *v);
 unsigned int gt_arm_switch(unsigned int n, const unsigned int *v);
 unsigned int gt_noret(unsigned int n, const unsigned int *v);
 unsigned int gt_guard_ret(unsigned int n, const unsigned int *v);
 unsigned int gt_guard_alloca(unsigned int n, const unsigned int *v);
+unsigned int gt_guard_tail(unsigned int n, const unsigned int *v);
+unsigned int gt_tail_sum(const unsigned int *v, unsigned int n);
+unsigned int gt_ptr_leaf(const unsigned int *v, unsigned int n);
+unsigned int gt_thunk(const unsigned int *v, unsigned int n);
+unsigned int gt_neon_const(const unsigned int *v, unsigned int n);
 __asm__(
 "	.text\n"
 "	.syntax unified\n"
@@ -765,15 +806,7 @@ __asm__(
 "	push.w {r8, r9, r10, r11}\n"
 "	sub sp, #24\n"
 "	mov r4, r0\n"
-"	movw r8, #0x4b1d\n"
-"	movt r8, #0x5eed\n"
-"	eor r8, r8, r0\n"
-"	str.w r8, [sp, #20]\n"
-"	ldm r1, {r0, r1, r2, r3}\n"
-"	stm.w sp, {r0, r1, r2, r3}\n"
-"	mov r0, sp\n"
-"	movs r1, #4\n"
-"	bl gt_fp_sum\n"
+GT_GUARD_SUM
 "	add r0, r4\n"
 "	ldr r1, [sp, #20]\n"
 "	cmp r1, r8\n"
@@ -821,6 +854,98 @@ __asm__(
 "	popeq {r4, r5, r6, r7, pc}\n"
 "	bl gt_never\n"
 "	.size gt_guard_alloca, . - gt_guard_alloca\n"
+"	.p2align 1\n"
+"	.type gt_guard_tail, %function\n"
+"	.thumb_func\n"
+"gt_guard_tail:\n"
+"	push {r4, r5, r6, r7, lr}\n"
+"	add r7, sp, #12\n"
+"	str.w r8, [sp, #-4]!\n"
+"	sub sp, #24\n"
+"	mov r4, r0\n"
+"	mov r5, r1\n"
+GT_GUARD_SUM
+"	add r4, r0\n"
+"	ldr r1, [sp, #20]\n"
+"	cmp r1, r8\n"
+"	mov r0, r5\n"
+"	mov r1, r4\n"
+"	itttt eq\n"
+"	addeq sp, #24\n"
+"	ldreq.w r8, [sp], #4\n"
+"	ldmiaeq.w sp!, {r4, r5, r6, r7, lr}\n"
+"	beq.w gt_tail_sum\n"
+"	bl gt_never\n"
+"	bkpt #0\n"
+"	udf #0\n"
+"	.size gt_guard_tail, . - gt_guard_tail\n"
+"	.p2align 1\n"
+"	.type gt_ptr_leaf, %function\n"
+"	.thumb_func\n"
+"gt_ptr_leaf:\n"
+"	mov r2, r1\n"
+"	movs r3, #32\n"
+"1:	ldr.w ip, [r0], #4\n"
+"	eor.w r2, ip, r2, ror #5\n"
+"	subs r3, #1\n"
+"	bne 1b\n"
+"	mov r0, r2\n"
+"	bx lr\n"
+"	.size gt_ptr_leaf, . - gt_ptr_leaf\n"
+"	.p2align 2\n"
+"	.type gt_thunk, %function\n"
+"	.thumb_func\n"
+"gt_thunk:\n"
+"	adds r0, #16\n"
+"	b.w gt_thunk_body\n"
+"	.size gt_thunk, . - gt_thunk\n"
+"	.hword 0xd4d4\n"
+"	.type gt_thunk_body, %function\n"
+"	.thumb_func\n"
+"gt_thunk_body:\n"
+"	push {r4, r5, r7, lr}\n"
+"	add r7, sp, #8\n"
+"	mov r5, r1\n"
+"	movs r1, #4\n"
+"	bl gt_fp_sum\n"
+"	add r0, r5\n"
+"	pop {r4, r5, r7, pc}\n"
+"	.size gt_thunk_body, . - gt_thunk_body\n"
+"	.p2align 1\n"
+"	.type gt_tail_sum, %function\n"
+"	.thumb_func\n"
+"gt_tail_sum:\n"
+"	ldr r2, [r0]\n"
+"	ldr r3, [r0, #4]\n"
+"	add r2, r3\n"
+"	ldr r3, [r0, #8]\n"
+"	eor r2, r2, r3, ror #7\n"
+"	add r0, r2, r1\n"
+"	bx lr\n"
+"	.size gt_tail_sum, . - gt_tail_sum\n"
+"	.fpu neon\n"
+"	.p2align 2\n"
+"	.type gt_neon_const, %function\n"
+"	.thumb_func\n"
+"gt_neon_const:\n"
+"	push {r4, lr}\n"
+"	mov r4, r1\n"
+"	adr r2, 7f\n"
+"	ldr r3, [r0]\n"
+"	vld1.64 {d0-d1}, [r2 :128]\n"
+"	vmov r0, r1, d0\n"
+"	eors r0, r3\n"
+"	add r0, r1\n"
+"	vmov r1, r2, d1\n"
+"	add r0, r2\n"
+"	add r0, r4\n"
+"	ldr r1, 8f\n"
+"	add r0, r1\n"
+"	pop {r4, pc}\n"
+"	.p2align 4\n"
+"7:	.word 0xffffffff, 0xffffffd7, 0x01858000, 0xfffffb49\n"
+"8:	.word 0x9e3779b9\n"
+"	.size gt_neon_const, . - gt_neon_const\n"
 #ifdef __thumb__
 "	.thumb\n"
 #else
@@ -844,6 +969,10 @@ static unsigned int interpret(unsigned int n, const unsigned int *v)
 	       gt_fp_dispatch(code) + h;
 }
 
+/* gt_ptr_leaf's only reference: a pointer in the data */
+static unsigned int (*volatile gt_ptr)(const unsigned int *, unsigned int) =
+	gt_ptr_leaf;
+
 unsigned int nocfi_work(unsigned int n)
 {
 	unsigned int v[32];
@@ -858,6 +987,8 @@ unsigned int nocfi_work(unsigned int n)
 		     interpret(n, v) + maybe_alloca(n, v) + alloca_loop(n, v) +
 		     gt_fp_local(n, v) + gt_r7_local(n, v) +
 		     gt_arm_switch(n, v) + gt_noret(n, v) +
-		     gt_guard_ret(n, v) + gt_guard_alloca(n, v);
+		     gt_guard_ret(n, v) + gt_guard_alloca(n, v) +
+		     gt_guard_tail(n, v) + gt_tail_sum(v, n) + gt_ptr(v, n) +
+		     gt_thunk(v, n) + gt_neon_const(v, n);
 	return nocfi_sink;
 }

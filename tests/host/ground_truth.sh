@@ -140,7 +140,8 @@ for v in $variants; do
 	# (stripped: found by discovery, their data found by their loads)
 	# (each twice: gt_apcs.c has them too)
 	for fn in gt_fp_local gt_r7_local gt_arm_switch gt_noret gt_guard_ret \
-		  gt_guard_alloca; do
+		  gt_guard_alloca gt_guard_tail gt_tail_sum gt_ptr_leaf \
+		  gt_thunk gt_neon_const; do
 		n=0
 		for a in $(awk -v f=$fn '$3 == f { print $1 }' "$exe.syms"); do
 			a=$(printf '0x%x' $((16#$a & ~1)))

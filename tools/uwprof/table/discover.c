@@ -61,7 +61,8 @@ static bool placeable(struct dc *d, u32 a, bool thumb)
 	return s && strcmp(s->name, ".plt") && strcmp(s->name, ".iplt");
 }
 
-/* Halfwords of padding (nop, mov r8, r8, zero fill, ARM nop). */
+/* Halfwords of padding (nop, mov r8, r8, zero fill, ARM nop, lld's
+ * fill). */
 static bool padding_at(struct dc *d, u32 a)
 {
 	u32 avail = 0;
@@ -79,7 +80,8 @@ static bool padding_at(struct dc *d, u32 a)
 				return false;
 			h = b[0] | b[1] << 8;
 			return h == 0 || h == 0xbf00 || h == 0x46c0 ||
-			       h == 0xf000 || h == 0xe320 || h == 0xe1a0;
+			       h == 0xf000 || h == 0xe320 || h == 0xe1a0 ||
+			       h == 0xd4d4;	/* lld's fill */
 		}
 	return false;
 }
@@ -105,12 +107,34 @@ static int add_bound(struct dc *d, u32 a)
 }
 
 /*
+ * A Thumb trap halfword (udf, bkpt): clang ends a call that never
+ * returns with "bkpt; udf #0", and V8's IMMEDIATE_CRASH is the same
+ * pair, so a walk that stops at the call leaves them unreached.  Both
+ * are 16-bit encodings, never the second half of a 32-bit instruction
+ * whose first half a walk reached (that half is DC_IN).
+ */
+static bool trap_at(struct dc *d, u32 a)
+{
+	const struct tb_sec *s = tb_elf_sec(d->e, a);
+	u32 i;
+
+	for (i = 0; s && i < d->e->nsecs && i < 32; i++)
+		if (&d->e->secs[i] == s && d->secb[i] && s->size - (a - s->addr) >= 2) {
+			u8 hi = d->secb[i][a - s->addr + 1];
+
+			return hi == 0xde || hi == 0xbe;
+		}
+	return false;
+}
+
+/*
  * An address stored as data starts a function only where it saves lr
  * as a prologue does, or right after code or data some walk reached (or
- * the start of a section), padding between: a constant that happens to
- * point into code no walk reached may be anything.
+ * the start of a section), padding between (traps too before Thumb
+ * code): a constant that happens to point into code no walk reached may
+ * be anything.
  */
-static bool after_known(struct dc *d, u32 a)
+static bool after_known(struct dc *d, u32 a, bool thumb)
 {
 	for (u32 b = a, k = 0; k < 8; k++) {
 		const struct tb_sec *s = tb_elf_sec(d->e, b);
@@ -122,7 +146,7 @@ static bool after_known(struct dc *d, u32 a)
 			return false;
 		if (*dc_flag(d, b) & (DC_CODE | DC_IN | DC_DATA))
 			return true;
-		if (!padding_at(d, b))
+		if (!padding_at(d, b) && !(thumb && trap_at(d, b)))
 			return false;
 	}
 	return false;
@@ -216,7 +240,7 @@ static int take(struct dc *d, const struct dc_cand *c, bool late)
 	    (c->kind != DC_K_TAIL || !(f & DC_NOFALL)))
 		return 0;
 	if (c->kind == DC_K_PTR && !dc_saves_lr(d, c->addr, c->thumb) &&
-	    !after_known(d, c->addr))
+	    !after_known(d, c->addr, c->thumb))
 		return 0;
 	/* an even constant names ARM code only where the bytes read as ARM
 	 * code: an offset that "add rX, pc" makes an address is a constant

@@ -320,6 +320,43 @@ static int literal(struct dc *d, struct dc_walk *w, const cs_insn *in)
 }
 
 /*
+ * A load through a register that holds an address made from pc ("adr
+ * r2, 1f; ...; vld1.64 {d16-d17}, [r2 :128]": a 16-byte NEON constant in
+ * clang's Thumb code): the bytes it reads, after it and inside the
+ * function's bounds, are data.
+ */
+static void adr_load(struct dc *d, struct dc_walk *w, const cs_insn *in)
+{
+	const cs_arm *a = &in->detail->arm;
+	const cs_arm_op *m;
+	u32 size = literal_size(in), at;
+	int b;
+
+	if (a->op_count < 2)
+		return;
+	m = &a->operands[a->op_count - 1];
+	if (in->id == ARM_INS_VLD1) {
+		size = 0;
+		for (int i = 0; i < a->op_count - 1; i++) {
+			unsigned int r = a->operands[i].reg;
+
+			if (a->operands[i].type != ARM_OP_REG)
+				return;
+			size += r >= ARM_REG_Q0 && r <= ARM_REG_Q15 ? 16 :
+				r >= ARM_REG_D0 && r <= ARM_REG_D31 ? 8 : 0;
+		}
+	}
+	b = m->type == ARM_OP_MEM ? gpr(m->mem.base) : -1;
+	if (!size || b < 0 || m->mem.index != ARM_REG_INVALID ||
+	    !(w->known & w->addr & (1u << b)))
+		return;
+	/* vld1 has no offset: capstone gives its alignment there */
+	at = w->val[b] + (in->id == ARM_INS_VLD1 ? 0 : (u32)m->mem.disp);
+	if (at > in->address && at >= w->start && at + size <= w->end)
+		mark(d, w, at & ~1u, size < 2 ? 2 : size, DC_DATA);
+}
+
+/*
  * "add rD, pc" (Thumb), "add rD, pc, rK" or "add rD, rK, pc" (ARM): the
  * register rK whose offset the instruction makes an address, or -1.
  */
@@ -946,6 +983,8 @@ static int step(struct dc *d, struct dc_walk *w, const cs_insn *in)
 	}
 	load = table_load(w, in);
 	set = literal(d, w, in);
+	if (!set)
+		adr_load(d, w, in);
 	if (!set)
 		set = constants(d, w, in);
 	if (set < 0)

@@ -155,10 +155,6 @@ enum pa_jump pa_computed_jump(const cs_insn *in)
 	}
 }
 
-/*
- * Alignment padding: nop, a move of a register to itself, or zero fill
- * (ARM's "andeq r0, r0, r0").
- */
 /* A trap (__builtin_trap: udf, "trap" for clang's 0xdefe, bkpt). */
 bool pa_is_trap(const cs_insn *in)
 {
@@ -166,13 +162,20 @@ bool pa_is_trap(const cs_insn *in)
 	       in->id == ARM_INS_BKPT;
 }
 
+/*
+ * Alignment padding: nop, a move of a register to itself, zero fill
+ * (ARM's "andeq r0, r0, r0"), or lld's fill 0xd4d4d4d4 (ARM's trap
+ * word: "bmi" in Thumb code, "ldrble" in ARM code), which it puts
+ * between input sections.
+ */
 bool pa_is_padding(const cs_insn *in)
 {
 	const cs_arm *a = &in->detail->arm;
-	static const u8 zero[4];
+	static const u8 zero[4], fill[4] = { 0xd4, 0xd4, 0xd4, 0xd4 };
 
 	if (in->id == ARM_INS_NOP ||
-	    (in->size == 4 && !memcmp(in->bytes, zero, 4)))
+	    (in->size == 4 && !memcmp(in->bytes, zero, 4)) ||
+	    !memcmp(in->bytes, fill, in->size < 4 ? in->size : 4))
 		return true;
 	return (in->id == ARM_INS_MOV || in->id == ARM_INS_LSL) &&
 	       a->op_count == 2 && a->operands[0].type == ARM_OP_REG &&

@@ -240,6 +240,13 @@ bool pa_falls_into_data(const struct pa_flow *fl, u32 i);
 
 /* prologue_jump.c */
 u32 pa_sym_at(const struct tb_elf *e, u32 addr);
+/*
+ * A direct branch at @in to @t taken in state @st: inside the function
+ * @t is reached in it; out of it, a veneer's way back, a shared tail or
+ * a tail call to a known start with the frame gone.  0, or -1 refused.
+ */
+int pa_branch_to(struct pa_flow *fl, const cs_insn *in, u32 t,
+		 const struct pa_state *st);
 int pa_flow_branch(struct pa_flow *fl, u32 i, const struct pa_state *st);
 
 /* prologue_step.c */

@@ -205,6 +205,32 @@ static bool shared_tail(const struct pa_flow *fl, u32 t,
 	return false;
 }
 
+int pa_branch_to(struct pa_flow *fl, const cs_insn *in, u32 t,
+		 const struct pa_state *st)
+{
+	int r;
+
+	if (t >= fl->lo && t < fl->hi)
+		return pa_reach(fl, in, t, st);
+	if (st->child)
+		return pa_fail(fl, in, "the new thread's path leaves the function");
+	r = follow_veneer(fl, in, t, st);
+	if (r)
+		return r < 0 ? -1 : 0;
+	/* where to, and in what frame, only the code that jumps here knows */
+	if (fl->text && fl->text->gap)
+		return pa_fail(fl, in, "a branch out of code no symbol names");
+	if (!pa_ra_in_lr(st) && shared_tail(fl, t, st)) {
+		fl->returns = true;	/* that code returns for this one */
+		return 0;
+	}
+	/* a found start may be a label of a function nothing names: what
+	 * it "tail-calls" may be that function's own code */
+	if (fl->text && fl->text->starts && !known_start(fl->text->starts, t))
+		return pa_fail(fl, in, "a branch out to no known function start");
+	return pa_ret_ok(fl, in, st);	/* a tail call */
+}
+
 /* Branches and calls; the frame itself is unchanged. */
 int pa_flow_branch(struct pa_flow *fl, u32 i, const struct pa_state *st)
 {
@@ -254,27 +280,7 @@ int pa_flow_branch(struct pa_flow *fl, u32 i, const struct pa_state *st)
 	     in->id != ARM_INS_CBNZ) || !t)
 		return pa_fail(fl, in, "indirect or table branch");
 	pa_clone_split(in, st, &taken, &fall);
-	if (t >= fl->lo && t < fl->hi) {
-		if (pa_reach(fl, in, t, &taken))
-			return -1;
-	} else if (taken.child) {
-		return pa_fail(fl, in, "the new thread's path leaves the function");
-	} else if ((r = follow_veneer(fl, in, t, &taken))) {
-		if (r < 0)
-			return -1;
-	} else if (fl->text && fl->text->gap) {
-		/* where to, and in what frame, only the code that jumps
-		 * here knows */
-		return pa_fail(fl, in, "a branch out of code no symbol names");
-	} else if (!pa_ra_in_lr(st) && shared_tail(fl, t, st)) {
-		fl->returns = true;	/* that code returns for this one */
-	} else if (fl->text && fl->text->starts &&
-		   !known_start(fl->text->starts, t)) {
-		/* a found start may be a label of a function nothing names:
-		 * what it "tail-calls" may be that function's own code */
-		return pa_fail(fl, in, "a branch out to no known function start");
-	} else if (pa_ret_ok(fl, in, st)) {	/* tail call */
+	if (pa_branch_to(fl, in, t, &taken))
 		return -1;
-	}
 	return cond ? pa_next(fl, i, &fall) : 0;
 }

@@ -36,11 +36,16 @@ static enum pa_kind classify(const cs_insn *in, bool thumb, int *regs, int *n,
 
 /*
  * Does @in return on @changed, the frame as the instructions before it
- * on its condition left it ("popeq {r4-r7, pc}", "bxeq lr")?  1 if it
- * does, 0 if it is no return, -1 if it returns with the frame up.
+ * on its condition left it ("popeq {r4-r7, pc}", "bxeq lr"), or branch
+ * in it ("ldmiaeq.w sp!, {r4-r7, lr}; beq.w f", a tail call, in clang's
+ * stack protector epilogue)?  1 if it does, 0 if it is neither, -1 if
+ * it returns with the frame up or the branch refuses.  A branch after a
+ * run that left the frame as it was (@orig: a copy of the frame pointer
+ * alone, "addls.w r6, r7, #176; bls.n 1f" in glibc's argp_parse) is no
+ * end of one: an ordinary conditional branch.
  */
 static int cond_return(struct pa_flow *fl, const cs_insn *in,
-		       struct pa_state changed)
+		       struct pa_state changed, const struct pa_state *orig)
 {
 	int regs[48], n = 0;
 	s32 imm = 0;
@@ -48,6 +53,11 @@ static int cond_return(struct pa_flow *fl, const cs_insn *in,
 
 	if (in->id == ARM_INS_BX && in->detail->arm.operands[0].reg == ARM_REG_LR)
 		return pa_ret_ok(fl, in, &changed) ? -1 : 1;
+	if (in->id == ARM_INS_B && pa_branch_target(in)) {
+		if (pa_frame_eq(&changed, orig))
+			return 0;
+		return pa_branch_to(fl, in, pa_branch_target(in), &changed) ? -1 : 1;
+	}
 	if (k != PA_POP || regs[n - 1] != 15)
 		return 0;
 	if (!pa_pop_frame(&changed, regs, n, imm) || pa_ret_ok(fl, in, &changed))
@@ -90,7 +100,7 @@ static int cond_return_run(struct pa_flow *fl, u32 i, const struct pa_state *st,
 		if (c->detail->arm.cc != in->detail->arm.cc ||
 		    c->detail->arm.update_flags)
 			return 0;
-		r = cond_return(fl, c, changed);
+		r = cond_return(fl, c, changed, st);
 		if (r < 0)
 			return -1;
 		if (r > 0) {
@@ -142,12 +152,8 @@ static int cond_frame_change(struct pa_flow *fl, u32 i, struct pa_state st,
 	if (pa_reach(fl, in, (u32)br->address, &both))
 		return -1;
 	t = br->id == ARM_INS_B ? pa_branch_target(br) : 0;
-	if (t >= fl->lo && t < fl->hi) {
-		if (pa_reach(fl, br, t, &changed))
-			return -1;
-	} else if (pa_ret_ok(fl, br, &changed)) {	/* a return or tail call */
-		return -1;
-	}
+	if (t ? pa_branch_to(fl, br, t, &changed) : pa_ret_ok(fl, br, &changed))
+		return -1;	/* a branch, tail call or return refused */
 	return pa_next(fl, i + 1, &st);
 }
 
