@@ -2,7 +2,7 @@
 # The stock corpus: Debian armhf packages exactly as shipped, with every
 # library they load (bench/stock/programs.sh, scripts/build-stock.sh, into
 # build/stock), tabled from the shipped files alone and recorded in the VM.
-# make check runs a short form (tests/host/stock_vm.sh: four programs at
+# make check runs a short form (tests/host/stock_vm.sh: five programs at
 # 1 kHz); make bench-stock runs all six at 1 and 4 kHz and writes the
 # figures into docs/BENCHMARKS-corpus.md.
 

@@ -33,9 +33,9 @@
 # loader's start-up (the failures of these programs' main threads) vary
 # from run to run with the emulator's translation (pbzip2: 72 to 159 of
 # 3,000 to 5,000 samples in ld.so, with byte-identical tables), a few
-# points of the rate, and so does the share of lua5.4's samples in glibc's
-# printf, which its table refuses (67 and 133 of 1,300 and 1,500 samples
-# in two runs: 3.3 points).  Since the tables are the same bytes, a
+# points of the rate, and so did, while glibc's printf refused, the share
+# of lua5.4's samples in it (67 and 133 of 1,300 and 1,500 samples in two
+# runs: 3.3 points).  Since the tables are the same bytes, a
 # sample they refuse would be refused with either; so the runs are
 # compared leaving out the samples whose unwind failed in the loader or
 # was refused, within 0.5 points, or within three standard deviations of
@@ -58,24 +58,33 @@
 # fully unwound, while most checked out frame by frame up to _start.
 #
 # Thresholds, per mille, are what this test measured minus a noise margin.
-# Measured by make bench-stock at 1 and 4 kHz on armmp-6.1 (two runs at
-# 1 kHz, one at 4 kHz; the earlier ranges are in git's history of this
-# file), after discovery learnt computed gotos' and -fPIC switches'
-# tables and prologue analysis paths that meet after an alloca:
-#   pbzip2 other threads  99.9-100.0% full and to the entry; overall 99.8%
-#   xz     other threads  99.9-100.0%;  overall 99.9%
+# Measured by make bench-stock at 1 and 4 kHz on armmp-6.1 (the earlier
+# ranges are in git's history of this file): two runs at 1 kHz and one at
+# 4 kHz after discovery learnt computed gotos' and -fPIC switches' tables
+# and prologue analysis paths that meet after an alloca, and one at each
+# frequency at 3f79ad9 (the generator of 109884c; host load average 17 at
+# its end), with make check's short form once more at 1 kHz:
+#   pbzip2 other threads  99.9-100.0% full and to the entry; overall 99.4-99.8%
+#   xz     other threads  99.9-100.0%;  overall 99.9-100.0%
 #   zstd   other threads  99.9-100.0%;  overall 99.6-99.9%
-#   lua5.4 main           92.8-94.1% full and to the entry (glibc's
-#                         printf, whose jumps through a table of offsets
-#                         from a label discovery cannot follow, refuses)
-#   sqlite3 main          99.4-99.5%
+#   lua5.4 main           99.6-99.9% full and to the entry at 3f79ad9
+#                         (1,670 and 2,192 samples at 1 kHz, 8,019 at
+#                         4 kHz, 1,341 to 2,197 in the runs with tables
+#                         made on the device); 92.8-94.1% before, while
+#                         glibc's printf refused
+#   sqlite3 main          99.4-99.9%
 #   gzip   main           99.9-100.0%
-# The main threads of the threaded programs, 95.6-99.0% (a few hundred
-# samples, some inside clone, whose rows refuse by design), are judged
-# through the overall share.  Margins: other threads at issue 21's 99%
-# target, the shares overall 1 to 1.5 points under the lowest run, lua5.4
-# 2.8 points under it.  Raise them as discovery and prologue analysis
-# improve.
+# The main threads of the threaded programs, 93.0-99.0% (a few hundred
+# samples; what fails is inside clone, whose rows refuse by design, or
+# ld.so's start-up), are judged through the overall share.  Margins:
+# other threads at issue 21's 99% target, the shares overall 0.9 to 1.5
+# points under the lowest run, lua5.4's too: 98.5%, 1.1 points under its
+# lowest, leaves room for 20 to 30 failed samples in a 1 kHz run of 1,300
+# to 2,200 where the runs at 3f79ad9 (on a host at load average 5 to 17)
+# lost 0.1-0.4%: in make bench-stock's, samples in ld.so's start-up,
+# which vary from run to run (above), and in one function each of libm,
+# libreadline and libtinfo that prologue analysis refuses.  Raise them as
+# discovery and prologue analysis improve.
 set -u
 . "$(dirname "$0")/lib.sh"
 th_init
@@ -93,7 +102,7 @@ FIGURES=${STOCK_FIGURES:-}
 # waits: a hundred samples or so), a single-threaded one on its main
 # thread.
 STOCK_MIN="pbzip2:other:990:990 pbzip2:all:985:985 xz:other:990:990
-xz:all:985:985 zstd:other:990:990 zstd:all:985:985 lua5.4:main:900:900
+xz:all:985:985 zstd:other:990:990 zstd:all:985:985 lua5.4:main:985:985
 sqlite3:main:980:980 gzip:main:985:985"
 DEVICE=${STOCK_DEVICE:-1}
 DEVRUNS=
