@@ -98,6 +98,25 @@ static void uwprof_user_regs(struct pt_regs *regs, struct uw2_regs *out,
 	*thumb = uwprof_arch_regs(regs, out);
 }
 
+/*
+ * The unwind's lookups, counted in the cache in 32 bits (unwind_v2.h),
+ * into the CPU's 64-bit counters: one short write section a sample.
+ */
+static void uwprof_count_lookups(struct uwprof_cpu *c,
+				 struct uw2_cache_counts *n)
+{
+	struct uwprof_lookup_stats *l = &c->stats.lookups;
+
+	u64_stats_update_begin(&c->syncp);
+	l->pc_hits += n->pc_hits;
+	l->pc_misses += n->pc_misses;
+	l->ra_hits += n->ra_hits;
+	l->ra_misses += n->ra_misses;
+	l->ra_loop += n->ra_loop;
+	u64_stats_update_end(&c->syncp);
+	*n = (struct uw2_cache_counts){ 0 };
+}
+
 static u32 uwprof_unwind(struct uwprof_session *s, struct uwprof_cpu *c,
 			 struct uwprof_proc *p, struct uw2_regs *regs,
 			 u32 *frames, enum uw2_stop *stop)
@@ -143,6 +162,7 @@ static u32 uwprof_unwind(struct uwprof_session *s, struct uwprof_cpu *c,
 				  regs, &stack, frames, s->max_depth,
 				  &nframes, (mods ? mods->uw2_flags : 0) |
 				  UW2_F_FRAMES_ONLY, &u->lookups);
+	uwprof_count_lookups(c, &u->lookups.counts);
 	u->view.top = regs->r[UW2_SP];
 	return nframes;
 }
@@ -623,6 +643,11 @@ static void uwprof_stats_add(struct uwprof_stats *sum, struct uwprof_cpu *c)
 	sum->deferred_failed += v.deferred_failed;
 	sum->followed += v.followed;
 	sum->dropped_exec += v.dropped_exec;
+	sum->lookup_pc_hits += v.lookups.pc_hits;
+	sum->lookup_pc_misses += v.lookups.pc_misses;
+	sum->lookup_ra_hits += v.lookups.ra_hits;
+	sum->lookup_ra_misses += v.lookups.ra_misses;
+	sum->lookup_ra_loop += v.lookups.ra_loop;
 }
 
 long uwprof_ioctl_stats(struct uwprof_session *s, void __user *arg)
@@ -638,6 +663,7 @@ long uwprof_ioctl_stats(struct uwprof_session *s, void __user *arg)
 	usize = st.size;
 	memset(&st, 0, sizeof(st));
 	st.size = usize;
+	st.flags = UWPROF_STATS_LOOKUPS;
 	for_each_possible_cpu(cpu)
 		uwprof_stats_add(&st, per_cpu_ptr(s->cpu, cpu));
 	mutex_lock(&s->lock);

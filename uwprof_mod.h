@@ -119,6 +119,15 @@ struct uwprof_ring {
 	u32 pending;		/* padding written by the last reserve */
 };
 
+/* The handler's lookup caches (struct uw2_cache_counts, in 64 bits). */
+struct uwprof_lookup_stats {
+	u64 pc_hits;
+	u64 pc_misses;
+	u64 ra_hits;
+	u64 ra_misses;
+	u64 ra_loop;
+};
+
 struct uwprof_cpu_stats {
 	u64 taken;
 	u64 dropped_full;
@@ -133,6 +142,7 @@ struct uwprof_cpu_stats {
 	u64 deferred_failed;
 	u64 followed;
 	u64 dropped_exec;
+	struct uwprof_lookup_stats lookups;
 };
 
 /*
