@@ -340,6 +340,46 @@ TEST(tiny_buffer_counts_every_sample)
 }
 
 /*
+ * The handler's lookup caches are counted: a spinner sampled at the same
+ * few pcs again and again hits the cached ranges, and each sample
+ * unwound in the interrupt makes one pc lookup, a hit or a miss.
+ */
+TEST(lookups_counted)
+{
+	struct tally t = { 0 };
+	struct uwprof_stats st;
+	int fd;
+
+	ASSERT_EQ(0, uwprof_load());
+	fd = open_nonblock();
+	ASSERT_LE(0, fd);
+	t.pid = spawn_spinner(0, 500);
+	ASSERT_EQ(0, attach_tiny(fd, t.pid));
+	ASSERT_EQ(0, uwprof_start(fd, 2000));
+	waitpid(t.pid, NULL, 0);
+	ASSERT_EQ(0, ioctl(fd, UWPROF_IOC_STOP));
+	drain(fd, &t);
+	ASSERT_EQ(0, uwprof_stats(fd, &st));
+	ASSERT_EQ(UWPROF_STATS_LOOKUPS, st.flags & UWPROF_STATS_LOOKUPS);
+	ASSERT_LT(20, st.taken);
+	EXPECT_LT(0, st.lookup_pc_hits);
+	EXPECT_LT(st.lookup_pc_misses, st.lookup_pc_hits);
+	/* nothing here is deferred: every sample was unwound in the handler */
+	EXPECT_EQ(0, st.deferred + st.deferred_failed);
+	EXPECT_EQ(st.taken, st.lookup_pc_hits + st.lookup_pc_misses);
+	EXPECT_LE(st.lookup_ra_loop, st.lookup_ra_hits);
+	TH_LOG("%llu samples: pcs %llu hits %llu misses, return addresses "
+	       "%llu hits (%llu in the loop) %llu misses",
+	       (unsigned long long)st.taken,
+	       (unsigned long long)st.lookup_pc_hits,
+	       (unsigned long long)st.lookup_pc_misses,
+	       (unsigned long long)st.lookup_ra_hits,
+	       (unsigned long long)st.lookup_ra_loop,
+	       (unsigned long long)st.lookup_ra_misses);
+	close(fd);
+}
+
+/*
  * A read whose buffer turns bad part way (the page after it is not
  * mapped) returns the records that fitted before the bad part, and the
  * one it could not copy stays for the next read: every delivered record
