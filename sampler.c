@@ -99,11 +99,14 @@ static void uwprof_user_regs(struct pt_regs *regs, struct uw2_regs *out,
 }
 
 /*
- * The unwind's lookups, counted in the cache in 32 bits (unwind_v2.h),
- * into the CPU's 64-bit counters: one short write section a sample.
+ * The lookups the cache counted in 32 bits (unwind_v2.h), moved into the
+ * CPU's 64-bit counters, once every 65,536 samples (struct
+ * uwprof_unwind_scratch's unfolded): a sample makes at most 257 lookups,
+ * so no count wraps in between, and the samples in between pay nothing.
+ * STATS adds what is still in the cache (uwprof_lookups_pending()).
  */
-static void uwprof_count_lookups(struct uwprof_cpu *c,
-				 struct uw2_cache_counts *n)
+static void uwprof_fold_lookups(struct uwprof_cpu *c,
+				struct uw2_cache_counts *n)
 {
 	struct uwprof_lookup_stats *l = &c->stats.lookups;
 
@@ -113,8 +116,8 @@ static void uwprof_count_lookups(struct uwprof_cpu *c,
 	l->ra_hits += n->ra_hits;
 	l->ra_misses += n->ra_misses;
 	l->ra_loop += n->ra_loop;
-	u64_stats_update_end(&c->syncp);
 	*n = (struct uw2_cache_counts){ 0 };
+	u64_stats_update_end(&c->syncp);
 }
 
 static u32 uwprof_unwind(struct uwprof_session *s, struct uwprof_cpu *c,
@@ -162,7 +165,8 @@ static u32 uwprof_unwind(struct uwprof_session *s, struct uwprof_cpu *c,
 				  regs, &stack, frames, s->max_depth,
 				  &nframes, (mods ? mods->uw2_flags : 0) |
 				  UW2_F_FRAMES_ONLY, &u->lookups);
-	uwprof_count_lookups(c, &u->lookups.counts);
+	if (unlikely(!++u->unfolded))
+		uwprof_fold_lookups(c, &u->lookups.counts);
 	u->view.top = regs->r[UW2_SP];
 	return nframes;
 }
@@ -617,6 +621,23 @@ long uwprof_ioctl_stop(struct uwprof_session *s)
 	return ret;
 }
 
+/*
+ * Add the lookups @c's cache counted since the last fold to @l.  Read
+ * while the CPU may be counting more: each count is a word, read whole,
+ * and only grows between folds, which the caller's retry sees.
+ */
+static void uwprof_lookups_pending(struct uwprof_lookup_stats *l,
+				   const struct uwprof_cpu *c)
+{
+	const struct uw2_cache_counts *n = &c->unwind->lookups.counts;
+
+	l->pc_hits += READ_ONCE(n->pc_hits);
+	l->pc_misses += READ_ONCE(n->pc_misses);
+	l->ra_hits += READ_ONCE(n->ra_hits);
+	l->ra_misses += READ_ONCE(n->ra_misses);
+	l->ra_loop += READ_ONCE(n->ra_loop);
+}
+
 static void uwprof_stats_add(struct uwprof_stats *sum, struct uwprof_cpu *c)
 {
 	struct uwprof_cpu_stats v;
@@ -626,6 +647,7 @@ static void uwprof_stats_add(struct uwprof_stats *sum, struct uwprof_cpu *c)
 	do {
 		seq = u64_stats_fetch_begin(&c->syncp);
 		v = c->stats;
+		uwprof_lookups_pending(&v.lookups, c);
 	} while (u64_stats_fetch_retry(&c->syncp, seq));
 	sum->taken += v.taken;
 	/* each sample taken is delivered or dropped_full (uwprof_deliver()) */

@@ -454,7 +454,7 @@ struct uw2_pc_slot {
 
 /*
  * Lookups made through the cache since its owner last took the counts
- * (the module adds them to its 64-bit counters after each unwind): a
+ * (the module moves them to its 64-bit counters now and then): a
  * sampled pc found among the cached ranges or not, a return address found
  * among the cached addresses or not; of the return addresses found,
  * ra_loop the frames the caller loop unwound from their entries' copies.
