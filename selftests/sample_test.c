@@ -339,8 +339,30 @@ TEST(tiny_buffer_counts_every_sample)
 	close(fd);
 }
 
+static volatile sig_atomic_t alarmed;
+
+static void on_alarm(int sig)
+{
+	alarmed = 1;
+}
+
+/* A child that spins @ms in this loop alone: no call, no system call. */
+static pid_t spawn_tight_loop(int ms)
+{
+	pid_t pid = fork();
+	unsigned int n = 0;
+
+	if (pid)
+		return pid;
+	signal(SIGALRM, on_alarm);
+	ualarm(ms * 1000, 0);
+	while (!alarmed)
+		n++;
+	_exit(n == 0);
+}
+
 /*
- * The handler's lookup caches are counted: a spinner sampled at the same
+ * The handler's lookup caches are counted: a loop sampled at the same
  * few pcs again and again hits the cached ranges, and each sample
  * unwound in the interrupt makes one pc lookup, a hit or a miss.
  */
@@ -353,7 +375,7 @@ TEST(lookups_counted)
 	ASSERT_EQ(0, uwprof_load());
 	fd = open_nonblock();
 	ASSERT_LE(0, fd);
-	t.pid = spawn_spinner(0, 500);
+	t.pid = spawn_tight_loop(500);
 	ASSERT_EQ(0, attach_tiny(fd, t.pid));
 	ASSERT_EQ(0, uwprof_start(fd, 2000));
 	waitpid(t.pid, NULL, 0);
