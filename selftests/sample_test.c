@@ -154,6 +154,32 @@ static pid_t spawn_spinner(int late_ms, int total_ms)
 	return pid;
 }
 
+/*
+ * Sample @pid, a child, with the tiny table at @hz until it exits: its
+ * records into @t, the counters into @st.  Returns the open file, or -1
+ * (the child killed).
+ */
+static int sample_until_exit(struct tally *t, pid_t pid, int hz,
+			     struct uwprof_stats *st)
+{
+	int fd;
+
+	if (pid <= 0)
+		return -1;
+	fd = open_nonblock();
+	t->pid = pid;
+	if (fd < 0 || attach_tiny(fd, pid) || uwprof_start(fd, hz)) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return -1;
+	}
+	waitpid(pid, NULL, 0);
+	if (ioctl(fd, UWPROF_IOC_STOP))
+		return -1;
+	drain(fd, t);
+	return uwprof_stats(fd, st) ? -1 : fd;
+}
+
 TEST(all_threads_sampled_including_later_ones)
 {
 	struct tally t = { 0 };
@@ -161,15 +187,8 @@ TEST(all_threads_sampled_including_later_ones)
 	int fd;
 
 	ASSERT_EQ(0, uwprof_load());
-	fd = open_nonblock();
+	fd = sample_until_exit(&t, spawn_spinner(300, 1500), 1000, &st);
 	ASSERT_LE(0, fd);
-	t.pid = spawn_spinner(300, 1500);
-	ASSERT_EQ(0, attach_tiny(fd, t.pid));
-	ASSERT_EQ(0, uwprof_start(fd, 1000));
-	waitpid(t.pid, NULL, 0);
-	ASSERT_EQ(0, ioctl(fd, UWPROF_IOC_STOP));
-	drain(fd, &t);
-	ASSERT_EQ(0, uwprof_stats(fd, &st));
 	EXPECT_EQ(0, t.bad);
 	EXPECT_LT(100, t.records);
 	EXPECT_EQ(2, t.ntids) TH_LOG("threads seen: %d", t.ntids);
@@ -373,15 +392,8 @@ TEST(lookups_counted)
 	int fd;
 
 	ASSERT_EQ(0, uwprof_load());
-	fd = open_nonblock();
+	fd = sample_until_exit(&t, spawn_tight_loop(500), 2000, &st);
 	ASSERT_LE(0, fd);
-	t.pid = spawn_tight_loop(500);
-	ASSERT_EQ(0, attach_tiny(fd, t.pid));
-	ASSERT_EQ(0, uwprof_start(fd, 2000));
-	waitpid(t.pid, NULL, 0);
-	ASSERT_EQ(0, ioctl(fd, UWPROF_IOC_STOP));
-	drain(fd, &t);
-	ASSERT_EQ(0, uwprof_stats(fd, &st));
 	ASSERT_EQ(UWPROF_STATS_LOOKUPS, st.flags & UWPROF_STATS_LOOKUPS);
 	ASSERT_LT(20, st.taken);
 	EXPECT_LT(0, st.lookup_pc_hits);
