@@ -108,16 +108,17 @@ static void uwprof_user_regs(struct pt_regs *regs, struct uw2_regs *out,
 static void uwprof_fold_lookups(struct uwprof_cpu *c,
 				struct uw2_cache_counts *n)
 {
-	struct uwprof_lookup_stats *l = &c->stats.lookups;
+	struct uwprof_lookup_stats *l = &c->lookups;
 
-	u64_stats_update_begin(&c->syncp);
+	/* the handler: interrupts off, the CPU's only writer */
+	raw_write_seqcount_begin(&c->lookups_seq);
 	l->pc_hits += n->pc_hits;
 	l->pc_misses += n->pc_misses;
 	l->ra_hits += n->ra_hits;
 	l->ra_misses += n->ra_misses;
 	l->ra_loop += n->ra_loop;
 	*n = (struct uw2_cache_counts){ 0 };
-	u64_stats_update_end(&c->syncp);
+	raw_write_seqcount_end(&c->lookups_seq);
 }
 
 static u32 uwprof_unwind(struct uwprof_session *s, struct uwprof_cpu *c,
@@ -622,20 +623,30 @@ long uwprof_ioctl_stop(struct uwprof_session *s)
 }
 
 /*
- * Add the lookups @c's cache counted since the last fold to @l.  Read
- * while the CPU may be counting more: each count is a word, read whole,
- * and only grows between folds, which the caller's retry sees.
+ * Add @c's lookups to @sum: those folded, and those its cache counted
+ * since.  Read while the CPU may be counting more: each count is a word,
+ * read whole, and only grows between folds, which the retry sees.
  */
-static void uwprof_lookups_pending(struct uwprof_lookup_stats *l,
-				   const struct uwprof_cpu *c)
+static void uwprof_lookups_add(struct uwprof_stats *sum, struct uwprof_cpu *c)
 {
 	const struct uw2_cache_counts *n = &c->unwind->lookups.counts;
+	struct uwprof_lookup_stats l;
+	unsigned int seq;
 
-	l->pc_hits += READ_ONCE(n->pc_hits);
-	l->pc_misses += READ_ONCE(n->pc_misses);
-	l->ra_hits += READ_ONCE(n->ra_hits);
-	l->ra_misses += READ_ONCE(n->ra_misses);
-	l->ra_loop += READ_ONCE(n->ra_loop);
+	do {
+		seq = read_seqcount_begin(&c->lookups_seq);
+		l = c->lookups;
+		l.pc_hits += READ_ONCE(n->pc_hits);
+		l.pc_misses += READ_ONCE(n->pc_misses);
+		l.ra_hits += READ_ONCE(n->ra_hits);
+		l.ra_misses += READ_ONCE(n->ra_misses);
+		l.ra_loop += READ_ONCE(n->ra_loop);
+	} while (read_seqcount_retry(&c->lookups_seq, seq));
+	sum->lookup_pc_hits += l.pc_hits;
+	sum->lookup_pc_misses += l.pc_misses;
+	sum->lookup_ra_hits += l.ra_hits;
+	sum->lookup_ra_misses += l.ra_misses;
+	sum->lookup_ra_loop += l.ra_loop;
 }
 
 static void uwprof_stats_add(struct uwprof_stats *sum, struct uwprof_cpu *c)
@@ -647,7 +658,6 @@ static void uwprof_stats_add(struct uwprof_stats *sum, struct uwprof_cpu *c)
 	do {
 		seq = u64_stats_fetch_begin(&c->syncp);
 		v = c->stats;
-		uwprof_lookups_pending(&v.lookups, c);
 	} while (u64_stats_fetch_retry(&c->syncp, seq));
 	sum->taken += v.taken;
 	/* each sample taken is delivered or dropped_full (uwprof_deliver()) */
@@ -665,11 +675,7 @@ static void uwprof_stats_add(struct uwprof_stats *sum, struct uwprof_cpu *c)
 	sum->deferred_failed += v.deferred_failed;
 	sum->followed += v.followed;
 	sum->dropped_exec += v.dropped_exec;
-	sum->lookup_pc_hits += v.lookups.pc_hits;
-	sum->lookup_pc_misses += v.lookups.pc_misses;
-	sum->lookup_ra_hits += v.lookups.ra_hits;
-	sum->lookup_ra_misses += v.lookups.ra_misses;
-	sum->lookup_ra_loop += v.lookups.ra_loop;
+	uwprof_lookups_add(sum, c);
 }
 
 long uwprof_ioctl_stats(struct uwprof_session *s, void __user *arg)

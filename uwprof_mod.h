@@ -142,7 +142,6 @@ struct uwprof_cpu_stats {
 	u64 deferred_failed;
 	u64 followed;
 	u64 dropped_exec;
-	struct uwprof_lookup_stats lookups;
 };
 
 /*
@@ -191,6 +190,14 @@ struct uwprof_cpu {
 	struct uwprof_ring ring;
 	struct u64_stats_sync syncp;	/* 64-bit counters on 32-bit CPUs */
 	struct uwprof_cpu_stats stats;
+	/*
+	 * Lookups folded from the cache's 32-bit counts (sampler.c): a
+	 * seqcount of their own, as the fold and the counts still in the
+	 * cache must be read together on 64-bit CPUs too, where syncp is
+	 * empty.
+	 */
+	seqcount_t lookups_seq;
+	struct uwprof_lookup_stats lookups;
 	struct perf_event *event;
 	struct uwprof_unwind_scratch *unwind;
 	u32 *frames;
