@@ -103,7 +103,7 @@ static void uwprof_user_regs(struct pt_regs *regs, struct uw2_regs *out,
  * CPU's 64-bit counters, once every 65,536 samples (struct
  * uwprof_unwind_scratch's unfolded): a sample makes at most 257 lookups,
  * so no count wraps in between, and the samples in between pay nothing.
- * STATS adds what is still in the cache (uwprof_lookups_pending()).
+ * STATS adds what is still in the cache (uwprof_lookups_add()).
  */
 static void uwprof_fold_lookups(struct uwprof_cpu *c,
 				struct uw2_cache_counts *n)

@@ -2087,10 +2087,10 @@ uw2_walk_run(struct uw2_walk *w, struct uw2_regs *regs, u32 *frames, u32 *n,
 }
 
 /*
- * The lookups the caller loop made: one for each frame it unwound, the
- * one it stored (@stored) and, at UW2_STOP_MAX_DEPTH, the one that did
- * not fit; one for the root marker.  A frame it left to uw2_step() is
- * looked up there.
+ * The lookups the caller loop made, all hits: one for each frame it
+ * unwound (@stored of them stored, and at UW2_STOP_MAX_DEPTH one more
+ * that did not fit) and one for the root marker.  A frame it left to
+ * uw2_step() is looked up, and counted, there.
  */
 static void uw2_count_loop(struct uw2_cache_counts *n, u32 stored,
 			   enum uw2_stop stop)
