@@ -33,7 +33,7 @@ static_assert(sizeof(struct uwprof_detach) == 16);
 static_assert(sizeof(struct uwprof_attachment) == 16);
 static_assert(sizeof(struct uwprof_list) == 24);
 static_assert(sizeof(struct uwprof_start) == 16);
-static_assert(sizeof(struct uwprof_stats) == 256);
+static_assert(sizeof(struct uwprof_stats) == 296);
 static_assert(sizeof(struct uwprof_record) == 32);
 /* records carry the unwinder's stop reasons as they are */
 static_assert((int)UWPROF_STOP_NR == (int)UW2_STOP_COUNT);

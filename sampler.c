@@ -98,6 +98,29 @@ static void uwprof_user_regs(struct pt_regs *regs, struct uw2_regs *out,
 	*thumb = uwprof_arch_regs(regs, out);
 }
 
+/*
+ * The lookups the cache counted in 32 bits (unwind_v2.h), moved into the
+ * CPU's 64-bit counters, once every 65,536 samples (struct
+ * uwprof_unwind_scratch's unfolded): a sample makes at most 257 lookups,
+ * so no count wraps in between, and the samples in between pay nothing.
+ * STATS adds what is still in the cache (uwprof_lookups_add()).
+ */
+static void uwprof_fold_lookups(struct uwprof_cpu *c,
+				struct uw2_cache_counts *n)
+{
+	struct uwprof_lookup_stats *l = &c->lookups;
+
+	/* the handler: interrupts off, the CPU's only writer */
+	raw_write_seqcount_begin(&c->lookups_seq);
+	l->pc_hits += n->pc_hits;
+	l->pc_misses += n->pc_misses;
+	l->ra_hits += n->ra_hits;
+	l->ra_misses += n->ra_misses;
+	l->ra_loop += n->ra_loop;
+	*n = (struct uw2_cache_counts){ 0 };
+	raw_write_seqcount_end(&c->lookups_seq);
+}
+
 static u32 uwprof_unwind(struct uwprof_session *s, struct uwprof_cpu *c,
 			 struct uwprof_proc *p, struct uw2_regs *regs,
 			 u32 *frames, enum uw2_stop *stop)
@@ -143,6 +166,8 @@ static u32 uwprof_unwind(struct uwprof_session *s, struct uwprof_cpu *c,
 				  regs, &stack, frames, s->max_depth,
 				  &nframes, (mods ? mods->uw2_flags : 0) |
 				  UW2_F_FRAMES_ONLY, &u->lookups);
+	if (unlikely(!++u->unfolded))
+		uwprof_fold_lookups(c, &u->lookups.counts);
 	u->view.top = regs->r[UW2_SP];
 	return nframes;
 }
@@ -597,6 +622,33 @@ long uwprof_ioctl_stop(struct uwprof_session *s)
 	return ret;
 }
 
+/*
+ * Add @c's lookups to @sum: those folded, and those its cache counted
+ * since.  Read while the CPU may be counting more: each count is a word,
+ * read whole, and only grows between folds, which the retry sees.
+ */
+static void uwprof_lookups_add(struct uwprof_stats *sum, struct uwprof_cpu *c)
+{
+	const struct uw2_cache_counts *n = &c->unwind->lookups.counts;
+	struct uwprof_lookup_stats l;
+	unsigned int seq;
+
+	do {
+		seq = read_seqcount_begin(&c->lookups_seq);
+		l = c->lookups;
+		l.pc_hits += READ_ONCE(n->pc_hits);
+		l.pc_misses += READ_ONCE(n->pc_misses);
+		l.ra_hits += READ_ONCE(n->ra_hits);
+		l.ra_misses += READ_ONCE(n->ra_misses);
+		l.ra_loop += READ_ONCE(n->ra_loop);
+	} while (read_seqcount_retry(&c->lookups_seq, seq));
+	sum->lookup_pc_hits += l.pc_hits;
+	sum->lookup_pc_misses += l.pc_misses;
+	sum->lookup_ra_hits += l.ra_hits;
+	sum->lookup_ra_misses += l.ra_misses;
+	sum->lookup_ra_loop += l.ra_loop;
+}
+
 static void uwprof_stats_add(struct uwprof_stats *sum, struct uwprof_cpu *c)
 {
 	struct uwprof_cpu_stats v;
@@ -623,6 +675,7 @@ static void uwprof_stats_add(struct uwprof_stats *sum, struct uwprof_cpu *c)
 	sum->deferred_failed += v.deferred_failed;
 	sum->followed += v.followed;
 	sum->dropped_exec += v.dropped_exec;
+	uwprof_lookups_add(sum, c);
 }
 
 long uwprof_ioctl_stats(struct uwprof_session *s, void __user *arg)
@@ -638,6 +691,7 @@ long uwprof_ioctl_stats(struct uwprof_session *s, void __user *arg)
 	usize = st.size;
 	memset(&st, 0, sizeof(st));
 	st.size = usize;
+	st.flags = UWPROF_STATS_LOOKUPS;
 	for_each_possible_cpu(cpu)
 		uwprof_stats_add(&st, per_cpu_ptr(s->cpu, cpu));
 	mutex_lock(&s->lock);

@@ -74,6 +74,7 @@ static int uwprof_cpus_init(struct uwprof_session *s)
 		struct uwprof_cpu *c = per_cpu_ptr(s->cpu, cpu);
 
 		u64_stats_init(&c->syncp);
+		seqcount_init(&c->lookups_seq);
 		/* 84 KB: vmalloc when no contiguous pages are free */
 		c->unwind = kvzalloc(sizeof(*c->unwind), GFP_KERNEL_ACCOUNT);
 		c->frames = kcalloc(UWPROF_DEPTH_LIMIT, sizeof(u32),

@@ -1532,6 +1532,20 @@ uw2_range_put(const struct uw2_walk *w, const struct uw2_module *m, u32 addr,
 	return &s->e;
 }
 
+/* One lookup of a sampled pc (@pc) or a return address, found or not. */
+static inline void uw2_count_lookup(struct uw2_cache_counts *n, bool pc,
+				    bool hit)
+{
+	if (pc && hit)
+		n->pc_hits++;
+	else if (pc)
+		n->pc_misses++;
+	else if (hit)
+		n->ra_hits++;
+	else
+		n->ra_misses++;
+}
+
 /*
  * The sequence for @addr, and the start of the function holding it.  A
  * sampled pc (@pc) is looked up among the cached ranges of pcs that share
@@ -1548,8 +1562,10 @@ static enum uw2_stop uw2_find_sequence(struct uw2_walk *w, u32 addr, bool pc,
 	u32 __uninitialized instr_off, fot_index, row;
 	u64 __uninitialized next, row_end;
 
-	if (w->cache)
+	if (w->cache) {
 		e = pc ? uw2_range_get(w, addr) : uw2_cache_get(w, addr);
+		uw2_count_lookup(&w->cache->counts, pc, e);
+	}
 	if (e) {
 		uw2_found_entry(f, e, uw2_fast_of(w->cache, e, pc));
 		return UW2_STEP_MORE;
@@ -2070,6 +2086,22 @@ uw2_walk_run(struct uw2_walk *w, struct uw2_regs *regs, u32 *frames, u32 *n,
 	return stop;
 }
 
+/*
+ * The lookups the caller loop made, all hits: one for each frame it
+ * unwound (@stored of them stored, and at UW2_STOP_MAX_DEPTH one more
+ * that did not fit) and one for the root marker.  A frame it left to
+ * uw2_step() is looked up, and counted, there.
+ */
+static void uw2_count_loop(struct uw2_cache_counts *n, u32 stored,
+			   enum uw2_stop stop)
+{
+	u32 hits = stored + (stop == UW2_STOP_ROOT ||
+			     stop == UW2_STOP_MAX_DEPTH);
+
+	n->ra_hits += hits;
+	n->ra_loop += hits;
+}
+
 /* The caller loop, compiled twice: with the register copies and without. */
 static enum uw2_stop uw2_walk_fast(struct uw2_walk *w, struct uw2_regs *regs,
 				   u32 *frames, u32 *n, u32 max)
@@ -2081,16 +2113,20 @@ static enum uw2_stop uw2_walk_fast(struct uw2_walk *w, struct uw2_regs *regs,
 	if (!w->stack->view || !w->cache->gen ||
 	    (w->flags & UW2_F_CHROME_COMPAT))
 		return UW2_STEP_MORE;
-	if (!(w->flags & UW2_F_FRAMES_ONLY))
-		return uw2_walk_run(w, regs, frames, n, max, true);
-	stop = uw2_walk_run(w, regs, frames, n, max, false);
-	if (stop != UW2_STEP_MORE || regs->r[UW2_SP] == sp)
-		return stop;
-	/* the same frames again (or fewer), from the same cache */
-	regs->r[UW2_PC] = pc;
-	regs->r[UW2_SP] = sp;
-	*n = n0;
-	return uw2_walk_run(w, regs, frames, n, max, true);
+	if (!(w->flags & UW2_F_FRAMES_ONLY)) {
+		stop = uw2_walk_run(w, regs, frames, n, max, true);
+	} else {
+		stop = uw2_walk_run(w, regs, frames, n, max, false);
+		if (stop == UW2_STEP_MORE && regs->r[UW2_SP] != sp) {
+			/* the same frames again (or fewer), same cache */
+			regs->r[UW2_PC] = pc;
+			regs->r[UW2_SP] = sp;
+			*n = n0;
+			stop = uw2_walk_run(w, regs, frames, n, max, true);
+		}
+	}
+	uw2_count_loop(&w->cache->counts, *n - n0, stop);
+	return stop;
 }
 
 #ifndef __KERNEL__

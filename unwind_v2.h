@@ -452,11 +452,30 @@ struct uw2_pc_slot {
 	struct uw2_cache_entry e;
 };
 
+/*
+ * Lookups made through the cache since its owner last took the counts
+ * (the module moves them to its 64-bit counters now and then): a
+ * sampled pc found among the cached ranges or not, a return address found
+ * among the cached addresses or not; of the return addresses found,
+ * ra_loop the frames the caller loop unwound from their entries' copies.
+ * Every address the walk resolves is one lookup, wherever it is served;
+ * code with no table (JIT code too) is a miss.  Plain additions, by the
+ * one CPU that owns the cache.
+ */
+struct uw2_cache_counts {
+	u32 pc_hits;
+	u32 pc_misses;
+	u32 ra_hits;
+	u32 ra_misses;
+	u32 ra_loop;
+};
+
 struct uw2_cache {
 	struct uw2_fast fast[UW2_CACHE_ENTRIES];	/* e's caller frames */
 	struct uw2_cache_entry e[UW2_CACHE_ENTRIES];	/* return addresses */
 	struct uw2_pc_slot pc[UW2_PC_SLOTS];		/* sampled pcs */
 	u32 gen;		/* set by the caller before each unwind */
+	struct uw2_cache_counts counts;
 };
 
 /* uw2_unwind() with a lookup cache (may be NULL). */

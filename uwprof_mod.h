@@ -119,6 +119,15 @@ struct uwprof_ring {
 	u32 pending;		/* padding written by the last reserve */
 };
 
+/* The handler's lookup caches (struct uw2_cache_counts, in 64 bits). */
+struct uwprof_lookup_stats {
+	u64 pc_hits;
+	u64 pc_misses;
+	u64 ra_hits;
+	u64 ra_misses;
+	u64 ra_loop;
+};
+
 struct uwprof_cpu_stats {
 	u64 taken;
 	u64 dropped_full;
@@ -172,6 +181,7 @@ struct uwprof_unwind_scratch {
 	 * view.top is where its walk ended, and copies end there too.
 	 */
 	const struct task_struct *top_task;
+	u16 unfolded;	/* samples since lookups' counts were folded */
 	u8 line[UWPROF_STACK_FIRST] __aligned(8);
 };
 
@@ -180,6 +190,14 @@ struct uwprof_cpu {
 	struct uwprof_ring ring;
 	struct u64_stats_sync syncp;	/* 64-bit counters on 32-bit CPUs */
 	struct uwprof_cpu_stats stats;
+	/*
+	 * Lookups folded from the cache's 32-bit counts (sampler.c): a
+	 * seqcount of their own, as the fold and the counts still in the
+	 * cache must be read together on 64-bit CPUs too, where syncp is
+	 * empty.
+	 */
+	seqcount_t lookups_seq;
+	struct uwprof_lookup_stats lookups;
 	struct perf_event *event;
 	struct uwprof_unwind_scratch *unwind;
 	u32 *frames;

@@ -427,6 +427,8 @@ TEST_F(ioc, stats_of_an_older_caller)
 	ASSERT_EQ(0, uwprof_stats(self->fd, &u.st));
 	EXPECT_EQ(0, u.st.procs);
 	EXPECT_EQ(0, u.st.proc_bytes);
+	EXPECT_EQ(UWPROF_STATS_LOOKUPS, u.st.flags);
+	EXPECT_EQ(0, u.st.lookup_pc_hits + u.st.lookup_ra_misses);
 }
 
 TEST_HARNESS_MAIN

@@ -154,6 +154,32 @@ static pid_t spawn_spinner(int late_ms, int total_ms)
 	return pid;
 }
 
+/*
+ * Sample @pid, a child, with the tiny table at @hz until it exits: its
+ * records into @t, the counters into @st.  Returns the open file, or -1
+ * (the child killed).
+ */
+static int sample_until_exit(struct tally *t, pid_t pid, int hz,
+			     struct uwprof_stats *st)
+{
+	int fd;
+
+	if (pid <= 0)
+		return -1;
+	fd = open_nonblock();
+	t->pid = pid;
+	if (fd < 0 || attach_tiny(fd, pid) || uwprof_start(fd, hz)) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return -1;
+	}
+	waitpid(pid, NULL, 0);
+	if (ioctl(fd, UWPROF_IOC_STOP))
+		return -1;
+	drain(fd, t);
+	return uwprof_stats(fd, st) ? -1 : fd;
+}
+
 TEST(all_threads_sampled_including_later_ones)
 {
 	struct tally t = { 0 };
@@ -161,15 +187,8 @@ TEST(all_threads_sampled_including_later_ones)
 	int fd;
 
 	ASSERT_EQ(0, uwprof_load());
-	fd = open_nonblock();
+	fd = sample_until_exit(&t, spawn_spinner(300, 1500), 1000, &st);
 	ASSERT_LE(0, fd);
-	t.pid = spawn_spinner(300, 1500);
-	ASSERT_EQ(0, attach_tiny(fd, t.pid));
-	ASSERT_EQ(0, uwprof_start(fd, 1000));
-	waitpid(t.pid, NULL, 0);
-	ASSERT_EQ(0, ioctl(fd, UWPROF_IOC_STOP));
-	drain(fd, &t);
-	ASSERT_EQ(0, uwprof_stats(fd, &st));
 	EXPECT_EQ(0, t.bad);
 	EXPECT_LT(100, t.records);
 	EXPECT_EQ(2, t.ntids) TH_LOG("threads seen: %d", t.ntids);
@@ -336,6 +355,61 @@ TEST(tiny_buffer_counts_every_sample)
 	EXPECT_LT(0, st.handler_ns_max);
 	EXPECT_LE(st.handler_ns_max, st.handler_ns_sum);
 	EXPECT_LE(st.handler_ns_sum, st.handler_ns_max * st.taken);
+	close(fd);
+}
+
+static volatile sig_atomic_t alarmed;
+
+static void on_alarm(int sig)
+{
+	alarmed = 1;
+}
+
+/* A child that spins @ms in this loop alone: no call, no system call. */
+static pid_t spawn_tight_loop(int ms)
+{
+	pid_t pid = fork();
+	unsigned int n = 0;
+
+	if (pid)
+		return pid;
+	signal(SIGALRM, on_alarm);
+	ualarm(ms * 1000, 0);
+	while (!alarmed)
+		n++;
+	_exit(n == 0);
+}
+
+/*
+ * The handler's lookup caches are counted: a loop sampled at the same
+ * few pcs again and again hits the cached ranges, and each sample
+ * unwound in the interrupt makes one pc lookup, a hit or a miss.
+ */
+TEST(lookups_counted)
+{
+	struct tally t = { 0 };
+	struct uwprof_stats st;
+	int fd;
+
+	ASSERT_EQ(0, uwprof_load());
+	fd = sample_until_exit(&t, spawn_tight_loop(500), 2000, &st);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(UWPROF_STATS_LOOKUPS, st.flags & UWPROF_STATS_LOOKUPS);
+	ASSERT_LT(20, st.taken);
+	EXPECT_LT(0, st.lookup_pc_hits);
+	EXPECT_LT(st.lookup_pc_misses, st.lookup_pc_hits);
+	/* nothing here is deferred: every sample was unwound in the handler */
+	EXPECT_EQ(0, st.deferred + st.deferred_failed);
+	EXPECT_EQ(st.taken, st.lookup_pc_hits + st.lookup_pc_misses);
+	EXPECT_LE(st.lookup_ra_loop, st.lookup_ra_hits);
+	TH_LOG("%llu samples: pcs %llu hits %llu misses, return addresses "
+	       "%llu hits (%llu in the loop) %llu misses",
+	       (unsigned long long)st.taken,
+	       (unsigned long long)st.lookup_pc_hits,
+	       (unsigned long long)st.lookup_pc_misses,
+	       (unsigned long long)st.lookup_ra_hits,
+	       (unsigned long long)st.lookup_ra_loop,
+	       (unsigned long long)st.lookup_ra_misses);
 	close(fd);
 }
 

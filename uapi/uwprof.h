@@ -217,9 +217,16 @@ enum uwprof_stop {
  * Counters since the file was opened.  Every sample of an attached process
  * is either delivered or dropped: taken == delivered + dropped_full.
  */
+/*
+ * flags: the module counts its lookups (the lookup_* fields).  A module
+ * older than them writes flags 0, and the fields keep what the caller put
+ * there, 0.
+ */
+#define UWPROF_STATS_LOOKUPS	0x1
+
 struct uwprof_stats {
 	__u32 size;
-	__u32 reserved;
+	__u32 flags;		/* out: UWPROF_STATS_* (was reserved, 0) */
 	__u64 taken;		/* samples of attached processes */
 	__u64 delivered;	/* records written to the buffer */
 	__u64 dropped_full;	/* buffer full */
@@ -257,6 +264,20 @@ struct uwprof_stats {
 	 * not unwound, not in taken
 	 */
 	__u64 dropped_exec;
+	/*
+	 * The sample handler's lookup caches, with UWPROF_STATS_LOOKUPS:
+	 * sampled pcs found among the cached pc ranges or not, return
+	 * addresses found among the cached ones or not, and of those found,
+	 * the frames the caller loop unwound from the cache alone.  Every
+	 * address the handler's unwind resolved is one lookup; code with no
+	 * table (JIT code too) is a miss.  Deferred samples' second unwind,
+	 * in the task's context, uses no cache and is not counted.
+	 */
+	__u64 lookup_pc_hits;
+	__u64 lookup_pc_misses;
+	__u64 lookup_ra_hits;
+	__u64 lookup_ra_misses;
+	__u64 lookup_ra_loop;	/* of lookup_ra_hits */
 };
 
 #define UWPROF_IOC_VERSION	_IOWR(UWPROF_IOC_MAGIC, 0x80, struct uwprof_version)

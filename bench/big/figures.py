@@ -10,7 +10,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "perf"))
-from analyze import STOP_NAMES, load_uwdata, p99  # noqa: E402
+from analyze import STOP_NAMES, load_uwdata, lookup_rates, p99  # noqa: E402
 
 TEN_MB = 10 * 1000 * 1000
 
@@ -33,7 +33,7 @@ def run_figures(data):
                 h_mean=st["hsum"] / st["taken"], h_p99=p99(h),
                 h_max=st["hmax"], depth=st["frames"] / st["delivered"],
                 hf_mean=statistics.mean(per_frame), hf_p99=p99(per_frame),
-                stops=stops)
+                stops=stops, lookups=lookup_rates(st["lookups"]))
 
 
 def slope(pts):
@@ -116,7 +116,26 @@ def node_lines(out, freqs):
               ", ".join(str(x) for x in freqs), slope(pts),
               mid["hf_mean"], lua["hf_mean"], mid["hf_mean"] / lua["hf_mean"]),
           ""]
-    return L
+    return L + lookup_lines([("node", hz, R[hz]) for hz in freqs] +
+                            [("lua-gcc", 1000, lua)])
+
+
+def lookup_lines(runs):
+    """The lookup caches' hit rates, from the module's counters."""
+    rows = ["| %s | %d | %.2f%% | %.2f%% | %.1f%% |" % ((name, hz) + f["lookups"])
+            for name, hz, f in runs if f["lookups"]]
+    if not rows:
+        return ["The module's lookup counters: not in these data files "
+                "(a module older than them).", ""]
+    return ["The handler's lookup caches (the module's counters, "
+            "`UWPROF_IOC_STATS`): the share of sampled pcs found among the "
+            "512 cached pc ranges, of return addresses found among the 1024 "
+            "cached ones (code they cannot serve, JIT code walked by its frame "
+            "chain, counts as a miss), and "
+            "of those found, the frames the caller loop unwound from the "
+            "cache alone.", "",
+            "| run | Hz | sampled pcs | return addresses | in the caller loop |",
+            "|---|---:|---:|---:|---:|"] + rows + [""]
 
 
 def main():

@@ -69,6 +69,27 @@ def kv_file(path):
 
 # ---- the uwprof data file (docs/DATAFILE.md, tools/uwprof/lib/datafile.h) ----
 
+LOOKUP_FIELDS = ("pc_hits", "pc_misses", "ra_hits", "ra_misses", "ra_loop")
+
+
+def stats_lookups(flags, p):
+    """The lookup_* counters of a stats record (uapi/uwprof.h), or None
+    where the module or the recorder was older than them."""
+    if not flags & 1 or len(p) < 296:       # UWPROF_STATS_LOOKUPS
+        return None
+    return dict(zip(LOOKUP_FIELDS, struct.unpack_from("<5Q", p, 256)))
+
+
+def lookup_rates(lk):
+    """(sampled pcs' hit rate, return addresses', the caller loop's share
+    of the return addresses found), in percent; None without counters."""
+    if not lk:
+        return None
+    return (pct(lk["pc_hits"], lk["pc_hits"] + lk["pc_misses"]),
+            pct(lk["ra_hits"], lk["ra_hits"] + lk["ra_misses"]),
+            pct(lk["ra_loop"], lk["ra_hits"]))
+
+
 def load_uwdata(path):
     b = open(path, "rb").read()
     magic, _ver, hsz = struct.unpack_from("<8sII", b, 0)
@@ -105,7 +126,8 @@ def load_uwdata(path):
             f = struct.unpack_from("<II6Q16Q2Q", p, 0)
             stats = dict(taken=f[2], delivered=f[3], dropped=f[4], kctx=f[5],
                          hsum=f[6], hmax=f[7], stop=list(f[8:24]),
-                         frames=f[24], bytes=f[25])
+                         frames=f[24], bytes=f[25],
+                         lookups=stats_lookups(f[1], p))
         elif typ == 7:
             pid, ppid, t = struct.unpack_from("<IIQ", p, 0)
             procs.fork(pid, ppid, t)
@@ -706,6 +728,7 @@ def main():
                 if tool == "uwprof":
                     taken = delivered = lost = hsum = kctx = 0
                     hmax = 0
+                    lookups = None
                     htimes, hframe = [], []
                     for rep in range(1, reps + 1):
                         p = os.path.join(a.out, "data", "%s.%s.rep%d.uwdata" % (prog, cfg, rep))
@@ -719,6 +742,9 @@ def main():
                         hsum += st.get("hsum", 0)
                         kctx += st.get("kctx", 0)
                         hmax = max(hmax, st.get("hmax", 0))
+                        if st.get("lookups"):
+                            lookups = {k: st["lookups"][k] + (lookups or {}).get(k, 0)
+                                       for k in LOOKUP_FIELDS}
                         htimes += d["htimes"]
                         hframe += [h / len(smp[3]) for smp, h in
                                    zip(d["samples"], d["htimes"]) if h and smp[3]]
@@ -737,7 +763,8 @@ def main():
                              hf_mean=statistics.mean(hframe) if hframe else float("nan"),
                              hf_p99=p99(hframe),
                              hf_max=max(hframe) if hframe else float("nan"),
-                             per_run=taken / max(1, len(t)))
+                             per_run=taken / max(1, len(t)),
+                             lookups=lookups)
                 else:
                     p = os.path.join(a.out, "data", "%s.%s.script.gz" % (prog, cfg))
                     if os.path.exists(p):
@@ -825,7 +852,28 @@ def cost_lines(progs, freqs, tools, R):
                     f.get("bytes_per_sample", float("nan")),
                     f["csw"] / f["wall"] if f["wall"] else float("nan")))
     L.append("")
-    return L
+    return L + lookup_lines(progs, freqs, R)
+
+
+def lookup_lines(progs, freqs, R):
+    """The lookup caches' hit rates of uwprof's runs, from its counters."""
+    rows = []
+    for prog in progs:
+        for hz in freqs:
+            f = R.get((prog, "uwprof", hz))
+            r = lookup_rates(f.get("lookups")) if f else None
+            if r:
+                rows.append("| %s | %d | %.2f%% | %.2f%% | %.1f%% |" % (
+                    (prog, hz) + r))
+    if not rows:
+        return []
+    return ["uwprof's lookup caches (the module's counters, `UWPROF_IOC_STATS`, "
+            "all rounds): the share of sampled pcs found among the 512 "
+            "cached pc ranges, of return addresses found among the 1024 "
+            "cached ones, and of those found, the frames the caller loop "
+            "unwound from the cache alone.", "",
+            "| workload | Hz | sampled pcs | return addresses | in the caller loop |",
+            "|---|---:|---:|---:|---:|"] + rows + [""]
 
 
 def startup_lines(out, progs, tools):

@@ -111,6 +111,42 @@ else
 	fail "--stats lists modules and functions"
 fi
 
+# The fixture was recorded before the module counted its lookups
+if grep -q '^  (not counted: the module or the recorder is older' "$tmp/stats"; then
+	ok "--stats: lookups of an older recording are not counted, not zero"
+else
+	fail "--stats: lookups of an older recording"
+fi
+# ... and with the counters: the fixture's stats record as a newer
+# recorder writes it, from a module that counts them
+python3 - fixture.data "$tmp/lookups.data" <<'PY'
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+hsz = struct.unpack_from("<I", b, 12)[0]
+out, pos = bytearray(b[:hsz]), hsz
+while pos + 8 <= len(b):
+    typ, size = struct.unpack_from("<II", b, pos)
+    rec = b[pos:pos + size]
+    if typ == 4:    # stats: flags UWPROF_STATS_LOOKUPS, the five counters
+        p = bytearray(rec[8:]).ljust(256, b"\0")
+        struct.pack_into("<II", p, 0, 296, 1)
+        p += struct.pack("<5Q", 900, 100, 2970, 30, 1500)
+        rec = struct.pack("<II", 4, 8 + len(p)) + p
+    out += rec
+    pos += size
+open(sys.argv[2], "wb").write(out)
+PY
+rep --stats "$tmp/lookups.data" >"$tmp/stats2"
+expect "--stats: sampled pcs' hit rate" \
+	"  sampled pcs         90.00% hits  (900 of 1000 lookups)" \
+	"$(grep '^  sampled pcs ' "$tmp/stats2")"
+expect "--stats: return addresses' hit rate" \
+	"  return addresses    99.00% hits  (2970 of 3000 lookups)" \
+	"$(grep '^  return addresses ' "$tmp/stats2")"
+expect "--stats: the caller loop's share" \
+	"  in the caller loop  50.51% of the return addresses found" \
+	"$(grep '^  in the caller loop ' "$tmp/stats2")"
+
 # --- damaged and foreign files ---
 size=$(stat -c %s fixture.data)
 head -c $((size - 13)) fixture.data >"$tmp/cut.data"

@@ -1303,7 +1303,7 @@ static void world_same_cached(struct world *w, const struct uw2_regs *start,
 			      u32 max, unsigned int fl, enum uw2_stop stop)
 {
 	static struct uw2_cache cache;
-	u32 frames[16], n, reads = w->mem.reads, len = 4 * MEM_WORDS;
+	u32 frames[16], n, reads = w->mem.reads, len = 4 * MEM_WORDS, lookups = 0;
 	struct uw2_stack stack = w->stack;
 	struct uw2_view view;
 	struct uw2_regs r;
@@ -1317,12 +1317,20 @@ static void world_same_cached(struct world *w, const struct uw2_regs *start,
 	/* entries checked against the array, then trusted by gen */
 	for (int pass = 0; pass < 6; pass++) {
 		unsigned int only = pass < 4 ? 0 : UW2_F_FRAMES_ONLY;
+		struct uw2_cache_counts *c = &cache.counts;
 
 		cache.gen = pass < 2 ? 0 : 7;
 		r = *start;
 		CHECK_EQ_U32(uw2_unwind_cached(w->mods, 2, &r, &stack, frames,
 					       max, &n, fl | only, &cache),
 			     stop);
+		/* one pc (none with no room), and the same return addresses */
+		CHECK_EQ_U32(c->pc_hits + c->pc_misses, max > 0);
+		if (!pass)
+			lookups = c->ra_hits + c->ra_misses;
+		CHECK_EQ_U32(c->ra_hits + c->ra_misses, lookups);
+		CHECK(c->ra_loop <= c->ra_hits);
+		cache.counts = (struct uw2_cache_counts){ 0 };
 		CHECK_EQ_U32(n, w->n);
 		CHECK(!memcmp(frames, w->frames, 4 * (n < max ? n : max)));
 		if (only) {
@@ -1519,6 +1527,52 @@ TEST(unwind_cache_gen)
 	CHECK_EQ_U32(uw2_unwind_cached(w.mods, 2, &r, &w.stack, frames, 16,
 				       &n, 0, &cache), UW2_STOP_ROOT);
 	CHECK_EQ_U32(n, 4);
+}
+
+/*
+ * The cache counts its lookups: the same sample taken again and again
+ * (a pc and three callers, ending at the root marker) misses once for
+ * each address, then hits; the caller loop's frames are hits too, and
+ * the counts add up to the lookups the frames say were made.
+ */
+TEST(unwind_cache_counts)
+{
+	static struct uw2_cache cache;
+	struct uw2_cache_counts *c = &cache.counts;
+	u32 frames[16], n, reps = 5, len = 4 * MEM_WORDS;
+	struct uw2_view view;
+	struct uw2_stack stack;
+	struct uw2_regs start, r;
+	struct world w;
+
+	world_init(&w);
+	world_stack_lmtr(&w);
+	start = w.regs;
+	stack = w.stack;
+	view = (struct uw2_view){ (const u8 *)w.mem.words, w.mem.base, len,
+				  0, 0 };
+	stack.view = &view;
+	memset(&cache, 0, sizeof(cache));
+	cache.gen = 3;
+	for (u32 i = 0; i < reps; i++) {
+		r = start;
+		CHECK_EQ_U32(uw2_unwind_cached(w.mods, 2, &r, &stack, frames,
+					       16, &n, UW2_F_FRAMES_ONLY,
+					       &cache), UW2_STOP_ROOT);
+		CHECK_EQ_U32(n, 4);
+		if (!i) {	/* cold: every address missed */
+			CHECK_EQ_U32(c->pc_misses, 1);
+			CHECK_EQ_U32(c->ra_misses, n - 1);
+			CHECK_EQ_U32(c->pc_hits + c->ra_hits, 0);
+		}
+	}
+	CHECK_EQ_U32(c->pc_hits, reps - 1);
+	CHECK_EQ_U32(c->pc_misses, 1);
+	CHECK_EQ_U32(c->ra_hits, (reps - 1) * (n - 1));
+	CHECK_EQ_U32(c->ra_misses, n - 1);
+	/* lmtr's callers pop lr or pc: the warm samples walk them in the loop */
+	CHECK(c->ra_loop > 0);
+	CHECK(c->ra_loop <= c->ra_hits);
 }
 
 TEST(unwind_max_depth)

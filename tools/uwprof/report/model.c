@@ -602,6 +602,14 @@ static void on_stats(struct rp_load *L, const void *data, size_t len)
 	memcpy(&st, data, len < sizeof(st) ? len : sizeof(st));
 	L->p->lost = st.dropped_full;
 	L->p->have_stats = true;
+	/* a recorder or module older than the counters: not known */
+	if (len < sizeof(st) || !(st.flags & UWPROF_STATS_LOOKUPS))
+		return;
+	L->p->have_lookups = true;
+	L->p->lookups = (struct rp_lookups){
+		st.lookup_pc_hits, st.lookup_pc_misses, st.lookup_ra_hits,
+		st.lookup_ra_misses, st.lookup_ra_loop,
+	};
 }
 
 /*

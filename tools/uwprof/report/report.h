@@ -106,6 +106,10 @@ struct rp_profile {
 	bool filtering;		/* a filter was given */
 	bool per_process;	/* the tree has a root per process name */
 	bool have_stats;
+	bool have_lookups;	/* the module counted them (UWPROF_STATS_LOOKUPS) */
+	struct rp_lookups {	/* the sample handler's lookup caches */
+		uint64_t pc_hits, pc_misses, ra_hits, ra_misses, ra_loop;
+	} lookups;
 	uint64_t first_ns, last_ns;
 	uint32_t processes;
 	struct rp_module *mods;

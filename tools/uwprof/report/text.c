@@ -408,11 +408,41 @@ static void stats_functions(const struct rp_profile *p, unsigned int top,
 	free(sites);
 }
 
+/* The share of @hits in @hits + @misses, and the lookups. */
+static void lookup_line(const char *what, uint64_t hits, uint64_t misses,
+			FILE *out)
+{
+	fprintf(out, "  %-18s %6.2f%% hits  (%llu of %llu lookups)\n", what,
+		rp_pct(hits, hits + misses), (unsigned long long)hits,
+		(unsigned long long)(hits + misses));
+}
+
+/* The module's lookup caches, all samples of the recording (unfiltered). */
+static void stats_lookups(const struct rp_profile *p, FILE *out)
+{
+	const struct rp_lookups *l = &p->lookups;
+
+	if (!p->have_stats)
+		return;
+	fprintf(out, "# The sample handler's lookup caches (every sample "
+		"recorded, before filters)\n#\n");
+	if (!p->have_lookups) {
+		fprintf(out, "  (not counted: the module or the recorder is older "
+			"than the counters)\n#\n");
+		return;
+	}
+	lookup_line("sampled pcs", l->pc_hits, l->pc_misses, out);
+	lookup_line("return addresses", l->ra_hits, l->ra_misses, out);
+	fprintf(out, "  %-18s %6.2f%% of the return addresses found\n#\n",
+		"in the caller loop", rp_pct(l->ra_loop, l->ra_hits));
+}
+
 int rp_write_stats(const struct rp_profile *p, const struct rp_text_opts *o,
 		   FILE *out)
 {
 	header(p, o, out);
 	stats_outcomes(p, out);
+	stats_lookups(p, out);
 	stats_modules(p, out);
 	stats_functions(p, o->top, out);
 	return ferror(out) ? -1 : 0;
