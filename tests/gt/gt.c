@@ -516,6 +516,33 @@ static bool after_call(uint32_t ra)
 }
 
 /*
+ * Is Thumb @pc one of the instructions an IT block holds?  An IT is
+ * looked for up to 16 bytes back and its block walked forward; a 0xbfXY
+ * halfword that is the second half of a 32-bit instruction could pass
+ * for one, which at worst counts a refusal as by design.
+ */
+static bool in_it_block(uint32_t pc)
+{
+	if (!(pc & 1))
+		return false;
+	pc &= ~1u;
+	for (uint32_t it = pc - 2; it >= pc - 16; it -= 2) {
+		uint32_t hw = half(it), a = it + 2, mask = hw & 0xf;
+		int n;
+
+		if ((hw & 0xff00) != 0xbf00 || !mask)
+			continue;
+		n = 4 - __builtin_ctz(mask);
+		for (int i = 0; i < n && a <= pc; i++) {
+			if (a == pc)
+				return true;
+			a += (half(a) >> 11) >= 0x1d ? 4 : 2;
+		}
+	}
+	return false;
+}
+
+/*
  * 0: exact; 1: stopped early; 2: a wrong frame; 3: every frame right out
  * to the thread's start, which is not marked root; 4: a stop the tables
  * make by design (see below).
@@ -539,6 +566,16 @@ static int judge(const struct worker *w, const struct sample *s,
 		 */
 		if (s->n == 1 && s->stop == UW2_STOP_REFUSED &&
 		    !strcmp(sym_name(s->frames[0] & ~1u), "__longjmp"))
+			return 4;
+		/*
+		 * Inside the IT block of a conditional return (clang's stack
+		 * protector epilogue) one path has taken registers back that
+		 * the other still keeps in the frame: no row is true on both,
+		 * so the generator refuses the block's instructions by design
+		 * (docs/TABLES.md).
+		 */
+		if (s->n == 1 && s->stop == UW2_STOP_REFUSED &&
+		    in_it_block(s->frames[0]))
 			return 4;
 		/*
 		 * A stop is no excuse for a frame that is none: each given
@@ -742,7 +779,7 @@ int main(int argc, char **argv)
 		}
 		reasons_print(routine_name[r]);
 		if (by_design)
-			printf("#   %s: %u samples refused in __longjmp (not counted)\n",
+			printf("#   %s: %u samples refused by design in __longjmp or an IT block's conditional return (not counted)\n",
 			       routine_name[r], by_design);
 		/* a stripped build's stops are refusals: only wrong frames fail */
 		if (early_ok && w[r].nsamples >= w[r].cap && !wrong) {
