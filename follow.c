@@ -33,19 +33,16 @@
  * tables by build-id, or START named the frame kind of anonymous code,
  * which is then attached as JIT code of that kind), or at a stack page
  * that was not resident (the session follows processes or has tables by
- * build-id).  Only a sample of user space is deferred: a task in the
- * kernel may sleep there indefinitely, holding the slot's references.
- * If the sample is not deferred (in the kernel, no slot free) the
- * interrupt's own result is delivered instead; a sample of a process not
- * followed yet is then lost and counted (deferred_failed).
+ * build-id).  If no slot is
+ * free the interrupt's own result is delivered instead; a sample of a
+ * process not followed yet is then lost and counted (deferred_failed).
  *
  * Lifetime: a queued slot holds a reference to the session
  * (uwprof_session_get(), session.c) and one to the module, so neither
  * goes while it is pending: closing the file only marks the session
  * closed (pending slots then drop their sample, counted), and the last
  * slot to run frees it.  task_work cannot be cancelled from a module;
- * every queued work runs, and soon: its task was interrupted in user
- * space and runs it on the way back (or exits).  The slots
+ * every queued work runs, at the latest when its task exits.  The slots
  * are the session's memory; a slot is owned by whoever set its bit in
  * s->defer_busy, from the interrupt until uwprof_defer_run() copied it.
  *
@@ -203,8 +200,7 @@ static struct uwprof_defer *uwprof_defer_pending(struct uwprof_session *s)
 
 /*
  * In the interrupt: hand the sample of current to its own context.
- * Returns false if it could not (@in_kernel, no free slot, the task is
- * exiting or in exec).
+ * Returns false if it could not (no free slot, the task is exiting).
  */
 bool uwprof_defer(struct uwprof_session *s, const struct uw2_regs *regs,
 		  bool in_kernel, bool thumb, bool inherited)
@@ -212,14 +208,8 @@ bool uwprof_defer(struct uwprof_session *s, const struct uw2_regs *regs,
 	struct uwprof_defer *d;
 	unsigned int i;
 
-	/*
-	 * Only a task interrupted in user space, which runs the work on its
-	 * way back there, now.  One in the kernel may sleep there for good
-	 * (a read, a wait), and its queued work would hold the module, which
-	 * nobody could then unload, for as long.  In exec the registers and
-	 * the mm may belong to different images.
-	 */
-	if (in_kernel || (current->flags & PF_EXITING) || current->in_execve)
+	/* in exec the registers and the mm may belong to different images */
+	if ((current->flags & PF_EXITING) || current->in_execve)
 		return false;
 	/*
 	 * One pending sample per task, so that no task holds the pool.  The
@@ -244,6 +234,7 @@ bool uwprof_defer(struct uwprof_session *s, const struct uw2_regs *regs,
 	WRITE_ONCE(d->task, current);
 	d->regs = *regs;
 	d->mm = current->mm;
+	d->in_kernel = in_kernel;
 	d->thumb = thumb;
 	d->inherited = inherited;
 	d->time_ns = ktime_get_ns();
@@ -736,7 +727,8 @@ static int uwprof_defer_unwind(struct uwprof_session *s,
 		.tid = uwprof_tid(s),
 		.time_ns = d->time_ns,
 		.cpu = d->cpu,
-		.flags = UWPROF_RF_DEFERRED,	/* of user space only */
+		.flags = UWPROF_RF_DEFERRED |
+			 (d->in_kernel ? UWPROF_RF_KERNEL : 0),
 		.stop = stop,
 		.nframes = nframes,
 		.frames = frames,

@@ -241,6 +241,7 @@ struct uwprof_defer {
 	u64 last_ns;	/* of the last sample the slot counted */
 	u16 extra;	/* samples counted in the slot after the first */
 	u16 cpu;
+	bool in_kernel;
 	bool thumb;
 	bool inherited;	/* taken by an event the task inherited */
 };

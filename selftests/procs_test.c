@@ -10,7 +10,6 @@
  * made at build time).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <libgen.h>
 #include <signal.h>
 #include <stdio.h>
@@ -392,93 +391,6 @@ TEST(all_follows_unattached_process)
 	EXPECT_LT(20, ps[0].records);
 	EXPECT_LE(1, st.followed);
 	close(fd);
-}
-
-/* The module's reference count, or -1. */
-static long mod_refcnt(void)
-{
-	FILE *f = fopen("/sys/module/uwprof/refcnt", "r");
-	long n = -1;
-
-	if (f && fscanf(f, "%ld", &n) != 1)
-		n = -1;
-	if (f)
-		fclose(f);
-	return n;
-}
-
-#define SLEEPERS	4
-
-/*
- * A child that, once @go is closed, spends a moment in the kernel and
- * then sleeps there for good: it fills a pipe of 1 MiB nobody reads, in
- * one write.  Made before the file is opened, so it holds no copy of it.
- */
-static pid_t kernel_sleeper(int go[2])
-{
-	static char buf[(1 << 20) + 4096];
-	int p[2];
-	pid_t pid;
-	char c;
-
-	if (pipe(p))
-		return -1;
-	fcntl(p[1], F_SETPIPE_SZ, 1 << 20);
-	pid = fork();
-	if (pid == 0) {
-		close(go[1]);
-		(void)!read(go[0], &c, 1);
-		(void)!write(p[1], buf, sizeof(buf));
-		_exit(0);
-	}
-	close(p[1]);
-	return pid;
-}
-
-/*
- * A process sampled in the kernel, where it then sleeps indefinitely,
- * must not keep the module: once the file is closed the module's
- * reference count is what it was before it was opened (a sample left
- * to the task's own context would hold a reference until the task got
- * back to user space).  Its samples need that context (START_ALL, not
- * followed yet), so they are lost: counted in deferred_failed.
- */
-TEST(kernel_sleeper_does_not_hold_module)
-{
-	pid_t kids[SLEEPERS];
-	struct uwprof_stats st;
-	long before, after = -1;
-	int fd, i, go[2];
-
-	ASSERT_EQ(0, uwprof_load());
-	ASSERT_EQ(0, pipe(go));
-	for (i = 0; i < SLEEPERS; i++)
-		kids[i] = kernel_sleeper(go);
-	before = mod_refcnt();
-	ASSERT_LE(0, before);
-	fd = open_nonblock();
-	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, start_flags(fd, 10000, UWPROF_START_ALL));
-	close(go[1]);
-	usleep(300000);
-	ASSERT_EQ(0, ioctl(fd, UWPROF_IOC_STOP));
-	ASSERT_EQ(0, uwprof_stats(fd, &st));
-	close(fd);
-	for (i = 0; i < 200 && after != before; i++) {
-		usleep(10000);
-		after = mod_refcnt();
-	}
-	printf("# refcnt %ld before open, %ld after close; deferred_failed %llu\n",
-	       before, after, (unsigned long long)st.deferred_failed);
-	for (i = 0; i < SLEEPERS; i++) {
-		if (kids[i] > 0)
-			kill(kids[i], SIGKILL);
-		if (kids[i] > 0)
-			waitpid(kids[i], NULL, 0);
-	}
-	close(go[0]);
-	EXPECT_LE(1, st.deferred_failed);
-	EXPECT_EQ(before, after);
 }
 
 #define PARTS_MAX	64
