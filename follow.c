@@ -921,8 +921,8 @@ static void uwprof_kick_run(struct callback_head *work)
  * system call may never do, holding the module.  A second work queued
  * with TWA_SIGNAL wakes an interruptible sleep as a signal would, without
  * one: the call is restarted after the works ran, or returns EINTR where
- * any signal makes it (docs/ABI.md, "Samples finished in the task's
- * context").
+ * any signal makes it (docs/ABI.md, "Following processes and deferred
+ * unwinding").
  *
  * The task is not pinned: it clears d->task first when it runs the slot,
  * before it can exit, and a task is freed a grace period after its exit
