@@ -41,10 +41,25 @@
  * (uwprof_session_get(), session.c) and one to the module, so neither
  * goes while it is pending: closing the file only marks the session
  * closed (pending slots then drop their sample, counted), and the last
- * slot to run frees it.  task_work cannot be cancelled from a module;
- * every queued work runs, at the latest when its task exits.  The slots
- * are the session's memory; a slot is owned by whoever set its bit in
- * s->defer_busy, from the interrupt until uwprof_defer_run() copied it.
+ * slot to run frees it.  task_work cannot be cancelled from a module
+ * (task_work_cancel() is not exported); every queued work runs, at the
+ * latest when its task exits.  The slots are the session's memory; a
+ * slot is owned by whoever set its bit in s->defer_busy, from the
+ * interrupt until uwprof_defer_run() copied it.
+ *
+ * A sample taken in the kernel is deferred too (a child's first samples
+ * are often its fork's return or a page fault), and its task may then
+ * sleep there for good (a read of an idle pipe, a long nanosleep).  So
+ * that it does not keep the module, closing the file kicks each task
+ * whose slot is still pending: a second work on the slot, queued with
+ * TWA_SIGNAL, wakes an interruptible sleep the way a signal with no
+ * handler does; the task runs both works and restarts its call (or, for
+ * the calls the kernel never restarts, such as epoll_wait, returns EINTR
+ * as after a stop and SIGCONT).  A task stopped, traced or in an
+ * uninterruptible sleep is not woken: it holds the module (rmmod says
+ * busy) until it goes on.  Not deferring samples taken in the kernel
+ * avoids all of this but loses those first samples, and TWA_SIGNAL at
+ * sample time would interrupt every sampled call, not only at close.
  *
  * Locks (session.c has the whole order): the interrupt takes none.  In
  * the task's context, s->lock is held only to look up or make the entry
@@ -186,6 +201,18 @@ static void uwprof_put_module(struct work_struct *work)
 }
 
 static DECLARE_WORK(uwprof_put_work, uwprof_put_module);
+
+/*
+ * For a task work that ran: not module_put() in it, since a task preempted
+ * between that and the work's return could return into freed module text.
+ * A work item on the module's own workqueue drops the reference, and the
+ * module's exit flushes that workqueue, which waits for it to return.
+ */
+static void uwprof_put_module_later(void)
+{
+	atomic_inc(&uwprof_puts_pending);
+	uwprof_queue_work(&uwprof_put_work);
+}
 
 /* Is a sample of current queued to its own context already? */
 static struct uwprof_defer *uwprof_defer_pending(struct uwprof_session *s)
@@ -873,12 +900,62 @@ static void uwprof_defer_run(struct callback_head *work)
 	clear_bit_unlock(d - s->defer, s->defer_busy);
 	uwprof_defer_finish(s, &copy);
 	uwprof_session_put(s);
-	/*
-	 * Not module_put() here: a task preempted between it and this
-	 * function's return could return into freed module text.  A work
-	 * item on the module's own workqueue drops the reference, and the
-	 * module's exit flushes that workqueue, which waits for it to return.
-	 */
-	atomic_inc(&uwprof_puts_pending);
-	uwprof_queue_work(&uwprof_put_work);
+	uwprof_put_module_later();
+}
+
+/*
+ * A kick (uwprof_defer_kick()) does nothing itself: the task ran its
+ * slot's work in the same task_work_run(), or will before user space.
+ */
+static void uwprof_kick_run(struct callback_head *work)
+{
+	struct uwprof_defer *d = container_of(work, struct uwprof_defer, kick);
+
+	uwprof_session_put(d->s);
+	uwprof_put_module_later();
+}
+
+/*
+ * At close: make the task of the pending slot @d run its work soon rather
+ * than when it next returns to user space, which a task that sleeps in a
+ * system call may never do, holding the module.  A second work queued
+ * with TWA_SIGNAL wakes an interruptible sleep as a signal would, without
+ * one: the call is restarted after the works ran, or returns EINTR where
+ * any signal makes it (docs/ABI.md, "Following processes and deferred
+ * unwinding").
+ *
+ * The task is not pinned: it clears d->task first when it runs the slot,
+ * before it can exit, and a task is freed a grace period after its exit
+ * at the earliest, so one read under rcu_read_lock() stays valid there.
+ * Each slot is kicked at most once: the sampler was stopped, no slot is
+ * taken again.  The kick holds what the slot holds, for the same reasons.
+ */
+static void uwprof_defer_kick(struct uwprof_session *s,
+			      struct uwprof_defer *d)
+{
+	struct task_struct *t;
+	int ret = -ESRCH;
+
+	uwprof_session_get(s);
+	__module_get(THIS_MODULE);
+	init_task_work(&d->kick, uwprof_kick_run);
+	rcu_read_lock();
+	t = READ_ONCE(d->task);
+	if (t)
+		ret = task_work_add(t, &d->kick, TWA_SIGNAL);
+	rcu_read_unlock();
+	if (ret) {
+		/* ran meanwhile, or exited: the file holds both still */
+		module_put(THIS_MODULE);
+		uwprof_session_put(s);
+	}
+}
+
+/* At close, after the sampler stopped: kick every pending slot's task. */
+void uwprof_defer_kick_all(struct uwprof_session *s)
+{
+	unsigned int i;
+
+	for_each_set_bit(i, s->defer_busy, UWPROF_DEFER_SLOTS)
+		uwprof_defer_kick(s, &s->defer[i]);
 }

@@ -232,9 +232,10 @@ static inline void uwprof_count(struct uwprof_cpu *c, u64 *counter)
 /* A sample handed from the interrupt to the task's own context. */
 struct uwprof_defer {
 	struct callback_head work;
+	struct callback_head kick;	/* queued at close, once (follow.c) */
 	struct uwprof_session *s;
-	/* whose sample it is, while queued: compared, never followed */
-	const struct task_struct *task;
+	/* whose sample it is, while queued: followed only under RCU */
+	struct task_struct *task;
 	struct uw2_regs regs;
 	const struct mm_struct *mm;	/* the image sampled; never read */
 	u64 time_ns;
@@ -370,6 +371,7 @@ bool uwprof_defer_wanted(struct uwprof_session *s, struct uwprof_proc *p,
 			 enum uw2_stop stop, const u32 *frames, u32 nframes);
 bool uwprof_defer(struct uwprof_session *s, const struct uw2_regs *regs,
 		  bool in_kernel, bool thumb, bool inherited);
+void uwprof_defer_kick_all(struct uwprof_session *s);
 
 /* uarg.c: ioctl arguments */
 int uwprof_copy_arg(void *dst, size_t dst_size, void __user *src);
