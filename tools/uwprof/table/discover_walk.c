@@ -1206,6 +1206,23 @@ static u32 bound(struct dc *d, u32 a)
 }
 
 /*
+ * A symbol's size says where its function ends: a branch past it is a
+ * tail call (libgcc's __gnu_ashlsq3 and its kin, "movs r2, #0; b.w f",
+ * each end with one to a helper of their file that nothing else names),
+ * not code to follow as the function's own.
+ */
+static u32 sym_bound(struct dc *d, u32 k, u32 end)
+{
+	const struct tb_sym *s = d->fn[k].sym ? tb_elf_sym(d->e, d->fn[k].addr) :
+				 NULL;
+
+	if (s && s->addr == d->fn[k].addr && s->size &&
+	    s->addr + s->size < end)
+		return s->addr + s->size;
+	return end;
+}
+
+/*
  * The lowest code after a call still to follow: the call that never
  * returns before a function's literal pool comes last, when the paths
  * after the other calls have read the pool as data.
@@ -1234,7 +1251,7 @@ u32 dc_walk(struct dc *d, u32 k)
 	w.thumb = d->fn[k].thumb;
 	w.nafter = 0;
 	d->walk_bad = d->walk_returns = 0;
-	w.end = bound(d, w.start);
+	w.end = sym_bound(d, k, bound(d, w.start));
 	w.maxend = w.start;
 	d->found.n = 0;
 	d->nstack = 0;
