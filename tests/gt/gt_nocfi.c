@@ -653,6 +653,18 @@ __attribute__((noinline, noclone, used)) static unsigned int gt_fp_sum(const uns
  * loads of constants (gcc's GOT base and stack guard: "ldr r2, [pc];
  * movw r3; ldr r1, [pc]; add r2, pc; push {r4, r5, r6, lr}").  Function
  * discovery takes the pointer from the push that saves lr after them.
+ *
+ * gt_tail_stub2 and gt_tail_stub: 6 bytes each, their symbols' sizes
+ * covering them ("movs r2, #5; b.w 3f", libgcc's __gnu_ashl* stubs),
+ * tail-calling helpers after them that no symbol names (libgcc's static
+ * helpers in a stripped file), the last stub the second helper.
+ * Discovery ends each stub's walk at its size and finds both helpers
+ * as tail calls' targets; a walk of the last stub run on to the next
+ * known start would cover the first helper, and no start would be
+ * taken inside it.
+ *
+ * gt_push8: lr pushed with room, sp kept 8-byte aligned ("str lr, [sp,
+ * #-8]!" ... "ldr pc, [sp], #8", libgcc's __aeabi_dcmpeq and its kin).
  */
 /*
  * gt_guard_ret's and gt_guard_tail's body: the guard derived from r0
@@ -681,6 +693,9 @@ unsigned int gt_ptr_leaf(const unsigned int *v, unsigned int n);
 unsigned int gt_thunk(const unsigned int *v, unsigned int n);
 unsigned int gt_neon_const(const unsigned int *v, unsigned int n);
 unsigned int gt_ptr_sched(const unsigned int *v, unsigned int n);
+unsigned int gt_tail_stub(const unsigned int *v, unsigned int n);
+unsigned int gt_tail_stub2(const unsigned int *v, unsigned int n);
+unsigned int gt_push8(const unsigned int *v, unsigned int n);
 __asm__(
 "	.text\n"
 "	.syntax unified\n"
@@ -976,6 +991,43 @@ GT_GUARD_SUM
 "	.p2align 2\n"
 "9:	.word 7b - (6b + 4)\n"
 "	.size gt_ptr_sched, . - gt_ptr_sched\n"
+"	.p2align 2\n"
+"	.type gt_tail_stub2, %function\n"
+"	.thumb_func\n"
+"gt_tail_stub2:\n"
+"	movs r2, #5\n"
+"	b.w 3f\n"
+"	.size gt_tail_stub2, . - gt_tail_stub2\n"
+"	nop\n"
+"	.type gt_tail_stub, %function\n"
+"	.thumb_func\n"
+"gt_tail_stub:\n"
+"	movs r2, #3\n"
+"	b.w 4f\n"
+"	.size gt_tail_stub, . - gt_tail_stub\n"
+"	nop\n"
+"3:	push {r4, lr}\n"
+"	mov r4, r2\n"
+"	movs r1, #4\n"
+"	bl gt_fp_sum\n"
+"	add r0, r4\n"
+"	pop {r4, pc}\n"
+"4:	push {r4, r5, r6, lr}\n"
+"	mov r4, r2\n"
+"	movs r1, #8\n"
+"	bl gt_fp_sum\n"
+"	eors r0, r4\n"
+"	pop {r4, r5, r6, pc}\n"
+"	.p2align 2\n"
+"	.type gt_push8, %function\n"
+"	.thumb_func\n"
+"gt_push8:\n"
+"	str lr, [sp, #-8]!\n"
+"	movs r1, #4\n"
+"	bl gt_fp_sum\n"
+"	adds r0, #1\n"
+"	ldr pc, [sp], #8\n"
+"	.size gt_push8, . - gt_push8\n"
 #ifdef __thumb__
 "	.thumb\n"
 #else
@@ -1021,6 +1073,7 @@ unsigned int nocfi_work(unsigned int n)
 		     gt_arm_switch(n, v) + gt_noret(n, v) +
 		     gt_guard_ret(n, v) + gt_guard_alloca(n, v) +
 		     gt_guard_tail(n, v) + gt_tail_sum(v, n) + gt_ptr(v, n) +
-		     gt_thunk(v, n) + gt_neon_const(v, n) + gt_ptr2(v, n);
+		     gt_thunk(v, n) + gt_neon_const(v, n) + gt_ptr2(v, n) +
+		     gt_tail_stub(v, n) + gt_tail_stub2(v, n) + gt_push8(v, n);
 	return nocfi_sink;
 }

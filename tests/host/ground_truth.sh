@@ -139,9 +139,13 @@ for v in $variants; do
 	# the written-out shapes of gt_nocfi.c are analysed, not refused
 	# (stripped: found by discovery, their data found by their loads)
 	# (each twice: gt_apcs.c has them too)
-	for fn in gt_fp_local gt_r7_local gt_arm_switch gt_noret gt_guard_ret \
-		  gt_guard_alloca gt_guard_tail gt_tail_sum gt_ptr_leaf \
-		  gt_thunk gt_neon_const gt_ptr_sched; do
+	# (gt_tail_stub's and gt_tail_stub2's walks end at their symbols'
+	# sizes: in a stripped build their helpers stay refused)
+	fns="gt_fp_local gt_r7_local gt_arm_switch gt_noret gt_guard_ret
+	     gt_guard_alloca gt_guard_tail gt_tail_sum gt_ptr_leaf gt_thunk
+	     gt_neon_const gt_ptr_sched gt_push8"
+	$stripped || fns="$fns gt_tail_stub gt_tail_stub2"
+	for fn in $fns; do
 		n=0
 		for a in $(awk -v f=$fn '$3 == f { print $1 }' "$exe.syms"); do
 			a=$(printf '0x%x' $((16#$a & ~1)))
