@@ -663,6 +663,13 @@ __attribute__((noinline, noclone, used)) static unsigned int gt_fp_sum(const uns
  * known start would cover the first helper, and no start would be
  * taken inside it.
  *
+ * gt_jump_over ends in a tail call to gt_jumped_to over gt_ptr_between,
+ * which only a pointer in the data names and which saves lr first
+ * (busybox's applet table names such a function between one applet's
+ * main and the one it tail-calls).  In a stripped build the walk of
+ * gt_jump_over runs on into gt_jumped_to; discovery still takes the
+ * pointer, as the code it names saves lr and no walk reached it.
+ *
  * gt_push8: lr pushed with room, sp kept 8-byte aligned ("str lr, [sp,
  * #-8]!" ... "ldr pc, [sp], #8", libgcc's __aeabi_dcmpeq and its kin).
  */
@@ -696,6 +703,8 @@ unsigned int gt_ptr_sched(const unsigned int *v, unsigned int n);
 unsigned int gt_tail_stub(const unsigned int *v, unsigned int n);
 unsigned int gt_tail_stub2(const unsigned int *v, unsigned int n);
 unsigned int gt_push8(const unsigned int *v, unsigned int n);
+unsigned int gt_jump_over(const unsigned int *v, unsigned int n);
+unsigned int gt_ptr_between(const unsigned int *v, unsigned int n);
 __asm__(
 "	.text\n"
 "	.syntax unified\n"
@@ -1028,6 +1037,37 @@ GT_GUARD_SUM
 "	adds r0, #1\n"
 "	ldr pc, [sp], #8\n"
 "	.size gt_push8, . - gt_push8\n"
+"	.p2align 2\n"
+"	.type gt_jump_over, %function\n"
+"	.thumb_func\n"
+"gt_jump_over:\n"
+"	push {r4, lr}\n"
+"	ldr r4, [r0]\n"
+"	adds r1, r4\n"
+"	pop {r4, lr}\n"
+"	b.w gt_jumped_to\n"
+"	.size gt_jump_over, . - gt_jump_over\n"
+"	.p2align 2\n"
+"	.type gt_ptr_between, %function\n"
+"	.thumb_func\n"
+"gt_ptr_between:\n"
+"	push {r4, r5, r6, lr}\n"
+"	mov r4, r1\n"
+"	movs r1, #4\n"
+"	bl gt_fp_sum\n"
+"	add r0, r4\n"
+"	pop {r4, r5, r6, pc}\n"
+"	.size gt_ptr_between, . - gt_ptr_between\n"
+"	.type gt_jumped_to, %function\n"
+"	.thumb_func\n"
+"gt_jumped_to:\n"
+"	push {r4, lr}\n"
+"	mov r4, r1\n"
+"	movs r1, #8\n"
+"	bl gt_fp_sum\n"
+"	eors r0, r4\n"
+"	pop {r4, pc}\n"
+"	.size gt_jumped_to, . - gt_jumped_to\n"
 #ifdef __thumb__
 "	.thumb\n"
 #else
@@ -1051,11 +1091,14 @@ static unsigned int interpret(unsigned int n, const unsigned int *v)
 	       gt_fp_dispatch(code) + h;
 }
 
-/* gt_ptr_leaf's and gt_ptr_sched's only references: pointers in the data */
+/* gt_ptr_leaf's, gt_ptr_sched's and gt_ptr_between's only references:
+ * pointers in the data */
 static unsigned int (*volatile gt_ptr)(const unsigned int *, unsigned int) =
 	gt_ptr_leaf;
 static unsigned int (*volatile gt_ptr2)(const unsigned int *, unsigned int) =
 	gt_ptr_sched;
+static unsigned int (*volatile gt_ptr3)(const unsigned int *, unsigned int) =
+	gt_ptr_between;
 
 unsigned int nocfi_work(unsigned int n)
 {
@@ -1074,6 +1117,7 @@ unsigned int nocfi_work(unsigned int n)
 		     gt_guard_ret(n, v) + gt_guard_alloca(n, v) +
 		     gt_guard_tail(n, v) + gt_tail_sum(v, n) + gt_ptr(v, n) +
 		     gt_thunk(v, n) + gt_neon_const(v, n) + gt_ptr2(v, n) +
-		     gt_tail_stub(v, n) + gt_tail_stub2(v, n) + gt_push8(v, n);
+		     gt_tail_stub(v, n) + gt_tail_stub2(v, n) + gt_push8(v, n) +
+		     gt_jump_over(v, n) + gt_ptr3(v, n);
 	return nocfi_sink;
 }

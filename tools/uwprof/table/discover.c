@@ -243,7 +243,8 @@ static int take(struct dc *d, const struct dc_cand *c, bool late)
 	/* nor may a tail call or a pointer enter code between a walked
 	 * function's start and the end of what its paths reached: a label
 	 * its unresolved jumps reach, or a constant that is no pointer */
-	if (late && !(f & DC_CODE) && inside_walked(d, c->addr))
+	if (late && !(f & DC_CODE) && inside_walked(d, c->addr) &&
+	    !(ptr_lead(c) && dc_saves_lr(d, c->addr, c->thumb, 0)))
 		return 0;
 	/*
 	 * a branch from another function to code a path here reaches is
