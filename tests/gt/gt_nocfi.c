@@ -646,6 +646,32 @@ __attribute__((noinline, noclone, used)) static unsigned int gt_fp_sum(const uns
  * loads NEON constants so), its words undefined as Thumb instructions,
  * before a literal "ldr r1, 8f" reads.  In the stripped builds only the
  * vld1 shows the 16 bytes are data.
+ *
+ * gt_ptr_sched: called only through a pointer in the data, as busybox's
+ * applets are, after a word no code reads (the literal pool of code no
+ * walk reaches, in busybox), and with its prologue scheduled below the
+ * loads of constants (gcc's GOT base and stack guard: "ldr r2, [pc];
+ * movw r3; ldr r1, [pc]; add r2, pc; push {r4, r5, r6, lr}").  Function
+ * discovery takes the pointer from the push that saves lr after them.
+ *
+ * gt_tail_stub2 and gt_tail_stub: 6 bytes each, their symbols' sizes
+ * covering them ("movs r2, #5; b.w 3f", libgcc's __gnu_ashl* stubs),
+ * tail-calling helpers after them that no symbol names (libgcc's static
+ * helpers in a stripped file), the last stub the second helper.
+ * Discovery ends each stub's walk at its size and finds both helpers
+ * as tail calls' targets; a walk of the last stub run on to the next
+ * known start would cover the first helper, and no start would be
+ * taken inside it.
+ *
+ * gt_jump_over ends in a tail call to gt_jumped_to over gt_ptr_between,
+ * which only a pointer in the data names and which saves lr first
+ * (busybox's applet table names such a function between one applet's
+ * main and the one it tail-calls).  In a stripped build the walk of
+ * gt_jump_over runs on into gt_jumped_to; discovery still takes the
+ * pointer, as the code it names saves lr and no walk reached it.
+ *
+ * gt_push8: lr pushed with room, sp kept 8-byte aligned ("str lr, [sp,
+ * #-8]!" ... "ldr pc, [sp], #8", libgcc's __aeabi_dcmpeq and its kin).
  */
 /*
  * gt_guard_ret's and gt_guard_tail's body: the guard derived from r0
@@ -673,6 +699,12 @@ unsigned int gt_tail_sum(const unsigned int *v, unsigned int n);
 unsigned int gt_ptr_leaf(const unsigned int *v, unsigned int n);
 unsigned int gt_thunk(const unsigned int *v, unsigned int n);
 unsigned int gt_neon_const(const unsigned int *v, unsigned int n);
+unsigned int gt_ptr_sched(const unsigned int *v, unsigned int n);
+unsigned int gt_tail_stub(const unsigned int *v, unsigned int n);
+unsigned int gt_tail_stub2(const unsigned int *v, unsigned int n);
+unsigned int gt_push8(const unsigned int *v, unsigned int n);
+unsigned int gt_jump_over(const unsigned int *v, unsigned int n);
+unsigned int gt_ptr_between(const unsigned int *v, unsigned int n);
 __asm__(
 "	.text\n"
 "	.syntax unified\n"
@@ -946,6 +978,96 @@ GT_GUARD_SUM
 "7:	.word 0xffffffff, 0xffffffd7, 0x01858000, 0xfffffb49\n"
 "8:	.word 0x9e3779b9\n"
 "	.size gt_neon_const, . - gt_neon_const\n"
+"	.word 0xffffffff\n"
+"	.type gt_ptr_sched, %function\n"
+"	.thumb_func\n"
+"gt_ptr_sched:\n"
+"	ldr r2, 9f\n"
+"	movw r3, #0x2545\n"
+"	ldr r1, 8b\n"
+"	6: add r2, pc\n"
+"	push {r4, r5, r6, lr}\n"
+"	ldr r4, [r2]\n"
+"	eors r4, r3\n"
+"	add r4, r1\n"
+"	mov r5, r0\n"
+"	movs r1, #8\n"
+"	bl gt_fp_sum\n"
+"	add r0, r4\n"
+"	ldr r6, [r5, #12]\n"
+"	add r0, r6\n"
+"	pop {r4, r5, r6, pc}\n"
+"	.p2align 2\n"
+"9:	.word 7b - (6b + 4)\n"
+"	.size gt_ptr_sched, . - gt_ptr_sched\n"
+"	.p2align 2\n"
+"	.type gt_tail_stub2, %function\n"
+"	.thumb_func\n"
+"gt_tail_stub2:\n"
+"	movs r2, #5\n"
+"	b.w 3f\n"
+"	.size gt_tail_stub2, . - gt_tail_stub2\n"
+"	nop\n"
+"	.type gt_tail_stub, %function\n"
+"	.thumb_func\n"
+"gt_tail_stub:\n"
+"	movs r2, #3\n"
+"	b.w 4f\n"
+"	.size gt_tail_stub, . - gt_tail_stub\n"
+"	nop\n"
+"3:	push {r4, lr}\n"
+"	mov r4, r2\n"
+"	movs r1, #4\n"
+"	bl gt_fp_sum\n"
+"	add r0, r4\n"
+"	pop {r4, pc}\n"
+"4:	push {r4, r5, r6, lr}\n"
+"	mov r4, r2\n"
+"	movs r1, #8\n"
+"	bl gt_fp_sum\n"
+"	eors r0, r4\n"
+"	pop {r4, r5, r6, pc}\n"
+"	.p2align 2\n"
+"	.type gt_push8, %function\n"
+"	.thumb_func\n"
+"gt_push8:\n"
+"	str lr, [sp, #-8]!\n"
+"	movs r1, #4\n"
+"	bl gt_fp_sum\n"
+"	adds r0, #1\n"
+"	ldr pc, [sp], #8\n"
+"	.size gt_push8, . - gt_push8\n"
+"	.p2align 2\n"
+"	.type gt_jump_over, %function\n"
+"	.thumb_func\n"
+"gt_jump_over:\n"
+"	push {r4, lr}\n"
+"	ldr r4, [r0]\n"
+"	adds r1, r4\n"
+"	pop {r4, lr}\n"
+"	b.w gt_jumped_to\n"
+"	.size gt_jump_over, . - gt_jump_over\n"
+"	.p2align 2\n"
+"	.type gt_ptr_between, %function\n"
+"	.thumb_func\n"
+"gt_ptr_between:\n"
+"	push {r4, r5, r6, lr}\n"
+"	mov r4, r1\n"
+"	movs r1, #4\n"
+"	bl gt_fp_sum\n"
+"	add r0, r4\n"
+"	pop {r4, r5, r6, pc}\n"
+"	.size gt_ptr_between, . - gt_ptr_between\n"
+"	.type gt_jumped_to, %function\n"
+"	.thumb_func\n"
+"gt_jumped_to:\n"
+"	push {r4, lr}\n"
+"	mov r4, r1\n"
+"	movs r1, #8\n"
+"	bl gt_fp_sum\n"
+"	eors r0, r4\n"
+"	pop {r4, pc}\n"
+"	.size gt_jumped_to, . - gt_jumped_to\n"
 #ifdef __thumb__
 "	.thumb\n"
 #else
@@ -969,9 +1091,14 @@ static unsigned int interpret(unsigned int n, const unsigned int *v)
 	       gt_fp_dispatch(code) + h;
 }
 
-/* gt_ptr_leaf's only reference: a pointer in the data */
+/* gt_ptr_leaf's, gt_ptr_sched's and gt_ptr_between's only references:
+ * pointers in the data */
 static unsigned int (*volatile gt_ptr)(const unsigned int *, unsigned int) =
 	gt_ptr_leaf;
+static unsigned int (*volatile gt_ptr2)(const unsigned int *, unsigned int) =
+	gt_ptr_sched;
+static unsigned int (*volatile gt_ptr3)(const unsigned int *, unsigned int) =
+	gt_ptr_between;
 
 unsigned int nocfi_work(unsigned int n)
 {
@@ -989,6 +1116,8 @@ unsigned int nocfi_work(unsigned int n)
 		     gt_arm_switch(n, v) + gt_noret(n, v) +
 		     gt_guard_ret(n, v) + gt_guard_alloca(n, v) +
 		     gt_guard_tail(n, v) + gt_tail_sum(v, n) + gt_ptr(v, n) +
-		     gt_thunk(v, n) + gt_neon_const(v, n);
+		     gt_thunk(v, n) + gt_neon_const(v, n) + gt_ptr2(v, n) +
+		     gt_tail_stub(v, n) + gt_tail_stub2(v, n) + gt_push8(v, n) +
+		     gt_jump_over(v, n) + gt_ptr3(v, n);
 	return nocfi_sink;
 }

@@ -139,9 +139,13 @@ for v in $variants; do
 	# the written-out shapes of gt_nocfi.c are analysed, not refused
 	# (stripped: found by discovery, their data found by their loads)
 	# (each twice: gt_apcs.c has them too)
-	for fn in gt_fp_local gt_r7_local gt_arm_switch gt_noret gt_guard_ret \
-		  gt_guard_alloca gt_guard_tail gt_tail_sum gt_ptr_leaf \
-		  gt_thunk gt_neon_const; do
+	# (gt_tail_stub's and gt_tail_stub2's walks end at their symbols'
+	# sizes: in a stripped build their helpers stay refused)
+	fns="gt_fp_local gt_r7_local gt_arm_switch gt_noret gt_guard_ret
+	     gt_guard_alloca gt_guard_tail gt_tail_sum gt_ptr_leaf gt_thunk
+	     gt_neon_const gt_ptr_sched gt_push8 gt_ptr_between"
+	$stripped || fns="$fns gt_tail_stub gt_tail_stub2"
+	for fn in $fns; do
 		n=0
 		for a in $(awk -v f=$fn '$3 == f { print $1 }' "$exe.syms"); do
 			a=$(printf '0x%x' $((16#$a & ~1)))
@@ -151,6 +155,18 @@ for v in $variants; do
 				fail "$v: $fn ($a) not analysed: $(awk -v a=$a '$2 == a' "$out/$v.report" | head -n 1)"
 		done
 		[ $n -eq 2 ] || fail "$v: $fn: $n copies in the program, not 2"
+	done
+	# the code the dynamic section's DT_INIT and DT_FINI name (the
+	# .init and .fini sections, which only the loader calls) is
+	# analysed too (stripped: found from those entries alone)
+	for tag in INIT FINI; do
+		a=$(arm-linux-gnueabihf-readelf -d "$run" |
+			awk -v t="($tag)" '$2 == t { print $3 }')
+		[ -n "$a" ] || continue
+		a=$(printf '0x%x' $((a & ~1)))
+		awk -v a=$a '$2 == a && $4 == "prologue-analysis" { f = 1 }
+			END { exit !f }' "$out/$v.report" ||
+			fail "$v: DT_$tag's function ($a) not analysed: $(awk -v a=$a '$2 == a' "$out/$v.report" | head -n 1)"
 	done
 	args=(--samples "$samples" --seconds $((60 + samples / 10))
 	      --timer "${GT_TIMER:-prof}"

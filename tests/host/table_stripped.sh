@@ -74,23 +74,22 @@ if ! ${CROSS}gcc -O2 -mthumb -g0 -fno-unwind-tables \
 fi
 ${CROSS}strip -o "$tmp/stripped" "$tmp/prog"
 
-# .text's function symbols of the unstripped copy, Thumb bit cleared
-read -r tlo tsz < <(${CROSS}readelf -SW "$tmp/prog" |
-	awk '$2 == ".text" { print $4, $6 }')
-${CROSS}nm "$tmp/prog" | awk -v lo=$((16#$tlo)) -v sz=$((16#$tsz)) '
-	$2 ~ /^[tTW]$/ { a = strtonum("0x" $1); a -= a % 2
-		if (a >= lo && a < lo + sz) printf "0x%x\n", a }' 2>/dev/null |
-	sort -u >"$tmp/real"
-[ -s "$tmp/real" ] || python3 - "$tmp/prog" "$tlo" "$tsz" >"$tmp/real" <<'PY'
+# the function symbols of the unstripped copy in .text, .init and .fini
+# (_init and _fini: the dynamic section's DT_INIT and DT_FINI name
+# them), Thumb bit cleared
+${CROSS}readelf -SW "$tmp/prog" |
+	awk '$2 == ".text" || $2 == ".init" || $2 == ".fini" { print $4, $6 }' \
+	>"$tmp/ranges"
+python3 - "$tmp/prog" "$tmp/ranges" >"$tmp/real" <<'PY'
 import subprocess, sys
-lo, sz = int(sys.argv[2], 16), int(sys.argv[3], 16)
+ranges = [tuple(int(x, 16) for x in l.split()) for l in open(sys.argv[2])]
 out = set()
 for l in subprocess.run(["arm-linux-gnueabihf-nm", sys.argv[1]],
                         capture_output=True, text=True).stdout.splitlines():
     f = l.split()
     if len(f) == 3 and f[1] in "tTW":
         a = int(f[0], 16) & ~1
-        if lo <= a < lo + sz:
+        if any(lo <= a < lo + sz for lo, sz in ranges):
             out.add(a)
 for a in sorted(out):
     print(hex(a))

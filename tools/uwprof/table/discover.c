@@ -197,6 +197,20 @@ static bool inside_walked(const struct dc *d, u32 a)
 	return a < d->fn[lo].addr + d->fn[lo].size;
 }
 
+/*
+ * How many constant-making instructions a pointer's function may run
+ * before its push of lr (dc_saves_lr): some only for a Thumb address
+ * (the mode bit set) stored as data (a relocation's, or a word of a
+ * static program's data, as busybox's table of applets).  A constant in
+ * the code (a literal, movw/movt) is as often an offset that "add rN,
+ * pc" makes an address (a GOT offset), which may land anywhere: on the
+ * movw after an APCS prologue's "mov ip, sp" (gt_apcs.c).
+ */
+static u32 ptr_lead(const struct dc_cand *c)
+{
+	return c->thumb && !c->site ? DC_MAX_LEAD : 0;
+}
+
 /* Take a candidate: 1 added, 0 not, -1 memory. */
 static int take(struct dc *d, const struct dc_cand *c, bool late)
 {
@@ -229,7 +243,8 @@ static int take(struct dc *d, const struct dc_cand *c, bool late)
 	/* nor may a tail call or a pointer enter code between a walked
 	 * function's start and the end of what its paths reached: a label
 	 * its unresolved jumps reach, or a constant that is no pointer */
-	if (late && !(f & DC_CODE) && inside_walked(d, c->addr))
+	if (late && !(f & DC_CODE) && inside_walked(d, c->addr) &&
+	    !(ptr_lead(c) && dc_saves_lr(d, c->addr, c->thumb, 0)))
 		return 0;
 	/*
 	 * a branch from another function to code a path here reaches is
@@ -239,7 +254,8 @@ static int take(struct dc *d, const struct dc_cand *c, bool late)
 	if (late && (f & DC_CODE) &&
 	    (c->kind != DC_K_TAIL || !(f & DC_NOFALL)))
 		return 0;
-	if (c->kind == DC_K_PTR && !dc_saves_lr(d, c->addr, c->thumb) &&
+	if (c->kind == DC_K_PTR &&
+	    !dc_saves_lr(d, c->addr, c->thumb, ptr_lead(c)) &&
 	    !after_known(d, c->addr, c->thumb))
 		return 0;
 	/* an even constant names ARM code only where the bytes read as ARM

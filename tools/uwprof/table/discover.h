@@ -109,9 +109,13 @@ u32 dc_walk(struct dc *d, u32 k);
 /*
  * Does the code at @a save lr first, as a prologue does (Thumb "push
  * {..., lr}", "push.w {..., lr}"; ARM "push {..., lr}", "str lr, [sp,
- * #-4]!")?  A label inside a function does not.
+ * #-4]!"), after at most @lead instructions that only put constants in
+ * r0-r12 (literal loads, "add rN, pc", mov of immediates: the GOT base
+ * and stack guard loads gcc schedules above the push)?  A label inside a
+ * function does not.
  */
-bool dc_saves_lr(struct dc *d, u32 a, bool thumb);
+#define DC_MAX_LEAD 4
+bool dc_saves_lr(struct dc *d, u32 a, bool thumb, u32 lead);
 
 /*
  * The instruction set of a function at @a whose start is known but not

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Where function discovery starts: what the ELF states about code without
- * symbols (its entry point, the constructor arrays, the starts of unwind
- * entries) and the code addresses it stores as data (relocations, or the
- * words of a statically linked program's data).  The addresses stored as
+ * symbols (its entry point, the dynamic section's DT_INIT and DT_FINI,
+ * the constructor arrays, the starts of unwind entries) and the code
+ * addresses it stores as data (relocations, or the words of a statically
+ * linked program's data).  The addresses stored as
  * data are only candidates: discover.c keeps those that no function's
  * code already runs through.
  */
@@ -182,6 +183,30 @@ static bool has_dyn_relocs(struct tb_elf *e)
 	return false;
 }
 
+/*
+ * The dynamic section's DT_INIT and DT_FINI: the loader calls each as a
+ * function (the .init and .fini sections' code, and the crti code they
+ * call).  Bit 0 the mode, as for any code pointer.  The arrays it names
+ * (DT_INIT_ARRAY and the others) are their sections, scanned below.
+ */
+static int scan_dynamic(struct tb_elf *e, Elf_Scn *scn, const GElf_Shdr *sh,
+			struct dc_cands *out)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
+
+	for (size_t i = 0; d && i < n; i++) {
+		GElf_Dyn dyn;
+
+		if (!gelf_getdyn(d, (int)i, &dyn) || dyn.d_tag == DT_NULL)
+			break;
+		if ((dyn.d_tag == DT_INIT || dyn.d_tag == DT_FINI) &&
+		    add_pointer(e, out, (u32)dyn.d_un.d_ptr, DC_K_SEED))
+			return -1;
+	}
+	return 0;
+}
+
 static int scan_sections(struct tb_elf *e, struct dc_cands *out)
 {
 	bool dyn = has_dyn_relocs(e);
@@ -195,6 +220,8 @@ static int scan_sections(struct tb_elf *e, struct dc_cands *out)
 		if (sh.sh_type == SHT_INIT_ARRAY || sh.sh_type == SHT_FINI_ARRAY ||
 		    sh.sh_type == SHT_PREINIT_ARRAY)
 			r = scan_array(e, scn, out);
+		else if (sh.sh_type == SHT_DYNAMIC)
+			r = scan_dynamic(e, scn, &sh, out);
 		else if (sh.sh_type == SHT_ARM_EXIDX)
 			r = scan_exidx(e, scn, &sh, out);
 		else if (dyn && sh.sh_type == SHT_REL)

@@ -137,24 +137,75 @@ static const u8 *code_at(struct dc *d, u32 a)
 }
 
 /*
- * Does the code at @a save lr first, as a function's prologue does:
- * Thumb "push {..., lr}" or "push.w {..., lr}", ARM "push {..., lr}"
- * or "str lr, [sp, #-4]!"?  A label inside a function does not.
+ * The size of the instruction at @b if it only makes a constant in a
+ * register from r0 to r12 (a literal load, "add rN, pc", mov/movw/movt
+ * of an immediate, "mov rN, rM" between such registers), else 0:
+ * compilers schedule these above the push that saves lr (the GOT base
+ * and the stack guard's address), and they neither branch nor touch sp
+ * or lr.
  */
-bool dc_saves_lr(struct dc *d, u32 a, bool thumb)
+static u32 makes_constant(const u8 *b, bool thumb)
 {
-	const u8 *b = code_at(d, a);
-	u32 h0, h1;
+	u32 h0 = b[0] | b[1] << 8, h1 = b[2] | b[3] << 8, w = h1 << 16 | h0;
 
-	if (!b)
-		return false;
-	h0 = b[0] | b[1] << 8;
-	h1 = b[2] | b[3] << 8;
+	if (!thumb)
+		return ((w & 0xff7f0000) == 0xe51f0000 ||	/* ldr rT, [pc, #] */
+			(w & 0xfff00000) == 0xe3000000 ||	/* movw */
+			(w & 0xfff00000) == 0xe3400000 ||	/* movt */
+			(w & 0xffef0000) == 0xe3a00000 ||	/* mov rD, # */
+			((w & 0xffff0ff0) == 0xe08f0000 &&	/* add rD, pc, rM */
+			 (w & 0xf) <= 12)) &&
+		       (w >> 12 & 0xf) <= 12 ? 4 : 0;
+	if ((h0 & 0xf800) == 0x4800 || (h0 & 0xf800) == 0x2000)
+		return 2;		/* ldr rT, [pc, #]; movs rD, # */
+	if ((h0 & 0xff78) == 0x4478 && ((h0 >> 4 & 8) | (h0 & 7)) <= 12)
+		return 2;		/* add rDN, pc */
+	if ((h0 & 0xff00) == 0x4600 && ((h0 >> 4 & 8) | (h0 & 7)) <= 12 &&
+	    (h0 >> 3 & 0xf) <= 12)
+		return 2;		/* mov rD, rM */
+	if (((h0 & 0xff7f) == 0xf85f ||			/* ldr.w rT, [pc, #] */
+	     (h0 & 0xfbf0) == 0xf240 || (h0 & 0xfbf0) == 0xf2c0 ||
+	     (h0 & 0xfbef) == 0xf04f) &&			/* movw, movt, mov.w */
+	    ((h0 & 0xff7f) == 0xf85f ? h1 >> 12 : h1 >> 8 & 0xf) <= 12 &&
+	    ((h0 & 0xff7f) == 0xf85f || !(h1 & 0x8000)))
+		return 4;
+	return 0;
+}
+
+/* Does the instruction at @b save lr as a prologue's push does? */
+static bool push_lr(const u8 *b, bool thumb)
+{
+	u32 h0 = b[0] | b[1] << 8, h1 = b[2] | b[3] << 8;
+
 	if (thumb)
 		return (h0 & 0xff00) == 0xb500 ||
 		       (h0 == 0xe92d && (h1 & 0x4000) && !(h1 & 0xa000));
 	return ((h1 << 16 | h0) & 0xffff4000) == 0xe92d4000 ||
 	       (h1 << 16 | h0) == 0xe52de004;
+}
+
+/*
+ * Does the code at @a save lr first, as a function's prologue does:
+ * Thumb "push {..., lr}" or "push.w {..., lr}", ARM "push {..., lr}"
+ * or "str lr, [sp, #-4]!", after at most @lead instructions that only
+ * make constants (makes_constant)?  A label inside a function does not.
+ */
+bool dc_saves_lr(struct dc *d, u32 a, bool thumb, u32 lead)
+{
+	for (u32 k = 0; k <= lead; k++) {
+		const u8 *b = code_at(d, a);
+		u32 n;
+
+		if (!b)
+			return false;
+		if (push_lr(b, thumb))
+			return true;
+		n = makes_constant(b, thumb);
+		if (!n)
+			return false;
+		a += n;
+	}
+	return false;
 }
 
 /* Follow @t inside the function, or name it a tail-call target. */
@@ -888,7 +939,7 @@ static int after_call(struct dc *d, struct dc_walk *w, const cs_insn *in)
 	}
 	/* gcc aligns the next function with one nop after a call that
 	 * never returns; inside a function nothing follows a call so */
-	if (next < w->end && (dc_saves_lr(d, next, w->thumb) ||
+	if (next < w->end && (dc_saves_lr(d, next, w->thumb, DC_MAX_LEAD) ||
 			      (w->thumb && k == 1 && !(next & 3))))
 		return cand(d, next, w->thumb, DC_K_CALL, (u32)in->address) ?
 		       -1 : 0;
@@ -1155,6 +1206,23 @@ static u32 bound(struct dc *d, u32 a)
 }
 
 /*
+ * A symbol's size says where its function ends: a branch past it is a
+ * tail call (libgcc's __gnu_ashlsq3 and its kin, "movs r2, #0; b.w f",
+ * each end with one to a helper of their file that nothing else names),
+ * not code to follow as the function's own.
+ */
+static u32 sym_bound(struct dc *d, u32 k, u32 end)
+{
+	const struct tb_sym *s = d->fn[k].sym ? tb_elf_sym(d->e, d->fn[k].addr) :
+				 NULL;
+
+	if (s && s->addr == d->fn[k].addr && s->size &&
+	    s->addr + s->size < end)
+		return s->addr + s->size;
+	return end;
+}
+
+/*
  * The lowest code after a call still to follow: the call that never
  * returns before a function's literal pool comes last, when the paths
  * after the other calls have read the pool as data.
@@ -1183,7 +1251,7 @@ u32 dc_walk(struct dc *d, u32 k)
 	w.thumb = d->fn[k].thumb;
 	w.nafter = 0;
 	d->walk_bad = d->walk_returns = 0;
-	w.end = bound(d, w.start);
+	w.end = sym_bound(d, k, bound(d, w.start));
 	w.maxend = w.start;
 	d->found.n = 0;
 	d->nstack = 0;

@@ -242,7 +242,7 @@ bool pa_apply(struct pa_state *st, enum pa_kind k, const int *regs,
 		return slots_above_sp(st);
 	case PA_STRD:
 		st->cfa += imm;
-		for (int i = 0; i < 2; i++) {
+		for (int i = 0; i < n; i++) {
 			if (st->slot[regs[i]] == PA_NONE)
 				st->slot[regs[i]] = -st->cfa + 4 * i;
 			st->touched[regs[i]] = true;

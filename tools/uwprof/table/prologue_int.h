@@ -65,7 +65,8 @@ struct pa_state {
 
 /* The frame forms an instruction is classified as. */
 enum pa_kind { PA_OTHER, PA_PUSH, PA_POP, PA_SUB_SP, PA_ADD_SP,
-	       PA_STRD,		/* strd rA, rB, [sp, #-N]!: a push with room */
+	       PA_STRD,		/* strd rA, rB, [sp, #-N]! or str rA, [sp,
+				 * #-N]! (N > 4): a push with room */
 	       PA_STORE,	/* str(d) rA(, rB), [sp, #k]: into the frame */
 	       PA_LOAD,		/* ldr(d) rA(, rB), [sp, #k]: from the frame */
 	       PA_SET_FP,	/* add r7, sp, #k (r11 in ARM code) */

@@ -97,13 +97,21 @@ enum pa_kind pa_classify_mem(const cs_insn *in, int *regs, int *n, s32 *imm)
 		return in->id == ARM_INS_STMDB || in->id == ARM_INS_VSTMDB ?
 			PA_PUSH : PA_POP;
 	case ARM_INS_STR:
-		/* str rN, [sp, #-4]!: a one-register push. */
+		/* str rN, [sp, #-4]!: a one-register push; with a larger
+		 * step, a push with room (libgcc's __aeabi_dcmpeq keeps sp
+		 * 8-byte aligned so: "str lr, [sp, #-8]!") */
 		if (a->writeback && a->op_count == 2 && op[1].type == ARM_OP_MEM &&
 		    op[1].mem.base == ARM_REG_SP && op[1].mem.index == ARM_REG_INVALID &&
-		    op[1].mem.disp == -4 && op[0].type == ARM_OP_REG) {
+		    op[1].mem.disp <= -4 && !(op[1].mem.disp & 3) &&
+		    op[0].type == ARM_OP_REG) {
 			regs[0] = pa_slot_of(op[0].reg);
 			*n = 1;
-			return regs[0] >= 0 && regs[0] != 13 ? PA_PUSH : PA_OTHER;
+			*imm = -op[1].mem.disp;
+			if (regs[0] < 0 || regs[0] == 13)
+				return PA_OTHER;
+			if (*imm == 4)
+				return PA_PUSH;
+			return regs[0] != 15 ? PA_STRD : PA_OTHER;
 		}
 		return sp_slot(a, 1, regs, n, imm) ? PA_STORE : PA_OTHER;
 	case ARM_INS_STRD:
