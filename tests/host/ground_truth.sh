@@ -29,6 +29,9 @@
 #                stripped libgcc_s.so.1)
 #   GT_TIMER     prof (ITIMER_PROF, the default) or thread (a 10 kHz timer
 #                per thread, for the full run)
+#   GT_SINGLESTEP 1: qemu translates one instruction per block, so samples
+#                land on every instruction, not mostly at block starts
+#                (epilogues between a pop and its branch are sampled)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -157,6 +160,7 @@ for v in $variants; do
 	      --table main="$exe.uwt" --syms main="$exe.syms")
 	$stripped && args+=(--early-ok)
 	qemu=(qemu-arm-static)
+	[ "${GT_SINGLESTEP:-0}" = 1 ] && qemu+=(-singlestep)
 	if [ "$link" != static ]; then
 		qemu+=(-L "$root")
 		args+=("${dynlibs[@]}")
