@@ -48,18 +48,20 @@
 /* gt_v8.S: builtin 0 of its V8-style blob, a frameless leaf */
 void gt_v8_copy(void *dst, const void *src, uint32_t bytes);
 static void (*volatile v8_copy)(void *, const void *, uint32_t) = gt_v8_copy;
+/* gt_cfitail.S: CFI with prologue rows only, epilogues ending in tail calls */
+uint32_t gt_cfi_tail(uint32_t i);
 
 /* ---- the known chains ---- */
 
 enum { R_MEMCPY, R_MEMMOVE, R_MEMSET, R_STRLEN, R_STRCMP, R_SYSCALL,
        R_UIDIV, R_IDIV, R_ULDIVMOD, R_L2D, R_NOCFI, R_CLASSES, R_APCS,
-       R_EHABI, R_V8LEAF,
+       R_EHABI, R_V8LEAF, R_CFITAIL,
        R_CHAIN, R_COUNT };
 
 static const char *const routine_name[R_COUNT] = {
 	"memcpy", "memmove", "memset", "strlen", "strcmp", "syscall", "uidiv",
 	"idiv", "uldivmod", "l2d", "no-cfi", "no-cfi-classes", "apcs",
-	"ehabi-only", "v8-leaf", "chain",
+	"ehabi-only", "v8-leaf", "cfi-tail", "chain",
 };
 
 /* Written by one thread each; read by the judge after the joins. */
@@ -177,6 +179,10 @@ __attribute__((noinline)) static void leaf(struct worker *w, int i)
 	case R_V8LEAF:
 		/* through a pointer, as C++ calls V8's MemCopy */
 		v8_copy(buf_b + (i & 7), buf_a, 64 + (i & 2047));
+		break;
+	case R_CFITAIL:
+		for (int k = 0; k < 16; k++)
+			w->sink += gt_cfi_tail(i + k);
 		break;
 	case R_EHABI:
 		/* many calls: samples at its first instruction */

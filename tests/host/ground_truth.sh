@@ -14,7 +14,9 @@
 # accessors, the program marks them as JIT code as uwprof record --jit
 # v8-arm does, and routine v8-leaf calls its frameless leaf through a
 # pointer as C++ calls V8's MemCopy (exact only by table/v8builtins.c's
-# rows: V8's frame walk alone stops there).  The stripped builds (gcc-stripped,
+# rows: V8's frame walk alone stops there).  tests/gt/gt_cfitail.S has
+# CFI in clang's shape, prologue rows only, before epilogues that pop
+# and tail-call (routine cfi-tail).  The stripped builds (gcc-stripped,
 # clang-stripped: dynamic; gcc-staticstripped) have no symbols, no CFI and
 # no unwind tables in the program's own code, as distributions ship
 # programs: the table comes from the stripped file alone, through
@@ -84,7 +86,7 @@ fi
 srcs=("$top/tests/gt/gt.c" "$top/unwind_v2.c" "$top/tools/uwprof/lib/uwt.c"
       "$top/tools/uwprof/lib/regfile.c" "$top/tools/uwprof/lib/v8blob.c"
       "$top/tools/uwprof/lib/elf.c" "$top/tools/uwprof/lib/zip.c"
-      "$top/tests/gt/gt_v8.S")
+      "$top/tests/gt/gt_v8.S" "$top/tests/gt/gt_cfitail.S")
 inc=(-D_GNU_SOURCE -I"$top" -I"$top/tools/include" -I"$top/tools/uwprof")
 for v in $variants; do
 	cc=${v%-*} link=${v#*-} exe=$out/gt-$v
