@@ -33,7 +33,9 @@
 #                per thread, for the full run)
 #   GT_SINGLESTEP 1: qemu translates one instruction per block, so samples
 #                land on every instruction, not mostly at block starts
-#                (epilogues between a pop and its branch are sampled)
+#                (epilogues between a pop and its branch are sampled;
+#                tests/host/ground_truth_step.sh)
+#   GT_OUT       where builds, tables and logs go (default build/gt)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -42,7 +44,7 @@ BUILD=${BUILD:-$top/build}
 UWPROF=${UWPROF:-$BUILD/host/uwprof}
 samples=${GT_SAMPLES:-1000}
 variants=${GT_VARIANTS:-gcc-static gcc-dynamic clang-static clang-dynamic gcc-libgcc_s gcc-stripped clang-stripped gcc-staticstripped}
-out=$BUILD/gt
+out=${GT_OUT:-$BUILD/gt}
 root=$BUILD/arm/root
 dbgdir=$BUILD/arm/dbg/usr/lib/debug
 libc=$root/lib/arm-linux-gnueabihf/libc.so.6
@@ -53,6 +55,10 @@ if ! command -v qemu-arm-static >/dev/null; then
 	finish
 	exit
 fi
+
+# -singlestep, renamed -one-insn-per-tb by qemu 8.1
+step=-singlestep
+qemu-arm-static --help | grep -q -- '^-one-insn-per-tb' && step=-one-insn-per-tb
 
 # The C library's table and symbols, for the dynamic builds
 if [ ! -f "$libc" ] || [ ! -d "$dbgdir" ]; then
@@ -162,7 +168,7 @@ for v in $variants; do
 	      --table main="$exe.uwt" --syms main="$exe.syms")
 	$stripped && args+=(--early-ok)
 	qemu=(qemu-arm-static)
-	[ "${GT_SINGLESTEP:-0}" = 1 ] && qemu+=(-singlestep)
+	[ "${GT_SINGLESTEP:-0}" = 1 ] && qemu+=("$step")
 	if [ "$link" != static ]; then
 		qemu+=(-L "$root")
 		args+=("${dynlibs[@]}")
