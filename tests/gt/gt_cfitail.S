@@ -31,7 +31,7 @@ gt_cfi_tail:			@ (i r0): a sum
 	and	r2, r0, #3
 	tbb	[pc, r2]
 1:	.byte	(2f - 1b) / 2, (3f - 1b) / 2, (4f - 1b) / 2, (8f - 1b) / 2
-2:	@ the body's work, then the pop and a tail call
+2:	@ the body's work, the pop ("ldmia.w sp!, {r4, lr}") and a tail call
 	adds	r0, r4, #1
 	eor	r0, r0, r4, lsl #3
 	add	r0, r0, r4, lsr #2
@@ -40,20 +40,15 @@ gt_cfi_tail:			@ (i r0): a sum
 	pop	{r4, lr}
 	b	5f
 5:	b.w	gt_cfi_work
-3:	@ ldmia and a tail call, as clang's "ldmia.w sp!, {..., lr}"
-	adds	r0, r4, #7
-	eor	r0, r0, r4, lsl #2
-	add	r0, r0, r4, lsr #3
-	eor	r0, r0, r0, lsl #6
-	add	r0, r0, r0, lsr #9
+3:	@ a short body, then the same epilogue
+	mul	r0, r4, r4
+	ror	r0, r0, #11
 	ldmia.w	sp!, {r4, lr}
 	b	6f
 6:	b.w	gt_cfi_work
 4:	@ the pop into lr, then a return by bx lr
 	eor	r0, r4, r4, lsl #4
-	add	r0, r0, r4, lsr #1
-	eor	r0, r0, r0, lsl #3
-	add	r0, r0, r0, lsr #5
+	mla	r0, r0, r4, r4
 	pop	{r4, lr}
 	b	7f
 7:	bx	lr

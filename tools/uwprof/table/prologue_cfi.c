@@ -70,17 +70,19 @@ static bool falls_through(const struct pa_flow *fl, u32 i)
  * A new stretch entered only by falling through from an instruction where
  * the analysis and the CFI agree on the whole frame (@agreed) is
  * followed: the CFI proves the frame it starts from, the analysis what
- * each instruction does to it.
+ * each instruction does to it.  Where two frames meet (@ambiguous) the
+ * analysis refuses too: a followed stretch ends there.
  */
 static int add_bad(const struct pa_flow *fl, u32 i, bool agreed,
-		   struct pa_text *t)
+		   bool ambiguous, struct pa_text *t)
 {
 	u32 lo = (u32)fl->ins[i].address;
 	u32 hi = i + 1 < fl->n ? (u32)fl->ins[i + 1].address : fl->hi;
-	struct pa_stretch *v;
+	struct pa_stretch *v, *last = t->ncfi_bad ?
+				      &t->cfi_bad[t->ncfi_bad - 1] : NULL;
 
-	if (t->ncfi_bad && t->cfi_bad[t->ncfi_bad - 1].hi == lo) {
-		t->cfi_bad[t->ncfi_bad - 1].hi = hi;
+	if (last && last->hi == lo && !(last->follows && ambiguous)) {
+		last->hi = hi;
 		return 0;
 	}
 	v = realloc(t->cfi_bad, (t->ncfi_bad + 1) * sizeof(*v));
@@ -88,7 +90,7 @@ static int add_bad(const struct pa_flow *fl, u32 i, bool agreed,
 		return -1;
 	t->cfi_bad = v;
 	t->cfi_bad[t->ncfi_bad++] = (struct pa_stretch){
-		lo, hi, agreed && i && falls_through(fl, i - 1) };
+		lo, hi, agreed && !ambiguous && i && falls_through(fl, i - 1) };
 	return 0;
 }
 
@@ -119,7 +121,7 @@ int pa_cfi_check(const struct pa_flow *fl, struct pa_text *t)
 			continue;
 		}
 		ok = k && !st->ambiguous ? row_agrees(st, &full, &full.r[TB_RA]) : 0;
-		if (!ok && add_bad(fl, i, agreed, t))
+		if (!ok && add_bad(fl, i, agreed, st->ambiguous, t))
 			return -1;
 		agreed = ok == 1 && saves_agree(st, &full);
 	}
