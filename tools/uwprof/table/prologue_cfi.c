@@ -53,35 +53,43 @@ static bool saves_agree(const struct pa_state *st, const struct tb_row *r)
 	return true;
 }
 
-/* Does instruction @i go on to the next one (a call returns there)? */
+/*
+ * Does instruction @i go on to the next one (a call returns there, a
+ * branch may go to it)?
+ */
 static bool falls_through(const struct pa_flow *fl, u32 i)
 {
 	const cs_insn *in = &fl->ins[i];
+	u32 next = (u32)(in->address + in->size);
 	bool w[TB_NREGS];
 
-	if (i + 1 >= fl->n || fl->ins[i + 1].address != in->address + in->size)
+	if (i + 1 >= fl->n || fl->ins[i + 1].address != next)
 		return false;
 	pa_writes(fl->cs, in, w, TB_NREGS);
-	return !w[15] || pa_conditional(in) || pa_is_call(in);
+	return !w[15] || pa_conditional(in) || pa_is_call(in) ||
+	       pa_branch_target(in) == next;
 }
 
 /*
- * Instruction @i's range, joined to the last of @t->cfi_bad if adjacent.
- * A new stretch entered only by falling through from an instruction where
- * the analysis and the CFI agree on the whole frame (@agreed) is
- * followed: the CFI proves the frame it starts from, the analysis what
- * each instruction does to it.  Where two frames meet (@ambiguous) the
- * analysis refuses too: a followed stretch ends there.
+ * Instruction @i's range, into @t->cfi_bad.  A stretch entered only by
+ * falling through from an instruction where the analysis and the CFI
+ * agree on the whole frame (@agreed) is followed: the CFI proves the
+ * frame it starts from, the analysis what each instruction does to it.
+ * It goes on while each instruction falls through to the next and no
+ * two frames meet (@ambiguous: the analysis refuses there too); any
+ * other stretch refuses, and takes adjacent instructions in.
  */
 static int add_bad(const struct pa_flow *fl, u32 i, bool agreed,
 		   bool ambiguous, struct pa_text *t)
 {
 	u32 lo = (u32)fl->ins[i].address;
 	u32 hi = i + 1 < fl->n ? (u32)fl->ins[i + 1].address : fl->hi;
+	bool through = i && falls_through(fl, i - 1);
 	struct pa_stretch *v, *last = t->ncfi_bad ?
 				      &t->cfi_bad[t->ncfi_bad - 1] : NULL;
 
-	if (last && last->hi == lo && !(last->follows && ambiguous)) {
+	if (last && last->hi == lo &&
+	    (!last->follows || (through && !ambiguous))) {
 		last->hi = hi;
 		return 0;
 	}
@@ -90,7 +98,7 @@ static int add_bad(const struct pa_flow *fl, u32 i, bool agreed,
 		return -1;
 	t->cfi_bad = v;
 	t->cfi_bad[t->ncfi_bad++] = (struct pa_stretch){
-		lo, hi, agreed && !ambiguous && i && falls_through(fl, i - 1) };
+		lo, hi, agreed && !ambiguous && through };
 	return 0;
 }
 
