@@ -10,6 +10,8 @@
  * popped frame there, a wrong frame (docs/TABLES.md).  The branch after
  * each pop makes the next instruction start a block, which qemu
  * samples without -singlestep (signals arrive between blocks).
+ * gt_cfi_work comes first: in the stripped builds, where discovery finds
+ * it as a tail call's target, no walk of gt_cfi_tail runs into it.
  * Called from gt.c's leaf (routine cfi-tail).
  */
 	.syntax unified
@@ -17,6 +19,22 @@
 	.cfi_sections .debug_frame
 
 	.text
+	.balign	4
+	.globl	gt_cfi_work
+	.type	gt_cfi_work, %function
+	.thumb_func
+gt_cfi_work:			@ (x r0): a few rounds of mixing, a leaf
+	.cfi_startproc
+	movs	r1, #8
+1:	eor	r0, r0, r0, lsl #13
+	eor	r0, r0, r0, lsr #17
+	eor	r0, r0, r0, lsl #5
+	subs	r1, r1, #1
+	bne	1b
+	bx	lr
+	.cfi_endproc
+	.size	gt_cfi_work, . - gt_cfi_work
+
 	.balign	4
 	.globl	gt_cfi_tail
 	.type	gt_cfi_tail, %function
@@ -64,21 +82,5 @@ gt_cfi_tail:			@ (i r0): a sum
 10:	b.w	gt_cfi_work
 	.cfi_endproc
 	.size	gt_cfi_tail, . - gt_cfi_tail
-
-	.balign	4
-	.globl	gt_cfi_work
-	.type	gt_cfi_work, %function
-	.thumb_func
-gt_cfi_work:			@ (x r0): a few rounds of mixing, a leaf
-	.cfi_startproc
-	movs	r1, #8
-1:	eor	r0, r0, r0, lsl #13
-	eor	r0, r0, r0, lsr #17
-	eor	r0, r0, r0, lsl #5
-	subs	r1, r1, #1
-	bne	1b
-	bx	lr
-	.cfi_endproc
-	.size	gt_cfi_work, . - gt_cfi_work
 
 	.section .note.GNU-stack, "", %progbits
