@@ -4,7 +4,7 @@
  * symbol whose code only EHABI rules or nothing cover is analysed, with
  * the code after it that no symbol names; analysed rows replace the EHABI
  * ones, and DWARF CFI that the instructions contradict is replaced, or
- * refused where they do (check_cfi).
+ * patched where they do (check_cfi).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -143,7 +143,7 @@ static int check_cfi(struct tb_elf *e, struct tb_cfi_func *f,
 	}
 	r = pa_analyse_symbol(e, &e->syms[i], i, false, &pt, &g, why, sizeof(why));
 	if (r > 0 && pt.ncfi_bad && (!pt.cfi_followed || g.size != f->size)) {
-		r = pa_cfi_patch(f, pt.cfi_bad, pt.ncfi_bad, &g);
+		r = pa_cfi_patch(f, pt.cfi_bad, pt.ncfi_bad, &g) ? -1 : 1;
 		tb_note_add(notes, f->addr, pt.cfi_wrong, TB_N_CFI_PATCHED,
 			    "CFI says another frame at 0x%x, %u stretches in all",
 			    pt.cfi_wrong, pt.ncfi_bad);

@@ -209,7 +209,8 @@ int pa_analyse(const u8 *code, u32 len, u32 addr, bool thumb,
 		r = run_flow(&fl, entries, nentries);
 	}
 	/* states after computed jumps or at inner entries are assumed,
-	 * not followed: no ground to overrule CFI on, only to refuse it */
+	 * not followed: no ground to overrule CFI on as a whole, only
+	 * where it follows from agreeing rows (prologue_cfi.c) */
 	if (!r && text && text->cfi) {
 		text->cfi_followed = !fl.have_jump && !fl.nfwd && !nentries;
 		if (pa_cfi_check(&fl, text))
