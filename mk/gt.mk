@@ -3,8 +3,10 @@
 # the tables uwprof builds and judges every sample (tests/host/ground_truth.sh).
 # make check runs it with GT_SAMPLES=1000 per routine and build on
 # ITIMER_PROF; the full run takes 100000 on per-thread 10 kHz timers.
+# tests/host/ground_truth_step.sh runs the clang builds single-stepped
+# (every instruction sampled, epilogues too), 1000 samples per routine.
 
-HOST_TEST_SCRIPTS += tests/host/ground_truth.sh
+HOST_TEST_SCRIPTS += tests/host/ground_truth.sh tests/host/ground_truth_step.sh
 
 ground-truth: $(UWPROF)
 	$(Q)GT_SAMPLES=$${GT_SAMPLES:-100000} GT_TIMER=$${GT_TIMER:-thread} \

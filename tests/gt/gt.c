@@ -48,18 +48,20 @@
 /* gt_v8.S: builtin 0 of its V8-style blob, a frameless leaf */
 void gt_v8_copy(void *dst, const void *src, uint32_t bytes);
 static void (*volatile v8_copy)(void *, const void *, uint32_t) = gt_v8_copy;
+/* gt_cfitail.S: CFI with prologue rows only, epilogues ending in tail calls */
+uint32_t gt_cfi_tail(uint32_t i);
 
 /* ---- the known chains ---- */
 
 enum { R_MEMCPY, R_MEMMOVE, R_MEMSET, R_STRLEN, R_STRCMP, R_SYSCALL,
        R_UIDIV, R_IDIV, R_ULDIVMOD, R_L2D, R_NOCFI, R_CLASSES, R_APCS,
-       R_EHABI, R_V8LEAF,
+       R_EHABI, R_V8LEAF, R_CFITAIL,
        R_CHAIN, R_COUNT };
 
 static const char *const routine_name[R_COUNT] = {
 	"memcpy", "memmove", "memset", "strlen", "strcmp", "syscall", "uidiv",
 	"idiv", "uldivmod", "l2d", "no-cfi", "no-cfi-classes", "apcs",
-	"ehabi-only", "v8-leaf", "chain",
+	"ehabi-only", "v8-leaf", "cfi-tail", "chain",
 };
 
 /* Written by one thread each; read by the judge after the joins. */
@@ -177,6 +179,10 @@ __attribute__((noinline)) static void leaf(struct worker *w, int i)
 	case R_V8LEAF:
 		/* through a pointer, as C++ calls V8's MemCopy */
 		v8_copy(buf_b + (i & 7), buf_a, 64 + (i & 2047));
+		break;
+	case R_CFITAIL:
+		for (int k = 0; k < 16; k++)
+			w->sink += gt_cfi_tail(i + k);
 		break;
 	case R_EHABI:
 		/* many calls: samples at its first instruction */
@@ -543,9 +549,27 @@ static bool in_it_block(uint32_t pc)
 }
 
 /*
+ * Is ARM @pc just after a conditional pop ("popcc {r8}" before "bcc" in
+ * glibc's __memcpy_neon)?  Until the condition is tested again one path
+ * has taken the register back, the other not: no row is true on both.
+ */
+static bool after_cond_pop(uint32_t pc)
+{
+	uint32_t w;
+
+	if (pc & 1)
+		return false;
+	w = *(const uint32_t *)(uintptr_t)(pc - 4);
+	return (w >> 28) < 0xe && ((w & 0x0fff0fff) == 0x049d0004 ||
+				   (w & 0x0fff0000) == 0x08bd0000);
+}
+
+/*
  * 0: exact; 1: stopped early; 2: a wrong frame; 3: every frame right out
  * to the thread's start, which is not marked root; 4: a stop the tables
- * make by design (see below).
+ * make by design (see below); 5: not in the routine but in run_sampled,
+ * between setting the thread's worker and calling the chain or after it
+ * returned (-singlestep samples there), every frame a return address.
  */
 static int judge(const struct worker *w, const struct sample *s,
 		 char *why, size_t wlen)
@@ -572,10 +596,10 @@ static int judge(const struct worker *w, const struct sample *s,
 		 * protector epilogue) one path has taken registers back that
 		 * the other still keeps in the frame: no row is true on both,
 		 * so the generator refuses the block's instructions by design
-		 * (docs/TABLES.md).
+		 * (docs/TABLES.md); so after a conditional pop in ARM code.
 		 */
 		if (s->n == 1 && s->stop == UW2_STOP_REFUSED &&
-		    in_it_block(s->frames[0]))
+		    (in_it_block(s->frames[0]) || after_cond_pop(s->frames[0])))
 			return 4;
 		/*
 		 * A stop is no excuse for a frame that is none: each given
@@ -591,6 +615,8 @@ static int judge(const struct worker *w, const struct sample *s,
 					 uw2_stop_name(s->stop));
 				return 2;
 			}
+		if (s->n && !strcmp(sym_name(s->frames[0] & ~1u), "run_sampled"))
+			return 5;
 		snprintf(why, wlen, "no chain frame (stop %s at %s)",
 			 uw2_stop_name(s->stop),
 			 s->n ? sym_name((s->frames[s->n - 1] & ~1u) -
@@ -763,8 +789,8 @@ int main(int argc, char **argv)
 				exact++;
 				continue;
 			}
-			if (v == 4) {
-				by_design++;
+			if (v >= 4) {
+				by_design += v == 4;
 				continue;
 			}
 			reason_add(v == 1 ? "early" : v == 3 ? "NOT ROOT" : "WRONG",
@@ -779,7 +805,7 @@ int main(int argc, char **argv)
 		}
 		reasons_print(routine_name[r]);
 		if (by_design)
-			printf("#   %s: %u samples refused by design in __longjmp or an IT block's conditional return (not counted)\n",
+			printf("#   %s: %u samples refused by design in __longjmp, an IT block's conditional return or after a conditional pop (not counted)\n",
 			       routine_name[r], by_design);
 		/* a stripped build's stops are refusals: only wrong frames fail */
 		if (early_ok && w[r].nsamples >= w[r].cap && !wrong) {

@@ -14,7 +14,9 @@
 # accessors, the program marks them as JIT code as uwprof record --jit
 # v8-arm does, and routine v8-leaf calls its frameless leaf through a
 # pointer as C++ calls V8's MemCopy (exact only by table/v8builtins.c's
-# rows: V8's frame walk alone stops there).  The stripped builds (gcc-stripped,
+# rows: V8's frame walk alone stops there).  tests/gt/gt_cfitail.S has
+# CFI in clang's shape, prologue rows only, before epilogues that pop
+# and tail-call (routine cfi-tail).  The stripped builds (gcc-stripped,
 # clang-stripped: dynamic; gcc-staticstripped) have no symbols, no CFI and
 # no unwind tables in the program's own code, as distributions ship
 # programs: the table comes from the stripped file alone, through
@@ -29,6 +31,11 @@
 #                stripped libgcc_s.so.1)
 #   GT_TIMER     prof (ITIMER_PROF, the default) or thread (a 10 kHz timer
 #                per thread, for the full run)
+#   GT_SINGLESTEP 1: qemu translates one instruction per block, so samples
+#                land on every instruction, not mostly at block starts
+#                (epilogues between a pop and its branch are sampled;
+#                tests/host/ground_truth_step.sh)
+#   GT_OUT       where builds, tables and logs go (default build/gt)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -37,7 +44,7 @@ BUILD=${BUILD:-$top/build}
 UWPROF=${UWPROF:-$BUILD/host/uwprof}
 samples=${GT_SAMPLES:-1000}
 variants=${GT_VARIANTS:-gcc-static gcc-dynamic clang-static clang-dynamic gcc-libgcc_s gcc-stripped clang-stripped gcc-staticstripped}
-out=$BUILD/gt
+out=${GT_OUT:-$BUILD/gt}
 root=$BUILD/arm/root
 dbgdir=$BUILD/arm/dbg/usr/lib/debug
 libc=$root/lib/arm-linux-gnueabihf/libc.so.6
@@ -48,6 +55,10 @@ if ! command -v qemu-arm-static >/dev/null; then
 	finish
 	exit
 fi
+
+# -singlestep, renamed -one-insn-per-tb by qemu 8.1
+step=-singlestep
+qemu-arm-static --help | grep -q -- '^-one-insn-per-tb' && step=-one-insn-per-tb
 
 # The C library's table and symbols, for the dynamic builds
 if [ ! -f "$libc" ] || [ ! -d "$dbgdir" ]; then
@@ -81,7 +92,7 @@ fi
 srcs=("$top/tests/gt/gt.c" "$top/unwind_v2.c" "$top/tools/uwprof/lib/uwt.c"
       "$top/tools/uwprof/lib/regfile.c" "$top/tools/uwprof/lib/v8blob.c"
       "$top/tools/uwprof/lib/elf.c" "$top/tools/uwprof/lib/zip.c"
-      "$top/tests/gt/gt_v8.S")
+      "$top/tests/gt/gt_v8.S" "$top/tests/gt/gt_cfitail.S")
 inc=(-D_GNU_SOURCE -I"$top" -I"$top/tools/include" -I"$top/tools/uwprof")
 for v in $variants; do
 	cc=${v%-*} link=${v#*-} exe=$out/gt-$v
@@ -173,6 +184,7 @@ for v in $variants; do
 	      --table main="$exe.uwt" --syms main="$exe.syms")
 	$stripped && args+=(--early-ok)
 	qemu=(qemu-arm-static)
+	[ "${GT_SINGLESTEP:-0}" = 1 ] && qemu+=("$step")
 	if [ "$link" != static ]; then
 		qemu+=(-L "$root")
 		args+=("${dynlibs[@]}")

@@ -202,6 +202,7 @@ struct gen {
 	int noreturn_sites;		/* calls marked as never returning */
 	int discovered;			/* function starts discovery added */
 	struct tb_ehabi_stats ehabi;	/* EHABI-only functions' rows */
+	struct tb_cfi_stats cfi;	/* DWARF CFI checked against the code */
 	struct tb_v8_stats v8;		/* V8's builtins, if any */
 	int v8_found;			/* tb_v8_builtins_pass() said 1 */
 	struct tb_discover_stats dstats;
@@ -539,6 +540,11 @@ static void print_stats(struct gen *g, FILE *f)
 		fprintf(f, "EHABI-only functions: %u with rows per state (%u with no prologue; %u stretches after an epilogue refused), %u refused (prologue or epilogue not the opcodes'), %u pieces after analysed code refused\n",
 			g->ehabi.rows, g->ehabi.frameless, g->ehabi.windows,
 			g->ehabi.refused, g->ehabi.pieces);
+	if (g->cfi.agree || g->cfi.replaced || g->cfi.patched || g->cfi.unchecked)
+		fprintf(f, "DWARF CFI against the code: %u functions agree, %u contradicted (analysed rows used), %u contradicted where states were assumed (there %u stretches of %u bytes given analysed rows, %u of %u bytes refused), %u not analysed (CFI kept unchecked)\n",
+			g->cfi.agree, g->cfi.replaced, g->cfi.patched,
+			g->cfi.followed, g->cfi.followed_bytes, g->cfi.refused,
+			g->cfi.refused_bytes, g->cfi.unchecked);
 	if (g->v8_found > 0)
 		fprintf(f, "V8's embedded builtins at 0x%x-0x%x: %u, %u of them frameless leaves (tabled), the rest refused (V8's frame walk)\n",
 			g->v8.start, g->v8.end, g->v8.builtins, g->v8.leaves);
@@ -732,7 +738,7 @@ static int read_inputs(struct gen *g, struct tb_elf *e)
 	}
 	/* After the roots, so thread entry code is never analysed. */
 	if (g->o->prologue && !g->o->compat &&
-	    tb_prologue_pass(e, &g->in, &g->notes) < 0) {
+	    tb_prologue_pass(e, &g->in, &g->notes, &g->cfi) < 0) {
 		uw_err("table: %s: prologue analysis failed (capstone or out of memory)",
 		       g->o->input);
 		return UWPROF_EXIT_FAIL;

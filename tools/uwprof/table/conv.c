@@ -34,6 +34,7 @@ static const char *const reason_names[TB_N_COUNT][2] = {
 	[TB_N_EHABI_BAD] = { "ehabi-undecodable", "EHABI entry that cannot be decoded (refused)" },
 	[TB_N_PROLOGUE] = { "prologue-refused", "--prologue-analysis could not justify rules (still refused)" },
 	[TB_N_CFI_WRONG] = { "cfi-wrong", "--prologue-analysis: CFI the instructions contradict (analysed rows used)" },
+	[TB_N_CFI_PATCHED] = { "cfi-patched", "--prologue-analysis: CFI the instructions contradict where the analysis assumed states: analysed rows where it follows from agreeing rows, else refused there; the CFI elsewhere" },
 	[TB_N_PLT] = { "plt-undecoded", "PLT code that is not a known stub form (refused from there on)" },
 	[TB_N_EHABI_REFUSE] = { "ehabi-cantunwind", "EHABI says CANTUNWIND or refuse (refused)" },
 	[TB_N_ROWS_MAX] = { "rows-max", "more than 4096 unwind rows, the most a FOT list may hold (refused)" },

@@ -32,6 +32,17 @@ int tb_prologue_analyse(const u8 *code, u32 len, u32 addr, bool thumb,
 int tb_prologue_sym(struct tb_elf *e, u32 i, struct tb_cfi_func *f,
 		    char *why, size_t wlen);
 
+/* DWARF CFI checked against the code (tb_prologue_pass), for --stats. */
+struct tb_cfi_stats {
+	u32 agree;		/* the analysis says what the CFI says */
+	u32 replaced;		/* contradicted: the analysed rows used */
+	u32 patched;		/* contradicted where the analysis assumed
+				 * states: patched where contradicted */
+	u32 followed, followed_bytes;	/* stretches given analysed rows */
+	u32 refused, refused_bytes;	/* stretches refused */
+	u32 unchecked;		/* the analysis refused: the CFI kept as is */
+};
+
 /*
  * For every function symbol whose code is only refused (a CANTUNWIND
  * EHABI range) or covered by nothing, replace that part with analysed
@@ -39,7 +50,7 @@ int tb_prologue_sym(struct tb_elf *e, u32 i, struct tb_cfi_func *f,
  * Returns the number of functions analysed, or -1.
  */
 int tb_prologue_pass(struct tb_elf *e, struct tb_input *in,
-		     struct tb_notes *notes);
+		     struct tb_notes *notes, struct tb_cfi_stats *stats);
 
 /*
  * A clone wrapper (__clone, __clone3, __bionic_clone, ...) analysed as

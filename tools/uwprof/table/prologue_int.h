@@ -87,6 +87,16 @@ struct pa_range {
 	u32 lo, hi;
 };
 
+/*
+ * Where DWARF CFI says another frame than the analysis (prologue_cfi.c);
+ * @follows: entered only from an instruction where both agree, so the
+ * analysed rows hold there.
+ */
+struct pa_stretch {
+	u32 lo, hi;
+	bool follows;
+};
+
 /* One function's walk (prologue_walk.c): its instructions and states. */
 struct tb_dec;
 
@@ -142,6 +152,11 @@ struct pa_text {
 						 * for branches into them */
 	const struct tb_cfi_func *cfi;	/* rules to check, or NULL */
 	u32 cfi_wrong;		/* out: where they are first wrong, or 0 */
+	struct pa_stretch *cfi_bad;	/* out: every stretch where they are
+					 * wrong (malloc'd), ascending */
+	u32 ncfi_bad;
+	bool cfi_followed;	/* out: every state was followed, none
+				 * assumed: the analysis may replace them */
 	const struct tb_elf *starts;	/* a function discovery found: its
 					 * tail calls must reach a start */
 	const struct tb_jump *jumps;	/* computed jumps' targets that
@@ -217,7 +232,9 @@ void pa_insn_text(const struct pa_flow *fl, const cs_insn *in, char *buf,
 		  size_t len);
 
 /* prologue_cfi.c */
-u32 pa_cfi_wrong_at(const struct pa_flow *fl, const struct tb_cfi_func *cfi);
+int pa_cfi_check(const struct pa_flow *fl, struct pa_text *t);
+int pa_cfi_patch(struct tb_cfi_func *f, const struct pa_stretch *bad,
+		 u32 nbad, const struct tb_cfi_func *g);
 
 /* prologue_path.c */
 long pa_index_of(const struct pa_flow *fl, u32 addr);

@@ -3,7 +3,8 @@
  * Prologue analysis over a file (--prologue-analysis): every function
  * symbol whose code only EHABI rules or nothing cover is analysed, with
  * the code after it that no symbol names; analysed rows replace the EHABI
- * ones, and DWARF CFI that the instructions contradict is replaced too.
+ * ones, and DWARF CFI that the instructions contradict is replaced, or
+ * patched where they do (check_cfi).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -98,14 +99,37 @@ static bool is_dwarf(const struct tb_cfi_func *f)
 	       f->source == TB_SRC_DEBUG_FILE;
 }
 
+/* Count the stretches of @pt, and their bytes, by kind, into @stats. */
+static void count_stretches(const struct pa_text *pt, struct tb_cfi_stats *stats)
+{
+	for (u32 j = 0; j < pt->ncfi_bad; j++) {
+		const struct pa_stretch *b = &pt->cfi_bad[j];
+
+		if (b->follows) {
+			stats->followed++;
+			stats->followed_bytes += b->hi - b->lo;
+		} else {
+			stats->refused++;
+			stats->refused_bytes += b->hi - b->lo;
+		}
+	}
+}
+
 /*
- * DWARF CFI of function @f checked against its instructions: where the
- * analysis accepts the whole function and the CFI's CFA or return address
- * differ from it at an instruction, the analysed rows replace the CFI's.
- * Compilers' CFI agrees (the lua test); hand-written CFI need not.
+ * DWARF CFI of function @f checked against its instructions.  Where the
+ * analysis followed every path of the whole function and the CFI's CFA
+ * or return address differ from it at an instruction, the analysed rows
+ * replace the CFI's (hand-written CFI).  Where it assumed states (after
+ * a computed jump, at an inner entry) or covers another size, it cannot
+ * overrule the CFI as a whole, only where the CFI is proven wrong: most
+ * often the stretch after an epilogue that clang's CFI does not describe
+ * (its rows are the prologue's), where a row would unwind a frame already
+ * popped.  A stretch entered by falling through from an instruction
+ * where both agree gets the analysed rows; any other refuses; the rest
+ * keeps the CFI.  Unchecked when the analysis refuses the function.
  */
 static int check_cfi(struct tb_elf *e, struct tb_cfi_func *f,
-		     struct tb_notes *notes)
+		     struct tb_notes *notes, struct tb_cfi_stats *stats)
 {
 	struct pa_text pt = { .cfi = f };
 	struct tb_cfi_func g = { 0 };
@@ -113,29 +137,46 @@ static int check_cfi(struct tb_elf *e, struct tb_cfi_func *f,
 	char why[160];
 	int r;
 
-	if (i == e->nsyms)
+	if (i == e->nsyms) {
+		stats->unchecked++;
 		return 0;
-	r = pa_analyse_symbol(e, &e->syms[i], i, false, &pt, &g, why, sizeof(why));
-	if (r <= 0 || !pt.cfi_wrong || g.size != f->size) {
-		free(g.rows);
-		return r < 0 ? -1 : 0;
 	}
-	tb_note_add(notes, f->addr, f->addr, TB_N_CFI_WRONG,
-		    "CFI says another frame at 0x%x", pt.cfi_wrong);
-	free(f->rows);
-	f->rows = g.rows;
-	f->nrows = g.nrows;
-	f->source = TB_SRC_PROLOGUE;
-	return tb_rows_pack(f) ? -1 : 1;
+	r = pa_analyse_symbol(e, &e->syms[i], i, false, &pt, &g, why, sizeof(why));
+	if (r > 0 && pt.ncfi_bad && (!pt.cfi_followed || g.size != f->size)) {
+		r = pa_cfi_patch(f, pt.cfi_bad, pt.ncfi_bad, &g) ? -1 : 1;
+		tb_note_add(notes, f->addr, pt.cfi_wrong, TB_N_CFI_PATCHED,
+			    "CFI says another frame at 0x%x, %u stretches in all",
+			    pt.cfi_wrong, pt.ncfi_bad);
+		stats->patched++;
+		count_stretches(&pt, stats);
+	} else if (r > 0 && pt.ncfi_bad) {
+		tb_note_add(notes, f->addr, f->addr, TB_N_CFI_WRONG,
+			    "CFI says another frame at 0x%x", pt.cfi_wrong);
+		stats->replaced++;
+		free(f->rows);
+		f->rows = g.rows;
+		f->nrows = g.nrows;
+		f->source = TB_SRC_PROLOGUE;
+		g.rows = NULL;
+		r = tb_rows_pack(f) ? -1 : 1;
+	} else if (r >= 0) {
+		stats->agree += r > 0;
+		stats->unchecked += !r;
+		r = 0;
+	}
+	free(g.rows);
+	free(pt.cfi_bad);
+	return r;
 }
 
 int tb_prologue_pass(struct tb_elf *e, struct tb_input *in,
-		     struct tb_notes *notes)
+		     struct tb_notes *notes, struct tb_cfi_stats *stats)
 {
 	struct tb_input done = { 0 };
 	struct pa_cover cover;
 	int n = 0;
 
+	memset(stats, 0, sizeof(*stats));
 	if (pa_cover_build(&cover, in)) {
 		pa_cover_free(&cover);
 		return -1;
@@ -169,7 +210,7 @@ int tb_prologue_pass(struct tb_elf *e, struct tb_input *in,
 	tb_input_free(&done);
 	for (u32 k = 0; k < in->n; k++) {
 		int r = is_dwarf(&in->funcs[k]) ?
-			check_cfi(e, &in->funcs[k], notes) : 0;
+			check_cfi(e, &in->funcs[k], notes, stats) : 0;
 
 		if (r < 0)
 			return -1;

@@ -209,9 +209,13 @@ int pa_analyse(const u8 *code, u32 len, u32 addr, bool thumb,
 		r = run_flow(&fl, entries, nentries);
 	}
 	/* states after computed jumps or at inner entries are assumed,
-	 * not followed: no ground to overrule CFI on */
-	if (!r && text && text->cfi && !fl.have_jump && !fl.nfwd && !nentries)
-		text->cfi_wrong = pa_cfi_wrong_at(&fl, text->cfi);
+	 * not followed: no ground to overrule CFI on as a whole, only
+	 * where it follows from agreeing rows (prologue_cfi.c) */
+	if (!r && text && text->cfi) {
+		text->cfi_followed = !fl.have_jump && !fl.nfwd && !nentries;
+		if (pa_cfi_check(&fl, text))
+			r = -2;
+	}
 	if (!r && emit_rows(&fl, f))
 		r = -2;
 	for (u32 i = 0; i < fl.n; i++)

@@ -126,6 +126,10 @@ enum tb_reason {
 	TB_N_PROLOGUE,		/* prologue analysis found no justified rules */
 	TB_N_CFI_WRONG,		/* DWARF CFI the instructions contradict:
 				 * the analysed rows replace it */
+	TB_N_CFI_PATCHED,	/* DWARF CFI the instructions contradict
+				 * where the analysis cannot replace it
+				 * whole: patched there (analysed rows or
+				 * refused) */
 	TB_N_PLT,		/* a PLT stub that does not decode as one:
 				 * the rest of the section refuses */
 	TB_N_ROWS_MAX,		/* more rows than a FOT list may hold:
