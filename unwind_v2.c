@@ -1532,20 +1532,6 @@ uw2_range_put(const struct uw2_walk *w, const struct uw2_module *m, u32 addr,
 	return &s->e;
 }
 
-/* One lookup of a sampled pc (@pc) or a return address, found or not. */
-static inline void uw2_count_lookup(struct uw2_cache_counts *n, bool pc,
-				    bool hit)
-{
-	if (pc && hit)
-		n->pc_hits++;
-	else if (pc)
-		n->pc_misses++;
-	else if (hit)
-		n->ra_hits++;
-	else
-		n->ra_misses++;
-}
-
 /*
  * The sequence for @addr, and the start of the function holding it.  A
  * sampled pc (@pc) is looked up among the cached ranges of pcs that share
@@ -1564,11 +1550,15 @@ static enum uw2_stop uw2_find_sequence(struct uw2_walk *w, u32 addr, bool pc,
 
 	if (w->cache) {
 		e = pc ? uw2_range_get(w, addr) : uw2_cache_get(w, addr);
-		uw2_count_lookup(&w->cache->counts, pc, e);
-	}
-	if (e) {
-		uw2_found_entry(f, e, uw2_fast_of(w->cache, e, pc));
-		return UW2_STEP_MORE;
+		if (e) {
+			uw2_found_entry(f, e, uw2_fast_of(w->cache, e, pc));
+			return UW2_STEP_MORE;
+		}
+		/* hits are counted by what is left (struct uw2_cache_counts) */
+		if (pc)
+			w->cache->counts.pc_misses++;
+		else
+			w->cache->counts.ra_misses++;
 	}
 	m = uw2_find_module(w->mods, w->nmods, addr);
 	if (!m || !m->table)
@@ -2088,18 +2078,14 @@ uw2_walk_run(struct uw2_walk *w, struct uw2_regs *regs, u32 *frames, u32 *n,
 
 /*
  * The lookups the caller loop made, all hits: one for each frame it
- * unwound (@stored of them stored, and at UW2_STOP_MAX_DEPTH one more
- * that did not fit) and one for the root marker.  A frame it left to
- * uw2_step() is looked up, and counted, there.
+ * unwound (@stored of them stored) and, when it ended the walk
+ * (UW2_STOP_ROOT, or UW2_STOP_MAX_DEPTH with a frame that did not fit),
+ * one more.  A frame it left to uw2_step() is looked up there.
  */
 static void uw2_count_loop(struct uw2_cache_counts *n, u32 stored,
 			   enum uw2_stop stop)
 {
-	u32 hits = stored + (stop == UW2_STOP_ROOT ||
-			     stop == UW2_STOP_MAX_DEPTH);
-
-	n->ra_hits += hits;
-	n->ra_loop += hits;
+	n->ra_loop += stored + (stop != UW2_STEP_MORE);
 }
 
 /* The caller loop, compiled twice: with the register copies and without. */
@@ -2154,7 +2140,7 @@ enum uw2_stop uw2_unwind_cached(const struct uw2_module *mods, u32 nmods,
 	};
 	struct uw2_regs sampled __uninitialized;	/* set at n == 0 */
 	enum uw2_stop stop;
-	u32 n = 0, kept = 0;
+	u32 n = 0, kept = 0, stale = 0;
 
 	/*
 	 * Ends: every frame but a leaf raises sp by at least 8 and sp never
@@ -2180,10 +2166,16 @@ enum uw2_stop uw2_unwind_cached(const struct uw2_module *mods, u32 nmods,
 			frames[--n] = kept;
 			*regs = sampled;
 			stop = UW2_STOP_NORETURN;
+			stale = 1;	/* looked up all the same */
 		}
 		if (stop != UW2_STEP_MORE)
 			break;
 		w.frame_sp = regs->r[UW2_SP];
+	}
+	/* every frame stored was looked up once, the first as a sampled pc */
+	if (cache) {
+		cache->counts.walks += n != 0;
+		cache->counts.lookups += n + stale;
 	}
 	*nframes = n;
 	return stop;
