@@ -1336,13 +1336,22 @@ static bool uw2_shape_of(const struct uw2_table *t, u32 pos,
 #define UW2_RA_REGS	((1u << UW2_LR) | (1u << UW2_PC))
 
 /*
- * The set of @addr, two entries (return addresses are 2-aligned, so bit 0
- * is dropped).  Two ways: hot return addresses that share a set of a
- * direct-mapped cache would evict each other on every sample.
+ * The set of return address @ra, two entries: bits 1 to 9 of it folded
+ * with bits 10 to 18 (bit 0 is the Thumb bit), two instructions on ARM
+ * without a constant, so the caller loop hashes its pc as it comes.  Two
+ * ways: hot return addresses that share a set of a direct-mapped cache
+ * would evict each other on every sample.
  */
+static inline u32 uw2_cache_index_ra(u32 ra)
+{
+	return 2 * (((ra ^ (ra >> (UW2_CACHE_BITS - 1))) >> 1) &
+		    (UW2_CACHE_ENTRIES / 2 - 1));
+}
+
+/* The set of lookup address @addr: a return address less 2. */
 static u32 uw2_cache_index(u32 addr)
 {
-	return 2 * (((addr >> 1) * 0x9e3779b1u) >> (33 - UW2_CACHE_BITS));
+	return uw2_cache_index_ra(addr + 2);
 }
 
 static struct uw2_cache_entry *uw2_cache_set(struct uw2_cache *c, u32 addr)
@@ -1407,7 +1416,7 @@ uw2_cache_put(const struct uw2_walk *w, u32 addr, const struct uw2_module *m,
 		w->cache->fast[e - w->cache->e + 1] =
 			w->cache->fast[e - w->cache->e];
 	}
-	w->cache->fast[e - w->cache->e].addr = 0;	/* shape unknown */
+	w->cache->fast[e - w->cache->e].key = 0;	/* shape unknown */
 	e->addr = addr;
 	e->gen = w->cache->gen;
 	e->text_start = m->text_start;
@@ -1434,12 +1443,13 @@ static void uw2_fast_fill(struct uw2_fast *fe, const struct uw2_cache_entry *e)
 		return;		/* left empty by uw2_cache_put() */
 	fe->gen = e->gen;
 	fe->pre = e->shape.pre;
-	/* a caller's pop has a word: size 0 is free for the marker */
-	fe->size = e->simple == UW2_SHAPE_CALLER ? e->shape.size : 0;
+	/* a caller's pop has a word: span 0 is free for the marker */
+	fe->span = e->simple == UW2_SHAPE_CALLER ?
+		   e->shape.size - e->shape.pre : 0;
 	fe->rest = e->shape.rest;
-	fe->count = e->shape.count;
+	fe->ra = e->simple == UW2_SHAPE_CALLER ? 4 * (e->shape.count - 1) : 0;
 	fe->run = e->shape.run_first | e->shape.run_len << 4;
-	fe->addr = e->addr;
+	fe->key = e->addr + 3;
 }
 
 /*
@@ -1972,20 +1982,58 @@ static enum uw2_stop uw2_step(struct uw2_walk *w, struct uw2_regs *regs,
 	return uw2_commit_frame(w, regs, &next, depth, popped);
 }
 
+/* The highest window top the caller loop takes (uw2_walk_run()). */
+#define UW2_FAST_HI	0xffff0000u
+
+/*
+ * The view's bytes up to @hi: a frame whose words and rise lie in them
+ * ends in the window.  The view starts at or below the window's top: its
+ * copies start at words the walk read.
+ */
+static inline u32 uw2_view_len_to(const struct uw2_view *v, u32 hi)
+{
+	if (v->lo > hi)
+		return 0;
+	return v->len < hi - v->lo ? v->len : hi - v->lo;
+}
+
+/*
+ * The caller loop's rare case: a frame's words and rise, @span bytes from
+ * @vsp, are not all in the view's bytes below the window's top.  When the
+ * frame ends in the window, the reader refills the view from @vsp.
+ * Returns the view's bytes below the top, or 0 when they still do not
+ * hold the frame.  Apart, so that the loop keeps no register for it.
+ */
+static noinline u32 uw2_walk_refill(const struct uw2_stack *st, u32 sp,
+				    u32 vsp, u32 span)
+{
+	u32 len, off;
+
+	/* sp <= hi throughout, so hi - sp does not wrap */
+	if (vsp - sp + span > st->hi - sp ||
+	    !uw2_view_holds(st, vsp, span / 4))
+		return 0;
+	len = uw2_view_len_to(st->view, st->hi);
+	off = vsp - st->view->lo;
+	return off < len && span <= len - off ? len : 0;
+}
+
 /*
  * Caller frames that cache hits of caller shape, under a gen (struct
  * uw2_cache), unwind and uw2_check_frame() would pass, one after another,
  * in place; and a caller frame whose sequence starts with the
  * outermost-frame marker, which ends the walk as its opcodes would.
  * Called with frames[*@n - 1] the pc of @regs, not unwound yet
- * (*@n > 1), and regs->r[13] checked by uw2_sp_ok().  For each frame: the
- * last word it pops (lr or pc, the highest register popped, and so the
- * new pc either way) is not 0; sp rises, as it pops a word; and it ends
- * at most at the window's top without wrapping.  sp only rises, by
- * multiples of 4, so the checks made after each opcode hold throughout.
- * The first frame that is not like that is left, as it came, to
- * uw2_step(): UW2_STEP_MORE.  Else returns why the walk ended: the frame
- * array full after a frame unwound, or the marker.  With
+ * (*@n > 1), regs->r[13] checked by uw2_sp_ok(), and the window's top at
+ * most UW2_FAST_HI (so sp + pre + span, below sp + 64 KiB, never wraps).
+ * For each frame: the last word it pops (lr or pc, the highest register
+ * popped, and so the new pc either way) is not 0; sp rises, as it pops a
+ * word; and it ends at most at the window's top: its words and its rise
+ * lie in the view's bytes below the top (uw2_view_len_to()), one test for
+ * both.  sp only rises, by multiples of 4, so the checks made after each
+ * opcode hold throughout.  The first frame that is not like that is left,
+ * as it came, to uw2_step(): UW2_STEP_MORE.  Else returns why the walk
+ * ended: the frame array full after a frame unwound, or the marker.  With
  * UW2_F_FRAMES_ONLY the frames' register words are not copied; if the walk
  * goes on past the loop, the loop runs again from where it started, with
  * them, so that the next frame's opcodes find the registers they may read.
@@ -1996,9 +2044,9 @@ uw2_walk_run(struct uw2_walk *w, struct uw2_regs *regs, u32 *frames, u32 *n,
 {
 	const struct uw2_stack *st = w->stack;
 	const struct uw2_view *v = st->view;
-	struct uw2_cache *c = w->cache;
+	const struct uw2_fast *fast = w->cache->fast;
 	u32 *f = frames + *n, *fend = frames + max;
-	u32 gen = c->gen, hi = st->hi;
+	u32 gen = w->cache->gen;
 	u32 pc = regs->r[UW2_PC], sp = regs->r[UW2_SP];
 	enum uw2_stop stop = UW2_STEP_MORE;
 	const u8 *data;
@@ -2007,17 +2055,18 @@ uw2_walk_run(struct uw2_walk *w, struct uw2_regs *regs, u32 *frames, u32 *n,
 	/* the view in registers: only a refill below changes it */
 	data = v->data;
 	lo = v->lo;
-	len = v->len;
+	len = uw2_view_len_to(v, st->hi);
 	for (;;) {
-		u32 addr = (pc & ~1u) - 2, bytes, vsp, off, last, m, size, run;
-		const struct uw2_fast *sh = &c->fast[uw2_cache_index(addr)];
+		u32 key = pc | 1, vsp, off, last, m, span, run, ra;
+		const struct uw2_fast *sh = fast + uw2_cache_index_ra(pc);
 		const u8 *src;
 
-		if (sh[0].addr != addr && (++sh)->addr != addr)
+		if (sh[0].key != key && (++sh)->key != key)
 			break;
 		if (sh->gen != gen)
 			break;
-		if (!sh->size) {	/* the root marker */
+		span = sh->span;
+		if (!span) {	/* the root marker */
 			stop = UW2_STOP_ROOT;
 			break;
 		}
@@ -2025,25 +2074,22 @@ uw2_walk_run(struct uw2_walk *w, struct uw2_regs *regs, u32 *frames, u32 *n,
 		 * The shape in locals: the register stores below could alias
 		 * the entry, which would be read again after each one.
 		 */
-		size = sh->size;
 		run = sh->run;
 		m = sh->rest;
-		bytes = 4 * sh->count;
+		ra = sh->ra;
 		vsp = sp + sh->pre;
-		/* sp <= hi throughout, so hi - sp does not wrap */
-		if (size > hi - sp)
-			break;
 		off = vsp - lo;
-		if (off >= len || bytes > len - off) {
-			if (!uw2_view_holds(st, vsp, bytes / 4))
+		/* len <= hi <= UW2_FAST_HI: off + span does not wrap */
+		if (off >= len || off + span > len) {
+			len = uw2_walk_refill(st, sp, vsp, span);
+			if (!len)
 				break;
 			data = v->data;
 			lo = v->lo;
-			len = v->len;
 			off = vsp - lo;
 		}
 		src = data + off;
-		__builtin_memcpy(&last, src + bytes - 4, 4);
+		__builtin_memcpy(&last, src + ra, 4);
 		if (!last)
 			break;
 		/* the run (r4-rN of a push), then the rest (lr, pc) */
@@ -2060,7 +2106,7 @@ uw2_walk_run(struct uw2_walk *w, struct uw2_regs *regs, u32 *frames, u32 *n,
 				__builtin_memcpy(&regs->r[__builtin_ctz(m)],
 						 src, 4);
 		}
-		sp += size;
+		sp = vsp + span;
 		pc = last;
 		if (f == fend) {
 			stop = UW2_STOP_MAX_DEPTH;
@@ -2097,7 +2143,7 @@ static enum uw2_stop uw2_walk_fast(struct uw2_walk *w, struct uw2_regs *regs,
 
 	/* only entries of a gen, trusted without the module array */
 	if (!w->stack->view || !w->cache->gen ||
-	    (w->flags & UW2_F_CHROME_COMPAT))
+	    (w->flags & UW2_F_CHROME_COMPAT) || w->stack->hi > UW2_FAST_HI)
 		return UW2_STEP_MORE;
 	if (!(w->flags & UW2_F_FRAMES_ONLY)) {
 		stop = uw2_walk_run(w, regs, frames, n, max, true);
