@@ -8,7 +8,6 @@
  * to terminate a loop by its contents alone.  docs/FORMAT.md describes
  * what is accepted and how each opcode is executed.
  */
-#include <linux/compiler_attributes.h>
 #include "unwind_v2.h"
 
 #define UW2_U32_MAX		0xffffffffu
@@ -2003,10 +2002,11 @@ static inline u32 uw2_view_len_to(const struct uw2_view *v, u32 hi)
  * @vsp, are not all in the view's bytes below the window's top.  When the
  * frame ends in the window, the reader refills the view from @vsp.
  * Returns the view's bytes below the top, or 0 when they still do not
- * hold the frame.  Apart, so that the loop keeps no register for it.
+ * hold the frame.  A call (gcc keeps it out of line, as it calls the
+ * reader), so that the loop keeps no register for the window's top.
  */
-static noinline u32 uw2_walk_refill(const struct uw2_stack *st, u32 sp,
-				    u32 vsp, u32 span)
+static u32 uw2_walk_refill(const struct uw2_stack *st, u32 sp, u32 vsp,
+			   u32 span)
 {
 	u32 len, off;
 
