@@ -1982,8 +1982,18 @@ static enum uw2_stop uw2_step(struct uw2_walk *w, struct uw2_regs *regs,
 	return uw2_commit_frame(w, regs, &next, depth, popped);
 }
 
-/* The highest window top the caller loop takes (uw2_walk_run()). */
+/*
+ * The caller loop's own top: frames ending above it, and sps above it,
+ * are left to uw2_step(), so that sp + pre + span, below sp + 64 KiB,
+ * never wraps in the loop.  (32-bit tasks on arm64 have their stacks up
+ * to 0xfffff000: their frames in the last 64 KiB take the general step.)
+ */
 #define UW2_FAST_HI	0xffff0000u
+
+static inline u32 uw2_walk_top(const struct uw2_stack *st)
+{
+	return st->hi < UW2_FAST_HI ? st->hi : UW2_FAST_HI;
+}
 
 /*
  * The view's bytes up to @hi: a frame whose words and rise lie in them
@@ -2008,13 +2018,12 @@ static inline u32 uw2_view_len_to(const struct uw2_view *v, u32 hi)
 static u32 uw2_walk_refill(const struct uw2_stack *st, u32 sp, u32 vsp,
 			   u32 span)
 {
-	u32 len, off;
+	u32 hi = uw2_walk_top(st), len, off;
 
 	/* sp <= hi throughout, so hi - sp does not wrap */
-	if (vsp - sp + span > st->hi - sp ||
-	    !uw2_view_holds(st, vsp, span / 4))
+	if (vsp - sp + span > hi - sp || !uw2_view_holds(st, vsp, span / 4))
 		return 0;
-	len = uw2_view_len_to(st->view, st->hi);
+	len = uw2_view_len_to(st->view, hi);
 	off = vsp - st->view->lo;
 	return off < len && span <= len - off ? len : 0;
 }
@@ -2025,8 +2034,8 @@ static u32 uw2_walk_refill(const struct uw2_stack *st, u32 sp, u32 vsp,
  * in place; and a caller frame whose sequence starts with the
  * outermost-frame marker, which ends the walk as its opcodes would.
  * Called with frames[*@n - 1] the pc of @regs, not unwound yet
- * (*@n > 1), regs->r[13] checked by uw2_sp_ok(), and the window's top at
- * most UW2_FAST_HI (so sp + pre + span, below sp + 64 KiB, never wraps).
+ * (*@n > 1), and regs->r[13] checked by uw2_sp_ok() and at most
+ * UW2_FAST_HI; the loop's top is uw2_walk_top().
  * For each frame: the last word it pops (lr or pc, the highest register
  * popped, and so the new pc either way) is not 0; sp rises, as it pops a
  * word; and it ends at most at the window's top: its words and its rise
@@ -2056,7 +2065,7 @@ uw2_walk_run(struct uw2_walk *w, struct uw2_regs *regs, u32 *frames, u32 *n,
 	/* the view in registers: only a refill below changes it */
 	data = v->data;
 	lo = v->lo;
-	len = uw2_view_len_to(v, st->hi);
+	len = uw2_view_len_to(v, uw2_walk_top(st));
 	for (;;) {
 		u32 key = pc | 1, vsp, off, last, m, span, run, ra;
 		const struct uw2_fast *sh = fast + uw2_cache_index_ra(pc);
@@ -2080,7 +2089,7 @@ uw2_walk_run(struct uw2_walk *w, struct uw2_regs *regs, u32 *frames, u32 *n,
 		ra = sh->ra;
 		vsp = sp + sh->pre;
 		off = vsp - lo;
-		/* len <= hi <= UW2_FAST_HI: off + span does not wrap */
+		/* off < len <= UW2_FAST_HI: off + span does not wrap */
 		if (off >= len || off + span > len) {
 			len = uw2_walk_refill(st, sp, vsp, span);
 			if (!len)
@@ -2144,7 +2153,7 @@ static enum uw2_stop uw2_walk_fast(struct uw2_walk *w, struct uw2_regs *regs,
 
 	/* only entries of a gen, trusted without the module array */
 	if (!w->stack->view || !w->cache->gen ||
-	    (w->flags & UW2_F_CHROME_COMPAT) || w->stack->hi > UW2_FAST_HI)
+	    (w->flags & UW2_F_CHROME_COMPAT) || sp > UW2_FAST_HI)
 		return UW2_STEP_MORE;
 	if (!(w->flags & UW2_F_FRAMES_ONLY)) {
 		stop = uw2_walk_run(w, regs, frames, n, max, true);
