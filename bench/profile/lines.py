@@ -16,7 +16,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from attribute import kernel_symbols  # noqa: E402
+from attribute import kernel_symbols, samples  # noqa: E402
 
 
 def line_of_offset(module, func):
@@ -46,11 +46,7 @@ def line_of_offset(module, func):
 
 def main():
     prof_dir, module, func = sys.argv[1:4]
-    rec = open(prof_dir + "/record.txt").read()
-    m = re.search(r"(\d+) samples", rec)
-    if not m or not int(m.group(1)):
-        sys.exit("lines.py: no samples in %s/record.txt" % prof_dir)
-    n = int(m.group(1))
+    n = samples(prof_dir, "lines.py")
     syms = kernel_symbols(prof_dir + "/kallsyms.txt")
     addrs = [a for a, _ in syms]
     starts = [a for a, name in syms if name.split()[0] == func]
