@@ -100,11 +100,13 @@ static void uwprof_user_regs(struct pt_regs *regs, struct uw2_regs *out,
 
 /*
  * The lookups the cache counted in 32 bits (unwind_v2.h), moved into the
- * CPU's 64-bit counters, once every 65,536 samples (struct
- * uwprof_unwind_scratch's unfolded): a sample makes at most 257 lookups,
- * so no count wraps in between, and the samples in between pay nothing.
- * STATS adds what is still in the cache (uwprof_lookups_add()).
+ * CPU's 64-bit counters once every UWPROF_FOLD_WALKS walks: a walk makes
+ * at most 257 lookups, so no count wraps in between, and the samples in
+ * between pay one compare.  STATS adds what is still in the cache
+ * (uwprof_lookups_add()).
  */
+#define UWPROF_FOLD_WALKS	65536
+
 static void uwprof_fold_lookups(struct uwprof_cpu *c,
 				struct uw2_cache_counts *n)
 {
@@ -112,9 +114,9 @@ static void uwprof_fold_lookups(struct uwprof_cpu *c,
 
 	/* the handler: interrupts off, the CPU's only writer */
 	raw_write_seqcount_begin(&c->lookups_seq);
-	l->pc_hits += n->pc_hits;
+	l->pc_hits += uw2_counts_pc_hits(n);
 	l->pc_misses += n->pc_misses;
-	l->ra_hits += n->ra_hits;
+	l->ra_hits += uw2_counts_ra_hits(n);
 	l->ra_misses += n->ra_misses;
 	l->ra_loop += n->ra_loop;
 	*n = (struct uw2_cache_counts){ 0 };
@@ -166,7 +168,7 @@ static u32 uwprof_unwind(struct uwprof_session *s, struct uwprof_cpu *c,
 				  regs, &stack, frames, s->max_depth,
 				  &nframes, (mods ? mods->uw2_flags : 0) |
 				  UW2_F_FRAMES_ONLY, &u->lookups);
-	if (unlikely(!++u->unfolded))
+	if (unlikely(u->lookups.counts.walks >= UWPROF_FOLD_WALKS))
 		uwprof_fold_lookups(c, &u->lookups.counts);
 	u->view.top = regs->r[UW2_SP];
 	return nframes;
@@ -623,9 +625,32 @@ long uwprof_ioctl_stop(struct uwprof_session *s)
 }
 
 /*
+ * The lookups @c's cache counted since the last fold, read while the CPU
+ * may be counting more: each count is a word, read whole.  A walk in
+ * flight may have counted a miss and not yet its lookups, so a hit count
+ * worked out here may come out below 0 for a moment: it counts as 0.
+ */
+static void uwprof_lookups_unfolded(struct uwprof_lookup_stats *l,
+				    const struct uw2_cache_counts *n)
+{
+	struct uw2_cache_counts v = {
+		.walks = READ_ONCE(n->walks),
+		.lookups = READ_ONCE(n->lookups),
+		.pc_misses = READ_ONCE(n->pc_misses),
+		.ra_misses = READ_ONCE(n->ra_misses),
+		.ra_loop = READ_ONCE(n->ra_loop),
+	};
+
+	l->pc_hits += max_t(s32, uw2_counts_pc_hits(&v), 0);
+	l->pc_misses += v.pc_misses;
+	l->ra_hits += max_t(s32, uw2_counts_ra_hits(&v), 0);
+	l->ra_misses += v.ra_misses;
+	l->ra_loop += v.ra_loop;
+}
+
+/*
  * Add @c's lookups to @sum: those folded, and those its cache counted
- * since.  Read while the CPU may be counting more: each count is a word,
- * read whole, and only grows between folds, which the retry sees.
+ * since, which only grow between folds; a fold meanwhile is retried.
  */
 static void uwprof_lookups_add(struct uwprof_stats *sum, struct uwprof_cpu *c)
 {
@@ -636,11 +661,7 @@ static void uwprof_lookups_add(struct uwprof_stats *sum, struct uwprof_cpu *c)
 	do {
 		seq = read_seqcount_begin(&c->lookups_seq);
 		l = c->lookups;
-		l.pc_hits += READ_ONCE(n->pc_hits);
-		l.pc_misses += READ_ONCE(n->pc_misses);
-		l.ra_hits += READ_ONCE(n->ra_hits);
-		l.ra_misses += READ_ONCE(n->ra_misses);
-		l.ra_loop += READ_ONCE(n->ra_loop);
+		uwprof_lookups_unfolded(&l, n);
 	} while (read_seqcount_retry(&c->lookups_seq, seq));
 	sum->lookup_pc_hits += l.pc_hits;
 	sum->lookup_pc_misses += l.pc_misses;

@@ -1336,13 +1336,22 @@ static bool uw2_shape_of(const struct uw2_table *t, u32 pos,
 #define UW2_RA_REGS	((1u << UW2_LR) | (1u << UW2_PC))
 
 /*
- * The set of @addr, two entries (return addresses are 2-aligned, so bit 0
- * is dropped).  Two ways: hot return addresses that share a set of a
- * direct-mapped cache would evict each other on every sample.
+ * The set of return address @ra, two entries: bits 1 to 9 of it folded
+ * with bits 10 to 18 (bit 0 is the Thumb bit), two instructions on ARM
+ * without a constant, so the caller loop hashes its pc as it comes.  Two
+ * ways: hot return addresses that share a set of a direct-mapped cache
+ * would evict each other on every sample.
  */
+static inline u32 uw2_cache_index_ra(u32 ra)
+{
+	return 2 * (((ra ^ (ra >> (UW2_CACHE_BITS - 1))) >> 1) &
+		    (UW2_CACHE_ENTRIES / 2 - 1));
+}
+
+/* The set of lookup address @addr: a return address less 2. */
 static u32 uw2_cache_index(u32 addr)
 {
-	return 2 * (((addr >> 1) * 0x9e3779b1u) >> (33 - UW2_CACHE_BITS));
+	return uw2_cache_index_ra(addr + 2);
 }
 
 static struct uw2_cache_entry *uw2_cache_set(struct uw2_cache *c, u32 addr)
@@ -1407,7 +1416,7 @@ uw2_cache_put(const struct uw2_walk *w, u32 addr, const struct uw2_module *m,
 		w->cache->fast[e - w->cache->e + 1] =
 			w->cache->fast[e - w->cache->e];
 	}
-	w->cache->fast[e - w->cache->e].addr = 0;	/* shape unknown */
+	w->cache->fast[e - w->cache->e].key = 0;	/* shape unknown */
 	e->addr = addr;
 	e->gen = w->cache->gen;
 	e->text_start = m->text_start;
@@ -1434,12 +1443,13 @@ static void uw2_fast_fill(struct uw2_fast *fe, const struct uw2_cache_entry *e)
 		return;		/* left empty by uw2_cache_put() */
 	fe->gen = e->gen;
 	fe->pre = e->shape.pre;
-	/* a caller's pop has a word: size 0 is free for the marker */
-	fe->size = e->simple == UW2_SHAPE_CALLER ? e->shape.size : 0;
+	/* a caller's pop has a word: span 0 is free for the marker */
+	fe->span = e->simple == UW2_SHAPE_CALLER ?
+		   e->shape.size - e->shape.pre : 0;
 	fe->rest = e->shape.rest;
-	fe->count = e->shape.count;
+	fe->ra = e->simple == UW2_SHAPE_CALLER ? 4 * (e->shape.count - 1) : 0;
 	fe->run = e->shape.run_first | e->shape.run_len << 4;
-	fe->addr = e->addr;
+	fe->key = e->addr + 3;
 }
 
 /*
@@ -1532,20 +1542,6 @@ uw2_range_put(const struct uw2_walk *w, const struct uw2_module *m, u32 addr,
 	return &s->e;
 }
 
-/* One lookup of a sampled pc (@pc) or a return address, found or not. */
-static inline void uw2_count_lookup(struct uw2_cache_counts *n, bool pc,
-				    bool hit)
-{
-	if (pc && hit)
-		n->pc_hits++;
-	else if (pc)
-		n->pc_misses++;
-	else if (hit)
-		n->ra_hits++;
-	else
-		n->ra_misses++;
-}
-
 /*
  * The sequence for @addr, and the start of the function holding it.  A
  * sampled pc (@pc) is looked up among the cached ranges of pcs that share
@@ -1564,11 +1560,15 @@ static enum uw2_stop uw2_find_sequence(struct uw2_walk *w, u32 addr, bool pc,
 
 	if (w->cache) {
 		e = pc ? uw2_range_get(w, addr) : uw2_cache_get(w, addr);
-		uw2_count_lookup(&w->cache->counts, pc, e);
-	}
-	if (e) {
-		uw2_found_entry(f, e, uw2_fast_of(w->cache, e, pc));
-		return UW2_STEP_MORE;
+		if (e) {
+			uw2_found_entry(f, e, uw2_fast_of(w->cache, e, pc));
+			return UW2_STEP_MORE;
+		}
+		/* hits are counted by what is left (struct uw2_cache_counts) */
+		if (pc)
+			w->cache->counts.pc_misses++;
+		else
+			w->cache->counts.ra_misses++;
 	}
 	m = uw2_find_module(w->mods, w->nmods, addr);
 	if (!m || !m->table)
@@ -1983,19 +1983,67 @@ static enum uw2_stop uw2_step(struct uw2_walk *w, struct uw2_regs *regs,
 }
 
 /*
+ * The caller loop's own top: frames ending above it, and sps above it,
+ * are left to uw2_step(), so that sp + pre + span, below sp + 64 KiB,
+ * never wraps in the loop.  (32-bit tasks on arm64 have their stacks up
+ * to 0xfffff000: their frames in the last 64 KiB take the general step.)
+ */
+#define UW2_FAST_HI	0xffff0000u
+
+static inline u32 uw2_walk_top(const struct uw2_stack *st)
+{
+	return st->hi < UW2_FAST_HI ? st->hi : UW2_FAST_HI;
+}
+
+/*
+ * The view's bytes up to @hi: a frame whose words and rise lie in them
+ * ends in the window.  The view starts at or below the window's top: its
+ * copies start at words the walk read.
+ */
+static inline u32 uw2_view_len_to(const struct uw2_view *v, u32 hi)
+{
+	if (v->lo > hi)
+		return 0;
+	return v->len < hi - v->lo ? v->len : hi - v->lo;
+}
+
+/*
+ * The caller loop's rare case: a frame's words and rise, @span bytes from
+ * @vsp, are not all in the view's bytes below the window's top.  When the
+ * frame ends in the window, the reader refills the view from @vsp.
+ * Returns the view's bytes below the top, or 0 when they still do not
+ * hold the frame.  A call (gcc keeps it out of line, as it calls the
+ * reader), so that the loop keeps no register for the window's top.
+ */
+static u32 uw2_walk_refill(const struct uw2_stack *st, u32 sp, u32 vsp,
+			   u32 span)
+{
+	u32 hi = uw2_walk_top(st), len, off;
+
+	/* sp <= hi throughout, so hi - sp does not wrap */
+	if (vsp - sp + span > hi - sp || !uw2_view_holds(st, vsp, span / 4))
+		return 0;
+	len = uw2_view_len_to(st->view, hi);
+	off = vsp - st->view->lo;
+	return off < len && span <= len - off ? len : 0;
+}
+
+/*
  * Caller frames that cache hits of caller shape, under a gen (struct
  * uw2_cache), unwind and uw2_check_frame() would pass, one after another,
  * in place; and a caller frame whose sequence starts with the
  * outermost-frame marker, which ends the walk as its opcodes would.
  * Called with frames[*@n - 1] the pc of @regs, not unwound yet
- * (*@n > 1), and regs->r[13] checked by uw2_sp_ok().  For each frame: the
- * last word it pops (lr or pc, the highest register popped, and so the
- * new pc either way) is not 0; sp rises, as it pops a word; and it ends
- * at most at the window's top without wrapping.  sp only rises, by
- * multiples of 4, so the checks made after each opcode hold throughout.
- * The first frame that is not like that is left, as it came, to
- * uw2_step(): UW2_STEP_MORE.  Else returns why the walk ended: the frame
- * array full after a frame unwound, or the marker.  With
+ * (*@n > 1), and regs->r[13] checked by uw2_sp_ok() and at most
+ * UW2_FAST_HI; the loop's top is uw2_walk_top().
+ * For each frame: the last word it pops (lr or pc, the highest register
+ * popped, and so the new pc either way) is not 0; sp rises, as it pops a
+ * word; and it ends at most at the window's top: its words and its rise
+ * lie in the view's bytes below the top (uw2_view_len_to()), one test for
+ * both.  sp only rises, by multiples of 4, so the checks made after each
+ * opcode hold throughout.  The first frame that is not like that is left,
+ * as it came, to uw2_step(): UW2_STEP_MORE.  Else returns why the walk
+ * ended: the frame array full after a frame unwound, or the marker.  With
  * UW2_F_FRAMES_ONLY the frames' register words are not copied; if the walk
  * goes on past the loop, the loop runs again from where it started, with
  * them, so that the next frame's opcodes find the registers they may read.
@@ -2006,9 +2054,9 @@ uw2_walk_run(struct uw2_walk *w, struct uw2_regs *regs, u32 *frames, u32 *n,
 {
 	const struct uw2_stack *st = w->stack;
 	const struct uw2_view *v = st->view;
-	struct uw2_cache *c = w->cache;
+	const struct uw2_fast *fast = w->cache->fast;
 	u32 *f = frames + *n, *fend = frames + max;
-	u32 gen = c->gen, hi = st->hi;
+	u32 gen = w->cache->gen;
 	u32 pc = regs->r[UW2_PC], sp = regs->r[UW2_SP];
 	enum uw2_stop stop = UW2_STEP_MORE;
 	const u8 *data;
@@ -2017,17 +2065,18 @@ uw2_walk_run(struct uw2_walk *w, struct uw2_regs *regs, u32 *frames, u32 *n,
 	/* the view in registers: only a refill below changes it */
 	data = v->data;
 	lo = v->lo;
-	len = v->len;
+	len = uw2_view_len_to(v, uw2_walk_top(st));
 	for (;;) {
-		u32 addr = (pc & ~1u) - 2, bytes, vsp, off, last, m, size, run;
-		const struct uw2_fast *sh = &c->fast[uw2_cache_index(addr)];
+		u32 key = pc | 1, vsp, off, last, m, span, run, ra;
+		const struct uw2_fast *sh = fast + uw2_cache_index_ra(pc);
 		const u8 *src;
 
-		if (sh[0].addr != addr && (++sh)->addr != addr)
+		if (sh[0].key != key && (++sh)->key != key)
 			break;
 		if (sh->gen != gen)
 			break;
-		if (!sh->size) {	/* the root marker */
+		span = sh->span;
+		if (!span) {	/* the root marker */
 			stop = UW2_STOP_ROOT;
 			break;
 		}
@@ -2035,25 +2084,22 @@ uw2_walk_run(struct uw2_walk *w, struct uw2_regs *regs, u32 *frames, u32 *n,
 		 * The shape in locals: the register stores below could alias
 		 * the entry, which would be read again after each one.
 		 */
-		size = sh->size;
 		run = sh->run;
 		m = sh->rest;
-		bytes = 4 * sh->count;
+		ra = sh->ra;
 		vsp = sp + sh->pre;
-		/* sp <= hi throughout, so hi - sp does not wrap */
-		if (size > hi - sp)
-			break;
 		off = vsp - lo;
-		if (off >= len || bytes > len - off) {
-			if (!uw2_view_holds(st, vsp, bytes / 4))
+		/* off < len <= UW2_FAST_HI: off + span does not wrap */
+		if (off >= len || off + span > len) {
+			len = uw2_walk_refill(st, sp, vsp, span);
+			if (!len)
 				break;
 			data = v->data;
 			lo = v->lo;
-			len = v->len;
 			off = vsp - lo;
 		}
 		src = data + off;
-		__builtin_memcpy(&last, src + bytes - 4, 4);
+		__builtin_memcpy(&last, src + ra, 4);
 		if (!last)
 			break;
 		/* the run (r4-rN of a push), then the rest (lr, pc) */
@@ -2070,7 +2116,7 @@ uw2_walk_run(struct uw2_walk *w, struct uw2_regs *regs, u32 *frames, u32 *n,
 				__builtin_memcpy(&regs->r[__builtin_ctz(m)],
 						 src, 4);
 		}
-		sp += size;
+		sp = vsp + span;
 		pc = last;
 		if (f == fend) {
 			stop = UW2_STOP_MAX_DEPTH;
@@ -2088,18 +2134,14 @@ uw2_walk_run(struct uw2_walk *w, struct uw2_regs *regs, u32 *frames, u32 *n,
 
 /*
  * The lookups the caller loop made, all hits: one for each frame it
- * unwound (@stored of them stored, and at UW2_STOP_MAX_DEPTH one more
- * that did not fit) and one for the root marker.  A frame it left to
- * uw2_step() is looked up, and counted, there.
+ * unwound (@stored of them stored) and, when it ended the walk
+ * (UW2_STOP_ROOT, or UW2_STOP_MAX_DEPTH with a frame that did not fit),
+ * one more.  A frame it left to uw2_step() is looked up there.
  */
 static void uw2_count_loop(struct uw2_cache_counts *n, u32 stored,
 			   enum uw2_stop stop)
 {
-	u32 hits = stored + (stop == UW2_STOP_ROOT ||
-			     stop == UW2_STOP_MAX_DEPTH);
-
-	n->ra_hits += hits;
-	n->ra_loop += hits;
+	n->ra_loop += stored + (stop != UW2_STEP_MORE);
 }
 
 /* The caller loop, compiled twice: with the register copies and without. */
@@ -2111,7 +2153,7 @@ static enum uw2_stop uw2_walk_fast(struct uw2_walk *w, struct uw2_regs *regs,
 
 	/* only entries of a gen, trusted without the module array */
 	if (!w->stack->view || !w->cache->gen ||
-	    (w->flags & UW2_F_CHROME_COMPAT))
+	    (w->flags & UW2_F_CHROME_COMPAT) || sp > UW2_FAST_HI)
 		return UW2_STEP_MORE;
 	if (!(w->flags & UW2_F_FRAMES_ONLY)) {
 		stop = uw2_walk_run(w, regs, frames, n, max, true);
@@ -2154,7 +2196,7 @@ enum uw2_stop uw2_unwind_cached(const struct uw2_module *mods, u32 nmods,
 	};
 	struct uw2_regs sampled __uninitialized;	/* set at n == 0 */
 	enum uw2_stop stop;
-	u32 n = 0, kept = 0;
+	u32 n = 0, kept = 0, stale = 0;
 
 	/*
 	 * Ends: every frame but a leaf raises sp by at least 8 and sp never
@@ -2180,10 +2222,16 @@ enum uw2_stop uw2_unwind_cached(const struct uw2_module *mods, u32 nmods,
 			frames[--n] = kept;
 			*regs = sampled;
 			stop = UW2_STOP_NORETURN;
+			stale = 1;	/* looked up all the same */
 		}
 		if (stop != UW2_STEP_MORE)
 			break;
 		w.frame_sp = regs->r[UW2_SP];
+	}
+	/* every frame stored was looked up once, the first as a sampled pc */
+	if (cache) {
+		cache->counts.walks += n != 0;
+		cache->counts.lookups += n + stale;
 	}
 	*nframes = n;
 	return stop;

@@ -412,16 +412,20 @@ struct uw2_cache_entry {
 /*
  * What the caller loop reads of the entry at the same index of
  * uw2_cache.e, once its shape is known to be a caller's, or its sequence
- * the root marker: 16 bytes, so that a set is one 32-byte line.  A
- * caller's pop never holds sp, so its run is at most 13 long.
+ * the root marker: 16 bytes, so that a set is one 32-byte line.  Its key
+ * is what the loop has, the return address with bit 0 set (0: none).  A
+ * caller's pop never holds sp, so its run is at most 13 long.  The frame
+ * in the loop's terms: its words start pre bytes above sp, the return
+ * address (the last word popped) ra bytes above them, and the new sp
+ * span bytes above them.
  */
 struct uw2_fast {
-	u32 addr;		/* the entry's; 0: none */
+	u32 key;		/* the entry's addr + 3: a return address | 1 */
 	u32 gen;
 	u16 pre;		/* of the shape */
-	u16 size;		/* 0: the root marker */
+	u16 span;		/* shape's size less pre; 0: the root marker */
 	u16 rest;
-	u8 count;
+	u8 ra;			/* 4 * (count - 1) */
 	u8 run;			/* run_first | run_len << 4 */
 };
 
@@ -454,28 +458,44 @@ struct uw2_pc_slot {
 
 /*
  * Lookups made through the cache since its owner last took the counts
- * (the module moves them to its 64-bit counters now and then): a
- * sampled pc found among the cached ranges or not, a return address found
- * among the cached addresses or not; of the return addresses found,
- * ra_loop the frames the caller loop unwound from their entries' copies.
- * Every address the walk resolves is one lookup, wherever it is served;
- * code with no table (JIT code too) is a miss.  Plain additions, by the
- * one CPU that owns the cache.
+ * (the module moves them to its 64-bit counters now and then).  Every
+ * address the walk resolves is one lookup, wherever it is served: each
+ * walk that stores a frame looks up one sampled pc, and each frame it
+ * stores is looked up once (a frame dropped as stale too).  So the walk
+ * counts its lookups once at its end, and misses where they are made (a
+ * miss pays the full lookup anyway); hits are what is left
+ * (uw2_counts_pc_hits(), uw2_counts_ra_hits()), and a hit costs nothing
+ * to count.  Code with no table (JIT code too) is a miss.  ra_loop: of
+ * the return addresses found, the frames the caller loop unwound from
+ * their entries' copies.  Plain additions, by the one CPU that owns the
+ * cache.
  */
 struct uw2_cache_counts {
-	u32 pc_hits;
+	u32 walks;		/* one sampled pc looked up by each */
+	u32 lookups;		/* sampled pcs and return addresses */
 	u32 pc_misses;
-	u32 ra_hits;
 	u32 ra_misses;
 	u32 ra_loop;
 };
 
+static inline u32 uw2_counts_pc_hits(const struct uw2_cache_counts *n)
+{
+	return n->walks - n->pc_misses;
+}
+
+static inline u32 uw2_counts_ra_hits(const struct uw2_cache_counts *n)
+{
+	return n->lookups - n->walks - n->ra_misses;
+}
+
+/* gen and counts first: within an instruction's offset of the pointer */
 struct uw2_cache {
+	u32 gen;		/* set by the caller before each unwind */
+	struct uw2_cache_counts counts;
+	u32 pad[2];		/* fast's sets start a 32-byte line */
 	struct uw2_fast fast[UW2_CACHE_ENTRIES];	/* e's caller frames */
 	struct uw2_cache_entry e[UW2_CACHE_ENTRIES];	/* return addresses */
 	struct uw2_pc_slot pc[UW2_PC_SLOTS];		/* sampled pcs */
-	u32 gen;		/* set by the caller before each unwind */
-	struct uw2_cache_counts counts;
 };
 
 /* uw2_unwind() with a lookup cache (may be NULL). */

@@ -181,7 +181,6 @@ struct uwprof_unwind_scratch {
 	 * view.top is where its walk ended, and copies end there too.
 	 */
 	const struct task_struct *top_task;
-	u16 unfolded;	/* samples since lookups' counts were folded */
 	u8 line[UWPROF_STACK_FIRST] __aligned(8);
 };
 

@@ -53,13 +53,18 @@ def by_function(d, recorder):
     return total
 
 
-def main():
-    none_dir, prof_dir, recorder = sys.argv[1:4]
+def samples(prof_dir, tool):
+    """The profiled run's sample count, from its record.txt."""
     rec = open(prof_dir + "/record.txt").read()
     m = re.search(r"(\d+) samples", rec)
     if not m or not int(m.group(1)):
-        sys.exit("attribute.py: no samples in %s/record.txt" % prof_dir)
-    n = int(m.group(1))
+        sys.exit("%s: no samples in %s/record.txt" % (tool, prof_dir))
+    return int(m.group(1))
+
+
+def main():
+    none_dir, prof_dir, recorder = sys.argv[1:4]
+    n = samples(prof_dir, "attribute.py")
     usyms = recorder_symbols(recorder)
     a, b = by_function(none_dir, usyms), by_function(prof_dir, usyms)
     diff = {k: b.get(k, 0) - a.get(k, 0) for k in set(a) | set(b)}
