@@ -330,7 +330,7 @@ static void drop_last(struct dc *d)
  */
 static int walk_new(struct dc *d, u32 k, u32 *added, bool ret)
 {
-	u32 end = dc_walk(d, k);
+	u32 end = dc_walk_cached(d, k);
 
 	if (end == -1u)
 		return -1;
@@ -455,7 +455,7 @@ static long pass(struct dc *d, bool adding)
 
 		if (d->fn[k].nomode)
 			continue;
-		end = dc_walk(d, k);
+		end = dc_walk_cached(d, k);
 		if (end == -1u || after_walk(d, adding, &added))
 			return -1;
 		d->fn[k].size = end > d->fn[k].addr ? end - d->fn[k].addr : 0;
@@ -538,6 +538,7 @@ static void teardown(struct dc *d)
 	free(d->order);
 	free(d->stack);
 	free(d->jumps);
+	dc_memo_free(d);
 }
 
 static int jump_cmp(const void *a, const void *b)

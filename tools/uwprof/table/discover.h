@@ -59,6 +59,13 @@ struct dc_fn {
 	bool thumb, nomode, sym;	/* sym: a symbol names it already */
 };
 
+/* A flag set outside the bounds of the walk that set it. */
+struct dc_or {
+	u32 addr, bits;
+};
+
+struct dc_memo;
+
 /* The state of discovery over the code the table covers. */
 struct dc {
 	struct tb_elf *e;
@@ -86,6 +93,12 @@ struct dc {
 					 * instructions and returns */
 	struct tb_jump *jumps;	/* this pass's table targets (table_goto) */
 	u32 njumps, capjumps;
+	struct dc_memo *memo;	/* each function's last walk (discover_memo.c) */
+	u32 capmemo;
+	struct dc_or *out;	/* the walk's flags set outside [out_lo,
+				 * out_hi), while out_on */
+	u32 nout, capout, out_lo, out_hi;
+	bool out_on, out_fail;
 };
 
 static inline bool dc_inside(const struct dc *d, u32 a)
@@ -98,6 +111,19 @@ static inline u8 *dc_flag(struct dc *d, u32 a)
 	return &d->fl[(a - d->lo) >> 1];
 }
 
+void dc_out_add(struct dc *d, u32 a, u8 bits);
+
+/*
+ * A walk sets @bits at @a: those outside the walk's own bounds are noted
+ * too, for the walk to be repeated from memory (discover_memo.c).
+ */
+static inline void dc_set(struct dc *d, u32 a, u8 bits)
+{
+	if (d->out_on && (a < d->out_lo || a >= d->out_hi))
+		dc_out_add(d, a, bits);
+	*dc_flag(d, a) |= bits;
+}
+
 /*
  * Walk function @k of @d (discover_walk.c): mark the instructions its
  * paths reach and the literals and tables they read, gather the calls,
@@ -105,6 +131,25 @@ static inline u8 *dc_flag(struct dc *d, u32 a)
  * end of the highest code or data it reaches, or 0 (-1u on error).
  */
 u32 dc_walk(struct dc *d, u32 k);
+
+/* The bound dc_walk() gives a walk from @a: the next known start after
+ * it, or the end of its section. */
+u32 dc_walk_bound(struct dc *d, u32 a);
+
+/* Note @t, a target of the computed jump at @site.  0, or -1 (memory). */
+int dc_jump_add(struct dc *d, u32 site, u32 t);
+
+/*
+ * dc_walk(), or what it did when last asked with the same start,
+ * instruction set, bound and flags inside the bound (discover_memo.c):
+ * a walk reads nothing else, so its marks, candidates, table targets
+ * and end are those again.  Passes after the first walk again only the
+ * functions whose bound or neighbourhood changed.
+ */
+u32 dc_walk_cached(struct dc *d, u32 k);
+
+/* Free what dc_walk_cached() kept. */
+void dc_memo_free(struct dc *d);
 
 /*
  * Does the code at @a save lr first, as a prologue does (Thumb "push

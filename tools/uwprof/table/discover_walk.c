@@ -95,8 +95,8 @@ static void mark(struct dc *d, struct dc_walk *w, u32 a, u32 size, u8 kind)
 {
 	for (u32 k = 0; k < size; k += 2)
 		if (dc_inside(d, a + k))
-			*dc_flag(d, a + k) |= k ? (kind == DC_CODE ? DC_IN : kind) :
-					     kind;
+			dc_set(d, a + k, k ? (kind == DC_CODE ? DC_IN : kind) :
+				      kind);
 	if (a >= w->start && a + size <= w->end && a + size > w->maxend)
 		w->maxend = a + size;
 }
@@ -749,7 +749,7 @@ static void remember(struct dc_walk *w, const cs_insn *in, bool load)
 }
 
 /* Target @t of the computed jump at @site, for prologue analysis. */
-static int jump_add(struct dc *d, u32 site, u32 t)
+int dc_jump_add(struct dc *d, u32 site, u32 t)
 {
 	if (d->njumps == d->capjumps) {
 		u32 cap = d->capjumps ? 2 * d->capjumps : 256;
@@ -798,7 +798,7 @@ static int table_goto(struct dc *d, struct dc_walk *w, u32 site,
 			break;
 		if (dc_inside(d, at))
 			mark(d, w, at, 4, DC_DATA);
-		if (push(d, v) || jump_add(d, site, v))
+		if (push(d, v) || dc_jump_add(d, site, v))
 			return -1;
 	}
 	return 0;
@@ -828,7 +828,7 @@ static int set_goto(struct dc *d, struct dc_walk *w, const cs_insn *in)
 	}
 	for (u32 i = 0; i < n; i++)
 		if (push(d, t[i] & ~1u) ||
-		    jump_add(d, (u32)in->address, t[i] & ~1u))
+		    dc_jump_add(d, (u32)in->address, t[i] & ~1u))
 			return -1;
 	return 0;
 }
@@ -1105,7 +1105,7 @@ static int run(struct dc *d, struct dc_walk *w, u32 a)
 		if (is_return(in)) {
 			d->walk_returns++;
 			if (!r && dc_inside(d, a))
-				*dc_flag(d, a) |= DC_NOFALL;
+				dc_set(d, a, DC_NOFALL);
 		}
 	}
 	flush_it(d, w, a);
@@ -1136,7 +1136,7 @@ static u32 next_start(const struct dc *d, u32 i, u32 stop)
  * of a + 2, a + 4, ... before it that is a start or lies outside the
  * flags.
  */
-static u32 bound(struct dc *d, u32 a)
+u32 dc_walk_bound(struct dc *d, u32 a)
 {
 	u32 avail = 0, end, i0, cnt, stop;
 
@@ -1183,7 +1183,7 @@ u32 dc_walk(struct dc *d, u32 k)
 	w.thumb = d->fn[k].thumb;
 	w.nafter = 0;
 	d->walk_bad = d->walk_returns = 0;
-	w.end = bound(d, w.start);
+	w.end = dc_walk_bound(d, w.start);
 	w.maxend = w.start;
 	d->found.n = 0;
 	d->nstack = 0;
