@@ -138,6 +138,36 @@ static bool decode(struct pa_flow *fl, const uint8_t **p, size_t *left,
 	return true;
 }
 
+#define PA_DET_BLOCK	64
+
+/* Room for instruction @i's detail (the blocks before are full). */
+static cs_detail *detail(struct pa_flow *fl, u32 i)
+{
+	if (i / PA_DET_BLOCK == fl->ndet) {
+		cs_detail **v = realloc(fl->det, (fl->ndet + 1) * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		fl->det = v;
+		v[fl->ndet] = malloc(PA_DET_BLOCK * sizeof(**v));
+		if (!v[fl->ndet])
+			return NULL;
+		fl->ndet++;
+	}
+	return &fl->det[i / PA_DET_BLOCK][i % PA_DET_BLOCK];
+}
+
+void pa_decode_free(struct pa_flow *fl)
+{
+	for (u32 i = 0; i < fl->ndet; i++)
+		free(fl->det[i]);
+	free(fl->det);
+	free(fl->ins);
+	fl->det = NULL;
+	fl->ins = NULL;
+	fl->ndet = fl->n = 0;
+}
+
 int pa_decode_all(struct pa_flow *fl, const u8 *code, u32 len)
 {
 	const uint8_t *p = code;
@@ -169,11 +199,10 @@ int pa_decode_all(struct pa_flow *fl, const u8 *code, u32 len)
 				return -2;
 			fl->ins = v;
 		}
-		fl->ins[fl->n].detail = malloc(sizeof(cs_detail));
+		fl->ins[fl->n].detail = detail(fl, fl->n);
 		if (!fl->ins[fl->n].detail)
 			return -2;
 		if (!decode(fl, &p, &left, &at, &fl->ins[fl->n])) {
-			free(fl->ins[fl->n].detail);
 			snprintf(fl->why, fl->wlen, "undecodable at 0x%x", (u32)at);
 			return -1;
 		}

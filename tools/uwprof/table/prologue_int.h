@@ -94,6 +94,10 @@ struct pa_flow {
 	u32 lo, hi;		/* the function */
 	cs_insn *ins;		/* decoded, in address order */
 	u32 n;
+	cs_detail **det;	/* their details, PA_DET_BLOCK a block: a
+				 * malloc each was much of the analysis's
+				 * time, and a block never moves */
+	u32 ndet;
 	struct pa_state *st;	/* state before each instruction */
 	bool *have;
 	u32 *work;		/* instruction indexes still to follow */
@@ -210,6 +214,8 @@ int pa_child_found(int r, struct tb_cfi_func *f, char *why, size_t wlen);
 
 /* prologue_decode.c */
 int pa_decode_all(struct pa_flow *fl, const u8 *code, u32 len);
+/* Free what pa_decode_all() allocated. */
+void pa_decode_free(struct pa_flow *fl);
 
 /* "mnemonic operands" of @in, for messages (decode_once.h keeps none). */
 void pa_insn_text(const struct pa_flow *fl, const cs_insn *in, char *buf,

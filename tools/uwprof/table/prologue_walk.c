@@ -214,9 +214,7 @@ int pa_analyse(const u8 *code, u32 len, u32 addr, bool thumb,
 		text->cfi_wrong = pa_cfi_wrong_at(&fl, text->cfi);
 	if (!r && emit_rows(&fl, f))
 		r = -2;
-	for (u32 i = 0; i < fl.n; i++)
-		free(fl.ins[i].detail);
-	free(fl.ins);
+	pa_decode_free(&fl);
 	free(fl.st);
 	free(fl.have);
 	free(fl.work);
