@@ -139,6 +139,15 @@ static bool decode(struct pa_flow *fl, const uint8_t **p, size_t *left,
 }
 
 #define PA_DET_BLOCK	64
+#define PA_DET_SPARE	32	/* 2,048 instructions' details, 2.9 MB */
+
+/*
+ * Blocks the last functions' analyses freed, for the next ones: a block
+ * malloc()ed and freed for each function was fresh pages (a fault each)
+ * every time.  The generator is one thread.
+ */
+static cs_detail *spare[PA_DET_SPARE];
+static u32 nspare;
 
 /* Room for instruction @i's detail (the blocks before are full). */
 static cs_detail *detail(struct pa_flow *fl, u32 i)
@@ -149,7 +158,8 @@ static cs_detail *detail(struct pa_flow *fl, u32 i)
 		if (!v)
 			return NULL;
 		fl->det = v;
-		v[fl->ndet] = malloc(PA_DET_BLOCK * sizeof(**v));
+		v[fl->ndet] = nspare ? spare[--nspare] :
+			      malloc(PA_DET_BLOCK * sizeof(**v));
 		if (!v[fl->ndet])
 			return NULL;
 		fl->ndet++;
@@ -160,7 +170,10 @@ static cs_detail *detail(struct pa_flow *fl, u32 i)
 void pa_decode_free(struct pa_flow *fl)
 {
 	for (u32 i = 0; i < fl->ndet; i++)
-		free(fl->det[i]);
+		if (nspare < PA_DET_SPARE)
+			spare[nspare++] = fl->det[i];
+		else
+			free(fl->det[i]);
 	free(fl->det);
 	free(fl->ins);
 	fl->det = NULL;
