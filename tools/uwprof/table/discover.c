@@ -200,10 +200,14 @@ static bool inside_walked(const struct dc *d, u32 a)
 /* Take a candidate: 1 added, 0 not, -1 memory. */
 static int take(struct dc *d, const struct dc_cand *c, bool late)
 {
-	u8 f;
+	u8 f = dc_inside(d, c->addr) ? *dc_flag(d, c->addr) : 0;
+	const struct tb_sym *in_sym;
 
-	const struct tb_sym *in_sym = tb_elf_sym(d->e, c->addr);
-
+	/* a start known already, its instruction set too: nothing to do
+	 * (most candidates, each pass; the symbol lookup cost more) */
+	if ((f & DC_START) && !(f & DC_NOMODE))
+		return 0;
+	in_sym = tb_elf_sym(d->e, c->addr);
 	/* a symbol's size says where its function ends: nothing inside */
 	if (!placeable(d, c->addr, c->thumb) ||
 	    (in_sym && in_sym->size && in_sym->addr != c->addr))

@@ -144,10 +144,13 @@ static bool decode(struct pa_flow *fl, const uint8_t **p, size_t *left,
 /*
  * Blocks the last functions' analyses freed, for the next ones: a block
  * malloc()ed and freed for each function was fresh pages (a fault each)
- * every time.  The generator is one thread.
+ * every time; so was the instruction array, grown again for each.  The
+ * generator is one thread.
  */
 static cs_detail *spare[PA_DET_SPARE];
 static u32 nspare;
+static cs_insn *spare_ins;	/* the largest instruction array freed */
+static u32 spare_cap;
 
 /* Room for instruction @i's detail (the blocks before are full). */
 static cs_detail *detail(struct pa_flow *fl, u32 i)
@@ -175,10 +178,16 @@ void pa_decode_free(struct pa_flow *fl)
 		else
 			free(fl->det[i]);
 	free(fl->det);
-	free(fl->ins);
+	if (fl->capins > spare_cap) {
+		free(spare_ins);
+		spare_ins = fl->ins;
+		spare_cap = fl->capins;
+	} else {
+		free(fl->ins);
+	}
 	fl->det = NULL;
 	fl->ins = NULL;
-	fl->ndet = fl->n = 0;
+	fl->ndet = fl->n = fl->capins = 0;
 }
 
 int pa_decode_all(struct pa_flow *fl, const u8 *code, u32 len)
@@ -186,8 +195,13 @@ int pa_decode_all(struct pa_flow *fl, const u8 *code, u32 len)
 	const uint8_t *p = code;
 	size_t left = len;
 	uint64_t at = fl->lo;
-	u32 cap = 0;
 
+	if (!fl->ins && spare_ins) {
+		fl->ins = spare_ins;
+		fl->capins = spare_cap;
+		spare_ins = NULL;
+		spare_cap = 0;
+	}
 	fl->adr_reg = -1;
 	/* each function is decoded as on a handle of its own: no IT block */
 	if (fl->text && fl->text->dec)
@@ -204,13 +218,14 @@ int pa_decode_all(struct pa_flow *fl, const u8 *code, u32 len)
 			at += skip;
 			continue;
 		}
-		if (fl->n == cap) {
-			cs_insn *v = realloc(fl->ins, (cap = cap ? 2 * cap : 64) *
-					     sizeof(*v));
+		if (fl->n == fl->capins) {
+			u32 cap = fl->capins ? 2 * fl->capins : 64;
+			cs_insn *v = realloc(fl->ins, cap * sizeof(*v));
 
 			if (!v)
 				return -2;
 			fl->ins = v;
+			fl->capins = cap;
 		}
 		fl->ins[fl->n].detail = detail(fl, fl->n);
 		if (!fl->ins[fl->n].detail)

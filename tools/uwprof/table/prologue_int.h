@@ -93,7 +93,7 @@ struct pa_flow {
 	csh cs;
 	u32 lo, hi;		/* the function */
 	cs_insn *ins;		/* decoded, in address order */
-	u32 n;
+	u32 n, capins;
 	cs_detail **det;	/* their details, PA_DET_BLOCK a block: a
 				 * malloc each was much of the analysis's
 				 * time, and a block never moves */

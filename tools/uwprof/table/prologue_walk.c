@@ -111,12 +111,13 @@ static int run_flow(struct pa_flow *fl, const u32 *entries, u32 nentries)
 	u32 start = 0;
 
 	pa_state_entry(&entry);
-	fl->st = calloc(fl->n, sizeof(*fl->st));
+	/* a state is read only where have[] says a path set it */
+	fl->st = malloc(fl->n * sizeof(*fl->st));
 	fl->have = calloc(fl->n, sizeof(*fl->have));
 	/* Each instruction enters the work list once, once more when its
 	 * frame pointer is forgotten and once a register of r0-r14 found
 	 * written (pa_reach). */
-	fl->work = calloc(17 * (size_t)fl->n, sizeof(*fl->work));
+	fl->work = malloc(17 * (size_t)fl->n * sizeof(*fl->work));
 	if (!fl->st || !fl->have || !fl->work)
 		return -2;
 	/* alignment padding alone between two functions is no code (and
