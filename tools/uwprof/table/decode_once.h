@@ -122,6 +122,26 @@ bool tb_dec_insn(struct tb_dec *c, bool thumb, const u8 *b, size_t size,
 		 u32 addr, cs_insn *out);
 
 /*
+ * The next tb_dec_insn() decodes into @d, which holds what a decode (this
+ * one's or capstone's) left there and whose operands from @from on are
+ * as before decoding (tb_dec_blank_from() said so after that decode):
+ * only those before are reset.  A caller keeping many details (prologue
+ * analysis, one per instruction of a function) saves resetting all 36.
+ */
+static inline void tb_dec_reuse(struct tb_dec *c, const cs_detail *d, u32 from)
+{
+	c->last = d;
+	c->dirty = from;
+}
+
+/* After tb_dec_insn() into @d: its operands from the result on are as
+ * before decoding. */
+static inline u32 tb_dec_blank_from(const struct tb_dec *c, const cs_detail *d)
+{
+	return c->last == d ? c->dirty : TB_DEC_MAXOPS;
+}
+
+/*
  * "mnemonic operands" of @in, which tb_dec_insn() gave from @b (@size
  * bytes there) without its text: capstone's decode of it on @cs (a
  * handle of @in's instruction set, its IT state lost), in the IT block

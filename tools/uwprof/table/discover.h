@@ -98,6 +98,9 @@ struct dc {
 	struct dc_or *out;	/* the walk's flags set outside [out_lo,
 				 * out_hi), while out_on */
 	u32 nout, capout, out_lo, out_hi;
+	struct dc_or *undo;	/* ... inside: what each halfword held */
+	u32 nundo, capundo;
+	u32 touch_hi;		/* ... above the highest read or set inside */
 	bool out_on, out_fail;
 };
 
@@ -112,16 +115,37 @@ static inline u8 *dc_flag(struct dc *d, u32 a)
 }
 
 void dc_out_add(struct dc *d, u32 a, u8 bits);
+void dc_undo_add(struct dc *d, u32 a, u8 old);
 
 /*
- * A walk sets @bits at @a: those outside the walk's own bounds are noted
- * too, for the walk to be repeated from memory (discover_memo.c).
+ * A walk sets @bits at @a.  For the walk to be repeated from memory
+ * (discover_memo.c), what it set outside its bounds is noted, and inside
+ * them what each halfword held before and how high it set or read.
  */
 static inline void dc_set(struct dc *d, u32 a, u8 bits)
 {
-	if (d->out_on && (a < d->out_lo || a >= d->out_hi))
+	u8 *f = dc_flag(d, a);
+
+	if (d->out_on && (a < d->out_lo || a >= d->out_hi)) {
 		dc_out_add(d, a, bits);
-	*dc_flag(d, a) |= bits;
+	} else if (d->out_on) {
+		if ((*f | bits) != *f)
+			dc_undo_add(d, a, *f);
+		if (a + 2 > d->touch_hi)
+			d->touch_hi = a + 2;
+	}
+	*f |= bits;
+}
+
+/* A walk reads the flags at @a: only inside its bounds, or it is not
+ * repeated from memory. */
+static inline u8 dc_get(struct dc *d, u32 a)
+{
+	if (d->out_on && (a < d->out_lo || a >= d->out_hi))
+		d->out_fail = true;
+	else if (d->out_on && a + 2 > d->touch_hi)
+		d->touch_hi = a + 2;
+	return *dc_flag(d, a);
 }
 
 /*

@@ -794,7 +794,7 @@ static int table_goto(struct dc *d, struct dc_walk *w, u32 site,
 			break;
 		v &= ~1u;
 		if (v < w->start || v >= w->end || (!w->thumb && (v & 3)) ||
-		    (*dc_flag(d, v) & (DC_IN | DC_DATA)))
+		    (dc_get(d, v) & (DC_IN | DC_DATA)))
 			break;
 		if (dc_inside(d, at))
 			mark(d, w, at, 4, DC_DATA);
@@ -823,7 +823,7 @@ static int set_goto(struct dc *d, struct dc_walk *w, const cs_insn *in)
 
 		if ((v & 1) != w->thumb || (v & ~1u) < w->start ||
 		    (v & ~1u) >= w->end || (!w->thumb && (v & 3)) ||
-		    (*dc_flag(d, v & ~1u) & (DC_IN | DC_DATA)))
+		    (dc_get(d, v & ~1u) & (DC_IN | DC_DATA)))
 			return 0;
 	}
 	for (u32 i = 0; i < n; i++)
@@ -882,7 +882,7 @@ static int after_call(struct dc *d, struct dc_walk *w, const cs_insn *in)
 	/* literals the path read already: the call never returns, and
 	 * ends the function as a return does (busybox's "die" helpers) */
 	if (next < w->end && dc_inside(d, next) &&
-	    (*dc_flag(d, next) & DC_DATA)) {
+	    (dc_get(d, next) & DC_DATA)) {
 		d->walk_returns++;
 		return 0;
 	}
@@ -1081,9 +1081,9 @@ static int run(struct dc *d, struct dc_walk *w, u32 a)
 	w->nslot = w->vs.nslot;
 	while (r > 0) {
 		if (a < w->start || a >= w->end || !dc_inside(d, a) ||
-		    (*dc_flag(d, a) & (DC_IN | DC_DATA)))
+		    (dc_get(d, a) & (DC_IN | DC_DATA)))
 			break;
-		if ((*dc_flag(d, a) & DC_CODE) && !w->replay) {
+		if ((dc_get(d, a) & DC_CODE) && !w->replay) {
 			if (w->it_left || !replay_worth(w))
 				break;
 			w->replay = true;
@@ -1095,7 +1095,7 @@ static int run(struct dc *d, struct dc_walk *w, u32 a)
 			d->walk_bad++;
 			break;
 		}
-		if (!(*dc_flag(d, a) & DC_CODE))
+		if (!(dc_get(d, a) & DC_CODE))
 			mark(d, w, a, in->size, DC_CODE);
 		if (w->it_left)
 			w->it_left--;
@@ -1198,7 +1198,7 @@ u32 dc_walk(struct dc *d, u32 k)
 			/* a call followed by literals the code reads never
 			 * returns (glibc's assert stubs): it ends the
 			 * function as a return does */
-			if (dc_inside(d, a) && (*dc_flag(d, a) & DC_DATA))
+			if (dc_inside(d, a) && (dc_get(d, a) & DC_DATA))
 				d->walk_returns++;
 		} else {
 			break;

@@ -8,8 +8,33 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "table/decode_once.h"
 #include "table/prologue_int.h"
+
+#define PA_DET_BLOCK	64
+#define PA_DET_SPARE	32	/* 2,048 instructions' details, 2.9 MB */
+
+/*
+ * Details, PA_DET_BLOCK a block: a malloc each was much of the analysis's
+ * time, and a block never moves.  Each detail's operands from blank[] on
+ * are as before decoding (tb_dec_reuse()).
+ */
+struct pa_det_block {
+	cs_detail d[PA_DET_BLOCK];
+	u8 blank[PA_DET_BLOCK];
+};
+
+/*
+ * Blocks the last functions' analyses freed, for the next ones: a block
+ * malloc()ed and freed for each function was fresh pages (a fault each)
+ * every time; so was the instruction array, grown again for each.  The
+ * generator is one thread.
+ */
+static struct pa_det_block *spare[PA_DET_SPARE];
+static u32 nspare;
+static cs_insn *spare_ins;	/* the largest instruction array freed */
+static u32 spare_cap;
 
 /* Bytes of data starting at @addr, or 0. */
 static u32 data_at(const struct pa_flow *fl, u32 addr)
@@ -127,10 +152,17 @@ static bool decode(struct pa_flow *fl, const uint8_t **p, size_t *left,
 		   uint64_t *at, cs_insn *out)
 {
 	struct tb_dec *dec = fl->text ? fl->text->dec : NULL;
+	u8 *blank = &fl->det[fl->n / PA_DET_BLOCK]->blank[fl->n % PA_DET_BLOCK];
+	bool ok;
 
-	if (!dec)
+	if (!dec) {
+		*blank = TB_DEC_MAXOPS;
 		return cs_disasm_iter(fl->cs, p, left, at, out);
-	if (!tb_dec_insn(dec, fl->thumb, *p, *left, (u32)*at, out))
+	}
+	tb_dec_reuse(dec, out->detail, *blank);
+	ok = tb_dec_insn(dec, fl->thumb, *p, *left, (u32)*at, out);
+	*blank = (u8)tb_dec_blank_from(dec, out->detail);
+	if (!ok)
 		return false;
 	*p += out->size;
 	*left -= out->size;
@@ -138,36 +170,30 @@ static bool decode(struct pa_flow *fl, const uint8_t **p, size_t *left,
 	return true;
 }
 
-#define PA_DET_BLOCK	64
-#define PA_DET_SPARE	32	/* 2,048 instructions' details, 2.9 MB */
-
-/*
- * Blocks the last functions' analyses freed, for the next ones: a block
- * malloc()ed and freed for each function was fresh pages (a fault each)
- * every time; so was the instruction array, grown again for each.  The
- * generator is one thread.
- */
-static cs_detail *spare[PA_DET_SPARE];
-static u32 nspare;
-static cs_insn *spare_ins;	/* the largest instruction array freed */
-static u32 spare_cap;
-
 /* Room for instruction @i's detail (the blocks before are full). */
 static cs_detail *detail(struct pa_flow *fl, u32 i)
 {
+	struct pa_det_block *b;
+
 	if (i / PA_DET_BLOCK == fl->ndet) {
-		cs_detail **v = realloc(fl->det, (fl->ndet + 1) * sizeof(*v));
+		struct pa_det_block **v = realloc(fl->det, (fl->ndet + 1) *
+						  sizeof(*v));
 
 		if (!v)
 			return NULL;
 		fl->det = v;
-		v[fl->ndet] = nspare ? spare[--nspare] :
-			      malloc(PA_DET_BLOCK * sizeof(**v));
-		if (!v[fl->ndet])
-			return NULL;
-		fl->ndet++;
+		if (nspare) {
+			b = spare[--nspare];
+		} else {
+			b = malloc(sizeof(*b));
+			if (!b)
+				return NULL;
+			/* new: no operand known as before decoding */
+			memset(b->blank, TB_DEC_MAXOPS, sizeof(b->blank));
+		}
+		v[fl->ndet++] = b;
 	}
-	return &fl->det[i / PA_DET_BLOCK][i % PA_DET_BLOCK];
+	return &fl->det[i / PA_DET_BLOCK]->d[i % PA_DET_BLOCK];
 }
 
 void pa_decode_free(struct pa_flow *fl)

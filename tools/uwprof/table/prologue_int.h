@@ -94,9 +94,7 @@ struct pa_flow {
 	u32 lo, hi;		/* the function */
 	cs_insn *ins;		/* decoded, in address order */
 	u32 n, capins;
-	cs_detail **det;	/* their details, PA_DET_BLOCK a block: a
-				 * malloc each was much of the analysis's
-				 * time, and a block never moves */
+	struct pa_det_block **det;	/* their details (prologue_decode.c) */
 	u32 ndet;
 	struct pa_state *st;	/* state before each instruction */
 	bool *have;

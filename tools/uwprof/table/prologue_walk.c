@@ -92,9 +92,12 @@ static int emit_rows(struct pa_flow *fl, struct tb_cfi_func *f)
 	const struct pa_state *last = NULL;
 	bool saved[TB_NREGS] = { false };
 
-	for (u32 i = 0; i < fl->n; i++)
-		for (int r = 0; fl->have[i] && r < TB_NREGS; r++)
+	for (u32 i = 0; i < fl->n; i++) {
+		if (!fl->have[i])
+			continue;
+		for (int r = 0; r < TB_NREGS; r++)
 			saved[r] |= fl->st[i].touched[r];
+	}
 	for (u32 i = 0; i < fl->n; i++) {
 		if (!fl->have[i] || (last && pa_frame_eq(last, &fl->st[i])))
 			continue;
