@@ -197,24 +197,48 @@ static bool inside_walked(const struct dc *d, u32 a)
 	return a < d->fn[lo].addr + d->fn[lo].size;
 }
 
+/*
+ * What the flags at a candidate that is no start yet refuse (@f those
+ * flags): tried before the symbol lookup, which costs more, and refuses
+ * fewer of the candidates each pass gives again.
+ */
+static bool flags_refuse(struct dc *d, const struct dc_cand *c, bool late,
+			 u8 f)
+{
+	/* a call may enter code another path runs through, never the
+	 * middle of an instruction or data */
+	if (f & (DC_IN | DC_DATA))
+		return true;
+	/* nor may a tail call or a pointer enter code between a walked
+	 * function's start and the end of what its paths reached: a label
+	 * its unresolved jumps reach, or a constant that is no pointer */
+	if (late && !(f & DC_CODE) && inside_walked(d, c->addr))
+		return true;
+	/*
+	 * a branch from another function to code a path here reaches is
+	 * taken only where nothing falls through into it (the function
+	 * before ends, and the branches into it were taken as its own)
+	 */
+	return late && (f & DC_CODE) &&
+	       (c->kind != DC_K_TAIL || !(f & DC_NOFALL));
+}
+
 /* Take a candidate: 1 added, 0 not, -1 memory. */
 static int take(struct dc *d, const struct dc_cand *c, bool late)
 {
 	u8 f = dc_inside(d, c->addr) ? *dc_flag(d, c->addr) : 0;
 	const struct tb_sym *in_sym;
 
-	/* a start known already, its instruction set too: nothing to do
-	 * (most candidates, each pass; the symbol lookup cost more) */
-	if ((f & DC_START) && !(f & DC_NOMODE))
+	/* a start known already, its instruction set too: nothing to do */
+	if ((f & DC_START) ? !(f & DC_NOMODE) : flags_refuse(d, c, late, f))
 		return 0;
 	in_sym = tb_elf_sym(d->e, c->addr);
 	/* a symbol's size says where its function ends: nothing inside */
 	if (!placeable(d, c->addr, c->thumb) ||
 	    (in_sym && in_sym->size && in_sym->addr != c->addr))
 		return 0;
-	f = *dc_flag(d, c->addr);
 	if (f & DC_START) {
-		if ((f & DC_NOMODE) && c->kind != DC_K_BOUND) {
+		if (c->kind != DC_K_BOUND) {
 			for (u32 i = 0; i < d->nfn; i++)
 				if (d->fn[i].addr == c->addr) {
 					d->fn[i].nomode = false;
@@ -226,23 +250,6 @@ static int take(struct dc *d, const struct dc_cand *c, bool late)
 		}
 		return 0;
 	}
-	/* a call may enter code another path runs through, never the
-	 * middle of an instruction or data */
-	if (f & (DC_IN | DC_DATA))
-		return 0;
-	/* nor may a tail call or a pointer enter code between a walked
-	 * function's start and the end of what its paths reached: a label
-	 * its unresolved jumps reach, or a constant that is no pointer */
-	if (late && !(f & DC_CODE) && inside_walked(d, c->addr))
-		return 0;
-	/*
-	 * a branch from another function to code a path here reaches is
-	 * taken only where nothing falls through into it (the function
-	 * before ends, and the branches into it were taken as its own)
-	 */
-	if (late && (f & DC_CODE) &&
-	    (c->kind != DC_K_TAIL || !(f & DC_NOFALL)))
-		return 0;
 	if (c->kind == DC_K_PTR && !dc_saves_lr(d, c->addr, c->thumb) &&
 	    !after_known(d, c->addr, c->thumb))
 		return 0;
