@@ -451,14 +451,30 @@ static long take_gaps(struct dc *d)
 	return added;
 }
 
+/* Every flag but the starts' cleared: four halfwords a step. */
+static void forget_walks(struct dc *d)
+{
+	const u8 keep = DC_START | DC_THUMB | DC_NOMODE;
+	u32 i = 0;
+
+	for (; i + 4 <= d->n; i += 4) {
+		uint32_t w;
+
+		memcpy(&w, d->fl + i, 4);
+		w &= keep * 0x01010101u;
+		memcpy(d->fl + i, &w, 4);
+	}
+	for (; i < d->n; i++)
+		d->fl[i] &= keep;
+}
+
 /* One pass over every start; the number of starts it added, or -1. */
 static long pass(struct dc *d, bool adding)
 {
 	u32 added = 0;
 	long r;
 
-	for (u32 i = 0; i < d->n; i++)
-		d->fl[i] &= DC_START | DC_THUMB | DC_NOMODE;
+	forget_walks(d);
 	d->njumps = 0;
 
 	for (u32 k = 0; k < d->nfn; k++) {

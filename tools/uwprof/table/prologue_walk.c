@@ -90,13 +90,19 @@ static int unreached_ok(struct pa_flow *fl)
 static int emit_rows(struct pa_flow *fl, struct tb_cfi_func *f)
 {
 	const struct pa_state *last = NULL;
+	const bool *seen = NULL;
 	bool saved[TB_NREGS] = { false };
 
+	/* most instructions touch what the one before touched */
 	for (u32 i = 0; i < fl->n; i++) {
-		if (!fl->have[i])
+		const bool *t = fl->st[i].touched;
+
+		if (!fl->have[i] ||
+		    (seen && !memcmp(seen, t, sizeof(fl->st[i].touched))))
 			continue;
 		for (int r = 0; r < TB_NREGS; r++)
-			saved[r] |= fl->st[i].touched[r];
+			saved[r] |= t[r];
+		seen = t;
 	}
 	for (u32 i = 0; i < fl->n; i++) {
 		if (!fl->have[i] || (last && pa_frame_eq(last, &fl->st[i])))
