@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Instructions decoded once: function discovery walks every function
- * again on each of its passes (eight for a stripped libc), and capstone's
- * decoder and its instruction printer, run for each visit, were nearly
- * all of its time.  tb_dec keeps each instruction's decoded form in
+ * Instructions decoded once: function discovery walks a function again
+ * on each pass that changes what its walk reads, prologue analysis
+ * decodes it once more, and capstone's decoder and its instruction
+ * printer, run for each visit, were nearly all of its time.  tb_dec keeps each instruction's decoded form in
  * compact arrays indexed by address and instruction set, and gives it back
  * as capstone gave it.
  *

@@ -8,8 +8,10 @@
  * walked function's code or data lies (a label inside a function, whose
  * address a computed goto takes, is code some path already reached).
  * Passes repeat until one adds no start, so every walk's bounds are the
- * final ones.  What is found becomes symbols for prologue analysis,
- * which still justifies or refuses each function on its own.
+ * final ones (a walk whose inputs are unchanged since its last one is
+ * repeated from memory: discover_memo.c).  What is found becomes
+ * symbols for prologue analysis, which still justifies or refuses each
+ * function on its own.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
