@@ -137,11 +137,11 @@ static inline void dc_set(struct dc *d, u32 a, u8 bits)
 	*f |= bits;
 }
 
-/* A walk reads the flags at @a: only inside its bounds, or it is not
- * repeated from memory. */
+/* A walk reads the flags at @a: only inside its bounds (and the flags),
+ * or it is not repeated from memory. */
 static inline u8 dc_get(struct dc *d, u32 a)
 {
-	if (d->out_on && (a < d->out_lo || a >= d->out_hi))
+	if (d->out_on && (a < d->out_lo || a >= d->out_hi || !dc_inside(d, a)))
 		d->out_fail = true;
 	else if (d->out_on && a + 2 > d->touch_hi)
 		d->touch_hi = a + 2;
