@@ -14,6 +14,7 @@ TABLE_ELF	:= tools/uwprof/table/dwarf.c tools/uwprof/table/ehabi.c \
 		   tools/uwprof/table/plt.c tools/uwprof/table/noreturn.c \
 		   tools/uwprof/table/spans.c tools/uwprof/table/discover.c \
 		   tools/uwprof/table/discover_walk.c \
+		   tools/uwprof/table/discover_memo.c \
 		   tools/uwprof/table/discover_sets.c \
 		   tools/uwprof/table/discover_seeds.c \
 		   tools/uwprof/table/decode_once.c \

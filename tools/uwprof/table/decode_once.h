@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Instructions decoded once: function discovery walks every function
- * again on each of its passes (eight for a stripped libc), and capstone's
- * decoder and its instruction printer, run for each visit, were nearly
- * all of its time.  tb_dec keeps each instruction's decoded form in
+ * Instructions decoded once: function discovery walks a function again
+ * on each pass that changes what its walk reads, prologue analysis
+ * decodes it once more, and capstone's decoder and its instruction
+ * printer, run for each visit, were nearly all of its time.  tb_dec keeps each instruction's decoded form in
  * compact arrays indexed by address and instruction set, and gives it back
  * as capstone gave it.
  *
@@ -120,6 +120,26 @@ void tb_dec_reset_it(struct tb_dec *c);
  */
 bool tb_dec_insn(struct tb_dec *c, bool thumb, const u8 *b, size_t size,
 		 u32 addr, cs_insn *out);
+
+/*
+ * The next tb_dec_insn() decodes into @d, which holds what a decode (this
+ * one's or capstone's) left there and whose operands from @from on are
+ * as before decoding (tb_dec_blank_from() said so after that decode):
+ * only those before are reset.  A caller keeping many details (prologue
+ * analysis, one per instruction of a function) saves resetting all 36.
+ */
+static inline void tb_dec_reuse(struct tb_dec *c, const cs_detail *d, u32 from)
+{
+	c->last = d;
+	c->dirty = from;
+}
+
+/* After tb_dec_insn() into @d: its operands from the result on are as
+ * before decoding. */
+static inline u32 tb_dec_blank_from(const struct tb_dec *c, const cs_detail *d)
+{
+	return c->last == d ? c->dirty : TB_DEC_MAXOPS;
+}
 
 /*
  * "mnemonic operands" of @in, which tb_dec_insn() gave from @b (@size

@@ -8,8 +8,10 @@
  * walked function's code or data lies (a label inside a function, whose
  * address a computed goto takes, is code some path already reached).
  * Passes repeat until one adds no start, so every walk's bounds are the
- * final ones.  What is found becomes symbols for prologue analysis,
- * which still justifies or refuses each function on its own.
+ * final ones (a walk whose inputs are unchanged since its last one is
+ * repeated from memory: discover_memo.c).  What is found becomes
+ * symbols for prologue analysis, which still justifies or refuses each
+ * function on its own.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -211,20 +213,49 @@ static u32 ptr_lead(const struct dc_cand *c)
 	return c->thumb && !c->site ? DC_MAX_LEAD : 0;
 }
 
+/*
+ * What the flags at a candidate that is no start yet refuse (@f those
+ * flags): tried before the symbol lookup, which costs more, and refuses
+ * fewer of the candidates each pass gives again.
+ */
+static bool flags_refuse(struct dc *d, const struct dc_cand *c, bool late,
+			 u8 f)
+{
+	/* a call may enter code another path runs through, never the
+	 * middle of an instruction or data */
+	if (f & (DC_IN | DC_DATA))
+		return true;
+	/* nor may a tail call or a pointer enter code between a walked
+	 * function's start and the end of what its paths reached: a label
+	 * its unresolved jumps reach, or a constant that is no pointer */
+	if (late && !(f & DC_CODE) && inside_walked(d, c->addr) &&
+	    !(ptr_lead(c) && dc_saves_lr(d, c->addr, c->thumb, 0)))
+		return true;
+	/*
+	 * a branch from another function to code a path here reaches is
+	 * taken only where nothing falls through into it (the function
+	 * before ends, and the branches into it were taken as its own)
+	 */
+	return late && (f & DC_CODE) &&
+	       (c->kind != DC_K_TAIL || !(f & DC_NOFALL));
+}
+
 /* Take a candidate: 1 added, 0 not, -1 memory. */
 static int take(struct dc *d, const struct dc_cand *c, bool late)
 {
-	u8 f;
+	u8 f = dc_inside(d, c->addr) ? *dc_flag(d, c->addr) : 0;
+	const struct tb_sym *in_sym;
 
-	const struct tb_sym *in_sym = tb_elf_sym(d->e, c->addr);
-
+	/* a start known already, its instruction set too: nothing to do */
+	if ((f & DC_START) ? !(f & DC_NOMODE) : flags_refuse(d, c, late, f))
+		return 0;
+	in_sym = tb_elf_sym(d->e, c->addr);
 	/* a symbol's size says where its function ends: nothing inside */
 	if (!placeable(d, c->addr, c->thumb) ||
 	    (in_sym && in_sym->size && in_sym->addr != c->addr))
 		return 0;
-	f = *dc_flag(d, c->addr);
 	if (f & DC_START) {
-		if ((f & DC_NOMODE) && c->kind != DC_K_BOUND) {
+		if (c->kind != DC_K_BOUND) {
 			for (u32 i = 0; i < d->nfn; i++)
 				if (d->fn[i].addr == c->addr) {
 					d->fn[i].nomode = false;
@@ -236,24 +267,6 @@ static int take(struct dc *d, const struct dc_cand *c, bool late)
 		}
 		return 0;
 	}
-	/* a call may enter code another path runs through, never the
-	 * middle of an instruction or data */
-	if (f & (DC_IN | DC_DATA))
-		return 0;
-	/* nor may a tail call or a pointer enter code between a walked
-	 * function's start and the end of what its paths reached: a label
-	 * its unresolved jumps reach, or a constant that is no pointer */
-	if (late && !(f & DC_CODE) && inside_walked(d, c->addr) &&
-	    !(ptr_lead(c) && dc_saves_lr(d, c->addr, c->thumb, 0)))
-		return 0;
-	/*
-	 * a branch from another function to code a path here reaches is
-	 * taken only where nothing falls through into it (the function
-	 * before ends, and the branches into it were taken as its own)
-	 */
-	if (late && (f & DC_CODE) &&
-	    (c->kind != DC_K_TAIL || !(f & DC_NOFALL)))
-		return 0;
 	if (c->kind == DC_K_PTR &&
 	    !dc_saves_lr(d, c->addr, c->thumb, ptr_lead(c)) &&
 	    !after_known(d, c->addr, c->thumb))
@@ -346,7 +359,7 @@ static void drop_last(struct dc *d)
  */
 static int walk_new(struct dc *d, u32 k, u32 *added, bool ret)
 {
-	u32 end = dc_walk(d, k);
+	u32 end = dc_walk_cached(d, k);
 
 	if (end == -1u)
 		return -1;
@@ -456,14 +469,30 @@ static long take_gaps(struct dc *d)
 	return added;
 }
 
+/* Every flag but the starts' cleared: four halfwords a step. */
+static void forget_walks(struct dc *d)
+{
+	const u8 keep = DC_START | DC_THUMB | DC_NOMODE;
+	u32 i = 0;
+
+	for (; i + 4 <= d->n; i += 4) {
+		uint32_t w;
+
+		memcpy(&w, d->fl + i, 4);
+		w &= keep * 0x01010101u;
+		memcpy(d->fl + i, &w, 4);
+	}
+	for (; i < d->n; i++)
+		d->fl[i] &= keep;
+}
+
 /* One pass over every start; the number of starts it added, or -1. */
 static long pass(struct dc *d, bool adding)
 {
 	u32 added = 0;
 	long r;
 
-	for (u32 i = 0; i < d->n; i++)
-		d->fl[i] &= DC_START | DC_THUMB | DC_NOMODE;
+	forget_walks(d);
 	d->njumps = 0;
 
 	for (u32 k = 0; k < d->nfn; k++) {
@@ -471,7 +500,7 @@ static long pass(struct dc *d, bool adding)
 
 		if (d->fn[k].nomode)
 			continue;
-		end = dc_walk(d, k);
+		end = dc_walk_cached(d, k);
 		if (end == -1u || after_walk(d, adding, &added))
 			return -1;
 		d->fn[k].size = end > d->fn[k].addr ? end - d->fn[k].addr : 0;
@@ -554,6 +583,7 @@ static void teardown(struct dc *d)
 	free(d->order);
 	free(d->stack);
 	free(d->jumps);
+	dc_memo_free(d);
 }
 
 static int jump_cmp(const void *a, const void *b)

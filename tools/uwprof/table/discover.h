@@ -59,6 +59,13 @@ struct dc_fn {
 	bool thumb, nomode, sym;	/* sym: a symbol names it already */
 };
 
+/* A flag set outside the bounds of the walk that set it. */
+struct dc_or {
+	u32 addr, bits;
+};
+
+struct dc_memo;
+
 /* The state of discovery over the code the table covers. */
 struct dc {
 	struct tb_elf *e;
@@ -86,6 +93,15 @@ struct dc {
 					 * instructions and returns */
 	struct tb_jump *jumps;	/* this pass's table targets (table_goto) */
 	u32 njumps, capjumps;
+	struct dc_memo *memo;	/* each function's last walk (discover_memo.c) */
+	u32 capmemo;
+	struct dc_or *out;	/* the walk's flags set outside [out_lo,
+				 * out_hi), while out_on */
+	u32 nout, capout, out_lo, out_hi;
+	struct dc_or *undo;	/* ... inside: what each halfword held */
+	u32 nundo, capundo;
+	u32 touch_hi;		/* ... above the highest read or set inside */
+	bool out_on, out_fail;
 };
 
 static inline bool dc_inside(const struct dc *d, u32 a)
@@ -98,6 +114,40 @@ static inline u8 *dc_flag(struct dc *d, u32 a)
 	return &d->fl[(a - d->lo) >> 1];
 }
 
+void dc_out_add(struct dc *d, u32 a, u8 bits);
+void dc_undo_add(struct dc *d, u32 a, u8 old);
+
+/*
+ * A walk sets @bits at @a.  For the walk to be repeated from memory
+ * (discover_memo.c), what it set outside its bounds is noted, and inside
+ * them what each halfword held before and how high it set or read.
+ */
+static inline void dc_set(struct dc *d, u32 a, u8 bits)
+{
+	u8 *f = dc_flag(d, a);
+
+	if (d->out_on && (a < d->out_lo || a >= d->out_hi)) {
+		dc_out_add(d, a, bits);
+	} else if (d->out_on) {
+		if ((*f | bits) != *f)
+			dc_undo_add(d, a, *f);
+		if (a + 2 > d->touch_hi)
+			d->touch_hi = a + 2;
+	}
+	*f |= bits;
+}
+
+/* A walk reads the flags at @a: only inside its bounds (and the flags),
+ * or it is not repeated from memory. */
+static inline u8 dc_get(struct dc *d, u32 a)
+{
+	if (d->out_on && (a < d->out_lo || a >= d->out_hi || !dc_inside(d, a)))
+		d->out_fail = true;
+	else if (d->out_on && a + 2 > d->touch_hi)
+		d->touch_hi = a + 2;
+	return *dc_flag(d, a);
+}
+
 /*
  * Walk function @k of @d (discover_walk.c): mark the instructions its
  * paths reach and the literals and tables they read, gather the calls,
@@ -105,6 +155,25 @@ static inline u8 *dc_flag(struct dc *d, u32 a)
  * end of the highest code or data it reaches, or 0 (-1u on error).
  */
 u32 dc_walk(struct dc *d, u32 k);
+
+/* The bound dc_walk() gives a walk from @a: the next known start after
+ * it, or the end of its section. */
+u32 dc_fn_bound(struct dc *d, u32 k);
+
+/* Note @t, a target of the computed jump at @site.  0, or -1 (memory). */
+int dc_jump_add(struct dc *d, u32 site, u32 t);
+
+/*
+ * dc_walk(), or what it did when last asked with the same start,
+ * instruction set, bound and flags inside the bound (discover_memo.c):
+ * a walk reads nothing else, so its marks, candidates, table targets
+ * and end are those again.  Passes after the first walk again only the
+ * functions whose bound or neighbourhood changed.
+ */
+u32 dc_walk_cached(struct dc *d, u32 k);
+
+/* Free what dc_walk_cached() kept. */
+void dc_memo_free(struct dc *d);
 
 /*
  * Does the code at @a save lr first, as a prologue does (Thumb "push

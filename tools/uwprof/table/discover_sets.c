@@ -237,7 +237,7 @@ static bool table_read(struct dc *d, const struct dc_vs *s,
 	for (u32 i = 0; i < b.n; i++)
 		for (u32 h = 0; h < size; h += 2)
 			if (dc_inside(d, (b.v[i] + h) & ~1u))
-				*dc_flag(d, (b.v[i] + h) & ~1u) |= DC_DATA;
+				dc_set(d, (b.v[i] + h) & ~1u, DC_DATA);
 	return true;
 }
 

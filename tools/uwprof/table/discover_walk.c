@@ -95,8 +95,8 @@ static void mark(struct dc *d, struct dc_walk *w, u32 a, u32 size, u8 kind)
 {
 	for (u32 k = 0; k < size; k += 2)
 		if (dc_inside(d, a + k))
-			*dc_flag(d, a + k) |= k ? (kind == DC_CODE ? DC_IN : kind) :
-					     kind;
+			dc_set(d, a + k, k ? (kind == DC_CODE ? DC_IN : kind) :
+				      kind);
 	if (a >= w->start && a + size <= w->end && a + size > w->maxend)
 		w->maxend = a + size;
 }
@@ -800,7 +800,7 @@ static void remember(struct dc_walk *w, const cs_insn *in, bool load)
 }
 
 /* Target @t of the computed jump at @site, for prologue analysis. */
-static int jump_add(struct dc *d, u32 site, u32 t)
+int dc_jump_add(struct dc *d, u32 site, u32 t)
 {
 	if (d->njumps == d->capjumps) {
 		u32 cap = d->capjumps ? 2 * d->capjumps : 256;
@@ -845,11 +845,11 @@ static int table_goto(struct dc *d, struct dc_walk *w, u32 site,
 			break;
 		v &= ~1u;
 		if (v < w->start || v >= w->end || (!w->thumb && (v & 3)) ||
-		    (*dc_flag(d, v) & (DC_IN | DC_DATA)))
+		    (dc_get(d, v) & (DC_IN | DC_DATA)))
 			break;
 		if (dc_inside(d, at))
 			mark(d, w, at, 4, DC_DATA);
-		if (push(d, v) || jump_add(d, site, v))
+		if (push(d, v) || dc_jump_add(d, site, v))
 			return -1;
 	}
 	return 0;
@@ -874,12 +874,12 @@ static int set_goto(struct dc *d, struct dc_walk *w, const cs_insn *in)
 
 		if ((v & 1) != w->thumb || (v & ~1u) < w->start ||
 		    (v & ~1u) >= w->end || (!w->thumb && (v & 3)) ||
-		    (*dc_flag(d, v & ~1u) & (DC_IN | DC_DATA)))
+		    (dc_get(d, v & ~1u) & (DC_IN | DC_DATA)))
 			return 0;
 	}
 	for (u32 i = 0; i < n; i++)
 		if (push(d, t[i] & ~1u) ||
-		    jump_add(d, (u32)in->address, t[i] & ~1u))
+		    dc_jump_add(d, (u32)in->address, t[i] & ~1u))
 			return -1;
 	return 0;
 }
@@ -933,7 +933,7 @@ static int after_call(struct dc *d, struct dc_walk *w, const cs_insn *in)
 	/* literals the path read already: the call never returns, and
 	 * ends the function as a return does (busybox's "die" helpers) */
 	if (next < w->end && dc_inside(d, next) &&
-	    (*dc_flag(d, next) & DC_DATA)) {
+	    (dc_get(d, next) & DC_DATA)) {
 		d->walk_returns++;
 		return 0;
 	}
@@ -1132,9 +1132,9 @@ static int run(struct dc *d, struct dc_walk *w, u32 a)
 	w->nslot = w->vs.nslot;
 	while (r > 0) {
 		if (a < w->start || a >= w->end || !dc_inside(d, a) ||
-		    (*dc_flag(d, a) & (DC_IN | DC_DATA)))
+		    (dc_get(d, a) & (DC_IN | DC_DATA)))
 			break;
-		if ((*dc_flag(d, a) & DC_CODE) && !w->replay) {
+		if ((dc_get(d, a) & DC_CODE) && !w->replay) {
 			if (w->it_left || !replay_worth(w))
 				break;
 			w->replay = true;
@@ -1146,7 +1146,7 @@ static int run(struct dc *d, struct dc_walk *w, u32 a)
 			d->walk_bad++;
 			break;
 		}
-		if (!(*dc_flag(d, a) & DC_CODE))
+		if (!(dc_get(d, a) & DC_CODE))
 			mark(d, w, a, in->size, DC_CODE);
 		if (w->it_left)
 			w->it_left--;
@@ -1156,7 +1156,7 @@ static int run(struct dc *d, struct dc_walk *w, u32 a)
 		if (is_return(in)) {
 			d->walk_returns++;
 			if (!r && dc_inside(d, a))
-				*dc_flag(d, a) |= DC_NOFALL;
+				dc_set(d, a, DC_NOFALL);
 		}
 	}
 	flush_it(d, w, a);
@@ -1187,7 +1187,7 @@ static u32 next_start(const struct dc *d, u32 i, u32 stop)
  * of a + 2, a + 4, ... before it that is a start or lies outside the
  * flags.
  */
-static u32 bound(struct dc *d, u32 a)
+static u32 dc_walk_bound(struct dc *d, u32 a)
 {
 	u32 avail = 0, end, i0, cnt, stop;
 
@@ -1222,6 +1222,12 @@ static u32 sym_bound(struct dc *d, u32 k, u32 end)
 	return end;
 }
 
+/* Where the walk of function @k stops: its symbol's end, or the next start. */
+u32 dc_fn_bound(struct dc *d, u32 k)
+{
+	return sym_bound(d, k, dc_walk_bound(d, d->fn[k].addr));
+}
+
 /*
  * The lowest code after a call still to follow: the call that never
  * returns before a function's literal pool comes last, when the paths
@@ -1251,7 +1257,7 @@ u32 dc_walk(struct dc *d, u32 k)
 	w.thumb = d->fn[k].thumb;
 	w.nafter = 0;
 	d->walk_bad = d->walk_returns = 0;
-	w.end = sym_bound(d, k, bound(d, w.start));
+	w.end = dc_fn_bound(d, k);
 	w.maxend = w.start;
 	d->found.n = 0;
 	d->nstack = 0;
@@ -1266,7 +1272,7 @@ u32 dc_walk(struct dc *d, u32 k)
 			/* a call followed by literals the code reads never
 			 * returns (glibc's assert stubs): it ends the
 			 * function as a return does */
-			if (dc_inside(d, a) && (*dc_flag(d, a) & DC_DATA))
+			if (dc_inside(d, a) && (dc_get(d, a) & DC_DATA))
 				d->walk_returns++;
 		} else {
 			break;

@@ -8,8 +8,33 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "table/decode_once.h"
 #include "table/prologue_int.h"
+
+#define PA_DET_BLOCK	64
+#define PA_DET_SPARE	32	/* 2,048 instructions' details, 2.9 MB */
+
+/*
+ * Details, PA_DET_BLOCK a block: a malloc each was much of the analysis's
+ * time, and a block never moves.  Each detail's operands from blank[] on
+ * are as before decoding (tb_dec_reuse()).
+ */
+struct pa_det_block {
+	cs_detail d[PA_DET_BLOCK];
+	u8 blank[PA_DET_BLOCK];
+};
+
+/*
+ * Blocks the last functions' analyses freed, for the next ones: a block
+ * malloc()ed and freed for each function was fresh pages (a fault each)
+ * every time; so was the instruction array, grown again for each.  The
+ * generator is one thread.
+ */
+static struct pa_det_block *spare[PA_DET_SPARE];
+static u32 nspare;
+static cs_insn *spare_ins;	/* the largest instruction array freed */
+static u32 spare_cap;
 
 /* Bytes of data starting at @addr, or 0. */
 static u32 data_at(const struct pa_flow *fl, u32 addr)
@@ -127,10 +152,17 @@ static bool decode(struct pa_flow *fl, const uint8_t **p, size_t *left,
 		   uint64_t *at, cs_insn *out)
 {
 	struct tb_dec *dec = fl->text ? fl->text->dec : NULL;
+	u8 *blank = &fl->det[fl->n / PA_DET_BLOCK]->blank[fl->n % PA_DET_BLOCK];
+	bool ok;
 
-	if (!dec)
+	if (!dec) {
+		*blank = TB_DEC_MAXOPS;
 		return cs_disasm_iter(fl->cs, p, left, at, out);
-	if (!tb_dec_insn(dec, fl->thumb, *p, *left, (u32)*at, out))
+	}
+	tb_dec_reuse(dec, out->detail, *blank);
+	ok = tb_dec_insn(dec, fl->thumb, *p, *left, (u32)*at, out);
+	*blank = (u8)tb_dec_blank_from(dec, out->detail);
+	if (!ok)
 		return false;
 	*p += out->size;
 	*left -= out->size;
@@ -138,13 +170,64 @@ static bool decode(struct pa_flow *fl, const uint8_t **p, size_t *left,
 	return true;
 }
 
+/* Room for instruction @i's detail (the blocks before are full). */
+static cs_detail *detail(struct pa_flow *fl, u32 i)
+{
+	struct pa_det_block *b;
+
+	if (i / PA_DET_BLOCK == fl->ndet) {
+		struct pa_det_block **v = realloc(fl->det, (fl->ndet + 1) *
+						  sizeof(*v));
+
+		if (!v)
+			return NULL;
+		fl->det = v;
+		if (nspare) {
+			b = spare[--nspare];
+		} else {
+			b = malloc(sizeof(*b));
+			if (!b)
+				return NULL;
+			/* new: no operand known as before decoding */
+			memset(b->blank, TB_DEC_MAXOPS, sizeof(b->blank));
+		}
+		v[fl->ndet++] = b;
+	}
+	return &fl->det[i / PA_DET_BLOCK]->d[i % PA_DET_BLOCK];
+}
+
+void pa_decode_free(struct pa_flow *fl)
+{
+	for (u32 i = 0; i < fl->ndet; i++)
+		if (nspare < PA_DET_SPARE)
+			spare[nspare++] = fl->det[i];
+		else
+			free(fl->det[i]);
+	free(fl->det);
+	if (fl->capins > spare_cap) {
+		free(spare_ins);
+		spare_ins = fl->ins;
+		spare_cap = fl->capins;
+	} else {
+		free(fl->ins);
+	}
+	fl->det = NULL;
+	fl->ins = NULL;
+	fl->ndet = fl->n = fl->capins = 0;
+}
+
 int pa_decode_all(struct pa_flow *fl, const u8 *code, u32 len)
 {
 	const uint8_t *p = code;
 	size_t left = len;
 	uint64_t at = fl->lo;
-	u32 cap = 0;
 
+	if (!fl->ins && spare_ins) {
+		fl->ins = spare_ins;
+		fl->capins = spare_cap;
+		spare_ins = NULL;
+		spare_cap = 0;
+	}
 	fl->adr_reg = -1;
 	/* each function is decoded as on a handle of its own: no IT block */
 	if (fl->text && fl->text->dec)
@@ -161,19 +244,19 @@ int pa_decode_all(struct pa_flow *fl, const u8 *code, u32 len)
 			at += skip;
 			continue;
 		}
-		if (fl->n == cap) {
-			cs_insn *v = realloc(fl->ins, (cap = cap ? 2 * cap : 64) *
-					     sizeof(*v));
+		if (fl->n == fl->capins) {
+			u32 cap = fl->capins ? 2 * fl->capins : 64;
+			cs_insn *v = realloc(fl->ins, cap * sizeof(*v));
 
 			if (!v)
 				return -2;
 			fl->ins = v;
+			fl->capins = cap;
 		}
-		fl->ins[fl->n].detail = malloc(sizeof(cs_detail));
+		fl->ins[fl->n].detail = detail(fl, fl->n);
 		if (!fl->ins[fl->n].detail)
 			return -2;
 		if (!decode(fl, &p, &left, &at, &fl->ins[fl->n])) {
-			free(fl->ins[fl->n].detail);
 			snprintf(fl->why, fl->wlen, "undecodable at 0x%x", (u32)at);
 			return -1;
 		}

@@ -705,9 +705,7 @@ static int try_mode(struct tb_elf *e, const struct eh_handles *h,
 	wk->hinted = NULL;
 	wk->br = NULL;
 	wk->nbr = 0;
-	for (u32 i = 0; i < fl.n; i++)
-		free(fl.ins[i].detail);
-	free(fl.ins);
+	pa_decode_free(&fl);
 	return r;
 }
 

@@ -104,7 +104,9 @@ struct pa_flow {
 	csh cs;
 	u32 lo, hi;		/* the function */
 	cs_insn *ins;		/* decoded, in address order */
-	u32 n;
+	u32 n, capins;
+	struct pa_det_block **det;	/* their details (prologue_decode.c) */
+	u32 ndet;
 	struct pa_state *st;	/* state before each instruction */
 	bool *have;
 	u32 *work;		/* instruction indexes still to follow */
@@ -226,6 +228,8 @@ int pa_child_found(int r, struct tb_cfi_func *f, char *why, size_t wlen);
 
 /* prologue_decode.c */
 int pa_decode_all(struct pa_flow *fl, const u8 *code, u32 len);
+/* Free what pa_decode_all() allocated. */
+void pa_decode_free(struct pa_flow *fl);
 
 /* "mnemonic operands" of @in, for messages (decode_once.h keeps none). */
 void pa_insn_text(const struct pa_flow *fl, const cs_insn *in, char *buf,

@@ -90,11 +90,20 @@ static int unreached_ok(struct pa_flow *fl)
 static int emit_rows(struct pa_flow *fl, struct tb_cfi_func *f)
 {
 	const struct pa_state *last = NULL;
+	const bool *seen = NULL;
 	bool saved[TB_NREGS] = { false };
 
-	for (u32 i = 0; i < fl->n; i++)
-		for (int r = 0; fl->have[i] && r < TB_NREGS; r++)
-			saved[r] |= fl->st[i].touched[r];
+	/* most instructions touch what the one before touched */
+	for (u32 i = 0; i < fl->n; i++) {
+		const bool *t = fl->st[i].touched;
+
+		if (!fl->have[i] ||
+		    (seen && !memcmp(seen, t, sizeof(fl->st[i].touched))))
+			continue;
+		for (int r = 0; r < TB_NREGS; r++)
+			saved[r] |= t[r];
+		seen = t;
+	}
 	for (u32 i = 0; i < fl->n; i++) {
 		if (!fl->have[i] || (last && pa_frame_eq(last, &fl->st[i])))
 			continue;
@@ -111,12 +120,13 @@ static int run_flow(struct pa_flow *fl, const u32 *entries, u32 nentries)
 	u32 start = 0;
 
 	pa_state_entry(&entry);
-	fl->st = calloc(fl->n, sizeof(*fl->st));
+	/* a state is read only where have[] says a path set it */
+	fl->st = malloc(fl->n * sizeof(*fl->st));
 	fl->have = calloc(fl->n, sizeof(*fl->have));
 	/* Each instruction enters the work list once, once more when its
 	 * frame pointer is forgotten and once a register of r0-r14 found
 	 * written (pa_reach). */
-	fl->work = calloc(17 * (size_t)fl->n, sizeof(*fl->work));
+	fl->work = malloc(17 * (size_t)fl->n * sizeof(*fl->work));
 	if (!fl->st || !fl->have || !fl->work)
 		return -2;
 	/* alignment padding alone between two functions is no code (and
@@ -218,9 +228,7 @@ int pa_analyse(const u8 *code, u32 len, u32 addr, bool thumb,
 	}
 	if (!r && emit_rows(&fl, f))
 		r = -2;
-	for (u32 i = 0; i < fl.n; i++)
-		free(fl.ins[i].detail);
-	free(fl.ins);
+	pa_decode_free(&fl);
 	free(fl.st);
 	free(fl.have);
 	free(fl.work);
