@@ -718,7 +718,9 @@ static enum uw2_stop uwprof_defer_walk(struct uwprof_session *s,
 		regs = d->regs;
 		stop = uw2_unwind_cached(snap->mods, snap->n, &regs, &stack,
 					 frames, s->max_depth, nframes,
-					 snap->uw2_flags, NULL);
+					 snap->uw2_flags |
+					 (d->in_kernel ? UW2_F_KERNEL_REGS : 0),
+					 NULL);
 		at = uwprof_stop_at(snap, stop, frames, *nframes, &regs);
 		if (!at || !uwprof_examines(s) ||
 		    uwprof_snap_knows(snap, at, at + 1) ||

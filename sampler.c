@@ -125,7 +125,7 @@ static void uwprof_fold_lookups(struct uwprof_cpu *c,
 
 static u32 uwprof_unwind(struct uwprof_session *s, struct uwprof_cpu *c,
 			 struct uwprof_proc *p, struct uw2_regs *regs,
-			 u32 *frames, enum uw2_stop *stop)
+			 bool in_kernel, u32 *frames, enum uw2_stop *stop)
 {
 	struct uwprof_mods *mods = rcu_dereference(p->mods);
 	/* in a local: the stores below could alias c->unwind */
@@ -167,7 +167,9 @@ static u32 uwprof_unwind(struct uwprof_session *s, struct uwprof_cpu *c,
 	*stop = uw2_unwind_cached(mods ? mods->mod : NULL, mods ? mods->n : 0,
 				  regs, &stack, frames, s->max_depth,
 				  &nframes, (mods ? mods->uw2_flags : 0) |
-				  UW2_F_FRAMES_ONLY, &u->lookups);
+				  UW2_F_FRAMES_ONLY |
+				  (in_kernel ? UW2_F_KERNEL_REGS : 0),
+				  &u->lookups);
 	if (unlikely(u->lookups.counts.walks >= UWPROF_FOLD_WALKS))
 		uwprof_fold_lookups(c, &u->lookups.counts);
 	u->view.top = regs->r[UW2_SP];
@@ -202,7 +204,7 @@ static u64 uwprof_sample(struct uwprof_session *s, struct uwprof_cpu *c,
 	 */
 	ri.rec = uwprof_rec_reserve(c, s->max_depth);
 	frames = ri.rec ? ri.rec->frames : c->frames;
-	nframes = uwprof_unwind(s, c, p, &uregs, frames, &stop);
+	nframes = uwprof_unwind(s, c, p, &uregs, in_kernel, frames, &stop);
 	/* code not resolved yet, or a stack page not resident: task context */
 	if (uwprof_defer_wanted(s, p, stop, frames, nframes)) {
 		uwprof_user_regs(regs, &uregs, &in_kernel, &thumb);

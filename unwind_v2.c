@@ -102,6 +102,7 @@ enum uw2_kind {
 	UW2_K_REFUSE,
 	UW2_K_ROOT,
 	UW2_K_NORETURN,
+	UW2_K_CLONE,
 };
 
 struct uw2_insn {
@@ -147,8 +148,9 @@ static enum uw2_dec_res uw2_decode_two(u8 op, u8 b, struct uw2_insn *in)
 		return UW2_DEC_OK;
 	}
 	if (op == 0xb1) {
-		if (b == UW2_OP_NORETURN_1) {
-			in->kind = UW2_K_NORETURN;
+		if (b == UW2_OP_NORETURN_1 || b == UW2_OP_CLONE_1) {
+			in->kind = b == UW2_OP_CLONE_1 ? UW2_K_CLONE :
+							 UW2_K_NORETURN;
 			in->arg = 0;
 			return UW2_DEC_OK;
 		}
@@ -491,6 +493,13 @@ static bool uw2_ends_sequence(const struct uw2_insn *in)
  * it adds; with a memo, each opcode walked then gets its count to the
  * end, from where the walk noted it, so no opcode is decoded twice.
  */
+/* Is the opcode at UIT byte @pos the clone marker? */
+static bool uw2_clone_at(const struct uw2_table *t, u32 pos)
+{
+	return pos + 1 < t->uit_size && t->uit[pos] == UW2_OP_CLONE_0 &&
+	       t->uit[pos + 1] == UW2_OP_CLONE_1;
+}
+
 static enum uw2_verr uw2_check_sequence(struct uw2_vstate *v, u32 pos)
 {
 	const struct uw2_table *t = v->t;
@@ -503,6 +512,14 @@ static enum uw2_verr uw2_check_sequence(struct uw2_vstate *v, u32 pos)
 	for (;;) {
 		/* not at the UIT's end: that byte is another table's */
 		known = pos < t->uit_size ? uw2_memo_uit(v, pos) : 0;
+		/*
+		 * The clone marker only first, where r0 is the frame's own.
+		 * A tail the memo knows passed this check, so it can hold
+		 * the marker only at its start.
+		 */
+		if (known && n && uw2_clone_at(t, pos))
+			return uw2_fail(v->err, UW2_ERR_UIT_OPCODE,
+					uw2_blob_off(v, t->uit + pos));
 		if (known)
 			break;
 		r = uw2_spend(v, t->uit + pos);
@@ -513,9 +530,9 @@ static enum uw2_verr uw2_check_sequence(struct uw2_vstate *v, u32 pos)
 		if (d == UW2_DEC_TRUNC)
 			return uw2_fail(v->err, UW2_ERR_UIT_TRUNC,
 					uw2_blob_off(v, t->uit + pos));
-		if (d == UW2_DEC_SPARE)
+		if (d == UW2_DEC_SPARE || (n && in.kind == UW2_K_CLONE))
 			return uw2_fail(v->err, UW2_ERR_UIT_OPCODE,
-					uw2_blob_off(v, t->uit + pos));
+					uw2_blob_off(v, t->uit + op));
 		if (n == UW2_SEQ_OPS_MAX) {
 			known = 1;	/* one more than may be */
 			break;
@@ -1136,6 +1153,8 @@ static enum uw2_exec uw2_exec(const u8 *ops, u32 len, u32 *pos,
 		return UW2_EXEC_ROOT;
 	case UW2_K_NORETURN:
 		return UW2_EXEC_NORETURN;
+	case UW2_K_CLONE:
+		return UW2_EXEC_CLONE;
 	}
 	return UW2_EXEC_BAD_OPCODE;
 }
@@ -1234,15 +1253,48 @@ static bool uw2_fast_op(const u8 *ops, u32 *pos, struct uw2_regs *regs,
 }
 
 /*
+ * The clone marker (B1 20); @first: the first opcode the sampled frame
+ * ran.  Between a clone wrapper's system call and its test of the
+ * result, the caller and the new thread run the same instructions in
+ * different frames, and only r0, the call's result, tells them apart.
+ * r0 is the frame's own only there (a caller frame's r0 holds a callee's
+ * value, and an opcode before could have popped it): else, refused.
+ *
+ * The new thread's r0 is 0: the kernel's copy_thread() sets it in the
+ * registers the thread starts with, both those it returns to user space
+ * with and those a sample in the kernel reads (pt_regs, until the thread
+ * first leaves the kernel).  The caller's r0 in user space is the
+ * result, a thread id or an error, never 0: go on, the caller's frame.
+ * A caller sampled in the kernel, inside the call, shows pt_regs' r0:
+ * the flags argument until the kernel stores the result there, on both
+ * 32-bit ARM and arm64.  Flags may be 0 (nothing shared, no exit
+ * signal), so in registers saved on kernel entry (UW2_F_KERNEL_REGS)
+ * r0 == 0 proves no thread start and is refused; any other r0 is still
+ * the caller's.
+ */
+static enum uw2_exec uw2_clone_split(const struct uw2_walk *w,
+				     const struct uw2_regs *regs, bool first)
+{
+	if (!first)
+		return UW2_EXEC_REFUSE;
+	if (regs->r[0])
+		return UW2_EXEC_NEXT;
+	return w->flags & UW2_F_KERNEL_REGS ? UW2_EXEC_REFUSE : UW2_EXEC_ROOT;
+}
+
+/*
  * Run one sequence; validation bounds it to UW2_SEQ_OPS_MAX opcodes, the
- * sample's budget all sequences together.
+ * sample's budget all sequences together.  @sampled: the frame is the
+ * sampled one.
  */
 static enum uw2_exec uw2_run_sequence(struct uw2_walk *w,
 				      const struct uw2_table *t, u32 pos,
-				      struct uw2_regs *regs, u32 *popped)
+				      struct uw2_regs *regs, u32 *popped,
+				      bool sampled)
 {
 	bool pc_updated = false;
 	enum uw2_exec res;
+	u32 start = pos;
 
 	do {
 		if (w->steps < UW2_OP_STEPS)
@@ -1253,6 +1305,9 @@ static enum uw2_exec uw2_run_sequence(struct uw2_walk *w,
 				 w->stack, &res))
 			res = uw2_exec(t->uit, t->uit_size, &pos, regs,
 				       &pc_updated, popped, w->stack);
+		if (res == UW2_EXEC_CLONE)
+			res = uw2_clone_split(w, regs, sampled &&
+					      pos - start == 2);
 		if (!uw2_sp_ok(w, regs->r[UW2_SP]))
 			return UW2_EXEC_BAD_SP;
 	} while (res == UW2_EXEC_NEXT);
@@ -1860,7 +1915,7 @@ static enum uw2_exec uw2_jit_run(struct uw2_walk *w, const u8 *ops, u32 len,
 
 	*next = *regs;
 	*popped = 0;
-	return uw2_run_sequence(w, &t, 0, next, popped);
+	return uw2_run_sequence(w, &t, 0, next, popped, false);
 }
 
 /*
@@ -1963,7 +2018,8 @@ static enum uw2_stop uw2_step(struct uw2_walk *w, struct uw2_regs *regs,
 	}
 	/* a frame that fails half way must not leave half its registers */
 	next = *regs;
-	res = uw2_run_sequence(w, f.t, f.uit_index, &next, &popped);
+	res = uw2_run_sequence(w, f.t, f.uit_index, &next, &popped,
+			       depth == 1);
 	/*
 	 * The sampled function's own lr, left by a call that never returns
 	 * made from that very function, is no caller: the sampled frame

@@ -37,6 +37,19 @@
 #define UW2_OP_NORETURN_0	0xb1
 #define UW2_OP_NORETURN_1	0x10
 
+/*
+ * The clone marker, a uwprof extension on a third spare EHABI encoding
+ * ("B1 20"), only ever first in a sequence: the instructions between a
+ * clone wrapper's system call and its test of the result, which the
+ * caller and the new thread both run, in different frames.  The new
+ * thread's r0 is 0 there and the caller's never is (uw2_clone_split() in
+ * unwind_v2.c says why), so in the sampled frame r0 == 0 ends the unwind
+ * as "root", the thread's outermost frame, and any other r0 goes on with
+ * the opcodes after the marker: the caller's frame.
+ */
+#define UW2_OP_CLONE_0		0xb1
+#define UW2_OP_CLONE_1		0x20
+
 /* A table whose header has been checked; the spans point into the blob. */
 struct uw2_table {
 	const u8 *page_table;	/* page_count little-endian u32 */
@@ -297,6 +310,7 @@ enum uw2_exec {
 	UW2_EXEC_FINISH,	/* frame complete, pc holds the return address */
 	UW2_EXEC_ROOT,		/* the outermost-frame marker */
 	UW2_EXEC_NORETURN,	/* the never-returning-call marker */
+	UW2_EXEC_CLONE,		/* the clone marker: the frame's r0 decides */
 	UW2_EXEC_REFUSE,	/* "refuse to unwind" */
 	UW2_EXEC_BAD_OPCODE,	/* spare, reserved or truncated opcode */
 	UW2_EXEC_BAD_SP,	/* vsp would wrap, or a pop leaves the window */
@@ -343,6 +357,14 @@ enum uw2_exec uw2_exec_op(const u8 *ops, u32 len, u32 *pos,
  * stop are the same as without it.
  */
 #define UW2_F_FRAMES_ONLY	0x2
+
+/*
+ * @regs are the user registers the kernel saved when the task entered it
+ * (a sample taken in the kernel), not those user code was interrupted
+ * with: the clone marker then refuses where r0 is 0, which there may be
+ * the caller's flags argument rather than the new thread's result.
+ */
+#define UW2_F_KERNEL_REGS	0x4
 
 #ifndef __KERNEL__
 /*

@@ -186,6 +186,7 @@ static const uint8_t good_seq[][4] = {
 	{ 3, 0x97, 0x02, 0xb0 },	/* vsp = r7; vsp += 12 */
 	{ 3, 0x84, 0x00, 0xb0 },	/* pop r14 (mask) */
 	{ 2, 0xb1, 0x10 },		/* noreturn */
+	{ 3, 0xb1, 0x20, 0xb0 },	/* clone: r0 0 root, else finish */
 	{ 3, 0xb2, 0x7f, 0xb0 },	/* big vsp add */
 };
 

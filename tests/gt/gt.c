@@ -26,6 +26,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -36,6 +37,7 @@
 #include <unistd.h>
 #include <link.h>
 #include <sys/syscall.h>
+#include <linux/futex.h>
 
 #include "unwind_v2.h"
 #include "lib/uwt.h"
@@ -55,13 +57,13 @@ uint32_t gt_cfi_tail(uint32_t i);
 
 enum { R_MEMCPY, R_MEMMOVE, R_MEMSET, R_STRLEN, R_STRCMP, R_SYSCALL,
        R_UIDIV, R_IDIV, R_ULDIVMOD, R_L2D, R_NOCFI, R_CLASSES, R_APCS,
-       R_EHABI, R_V8LEAF, R_CFITAIL,
+       R_EHABI, R_V8LEAF, R_CFITAIL, R_CLONE,
        R_CHAIN, R_COUNT };
 
 static const char *const routine_name[R_COUNT] = {
 	"memcpy", "memmove", "memset", "strlen", "strcmp", "syscall", "uidiv",
 	"idiv", "uldivmod", "l2d", "no-cfi", "no-cfi-classes", "apcs",
-	"ehabi-only", "v8-leaf", "cfi-tail", "chain",
+	"ehabi-only", "v8-leaf", "cfi-tail", "clone", "chain",
 };
 
 /* Written by one thread each; read by the judge after the joins. */
@@ -77,6 +79,8 @@ struct worker {
 	uint32_t stack_lo, stack_hi;
 	struct sample *samples;
 	uint32_t nsamples, cap;
+	struct sample *tsamples;	/* routine clone: its threads' */
+	uint32_t ntsamples;
 	volatile uint32_t sink;
 };
 
@@ -119,12 +123,81 @@ static char *volatile str_y = "y";	/* volatile: no folding */
 static volatile uint32_t div_num = 0x7fffffff, div_den = 7;
 static volatile uint64_t ldiv_num = 0x123456789abcdefull, ldiv_den = 12345;
 
+/*
+ * Routine clone: the C library's clone wrapper starts a thread that
+ * shares all but its stack, runs clone_child and exits; the caller
+ * signals it at once, so that samples of both fall right after the
+ * wrapper's system call, where they run the same instructions in
+ * different frames (the clone marker's rows), and waits for its exit.
+ * The thread shares the caller's TLS (no CLONE_SETTLS), so the handler
+ * finds the caller's worker there and tells the thread by its stack.
+ */
+static char clone_stack[65536] __attribute__((aligned(8)));
+static volatile pid_t clone_tid;	/* 0 once the thread has exited */
+static volatile uint32_t clone_ret;	/* the system call's return */
+
+/*
+ * The return address of the wrapper's system call, "svc 0" the last
+ * before its call of the thread's function at @ra (Thumb): 0 if not
+ * found.  Only to count the samples that fall there.
+ */
+static uint32_t svc_return_before(uint32_t ra)
+{
+	for (uint32_t a = (ra & ~1u) - 2; a + 64 >= (ra & ~1u); a -= 2)
+		if (*(const uint16_t *)(uintptr_t)a == 0xdf00)
+			return (a + 2) | 1;
+	return 0;
+}
+
+__attribute__((noinline)) static int clone_child(void *arg)
+{
+	volatile uint32_t sink = (uint32_t)(uintptr_t)arg;
+
+	if (!clone_ret)
+		clone_ret = svc_return_before((uint32_t)(uintptr_t)
+					      __builtin_return_address(0));
+	for (int k = 0; k < 64; k++)
+		sink = sink * 33 + k;
+	return 0;
+}
+
+__attribute__((noinline)) static void clone_once(struct worker *w)
+{
+	const int flags = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND |
+			  CLONE_THREAD | CLONE_SYSVSEM | CLONE_CHILD_CLEARTID;
+	pid_t t, v;
+
+	clone_tid = -1;
+	t = clone(clone_child, clone_stack + sizeof(clone_stack), flags, w,
+		  NULL, NULL, &clone_tid);
+	if (t <= 0) {
+		clone_tid = 0;
+		return;
+	}
+	syscall(SYS_tgkill, getpid(), t, SIGPROF);
+	while ((v = clone_tid) != 0)
+		syscall(SYS_futex, &clone_tid, FUTEX_WAIT, v, NULL, NULL, 0);
+}
+
+/*
+ * glibc's memcpy for cores without NEON, in the static builds (libc.a's
+ * memcpy object holds it; libc.so.6 exports none): its long copies keep
+ * r8 in a 32-byte frame made by "str r8, [sp, #-32]!".  qemu's cores
+ * have NEON, so memcpy alone would never run it.
+ */
+extern void *__memcpy_vfp(void *dst, const void *src, size_t n)
+	__attribute__((weak));
+
 /* One call of the routine: the leaf of the chain. */
 __attribute__((noinline)) static void leaf(struct worker *w, int i)
 {
 	switch (w->routine) {
 	case R_MEMCPY:
-		memcpy(buf_b + (i & 7), buf_a, 64 + (i & 4095));
+		/* every other call the VFP variant, where it is linked in */
+		if ((i & 1) && __memcpy_vfp)
+			__memcpy_vfp(buf_b + (i & 7), buf_a, 64 + (i & 4095));
+		else
+			memcpy(buf_b + (i & 7), buf_a, 64 + (i & 4095));
 		break;
 	case R_MEMMOVE:
 		memmove(buf_a + 1 + (i & 15), buf_a, 32 + (i & 2047));
@@ -183,6 +256,18 @@ __attribute__((noinline)) static void leaf(struct worker *w, int i)
 	case R_CFITAIL:
 		for (int k = 0; k < 16; k++)
 			w->sink += gt_cfi_tail(i + k);
+		break;
+	case R_CLONE:
+		/*
+		 * one call in 8 starts a thread; the others keep the caller
+		 * busy in its own code, where its timer's samples are taken
+		 */
+		if (i & 7) {
+			for (int k = 0; k < 2048; k++)
+				w->sink = w->sink * 33 + k;
+		} else {
+			clone_once(w);
+		}
 		break;
 	case R_EHABI:
 		/* many calls: samples at its first instruction */
@@ -253,16 +338,34 @@ static void on_prof(int sig, siginfo_t *si, void *ucv)
 
 	(void)sig;
 	(void)si;
-	if (!w || w->nsamples == w->cap)
+	if (!w)
+		return;
+	memcpy(r.r, &mc->arm_r0, sizeof(r.r));	/* r0-r10, fp, ip, sp, lr, pc */
+	if (mc->arm_cpsr & 0x20)
+		r.r[UW2_PC] |= 1;
+	if (w->tsamples && r.r[UW2_SP] >= (uint32_t)(uintptr_t)clone_stack &&
+	    r.r[UW2_SP] <= (uint32_t)(uintptr_t)clone_stack + sizeof(clone_stack)) {
+		/* the clone routine's thread, in the caller's TLS */
+		if (w->ntsamples == w->cap)
+			return;
+		s = &w->tsamples[w->ntsamples];
+		st = (struct uw2_stack){ r.r[UW2_SP],
+					 (uint32_t)(uintptr_t)clone_stack +
+					 sizeof(clone_stack), read_word, NULL,
+					 NULL };
+		s->stop = uw2_unwind(mods, nmods, &r, &st, s->frames,
+				     MAX_FRAMES, &n, 0);
+		s->n = n;
+		w->ntsamples++;
+		return;
+	}
+	if (w->nsamples == w->cap)
 		return;
 	s = &w->samples[w->nsamples];
-	memcpy(r.r, &mc->arm_r0, sizeof(r.r));	/* r0-r10, fp, ip, sp, lr, pc */
 	st = (struct uw2_stack){ r.r[UW2_SP], w->stack_hi, read_word, NULL,
 				 NULL };
 	if (r.r[UW2_SP] < w->stack_lo || r.r[UW2_SP] > w->stack_hi)
 		return;		/* on a signal stack or another: not ours */
-	if (mc->arm_cpsr & 0x20)
-		r.r[UW2_PC] |= 1;
 	s->stop = uw2_unwind(mods, nmods, &r, &st, s->frames, MAX_FRAMES, &n, 0);
 	s->n = n;
 	w->nsamples++;
@@ -669,6 +772,52 @@ static int judge(const struct worker *w, const struct sample *s,
 	return 0;
 }
 
+static bool is_clone(const char *name)
+{
+	return !strcmp(name, "__clone") || !strcmp(name, "clone");
+}
+
+/*
+ * A sample of the clone routine's thread, judged as judge() does: the
+ * wrapper's frame alone (from its system call's return to its call of
+ * the thread's function), or clone_child's and then the wrapper's, whose
+ * return address follows that call, ending root.
+ */
+static int judge_thread(const struct sample *s, char *why, size_t wlen)
+{
+	const char *f0 = s->n ? sym_name(s->frames[0] & ~1u) : "-";
+	bool child = !strcmp(f0, "clone_child");
+
+	if (s->n == 2 && child &&
+	    is_clone(sym_name((s->frames[1] & ~1u) - 1)) &&
+	    after_call(s->frames[1])) {
+		snprintf(why, wlen, "thread: stopped %s after clone_child",
+			 uw2_stop_name(s->stop));
+		return s->stop == UW2_STOP_ROOT ? 0 : 1;
+	}
+	if (s->n == 1 && (child || is_clone(f0))) {
+		snprintf(why, wlen, "thread: stopped %s in %s",
+			 uw2_stop_name(s->stop), f0);
+		if (s->stop == UW2_STOP_ROOT)
+			return child ? 2 : 0;
+		return 1;
+	}
+	snprintf(why, wlen, "thread: %u frames from %s, stop %s", s->n, f0,
+		 uw2_stop_name(s->stop));
+	return 2;
+}
+
+/* Samples of @w (@tsamples: its threads') right after the clone call. */
+static uint32_t at_clone_return(const struct worker *w, bool tsamples)
+{
+	const struct sample *v = tsamples ? w->tsamples : w->samples;
+	uint32_t n = tsamples ? w->ntsamples : w->nsamples, k, c = 0;
+
+	for (k = 0; clone_ret && k < n; k++)
+		c += v[k].n && v[k].frames[0] == clone_ret;
+	return c;
+}
+
 /* The distinct reasons of one routine's failed samples, with counts. */
 static struct { char text[208]; uint32_t n; } reasons[16];
 static uint32_t nreasons;
@@ -758,7 +907,9 @@ int main(int argc, char **argv)
 		w[r].routine = r;
 		w[r].cap = want;
 		w[r].samples = calloc(want, sizeof(struct sample));
-		if (!w[r].samples)
+		if (r == R_CLONE)
+			w[r].tsamples = calloc(want, sizeof(struct sample));
+		if (!w[r].samples || (r == R_CLONE && !w[r].tsamples))
 			return 2;
 	}
 	sa.sa_sigaction = on_prof;
@@ -803,6 +954,24 @@ int main(int argc, char **argv)
 			else if (v >= 2 && !wrong++)	/* wrong, or not root */
 				snprintf(first_wrong, sizeof(first_wrong), "%s", why);
 		}
+		/* the clone routine's threads: judged alike, counted apart */
+		for (uint32_t i = 0; i < w[r].ntsamples; i++) {
+			int v = judge_thread(&w[r].tsamples[i], why, sizeof(why));
+
+			if (!v)
+				continue;
+			reason_add(v == 1 ? "early" : "WRONG", why);
+			if (getenv("GT_DUMP") || (v == 2 && wrong < 5))
+				dump_sample(&w[r].tsamples[i], why);
+			if (v == 1 && !early++)
+				snprintf(first_early, sizeof(first_early), "%s", why);
+			else if (v == 2 && !wrong++)
+				snprintf(first_wrong, sizeof(first_wrong), "%s", why);
+		}
+		if (r == R_CLONE)
+			printf("#   clone: %u samples of its threads (judged with the caller's); right after the system call (0x%08x): %u of the caller's, %u of its threads'\n",
+			       w[r].ntsamples, clone_ret, at_clone_return(&w[r], false),
+			       at_clone_return(&w[r], true));
 		reasons_print(routine_name[r]);
 		if (by_design)
 			printf("#   %s: %u samples refused by design in __longjmp, an IT block's conditional return or after a conditional pop (not counted)\n",

@@ -16,7 +16,12 @@
 # pointer as C++ calls V8's MemCopy (exact only by table/v8builtins.c's
 # rows: V8's frame walk alone stops there).  tests/gt/gt_cfitail.S has
 # CFI in clang's shape, prologue rows only, before epilogues that pop
-# and tail-call (routine cfi-tail).  The stripped builds (gcc-stripped,
+# and tail-call (routine cfi-tail).  Routine clone starts
+# threads with the C library's clone wrapper and signals them at once:
+# samples of caller and thread right after its system call are exact only
+# by the clone marker's rows (docs/FORMAT.md); qemu-user delivers the
+# thread no signal under GT_TIMER=thread, so its samples need the prof
+# timer.  The stripped builds (gcc-stripped,
 # clang-stripped: dynamic; gcc-staticstripped) have no symbols, no CFI and
 # no unwind tables in the program's own code, as distributions ship
 # programs: the table comes from the stripped file alone, through

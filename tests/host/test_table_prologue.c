@@ -233,6 +233,26 @@ TEST(thumb_saves_into_the_frame)
 	analysed_as(code, sizeof(code), true, w, sizeof(w) / sizeof(w[0]));
 }
 
+TEST(arm_push_with_room)
+{
+	/* glibc's ARM memcpy, long copies: str r8, [sp, #-32]!;
+	 * strd r4, r5, [sp, #8]; mov r8, #0; ldrd r4, r5, [sp, #8];
+	 * ldr r8, [sp], #32; bx lr */
+	static const u8 code[] = { 0x20, 0x80, 0x2d, 0xe5, 0xf8, 0x40, 0xcd,
+				   0xe1, 0x00, 0x80, 0xa0, 0xe3, 0xd8, 0x40,
+				   0xcd, 0xe1, 0x20, 0x80, 0x9d, 0xe4, 0x1e,
+				   0xff, 0x2f, 0xe1 };
+	static const struct want w[] = {
+		{ 4, 32, 1, { 8 }, { -32 } },
+		{ 8, 32, 3, { 8, 4, 5 }, { -32, -24, -20 } },
+		{ 12, 32, 3, { 8, 4, 5 }, { -32, -24, -20 } },
+		{ 16, 32, 1, { 8 }, { -32 } },
+		{ 20, 0, 0, { 0 }, { 0 } },
+	};
+
+	analysed_as(code, sizeof(code), false, w, sizeof(w) / sizeof(w[0]));
+}
+
 TEST(thumb_pop_past_unwritten_slots)
 {
 	/* strcmp's other return: strd r4, r5, [sp, #-16]!; movs r4, #1;

@@ -425,8 +425,8 @@ static u32 spec_opcode_len(u8 op, u8 b)
 		return 0;
 	if (op < 0xb1)
 		return 1;
-	if (op == 0xb1)	/* B1 10: uwprof's never-returning-call marker */
-		return (b & 0xf0) && b != 0x10 ? 0 : 2;
+	if (op == 0xb1)	/* B1 10, B1 20: uwprof's noreturn and clone markers */
+		return (b & 0xf0) && b != 0x10 && b != 0x20 ? 0 : 2;
 	if (op == 0xb2)
 		return 2;
 	if (op == 0xb3 || op == 0xc8 || op == 0xc9)
@@ -931,7 +931,7 @@ TEST(verr_uit_index)
 TEST(verr_uit_opcode)
 {
 	static const u8 spare[][2] = {
-		{ 0x9d }, { 0x9f }, { 0xb1, 0x20 }, { 0xb4 }, { 0xb7 },
+		{ 0x9d }, { 0x9f }, { 0xb1, 0x30 }, { 0xb4 }, { 0xb7 },
 		{ 0xc0 }, { 0xc6, 0x00 }, { 0xc7 }, { 0xca }, { 0xcf },
 		{ 0xd8 }, { 0xff }, { 0xb3, 0x88 }, { 0xc9, 0x1f },
 	};
@@ -943,6 +943,29 @@ TEST(verr_uit_opcode)
 		b[80 + 6] = spare[i][1];
 		check_verr(b, VB_SIZE, UW2_ERR_UIT_OPCODE, 80 + 5);
 	}
+}
+
+/*
+ * The clone marker only as the first opcode of a sequence a pair names:
+ * first it is accepted; after another opcode it is refused, also when a
+ * pair checked before named it as the start of its own sequence (the
+ * memo then knows it, and the walk from the earlier opcode stops there).
+ */
+TEST(verr_clone_marker_first_only)
+{
+	u8 b[VB_SIZE];
+
+	vb_init(b);
+	b[80 + 5] = 0xb1;		/* the second sequence: B1 20 B0 */
+	b[80 + 6] = 0x20;
+	check_verr(b, VB_SIZE, UW2_OK, 0);
+	b[80 + 5] = 0x00;		/* 00 B1 20 B0 */
+	b[80 + 6] = 0xb1;
+	b[80 + 7] = 0x20;
+	check_verr(b, VB_SIZE, UW2_ERR_UIT_OPCODE, 80 + 6);
+	b[64 + 3] = 6;			/* B1 20 B0 named first, then 00 ... */
+	b[64 + 5] = 5;
+	check_verr(b, VB_SIZE, UW2_ERR_UIT_OPCODE, 80 + 6);
 }
 
 TEST(verr_uit_trunc)
@@ -1214,6 +1237,9 @@ TEST(verr_too_complex_memo)
  *   Q  0x900  vsp = r7                       97 B0
  *   S  0xa00  sp += 8, lr never saved         01 B0 (a noreturn caller)
  *      0xa10  its call the generator proved   B1 10 (never returns)
+ *   C  0xb00  clone wrapper: push {r4, lr}   B0 | A8 B0
+ *      0xb10  after its svc, to its branch   B1 20 A8 B0 (r0 0: root)
+ *      0xb14  the caller's path on           A8 B0
  */
 #define A_BASE 0x10000u
 #define B_BASE 0x40000u
@@ -1230,6 +1256,7 @@ static const u8 s_p[] = { 0x00, 0xb0 };
 static const u8 s_q[] = { 0x97, 0xb0 };
 static const u8 s_s[] = { 0x01, 0xb0 };
 static const u8 s_noret[] = { 0xb1, 0x10 };
+static const u8 s_clone[] = { 0xb1, 0x20, 0xa8, 0xb0 };
 
 #define ROW(o, s) { (o), (s), sizeof(s) }
 
@@ -1247,6 +1274,9 @@ static const struct uw2g_row r_z[] = { ROW(0, s_b0) };
 static const struct uw2g_row r_p[] = { ROW(0, s_p) };
 static const struct uw2g_row r_q[] = { ROW(0, s_q) };
 static const struct uw2g_row r_s[] = { ROW(8, s_noret), ROW(0, s_s) };
+static const struct uw2g_row r_c[] = {
+	ROW(10, s_a8), ROW(8, s_clone), ROW(2, s_a8), ROW(0, s_b0),
+};
 
 #define FN(start, rows) { (start), (rows), sizeof(rows) / sizeof(rows[0]) }
 
@@ -1254,7 +1284,8 @@ static const struct uw2g_func a_funcs[] = {
 	FN(0x000, r_refuse), FN(0x100, r_l), FN(0x200, r_m),
 	FN(0x300, r_t), FN(0x400, r_root), FN(0x500, r_n),
 	FN(0x600, r_refuse), FN(0x700, r_z), FN(0x800, r_p),
-	FN(0x900, r_q), FN(0xa00, r_s), FN(0xb00, r_refuse),
+	FN(0x900, r_q), FN(0xa00, r_s), FN(0xb00, r_c),
+	FN(0xc00, r_refuse),
 };
 
 /* Module B at 0x40000: a leaf and a two-page function. */
@@ -2202,10 +2233,73 @@ TEST(rule_root_marker_and_zero_return)
 	CHECK_EQ_U32(w.n, 1);
 }
 
+/*
+ * The clone marker: sampled after the clone wrapper's svc, r0 0 is the
+ * new thread's outermost frame, any other r0 the caller's frame, which
+ * goes on; in registers saved on kernel entry r0 0 may be the caller's
+ * flags and refuses.  In a caller's frame r0 is a callee's: refused.
+ */
+TEST(rule_clone_marker)
+{
+	static const u32 r0s[] = { 0, 4321, 0x3d0f00, 0xfffffff5 };
+	struct world w;
+
+	for (u32 k = 0; k < 2; k++) {
+		unsigned int fl = k ? UW2_F_KERNEL_REGS : 0;
+
+		for (u32 i = 0; i < sizeof(r0s) / sizeof(r0s[0]); i++) {
+			world_init(&w);
+			w.regs.r[0] = r0s[i];
+			w.regs.r[UW2_PC] = A_BASE + 0xb10 + (i & 1) * 2 + 1;
+			mem_put(&w.mem, VSP + 4, RA_R);
+			if (r0s[i]) {
+				CHECK_EQ_U32(world_unwind(&w, 16, fl),
+					     UW2_STOP_ROOT);
+				CHECK_EQ_U32(w.n, 2);
+				CHECK_EQ_U32(w.frames[1], RA_R);
+			} else {
+				CHECK_EQ_U32(world_unwind(&w, 16, fl),
+					     k ? UW2_STOP_REFUSED :
+						 UW2_STOP_ROOT);
+				CHECK_EQ_U32(w.n, 1);
+				CHECK_EQ_U32(w.mem.reads, 0);
+			}
+		}
+	}
+	/* a return address whose call site has the marker's row */
+	world_init(&w);
+	w.regs.r[UW2_PC] = A_BASE + 0x104;	/* L, after its push */
+	mem_put(&w.mem, VSP + 4, A_BASE + 0xb12 + 1);
+	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_REFUSED);
+	CHECK_EQ_U32(w.n, 2);
+	/* a table not validated, the marker after another opcode: refused */
+	for (u32 r0 = 0; r0 < 2; r0++) {
+		static const u8 late[] = { 0x00, 0xb1, 0x20, 0xb0 };
+		struct uw2_table t;
+		struct uw2_module mod = { A_BASE, A_BASE + 0x1000, &t, 0, 0 };
+		u32 frames[4], n;
+		u8 b[VB_SIZE];
+
+		vb_init(b);
+		vb_set(b, 7, sizeof(late));
+		b[64 + 1] = 0;
+		memcpy(b + 80, late, sizeof(late));
+		CHECK(uw2_table_init(&t, b, VB_SIZE, NULL) != UW2_OK);
+		CHECK_EQ_U32(uw2_table_parse_header(&t, b, VB_SIZE, NULL),
+			     UW2_OK);
+		world_init(&w);
+		w.regs.r[0] = r0;
+		w.regs.r[UW2_PC] = A_BASE + 0x10;
+		CHECK_EQ_U32(uw2_unwind(&mod, 1, &w.regs, &w.stack, frames, 4,
+					&n, 0), UW2_STOP_REFUSED);
+		CHECK_EQ_U32(n, 1);
+	}
+}
+
 /* Tables are validated, but the walk still stops on bad opcodes. */
 TEST(rule_bad_opcode_at_run_time)
 {
-	static const u8 seqs[][2] = { { 0x9d }, { 0xb1, 0x20 }, { 0xc0 },
+	static const u8 seqs[][2] = { { 0x9d }, { 0xb1, 0x30 }, { 0xc0 },
 				      { 0x00 } };
 	u8 b[VB_SIZE];
 	struct uw2_table t;

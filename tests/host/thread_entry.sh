@@ -52,11 +52,24 @@ clone_case() {
 	expect "$name: a thread's outermost frame ends as root" "#0 $(printf '0x%08x' $ret)
 stop: root" "$(unwind "$table" --reg pc=$ret --reg lr=0x1235 --max-depth 8)"
 	# The instruction after the system call runs in the caller and in the
-	# new thread (whose lr is a stale copy): no row can be right for both.
+	# new thread (whose lr is a stale copy), told apart by r0, the call's
+	# result: 0 in the thread, its id in the caller.  Registers the kernel
+	# saved on entry may hold the caller's flags there, which may be 0.
 	after=$(printf '0x%x' $((0x$svc + 3)))
-	expect "$name: right after the clone system call the walk refuses" \
+	expect "$name: right after the clone system call r0 0 is the new thread" \
 		"#0 $(printf '0x%08x' $after)
-stop: refused" "$(unwind "$table" --reg pc=$after --reg lr=0x1235)"
+stop: root" "$(unwind "$table" --reg pc=$after --reg lr=0x1235 --reg r0=0)"
+	expect "$name: right after the clone system call r0 0 in the kernel refuses" \
+		"#0 $(printf '0x%08x' $after)
+stop: refused" "$(unwind "$table" --reg pc=$after --reg lr=0x1235 --reg r0=0 --kernel-regs)"
+	expect "$name: right after the clone system call r0 > 0 is the caller" \
+		"#0 $(printf '0x%08x' $after)
+#1 0x00001235
+stop: no-table" "$(unwind "$table" --reg pc=$after --reg lr=0x1235 --reg r0=4242)"
+	expect "$name: right after the clone system call r0 < 0 is the caller" \
+		"#0 $(printf '0x%08x' $after)
+#1 0x00001235
+stop: no-table" "$(unwind "$table" --reg pc=$after --reg lr=0x1235 --reg r0=0xfffffff5 --kernel-regs)"
 	expect "$name: the parent's return after clone goes through lr" "#0 $(printf '0x%08x' 0x$bxlr)
 #1 0x00001235
 stop: no-table" "$(unwind "$table" --reg pc=0x$bxlr --reg lr=0x1235)"

@@ -23,7 +23,7 @@
 static const char usage_text[] =
 "usage: uwprof unwind --table FILE[@TEXT_START] [--table ...]\n"
 "                     --stack FILE --stack-base ADDR [--reg NAME=VALUE ...]\n"
-"                     [--max-depth N] [--chrome-compat]\n"
+"                     [--max-depth N] [--chrome-compat] [--kernel-regs]\n"
 "                     [--jit KIND:START-END ...]\n"
 "\n"
 "Replays one unwind with v2 tables and prints the frames it finds:\n"
@@ -48,6 +48,9 @@ static const char usage_text[] =
 "  --chrome-compat            Chrome's rules: callers looked up at the\n"
 "                             return address itself, and every frame's\n"
 "                             sp 8-byte aligned (else word alignment)\n"
+"  --kernel-regs              the registers are those the kernel saved\n"
+"                             on entry (a sample taken in the kernel):\n"
+"                             after a clone system call r0 0 refuses\n"
 "\n"
 "Numbers are decimal or 0x-prefixed hex.  Exit status 2 on a bad\n"
 "argument or an invalid table.\n";
@@ -269,6 +272,10 @@ static bool parse_option(int argc, char **argv, int *i, struct unwind_args *a)
 
 	if (!strcmp(argv[*i], "--chrome-compat")) {
 		a->flags |= UW2_F_CHROME_COMPAT;
+		return true;
+	}
+	if (!strcmp(argv[*i], "--kernel-regs")) {
+		a->flags |= UW2_F_KERNEL_REGS;
 		return true;
 	}
 	for (k = 0; k < sizeof(valued) / sizeof(valued[0]); k++)

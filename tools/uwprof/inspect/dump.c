@@ -106,6 +106,9 @@ u32 tb_ops_words(const u8 *ops, u32 len, char *out, size_t outlen)
 		case UW_EH_NORETURN:
 			sb(&s, "noreturn");
 			return i;
+		case UW_EH_CLONE:
+			sb(&s, "clone: r0 0 root, else");
+			break;
 		case UW_EH_SPARE:
 			sb(&s, "spare 0x%02x", op.byte);
 			return i;

@@ -71,6 +71,8 @@ enum uw_eh_kind uw_eh_next(const uint8_t *ops, uint32_t len, uint32_t *pos,
 			op->kind = UW_EH_ROOT;
 		} else if (x == 0x10) {
 			op->kind = UW_EH_NORETURN;
+		} else if (x == 0x20) {
+			op->kind = UW_EH_CLONE;
 		} else {
 			op->kind = UW_EH_POP;
 			op->val = x;

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * ARM EHABI unwind opcodes read one at a time (ARM IHI 0038, 10.3, with
- * uwprof's root and noreturn markers, docs/FORMAT.md): the one walker the
- * generator's check of the opcodes it takes in (table/ehabi.c) and the
- * dumper (inspect/dump.c) share.  The unwinder executes them itself
+ * uwprof's root, noreturn and clone markers, docs/FORMAT.md): the one
+ * walker the generator's check of the opcodes it takes in (table/ehabi.c)
+ * and the dumper (inspect/dump.c) share.  The unwinder executes them itself
  * (unwind_v2.c), as the kernel cannot link this.  libc only.
  */
 #ifndef UWPROF_EHABI_H
@@ -22,6 +22,8 @@ enum uw_eh_kind {
 	UW_EH_REFUSE,		/* 10000000 00000000 */
 	UW_EH_ROOT,		/* 10110001 00000000: the outermost frame */
 	UW_EH_NORETURN,		/* 10110001 00010000: a call that never returns */
+	UW_EH_CLONE,		/* 10110001 00100000: r0 0 is a new thread's
+				 * outermost frame, else the opcodes after */
 	UW_EH_SPARE,		/* a spare encoding, one byte */
 	UW_EH_TRUNC,		/* the sequence ends inside the opcode */
 };

@@ -254,6 +254,7 @@ int tb_convert_compat(const struct tb_cfi_func *f, struct tb_func *out,
 void tb_state_apply(struct tb_row *st, const struct tb_row *row)
 {
 	st->addr = row->addr;
+	st->clone_r0 = row->clone_r0;
 	if (row->cfa_kind != TB_CFA_UNSET) {
 		st->cfa_kind = row->cfa_kind;
 		st->cfa_reg = row->cfa_reg;
@@ -392,6 +393,13 @@ bool tb_encode_state(const struct tb_row *st, struct tb_seq *out,
 		static const u8 refuse[] = { 0x80, 0x00 };
 
 		return tb_seq_put(out, refuse, 2);
+	}
+	if (st->clone_r0) {
+		/* first, where the unwinder takes r0 as the frame's own */
+		static const u8 clone[] = { 0xb1, 0x20 };
+
+		if (!tb_seq_put(out, clone, 2))
+			goto too_long;
 	}
 	if (st->cfa_kind == TB_CFA_EXPR)
 		return fail(reason, TB_N_CFA_EXPR, detail, dlen, "CFA", -1);

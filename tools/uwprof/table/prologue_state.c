@@ -76,15 +76,18 @@ int pa_add_row(struct tb_cfi_func *f, const struct pa_state *st, u32 addr,
 		r->r[TB_RA].kind = TB_R_UNDEF;
 		return 0;
 	}
-	/*
-	 * Between a clone wrapper's system call and the test of its result
-	 * the caller and the new thread run the same code, in frames that
-	 * differ (the thread's lr is a stale copy of the caller's): refused.
-	 */
-	if (st->ambiguous || st->clone != PA_CL_NONE) {
+	if (st->ambiguous) {
 		r->r[TB_RA].kind = TB_R_AMBIGUOUS;
 		return 0;
 	}
+	/*
+	 * Between a clone wrapper's system call and the test of its result
+	 * the caller and the new thread run the same code, in frames that
+	 * differ (the thread's lr is a stale copy of the caller's).  r0, the
+	 * result the path has not changed yet (prologue_clone.c), tells
+	 * them apart: 0 in the new thread.  The rules are the caller's.
+	 */
+	r->clone_r0 = st->clone != PA_CL_NONE;
 	r->cfa_kind = TB_CFA_REG;
 	r->cfa_reg = st->on_fp ? st->fp : 13;
 	r->cfa_off = st->on_fp ? st->fp_off : st->cfa;

@@ -8,7 +8,8 @@
  * from the one before it, the first from an all-zero row:
  *
  *   ULEB128  its address minus the previous row's (modulo 2^32)
- *   byte     bit 0: the CFA fields differ; bit 1: compat_unparsable
+ *   byte     bit 0: the CFA fields differ; bit 1: compat_unparsable;
+ *            bit 2: clone_r0
  *   [byte cfa_kind, byte cfa_reg, ZZ cfa_off]  when bit 0 is set
  *   byte     how many rules differ, then for each
  *   byte index, byte kind, byte reg, ZZ off
@@ -47,7 +48,7 @@ static u32 pack_row(const struct tb_row *prev, const struct tb_row *r, u8 *out)
 		   r->cfa_reg != prev->cfa_reg || r->cfa_off != prev->cfa_off;
 	u32 o = tb_uleb128(r->addr - prev->addr, out), count;
 
-	out[o++] = cfa | r->compat_unparsable << 1;
+	out[o++] = cfa | r->compat_unparsable << 1 | r->clone_r0 << 2;
 	if (cfa) {
 		out[o++] = r->cfa_kind;
 		out[o++] = r->cfa_reg;
@@ -107,6 +108,7 @@ static void unpack_row(struct tb_rows_it *it)
 	r->addr += get(it, &p);
 	flags = b[p++];
 	r->compat_unparsable = flags >> 1 & 1;
+	r->clone_r0 = flags >> 2 & 1;
 	if (flags & 1) {
 		r->cfa_kind = b[p++];
 		r->cfa_reg = b[p++];

@@ -61,6 +61,14 @@ struct tb_row {
 	 * parsers expect, registers named other than "rN", unknown names.
 	 */
 	bool compat_unparsable;
+	/*
+	 * Between a clone wrapper's system call and its test of the result
+	 * (prologue analysis of thread entries): the rules are the caller's,
+	 * and where r0 is 0 the new thread's outermost frame runs instead
+	 * (the clone marker, docs/FORMAT.md).  Stated by each row, not
+	 * carried to the next; --chrome-compat never analyses thread entries.
+	 */
+	bool clone_r0;
 	struct tb_rule r[TB_NREGS];
 };
 
