@@ -898,7 +898,8 @@ static void uwprof_defer_run(struct callback_head *work)
 	 */
 	WRITE_ONCE(d->task, NULL);
 	barrier();
-	copy = *d;
+	/* not the kick, which a close may be queueing now */
+	memcpy(&copy, d, offsetof(struct uwprof_defer, kick));
 	clear_bit_unlock(d - s->defer, s->defer_busy);
 	uwprof_defer_finish(s, &copy);
 	uwprof_session_put(s);

@@ -231,7 +231,6 @@ static inline void uwprof_count(struct uwprof_cpu *c, u64 *counter)
 /* A sample handed from the interrupt to the task's own context. */
 struct uwprof_defer {
 	struct callback_head work;
-	struct callback_head kick;	/* queued at close, once (follow.c) */
 	struct uwprof_session *s;
 	/* whose sample it is, while queued: followed only under RCU */
 	struct task_struct *task;
@@ -244,6 +243,8 @@ struct uwprof_defer {
 	bool in_kernel;
 	bool thumb;
 	bool inherited;	/* taken by an event the task inherited */
+	/* last, not copied with the sample: queued at close, once (follow.c) */
+	struct callback_head kick;
 };
 
 #define UWPROF_DEFER_SLOTS	128
