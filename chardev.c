@@ -64,6 +64,9 @@ static int uwprof_release(struct inode *inode, struct file *file)
 	uwprof_sampler_stop(s);
 	mutex_unlock(&s->lock);
 	uwprof_session_close(s);
+	/* tasks asleep in the kernel with a queued sample: run it now */
+	uwprof_defer_kick_all(s);
+	uwprof_session_put(s);	/* the file's reference */
 	return 0;
 }
 

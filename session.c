@@ -11,11 +11,12 @@
  * (follow.c, uwprof_session_get()), as does the kick that makes its task
  * run it at close.  At release the sampler is stopped first, then
  * uwprof_session_close() marks the session closed (queued samples then
- * drop theirs), kicks their tasks and drops the file's reference.  The last
- * uwprof_session_put() comes after sampling stopped; a grace period later
- * no handler can still see the session's tables and processes, and the
- * module's workqueue frees them: closing the file, or the exit of the
- * process that holds it, does not wait for that.
+ * drop theirs), and the release kicks their tasks and drops the file's
+ * reference.  The last uwprof_session_put() comes after sampling
+ * stopped; a grace period later no handler can still see the session's
+ * tables and processes, and the module's workqueue frees them: closing
+ * the file, or the exit of the process that holds it, does not wait for
+ * that.
  *
  * Locks, outermost first (the order of the whole module):
  *
@@ -173,8 +174,9 @@ struct uwprof_session *uwprof_session_create(struct file *file)
 
 /*
  * The file is being released, and the sampler was stopped: samples still
- * queued to tasks are dropped when they run, which their tasks are made
- * to do soon (follow.c, uwprof_defer_kick()).  Drops the file's reference.
+ * queued to tasks are dropped when they run, which the release then makes
+ * their tasks do soon (chardev.c, follow.c's uwprof_defer_kick_all())
+ * before it drops the file's reference.
  */
 void uwprof_session_close(struct uwprof_session *s)
 {
@@ -182,9 +184,6 @@ void uwprof_session_close(struct uwprof_session *s)
 	mutex_lock(&s->lock);
 	s->closed = true;
 	mutex_unlock(&s->lock);
-	/* tasks asleep in the kernel with a queued sample: run it now */
-	uwprof_defer_kick_all(s);
 	/* No handler runs now; let a queued wakeup finish before freeing. */
 	uwprof_readers_sync(s);
-	uwprof_session_put(s);
 }
