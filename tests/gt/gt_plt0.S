@@ -25,8 +25,9 @@
 gt_rs_target:			@ (x r0): the function "resolved", a leaf
 	.cfi_startproc
 	mov	r1, #12
-1:	eor	r0, r0, r0, lsl #13
-	eor	r0, r0, r0, lsr #17
+	mov	r2, r0
+1:	mla	r0, r2, r0, r1
+	ror	r0, r0, #13
 	subs	r1, r1, #1
 	bne	1b
 	bx	lr
