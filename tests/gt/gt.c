@@ -52,18 +52,20 @@ void gt_v8_copy(void *dst, const void *src, uint32_t bytes);
 static void (*volatile v8_copy)(void *, const void *, uint32_t) = gt_v8_copy;
 /* gt_cfitail.S: CFI with prologue rows only, epilogues ending in tail calls */
 uint32_t gt_cfi_tail(uint32_t i);
+/* gt_plt0.S: a resolver entered as PLT0 enters it, tail-calling a leaf */
+uint32_t gt_plt0_call(uint32_t x);
 
 /* ---- the known chains ---- */
 
 enum { R_MEMCPY, R_MEMMOVE, R_MEMSET, R_STRLEN, R_STRCMP, R_SYSCALL,
        R_UIDIV, R_IDIV, R_ULDIVMOD, R_L2D, R_NOCFI, R_CLASSES, R_APCS,
-       R_EHABI, R_V8LEAF, R_CFITAIL, R_CLONE,
+       R_EHABI, R_V8LEAF, R_CFITAIL, R_PLT0, R_CLONE,
        R_CHAIN, R_COUNT };
 
 static const char *const routine_name[R_COUNT] = {
 	"memcpy", "memmove", "memset", "strlen", "strcmp", "syscall", "uidiv",
 	"idiv", "uldivmod", "l2d", "no-cfi", "no-cfi-classes", "apcs",
-	"ehabi-only", "v8-leaf", "cfi-tail", "clone", "chain",
+	"ehabi-only", "v8-leaf", "cfi-tail", "plt0", "clone", "chain",
 };
 
 /* Written by one thread each; read by the judge after the joins. */
@@ -256,6 +258,10 @@ __attribute__((noinline)) static void leaf(struct worker *w, int i)
 	case R_CFITAIL:
 		for (int k = 0; k < 16; k++)
 			w->sink += gt_cfi_tail(i + k);
+		break;
+	case R_PLT0:
+		for (int k = 0; k < 16; k++)
+			w->sink += gt_plt0_call(i + k);
 		break;
 	case R_CLONE:
 		/*

@@ -16,7 +16,9 @@
 # pointer as C++ calls V8's MemCopy (exact only by table/v8builtins.c's
 # rows: V8's frame walk alone stops there).  tests/gt/gt_cfitail.S has
 # CFI in clang's shape, prologue rows only, before epilogues that pop
-# and tail-call (routine cfi-tail).  Routine clone starts
+# and tail-call (routine cfi-tail).  tests/gt/gt_plt0.S enters a
+# resolver as glibc's PLT0 enters _dl_runtime_resolve, with the return
+# address on the stack (routine plt0).  Routine clone starts
 # threads with the C library's clone wrapper and signals them at once:
 # samples of caller and thread right after its system call are exact only
 # by the clone marker's rows (docs/FORMAT.md); qemu-user delivers the
@@ -97,7 +99,8 @@ fi
 srcs=("$top/tests/gt/gt.c" "$top/unwind_v2.c" "$top/tools/uwprof/lib/uwt.c"
       "$top/tools/uwprof/lib/regfile.c" "$top/tools/uwprof/lib/v8blob.c"
       "$top/tools/uwprof/lib/elf.c" "$top/tools/uwprof/lib/zip.c"
-      "$top/tests/gt/gt_v8.S" "$top/tests/gt/gt_cfitail.S")
+      "$top/tests/gt/gt_v8.S" "$top/tests/gt/gt_cfitail.S"
+      "$top/tests/gt/gt_plt0.S")
 inc=(-D_GNU_SOURCE -I"$top" -I"$top/tools/include" -I"$top/tools/uwprof")
 for v in $variants; do
 	cc=${v%-*} link=${v#*-} exe=$out/gt-$v

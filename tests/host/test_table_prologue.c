@@ -417,6 +417,26 @@ TEST(arm_apcs_return_from_fp)
 	analysed_as(code, sizeof(code), false, w, sizeof(w) / sizeof(w[0]));
 }
 
+TEST(arm_return_address_at_sp)
+{
+	/* glibc's _dl_runtime_resolve, entered from PLT0 with the return
+	 * address at [sp]: push {r0-r4}; bl .; mov ip, r0;
+	 * pop {r0-r4, lr}; bx ip */
+	static const u8 code[] = { 0x1f, 0x00, 0x2d, 0xe9, 0xfe, 0xff, 0xff,
+				   0xeb, 0x00, 0xc0, 0xa0, 0xe1, 0x1f, 0x40,
+				   0xbd, 0xe8, 0x1c, 0xff, 0x2f, 0xe1 };
+	static const struct want w[] = {
+		{ 0, 4, 1, { TB_RA }, { -4 } },
+		{ 4, 24, 6, { 0, 1, 2, 3, 4, TB_RA },
+		  { -24, -20, -16, -12, -8, -4 } },
+		{ 12, 24, 6, { 0, 1, 2, 3, 4, TB_RA },
+		  { -24, -20, -16, -12, -8, -4 } },
+		{ 16, 0, 0, { 0 }, { 0 } },
+	};
+
+	analysed_as(code, sizeof(code), false, w, sizeof(w) / sizeof(w[0]));
+}
+
 TEST(refused_forms)
 {
 	static const struct {
@@ -498,6 +518,27 @@ TEST(refused_forms)
 		/* push {r4, lr}; pop {r4, pc}; udf #0: a trap no path
 		 * reaches, after no trap */
 		{ "unreached trap", true, 6, { 0x10, 0xb5, 0x10, 0xbd, 0x00, 0xde } },
+		/* ARM: push {r0-r4}; bl .; pop {r0-r4}; bx ip: the word at
+		 * the entry's sp is never popped (no return address at sp) */
+		{ "entry word not popped", false, 16,
+		  { 0x1f, 0x00, 0x2d, 0xe9, 0xfe, 0xff, 0xff, 0xeb,
+		    0x1f, 0x00, 0xbd, 0xe8, 0x1c, 0xff, 0x2f, 0xe1 } },
+		/* ARM: push {r0-r4}; bl .; pop {r0-r4, lr}; add sp, sp,
+		 * #4; bx ip: sp past the entry word */
+		{ "sp past the entry word", false, 20,
+		  { 0x1f, 0x00, 0x2d, 0xe9, 0xfe, 0xff, 0xff, 0xeb,
+		    0x1f, 0x40, 0xbd, 0xe8, 0x04, 0xd0, 0x8d, 0xe2,
+		    0x1c, 0xff, 0x2f, 0xe1 } },
+		/* ARM: push {r0-r4}; bl .; pop {r0-r4}; bx lr: lr holds
+		 * no return address once the call wrote it */
+		{ "return through lr after a call", false, 16,
+		  { 0x1f, 0x00, 0x2d, 0xe9, 0xfe, 0xff, 0xff, 0xeb,
+		    0x1f, 0x00, 0xbd, 0xe8, 0x1e, 0xff, 0x2f, 0xe1 } },
+		/* ARM: push {r0-r4}; bl .; b .: no exit pops the entry
+		 * word, nothing shows it is a return address */
+		{ "no exit after a call", false, 12,
+		  { 0x1f, 0x00, 0x2d, 0xe9, 0xfe, 0xff, 0xff, 0xeb,
+		    0xfe, 0xff, 0xff, 0xea } },
 		/* push {r4, lr}; movs r0, r0 then undecodable bytes */
 		{ "undecodable", false, 8,
 		  { 0x10, 0x40, 0x2d, 0xe9, 0xff, 0xff, 0xff, 0xff } },

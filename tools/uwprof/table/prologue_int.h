@@ -112,6 +112,8 @@ struct pa_flow {
 	u32 *work;		/* instruction indexes still to follow */
 	u32 nwork;
 	bool thread_entry;	/* a clone wrapper: its child path is root */
+	bool ra_on_stack;	/* entered with the return address at [sp],
+				 * to be popped with it (prologue_walk.c) */
 	const struct pa_text *text;	/* the whole section, for veneers */
 	const struct pa_range *data;	/* literal pools inside, by address */
 	u32 ndata;

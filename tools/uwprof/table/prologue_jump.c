@@ -261,6 +261,18 @@ int pa_flow_branch(struct pa_flow *fl, u32 i, const struct pa_state *st)
 			return -1;
 		return cond ? pa_next(fl, i, st) : 0;
 	}
+	/*
+	 * Entered with the return address on the stack, "bx rN" is an exit:
+	 * an indirect tail call (the resolver's "bx ip" to the function it
+	 * found), only with the entry word popped into lr and sp back.
+	 */
+	if (fl->ra_on_stack && in->id == ARM_INS_BX) {
+		if (!pa_ra_in_lr(st))
+			return pa_fail(fl, in, "indirect branch with the frame up");
+		if (pa_ret_ok(fl, in, st))
+			return -1;
+		return cond ? pa_next(fl, i, st) : 0;
+	}
 	switch (pa_computed_jump(in)) {
 	case PA_J_FORWARD:
 		if (fwd_jump(fl, in, st))

@@ -7,6 +7,7 @@
  * the state changes.  Anything not recognised ends the analysis and the
  * function keeps what it had.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "table/prologue_int.h"
@@ -114,12 +115,29 @@ static int emit_rows(struct pa_flow *fl, struct tb_cfi_func *f)
 	return 0;
 }
 
+/*
+ * The second entry hypothesis (ra_on_stack_walk): the caller's return
+ * address is the word at sp, as if pushed there ("str lr, [sp, #-4]!" in
+ * the code that jumped here: glibc's PLT0 before _dl_runtime_resolve).
+ * The CFA is sp + 4, lr holds no return address (written), the entry
+ * word is its slot.
+ */
+static void ra_on_stack_entry(struct pa_state *st)
+{
+	static const int lr[] = { 14 };
+
+	pa_apply(st, PA_PUSH, lr, 1, 0);
+	st->dirty |= 1u << 14;
+}
+
 static int run_flow(struct pa_flow *fl, const u32 *entries, u32 nentries)
 {
 	struct pa_state entry;
 	u32 start = 0;
 
 	pa_state_entry(&entry);
+	if (fl->ra_on_stack)
+		ra_on_stack_entry(&entry);
 	/* a state is read only where have[] says a path set it */
 	fl->st = malloc(fl->n * sizeof(*fl->st));
 	fl->have = calloc(fl->n, sizeof(*fl->have));
@@ -163,6 +181,9 @@ static int run_flow(struct pa_flow *fl, const u32 *entries, u32 nentries)
 		return pa_fail(fl, fl->clobber, "callee-saved register written unsaved");
 	if (fl->text && fl->text->gap && !fl->returns)
 		return pa_fail(fl, &fl->ins[0], "no return in code no symbol names");
+	/* every exit popped the entry word: there must be one */
+	if (fl->ra_on_stack && !fl->returns)
+		return pa_fail(fl, &fl->ins[0], "no exit pops the return address at sp");
 	return unreached_ok(fl);
 }
 
@@ -186,6 +207,42 @@ static void walk_reset(struct pa_flow *fl)
 	fl->clobber = NULL;
 	fl->again = false;
 	fl->why[0] = 0;
+}
+
+static const char ra_in_lr_call[] = "call with the return address in lr";
+
+/*
+ * A function refused for a call made with the return address in lr may
+ * have been entered with it on the stack (ra_on_stack_entry): a resolver
+ * that PLT0 jumps to.  Walked again so, it holds only if the code proves
+ * it: every exit (a return or tail call, pa_ret_ok) pops the entry word
+ * into lr or pc and leaves sp 4 above the entry's, lr is never returned
+ * through before (its slot is the entry word), and some path exits.  Not
+ * for functions entered in other ways too (inner entries, thread entries,
+ * code no symbol names).  0 with rows, -1 refused with the first walk's
+ * reason kept.
+ */
+static int ra_on_stack_walk(struct pa_flow *fl, const u32 *entries,
+			    u32 nentries)
+{
+	char first[160];
+	int r;
+
+	if (strncmp(fl->why, ra_in_lr_call, sizeof(ra_in_lr_call) - 1) ||
+	    nentries || fl->thread_entry || (fl->text && fl->text->gap))
+		return -1;
+	snprintf(first, sizeof(first), "%s", fl->why);
+	walk_reset(fl);
+	fl->nnoret = 0;
+	fl->ra_on_stack = true;
+	r = run_flow(fl, entries, nentries);
+	while (r == -1 && fl->again) {
+		walk_reset(fl);
+		r = run_flow(fl, entries, nentries);
+	}
+	if (r == -1)
+		snprintf(fl->why, fl->wlen, "%s", first);
+	return r;
 }
 
 int pa_analyse(const u8 *code, u32 len, u32 addr, bool thumb,
@@ -218,6 +275,8 @@ int pa_analyse(const u8 *code, u32 len, u32 addr, bool thumb,
 		walk_reset(&fl);
 		r = run_flow(&fl, entries, nentries);
 	}
+	if (r == -1)
+		r = ra_on_stack_walk(&fl, entries, nentries);
 	/* states after computed jumps or at inner entries are assumed,
 	 * not followed: no ground to overrule CFI on as a whole, only
 	 * where it follows from agreeing rows (prologue_cfi.c) */
