@@ -88,6 +88,49 @@ static int uwprof_stack_read(void *ctx, u32 addr, u32 *val)
 			     uwprof_copy_line, NULL);
 }
 
+/*
+ * Is @insn (a Thumb-2 instruction's first halfword in bits 0-15, as a
+ * little-endian word holds it) a VFP load or store multiple that writes
+ * sp back: vpush, vpop, vstmdb sp!, vldmia sp!?  Encoding "110P UDWL Rn"
+ * in bits 27-20 (Thumb: of the first halfword) and coprocessor 10 or 11;
+ * W set with P unlike U, Rn sp.
+ */
+static bool uwprof_vfp_moves_sp(u32 insn, bool thumb)
+{
+	if (thumb) {
+		insn = insn << 16 | insn >> 16;
+		if (insn >> 29 != 7)	/* no 32-bit instruction */
+			return false;
+	}
+	return (insn & 0x0e2f0e00) == 0x0c2d0a00 &&
+	       !(insn >> 24 & 1) != !(insn >> 23 & 1);
+}
+
+/*
+ * A sample taken in the kernel while it handles a trapped VFP
+ * instruction: on 32-bit ARM VFP is off after a context switch, and the
+ * undefined-instruction entry saves the pc of the instruction after the
+ * trapped one, with interrupts on, until the VFP handler has turned VFP
+ * on and set the pc back to run it.  In that window the pc is past an
+ * instruction that has not run.  The rows there are still right unless
+ * it moves sp, which only a VFP load or store multiple with writeback
+ * does: then they read the frame 8 or more bytes off (a wrong frame, or
+ * a word 0 taken for the outermost frame).  Nothing tells the window
+ * from an interrupt after such an instruction ran, so both are refused.
+ * A pc whose code cannot be read is unwound: the trapped instruction was
+ * just fetched, so its page is there.
+ */
+static bool uwprof_pc_maybe_ahead(const struct uw2_regs *regs, bool thumb)
+{
+	u32 insn;
+
+	if (!UWPROF_ARCH_VFP_TRAPS)
+		return false;
+	if (uwprof_copy_line(NULL, &insn, (regs->r[UW2_PC] & ~1u) - 4, 4))
+		return false;
+	return uwprof_vfp_moves_sp(insn, thumb);
+}
+
 /* The user registers of current; *in_kernel when it was not in user mode. */
 static void uwprof_user_regs(struct pt_regs *regs, struct uw2_regs *out,
 			     bool *in_kernel, bool *thumb)
@@ -204,7 +247,14 @@ static u64 uwprof_sample(struct uwprof_session *s, struct uwprof_cpu *c,
 	 */
 	ri.rec = uwprof_rec_reserve(c, s->max_depth);
 	frames = ri.rec ? ri.rec->frames : c->frames;
-	nframes = uwprof_unwind(s, c, p, &uregs, in_kernel, frames, &stop);
+	if (unlikely(in_kernel && uwprof_pc_maybe_ahead(&uregs, thumb))) {
+		frames[0] = uregs.r[UW2_PC] & ~1u;
+		nframes = 1;
+		stop = UW2_STOP_REFUSED;
+	} else {
+		nframes = uwprof_unwind(s, c, p, &uregs, in_kernel, frames,
+					&stop);
+	}
 	/* code not resolved yet, or a stack page not resident: task context */
 	if (uwprof_defer_wanted(s, p, stop, frames, nframes)) {
 		uwprof_user_regs(regs, &uregs, &in_kernel, &thumb);

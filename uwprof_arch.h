@@ -33,6 +33,9 @@ static inline bool uwprof_arch_task_is_32bit(struct task_struct *task)
 	return is_compat_thread(task_thread_info(task));
 }
 
+/* A 32-bit task's VFP instructions do not trap here (sampler.c). */
+#define UWPROF_ARCH_VFP_TRAPS	0
+
 /* Where the kernel mapped @mm's vDSO (the AArch32 one for compat tasks). */
 static inline unsigned long uwprof_arch_vdso(struct mm_struct *mm)
 {
@@ -55,6 +58,9 @@ static inline bool uwprof_arch_task_is_32bit(struct task_struct *task)
 {
 	return true;
 }
+
+/* The first VFP instruction after a context switch traps (sampler.c). */
+#define UWPROF_ARCH_VFP_TRAPS	IS_ENABLED(CONFIG_VFP)
 
 static inline unsigned long uwprof_arch_vdso(struct mm_struct *mm)
 {

@@ -40,6 +40,8 @@ selftests: $(SELFTEST_BINS) $(SPIN64) kfail-module
 
 # Shell tests that boot VMs of their own (each ends "N passed, N failed").
 VM_TEST_SCRIPTS	?=
+# Samples taken in a trapped VFP instruction's window (sampler.c).
+VM_TEST_SCRIPTS	+= tests/host/vfptrap_vm.sh
 
 test-vm: module selftests $(VM_TEST_DEPS)
 	$(Q)VM_TEST_SCRIPTS="$(VM_TEST_SCRIPTS)" UWPROF=$(UWPROF) BUILD=$(BUILD) \

@@ -12,8 +12,9 @@
 # that takes the row there ends after one frame as if at the outermost
 # frame (stop root), which this test counts as wrong.
 #
-# Not part of make check (VM_TEST_SCRIPTS): uwprof does not handle the
-# case yet, and this test fails until it does.  Run it alone:
+# The module refuses a sample taken in the kernel whose pc follows a VFP
+# load or store multiple that writes sp back (sampler.c): nothing tells
+# the window from an interrupt after the instruction ran.  Run it alone:
 #   make test-vm-scripts VM_SCRIPTS=tests/host/vfptrap_vm.sh
 # Boots one VM (about 30 s).
 set -u
