@@ -688,6 +688,19 @@ static u32 uwprof_stop_at(const struct uwprof_snapshot *snap,
 	return ra & ~1u;
 }
 
+/* The sampler's uwprof_pc_maybe_ahead(), reading the code with faults. */
+static bool uwprof_defer_pc_ahead(const struct uw2_regs *regs, bool thumb)
+{
+	unsigned long at = (regs->r[UW2_PC] & ~1ul) - 4;
+	u32 insn;
+
+	/* a Thumb pc may be 2 bytes off a word: copied, not get_user() */
+	if (!UWPROF_ARCH_VFP_TRAPS ||
+	    copy_from_user(&insn, (const void __user *)at, sizeof(insn)))
+		return false;
+	return uwprof_arch_vfp_moves_sp(insn, thumb);
+}
+
 /*
  * Unwind the sample in @d with @snap into @frames.  With tables by
  * build-id uploaded, the process's code is examined first by a sweep (a
@@ -712,6 +725,12 @@ static enum uw2_stop uwprof_defer_walk(struct uwprof_session *s,
 	struct uw2_regs regs;
 	enum uw2_stop stop;
 
+	/* in a trapped VFP instruction's window: as the sampler refuses */
+	if (d->in_kernel && uwprof_defer_pc_ahead(&d->regs, d->thumb)) {
+		frames[0] = d->regs.r[UW2_PC] & ~1u;
+		*nframes = 1;
+		return UW2_STOP_REFUSED;
+	}
 	if (uwprof_examines(s))
 		uwprof_resolve_at(s, 0, snap);	/* a sweep */
 	for (;;) {

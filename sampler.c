@@ -89,36 +89,11 @@ static int uwprof_stack_read(void *ctx, u32 addr, u32 *val)
 }
 
 /*
- * Is @insn (a Thumb-2 instruction's first halfword in bits 0-15, as a
- * little-endian word holds it) a VFP load or store multiple that writes
- * sp back: vpush, vpop, vstmdb sp!, vldmia sp!?  Encoding "110P UDWL Rn"
- * in bits 27-20 (Thumb: of the first halfword) and coprocessor 10 or 11;
- * W set with P unlike U, Rn sp.
- */
-static bool uwprof_vfp_moves_sp(u32 insn, bool thumb)
-{
-	if (thumb) {
-		insn = insn << 16 | insn >> 16;
-		if (insn >> 29 != 7)	/* no 32-bit instruction */
-			return false;
-	}
-	return (insn & 0x0e2f0e00) == 0x0c2d0a00 &&
-	       !(insn >> 24 & 1) != !(insn >> 23 & 1);
-}
-
-/*
- * A sample taken in the kernel while it handles a trapped VFP
- * instruction: on 32-bit ARM VFP is off after a context switch, and the
- * undefined-instruction entry saves the pc of the instruction after the
- * trapped one, with interrupts on, until the VFP handler has turned VFP
- * on and set the pc back to run it.  In that window the pc is past an
- * instruction that has not run.  The rows there are still right unless
- * it moves sp, which only a VFP load or store multiple with writeback
- * does: then they read the frame 8 or more bytes off (a wrong frame, or
- * a word 0 taken for the outermost frame).  Nothing tells the window
- * from an interrupt after such an instruction ran, so both are refused.
- * A pc whose code cannot be read is unwound: the trapped instruction was
- * just fetched, so its page is there.
+ * A sample taken in the kernel whose saved pc may lie past a VFP
+ * instruction that has not run yet (uwprof_arch.h): refused, as the rows
+ * there would read the frame off.  A pc whose code cannot be read is
+ * unwound: the trapped instruction was just fetched, so its page is
+ * there.  follow.c checks a deferred sample the same way.
  */
 static bool uwprof_pc_maybe_ahead(const struct uw2_regs *regs, bool thumb)
 {
@@ -128,7 +103,7 @@ static bool uwprof_pc_maybe_ahead(const struct uw2_regs *regs, bool thumb)
 		return false;
 	if (uwprof_copy_line(NULL, &insn, (regs->r[UW2_PC] & ~1u) - 4, 4))
 		return false;
-	return uwprof_vfp_moves_sp(insn, thumb);
+	return uwprof_arch_vfp_moves_sp(insn, thumb);
 }
 
 /* The user registers of current; *in_kernel when it was not in user mode. */

@@ -36,6 +36,11 @@ static inline bool uwprof_arch_task_is_32bit(struct task_struct *task)
 /* A 32-bit task's VFP instructions do not trap here (sampler.c). */
 #define UWPROF_ARCH_VFP_TRAPS	0
 
+static inline bool uwprof_arch_vfp_moves_sp(u32 insn, bool thumb)
+{
+	return false;
+}
+
 /* Where the kernel mapped @mm's vDSO (the AArch32 one for compat tasks). */
 static inline unsigned long uwprof_arch_vdso(struct mm_struct *mm)
 {
@@ -59,8 +64,37 @@ static inline bool uwprof_arch_task_is_32bit(struct task_struct *task)
 	return true;
 }
 
-/* The first VFP instruction after a context switch traps (sampler.c). */
+/*
+ * The first VFP instruction after a context switch traps: VFP is off,
+ * and the undefined-instruction entry saves the pc of the instruction
+ * after the trapped one, with interrupts on, until the VFP handler has
+ * turned VFP on and set the pc back to run it.  A sample taken in the
+ * kernel in that window sees a pc past an instruction that has not run.
+ * The rows there are still right unless it moves sp, which only a VFP
+ * load or store multiple with writeback does: then they read the frame
+ * 8 or more bytes off (a wrong frame, or a word 0 taken for the
+ * outermost frame).  Nothing tells the window from an interrupt after
+ * such an instruction ran, so the sampler refuses both.
+ */
 #define UWPROF_ARCH_VFP_TRAPS	IS_ENABLED(CONFIG_VFP)
+
+/*
+ * Is @insn, the word before the saved pc (a Thumb-2 instruction's first
+ * halfword in bits 0-15, as a little-endian word holds it), a VFP load
+ * or store multiple that writes sp back: vpush, vpop, vstmdb sp!,
+ * vldmia sp!?  "110P UDWL Rn" in bits 27-20 (Thumb: of the first
+ * halfword) and coprocessor 10 or 11; W set, P unlike U, Rn sp.
+ */
+static inline bool uwprof_arch_vfp_moves_sp(u32 insn, bool thumb)
+{
+	if (thumb) {
+		insn = insn << 16 | insn >> 16;
+		if (insn >> 29 != 7)	/* no 32-bit instruction */
+			return false;
+	}
+	return (insn & 0x0e2f0e00) == 0x0c2d0a00 &&
+	       !(insn >> 24 & 1) != !(insn >> 23 & 1);
+}
 
 static inline unsigned long uwprof_arch_vdso(struct mm_struct *mm)
 {
