@@ -659,8 +659,9 @@ static bool in_it_block(uint32_t pc)
 
 /*
  * Is ARM @pc just after a conditional pop ("popcc {r8}" before "bcc" in
- * glibc's __memcpy_neon)?  Until the condition is tested again one path
- * has taken the register back, the other not: no row is true on both.
+ * glibc's __memcpy_neon, "ldrcc r8, [sp], #32" in its __memcpy_vfp)?
+ * Until the condition is tested again one path has taken the register
+ * back, the other not: no row is true on both.
  */
 static bool after_cond_pop(uint32_t pc)
 {
@@ -669,7 +670,8 @@ static bool after_cond_pop(uint32_t pc)
 	if (pc & 1)
 		return false;
 	w = *(const uint32_t *)(uintptr_t)(pc - 4);
-	return (w >> 28) < 0xe && ((w & 0x0fff0fff) == 0x049d0004 ||
+	/* ldr<c> rN, [sp], #imm (post-indexed, up); ldm<c> sp!, {...} */
+	return (w >> 28) < 0xe && ((w & 0x0fff0000) == 0x049d0000 ||
 				   (w & 0x0fff0000) == 0x08bd0000);
 }
 
