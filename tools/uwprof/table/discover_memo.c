@@ -161,7 +161,9 @@ static void keep(struct dc *d, struct dc_memo *m, const struct dc_fn *f,
 	m->nfound = d->found.n;
 	m->found = dup(d->found.v, d->found.n * sizeof(*d->found.v));
 	m->njumps = d->njumps - j0;
-	m->jumps = dup(d->jumps + j0, m->njumps * sizeof(*d->jumps));
+	/* no jumps yet: d->jumps may be NULL, and NULL + 0 is undefined */
+	m->jumps = dup(m->njumps ? d->jumps + j0 : NULL,
+		       m->njumps * sizeof(*d->jumps));
 	m->nout = d->nout;
 	m->out = dup(d->out, d->nout * sizeof(*d->out));
 	m->valid = m->found && m->jumps && m->out;

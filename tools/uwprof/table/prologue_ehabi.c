@@ -721,11 +721,20 @@ static int mode_of(const struct tb_elf *e, u32 addr, char map)
 	return -1;
 }
 
-static void refuse(struct tb_cfi_func *f)
+/* The opcodes become a refusal; -1 without memory for its two bytes. */
+static int refuse(struct tb_cfi_func *f)
 {
+	if (f->ehabi_len < 2) {	/* an entry may have held one opcode */
+		u8 *ops = realloc(f->ehabi, 2);
+
+		if (!ops)
+			return -1;
+		f->ehabi = ops;
+	}
 	f->ehabi[0] = 0x80;
 	f->ehabi[1] = 0x00;
 	f->ehabi_len = 2;
+	return 0;
 }
 
 /*
@@ -775,8 +784,7 @@ static int one_func(struct tb_elf *e, const struct eh_handles *h,
 	stats->refused++;
 	tb_note_add(notes, f->addr, wk.why_at, TB_N_EHABI_UNPROVEN, "%s",
 		    wk.why);
-	refuse(f);
-	return 0;
+	return refuse(f);
 }
 
 static bool is_refusal(const struct tb_cfi_func *f)
@@ -810,7 +818,7 @@ int tb_ehabi_rows_pass(struct tb_elf *e, struct tb_input *in,
 		 */
 		if (!f->ehabi_entry) {
 			stats->pieces++;
-			refuse(f);
+			r = refuse(f);
 			continue;
 		}
 		r = one_func(e, &h, f, notes, stats);
