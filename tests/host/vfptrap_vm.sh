@@ -79,7 +79,9 @@ for name in ("vf_after", "vg_after"):
 PY
 ) || { fail "reading $tmp/out/vfptrap.data"; finish; exit 1; }
 while read -r name n bad; do
-	if [ "$n" = 0 ]; then
+	if [ "$n" = 0 ] && [[ ${KERNEL:-armmp-6.1} == arm64-* ]]; then
+		skip "$name: no VFP trap to sample on an arm64 kernel (it does not trap a 32-bit task's VFP instructions)"
+	elif [ "$n" = 0 ]; then
 		skip "$name: no sample taken in the kernel there (the trap's window went unsampled)"
 	elif [ "$bad" = 0 ]; then
 		ok "$name: none of $n samples taken in the trap ends complete after one frame"
