@@ -130,13 +130,17 @@ else
 fi
 
 # The same in a child of the command (record -- sh -c ...), which the
-# module follows: about as many samples a second (within half), not twice
-# as many (a second event on the process).
+# module follows: not more samples a second than the command had (within
+# half again), as a second event on the process would give twice as many.
+# Fewer is not judged: the rate is per second of the guest's clock, and
+# a host under load takes the vCPU away for part of it (one CI at a host
+# load near 26 saw 229 against 822); the floor of samples checks that
+# the child was followed at all.
 expect "record -- sh -c 'apk_loader ...' exits 0" 0 "$(cat "$out/child.rc" 2>/dev/null)"
 res=$(judge "$out/child.data")
 read -r c_lib c_ok c_all c_ok_all c_rate c_rest <<<"$res"
 if [ "${c_lib:-0}" -ge 250 ] && [ "$c_lib" = "$c_ok" ] && [ "${rate:-0}" -gt 0 ] &&
-	[ $((c_rate * 10)) -ge $((rate * 5)) ] && [ $((c_rate * 10)) -le $((rate * 15)) ]; then
+	[ $((c_rate * 10)) -le $((rate * 15)) ]; then
 	ok "in a followed child too: $c_ok of $c_lib fully unwound, $c_rate samples/s (the command: $rate)"
 else
 	fail "in a followed child: ${c_ok:-?} of ${c_lib:-?} fully unwound, ${c_rate:-?} samples/s against ${rate:-?} ($res)"
