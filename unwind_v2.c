@@ -1557,6 +1557,13 @@ static bool uw2_range_holds(const struct uw2_walk *w,
 	       (s->e.gen || uw2_cache_live(w, &s->e, addr));
 }
 
+/* The wide slot of sampled pc @addr (UW2_PC_WIDE_MIN). */
+static struct uw2_pc_slot *uw2_pc_wide(struct uw2_cache *c, u32 addr)
+{
+	return &c->wide[((addr >> UW2_PC_WIDE_SHIFT) * 0x9e3779b1u) >>
+			(32 - UW2_PC_WIDE_BITS)];
+}
+
 /* A cached range holding the sampled pc @addr that may be used, or NULL. */
 static struct uw2_cache_entry *uw2_range_get(const struct uw2_walk *w,
 					     u32 addr)
@@ -1565,7 +1572,10 @@ static struct uw2_cache_entry *uw2_range_get(const struct uw2_walk *w,
 
 	if (uw2_range_holds(w, s, addr))
 		return &s[0].e;
-	return uw2_range_holds(w, &s[1], addr) ? &s[1].e : NULL;
+	if (uw2_range_holds(w, &s[1], addr))
+		return &s[1].e;
+	s = uw2_pc_wide(w->cache, addr);
+	return uw2_range_holds(w, s, addr) ? &s->e : NULL;
 }
 
 /*
@@ -1594,6 +1604,9 @@ uw2_range_put(const struct uw2_walk *w, const struct uw2_module *m, u32 addr,
 	s->e.func = func;
 	s->e.mod = m - w->mods;
 	s->e.simple = UW2_SHAPE_UNKNOWN;
+	/* its shape is found apart, at the wide slot's first use */
+	if (s->len >= UW2_PC_WIDE_MIN)
+		*uw2_pc_wide(w->cache, addr) = *s;
 	return &s->e;
 }
 

@@ -468,9 +468,18 @@ enum uw2_shape_state {
  * slots, so a lookup reads at most two, and a range longer than a block is
  * found again, and kept again, from each block sampled in it.  The sampled
  * pcs of a lua run fall in about a hundred ranges and two hundred blocks.
+ *
+ * A range of UW2_PC_WIDE_MIN bytes or more (an interpreter's loop, a large
+ * function's body) is kept besides in one of the wide slots, by the 1 KiB
+ * block of the pc looked up: a pc whose 64-byte block has not been sampled
+ * yet, or lost its slot, finds it there before the full lookup.
  */
 #define UW2_PC_BITS		9
 #define UW2_PC_SLOTS		512	/* 2^UW2_PC_BITS */
+#define UW2_PC_WIDE_BITS	7
+#define UW2_PC_WIDE		128	/* 2^UW2_PC_WIDE_BITS */
+#define UW2_PC_WIDE_SHIFT	10
+#define UW2_PC_WIDE_MIN		512
 
 struct uw2_pc_slot {
 	u32 lo;
@@ -518,6 +527,7 @@ struct uw2_cache {
 	struct uw2_fast fast[UW2_CACHE_ENTRIES];	/* e's caller frames */
 	struct uw2_cache_entry e[UW2_CACHE_ENTRIES];	/* return addresses */
 	struct uw2_pc_slot pc[UW2_PC_SLOTS];		/* sampled pcs */
+	struct uw2_pc_slot wide[UW2_PC_WIDE];		/* their long ranges */
 };
 
 /* uw2_unwind() with a lookup cache (may be NULL). */

@@ -1518,6 +1518,41 @@ TEST(unwind_cache_sampled_pcs)
 }
 
 /*
+ * A range of UW2_PC_WIDE_MIN bytes or more is kept in a wide slot too: in
+ * module B's two-page function, whose last row runs to the page's end, a
+ * pc in each 64-byte block of one 1 KiB block misses once, for the first
+ * block, and the other blocks find the range there; each gives what the
+ * plain unwind gives.  A pc of the next 1 KiB block, in no slot yet,
+ * misses.
+ */
+TEST(unwind_cache_wide_range)
+{
+	static struct uw2_cache cache;
+	u32 frames[16], want[16], n, nwant, pc;
+	struct uw2_regs start, r;
+	enum uw2_stop stop;
+	struct world w;
+
+	world_init(&w);
+	world_stack_lmtr(&w);
+	start = w.regs;
+	memset(&cache, 0, sizeof(cache));
+	cache.gen = 4;
+	for (pc = B_BASE + 0x400; pc <= B_BASE + 0x800; pc += 64) {
+		r = start;
+		r.r[UW2_PC] = pc + 6;
+		stop = uw2_unwind(w.mods, 2, &r, &w.stack, want, 16, &nwant, 0);
+		r = start;
+		r.r[UW2_PC] = pc + 6;
+		CHECK_EQ_U32(uw2_unwind_cached(w.mods, 2, &r, &w.stack, frames,
+					       16, &n, 0, &cache), stop);
+		CHECK_EQ_U32(n, nwant);
+		CHECK(!memcmp(frames, want, 4 * n));
+		CHECK_EQ_U32(cache.counts.pc_misses, pc < B_BASE + 0x800 ? 1 : 2);
+	}
+}
+
+/*
  * With a gen, entries filled under another gen are misses: an array whose
  * contents changed, under a new gen, gets its own answer, not the one the
  * cache holds from the old array.
