@@ -50,6 +50,10 @@
 #define UW2_OP_CLONE_0		0xb1
 #define UW2_OP_CLONE_1		0x20
 
+/* "Refuse to unwind" (EHABI's pop of no register, 80 00). */
+#define UW2_OP_REFUSE_0		0x80
+#define UW2_OP_REFUSE_1		0x00
+
 /* A table whose header has been checked; the spans point into the blob. */
 struct uw2_table {
 	const u8 *page_table;	/* page_count little-endian u32 */
@@ -455,10 +459,12 @@ struct uw2_fast {
  * UW2_SHAPE_CALLER: simple, and it pops lr or pc, so a caller frame of
  * that shape can be unwound without the general frame checks.
  * UW2_SHAPE_ROOT: the sequence starts with the outermost-frame marker.
+ * UW2_SHAPE_REFUSE: it starts with a refusal (a runtime's builtins, whose
+ * frames JIT kinds walk).
  */
 enum uw2_shape_state {
 	UW2_SHAPE_NONE, UW2_SHAPE_SIMPLE, UW2_SHAPE_CALLER, UW2_SHAPE_UNKNOWN,
-	UW2_SHAPE_ROOT
+	UW2_SHAPE_ROOT, UW2_SHAPE_REFUSE
 };
 
 /*
