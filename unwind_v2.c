@@ -2027,25 +2027,24 @@ static enum uw2_stop uw2_jit_is_entry(const struct uw2_walk *w,
 }
 
 /*
- * A frame of JIT code at @addr (the pc's lookup address, which no table
- * row unwinds): an ordinary frame when its return address lies in code of the
- * same kind, else it must prove to be an entry frame, and gives back the
- * native caller's registers.  The sampled pc's frame is taken as set up:
- * a sample in a prologue or a frameless stub gives the caller's caller
- * as the first return address, as V8's own unwinder does.
+ * A frame of JIT code of kind @k (uw2_jit_at() of the pc's lookup
+ * address, which no table row unwinds; @frames its number): an ordinary
+ * frame when its return address lies in code of the same kind, else it
+ * must prove to be an entry frame, and gives back the native caller's
+ * registers.  The sampled pc's frame is taken as set up: a sample in a
+ * prologue or a frameless stub gives the caller's caller as the first
+ * return address, as V8's own unwinder does.
  */
 static enum uw2_stop uw2_step_jit(struct uw2_walk *w, struct uw2_regs *regs,
-				  u32 depth, u32 addr)
+				  u32 depth, const struct uw2_jit_kind *k,
+				  u32 frames)
 {
-	const struct uw2_jit_kind *k, *up;
+	const struct uw2_jit_kind *up;
 	struct uw2_regs next __uninitialized;
-	u32 popped, frames, up_frames;
+	u32 popped, up_frames;
 	enum uw2_stop stop;
 	enum uw2_exec res;
 
-	k = uw2_jit_at(w, addr, &frames);
-	if (!k)
-		return UW2_STOP_NO_TABLE;
 	if (k->chain && w->cache)
 		res = uw2_jit_chain(w, k, regs, &next, &popped);
 	else
@@ -2072,6 +2071,7 @@ static enum uw2_stop uw2_step(struct uw2_walk *w, struct uw2_regs *regs,
 			      u32 depth)
 {
 	u32 addr = uw2_lookup_addr(w, regs->r[UW2_PC], depth);
+	const struct uw2_jit_kind *k;
 	/*
 	 * Written before they are read: a kernel that zeroes every local
 	 * (INIT_STACK_ALL_ZERO) would spend a memset on each, in every
@@ -2085,8 +2085,10 @@ static enum uw2_stop uw2_step(struct uw2_walk *w, struct uw2_regs *regs,
 	const u8 *src;
 
 	stop = uw2_find_sequence(w, addr, depth == 1, &f);
-	if (stop == UW2_STOP_NO_TABLE)
-		return uw2_step_jit(w, regs, depth, addr);
+	if (stop == UW2_STOP_NO_TABLE) {
+		k = uw2_jit_at(w, addr, &frames);
+		return k ? uw2_step_jit(w, regs, depth, k, frames) : stop;
+	}
 	if (stop != UW2_STEP_MORE)
 		return stop;
 	func = f.func;
@@ -2123,8 +2125,11 @@ static enum uw2_stop uw2_step(struct uw2_walk *w, struct uw2_regs *regs,
 	 * JIT code whose table refuses here (a runtime's builtin not proven
 	 * to the table's rules): the frame is its kind's to walk.
 	 */
-	if (res == UW2_EXEC_REFUSE && uw2_jit_at(w, addr, &frames))
-		return uw2_step_jit(w, regs, depth, addr);
+	if (res == UW2_EXEC_REFUSE) {
+		k = uw2_jit_at(w, addr, &frames);
+		if (k)
+			return uw2_step_jit(w, regs, depth, k, frames);
+	}
 	if (res != UW2_EXEC_FINISH)
 		return uw2_exec_stop(res);
 	return uw2_commit_frame(w, regs, &next, depth, popped);
