@@ -1510,6 +1510,8 @@ struct uw2_found {
 	u32 func;		/* start of the function holding the address */
 	const struct uw2_shape *shape;	/* or NULL */
 	bool refuse;		/* the sequence starts with a refusal */
+	/* the module the lookup used, or NULL (uw2_module_at()) */
+	const struct uw2_module *m;
 };
 
 /* The caller loop's copy of return-address entry @e (struct uw2_fast). */
@@ -1652,6 +1654,7 @@ static enum uw2_stop uw2_find_sequence(struct uw2_walk *w, u32 addr, bool pc,
 	if (w->cache) {
 		e = pc ? uw2_range_get(w, addr) : uw2_cache_get(w, addr);
 		if (e) {
+			f->m = e->mod < w->nmods ? &w->mods[e->mod] : NULL;
 			uw2_found_entry(f, e, uw2_fast_of(w->cache, e, pc));
 			return UW2_STEP_MORE;
 		}
@@ -1662,6 +1665,7 @@ static enum uw2_stop uw2_find_sequence(struct uw2_walk *w, u32 addr, bool pc,
 			w->cache->counts.ra_misses++;
 	}
 	m = uw2_find_module(w->mods, w->nmods, addr);
+	f->m = m;
 	if (!m || !m->table)
 		return UW2_STOP_NO_TABLE;
 	f->t = m->table;
@@ -1921,16 +1925,35 @@ static const struct uw2_jit_kind uw2_jit_kinds[UW2_FRAMES_COUNT] = {
 	},
 };
 
-/* The kind of the JIT code holding @addr, or NULL. */
-static const struct uw2_jit_kind *uw2_jit_at(const struct uw2_walk *w,
-					     u32 addr, u32 *frames)
+/* The kind of JIT code of module @m (or NULL), or NULL. */
+static const struct uw2_jit_kind *uw2_jit_of(const struct uw2_module *m,
+					     u32 *frames)
 {
-	const struct uw2_module *m = uw2_find_module(w->mods, w->nmods, addr);
-
 	if (!m || !m->frames || m->frames >= UW2_FRAMES_COUNT)
 		return NULL;
 	*frames = m->frames;
 	return &uw2_jit_kinds[m->frames];
+}
+
+/* The kind of the JIT code holding @addr, or NULL. */
+static const struct uw2_jit_kind *uw2_jit_at(const struct uw2_walk *w,
+					     u32 addr, u32 *frames)
+{
+	return uw2_jit_of(uw2_find_module(w->mods, w->nmods, addr), frames);
+}
+
+/*
+ * The module holding @addr: @m, the one its lookup used, when it does
+ * (the module array's entries never overlap), else the one the search
+ * finds (a cached range may start below its module's text).
+ */
+static const struct uw2_module *uw2_module_at(const struct uw2_walk *w,
+					      const struct uw2_module *m,
+					      u32 addr)
+{
+	if (m && addr - m->text_start < m->text_end - m->text_start)
+		return m;
+	return uw2_find_module(w->mods, w->nmods, addr);
 }
 
 u32 uw2_jit_ra_at(const struct uw2_module *mods, u32 nmods,
@@ -2086,7 +2109,7 @@ static enum uw2_stop uw2_step(struct uw2_walk *w, struct uw2_regs *regs,
 
 	stop = uw2_find_sequence(w, addr, depth == 1, &f);
 	if (stop == UW2_STOP_NO_TABLE) {
-		k = uw2_jit_at(w, addr, &frames);
+		k = uw2_jit_of(uw2_module_at(w, f.m, addr), &frames);
 		return k ? uw2_step_jit(w, regs, depth, k, frames) : stop;
 	}
 	if (stop != UW2_STEP_MORE)
@@ -2126,7 +2149,7 @@ static enum uw2_stop uw2_step(struct uw2_walk *w, struct uw2_regs *regs,
 	 * to the table's rules): the frame is its kind's to walk.
 	 */
 	if (res == UW2_EXEC_REFUSE) {
-		k = uw2_jit_at(w, addr, &frames);
+		k = uw2_jit_of(uw2_module_at(w, f.m, addr), &frames);
 		if (k)
 			return uw2_step_jit(w, regs, depth, k, frames);
 	}
