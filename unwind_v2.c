@@ -1315,6 +1315,19 @@ static enum uw2_exec uw2_run_sequence(struct uw2_walk *w,
 }
 
 /*
+ * What uw2_run_sequence() gives for a sequence that starts with a
+ * refusal, from sp @sp, without copying the registers it leaves as they
+ * are: only cache entries know their sequence does (UW2_SHAPE_REFUSE).
+ */
+static enum uw2_exec uw2_run_refusal(struct uw2_walk *w, u32 sp)
+{
+	if (w->steps < UW2_OP_STEPS)
+		return UW2_EXEC_BUDGET;
+	w->steps -= UW2_OP_STEPS;
+	return uw2_sp_ok(w, sp) ? UW2_EXEC_REFUSE : UW2_EXEC_BAD_SP;
+}
+
+/*
  * The address to look a frame up at.  The sampled pc is exact; a return
  * address is looked up inside the call before it, so a call ending a
  * function is not taken for the start of the next one.
@@ -1483,12 +1496,22 @@ uw2_cache_put(const struct uw2_walk *w, u32 addr, const struct uw2_module *m,
 	return e;
 }
 
+/* Does the sequence at @pos start with the opcode bytes @b0 @b1? */
+static bool uw2_seq_starts(const struct uw2_table *t, u32 pos, u8 b0, u8 b1)
+{
+	return pos < t->uit_size && t->uit_size - pos >= 2 &&
+	       t->uit[pos] == b0 && t->uit[pos + 1] == b1;
+}
+
 /* Where a frame's sequence is, and its shape if it has a simple one. */
 struct uw2_found {
 	const struct uw2_table *t;
 	u32 uit_index;
 	u32 func;		/* start of the function holding the address */
 	const struct uw2_shape *shape;	/* or NULL */
+	bool refuse;		/* the sequence starts with a refusal */
+	/* the module the lookup used, or NULL (uw2_module_at()) */
+	const struct uw2_module *m;
 };
 
 /* The caller loop's copy of return-address entry @e (struct uw2_fast). */
@@ -1516,8 +1539,6 @@ static void uw2_fast_fill(struct uw2_fast *fe, const struct uw2_cache_entry *e)
 static void uw2_found_entry(struct uw2_found *f, struct uw2_cache_entry *e,
 			    struct uw2_fast *fe)
 {
-	const u8 *op = e->table->uit + e->uit_index;
-
 	f->t = e->table;
 	f->uit_index = e->uit_index;
 	f->func = e->func;
@@ -1526,14 +1547,18 @@ static void uw2_found_entry(struct uw2_found *f, struct uw2_cache_entry *e,
 		if (uw2_shape_of(e->table, e->uit_index, &e->shape))
 			e->simple = e->shape.mask & UW2_RA_REGS ?
 				    UW2_SHAPE_CALLER : UW2_SHAPE_SIMPLE;
-		else if (e->table->uit_size - e->uit_index >= 2 &&
-			 op[0] == UW2_OP_ROOT_0 && op[1] == UW2_OP_ROOT_1)
+		else if (uw2_seq_starts(e->table, e->uit_index, UW2_OP_ROOT_0,
+					UW2_OP_ROOT_1))
 			e->simple = UW2_SHAPE_ROOT;
+		else if (uw2_seq_starts(e->table, e->uit_index, UW2_OP_REFUSE_0,
+					UW2_OP_REFUSE_1))
+			e->simple = UW2_SHAPE_REFUSE;
 		if (fe)
 			uw2_fast_fill(fe, e);
 	}
 	f->shape = e->simple == UW2_SHAPE_SIMPLE ||
 		   e->simple == UW2_SHAPE_CALLER ? &e->shape : NULL;
+	f->refuse = e->simple == UW2_SHAPE_REFUSE;
 }
 
 /* The caller loop's copy of @e, a return address's entry unless @pc. */
@@ -1557,6 +1582,13 @@ static bool uw2_range_holds(const struct uw2_walk *w,
 	       (s->e.gen || uw2_cache_live(w, &s->e, addr));
 }
 
+/* The wide slot of sampled pc @addr (UW2_PC_WIDE_MIN). */
+static struct uw2_pc_slot *uw2_pc_wide(struct uw2_cache *c, u32 addr)
+{
+	return &c->wide[((addr >> UW2_PC_WIDE_SHIFT) * 0x9e3779b1u) >>
+			(32 - UW2_PC_WIDE_BITS)];
+}
+
 /* A cached range holding the sampled pc @addr that may be used, or NULL. */
 static struct uw2_cache_entry *uw2_range_get(const struct uw2_walk *w,
 					     u32 addr)
@@ -1565,7 +1597,10 @@ static struct uw2_cache_entry *uw2_range_get(const struct uw2_walk *w,
 
 	if (uw2_range_holds(w, s, addr))
 		return &s[0].e;
-	return uw2_range_holds(w, &s[1], addr) ? &s[1].e : NULL;
+	if (uw2_range_holds(w, &s[1], addr))
+		return &s[1].e;
+	s = uw2_pc_wide(w->cache, addr);
+	return uw2_range_holds(w, s, addr) ? &s->e : NULL;
 }
 
 /*
@@ -1594,6 +1629,9 @@ uw2_range_put(const struct uw2_walk *w, const struct uw2_module *m, u32 addr,
 	s->e.func = func;
 	s->e.mod = m - w->mods;
 	s->e.simple = UW2_SHAPE_UNKNOWN;
+	/* its shape is found apart, at the wide slot's first use */
+	if (s->len >= UW2_PC_WIDE_MIN)
+		*uw2_pc_wide(w->cache, addr) = *s;
 	return &s->e;
 }
 
@@ -1616,6 +1654,7 @@ static enum uw2_stop uw2_find_sequence(struct uw2_walk *w, u32 addr, bool pc,
 	if (w->cache) {
 		e = pc ? uw2_range_get(w, addr) : uw2_cache_get(w, addr);
 		if (e) {
+			f->m = e->mod < w->nmods ? &w->mods[e->mod] : NULL;
 			uw2_found_entry(f, e, uw2_fast_of(w->cache, e, pc));
 			return UW2_STEP_MORE;
 		}
@@ -1626,10 +1665,12 @@ static enum uw2_stop uw2_find_sequence(struct uw2_walk *w, u32 addr, bool pc,
 			w->cache->counts.ra_misses++;
 	}
 	m = uw2_find_module(w->mods, w->nmods, addr);
+	f->m = m;
 	if (!m || !m->table)
 		return UW2_STOP_NO_TABLE;
 	f->t = m->table;
 	f->shape = NULL;
+	f->refuse = false;
 	if (!uw2_lookup_function_to(f->t, addr - m->text_start + m->skip,
 				    &instr_off,
 				    &fot_index, &next))
@@ -1852,6 +1893,8 @@ struct uw2_jit_kind {
 	u8 nmarkers;
 	u8 ra_reg;		/* an ordinary frame's return address is at */
 	u8 ra_off;		/* [r(ra_reg) + ra_off] (uw2_jit_ra_at()) */
+	/* frame is "vsp = r(ra_reg); pop {r(ra_reg), lr}; finish" */
+	bool chain;
 	u32 markers[2];
 };
 
@@ -1877,20 +1920,40 @@ static const struct uw2_jit_kind uw2_jit_kinds[UW2_FRAMES_COUNT] = {
 		.nmarkers = 2,
 		.ra_reg = UW2_FP,
 		.ra_off = 4,
+		.chain = true,
 		.markers = { 2, 4 },
 	},
 };
+
+/* The kind of JIT code of module @m (or NULL), or NULL. */
+static const struct uw2_jit_kind *uw2_jit_of(const struct uw2_module *m,
+					     u32 *frames)
+{
+	if (!m || !m->frames || m->frames >= UW2_FRAMES_COUNT)
+		return NULL;
+	*frames = m->frames;
+	return &uw2_jit_kinds[m->frames];
+}
 
 /* The kind of the JIT code holding @addr, or NULL. */
 static const struct uw2_jit_kind *uw2_jit_at(const struct uw2_walk *w,
 					     u32 addr, u32 *frames)
 {
-	const struct uw2_module *m = uw2_find_module(w->mods, w->nmods, addr);
+	return uw2_jit_of(uw2_find_module(w->mods, w->nmods, addr), frames);
+}
 
-	if (!m || !m->frames || m->frames >= UW2_FRAMES_COUNT)
-		return NULL;
-	*frames = m->frames;
-	return &uw2_jit_kinds[m->frames];
+/*
+ * The module holding @addr: @m, the one its lookup used, when it does
+ * (the module array's entries never overlap), else the one the search
+ * finds (a cached range may start below its module's text).
+ */
+static const struct uw2_module *uw2_module_at(const struct uw2_walk *w,
+					      const struct uw2_module *m,
+					      u32 addr)
+{
+	if (m && addr - m->text_start < m->text_end - m->text_start)
+		return m;
+	return uw2_find_module(w->mods, w->nmods, addr);
 }
 
 u32 uw2_jit_ra_at(const struct uw2_module *mods, u32 nmods,
@@ -1919,6 +1982,50 @@ static enum uw2_exec uw2_jit_run(struct uw2_walk *w, const u8 *ops, u32 len,
 }
 
 /*
+ * The ordinary frame of a kind whose frame is a chain link (k->chain),
+ * without the opcode walker: the same budget, checks and reads, in the
+ * same order, as uw2_jit_run() of k->frame, and the same result.  Only
+ * walks with a cache take it, so that the tests and the fuzz target, which
+ * hold those to the plain walk, hold it to the opcodes.
+ */
+static enum uw2_exec uw2_jit_chain(struct uw2_walk *w,
+				   const struct uw2_jit_kind *k,
+				   const struct uw2_regs *regs,
+				   struct uw2_regs *next, u32 *popped)
+{
+	u32 vsp = regs->r[k->ra_reg], val[2];
+	enum uw2_exec res;
+
+	/* vsp = r(ra_reg) */
+	if (w->steps < UW2_OP_STEPS)
+		return UW2_EXEC_BUDGET;
+	w->steps -= UW2_OP_STEPS;
+	if (!uw2_sp_ok(w, vsp))
+		return UW2_EXEC_BAD_SP;
+	/* pop {r(ra_reg), lr} */
+	if (w->steps < UW2_OP_STEPS)
+		return UW2_EXEC_BUDGET;
+	w->steps -= UW2_OP_STEPS;
+	res = uw2_read_words(w->stack, vsp, 2, val);
+	if (res != UW2_EXEC_NEXT)
+		return res;
+	vsp += 8;
+	if (!uw2_sp_ok(w, vsp))
+		return UW2_EXEC_BAD_SP;
+	/* finish: pc = lr */
+	if (w->steps < UW2_OP_STEPS)
+		return UW2_EXEC_BUDGET;
+	w->steps -= UW2_OP_STEPS;
+	*next = *regs;
+	next->r[k->ra_reg] = val[0];
+	next->r[UW2_LR] = val[1];
+	next->r[UW2_SP] = vsp;
+	next->r[UW2_PC] = val[1];
+	*popped = 1u << k->ra_reg | 1u << UW2_LR;
+	return UW2_EXEC_FINISH;
+}
+
+/*
  * Is the frame at @fp (inside the current one, so above sp) an entry
  * frame of @k: its marker words all hold the same value of k->markers?
  */
@@ -1943,26 +2050,29 @@ static enum uw2_stop uw2_jit_is_entry(const struct uw2_walk *w,
 }
 
 /*
- * A frame of JIT code at @addr (the pc's lookup address, which no table
- * row unwinds): an ordinary frame when its return address lies in code of the
- * same kind, else it must prove to be an entry frame, and gives back the
- * native caller's registers.  The sampled pc's frame is taken as set up:
- * a sample in a prologue or a frameless stub gives the caller's caller
- * as the first return address, as V8's own unwinder does.
+ * A frame of JIT code of kind @k (uw2_jit_at() of the pc's lookup
+ * address, which no table row unwinds; @frames its number): an ordinary
+ * frame when its return address lies in code of the same kind, else it
+ * must prove to be an entry frame, and gives back the native caller's
+ * registers.  The sampled pc's frame is taken as set up: a sample in a
+ * prologue or a frameless stub gives the caller's caller as the first
+ * return address, as V8's own unwinder does.
  */
 static enum uw2_stop uw2_step_jit(struct uw2_walk *w, struct uw2_regs *regs,
-				  u32 depth, u32 addr)
+				  u32 depth, const struct uw2_jit_kind *k,
+				  u32 frames)
 {
-	const struct uw2_jit_kind *k, *up;
+	const struct uw2_jit_kind *up;
 	struct uw2_regs next __uninitialized;
-	u32 popped, frames, up_frames;
+	u32 popped, up_frames;
 	enum uw2_stop stop;
 	enum uw2_exec res;
 
-	k = uw2_jit_at(w, addr, &frames);
-	if (!k)
-		return UW2_STOP_NO_TABLE;
-	res = uw2_jit_run(w, k->frame, k->frame_len, regs, &next, &popped);
+	if (k->chain && w->cache)
+		res = uw2_jit_chain(w, k, regs, &next, &popped);
+	else
+		res = uw2_jit_run(w, k->frame, k->frame_len, regs, &next,
+				  &popped);
 	if (res != UW2_EXEC_FINISH)
 		return uw2_exec_stop(res);
 	up = uw2_jit_at(w, uw2_lookup_addr(w, next.r[UW2_PC], depth + 1),
@@ -1984,6 +2094,7 @@ static enum uw2_stop uw2_step(struct uw2_walk *w, struct uw2_regs *regs,
 			      u32 depth)
 {
 	u32 addr = uw2_lookup_addr(w, regs->r[UW2_PC], depth);
+	const struct uw2_jit_kind *k;
 	/*
 	 * Written before they are read: a kernel that zeroes every local
 	 * (INIT_STACK_ALL_ZERO) would spend a memset on each, in every
@@ -1997,8 +2108,10 @@ static enum uw2_stop uw2_step(struct uw2_walk *w, struct uw2_regs *regs,
 	const u8 *src;
 
 	stop = uw2_find_sequence(w, addr, depth == 1, &f);
-	if (stop == UW2_STOP_NO_TABLE)
-		return uw2_step_jit(w, regs, depth, addr);
+	if (stop == UW2_STOP_NO_TABLE) {
+		k = uw2_jit_of(uw2_module_at(w, f.m, addr), &frames);
+		return k ? uw2_step_jit(w, regs, depth, k, frames) : stop;
+	}
 	if (stop != UW2_STEP_MORE)
 		return stop;
 	func = f.func;
@@ -2016,10 +2129,14 @@ static enum uw2_stop uw2_step(struct uw2_walk *w, struct uw2_regs *regs,
 			uw2_shape_apply(f.shape, src, regs);
 		return stop;
 	}
-	/* a frame that fails half way must not leave half its registers */
-	next = *regs;
-	res = uw2_run_sequence(w, f.t, f.uit_index, &next, &popped,
-			       depth == 1);
+	if (f.refuse) {
+		res = uw2_run_refusal(w, regs->r[UW2_SP]);
+	} else {
+		/* a frame that fails half way leaves no half of its registers */
+		next = *regs;
+		res = uw2_run_sequence(w, f.t, f.uit_index, &next, &popped,
+				       depth == 1);
+	}
 	/*
 	 * The sampled function's own lr, left by a call that never returns
 	 * made from that very function, is no caller: the sampled frame
@@ -2031,8 +2148,11 @@ static enum uw2_stop uw2_step(struct uw2_walk *w, struct uw2_regs *regs,
 	 * JIT code whose table refuses here (a runtime's builtin not proven
 	 * to the table's rules): the frame is its kind's to walk.
 	 */
-	if (res == UW2_EXEC_REFUSE && uw2_jit_at(w, addr, &frames))
-		return uw2_step_jit(w, regs, depth, addr);
+	if (res == UW2_EXEC_REFUSE) {
+		k = uw2_jit_of(uw2_module_at(w, f.m, addr), &frames);
+		if (k)
+			return uw2_step_jit(w, regs, depth, k, frames);
+	}
 	if (res != UW2_EXEC_FINISH)
 		return uw2_exec_stop(res);
 	return uw2_commit_frame(w, regs, &next, depth, popped);

@@ -50,6 +50,10 @@
 #define UW2_OP_CLONE_0		0xb1
 #define UW2_OP_CLONE_1		0x20
 
+/* "Refuse to unwind" (EHABI's pop of no register, 80 00). */
+#define UW2_OP_REFUSE_0		0x80
+#define UW2_OP_REFUSE_1		0x00
+
 /* A table whose header has been checked; the spans point into the blob. */
 struct uw2_table {
 	const u8 *page_table;	/* page_count little-endian u32 */
@@ -455,10 +459,12 @@ struct uw2_fast {
  * UW2_SHAPE_CALLER: simple, and it pops lr or pc, so a caller frame of
  * that shape can be unwound without the general frame checks.
  * UW2_SHAPE_ROOT: the sequence starts with the outermost-frame marker.
+ * UW2_SHAPE_REFUSE: it starts with a refusal (a runtime's builtins, whose
+ * frames JIT kinds walk).
  */
 enum uw2_shape_state {
 	UW2_SHAPE_NONE, UW2_SHAPE_SIMPLE, UW2_SHAPE_CALLER, UW2_SHAPE_UNKNOWN,
-	UW2_SHAPE_ROOT
+	UW2_SHAPE_ROOT, UW2_SHAPE_REFUSE
 };
 
 /*
@@ -468,9 +474,18 @@ enum uw2_shape_state {
  * slots, so a lookup reads at most two, and a range longer than a block is
  * found again, and kept again, from each block sampled in it.  The sampled
  * pcs of a lua run fall in about a hundred ranges and two hundred blocks.
+ *
+ * A range of UW2_PC_WIDE_MIN bytes or more (an interpreter's loop, a large
+ * function's body) is kept besides in one of the wide slots, by the 1 KiB
+ * block of the pc looked up: a pc whose 64-byte block has not been sampled
+ * yet, or lost its slot, finds it there before the full lookup.
  */
 #define UW2_PC_BITS		9
 #define UW2_PC_SLOTS		512	/* 2^UW2_PC_BITS */
+#define UW2_PC_WIDE_BITS	7
+#define UW2_PC_WIDE		128	/* 2^UW2_PC_WIDE_BITS */
+#define UW2_PC_WIDE_SHIFT	10
+#define UW2_PC_WIDE_MIN		512
 
 struct uw2_pc_slot {
 	u32 lo;
@@ -518,6 +533,7 @@ struct uw2_cache {
 	struct uw2_fast fast[UW2_CACHE_ENTRIES];	/* e's caller frames */
 	struct uw2_cache_entry e[UW2_CACHE_ENTRIES];	/* return addresses */
 	struct uw2_pc_slot pc[UW2_PC_SLOTS];		/* sampled pcs */
+	struct uw2_pc_slot wide[UW2_PC_WIDE];		/* their long ranges */
 };
 
 /* uw2_unwind() with a lookup cache (may be NULL). */

@@ -129,7 +129,7 @@ def lookup_lines(runs):
                 "(a module older than them).", ""]
     return ["The handler's lookup caches (the module's counters, "
             "`UWPROF_IOC_STATS`): the share of sampled pcs found among the "
-            "512 cached pc ranges, of return addresses found among the 1024 "
+            "512 cached pc ranges and 128 wide ones, of return addresses found among the 1024 "
             "cached ones (code they cannot serve, JIT code walked by its frame "
             "chain, counts as a miss), and "
             "of those found, the frames the caller loop unwound from the "

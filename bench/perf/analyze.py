@@ -869,7 +869,7 @@ def lookup_lines(progs, freqs, R):
         return []
     return ["uwprof's lookup caches (the module's counters, `UWPROF_IOC_STATS`, "
             "all rounds): the share of sampled pcs found among the 512 "
-            "cached pc ranges, of return addresses found among the 1024 "
+            "cached pc ranges and 128 wide ones, of return addresses found among the 1024 "
             "cached ones, and of those found, the frames the caller loop "
             "unwound from the cache alone.", "",
             "| workload | Hz | sampled pcs | return addresses | in the caller loop |",

@@ -1481,6 +1481,35 @@ TEST(unwind_cache_not_stale)
 				       16, &n, 0, &cache), UW2_STOP_NO_TABLE);
 }
 
+/* The lmtr stack's world in @w and @start, and @cache emptied. */
+static void world_lmtr_cache(struct world *w, struct uw2_regs *start,
+			     struct uw2_cache *cache)
+{
+	world_init(w);
+	world_stack_lmtr(w);
+	*start = w->regs;
+	memset(cache, 0, sizeof(*cache));
+}
+
+/* @start sampled at @pc: through @cache, what the plain unwind gives. */
+static void world_same_at_pc(struct world *w, const struct uw2_regs *start,
+			     u32 pc, struct uw2_cache *cache)
+{
+	u32 frames[16], want[16], n, nwant;
+	enum uw2_stop stop;
+	struct uw2_regs r;
+
+	r = *start;
+	r.r[UW2_PC] = pc;
+	stop = uw2_unwind(w->mods, 2, &r, &w->stack, want, 16, &nwant, 0);
+	r = *start;
+	r.r[UW2_PC] = pc;
+	CHECK_EQ_U32(uw2_unwind_cached(w->mods, 2, &r, &w->stack, frames, 16,
+				       &n, 0, cache), stop);
+	CHECK_EQ_U32(n, nwant);
+	CHECK(!memcmp(frames, want, 4 * n));
+}
+
 /*
  * Sampled pcs are cached by range in slots of their 64-byte block: every
  * halfword of module A sampled in turn, three times over one cache (rows
@@ -1490,30 +1519,36 @@ TEST(unwind_cache_not_stale)
 TEST(unwind_cache_sampled_pcs)
 {
 	static struct uw2_cache cache;
-	u32 frames[16], want[16], n, nwant, pc;
-	struct uw2_regs start, r;
-	enum uw2_stop stop;
+	struct uw2_regs start;
 	struct world w;
 
-	world_init(&w);
-	world_stack_lmtr(&w);
-	start = w.regs;
-	memset(&cache, 0, sizeof(cache));
+	world_lmtr_cache(&w, &start, &cache);
 	for (int pass = 0; pass < 3; pass++) {
 		cache.gen = pass ? 5 : 0;
-		for (pc = A_BASE; pc < A_BASE + 0x500; pc += 2) {
-			r = start;
-			r.r[UW2_PC] = pc;
-			stop = uw2_unwind(w.mods, 2, &r, &w.stack, want, 16,
-					  &nwant, 0);
-			r = start;
-			r.r[UW2_PC] = pc;
-			CHECK_EQ_U32(uw2_unwind_cached(w.mods, 2, &r, &w.stack,
-						       frames, 16, &n, 0,
-						       &cache), stop);
-			CHECK_EQ_U32(n, nwant);
-			CHECK(!memcmp(frames, want, 4 * n));
-		}
+		for (u32 pc = A_BASE; pc < A_BASE + 0x500; pc += 2)
+			world_same_at_pc(&w, &start, pc, &cache);
+	}
+}
+
+/*
+ * A range of UW2_PC_WIDE_MIN bytes or more is kept in a wide slot too: in
+ * module B's two-page function, whose last row runs to the page's end, a
+ * pc in each 64-byte block of one 1 KiB block misses once, for the first
+ * block, and the other blocks find the range there; each gives what the
+ * plain unwind gives.  A pc of the next 1 KiB block, in no slot yet,
+ * misses.
+ */
+TEST(unwind_cache_wide_range)
+{
+	static struct uw2_cache cache;
+	struct uw2_regs start;
+	struct world w;
+
+	world_lmtr_cache(&w, &start, &cache);
+	cache.gen = 4;
+	for (u32 pc = B_BASE + 0x400; pc <= B_BASE + 0x800; pc += 64) {
+		world_same_at_pc(&w, &start, pc + 6, &cache);
+		CHECK_EQ_U32(cache.counts.pc_misses, pc < B_BASE + 0x800 ? 1 : 2);
 	}
 }
 
