@@ -74,6 +74,8 @@ struct dc {
 	u8 *fl;			/* flags, one per halfword from lo */
 	uint64_t *starts;		/* DC_START again, a bit per halfword: the
 				 * next start is found 64 halfwords a step */
+	u8 *fixed;		/* may a function start here (discover.c's
+				 * may_start()): two bits per halfword */
 	u32 lo, n;
 	const u8 *secb[32];	/* each executable section's bytes */
 	u32 sec_hint;		/* the one bytes_at() found last */
@@ -84,6 +86,8 @@ struct dc {
 	struct dc_cands ptrs;	/* code addresses stored as data */
 	u32 *order;		/* fn indexes by address, for extents */
 	u32 norder;
+	uint64_t *walked;	/* a bit per halfword: inside_walked() of
+				 * the functions in order */
 	u32 last_lo, last_hi;	/* the extent of the last one taken */
 	bool last_thumb;
 	u32 *stack;
