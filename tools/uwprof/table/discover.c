@@ -484,16 +484,39 @@ static long take_ptrs(struct dc *d, u32 added)
  * sweep.  Its instruction set is guessed as an unwind entry's is, and
  * its walk must be clean (walk_clean), or it is dropped.
  */
+/*
+ * Do the eight flags at @i all hold one of @bits?  (No byte of the
+ * masked word is zero: the bits are below 0x80.)
+ */
+static bool all_have(const struct dc *d, u32 i, u8 bits)
+{
+	const uint64_t ones = 0x0101010101010101ull;
+	uint64_t w;
+
+	memcpy(&w, d->fl + i, 8);
+	w &= bits * ones;
+	return !((w - ones) & ~w & (ones << 7));
+}
+
 static long take_gaps(struct dc *d)
 {
+	const u8 any = DC_CODE | DC_IN | DC_DATA | DC_START;
 	u32 added = 0;
 
 	for (u32 i = 1; i < d->n; i++) {
-		u32 a = d->lo + 2 * i;
-		u8 prev = d->fl[i - 1], f = d->fl[i];
+		u32 a;
+		u8 prev, f;
 		struct dc_cand c;
 		int r, m;
 
+		/* reached code: nothing starts in it (most of the text) */
+		while (i + 8 <= d->n && all_have(d, i, any))
+			i += 8;
+		if (i >= d->n)
+			break;
+		a = d->lo + 2 * i;
+		prev = d->fl[i - 1];
+		f = d->fl[i];
 		if ((f & (DC_CODE | DC_IN | DC_DATA | DC_START)) ||
 		    !(prev & (DC_CODE | DC_IN | DC_DATA)))
 			continue;
@@ -524,18 +547,18 @@ static long take_gaps(struct dc *d)
 	return added;
 }
 
-/* Every flag but the starts' cleared: four halfwords a step. */
+/* Every flag but the starts' cleared: eight halfwords a step. */
 static void forget_walks(struct dc *d)
 {
 	const u8 keep = DC_START | DC_THUMB | DC_NOMODE;
 	u32 i = 0;
 
-	for (; i + 4 <= d->n; i += 4) {
-		uint32_t w;
+	for (; i + 8 <= d->n; i += 8) {
+		uint64_t w;
 
-		memcpy(&w, d->fl + i, 4);
-		w &= keep * 0x01010101u;
-		memcpy(d->fl + i, &w, 4);
+		memcpy(&w, d->fl + i, 8);
+		w &= keep * 0x0101010101010101ull;
+		memcpy(d->fl + i, &w, 8);
 	}
 	for (; i < d->n; i++)
 		d->fl[i] &= keep;

@@ -40,8 +40,18 @@ struct dc_cands {
 	u32 n, cap;
 };
 
-int dc_cands_add(struct dc_cands *c, u32 addr, bool thumb, enum dc_kind k,
-		 u32 site);
+/* Room for one more candidate in @c: 0, or -1 (memory). */
+int dc_cands_grow(struct dc_cands *c);
+
+/* Every walk and pass adds its candidates here (a million for libc). */
+static inline int dc_cands_add(struct dc_cands *c, u32 addr, bool thumb,
+			       enum dc_kind k, u32 site)
+{
+	if (c->n == c->cap && dc_cands_grow(c))
+		return -1;
+	c->v[c->n++] = (struct dc_cand){ addr, site, thumb, k };
+	return 0;
+}
 
 /* Flags per halfword of the covered code. */
 enum {
