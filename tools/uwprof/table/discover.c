@@ -44,7 +44,7 @@ static int add_fn(struct dc *d, u32 a, bool thumb, bool nomode, bool sym)
 		d->fn = v;
 		d->capfn = cap;
 	}
-	d->fn[d->nfn++] = (struct dc_fn){ a, 0, thumb, nomode, sym };
+	d->fn[d->nfn++] = (struct dc_fn){ a, 0, thumb, nomode, sym, false, 0 };
 
 	*f |= DC_START | (thumb ? DC_THUMB : 0) | (nomode ? DC_NOMODE : 0);
 	d->starts[(a - d->lo) >> 7] |= 1ull << ((a - d->lo) >> 1 & 63);

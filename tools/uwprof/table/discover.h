@@ -67,6 +67,8 @@ enum {
 struct dc_fn {
 	u32 addr, size;
 	bool thumb, nomode, sym;	/* sym: a symbol names it already */
+	bool sym_asked;		/* sym_end looked up (dc_fn_bound) */
+	u32 sym_end;		/* where the symbol's size ends it, or 0 */
 };
 
 /* A flag set outside the bounds of the walk that set it. */

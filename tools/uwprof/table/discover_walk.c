@@ -1213,12 +1213,18 @@ static u32 dc_walk_bound(struct dc *d, u32 a)
  */
 static u32 sym_bound(struct dc *d, u32 k, u32 end)
 {
-	const struct tb_sym *s = d->fn[k].sym ? tb_elf_sym(d->e, d->fn[k].addr) :
-				 NULL;
+	struct dc_fn *f = &d->fn[k];
 
-	if (s && s->addr == d->fn[k].addr && s->size &&
-	    s->addr + s->size < end)
-		return s->addr + s->size;
+	/* every pass asks again: the symbols do not change */
+	if (f->sym && !f->sym_asked) {
+		const struct tb_sym *s = tb_elf_sym(d->e, f->addr);
+
+		f->sym_asked = true;
+		f->sym_end = s && s->addr == f->addr && s->size ?
+			     s->addr + s->size : 0;
+	}
+	if (f->sym && f->sym_end && f->sym_end < end)
+		return f->sym_end;
 	return end;
 }
 
