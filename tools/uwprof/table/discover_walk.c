@@ -65,12 +65,16 @@ static int push(struct dc *d, u32 a)
 static const u8 *bytes_at(struct dc *d, u32 a, u32 *avail)
 {
 	u32 n = d->e->nsecs < 32 ? d->e->nsecs : 32;	/* secb's */
+	const struct tb_sec *s = d->sec_hint < n ? &d->e->secs[d->sec_hint] :
+				 NULL;
 
-	for (u32 k = 0; k <= n; k++) {
-		u32 i = k ? k - 1 : d->sec_hint;
-		const struct tb_sec *s = &d->e->secs[i];
-
-		if (i < n && d->secb[i] && a - s->addr < s->size) {
+	if (s && d->secb[d->sec_hint] && a - s->addr < s->size) {
+		*avail = s->size - (a - s->addr);
+		return d->secb[d->sec_hint] + (a - s->addr);
+	}
+	for (u32 i = 0; i < n; i++) {
+		s = &d->e->secs[i];
+		if (d->secb[i] && a - s->addr < s->size) {
 			d->sec_hint = i;
 			*avail = s->size - (a - s->addr);
 			return d->secb[i] + (a - s->addr);
@@ -979,7 +983,10 @@ static void compare(struct dc_walk *w, const cs_insn *in)
 static void carry(struct dc_walk *w, const cs_insn *in, u32 t)
 {
 	static struct dc_vs taken;	/* one thread; 13 KB off the stack */
-	bool keep = !w->replay && t >= w->start && t < w->end;
+	/* a path with no set, and no compare to prove one, carries none:
+	 * no copy of its sets for the target */
+	bool keep = !w->replay && t >= w->start && t < w->end &&
+		    (w->vs.cmp_reg >= 0 || dc_vs_useful(&w->vs));
 
 	dc_vs_branch(&w->vs, in, keep ? &taken : NULL);
 	if (!keep || !dc_vs_useful(&taken))
