@@ -74,11 +74,12 @@ static bool placeable(struct dc *d, u32 a, bool thumb)
 static bool may_start(struct dc *d, u32 a, bool thumb)
 {
 	u32 i = (a - d->lo) >> 1, sh = (i & 3) * 2;
-	u8 *m = &d->fixed[i >> 2];
 	const struct tb_sym *s;
+	u8 *m;
 
 	if (!dc_inside(d, a) || (a & (thumb ? 1 : 3)))
 		return false;
+	m = &d->fixed[i >> 2];
 	if (!(*m >> sh & 3)) {
 		s = tb_elf_sym(d->e, a);
 		*m |= (placeable(d, a, thumb) &&
