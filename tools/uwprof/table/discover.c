@@ -448,9 +448,6 @@ static long take_ptrs(struct dc *d, u32 added)
 {
 	u32 keep = 0;
 
-	/* qsort() of no array (NULL, 0) is undefined: fuzz_table found it */
-	if (d->ptrs.n)
-		qsort(d->ptrs.v, d->ptrs.n, sizeof(*d->ptrs.v), cand_cmp);
 	for (u32 i = 0; i < d->ptrs.n; i++) {
 		int r = take(d, &d->ptrs.v[i], true);
 		u32 k = d->nfn - 1;
@@ -624,6 +621,10 @@ static int seed(struct dc *d, const struct tb_input *in)
 		}
 	}
 	free(s.v);
+	/* in address order for take_ptrs(), whose passes keep that order
+	 * (qsort() of no array, NULL and 0, is undefined: fuzz_table) */
+	if (!r && d->ptrs.n)
+		qsort(d->ptrs.v, d->ptrs.n, sizeof(*d->ptrs.v), cand_cmp);
 	return r ? -1 : 0;
 }
 

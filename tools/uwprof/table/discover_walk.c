@@ -311,12 +311,6 @@ static u32 written(const cs_insn *in)
 	return m;
 }
 
-/* Registers @in writes explicitly lose their known constant. */
-static void forget_written(struct dc_walk *w, const cs_insn *in)
-{
-	w->known &= ~written(in);
-}
-
 static int reg_no(const cs_arm_op *op)
 {
 	return op->type == ARM_OP_REG ? gpr(op->reg) : -1;
@@ -772,12 +766,15 @@ static bool table_load(struct dc_walk *w, const cs_insn *in)
 	return true;
 }
 
-/* What @in (not a pc-relative constant) teaches or makes forgotten. */
-static void remember(struct dc_walk *w, const cs_insn *in, bool load)
+/*
+ * What @in (not a pc-relative constant) teaches or makes forgotten; @wr
+ * the registers it writes (written()).
+ */
+static void remember(struct dc_walk *w, const cs_insn *in, bool load,
+		     u32 wr)
 {
 	const cs_arm *a = &in->detail->arm;
 	int r = a->op_count ? reg_no(&a->operands[0]) : -1;
-	u32 wr = written(in);
 
 	w->bounded &= ~wr;
 	if (writes_sp(in))
@@ -1005,7 +1002,7 @@ static int step(struct dc *d, struct dc_walk *w, const cs_insn *in)
 	const cs_arm *a = &in->detail->arm;
 	bool cond = conditional(in) || in->id == ARM_INS_CBZ ||
 		    in->id == ARM_INS_CBNZ;
-	u32 t = 0, site = (u32)in->address;
+	u32 t = 0, site = (u32)in->address, wr;
 	bool load;
 	int set;
 
@@ -1047,9 +1044,10 @@ static int step(struct dc *d, struct dc_walk *w, const cs_insn *in)
 		set = constants(d, w, in);
 	if (set < 0)
 		return -1;
+	wr = written(in);
 	if (!set)
-		forget_written(w, in);
-	remember(w, in, load);
+		w->known &= ~wr;	/* written: no known constant */
+	remember(w, in, load, wr);
 	if (sets_pc(in))
 		return computed(d, w, in) ? -1 : cond;
 	return 1;
