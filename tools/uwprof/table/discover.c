@@ -621,8 +621,10 @@ static int seed(struct dc *d, const struct tb_input *in)
 		}
 	}
 	free(s.v);
-	/* in address order for take_ptrs(), whose passes keep that order
-	 * (qsort() of no array, NULL and 0, is undefined: fuzz_table) */
+	/*
+	 * in address order for take_ptrs(), whose passes keep that order
+	 * (qsort() of no array, NULL and 0, is undefined: fuzz_table)
+	 */
 	if (!r && d->ptrs.n)
 		qsort(d->ptrs.v, d->ptrs.n, sizeof(*d->ptrs.v), cand_cmp);
 	return r ? -1 : 0;

@@ -133,8 +133,10 @@ static inline u8 *dc_flag(struct dc *d, u32 a)
 void dc_out_add(struct dc *d, u32 a, u8 bits);
 void dc_undo_grow(struct dc *d, u32 a, u8 old);
 
-/* A walk changed the flags at @a, which held @old (each walk's first
- * change of most halfwords it reaches: inline while there is room). */
+/*
+ * A walk changed the flags at @a, which held @old (each walk's first
+ * change of most halfwords it reaches: inline while there is room).
+ */
 static inline void dc_undo_add(struct dc *d, u32 a, u8 old)
 {
 	if (d->nundo < d->capundo)

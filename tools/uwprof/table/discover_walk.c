@@ -980,8 +980,10 @@ static void compare(struct dc_walk *w, const cs_insn *in)
 static void carry(struct dc_walk *w, const cs_insn *in, u32 t)
 {
 	static struct dc_vs taken;	/* one thread; 13 KB off the stack */
-	/* a path with no set, and no compare to prove one, carries none:
-	 * no copy of its sets for the target */
+	/*
+	 * a path with no set, and no compare to prove one, carries none:
+	 * no copy of its sets for the target
+	 */
 	bool keep = !w->replay && t >= w->start && t < w->end &&
 		    (w->vs.cmp_reg >= 0 || dc_vs_useful(&w->vs));
 
