@@ -733,9 +733,73 @@ static bool t32_dp_src(u32 h, u32 l, struct tb_dec_form *f)
 	return t32_dp(h, l, &src, f);
 }
 
+/*
+ * Thumb-2 ldrex, strex (word) with r0-r12: glibc's atomics, as common as
+ * calls in its locking code.  capstone gives strex's memory operand no
+ * access.
+ */
+static bool t32_excl(u32 h, u32 l, struct tb_dec_form *f)
+{
+	u32 rn = h & 15, rt = l >> 12, rd = l >> 8 & 15, load = h >> 4 & 1;
+
+	if (rn >= 13 || rt >= 13 || (load ? rd != 15 : rd >= 13))
+		return false;
+	start(f, load ? ARM_INS_LDREX : ARM_INS_STREX, 4);
+	if (!load)
+		op_reg(f, rd, W);
+	op_reg(f, rt, load ? W : R);
+	op_mem(f, rn, 0xff, (s32)(l & 0xff) * 4, load ? R : 0);
+	groups(f, g_t2, 1);
+	return true;
+}
+
+/* Thumb-2 dmb ish, ishst, st, sy (glibc's atomics). */
+static bool t32_dmb(u32 l, struct tb_dec_form *f)
+{
+	static const u8 g[] = { ARM_GRP_THUMB, ARM_GRP_DATABARRIER };
+	u32 opt = l & 15;
+
+	if (opt != 0xb && opt != 0xa && opt != 0xe && opt != 0xf)
+		return false;
+	start(f, ARM_INS_DMB, 4);
+	f->rec.mem_barrier = (u8)(ARM_MB_RESERVED_0 + opt);
+	groups(f, g, 2);
+	return true;
+}
+
+/*
+ * Thumb-2 "mrc p15, #opc1, rT, cN, cM, #opc2" with r0-r12: the thread
+ * pointer's read (c13, c0, 3), in every function that touches TLS.
+ * capstone gives rT read access.
+ */
+static bool t32_mrc15(u32 h, u32 l, struct tb_dec_form *f)
+{
+	static const u8 g[] = { ARM_GRP_PRIVILEGE, ARM_GRP_THUMB2 };
+	u32 v[6] = { 15, h >> 5 & 7, l >> 12, h & 15, l & 15, l >> 5 & 7 };
+	static const u8 type[6] = { ARM_OP_PIMM, ARM_OP_IMM, ARM_OP_REG,
+				    ARM_OP_CIMM, ARM_OP_CIMM, ARM_OP_IMM };
+
+	if (v[2] >= 13)
+		return false;
+	start(f, ARM_INS_MRC, 4);
+	for (u32 i = 0; i < 6; i++) {
+		u32 x = i == 2 ? reg(v[2]) : v[i];
+
+		memcpy(add_op(f, type[i], i == 2 ? R : 0)->raw, &x, 4);
+	}
+	groups(f, g, 2);
+	return true;
+}
+
 /* One 32-bit Thumb instruction: halfwords @h then @l. */
 static bool t32(u32 h, u32 l, u32 addr, struct tb_dec_form *f)
 {
+	if ((h & 0xffe0) == 0xe840)
+		return t32_excl(h, l, f);
+	if (h == 0xf3bf && (l & 0xfff0) == 0x8f50)
+		return t32_dmb(l, f);
+	if ((h & 0xff10) == 0xee10 && (l & 0x0f10) == 0x0f10)
+		return t32_mrc15(h, l, f);
 	if ((h & 0xf800) == 0xf000 && (l & 0x8000))
 		return t32_branch(h, l, addr, f);
 	if ((h & 0xfe00) == 0xf800)

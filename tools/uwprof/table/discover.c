@@ -44,7 +44,7 @@ static int add_fn(struct dc *d, u32 a, bool thumb, bool nomode, bool sym)
 		d->fn = v;
 		d->capfn = cap;
 	}
-	d->fn[d->nfn++] = (struct dc_fn){ a, 0, thumb, nomode, sym };
+	d->fn[d->nfn++] = (struct dc_fn){ a, 0, thumb, nomode, sym, false, 0 };
 
 	*f |= DC_START | (thumb ? DC_THUMB : 0) | (nomode ? DC_NOMODE : 0);
 	d->starts[(a - d->lo) >> 7] |= 1ull << ((a - d->lo) >> 1 & 63);
@@ -61,6 +61,31 @@ static bool placeable(struct dc *d, u32 a, bool thumb)
 				 tb_elf_sec(d->e, a) : NULL;
 
 	return s && strcmp(s->name, ".plt") && strcmp(s->name, ".iplt");
+}
+
+/*
+ * May a function start at @a (aligned for @thumb)?  Not outside
+ * placeable() code, nor inside a symbol whose size says where its
+ * function ends.  Neither the sections nor the symbols change while
+ * discovery runs, and each pass offers the same refused candidates again
+ * (a quarter of a million lookups for libc): each halfword's answer is
+ * kept, two bits of d->fixed (1 may, 2 may not, 0 not asked yet).
+ */
+static bool may_start(struct dc *d, u32 a, bool thumb)
+{
+	u32 i = (a - d->lo) >> 1, sh = (i & 3) * 2;
+	const struct tb_sym *s;
+	u8 *m;
+
+	if (!dc_inside(d, a) || (a & (thumb ? 1 : 3)))
+		return false;
+	m = &d->fixed[i >> 2];
+	if (!(*m >> sh & 3)) {
+		s = tb_elf_sym(d->e, a);
+		*m |= (placeable(d, a, thumb) &&
+		       !(s && s->size && s->addr != a) ? 1 : 2) << sh;
+	}
+	return (*m >> sh & 3) == 1;
 }
 
 /* Halfwords of padding (nop, mov r8, r8, zero fill, ARM nop, lld's
@@ -162,6 +187,44 @@ static int order_cmp(const void *a, const void *b, void *arg)
 	return x < y ? -1 : x > y;
 }
 
+/* Set bits [@i, @j) of bitmap @v (@i < @j). */
+static void bits_set(uint64_t *v, u32 i, u32 j)
+{
+	uint64_t first = ~0ull << (i & 63);
+	uint64_t last = ~0ull >> (63 - ((j - 1) & 63));
+
+	if (i >> 6 == (j - 1) >> 6) {
+		v[i >> 6] |= first & last;
+		return;
+	}
+	v[i >> 6] |= first;
+	for (u32 w = (i >> 6) + 1; w < (j - 1) >> 6; w++)
+		v[w] = ~0ull;
+	v[(j - 1) >> 6] |= last;
+}
+
+/*
+ * d->walked, from the functions by address: a halfword past a function's
+ * start, up to the next one's start, and before its reach.  Every late
+ * candidate of a pass asks (inside_walked), and the same ones each pass.
+ */
+static void walked_build(struct dc *d)
+{
+	memset(d->walked, 0, (d->n / 64 + 1) * sizeof(*d->walked));
+	for (u32 k = 0; k < d->norder; k++) {
+		const struct dc_fn *f = &d->fn[d->order[k]];
+		u32 next = k + 1 < d->norder ? d->fn[d->order[k + 1]].addr + 2 :
+			   f->addr + f->size;
+		u32 hi = f->addr + f->size < next ? f->addr + f->size : next;
+
+		if (hi > d->lo + 2 * d->n)
+			hi = d->lo + 2 * d->n;
+		if (hi > f->addr + 2)
+			bits_set(d->walked, (f->addr + 2 - d->lo) >> 1,
+				 (hi - d->lo + 1) >> 1);
+	}
+}
+
 /* Index the walked functions by address (after a pass's walks). */
 static int order_build(struct dc *d)
 {
@@ -175,28 +238,21 @@ static int order_build(struct dc *d)
 		v[i] = i;
 	qsort_r(v, d->norder, sizeof(*v), order_cmp, d->fn);
 	d->last_lo = d->last_hi = 0;
+	walked_build(d);
 	return 0;
 }
 
-/* Is @a past the start of a walked function and before its reach? */
+/*
+ * Is @a (even, inside the flags) past the start of a walked function and
+ * before its reach?
+ */
 static bool inside_walked(const struct dc *d, u32 a)
 {
-	u32 lo = 0, hi = d->norder;
+	u32 i = (a - d->lo) >> 1;
 
 	if (a > d->last_lo && a < d->last_hi)
 		return true;
-	while (lo < hi) {	/* the first function starting at or above a */
-		u32 mid = lo + (hi - lo) / 2;
-
-		if (d->fn[d->order[mid]].addr < a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo)
-		return false;
-	lo = d->order[lo - 1];
-	return a < d->fn[lo].addr + d->fn[lo].size;
+	return d->walked[i >> 6] >> (i & 63) & 1;
 }
 
 /*
@@ -243,16 +299,16 @@ static bool flags_refuse(struct dc *d, const struct dc_cand *c, bool late,
 /* Take a candidate: 1 added, 0 not, -1 memory. */
 static int take(struct dc *d, const struct dc_cand *c, bool late)
 {
-	u8 f = dc_inside(d, c->addr) ? *dc_flag(d, c->addr) : 0;
-	const struct tb_sym *in_sym;
+	u8 f;
 
+	/* outside the flags, or odd: never placeable (may_start) */
+	if (!dc_inside(d, c->addr) || (c->addr & 1))
+		return 0;
+	f = *dc_flag(d, c->addr);
 	/* a start known already, its instruction set too: nothing to do */
 	if ((f & DC_START) ? !(f & DC_NOMODE) : flags_refuse(d, c, late, f))
 		return 0;
-	in_sym = tb_elf_sym(d->e, c->addr);
-	/* a symbol's size says where its function ends: nothing inside */
-	if (!placeable(d, c->addr, c->thumb) ||
-	    (in_sym && in_sym->size && in_sym->addr != c->addr))
+	if (!may_start(d, c->addr, c->thumb))
 		return 0;
 	if (f & DC_START) {
 		if (c->kind != DC_K_BOUND) {
@@ -392,9 +448,6 @@ static long take_ptrs(struct dc *d, u32 added)
 {
 	u32 keep = 0;
 
-	/* qsort() of no array (NULL, 0) is undefined: fuzz_table found it */
-	if (d->ptrs.n)
-		qsort(d->ptrs.v, d->ptrs.n, sizeof(*d->ptrs.v), cand_cmp);
 	for (u32 i = 0; i < d->ptrs.n; i++) {
 		int r = take(d, &d->ptrs.v[i], true);
 		u32 k = d->nfn - 1;
@@ -429,16 +482,39 @@ static long take_ptrs(struct dc *d, u32 added)
  * sweep.  Its instruction set is guessed as an unwind entry's is, and
  * its walk must be clean (walk_clean), or it is dropped.
  */
+/*
+ * Do the eight flags at @i all hold one of @bits?  (No byte of the
+ * masked word is zero: the bits are below 0x80.)
+ */
+static bool all_have(const struct dc *d, u32 i, u8 bits)
+{
+	const uint64_t ones = 0x0101010101010101ull;
+	uint64_t w;
+
+	memcpy(&w, d->fl + i, 8);
+	w &= bits * ones;
+	return !((w - ones) & ~w & (ones << 7));
+}
+
 static long take_gaps(struct dc *d)
 {
+	const u8 any = DC_CODE | DC_IN | DC_DATA | DC_START;
 	u32 added = 0;
 
 	for (u32 i = 1; i < d->n; i++) {
-		u32 a = d->lo + 2 * i;
-		u8 prev = d->fl[i - 1], f = d->fl[i];
+		u32 a;
+		u8 prev, f;
 		struct dc_cand c;
 		int r, m;
 
+		/* reached code: nothing starts in it (most of the text) */
+		while (i + 8 <= d->n && all_have(d, i, any))
+			i += 8;
+		if (i >= d->n)
+			break;
+		a = d->lo + 2 * i;
+		prev = d->fl[i - 1];
+		f = d->fl[i];
 		if ((f & (DC_CODE | DC_IN | DC_DATA | DC_START)) ||
 		    !(prev & (DC_CODE | DC_IN | DC_DATA)))
 			continue;
@@ -469,18 +545,18 @@ static long take_gaps(struct dc *d)
 	return added;
 }
 
-/* Every flag but the starts' cleared: four halfwords a step. */
+/* Every flag but the starts' cleared: eight halfwords a step. */
 static void forget_walks(struct dc *d)
 {
 	const u8 keep = DC_START | DC_THUMB | DC_NOMODE;
 	u32 i = 0;
 
-	for (; i + 4 <= d->n; i += 4) {
-		uint32_t w;
+	for (; i + 8 <= d->n; i += 8) {
+		uint64_t w;
 
-		memcpy(&w, d->fl + i, 4);
-		w &= keep * 0x01010101u;
-		memcpy(d->fl + i, &w, 4);
+		memcpy(&w, d->fl + i, 8);
+		w &= keep * 0x0101010101010101ull;
+		memcpy(d->fl + i, &w, 8);
 	}
 	for (; i < d->n; i++)
 		d->fl[i] &= keep;
@@ -545,6 +621,12 @@ static int seed(struct dc *d, const struct tb_input *in)
 		}
 	}
 	free(s.v);
+	/*
+	 * in address order for take_ptrs(), whose passes keep that order
+	 * (qsort() of no array, NULL and 0, is undefined: fuzz_table)
+	 */
+	if (!r && d->ptrs.n)
+		qsort(d->ptrs.v, d->ptrs.n, sizeof(*d->ptrs.v), cand_cmp);
 	return r ? -1 : 0;
 }
 
@@ -557,7 +639,9 @@ static int setup(struct dc *d, struct tb_elf *e, struct tb_discover_stats *st)
 	d->n = tb_elf_text_halfwords(e);	/* 0: no start is found */
 	d->fl = calloc(d->n ? d->n : 1, 1);
 	d->starts = calloc(d->n / 64 + 1, sizeof(*d->starts));
-	if (!d->fl || !d->starts)
+	d->fixed = calloc(d->n / 4 + 1, 1);
+	d->walked = calloc(d->n / 64 + 1, sizeof(*d->walked));
+	if (!d->fl || !d->starts || !d->fixed || !d->walked)
 		return -1;
 	for (u32 i = 0; i < e->nsecs && i < 32; i++)
 		d->secb[i] = tb_elf_sec_bytes(e, &e->secs[i]);
@@ -576,6 +660,8 @@ static void teardown(struct dc *d)
 		cs_free(d->insn, 1);
 	free(d->fl);
 	free(d->starts);
+	free(d->fixed);
+	free(d->walked);
 	free(d->fn);
 	free(d->found.v);
 	free(d->later.v);

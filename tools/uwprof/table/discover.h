@@ -40,8 +40,18 @@ struct dc_cands {
 	u32 n, cap;
 };
 
-int dc_cands_add(struct dc_cands *c, u32 addr, bool thumb, enum dc_kind k,
-		 u32 site);
+/* Room for one more candidate in @c: 0, or -1 (memory). */
+int dc_cands_grow(struct dc_cands *c);
+
+/* Every walk and pass adds its candidates here (a million for libc). */
+static inline int dc_cands_add(struct dc_cands *c, u32 addr, bool thumb,
+			       enum dc_kind k, u32 site)
+{
+	if (c->n == c->cap && dc_cands_grow(c))
+		return -1;
+	c->v[c->n++] = (struct dc_cand){ addr, site, thumb, k };
+	return 0;
+}
 
 /* Flags per halfword of the covered code. */
 enum {
@@ -57,6 +67,8 @@ enum {
 struct dc_fn {
 	u32 addr, size;
 	bool thumb, nomode, sym;	/* sym: a symbol names it already */
+	bool sym_asked;		/* sym_end looked up (dc_fn_bound) */
+	u32 sym_end;		/* where the symbol's size ends it, or 0 */
 };
 
 /* A flag set outside the bounds of the walk that set it. */
@@ -74,6 +86,8 @@ struct dc {
 	u8 *fl;			/* flags, one per halfword from lo */
 	uint64_t *starts;		/* DC_START again, a bit per halfword: the
 				 * next start is found 64 halfwords a step */
+	u8 *fixed;		/* may a function start here (discover.c's
+				 * may_start()): two bits per halfword */
 	u32 lo, n;
 	const u8 *secb[32];	/* each executable section's bytes */
 	u32 sec_hint;		/* the one bytes_at() found last */
@@ -84,6 +98,8 @@ struct dc {
 	struct dc_cands ptrs;	/* code addresses stored as data */
 	u32 *order;		/* fn indexes by address, for extents */
 	u32 norder;
+	uint64_t *walked;	/* a bit per halfword: inside_walked() of
+				 * the functions in order */
 	u32 last_lo, last_hi;	/* the extent of the last one taken */
 	bool last_thumb;
 	u32 *stack;
@@ -115,7 +131,19 @@ static inline u8 *dc_flag(struct dc *d, u32 a)
 }
 
 void dc_out_add(struct dc *d, u32 a, u8 bits);
-void dc_undo_add(struct dc *d, u32 a, u8 old);
+void dc_undo_grow(struct dc *d, u32 a, u8 old);
+
+/*
+ * A walk changed the flags at @a, which held @old (each walk's first
+ * change of most halfwords it reaches: inline while there is room).
+ */
+static inline void dc_undo_add(struct dc *d, u32 a, u8 old)
+{
+	if (d->nundo < d->capundo)
+		d->undo[d->nundo++] = (struct dc_or){ a, old };
+	else
+		dc_undo_grow(d, a, old);
+}
 
 /*
  * A walk sets @bits at @a.  For the walk to be repeated from memory

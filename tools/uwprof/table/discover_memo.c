@@ -61,7 +61,7 @@ void dc_out_add(struct dc *d, u32 a, u8 bits)
 	grow_add(d, &d->out, &d->nout, &d->capout, a, bits);
 }
 
-void dc_undo_add(struct dc *d, u32 a, u8 old)
+void dc_undo_grow(struct dc *d, u32 a, u8 old)
 {
 	grow_add(d, &d->undo, &d->nundo, &d->capundo, a, old);
 }

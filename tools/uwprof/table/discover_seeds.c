@@ -16,19 +16,15 @@
 #include "table/discover.h"
 #include "table/elf.h"
 
-int dc_cands_add(struct dc_cands *c, u32 addr, bool thumb, enum dc_kind k,
-		 u32 site)
+int dc_cands_grow(struct dc_cands *c)
 {
-	if (c->n == c->cap) {
-		u32 cap = c->cap ? 2 * c->cap : 1024;
-		struct dc_cand *v = realloc(c->v, cap * sizeof(*v));
+	u32 cap = c->cap ? 2 * c->cap : 1024;
+	struct dc_cand *v = realloc(c->v, cap * sizeof(*v));
 
-		if (!v)
-			return -1;
-		c->v = v;
-		c->cap = cap;
-	}
-	c->v[c->n++] = (struct dc_cand){ addr, site, thumb, k };
+	if (!v)
+		return -1;
+	c->v = v;
+	c->cap = cap;
 	return 0;
 }
 

@@ -21,6 +21,7 @@ void dc_vs_reset(struct dc_vs *s)
 {
 	s->known = 0;
 	s->nslot = 0;
+	s->rels = 0;
 	for (int i = 0; i < 13; i++) {
 		s->r[i].kind = DC_VS_NONE;
 		s->rel[i] = -1;
@@ -69,6 +70,7 @@ static void copy_all(struct dc_vs *to, const struct dc_vs *from)
 		copy(&to->r[i], &from->r[i]);
 	memcpy(to->rel, from->rel, sizeof(to->rel));
 	memcpy(to->rel_off, from->rel_off, sizeof(to->rel_off));
+	to->rels = from->rels;
 	to->cmp_reg = from->cmp_reg;
 	to->cmp_imm = from->cmp_imm;
 	to->known = from->known;
@@ -81,10 +83,15 @@ static void copy_all(struct dc_vs *to, const struct dc_vs *from)
 static void drop(struct dc_vs *s, int r)
 {
 	s->r[r].kind = DC_VS_NONE;
-	s->rel[r] = -1;
-	for (int i = 0; i < 13; i++)
-		if (s->rel[i] == r)
+	/* each instruction drops what it writes: only the relations set */
+	for (u32 m = s->rels; m; m &= m - 1) {
+		int i = __builtin_ctz(m);
+
+		if (i == r || s->rel[i] == r) {
 			s->rel[i] = -1;
+			s->rels &= (u16)~(1u << i);
+		}
+	}
 	if (s->cmp_reg == r)
 		s->cmp_reg = -1;
 }
@@ -303,6 +310,7 @@ static void relate(struct dc_vs *s, const cs_insn *in, int r)
 	    src != r && a->operands[1].type == ARM_OP_REG &&
 	    a->operands[2].type == ARM_OP_IMM) {
 		s->rel[r] = (signed char)src;
+		s->rels |= (u16)(1u << r);
 		s->rel_off[r] = (u32)a->operands[2].imm;
 	}
 }

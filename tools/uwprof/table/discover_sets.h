@@ -34,6 +34,7 @@ struct dc_vs {
 	struct dc_vset r[13];	/* r0-r12 */
 	signed char rel[13];	/* rD = r(rel[D]) + rel_off[D], or -1 */
 	u32 rel_off[13];
+	u16 rels;		/* the registers whose rel[] is set */
 	int cmp_reg;		/* "cmp rN, #imm" set the flags, or -1 */
 	u32 cmp_imm;
 	/* the walk's constants, carried to a branch's target with the sets */

@@ -65,12 +65,16 @@ static int push(struct dc *d, u32 a)
 static const u8 *bytes_at(struct dc *d, u32 a, u32 *avail)
 {
 	u32 n = d->e->nsecs < 32 ? d->e->nsecs : 32;	/* secb's */
+	const struct tb_sec *s = d->sec_hint < n ? &d->e->secs[d->sec_hint] :
+				 NULL;
 
-	for (u32 k = 0; k <= n; k++) {
-		u32 i = k ? k - 1 : d->sec_hint;
-		const struct tb_sec *s = &d->e->secs[i];
-
-		if (i < n && d->secb[i] && a - s->addr < s->size) {
+	if (s && d->secb[d->sec_hint] && a - s->addr < s->size) {
+		*avail = s->size - (a - s->addr);
+		return d->secb[d->sec_hint] + (a - s->addr);
+	}
+	for (u32 i = 0; i < n; i++) {
+		s = &d->e->secs[i];
+		if (d->secb[i] && a - s->addr < s->size) {
 			d->sec_hint = i;
 			*avail = s->size - (a - s->addr);
 			return d->secb[i] + (a - s->addr);
@@ -305,12 +309,6 @@ static u32 written(const cs_insn *in)
 		    gpr(a->operands[i].reg) >= 0)
 			m |= 1u << gpr(a->operands[i].reg);
 	return m;
-}
-
-/* Registers @in writes explicitly lose their known constant. */
-static void forget_written(struct dc_walk *w, const cs_insn *in)
-{
-	w->known &= ~written(in);
 }
 
 static int reg_no(const cs_arm_op *op)
@@ -768,12 +766,15 @@ static bool table_load(struct dc_walk *w, const cs_insn *in)
 	return true;
 }
 
-/* What @in (not a pc-relative constant) teaches or makes forgotten. */
-static void remember(struct dc_walk *w, const cs_insn *in, bool load)
+/*
+ * What @in (not a pc-relative constant) teaches or makes forgotten; @wr
+ * the registers it writes (written()).
+ */
+static void remember(struct dc_walk *w, const cs_insn *in, bool load,
+		     u32 wr)
 {
 	const cs_arm *a = &in->detail->arm;
 	int r = a->op_count ? reg_no(&a->operands[0]) : -1;
-	u32 wr = written(in);
 
 	w->bounded &= ~wr;
 	if (writes_sp(in))
@@ -979,7 +980,12 @@ static void compare(struct dc_walk *w, const cs_insn *in)
 static void carry(struct dc_walk *w, const cs_insn *in, u32 t)
 {
 	static struct dc_vs taken;	/* one thread; 13 KB off the stack */
-	bool keep = !w->replay && t >= w->start && t < w->end;
+	/*
+	 * a path with no set, and no compare to prove one, carries none:
+	 * no copy of its sets for the target
+	 */
+	bool keep = !w->replay && t >= w->start && t < w->end &&
+		    (w->vs.cmp_reg >= 0 || dc_vs_useful(&w->vs));
 
 	dc_vs_branch(&w->vs, in, keep ? &taken : NULL);
 	if (!keep || !dc_vs_useful(&taken))
@@ -998,7 +1004,7 @@ static int step(struct dc *d, struct dc_walk *w, const cs_insn *in)
 	const cs_arm *a = &in->detail->arm;
 	bool cond = conditional(in) || in->id == ARM_INS_CBZ ||
 		    in->id == ARM_INS_CBNZ;
-	u32 t = 0, site = (u32)in->address;
+	u32 t = 0, site = (u32)in->address, wr;
 	bool load;
 	int set;
 
@@ -1040,9 +1046,10 @@ static int step(struct dc *d, struct dc_walk *w, const cs_insn *in)
 		set = constants(d, w, in);
 	if (set < 0)
 		return -1;
+	wr = written(in);
 	if (!set)
-		forget_written(w, in);
-	remember(w, in, load);
+		w->known &= ~wr;	/* written: no known constant */
+	remember(w, in, load, wr);
 	if (sets_pc(in))
 		return computed(d, w, in) ? -1 : cond;
 	return 1;
@@ -1213,12 +1220,18 @@ static u32 dc_walk_bound(struct dc *d, u32 a)
  */
 static u32 sym_bound(struct dc *d, u32 k, u32 end)
 {
-	const struct tb_sym *s = d->fn[k].sym ? tb_elf_sym(d->e, d->fn[k].addr) :
-				 NULL;
+	struct dc_fn *f = &d->fn[k];
 
-	if (s && s->addr == d->fn[k].addr && s->size &&
-	    s->addr + s->size < end)
-		return s->addr + s->size;
+	/* every pass asks again: the symbols do not change */
+	if (f->sym && !f->sym_asked) {
+		const struct tb_sym *s = tb_elf_sym(d->e, f->addr);
+
+		f->sym_asked = true;
+		f->sym_end = s && s->addr == f->addr && s->size ?
+			     s->addr + s->size : 0;
+	}
+	if (f->sym && f->sym_end && f->sym_end < end)
+		return f->sym_end;
 	return end;
 }
 
