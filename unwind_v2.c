@@ -354,11 +354,6 @@ struct uw2_vstate {
  * from FOT byte @pos (at most UW2_FOT_PAIRS_MAX), opcodes to the end of
  * the sequence from UIT byte @pos (at most UW2_SEQ_OPS_MAX).
  */
-static u32 uw2_memo_fot(const struct uw2_vstate *v, u32 pos)
-{
-	return v->memo_fot ? v->memo_fot[pos] : 0;
-}
-
 static u32 uw2_memo_uit(const struct uw2_vstate *v, u32 pos)
 {
 	return v->memo_uit ? v->memo_uit[pos] : 0;
@@ -421,6 +416,24 @@ static inline enum uw2_verr uw2_spend(struct uw2_vstate *v, const u8 *p)
 	return uw2_spend_chunk(v, p);
 }
 
+/*
+ * @n steps at once, for a run of work already bounded by its own size (a
+ * run of functions, a list just walked): the pause comes between runs.
+ */
+static enum uw2_verr uw2_spend_run(struct uw2_vstate *v, u32 n, const u8 *p)
+{
+	enum uw2_verr r;
+
+	while (n > v->chunk_left) {
+		n -= v->chunk_left + 1;
+		r = uw2_spend_chunk(v, p);
+		if (r)
+			return r;
+	}
+	v->chunk_left -= n;
+	return UW2_OK;
+}
+
 static enum uw2_verr uw2_check_pages(struct uw2_vstate *v)
 {
 	const struct uw2_table *t = v->t;
@@ -442,40 +455,6 @@ static enum uw2_verr uw2_check_pages(struct uw2_vstate *v)
 			return uw2_fail(v->err, UW2_ERR_PAGE_RANGE,
 					uw2_blob_off(v, t->page_table + 4 * p));
 		prev = cur;
-	}
-	return UW2_OK;
-}
-
-/*
- * Function entries: the first one starts page 0 at offset 0 (so every pc
- * in the table's pages resolves to some function) and offsets strictly
- * increase within each page (so a page holds at most 65,536 entries, and
- * a lookup's binary search at most 17 probes).
- */
-static enum uw2_verr uw2_check_func_order(struct uw2_vstate *v)
-{
-	const struct uw2_table *t = v->t;
-	u32 p = 0, i, page_end;
-	enum uw2_verr r;
-
-	page_end = t->page_count > 1 ? uw2_page_entry(t, 1) : t->func_count;
-	if (uw2_func_poff(t, 0) != 0 || page_end == 0)
-		return uw2_fail(v->err, UW2_ERR_FUNC_FIRST,
-				uw2_blob_off(v, t->func_table));
-	for (i = 1; i < t->func_count; i++) {
-		r = uw2_spend(v, t->func_table + 4 * i);
-		if (r)
-			return r;
-		while (i >= page_end) {
-			p++;
-			page_end = p + 1 < t->page_count ?
-				   uw2_page_entry(t, p + 1) : t->func_count;
-		}
-		if (i == uw2_page_entry(t, p))
-			continue;
-		if (uw2_func_poff(t, i) <= uw2_func_poff(t, i - 1))
-			return uw2_fail(v->err, UW2_ERR_FUNC_ORDER,
-					uw2_blob_off(v, t->func_table + 4 * i));
 	}
 	return UW2_OK;
 }
@@ -553,7 +532,7 @@ static enum uw2_verr uw2_check_sequence(struct uw2_vstate *v, u32 pos)
 /*
  * A sequence a pair names: most were checked already, for another row
  * (the memo knows them), which this tells without a call.  @idx is
- * inside the UIT (uw2_check_pair()).
+ * inside the UIT (the pair walk checked it).
  */
 static inline enum uw2_verr uw2_check_named(struct uw2_vstate *v, u32 idx)
 {
@@ -571,34 +550,23 @@ static enum uw2_verr uw2_fot_uleb(struct uw2_vstate *v, u32 *pos, u32 *val)
 	return UW2_OK;
 }
 
-static enum uw2_verr uw2_check_pair(struct uw2_vstate *v, u32 *pos,
-				    u32 *off, u32 *uit_index)
+/* A pair whose numbers are not both one byte: the general decoder. */
+static enum uw2_verr uw2_check_long_pair(struct uw2_vstate *v, u32 *pos,
+					 u32 *off, u32 *uit_index)
 {
-	const u8 *f = v->t->fot;
 	enum uw2_verr r;
 	u32 at;
 
-	r = uw2_spend(v, f + *pos);
+	r = uw2_fot_uleb(v, pos, off);
 	if (r)
 		return r;
-	if (*pos + 1 < v->t->fot_size && !((f[*pos] | f[*pos + 1]) & 0x80)) {
-		/* both numbers one byte: most pairs */
-		*off = f[*pos];
-		*uit_index = f[*pos + 1];
-		at = *pos + 1;
-		*pos += 2;
-	} else {
-		r = uw2_fot_uleb(v, pos, off);
-		if (r)
-			return r;
-		at = *pos;
-		r = uw2_fot_uleb(v, pos, uit_index);
-		if (r)
-			return r;
-	}
+	at = *pos;
+	r = uw2_fot_uleb(v, pos, uit_index);
+	if (r)
+		return r;
 	if (*uit_index >= v->t->uit_size)
 		return uw2_fail(v->err, UW2_ERR_UIT_INDEX,
-				uw2_blob_off(v, f + at));
+				uw2_blob_off(v, v->t->fot + at));
 	return UW2_OK;
 }
 
@@ -619,28 +587,46 @@ static enum uw2_verr uw2_check_pair(struct uw2_vstate *v, u32 *pos,
  * list), only its offset is checked against ours, and its count added,
  * in *@tail (0 when the list ended at offset 0).  With a memo, the pairs
  * not known are linked (UW2_MEMO_LINK); *@last is the last of them, or
- * UW2_U32_MAX if there is none or one could not be linked.  (The walk
- * keeps its counts in locals: the memo's stores could alias them
- * through pointers.)
+ * UW2_U32_MAX if there is none or one could not be linked.  The walk
+ * keeps the table's fields and its counts in locals, as the memo's stores
+ * could alias anything reached through a pointer, and pays for its pairs
+ * once it has walked them: a list's length bounds the walk.
  */
-static enum uw2_verr uw2_fot_list_length(struct uw2_vstate *v, u32 pos,
-					 u32 *n, u32 *last, u32 *tail)
+static __always_inline enum uw2_verr
+uw2_fot_list_length(struct uw2_vstate *v, u32 pos, u16 *memo, u32 *n,
+		    u32 *last, u32 *tail)
 {
+	const u8 *f = v->t->fot, *memo_uit = v->memo_uit;
+	u32 size = v->t->fot_size, uit_size = v->t->uit_size;
 	u32 at, off, idx, prev_off = 0, prev_idx = 0, known, start = pos;
-	u32 count = 0, link = pos, d;
-	u16 *memo = v->memo_fot;
+	u32 count = 0, link = pos, d, p2, o2, i2;
 	bool far = false;
 	enum uw2_verr r;
 
 	for (;;) {
 		at = pos;
-		known = memo && pos < v->t->fot_size ? memo[pos] : 0;
-		r = uw2_check_pair(v, &pos, &off, &idx);
-		if (r)
-			return r;
+		known = memo && pos < size ? memo[pos] : 0;
+		if (pos + 1 < size && !((f[pos] | f[pos + 1]) & 0x80)) {
+			/* both numbers one byte: most pairs */
+			off = f[pos];
+			idx = f[pos + 1];
+			pos += 2;
+			if (idx >= uit_size)
+				return uw2_fail(v->err, UW2_ERR_UIT_INDEX,
+						uw2_blob_off(v, f + at + 1));
+		} else {
+			/* apart, so that the walk's own stay in registers */
+			p2 = pos;
+			r = uw2_check_long_pair(v, &p2, &o2, &i2);
+			if (r)
+				return r;
+			pos = p2;
+			off = o2;
+			idx = i2;
+		}
 		if (count && off >= prev_off)
 			return uw2_fail(v->err, UW2_ERR_FOT_ORDER,
-					uw2_blob_off(v, v->t->fot + at));
+					uw2_blob_off(v, f + at));
 		count += known ? known : 1;
 		if (known)
 			break;
@@ -653,20 +639,25 @@ static enum uw2_verr uw2_fot_list_length(struct uw2_vstate *v, u32 pos,
 		if (!off || count > UW2_FOT_PAIRS_MAX)
 			break;
 		/* consecutive rows often share a sequence: check it once */
-		if (count == 1 || idx != prev_idx) {
-			r = uw2_check_named(v, idx);
+		if ((count == 1 || idx != prev_idx) &&
+		    !(memo && memo_uit[idx])) {
+			r = uw2_check_sequence(v, idx);
 			if (r)
 				return r;
 		}
 		prev_off = off;
 		prev_idx = idx;
 	}
+	/* the pairs walked: the new ones and the known one it stopped at */
+	r = uw2_spend_run(v, known ? count - known + 1 : count, f + start);
+	if (r)
+		return r;
 	*n = count;
 	*last = far || count == known ? UW2_U32_MAX : link;
 	*tail = known;
 	if (count > UW2_FOT_PAIRS_MAX)
 		return uw2_fail(v->err, UW2_ERR_FOT_LONG,
-				uw2_blob_off(v, v->t->fot + start));
+				uw2_blob_off(v, f + start));
 	/* the last pair's sequence, when the walk ended at offset 0 */
 	if (!known && (count == 1 || idx != prev_idx))
 		return uw2_check_named(v, idx);
@@ -677,56 +668,129 @@ static enum uw2_verr uw2_fot_list_length(struct uw2_vstate *v, u32 pos,
  * A FOT list; with a memo, each of its pairs not known yet then gets its
  * count to the end, from the last back along the links, so that no pair
  * is decoded by more than one walk (lists that share a tail, or start
- * inside another, are checked once).
+ * inside another, are checked once).  Out of line, so that the walk has
+ * the registers to itself and the loop over the functions its own.
  */
-static enum uw2_verr uw2_check_fot_list(struct uw2_vstate *v, u32 pos)
+static noinline enum uw2_verr uw2_check_fot_list(struct uw2_vstate *v, u32 pos)
 {
 	u32 n, last, tail, count, link, off, idx;
+	u16 *memo = v->memo_fot;
 	enum uw2_verr r;
 
-	r = uw2_fot_list_length(v, pos, &n, &last, &tail);
-	if (r || !v->memo_fot)
+	/* the walk, compiled apart for the memo and without it */
+	if (!memo)
+		return uw2_fot_list_length(v, pos, NULL, &n, &last, &tail);
+	r = uw2_fot_list_length(v, pos, memo, &n, &last, &tail);
+	if (r)
 		return r;
 	if (last == UW2_U32_MAX) {
 		/* unlinked: the new pairs from the list's start */
 		for (count = n; count > tail; count--) {
-			v->memo_fot[pos] = count;
+			memo[pos] = count;
 			uw2_uleb(v->t->fot, v->t->fot_size, &pos, &off);
 			uw2_uleb(v->t->fot, v->t->fot_size, &pos, &idx);
 		}
 		return UW2_OK;
 	}
 	for (pos = last, count = tail + 1; pos != UW2_U32_MAX; count++) {
-		link = v->memo_fot[pos] & ~UW2_MEMO_LINK;
-		v->memo_fot[pos] = count;
+		link = memo[pos] & ~UW2_MEMO_LINK;
+		memo[pos] = count;
 		pos = link ? pos - link : UW2_U32_MAX;
 	}
 	return UW2_OK;
 }
 
-static enum uw2_verr uw2_check_functions(struct uw2_vstate *v)
+/*
+ * Function entries: the first one starts page 0 at offset 0 (so every pc
+ * in the table's pages resolves to some function) and offsets strictly
+ * increase within each page (so a page holds at most 65,536 entries, and
+ * a lookup's binary search at most 17 probes).  Here functions @from to
+ * @end - 1 of the page whose first is @first.
+ */
+static enum uw2_verr uw2_check_order(struct uw2_vstate *v, u32 first,
+				     u32 from, u32 end)
 {
-	const struct uw2_table *t = v->t;
-	u32 i, fot, prev_fot = 0;
-	enum uw2_verr r;
+	const u8 *ft = v->t->func_table;
+	u32 i = from > first ? from : first + 1;
 
-	for (i = 0; i < t->func_count; i++) {
-		r = uw2_spend(v, t->func_table + 4 * i);
-		if (r)
-			return r;
-		fot = uw2_func_fot(t, i);
-		if (fot >= t->fot_size)
-			return uw2_fail(v->err, UW2_ERR_FOT_INDEX,
-					uw2_blob_off(v, t->func_table +
-						     4 * i + 2));
-		if ((i && fot == prev_fot) || uw2_memo_fot(v, fot))
+	for (; i < end; i++)
+		if (uw2_le16(ft + 4 * i) <= uw2_le16(ft + 4 * i - 4))
+			return uw2_fail(v->err, UW2_ERR_FUNC_ORDER,
+					uw2_blob_off(v, ft + 4 * i));
+	return UW2_OK;
+}
+
+/*
+ * The FOT lists of functions @from to @end - 1, each list once: a run of
+ * functions often shares one (*@prev_fot, the last checked), and the memo
+ * knows those checked for functions before.
+ */
+static enum uw2_verr uw2_check_lists(struct uw2_vstate *v, u32 from, u32 end,
+				     u32 *prev_fot)
+{
+	const u8 *ft = v->t->func_table;
+	u32 size = v->t->fot_size, i, fot, prev = *prev_fot;
+	const u16 *memo = v->memo_fot;
+	enum uw2_verr r = UW2_OK;
+
+	for (i = from; i < end; i++) {
+		fot = uw2_le16(ft + 4 * i + 2);
+		if (fot >= size) {
+			r = uw2_fail(v->err, UW2_ERR_FOT_INDEX,
+				     uw2_blob_off(v, ft + 4 * i + 2));
+			break;
+		}
+		if ((i && fot == prev) || (memo && memo[fot]))
 			continue;
 		r = uw2_check_fot_list(v, fot);
 		if (r)
-			return r;
-		prev_fot = fot;
+			break;
+		prev = fot;
 	}
-	return UW2_OK;
+	*prev_fot = prev;
+	return r;
+}
+
+/* functions checked between two offers of the pause, at most */
+#define UW2_FUNC_RUN		256
+
+/*
+ * One pass over the function table, page by page and a run of functions
+ * at a time: their order, then their lists.  A fault in a list is only
+ * reported once every function's order has passed (as a table's shape is
+ * checked before what it points to), so past one the pass checks order
+ * alone.
+ */
+static enum uw2_verr uw2_check_functions(struct uw2_vstate *v)
+{
+	const struct uw2_table *t = v->t;
+	u32 p, first, end, i, stop, prev_fot = 0;
+	enum uw2_verr r, lists = UW2_OK;
+
+	end = t->page_count > 1 ? uw2_page_entry(t, 1) : t->func_count;
+	if (uw2_func_poff(t, 0) != 0 || end == 0)
+		return uw2_fail(v->err, UW2_ERR_FUNC_FIRST,
+				uw2_blob_off(v, t->func_table));
+	for (p = 0; p < t->page_count; p++) {
+		first = uw2_page_entry(t, p);
+		end = p + 1 < t->page_count ? uw2_page_entry(t, p + 1) :
+					      t->func_count;
+		for (i = first; i < end; i = stop) {
+			stop = end - i > UW2_FUNC_RUN ? i + UW2_FUNC_RUN : end;
+			r = uw2_check_order(v, first, i, stop);
+			if (r)
+				return r;
+			if (lists)
+				continue;
+			r = uw2_spend_run(v, stop - i, t->func_table + 4 * i);
+			if (!r)
+				r = uw2_check_lists(v, i, stop, &prev_fot);
+			if (r == UW2_ERR_INTERRUPTED)
+				return r;
+			lists = r;
+		}
+	}
+	return lists;
 }
 
 /*
@@ -760,8 +824,6 @@ enum uw2_verr uw2_table_check(struct uw2_table *t, const void *blob, u32 size,
 	}
 	if (!r)
 		r = uw2_check_pages(&v);
-	if (!r)
-		r = uw2_check_func_order(&v);
 	if (!r)
 		r = uw2_check_functions(&v);
 	return r;
