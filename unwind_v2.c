@@ -347,12 +347,14 @@ struct uw2_vstate {
 	u16 *memo_fot;		/* fot_size counts, then ... */
 	u8 *memo_uit;		/* ... uit_size counts; or both NULL */
 	struct uw2_verror *err;
+	u32 pair_off, pair_uit;	/* the pair uw2_check_long_pair() read, */
+	u32 pair_next;		/* and where the next one starts */
 };
 
 /*
- * The memo's counts, 0 where not checked: pairs to the end of the list
- * from FOT byte @pos (at most UW2_FOT_PAIRS_MAX), opcodes to the end of
- * the sequence from UIT byte @pos (at most UW2_SEQ_OPS_MAX).
+ * The memo's UIT counts, 0 where not checked: opcodes to the end of the
+ * sequence from UIT byte @pos (at most UW2_SEQ_OPS_MAX).  Its FOT slots:
+ * UW2_MEMO_SEEN, below.
  */
 static u32 uw2_memo_uit(const struct uw2_vstate *v, u32 pos)
 {
@@ -550,62 +552,96 @@ static enum uw2_verr uw2_fot_uleb(struct uw2_vstate *v, u32 *pos, u32 *val)
 	return UW2_OK;
 }
 
-/* A pair whose numbers are not both one byte: the general decoder. */
-static enum uw2_verr uw2_check_long_pair(struct uw2_vstate *v, u32 *pos,
-					 u32 *off, u32 *uit_index)
+/*
+ * The pair at @pos whose numbers are not both one byte, by the general
+ * decoder, into @v (so that the walk's locals have no address taken and
+ * stay in registers).
+ */
+static enum uw2_verr uw2_check_long_pair(struct uw2_vstate *v, u32 pos)
 {
 	enum uw2_verr r;
 	u32 at;
 
-	r = uw2_fot_uleb(v, pos, off);
+	r = uw2_fot_uleb(v, &pos, &v->pair_off);
 	if (r)
 		return r;
-	at = *pos;
-	r = uw2_fot_uleb(v, pos, uit_index);
+	at = pos;
+	r = uw2_fot_uleb(v, &pos, &v->pair_uit);
+	v->pair_next = pos;
 	if (r)
 		return r;
-	if (*uit_index >= v->t->uit_size)
+	if (v->pair_uit >= v->t->uit_size)
 		return uw2_fail(v->err, UW2_ERR_UIT_INDEX,
 				uw2_blob_off(v, v->t->fot + at));
 	return UW2_OK;
 }
 
 /*
- * While a list is walked, each of its pairs the memo does not know yet
- * holds UW2_MEMO_LINK and the bytes back to the one before (0 at the
- * first), so that their counts are filled in without decoding them again.
- * Counts are at most UW2_FOT_PAIRS_MAX, below the flag.  A pair of
- * UW2_MEMO_LINK bytes or more (ULEBs padded with 0x80s) cannot be linked:
- * its list's counts are then filled in by decoding it again.
+ * The memo's FOT slot of a pair whose list was checked: UW2_MEMO_SEEN, or
+ * its count to the end of the list once a later list needed it (joined
+ * the list there).  Real tables' lists do not join, so a walk only marks
+ * its pairs, and counts are made on demand (uw2_memo_count()); counts are
+ * at most UW2_FOT_PAIRS_MAX, below the flag.
  */
-#define UW2_MEMO_LINK		0x8000u
+#define UW2_MEMO_SEEN		0x8000u
 
 /*
- * The pairs of the FOT list at @pos, in *@n: offsets strictly decreasing
- * down to 0, sequences valid, at most UW2_FOT_PAIRS_MAX pairs.  At a pair
- * the memo knows (the rest of the list was checked as another function's
- * list), only its offset is checked against ours, and its count added,
- * in *@tail (0 when the list ended at offset 0).  With a memo, the pairs
- * not known are linked (UW2_MEMO_LINK); *@last is the last of them, or
- * UW2_U32_MAX if there is none or one could not be linked.  The walk
- * keeps the table's fields and its counts in locals, as the memo's stores
- * could alias anything reached through a pointer, and pays for its pairs
- * once it has walked them: a list's length bounds the walk.
+ * The count of pairs from the checked pair at @pos to the end of its
+ * list, given to each of them that had none: one walk counts, a second
+ * writes, both over pairs already checked (and decoded by the general
+ * decoder, as the walk did), and each pair is counted once in all.
+ */
+static u32 uw2_memo_count(struct uw2_vstate *v, u32 pos)
+{
+	const u8 *f = v->t->fot;
+	u32 size = v->t->fot_size, p = pos, n = 0, m, off, idx;
+	u16 *memo = v->memo_fot;
+
+	for (;;) {
+		if (memo[p] != UW2_MEMO_SEEN) {
+			n += memo[p];
+			break;
+		}
+		n++;
+		uw2_uleb(f, size, &p, &off);
+		uw2_uleb(f, size, &p, &idx);
+		if (!off)
+			break;
+	}
+	for (p = pos, m = n; memo[p] == UW2_MEMO_SEEN; m--) {
+		memo[p] = m;
+		uw2_uleb(f, size, &p, &off);
+		uw2_uleb(f, size, &p, &idx);
+		if (!off)
+			break;
+	}
+	return n;
+}
+
+/*
+ * A FOT list from @pos: offsets strictly decreasing down to 0, sequences
+ * valid, at most UW2_FOT_PAIRS_MAX pairs.  At a pair the memo knows (the
+ * rest of the list was checked as another function's list), only its
+ * offset is checked against ours, and its count added; the pairs walked
+ * are marked UW2_MEMO_SEEN.  The walk keeps the table's fields and its
+ * counts in locals, as the memo's stores could alias anything reached
+ * through a pointer, is compiled apart for the memo and without it (the
+ * module always has one), and pays for its pairs once it has walked
+ * them: a list's length bounds the walk.
  */
 static __always_inline enum uw2_verr
-uw2_fot_list_length(struct uw2_vstate *v, u32 pos, u16 *memo, u32 *n,
-		    u32 *last, u32 *tail)
+uw2_fot_walk(struct uw2_vstate *v, u32 pos, u16 *memo)
 {
 	const u8 *f = v->t->fot, *memo_uit = v->memo_uit;
 	u32 size = v->t->fot_size, uit_size = v->t->uit_size;
-	u32 at, off, idx, prev_off = 0, prev_idx = 0, known, start = pos;
-	u32 count = 0, link = pos, d, p2, o2, i2;
-	bool far = false;
+	u32 at, off, idx, prev_off = 0, prev_idx = 0, known = 0, start = pos;
+	u32 count = 0;
 	enum uw2_verr r;
 
 	for (;;) {
 		at = pos;
-		known = memo && pos < size ? memo[pos] : 0;
+		if (memo && pos < size)
+			known = memo[pos];
 		if (pos + 1 < size && !((f[pos] | f[pos + 1]) & 0x80)) {
 			/* both numbers one byte: most pairs */
 			off = f[pos];
@@ -615,89 +651,59 @@ uw2_fot_list_length(struct uw2_vstate *v, u32 pos, u16 *memo, u32 *n,
 				return uw2_fail(v->err, UW2_ERR_UIT_INDEX,
 						uw2_blob_off(v, f + at + 1));
 		} else {
-			/* apart, so that the walk's own stay in registers */
-			p2 = pos;
-			r = uw2_check_long_pair(v, &p2, &o2, &i2);
+			r = uw2_check_long_pair(v, pos);
 			if (r)
 				return r;
-			pos = p2;
-			off = o2;
-			idx = i2;
+			pos = v->pair_next;
+			off = v->pair_off;
+			idx = v->pair_uit;
 		}
 		if (count && off >= prev_off)
 			return uw2_fail(v->err, UW2_ERR_FOT_ORDER,
 					uw2_blob_off(v, f + at));
-		count += known ? known : 1;
-		if (known)
+		if (known) {
+			if (known == UW2_MEMO_SEEN)
+				known = uw2_memo_count(v, at);
+			count += known;
 			break;
-		if (memo) {
-			d = at - link;	/* 0 at the list's first pair */
-			far |= d >= UW2_MEMO_LINK;
-			memo[at] = UW2_MEMO_LINK | d;
-			link = at;
 		}
+		count++;
+		if (memo)
+			memo[at] = UW2_MEMO_SEEN;
 		if (!off || count > UW2_FOT_PAIRS_MAX)
 			break;
-		/* consecutive rows often share a sequence: check it once */
-		if ((count == 1 || idx != prev_idx) &&
-		    !(memo && memo_uit[idx])) {
+		/*
+		 * Each sequence once: the memo knows those checked; without
+		 * it, consecutive rows often share one.
+		 */
+		if (memo ? !memo_uit[idx] : count == 1 || idx != prev_idx) {
 			r = uw2_check_sequence(v, idx);
 			if (r)
 				return r;
 		}
 		prev_off = off;
-		prev_idx = idx;
+		if (!memo)
+			prev_idx = idx;
 	}
 	/* the pairs walked: the new ones and the known one it stopped at */
 	r = uw2_spend_run(v, known ? count - known + 1 : count, f + start);
 	if (r)
 		return r;
-	*n = count;
-	*last = far || count == known ? UW2_U32_MAX : link;
-	*tail = known;
 	if (count > UW2_FOT_PAIRS_MAX)
 		return uw2_fail(v->err, UW2_ERR_FOT_LONG,
 				uw2_blob_off(v, f + start));
 	/* the last pair's sequence, when the walk ended at offset 0 */
-	if (!known && (count == 1 || idx != prev_idx))
+	if (!known && (memo || count == 1 || idx != prev_idx))
 		return uw2_check_named(v, idx);
 	return UW2_OK;
 }
 
-/*
- * A FOT list; with a memo, each of its pairs not known yet then gets its
- * count to the end, from the last back along the links, so that no pair
- * is decoded by more than one walk (lists that share a tail, or start
- * inside another, are checked once).  Out of line, so that the walk has
- * the registers to itself and the loop over the functions its own.
- */
+/* Out of line, so that the walk has the registers to itself. */
 static noinline enum uw2_verr uw2_check_fot_list(struct uw2_vstate *v, u32 pos)
 {
-	u32 n, last, tail, count, link, off, idx;
-	u16 *memo = v->memo_fot;
-	enum uw2_verr r;
-
-	/* the walk, compiled apart for the memo and without it */
-	if (!memo)
-		return uw2_fot_list_length(v, pos, NULL, &n, &last, &tail);
-	r = uw2_fot_list_length(v, pos, memo, &n, &last, &tail);
-	if (r)
-		return r;
-	if (last == UW2_U32_MAX) {
-		/* unlinked: the new pairs from the list's start */
-		for (count = n; count > tail; count--) {
-			memo[pos] = count;
-			uw2_uleb(v->t->fot, v->t->fot_size, &pos, &off);
-			uw2_uleb(v->t->fot, v->t->fot_size, &pos, &idx);
-		}
-		return UW2_OK;
-	}
-	for (pos = last, count = tail + 1; pos != UW2_U32_MAX; count++) {
-		link = memo[pos] & ~UW2_MEMO_LINK;
-		memo[pos] = count;
-		pos = link ? pos - link : UW2_U32_MAX;
-	}
-	return UW2_OK;
+	if (v->memo_fot)
+		return uw2_fot_walk(v, pos, v->memo_fot);
+	return uw2_fot_walk(v, pos, NULL);
 }
 
 /*
@@ -740,7 +746,7 @@ static enum uw2_verr uw2_check_lists(struct uw2_vstate *v, u32 from, u32 end,
 				     uw2_blob_off(v, ft + 4 * i + 2));
 			break;
 		}
-		if ((i && fot == prev) || (memo && memo[fot]))
+		if (fot == prev || (memo && memo[fot]))
 			continue;
 		r = uw2_check_fot_list(v, fot);
 		if (r)
@@ -764,7 +770,7 @@ static enum uw2_verr uw2_check_lists(struct uw2_vstate *v, u32 from, u32 end,
 static enum uw2_verr uw2_check_functions(struct uw2_vstate *v)
 {
 	const struct uw2_table *t = v->t;
-	u32 p, first, end, i, stop, prev_fot = 0;
+	u32 p, first, end, i, stop, prev_fot = UW2_U32_MAX;	/* none yet */
 	enum uw2_verr r, lists = UW2_OK;
 
 	end = t->page_count > 1 ? uw2_page_entry(t, 1) : t->func_count;
