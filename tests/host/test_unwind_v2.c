@@ -1222,6 +1222,56 @@ TEST(verr_too_complex_memo)
 	free(b);
 }
 
+/*
+ * Functions that each start one pair earlier into a long list: each walk
+ * joins the list the one before checked, one pair in, where the memo has
+ * no count yet and makes one.  The counts must be right: the list of
+ * UW2_FOT_PAIRS_MAX pairs passes, one of a pair more is refused at the
+ * last function's list.
+ */
+TEST(verr_memo_joins_count)
+{
+	u32 n, off, ft, fot, uit, size;
+	struct uw2_verror err;
+	struct uw2_table t;
+	u8 *b, *done;
+
+	for (n = UW2_FOT_PAIRS_MAX; n <= UW2_FOT_PAIRS_MAX + 1; n++) {
+		ft = 36;
+		fot = ft + 4 * n;
+		uit = fot + 3 * n;
+		size = uit + 1;
+		b = calloc(1, size);
+		done = calloc(1, UW2_MEMO_BYTES(size));
+		uw2g_put32(b + 0, 32);
+		uw2g_put32(b + 4, 1);
+		uw2g_put32(b + 8, ft);
+		uw2g_put32(b + 12, n);
+		uw2g_put32(b + 16, fot);
+		uw2g_put32(b + 20, 3 * n);
+		uw2g_put32(b + 24, uit);
+		uw2g_put32(b + 28, 1);
+		for (u32 i = 0; i < n; i++) {
+			off = n - 1 - i;	/* pair i: offsets fall to 0 */
+			b[ft + 4 * i] = i;
+			b[ft + 4 * i + 1] = i >> 8;
+			b[ft + 4 * i + 2] = 3 * off;
+			b[ft + 4 * i + 3] = (3 * off) >> 8;
+			b[fot + 3 * i] = 0x80 | (off & 0x7f);
+			b[fot + 3 * i + 1] = off >> 7;
+			b[fot + 3 * i + 2] = 0;	/* sequence 0 */
+		}
+		b[uit] = 0xb0;
+		err.offset = 0;
+		CHECK_EQ_U32(uw2_table_init_memo(&t, b, size, done, &err),
+			     n > UW2_FOT_PAIRS_MAX ? UW2_ERR_FOT_LONG : UW2_OK);
+		if (n > UW2_FOT_PAIRS_MAX)
+			CHECK_EQ_U32(err.offset, fot);
+		free(done);
+		free(b);
+	}
+}
+
 /* ---- whole unwinds ---- */
 
 /*
