@@ -591,7 +591,7 @@ static enum uw2_verr uw2_check_long_pair(struct uw2_vstate *v, u32 pos)
  * writes, both over pairs already checked (and decoded by the general
  * decoder, as the walk did), and each pair is counted once in all.
  */
-static u32 uw2_memo_count(struct uw2_vstate *v, u32 pos)
+static noinline u32 uw2_memo_count(struct uw2_vstate *v, u32 pos)
 {
 	const u8 *f = v->t->fot;
 	u32 size = v->t->fot_size, p = pos, n = 0, m, off, idx;
@@ -634,14 +634,12 @@ uw2_fot_walk(struct uw2_vstate *v, u32 pos, u16 *memo)
 {
 	const u8 *f = v->t->fot, *memo_uit = v->memo_uit;
 	u32 size = v->t->fot_size, uit_size = v->t->uit_size;
-	u32 at, off, idx, prev_off = 0, prev_idx = 0, known = 0, start = pos;
-	u32 count = 0;
+	u32 at, off, idx, max_off = UW2_U32_MAX, prev_idx = 0, known = 0;
+	u32 count = 0, start = pos;
 	enum uw2_verr r;
 
 	for (;;) {
 		at = pos;
-		if (memo && pos < size)
-			known = memo[pos];
 		if (pos + 1 < size && !((f[pos] | f[pos + 1]) & 0x80)) {
 			/* both numbers one byte: most pairs */
 			off = f[pos];
@@ -658,7 +656,11 @@ uw2_fot_walk(struct uw2_vstate *v, u32 pos, u16 *memo)
 			off = v->pair_off;
 			idx = v->pair_uit;
 		}
-		if (count && off >= prev_off)
+		/* at is inside the FOT: its pair decoded */
+		if (memo)
+			known = memo[at];
+		/* below the one before (the walk ends at offset 0) */
+		if (off > max_off)
 			return uw2_fail(v->err, UW2_ERR_FOT_ORDER,
 					uw2_blob_off(v, f + at));
 		if (known) {
@@ -670,7 +672,9 @@ uw2_fot_walk(struct uw2_vstate *v, u32 pos, u16 *memo)
 		count++;
 		if (memo)
 			memo[at] = UW2_MEMO_SEEN;
-		if (!off || count > UW2_FOT_PAIRS_MAX)
+		if (!off)
+			break;
+		if (count > UW2_FOT_PAIRS_MAX)
 			break;
 		/*
 		 * Each sequence once: the memo knows those checked; without
@@ -681,7 +685,7 @@ uw2_fot_walk(struct uw2_vstate *v, u32 pos, u16 *memo)
 			if (r)
 				return r;
 		}
-		prev_off = off;
+		max_off = off - 1;
 		if (!memo)
 			prev_idx = idx;
 	}
