@@ -8,6 +8,7 @@
  * to terminate a loop by its contents alone.  docs/FORMAT.md describes
  * what is accepted and how each opcode is executed.
  */
+#include <linux/compiler.h>
 #include "unwind_v2.h"
 
 #define UW2_U32_MAX		0xffffffffu

@@ -28,11 +28,6 @@ typedef __s64 s64;
 #define __always_inline inline __attribute__((__always_inline__))
 #endif
 
-/* The kernel's compiler_attributes.h: a function kept out of line. */
-#ifndef noinline
-#define noinline __attribute__((__noinline__))
-#endif
-
 /* A local the kernel's automatic zeroing leaves alone: host builds have none. */
 #ifndef __uninitialized
 #define __uninitialized
