@@ -8,8 +8,16 @@
  * to terminate a loop by its contents alone.  docs/FORMAT.md describes
  * what is accepted and how each opcode is executed.
  */
-#include <linux/compiler.h>
 #include "unwind_v2.h"
+
+/*
+ * The kernel's, for the validation walks the module's build must keep
+ * out of line (for their registers); host builds, whose speed nothing
+ * here measures, may inline what they like.
+ */
+#ifndef noinline
+#define noinline
+#endif
 
 #define UW2_U32_MAX		0xffffffffu
 #define UW2_PAGE_UNITS_SHIFT	(UW2_PAGE_SHIFT - 1)	/* 2-byte units */
