@@ -24,9 +24,10 @@
 
 /*
  * Validation walks every FOT list a function names and every sequence a
- * pair names.  With a memo (the module's) each byte is decoded at most
- * twice, so a budget of a few steps per byte is never reached by a table
- * that is valid; without one (the tools), a hostile table could make it
+ * pair names.  With a memo (the module's) each pair is walked once, and
+ * counted at most once more where another list joins it (not charged), so
+ * a budget of a few steps per byte is never reached by a table that is
+ * valid; without one (the tools), a hostile table could make it
  * quadratic by pointing many functions at one long list, and anything far
  * beyond what real tables need is refused rather than left to run.
  */
@@ -813,8 +814,9 @@ static enum uw2_verr uw2_check_functions(struct uw2_vstate *v)
 }
 
 /*
- * With a memo every byte is decoded by at most two walks, and pages and
- * functions are counted once each, so a few steps per byte suffice;
+ * With a memo every pair is charged by one walk and once more where a
+ * list joins it, opcodes once, and pages and functions once each, so a
+ * few steps per byte suffice;
  * without one, shared lists are walked again for each function.
  */
 static u32 uw2_step_budget(u32 size, bool memo)
