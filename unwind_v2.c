@@ -658,6 +658,15 @@ uw2_fot_walk(struct uw2_vstate *v, u32 pos, u16 *memo)
 			if (idx >= uit_size)
 				return uw2_fail(v->err, UW2_ERR_UIT_INDEX,
 						uw2_blob_off(v, f + at + 1));
+		} else if (pos + 2 < size &&
+			   !((f[pos + 1] | f[pos + 2]) & 0x80)) {
+			/* a two-byte offset (a large function's rows) */
+			off = (f[pos] & 0x7f) | (u32)f[pos + 1] << 7;
+			idx = f[pos + 2];
+			pos += 3;
+			if (idx >= uit_size)
+				return uw2_fail(v->err, UW2_ERR_UIT_INDEX,
+						uw2_blob_off(v, f + at + 2));
 		} else {
 			r = uw2_check_long_pair(v, pos);
 			if (r)
