@@ -81,21 +81,29 @@ static enum uw2_uleb_res uw2_uleb_long(const u8 *buf, u32 len, u32 *pos,
 
 /*
  * Most numbers in a table are one or two bytes (a large function's row
- * offsets, a UIT of over 127 bytes' indexes): those cases inline.
+ * offsets, a UIT of over 127 bytes' indexes): those cases inline.  The
+ * ULEB128 at buf[@pos] if it is one of them, in *@val: its length, or 0.
  */
+static inline u32 uw2_uleb_short(const u8 *buf, u32 len, u32 pos, u32 *val)
+{
+	if (pos < len && buf[pos] < 0x80) {
+		*val = buf[pos];
+		return 1;
+	}
+	if (pos < len && len - pos >= 2 && buf[pos + 1] < 0x80) {
+		*val = (buf[pos] & 0x7f) | (u32)buf[pos + 1] << 7;
+		return 2;
+	}
+	return 0;
+}
+
 static inline enum uw2_uleb_res uw2_uleb(const u8 *buf, u32 len, u32 *pos,
 					 u32 *val)
 {
-	u32 p = *pos;
+	u32 n = uw2_uleb_short(buf, len, *pos, val);
 
-	if (p < len && buf[p] < 0x80) {
-		*val = buf[p];
-		*pos = p + 1;
-		return UW2_ULEB_OK;
-	}
-	if (p < len && len - p >= 2 && buf[p + 1] < 0x80) {
-		*val = (buf[p] & 0x7f) | (u32)buf[p + 1] << 7;
-		*pos = p + 2;
+	if (n) {
+		*pos += n;
 		return UW2_ULEB_OK;
 	}
 	return uw2_uleb_long(buf, len, pos, val);
@@ -645,7 +653,7 @@ uw2_fot_walk(struct uw2_vstate *v, u32 pos, u16 *memo)
 	const u8 *f = v->t->fot, *memo_uit = v->memo_uit;
 	u32 size = v->t->fot_size, uit_size = v->t->uit_size;
 	u32 at, off, idx, max_off = UW2_U32_MAX, prev_idx = 0, known = 0;
-	u32 count = 0, start = pos;
+	u32 count = 0, start = pos, n1, n2;
 	enum uw2_verr r;
 
 	for (;;) {
@@ -658,22 +666,23 @@ uw2_fot_walk(struct uw2_vstate *v, u32 pos, u16 *memo)
 			if (idx >= uit_size)
 				return uw2_fail(v->err, UW2_ERR_UIT_INDEX,
 						uw2_blob_off(v, f + at + 1));
-		} else if (pos + 2 < size &&
-			   !((f[pos + 1] | f[pos + 2]) & 0x80)) {
-			/* a two-byte offset (a large function's rows) */
-			off = (f[pos] & 0x7f) | (u32)f[pos + 1] << 7;
-			idx = f[pos + 2];
-			pos += 3;
-			if (idx >= uit_size)
-				return uw2_fail(v->err, UW2_ERR_UIT_INDEX,
-						uw2_blob_off(v, f + at + 2));
 		} else {
-			r = uw2_check_long_pair(v, pos);
-			if (r)
-				return r;
-			pos = v->pair_next;
-			off = v->pair_off;
-			idx = v->pair_uit;
+			/* numbers of two bytes: a large function, a large UIT */
+			n1 = uw2_uleb_short(f, size, pos, &off);
+			n2 = n1 ? uw2_uleb_short(f, size, pos + n1, &idx) : 0;
+			if (n2 && idx >= uit_size)
+				return uw2_fail(v->err, UW2_ERR_UIT_INDEX,
+						uw2_blob_off(v, f + at + n1));
+			if (n2) {
+				pos += n1 + n2;
+			} else {
+				r = uw2_check_long_pair(v, pos);
+				if (r)
+					return r;
+				pos = v->pair_next;
+				off = v->pair_off;
+				idx = v->pair_uit;
+			}
 		}
 		/* at is inside the FOT: its pair decoded */
 		if (memo)
