@@ -10,14 +10,24 @@
  */
 #include "unwind_v2.h"
 
+/*
+ * The kernel's, for the validation walks the module's build must keep
+ * out of line (for their registers); host builds, whose speed nothing
+ * here measures, may inline what they like.
+ */
+#ifndef noinline
+#define noinline
+#endif
+
 #define UW2_U32_MAX		0xffffffffu
 #define UW2_PAGE_UNITS_SHIFT	(UW2_PAGE_SHIFT - 1)	/* 2-byte units */
 
 /*
  * Validation walks every FOT list a function names and every sequence a
- * pair names.  With a memo (the module's) each byte is decoded at most
- * twice, so a budget of a few steps per byte is never reached by a table
- * that is valid; without one (the tools), a hostile table could make it
+ * pair names.  With a memo (the module's) each pair is walked once, and
+ * counted at most once more where another list joins it (not charged), so
+ * a budget of a few steps per byte is never reached by a table that is
+ * valid; without one (the tools), a hostile table could make it
  * quadratic by pointing many functions at one long list, and anything far
  * beyond what real tables need is refused rather than left to run.
  */
@@ -71,21 +81,29 @@ static enum uw2_uleb_res uw2_uleb_long(const u8 *buf, u32 len, u32 *pos,
 
 /*
  * Most numbers in a table are one or two bytes (a large function's row
- * offsets, a UIT of over 127 bytes' indexes): those cases inline.
+ * offsets, a UIT of over 127 bytes' indexes): those cases inline.  The
+ * ULEB128 at buf[@pos] if it is one of them, in *@val: its length, or 0.
  */
+static inline u32 uw2_uleb_short(const u8 *buf, u32 len, u32 pos, u32 *val)
+{
+	if (pos < len && buf[pos] < 0x80) {
+		*val = buf[pos];
+		return 1;
+	}
+	if (pos < len && len - pos >= 2 && buf[pos + 1] < 0x80) {
+		*val = (buf[pos] & 0x7f) | (u32)buf[pos + 1] << 7;
+		return 2;
+	}
+	return 0;
+}
+
 static inline enum uw2_uleb_res uw2_uleb(const u8 *buf, u32 len, u32 *pos,
 					 u32 *val)
 {
-	u32 p = *pos;
+	u32 n = uw2_uleb_short(buf, len, *pos, val);
 
-	if (p < len && buf[p] < 0x80) {
-		*val = buf[p];
-		*pos = p + 1;
-		return UW2_ULEB_OK;
-	}
-	if (p < len && len - p >= 2 && buf[p + 1] < 0x80) {
-		*val = (buf[p] & 0x7f) | (u32)buf[p + 1] << 7;
-		*pos = p + 2;
+	if (n) {
+		*pos += n;
 		return UW2_ULEB_OK;
 	}
 	return uw2_uleb_long(buf, len, pos, val);
@@ -347,18 +365,15 @@ struct uw2_vstate {
 	u16 *memo_fot;		/* fot_size counts, then ... */
 	u8 *memo_uit;		/* ... uit_size counts; or both NULL */
 	struct uw2_verror *err;
+	u32 pair_off, pair_uit;	/* the pair uw2_check_long_pair() read, */
+	u32 pair_next;		/* and where the next one starts */
 };
 
 /*
- * The memo's counts, 0 where not checked: pairs to the end of the list
- * from FOT byte @pos (at most UW2_FOT_PAIRS_MAX), opcodes to the end of
- * the sequence from UIT byte @pos (at most UW2_SEQ_OPS_MAX).
+ * The memo's UIT counts, 0 where not checked: opcodes to the end of the
+ * sequence from UIT byte @pos (at most UW2_SEQ_OPS_MAX).  Its FOT slots:
+ * UW2_MEMO_SEEN, below.
  */
-static u32 uw2_memo_fot(const struct uw2_vstate *v, u32 pos)
-{
-	return v->memo_fot ? v->memo_fot[pos] : 0;
-}
-
 static u32 uw2_memo_uit(const struct uw2_vstate *v, u32 pos)
 {
 	return v->memo_uit ? v->memo_uit[pos] : 0;
@@ -421,6 +436,24 @@ static inline enum uw2_verr uw2_spend(struct uw2_vstate *v, const u8 *p)
 	return uw2_spend_chunk(v, p);
 }
 
+/*
+ * @n steps at once, for a run of work already bounded by its own size (a
+ * run of functions, a list just walked): the pause comes between runs.
+ */
+static enum uw2_verr uw2_spend_run(struct uw2_vstate *v, u32 n, const u8 *p)
+{
+	enum uw2_verr r;
+
+	while (n > v->chunk_left) {
+		n -= v->chunk_left + 1;
+		r = uw2_spend_chunk(v, p);
+		if (r)
+			return r;
+	}
+	v->chunk_left -= n;
+	return UW2_OK;
+}
+
 static enum uw2_verr uw2_check_pages(struct uw2_vstate *v)
 {
 	const struct uw2_table *t = v->t;
@@ -442,40 +475,6 @@ static enum uw2_verr uw2_check_pages(struct uw2_vstate *v)
 			return uw2_fail(v->err, UW2_ERR_PAGE_RANGE,
 					uw2_blob_off(v, t->page_table + 4 * p));
 		prev = cur;
-	}
-	return UW2_OK;
-}
-
-/*
- * Function entries: the first one starts page 0 at offset 0 (so every pc
- * in the table's pages resolves to some function) and offsets strictly
- * increase within each page (so a page holds at most 65,536 entries, and
- * a lookup's binary search at most 17 probes).
- */
-static enum uw2_verr uw2_check_func_order(struct uw2_vstate *v)
-{
-	const struct uw2_table *t = v->t;
-	u32 p = 0, i, page_end;
-	enum uw2_verr r;
-
-	page_end = t->page_count > 1 ? uw2_page_entry(t, 1) : t->func_count;
-	if (uw2_func_poff(t, 0) != 0 || page_end == 0)
-		return uw2_fail(v->err, UW2_ERR_FUNC_FIRST,
-				uw2_blob_off(v, t->func_table));
-	for (i = 1; i < t->func_count; i++) {
-		r = uw2_spend(v, t->func_table + 4 * i);
-		if (r)
-			return r;
-		while (i >= page_end) {
-			p++;
-			page_end = p + 1 < t->page_count ?
-				   uw2_page_entry(t, p + 1) : t->func_count;
-		}
-		if (i == uw2_page_entry(t, p))
-			continue;
-		if (uw2_func_poff(t, i) <= uw2_func_poff(t, i - 1))
-			return uw2_fail(v->err, UW2_ERR_FUNC_ORDER,
-					uw2_blob_off(v, t->func_table + 4 * i));
 	}
 	return UW2_OK;
 }
@@ -553,7 +552,7 @@ static enum uw2_verr uw2_check_sequence(struct uw2_vstate *v, u32 pos)
 /*
  * A sequence a pair names: most were checked already, for another row
  * (the memo knows them), which this tells without a call.  @idx is
- * inside the UIT (uw2_check_pair()).
+ * inside the UIT (the pair walk checked it).
  */
 static inline enum uw2_verr uw2_check_named(struct uw2_vstate *v, u32 idx)
 {
@@ -571,167 +570,271 @@ static enum uw2_verr uw2_fot_uleb(struct uw2_vstate *v, u32 *pos, u32 *val)
 	return UW2_OK;
 }
 
-static enum uw2_verr uw2_check_pair(struct uw2_vstate *v, u32 *pos,
-				    u32 *off, u32 *uit_index)
+/*
+ * The pair at @pos whose numbers are not both one byte, by the general
+ * decoder, into @v (so that the walk's locals have no address taken and
+ * stay in registers).
+ */
+static enum uw2_verr uw2_check_long_pair(struct uw2_vstate *v, u32 pos)
 {
-	const u8 *f = v->t->fot;
 	enum uw2_verr r;
 	u32 at;
 
-	r = uw2_spend(v, f + *pos);
+	r = uw2_fot_uleb(v, &pos, &v->pair_off);
 	if (r)
 		return r;
-	if (*pos + 1 < v->t->fot_size && !((f[*pos] | f[*pos + 1]) & 0x80)) {
-		/* both numbers one byte: most pairs */
-		*off = f[*pos];
-		*uit_index = f[*pos + 1];
-		at = *pos + 1;
-		*pos += 2;
-	} else {
-		r = uw2_fot_uleb(v, pos, off);
-		if (r)
-			return r;
-		at = *pos;
-		r = uw2_fot_uleb(v, pos, uit_index);
-		if (r)
-			return r;
-	}
-	if (*uit_index >= v->t->uit_size)
+	at = pos;
+	r = uw2_fot_uleb(v, &pos, &v->pair_uit);
+	v->pair_next = pos;
+	if (r)
+		return r;
+	if (v->pair_uit >= v->t->uit_size)
 		return uw2_fail(v->err, UW2_ERR_UIT_INDEX,
-				uw2_blob_off(v, f + at));
+				uw2_blob_off(v, v->t->fot + at));
 	return UW2_OK;
 }
 
 /*
- * While a list is walked, each of its pairs the memo does not know yet
- * holds UW2_MEMO_LINK and the bytes back to the one before (0 at the
- * first), so that their counts are filled in without decoding them again.
- * Counts are at most UW2_FOT_PAIRS_MAX, below the flag.  A pair of
- * UW2_MEMO_LINK bytes or more (ULEBs padded with 0x80s) cannot be linked:
- * its list's counts are then filled in by decoding it again.
+ * The memo's FOT slot of a pair whose list was checked: UW2_MEMO_SEEN, or
+ * its count to the end of the list once a later list needed it (joined
+ * the list there).  Real tables' lists do not join, so a walk only marks
+ * its pairs, and counts are made on demand (uw2_memo_count()); counts are
+ * at most UW2_FOT_PAIRS_MAX, below the flag.
  */
-#define UW2_MEMO_LINK		0x8000u
+#define UW2_MEMO_SEEN		0x8000u
 
 /*
- * The pairs of the FOT list at @pos, in *@n: offsets strictly decreasing
- * down to 0, sequences valid, at most UW2_FOT_PAIRS_MAX pairs.  At a pair
- * the memo knows (the rest of the list was checked as another function's
- * list), only its offset is checked against ours, and its count added,
- * in *@tail (0 when the list ended at offset 0).  With a memo, the pairs
- * not known are linked (UW2_MEMO_LINK); *@last is the last of them, or
- * UW2_U32_MAX if there is none or one could not be linked.  (The walk
- * keeps its counts in locals: the memo's stores could alias them
- * through pointers.)
+ * The count of pairs from the checked pair at @pos to the end of its
+ * list, given to each of them that had none: one walk counts, a second
+ * writes, both over pairs already checked (and decoded by the general
+ * decoder, as the walk did), and each pair is counted once in all.
  */
-static enum uw2_verr uw2_fot_list_length(struct uw2_vstate *v, u32 pos,
-					 u32 *n, u32 *last, u32 *tail)
+static noinline u32 uw2_memo_count(struct uw2_vstate *v, u32 pos)
 {
-	u32 at, off, idx, prev_off = 0, prev_idx = 0, known, start = pos;
-	u32 count = 0, link = pos, d;
+	const u8 *f = v->t->fot;
+	u32 size = v->t->fot_size, p = pos, n = 0, m, off, idx;
 	u16 *memo = v->memo_fot;
-	bool far = false;
+
+	for (;;) {
+		if (memo[p] != UW2_MEMO_SEEN) {
+			n += memo[p];
+			break;
+		}
+		n++;
+		uw2_uleb(f, size, &p, &off);
+		uw2_uleb(f, size, &p, &idx);
+		if (!off)
+			break;
+	}
+	for (p = pos, m = n; memo[p] == UW2_MEMO_SEEN; m--) {
+		memo[p] = m;
+		uw2_uleb(f, size, &p, &off);
+		uw2_uleb(f, size, &p, &idx);
+		if (!off)
+			break;
+	}
+	return n;
+}
+
+/*
+ * A FOT list from @pos: offsets strictly decreasing down to 0, sequences
+ * valid, at most UW2_FOT_PAIRS_MAX pairs.  At a pair the memo knows (the
+ * rest of the list was checked as another function's list), only its
+ * offset is checked against ours, and its count added; the pairs walked
+ * are marked UW2_MEMO_SEEN.  The walk keeps the table's fields and its
+ * counts in locals, as the memo's stores could alias anything reached
+ * through a pointer, is compiled apart for the memo and without it (the
+ * module always has one), and pays for its pairs once it has walked
+ * them: a list's length bounds the walk.
+ */
+static __always_inline enum uw2_verr
+uw2_fot_walk(struct uw2_vstate *v, u32 pos, u16 *memo)
+{
+	const u8 *f = v->t->fot, *memo_uit = v->memo_uit;
+	u32 size = v->t->fot_size, uit_size = v->t->uit_size;
+	u32 at, off, idx, max_off = UW2_U32_MAX, prev_idx = 0, known = 0;
+	u32 count = 0, start = pos, n1, n2;
 	enum uw2_verr r;
 
 	for (;;) {
 		at = pos;
-		known = memo && pos < v->t->fot_size ? memo[pos] : 0;
-		r = uw2_check_pair(v, &pos, &off, &idx);
-		if (r)
-			return r;
-		if (count && off >= prev_off)
-			return uw2_fail(v->err, UW2_ERR_FOT_ORDER,
-					uw2_blob_off(v, v->t->fot + at));
-		count += known ? known : 1;
-		if (known)
-			break;
-		if (memo) {
-			d = at - link;	/* 0 at the list's first pair */
-			far |= d >= UW2_MEMO_LINK;
-			memo[at] = UW2_MEMO_LINK | d;
-			link = at;
+		if (pos + 1 < size && !((f[pos] | f[pos + 1]) & 0x80)) {
+			/* both numbers one byte: most pairs */
+			off = f[pos];
+			idx = f[pos + 1];
+			pos += 2;
+			if (idx >= uit_size)
+				return uw2_fail(v->err, UW2_ERR_UIT_INDEX,
+						uw2_blob_off(v, f + at + 1));
+		} else {
+			/* numbers of two bytes: a large function, a large UIT */
+			n1 = uw2_uleb_short(f, size, pos, &off);
+			n2 = n1 ? uw2_uleb_short(f, size, pos + n1, &idx) : 0;
+			if (n2 && idx >= uit_size)
+				return uw2_fail(v->err, UW2_ERR_UIT_INDEX,
+						uw2_blob_off(v, f + at + n1));
+			if (n2) {
+				pos += n1 + n2;
+			} else {
+				r = uw2_check_long_pair(v, pos);
+				if (r)
+					return r;
+				pos = v->pair_next;
+				off = v->pair_off;
+				idx = v->pair_uit;
+			}
 		}
-		if (!off || count > UW2_FOT_PAIRS_MAX)
+		/* at is inside the FOT: its pair decoded */
+		if (memo)
+			known = memo[at];
+		/* below the one before (the walk ends at offset 0) */
+		if (off > max_off)
+			return uw2_fail(v->err, UW2_ERR_FOT_ORDER,
+					uw2_blob_off(v, f + at));
+		if (known) {
+			if (known == UW2_MEMO_SEEN)
+				known = uw2_memo_count(v, at);
+			count += known;
 			break;
-		/* consecutive rows often share a sequence: check it once */
-		if (count == 1 || idx != prev_idx) {
-			r = uw2_check_named(v, idx);
+		}
+		count++;
+		if (memo)
+			memo[at] = UW2_MEMO_SEEN;
+		if (!off)
+			break;
+		if (count > UW2_FOT_PAIRS_MAX)
+			break;
+		/*
+		 * Each sequence once: the memo knows those checked; without
+		 * it, consecutive rows often share one.
+		 */
+		if (memo ? !memo_uit[idx] : count == 1 || idx != prev_idx) {
+			r = uw2_check_sequence(v, idx);
 			if (r)
 				return r;
 		}
-		prev_off = off;
-		prev_idx = idx;
+		max_off = off - 1;
+		if (!memo)
+			prev_idx = idx;
 	}
-	*n = count;
-	*last = far || count == known ? UW2_U32_MAX : link;
-	*tail = known;
+	/* the pairs walked: the new ones and the known one it stopped at */
+	r = uw2_spend_run(v, known ? count - known + 1 : count, f + start);
+	if (r)
+		return r;
 	if (count > UW2_FOT_PAIRS_MAX)
 		return uw2_fail(v->err, UW2_ERR_FOT_LONG,
-				uw2_blob_off(v, v->t->fot + start));
+				uw2_blob_off(v, f + start));
 	/* the last pair's sequence, when the walk ended at offset 0 */
-	if (!known && (count == 1 || idx != prev_idx))
+	if (!known && (memo || count == 1 || idx != prev_idx))
 		return uw2_check_named(v, idx);
 	return UW2_OK;
 }
 
-/*
- * A FOT list; with a memo, each of its pairs not known yet then gets its
- * count to the end, from the last back along the links, so that no pair
- * is decoded by more than one walk (lists that share a tail, or start
- * inside another, are checked once).
- */
-static enum uw2_verr uw2_check_fot_list(struct uw2_vstate *v, u32 pos)
+/* Out of line, so that the walk has the registers to itself. */
+static noinline enum uw2_verr uw2_check_fot_list(struct uw2_vstate *v, u32 pos)
 {
-	u32 n, last, tail, count, link, off, idx;
-	enum uw2_verr r;
+	if (v->memo_fot)
+		return uw2_fot_walk(v, pos, v->memo_fot);
+	return uw2_fot_walk(v, pos, NULL);
+}
 
-	r = uw2_fot_list_length(v, pos, &n, &last, &tail);
-	if (r || !v->memo_fot)
-		return r;
-	if (last == UW2_U32_MAX) {
-		/* unlinked: the new pairs from the list's start */
-		for (count = n; count > tail; count--) {
-			v->memo_fot[pos] = count;
-			uw2_uleb(v->t->fot, v->t->fot_size, &pos, &off);
-			uw2_uleb(v->t->fot, v->t->fot_size, &pos, &idx);
-		}
-		return UW2_OK;
-	}
-	for (pos = last, count = tail + 1; pos != UW2_U32_MAX; count++) {
-		link = v->memo_fot[pos] & ~UW2_MEMO_LINK;
-		v->memo_fot[pos] = count;
-		pos = link ? pos - link : UW2_U32_MAX;
-	}
+/*
+ * Function entries: the first one starts page 0 at offset 0 (so every pc
+ * in the table's pages resolves to some function) and offsets strictly
+ * increase within each page (so a page holds at most 65,536 entries, and
+ * a lookup's binary search at most 17 probes).  Here functions @from to
+ * @end - 1 of the page whose first is @first.
+ */
+static enum uw2_verr uw2_check_order(struct uw2_vstate *v, u32 first,
+				     u32 from, u32 end)
+{
+	const u8 *ft = v->t->func_table;
+	u32 i = from > first ? from : first + 1;
+
+	for (; i < end; i++)
+		if (uw2_le16(ft + 4 * i) <= uw2_le16(ft + 4 * i - 4))
+			return uw2_fail(v->err, UW2_ERR_FUNC_ORDER,
+					uw2_blob_off(v, ft + 4 * i));
 	return UW2_OK;
 }
 
-static enum uw2_verr uw2_check_functions(struct uw2_vstate *v)
+/*
+ * The FOT lists of functions @from to @end - 1, each list once: a run of
+ * functions often shares one (*@prev_fot, the last checked), and the memo
+ * knows those checked for functions before.
+ */
+static enum uw2_verr uw2_check_lists(struct uw2_vstate *v, u32 from, u32 end,
+				     u32 *prev_fot)
 {
-	const struct uw2_table *t = v->t;
-	u32 i, fot, prev_fot = 0;
-	enum uw2_verr r;
+	const u8 *ft = v->t->func_table;
+	u32 size = v->t->fot_size, i, fot, prev = *prev_fot;
+	const u16 *memo = v->memo_fot;
+	enum uw2_verr r = UW2_OK;
 
-	for (i = 0; i < t->func_count; i++) {
-		r = uw2_spend(v, t->func_table + 4 * i);
-		if (r)
-			return r;
-		fot = uw2_func_fot(t, i);
-		if (fot >= t->fot_size)
-			return uw2_fail(v->err, UW2_ERR_FOT_INDEX,
-					uw2_blob_off(v, t->func_table +
-						     4 * i + 2));
-		if ((i && fot == prev_fot) || uw2_memo_fot(v, fot))
+	for (i = from; i < end; i++) {
+		fot = uw2_le16(ft + 4 * i + 2);
+		if (fot >= size) {
+			r = uw2_fail(v->err, UW2_ERR_FOT_INDEX,
+				     uw2_blob_off(v, ft + 4 * i + 2));
+			break;
+		}
+		if (fot == prev || (memo && memo[fot]))
 			continue;
 		r = uw2_check_fot_list(v, fot);
 		if (r)
-			return r;
-		prev_fot = fot;
+			break;
+		prev = fot;
 	}
-	return UW2_OK;
+	*prev_fot = prev;
+	return r;
+}
+
+/* functions checked between two offers of the pause, at most */
+#define UW2_FUNC_RUN		256
+
+/*
+ * One pass over the function table, page by page and a run of functions
+ * at a time: their order, then their lists.  A fault in a list is only
+ * reported once every function's order has passed (as a table's shape is
+ * checked before what it points to), so past one the pass checks order
+ * alone.
+ */
+static enum uw2_verr uw2_check_functions(struct uw2_vstate *v)
+{
+	const struct uw2_table *t = v->t;
+	u32 p, first, end, i, stop, prev_fot = UW2_U32_MAX;	/* none yet */
+	enum uw2_verr r, lists = UW2_OK;
+
+	end = t->page_count > 1 ? uw2_page_entry(t, 1) : t->func_count;
+	if (uw2_func_poff(t, 0) != 0 || end == 0)
+		return uw2_fail(v->err, UW2_ERR_FUNC_FIRST,
+				uw2_blob_off(v, t->func_table));
+	for (p = 0; p < t->page_count; p++) {
+		first = uw2_page_entry(t, p);
+		end = p + 1 < t->page_count ? uw2_page_entry(t, p + 1) :
+					      t->func_count;
+		for (i = first; i < end; i = stop) {
+			stop = end - i > UW2_FUNC_RUN ? i + UW2_FUNC_RUN : end;
+			r = uw2_check_order(v, first, i, stop);
+			if (r)
+				return r;
+			if (lists)
+				continue;
+			r = uw2_spend_run(v, stop - i, t->func_table + 4 * i);
+			if (!r)
+				r = uw2_check_lists(v, i, stop, &prev_fot);
+			if (r == UW2_ERR_INTERRUPTED)
+				return r;
+			lists = r;
+		}
+	}
+	return lists;
 }
 
 /*
- * With a memo every byte is decoded by at most two walks, and pages and
- * functions are counted once each, so a few steps per byte suffice;
+ * With a memo every pair is charged by one walk and once more where a
+ * list joins it, opcodes once, and pages and functions once each, so a
+ * few steps per byte suffice;
  * without one, shared lists are walked again for each function.
  */
 static u32 uw2_step_budget(u32 size, bool memo)
@@ -760,8 +863,6 @@ enum uw2_verr uw2_table_check(struct uw2_table *t, const void *blob, u32 size,
 	}
 	if (!r)
 		r = uw2_check_pages(&v);
-	if (!r)
-		r = uw2_check_func_order(&v);
 	if (!r)
 		r = uw2_check_functions(&v);
 	return r;

@@ -1176,6 +1176,44 @@ TEST(verr_memo_sequence_runs_into_fot)
 }
 
 /*
+ * One page of @n functions over one FOT list of @n three-byte pairs,
+ * offsets falling to 0, each to sequence 0: function i starts at pair i,
+ * or with @from_end at pair n - 1 - i.  The function table is at byte 36,
+ * the FOT at *@fot; *@size is the blob's.
+ */
+static u8 *vb_functions_on_list(u32 n, bool from_end, u32 *fot, u32 *size)
+{
+	u32 ft = 36, uit, first, off;
+	u8 *b;
+
+	*fot = ft + 4 * n;
+	uit = *fot + 3 * n;
+	*size = uit + 1;
+	b = calloc(1, *size);
+	uw2g_put32(b + 0, 32);
+	uw2g_put32(b + 4, 1);
+	uw2g_put32(b + 8, ft);
+	uw2g_put32(b + 12, n);
+	uw2g_put32(b + 16, *fot);
+	uw2g_put32(b + 20, 3 * n);
+	uw2g_put32(b + 24, uit);
+	uw2g_put32(b + 28, 1);
+	for (u32 i = 0; i < n; i++) {
+		off = n - 1 - i;	/* pair i: offsets fall to 0 */
+		first = from_end ? off : i;
+		b[ft + 4 * i] = i;
+		b[ft + 4 * i + 1] = i >> 8;
+		b[ft + 4 * i + 2] = 3 * first;
+		b[ft + 4 * i + 3] = (3 * first) >> 8;
+		b[*fot + 3 * i] = 0x80 | (off & 0x7f);
+		b[*fot + 3 * i + 1] = off >> 7;
+		b[*fot + 3 * i + 2] = 0;	/* sequence 0 */
+	}
+	b[uit] = 0xb0;
+	return b;
+}
+
+/*
  * Functions that each start one pair further into a long list: the memo
  * keeps every pair it checked, so each list stops at the first pair the
  * one before checked, and validation stays linear (the square of the
@@ -1184,42 +1222,50 @@ TEST(verr_memo_sequence_runs_into_fot)
 TEST(verr_too_complex_memo)
 {
 	enum { L = 2500 };
-	u32 ft = 36, fot = ft + 4 * L, uit = fot + 3 * L, size = uit + 1;
-	u8 *b = calloc(1, size), *done = calloc(1, UW2_MEMO_BYTES(size));
+	u32 fot, size;
+	u8 *b = vb_functions_on_list(L, false, &fot, &size);
+	u8 *done = calloc(1, UW2_MEMO_BYTES(size));
 	struct uw2_verror err;
 	struct uw2_table t;
 
-	uw2g_put32(b + 0, 32);
-	uw2g_put32(b + 4, 1);
-	uw2g_put32(b + 8, ft);
-	uw2g_put32(b + 12, L);
-	uw2g_put32(b + 16, fot);
-	uw2g_put32(b + 20, 3 * L);
-	uw2g_put32(b + 24, uit);
-	uw2g_put32(b + 28, 1);
-	for (u32 i = 0; i < L; i++) {
-		u32 off = L - 1 - i;	/* pair i: offsets fall to 0 */
-
-		b[ft + 4 * i] = i;
-		b[ft + 4 * i + 1] = i >> 8;
-		b[ft + 4 * i + 2] = 3 * i;
-		b[ft + 4 * i + 3] = (3 * i) >> 8;
-		b[fot + 3 * i] = 0x80 | (off & 0x7f);
-		b[fot + 3 * i + 1] = off >> 7;
-		b[fot + 3 * i + 2] = 0;	/* sequence 0 */
-	}
-	b[uit] = 0xb0;
 	CHECK_EQ_U32(uw2_table_init(&t, b, size, &err), UW2_ERR_TOO_COMPLEX);
 	CHECK_EQ_U32(uw2_table_init_memo(&t, b, size, done, &err), UW2_OK);
 	/* one list for all of them is fine */
 	for (u32 i = 0; i < L; i++) {
-		b[ft + 4 * i + 2] = 0;
-		b[ft + 4 * i + 3] = 0;
+		b[36 + 4 * i + 2] = 0;
+		b[36 + 4 * i + 3] = 0;
 	}
 	memset(done, 0, UW2_MEMO_BYTES(size));
 	CHECK_EQ_U32(uw2_table_init_memo(&t, b, size, done, &err), UW2_OK);
 	free(done);
 	free(b);
+}
+
+/*
+ * Functions that each start one pair earlier into a long list: each walk
+ * joins the list the one before checked, one pair in, where the memo has
+ * no count yet and makes one.  The counts must be right: the list of
+ * UW2_FOT_PAIRS_MAX pairs passes, one of a pair more is refused at the
+ * last function's list.
+ */
+TEST(verr_memo_joins_count)
+{
+	struct uw2_verror err;
+	struct uw2_table t;
+	u32 n, fot, size;
+	u8 *b, *done;
+
+	for (n = UW2_FOT_PAIRS_MAX; n <= UW2_FOT_PAIRS_MAX + 1; n++) {
+		b = vb_functions_on_list(n, true, &fot, &size);
+		done = calloc(1, UW2_MEMO_BYTES(size));
+		err.offset = 0;
+		CHECK_EQ_U32(uw2_table_init_memo(&t, b, size, done, &err),
+			     n > UW2_FOT_PAIRS_MAX ? UW2_ERR_FOT_LONG : UW2_OK);
+		if (n > UW2_FOT_PAIRS_MAX)
+			CHECK_EQ_U32(err.offset, fot);
+		free(done);
+		free(b);
+	}
 }
 
 /* ---- whole unwinds ---- */
