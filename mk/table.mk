@@ -8,7 +8,7 @@ TABLE_CORE	:= tools/uwprof/table/enc.c tools/uwprof/table/conv.c \
 # Prologue analysis, one file per idea (table/prologue_int.h lists them).
 PROLOGUE_SRCS	:= $(addprefix tools/uwprof/table/prologue_,state.c insn.c dp.c \
 		   ldst.c frame.c apcs.c clone.c decode.c cfi.c path.c jump.c \
-		   step.c walk.c sym.c cover.c pass.c thread.c ehabi.c)
+		   step.c walk.c sym.c cover.c par.c pass.c thread.c ehabi.c)
 TABLE_ELF	:= tools/uwprof/table/dwarf.c tools/uwprof/table/ehabi.c \
 		   tools/uwprof/table/elf.c $(PROLOGUE_SRCS) \
 		   tools/uwprof/table/plt.c tools/uwprof/table/noreturn.c \

@@ -181,9 +181,15 @@ static bool row_is_frame(const struct tb_row *r, const struct pa_state *st)
  * (libgcc's __floatdidf pushes {r4, r5, lr} as __adddf3 does and
  * branches into __adddf3 after its push).
  */
-static bool shared_tail(const struct pa_flow *fl, u32 t,
+static bool shared_tail(struct pa_flow *fl, u32 t,
 			const struct pa_state *st)
 {
+	/* which rows are the functions' before this one's is not known yet:
+	 * this analysis is done again once it is */
+	if (fl->text && fl->text->known_later) {
+		fl->wants_known = true;
+		return false;
+	}
 	for (int k = 0; fl->text && k < 2; k++) {
 		const struct tb_input *in = fl->text->known[k];
 

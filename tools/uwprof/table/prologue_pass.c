@@ -11,6 +11,8 @@
 #include "table/prologue_int.h"
 #include "table/elf.h"
 
+#define PA_WHY	160	/* room for why an analysis refused */
+
 /*
  * A stripped program's entry point, which only function discovery found:
  * the main thread's outermost frame, over the code its walk reached.  It
@@ -32,32 +34,40 @@ static int entry_root(struct tb_cfi_func *f, const struct tb_sym *s, u32 end)
 	return 1;
 }
 
+/* What an analysis gave: no function to analyse there, refused, rows. */
+enum { PA_R_NONE = 2 };
+
+/*
+ * Symbol @i's function, if only EHABI rules or nothing cover it, into
+ * @f: 1, 0 refused (@why), PA_R_NONE not to analyse, -1 on error.  @done
+ * holds the functions analysed before it, or is NULL on a worker, which
+ * does not know them yet: @again then says whether the analysis must be
+ * done again with them (a branch into code before the function).
+ */
 static int analyse_sym(struct tb_elf *e, const struct pa_cover *in,
-		       const struct tb_input *all, u32 i,
-		       struct tb_input *done, struct tb_notes *notes)
+		       const struct tb_input *all, const struct tb_input *done,
+		       struct pa_worker *w, u32 i, struct tb_cfi_func *f,
+		       char *why, bool *again)
 {
-	struct pa_text pt = { .known = { done, all } };
+	struct pa_text pt = { .known = { done, all }, .known_later = !done,
+			      .dec = &w->dec, .reuse = &w->reuse };
 	const struct tb_sym *s = &e->syms[i];
 	const struct tb_sec *sec = tb_elf_sec(e, s->addr);
 	u32 end = pa_sym_limit(e, s, i, sec ? sec->addr + sec->size :
 			       e->meta.text_addr + e->meta.text_size);
-	struct tb_cfi_func *f;
-	char why[160];
 	int r;
 
+	*again = false;
 	if (end <= s->addr || !pa_only_ehabi(in, s->addr, end))
-		return 0;
-	if (!(f = tb_input_add(done)))
-		return -1;
+		return PA_R_NONE;
 	if (s->found && tb_elf_program_entry(e, s->addr))
 		return entry_root(f, s, end);
-	r = pa_analyse_symbol(e, s, i, false, &pt, f, why, sizeof(why));
+	r = pa_analyse_symbol(e, s, i, false, &pt, f, why, PA_WHY);
+	*again = pt.wants_known;
 	if (r <= 0) {
 		free(f->rows);
-		done->n--;
+		f->rows = NULL;
 	}
-	if (!r)
-		tb_note_add(notes, s->addr, s->addr, TB_N_PROLOGUE, "%s", why);
 	/* held until the table is made: packed */
 	return r > 0 && tb_rows_pack(f) ? -1 : r;
 }
@@ -66,31 +76,168 @@ static int analyse_sym(struct tb_elf *e, const struct pa_cover *in,
  * The gap after symbol @i, analysed as a function entered at its start
  * with the caller's frame: it replaces EHABI rules that describe the
  * function before it.  Code that leaves it by anything but a return is
- * refused (pa_analyse_symbol's @gap).
+ * refused (pa_analyse_symbol's @gap).  As analyse_sym(), and PA_R_NONE
+ * also when refused with no reason to note.
  */
-static int analyse_gap(struct tb_elf *e, const struct pa_cover *in, u32 i,
-		       struct tb_input *done, struct tb_notes *notes)
+static int analyse_gap(struct tb_elf *e, const struct pa_cover *in,
+		       struct pa_worker *w, u32 i, struct tb_cfi_func *f,
+		       char *why)
 {
+	struct pa_text pt = { .gap = true, .dec = &w->dec, .reuse = &w->reuse };
 	const struct tb_sec *sec = tb_elf_sec(e, e->syms[i].addr);
-	struct tb_cfi_func *f;
 	struct tb_sym gap;
-	char why[160];
 	int r;
 
 	if (!sec || !pa_gap_after(e, i, sec->addr + sec->size, &gap) ||
 	    !pa_only_ehabi(in, gap.addr, gap.addr + gap.size))
-		return 0;
-	if (!(f = tb_input_add(done)))
-		return -1;
-	r = pa_analyse_symbol(e, &gap, i, false, &(struct pa_text){ .gap = true },
-			      f, why, sizeof(why));
+		return PA_R_NONE;
+	r = pa_analyse_symbol(e, &gap, i, false, &pt, f, why, PA_WHY);
 	if (r <= 0) {
 		free(f->rows);
-		done->n--;
+		f->rows = NULL;
+		f->addr = gap.addr;	/* where the note goes */
 	}
-	if (!r && why[0])
-		tb_note_add(notes, gap.addr, gap.addr, TB_N_PROLOGUE, "%s", why);
+	if (!r && !why[0])
+		return PA_R_NONE;
 	return r > 0 && tb_rows_pack(f) ? -1 : r;
+}
+
+/* One symbol's work, done by a worker: its function's, then its gap's. */
+struct pa_job {
+	u32 sym;
+	int8_t r[2];
+	bool again;
+	struct tb_cfi_func f[2];
+	char why[2][PA_WHY];
+};
+
+struct pa_batch {
+	struct tb_elf *e;
+	const struct pa_cover *cover;
+	const struct tb_input *all;
+	struct pa_job *jobs;
+};
+
+static void job_run(void *arg, struct pa_worker *w, u32 k)
+{
+	struct pa_batch *b = arg;
+	struct pa_job *j = &b->jobs[k];
+
+	memset(j->f, 0, sizeof(j->f));
+	j->r[0] = (int8_t)analyse_sym(b->e, b->cover, b->all, NULL, w, j->sym,
+				  &j->f[0], j->why[0], &j->again);
+	j->r[1] = (int8_t)(j->r[0] < 0 ? PA_R_NONE :
+		       analyse_gap(b->e, b->cover, w, j->sym, &j->f[1],
+				   j->why[1]));
+}
+
+static void job_free(struct pa_job *j)
+{
+	free(j->f[0].rows);
+	free(j->f[1].rows);
+	free(j->f[0].ehabi);
+	free(j->f[1].ehabi);
+	memset(j->f, 0, sizeof(j->f));
+}
+
+/* Result @t of job @j into @done (rows) or @notes (refused): 1, 0, -1. */
+static int job_take(struct tb_elf *e, struct pa_job *j, int t,
+		    struct tb_input *done, struct tb_notes *notes)
+{
+	u32 addr = t ? j->f[1].addr : e->syms[j->sym].addr;
+	struct tb_cfi_func *f;
+
+	if (j->r[t] < 0)
+		return -1;
+	if (j->r[t] == PA_R_NONE)
+		return 0;
+	if (!j->r[t]) {
+		tb_note_add(notes, addr, addr, TB_N_PROLOGUE, "%s", j->why[t]);
+		return 0;
+	}
+	if (!(f = tb_input_add(done)))
+		return -1;
+	*f = j->f[t];
+	memset(&j->f[t], 0, sizeof(j->f[t]));
+	return 1;
+}
+
+/*
+ * The jobs' results into @done and @notes in symbol order, as one thread
+ * working through the symbols would have made them: a symbol inside the
+ * function analysed last is none (its work is dropped), and one whose
+ * analysis met a branch back into the functions before is analysed
+ * again now that they are known.  Returns the functions analysed, or -1.
+ */
+static int merge(struct pa_batch *b, u32 n, struct pa_worker *w,
+		 struct tb_input *done, struct tb_notes *notes)
+{
+	struct tb_elf *e = b->e;
+	int got = 0;
+
+	for (u32 k = 0; k < n; k++) {
+		struct pa_job *j = &b->jobs[k];
+		const struct tb_cfi_func *last = done->n ?
+			&done->funcs[done->n - 1] : NULL;
+		int r0, r1;
+
+		if (last && e->syms[j->sym].addr < last->addr + last->size) {
+			job_free(j);
+			continue;
+		}
+		if (j->again && j->r[0] >= 0) {
+			job_free(j);
+			j->r[0] = (int8_t)analyse_sym(e, b->cover, b->all, done, w,
+						  j->sym, &j->f[0], j->why[0],
+						  &j->again);
+		}
+		r0 = job_take(e, j, 0, done, notes);
+		r1 = r0 < 0 ? -1 : job_take(e, j, 1, done, notes);
+		if (r1 < 0)
+			return -1;
+		got += r0 + r1;
+	}
+	return got;
+}
+
+/* Jobs a batch holds: enough to keep every thread busy between merges. */
+#define PA_BATCH	4096
+
+/*
+ * Every symbol's function (one per address: aliases share the code)
+ * and gap that only EHABI rules or nothing cover, analysed on @p's
+ * workers in batches, merged in order.  Returns how many were, or -1.
+ */
+static int analyse_all(struct tb_elf *e, const struct pa_cover *cover,
+		       const struct tb_input *all, struct pa_par *p,
+		       struct tb_input *done, struct tb_notes *notes)
+{
+	struct pa_batch b = { e, cover, all,
+			      calloc(PA_BATCH, sizeof(struct pa_job)) };
+	u32 i = 0;
+	int n = 0;
+
+	if (!b.jobs)
+		return -1;
+	while (i < e->nsyms) {
+		u32 nj = 0;
+		int r;
+
+		for (; i < e->nsyms && nj < PA_BATCH; i++)
+			if (!i || e->syms[i].addr != e->syms[i - 1].addr)
+				b.jobs[nj++].sym = i;
+		pa_par_run(p, nj, job_run, &b);
+		r = merge(&b, nj, &p->w[0], done, notes);
+		if (r < 0) {
+			for (u32 k = 0; k < nj; k++)
+				job_free(&b.jobs[k]);
+			free(b.jobs);
+			return -1;
+		}
+		n += r;
+	}
+	free(b.jobs);
+	return n;
 }
 
 static bool is_dwarf(const struct tb_cfi_func *f)
@@ -170,37 +317,26 @@ static int check_cfi(struct tb_elf *e, struct tb_cfi_func *f,
 }
 
 int tb_prologue_pass(struct tb_elf *e, struct tb_input *in,
-		     struct tb_notes *notes, struct tb_cfi_stats *stats)
+		     struct tb_notes *notes, struct tb_cfi_stats *stats,
+		     u32 jobs)
 {
 	struct tb_input done = { 0 };
 	struct pa_cover cover;
-	int n = 0;
+	struct pa_par par = { 0 };
+	int n;
 
 	memset(stats, 0, sizeof(*stats));
-	if (pa_cover_build(&cover, in)) {
+	if (pa_cover_build(&cover, in) || pa_par_open(&par, e, jobs)) {
 		pa_cover_free(&cover);
+		pa_par_close(&par);
 		return -1;
 	}
-	for (u32 i = 0; i < e->nsyms; i++) {
-		int r;
-
-		/* One function per address: aliases share the code. */
-		if (i && e->syms[i].addr == e->syms[i - 1].addr)
-			continue;
-		if (done.n && e->syms[i].addr < done.funcs[done.n - 1].addr +
-		    done.funcs[done.n - 1].size)
-			continue;
-		r = analyse_sym(e, &cover, in, i, &done, notes);
-		if (r >= 0) {
-			n += r;
-			r = analyse_gap(e, &cover, i, &done, notes);
-		}
-		if (r < 0) {
-			pa_cover_free(&cover);
-			tb_input_free(&done);
-			return -1;
-		}
-		n += r;
+	n = analyse_all(e, &cover, in, &par, &done, notes);
+	pa_par_close(&par);
+	if (n < 0) {
+		pa_cover_free(&cover);
+		tb_input_free(&done);
+		return -1;
 	}
 	pa_cover_free(&cover);
 	if (n && pa_carve(in, &done)) {
