@@ -54,7 +54,8 @@ test_table_real_LIBS := -ldw -lelf
 
 HOST_TEST_SCRIPTS += tests/host/table_cli.sh tests/host/thread_entry.sh \
 		     tests/host/table_lld_plt.sh tests/host/table_stripped.sh \
-		     tests/host/table_split.sh tests/host/table_ehabi.sh
+		     tests/host/table_split.sh tests/host/table_ehabi.sh \
+		     tests/host/table_jobs.sh
 
 # Prologue analysis: hand-assembled sequences, and lua5.4 against DWARF.
 HOST_TESTS	+= test_table_prologue
