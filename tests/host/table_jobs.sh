@@ -8,7 +8,8 @@
 # (mkelf.py: every exidx entry CANTUNWIND, a fifth with DWARF CFI the
 # analysis checks) spans several of the pass's batches of 4,096; Debian's
 # libc.so.6 (as make demo unpacks it), when there, tabled without its
-# debug file, has function discovery, refusals and their notes.
+# debug file, has function discovery, refusals and their notes; with it,
+# DWARF CFI the analysis checks, replaces and patches.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -65,6 +66,18 @@ if [ -f "$libc" ]; then
 	fi
 else
 	skip "libc.so.6: no $libc (make demo unpacks it)"
+fi
+# with libc6-dbg's debug file: its CFI checked against the code, some
+# replaced or patched (notes), on the threads too
+dbgdir=$BUILD/arm/dbg/usr/lib/debug
+if [ -f "$libc" ] && [ -d "$dbgdir" ]; then
+	same_for_jobs libc-dbg "$libc" --debug-dir "$dbgdir"
+	grep -q "DWARF CFI against the code: [1-9][0-9]* functions agree, [1-9]" \
+		"$tmp/libc-dbg.j1.stats" &&
+		ok "libc.so.6 with its debug file: CFI checked, some contradicted" ||
+		fail "libc.so.6 with its debug file: $(grep "DWARF CFI" "$tmp/libc-dbg.j1.stats")"
+else
+	skip "libc.so.6 with its debug file: no $dbgdir (make demo unpacks it)"
 fi
 
 "$UWPROF" table "$tmp/big.so" --prologue-analysis -j 0 -o "$tmp/x.uwt" \

@@ -12,6 +12,8 @@
 #include "table/elf.h"
 
 #define PA_WHY	160	/* room for why an analysis refused */
+/* Functions a batch holds: enough to keep every thread busy between merges. */
+#define PA_BATCH	4096
 
 /*
  * A stripped program's entry point, which only function discovery found:
@@ -200,8 +202,6 @@ static int merge(struct pa_batch *b, u32 n, struct pa_worker *w,
 	return got;
 }
 
-/* Jobs a batch holds: enough to keep every thread busy between merges. */
-#define PA_BATCH	4096
 
 /*
  * Every symbol's function (one per address: aliases share the code)
@@ -262,58 +262,120 @@ static void count_stretches(const struct pa_text *pt, struct tb_cfi_stats *stats
 	}
 }
 
-/*
- * DWARF CFI of function @f checked against its instructions.  Where the
- * analysis followed every path of the whole function and the CFI's CFA
- * or return address differ from it at an instruction, the analysed rows
- * replace the CFI's (hand-written CFI).  Where it assumed states (after
- * a computed jump, at an inner entry) or covers another size, it cannot
- * overrule the CFI as a whole, only where the CFI is proven wrong: most
- * often the stretch after an epilogue that clang's CFI does not describe
- * (its rows are the prologue's), where a row would unwind a frame already
- * popped.  A stretch entered by falling through from an instruction
- * where both agree gets the analysed rows; any other refuses; the rest
- * keeps the CFI.  Unchecked when the analysis refuses the function.
- */
-static int check_cfi(struct tb_elf *e, struct tb_cfi_func *f,
-		     struct tb_notes *notes, struct tb_cfi_stats *stats)
-{
-	struct pa_text pt = { .cfi = f };
-	struct tb_cfi_func g = { 0 };
-	u32 i = pa_sym_at(e, f->addr);
-	char why[160];
-	int r;
+/* One DWARF function's check: a worker's analysis, for check_take(). */
+struct pa_check {
+	struct pa_text pt;
+	struct tb_cfi_func g;
+	int r;			/* pa_analyse_symbol()'s; PA_R_NONE: no
+				 * symbol there; PA_R_SKIP: no DWARF CFI */
+};
 
-	if (i == e->nsyms) {
+#define PA_R_SKIP	3
+
+struct pa_checks {
+	struct tb_elf *e;
+	const struct tb_input *in;
+	u32 base;		/* the function of c[0] */
+	struct pa_check *c;
+};
+
+static void check_run(void *arg, struct pa_worker *w, u32 k)
+{
+	struct pa_checks *b = arg;
+	struct pa_check *c = &b->c[k];
+	const struct tb_cfi_func *f = &b->in->funcs[b->base + k];
+	u32 i = is_dwarf(f) ? pa_sym_at(b->e, f->addr) : b->e->nsyms;
+	char why[PA_WHY];
+
+	memset(c, 0, sizeof(*c));
+	c->r = is_dwarf(f) ? PA_R_NONE : PA_R_SKIP;
+	if (i == b->e->nsyms)
+		return;
+	c->pt = (struct pa_text){ .cfi = f, .dec = &w->dec, .reuse = &w->reuse };
+	c->r = pa_analyse_symbol(b->e, &b->e->syms[i], i, false, &c->pt, &c->g,
+				 why, sizeof(why));
+}
+
+/*
+ * DWARF CFI of function @f checked against its instructions (@c).  Where
+ * the analysis followed every path of the whole function and the CFI's
+ * CFA or return address differ from it at an instruction, the analysed
+ * rows replace the CFI's (hand-written CFI).  Where it assumed states
+ * (after a computed jump, at an inner entry) or covers another size, it
+ * cannot overrule the CFI as a whole, only where the CFI is proven wrong:
+ * most often the stretch after an epilogue that clang's CFI does not
+ * describe (its rows are the prologue's), where a row would unwind a
+ * frame already popped.  A stretch entered by falling through from an
+ * instruction where both agree gets the analysed rows; any other
+ * refuses; the rest keeps the CFI.  Unchecked when the analysis refuses
+ * the function.  1 changed, 0 not, -1 on error.
+ */
+static int check_take(struct tb_cfi_func *f, struct pa_check *c,
+		      struct tb_notes *notes, struct tb_cfi_stats *stats)
+{
+	const struct pa_text *pt = &c->pt;
+	int r = c->r;
+
+	if (r == PA_R_SKIP)
+		return 0;
+	if (r == PA_R_NONE) {
 		stats->unchecked++;
 		return 0;
 	}
-	r = pa_analyse_symbol(e, &e->syms[i], i, false, &pt, &g, why, sizeof(why));
-	if (r > 0 && pt.ncfi_bad && (!pt.cfi_followed || g.size != f->size)) {
-		r = pa_cfi_patch(f, pt.cfi_bad, pt.ncfi_bad, &g) ? -1 : 1;
-		tb_note_add(notes, f->addr, pt.cfi_wrong, TB_N_CFI_PATCHED,
+	if (r > 0 && pt->ncfi_bad && (!pt->cfi_followed || c->g.size != f->size)) {
+		r = pa_cfi_patch(f, pt->cfi_bad, pt->ncfi_bad, &c->g) ? -1 : 1;
+		tb_note_add(notes, f->addr, pt->cfi_wrong, TB_N_CFI_PATCHED,
 			    "CFI says another frame at 0x%x, %u stretches in all",
-			    pt.cfi_wrong, pt.ncfi_bad);
+			    pt->cfi_wrong, pt->ncfi_bad);
 		stats->patched++;
-		count_stretches(&pt, stats);
-	} else if (r > 0 && pt.ncfi_bad) {
+		count_stretches(pt, stats);
+	} else if (r > 0 && pt->ncfi_bad) {
 		tb_note_add(notes, f->addr, f->addr, TB_N_CFI_WRONG,
-			    "CFI says another frame at 0x%x", pt.cfi_wrong);
+			    "CFI says another frame at 0x%x", pt->cfi_wrong);
 		stats->replaced++;
 		free(f->rows);
-		f->rows = g.rows;
-		f->nrows = g.nrows;
+		f->rows = c->g.rows;
+		f->nrows = c->g.nrows;
 		f->source = TB_SRC_PROLOGUE;
-		g.rows = NULL;
+		c->g.rows = NULL;
 		r = tb_rows_pack(f) ? -1 : 1;
 	} else if (r >= 0) {
 		stats->agree += r > 0;
 		stats->unchecked += !r;
 		r = 0;
 	}
-	free(g.rows);
-	free(pt.cfi_bad);
 	return r;
+}
+
+/*
+ * Every function of @in with DWARF CFI checked (check_take()), analysed
+ * on @p's workers in batches and taken in order.  Returns how many
+ * changed, or -1.
+ */
+static int check_all(struct tb_elf *e, struct tb_input *in, struct pa_par *p,
+		     struct tb_notes *notes, struct tb_cfi_stats *stats)
+{
+	struct pa_checks b = { e, in, 0,
+			       calloc(PA_BATCH, sizeof(struct pa_check)) };
+	int n = 0, r = 0;
+
+	if (!b.c)
+		return -1;
+	for (; b.base < in->n && r >= 0; b.base += PA_BATCH) {
+		u32 nb = in->n - b.base < PA_BATCH ? in->n - b.base : PA_BATCH;
+
+		pa_par_run(p, nb, check_run, &b);
+		for (u32 k = 0; k < nb; k++) {
+			if (r >= 0)
+				r = check_take(&in->funcs[b.base + k], &b.c[k],
+					       notes, stats);
+			n += r > 0;
+			free(b.c[k].g.rows);
+			free(b.c[k].pt.cfi_bad);
+		}
+	}
+	free(b.c);
+	return r < 0 ? -1 : n;
 }
 
 int tb_prologue_pass(struct tb_elf *e, struct tb_input *in,
@@ -323,7 +385,7 @@ int tb_prologue_pass(struct tb_elf *e, struct tb_input *in,
 	struct tb_input done = { 0 };
 	struct pa_cover cover;
 	struct pa_par par = { 0 };
-	int n;
+	int n, r;
 
 	memset(stats, 0, sizeof(*stats));
 	if (pa_cover_build(&cover, in) || pa_par_open(&par, e, jobs)) {
@@ -332,26 +394,15 @@ int tb_prologue_pass(struct tb_elf *e, struct tb_input *in,
 		return -1;
 	}
 	n = analyse_all(e, &cover, in, &par, &done, notes);
-	pa_par_close(&par);
-	if (n < 0) {
-		pa_cover_free(&cover);
-		tb_input_free(&done);
-		return -1;
-	}
 	pa_cover_free(&cover);
-	if (n && pa_carve(in, &done)) {
-		tb_input_free(&done);
-		return -1;
-	}
+	if (n > 0 && pa_carve(in, &done))
+		n = -1;
 	tb_input_free(&done);
-	for (u32 k = 0; k < in->n; k++) {
-		int r = is_dwarf(&in->funcs[k]) ?
-			check_cfi(e, &in->funcs[k], notes, stats) : 0;
-
-		if (r < 0)
-			return -1;
-		n += r;
-	}
+	r = n < 0 ? -1 : check_all(e, in, &par, notes, stats);
+	pa_par_close(&par);
+	if (r < 0)
+		return -1;
+	n += r;
 	if (n)
 		e->meta.sources |= UWT_SRC_PROLOGUE;
 	return n;
