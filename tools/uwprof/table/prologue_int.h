@@ -174,8 +174,8 @@ struct pa_text {
 	bool gap;		/* code past a symbol's end that no symbol
 				 * names: it must end in returns */
 	bool sized;		/* the symbol's size is known */
-	const struct tb_input *known[2];	/* rows of other functions,
-						 * for branches into them */
+	struct pa_find *known[2];	/* rows of other functions, for
+					 * branches into them */
 	bool known_later;	/* known[0], the functions analysed before
 				 * this one, is not known yet (a worker
 				 * thread): a branch back before the
@@ -321,6 +321,21 @@ int pa_analyse_symbol(struct tb_elf *e, const struct tb_sym *s, u32 i,
 bool pa_gap_after(const struct tb_elf *e, u32 i, u32 text_end,
 		  struct tb_sym *gap);
 
+/*
+ * Functions with rows of their own (not EHABI's) by start, to find the
+ * first of @in, in its order, that holds an address (prologue_cover.c).
+ * A growing one (@grows: the functions analysed so far, appended by
+ * start) indexes those appended since at each question; if one comes out
+ * of order, every question scans @in.
+ */
+struct pa_find {
+	const struct tb_input *in;
+	bool grows, unsorted;
+	u32 n;			/* of in's functions indexed */
+	u32 *by, nby, cap;	/* their indexes, findable ones, by start */
+	uint64_t *maxend;		/* the largest end among by[0..k] */
+};
+
 /* prologue_cover.c */
 bool pa_is_ehabi(const struct tb_cfi_func *f);
 int pa_cover_build(struct pa_cover *c, const struct tb_input *in);
@@ -329,6 +344,12 @@ bool pa_only_ehabi(const struct pa_cover *c, u32 lo, u32 hi);
 int pa_add_piece(struct tb_input *in, const struct tb_cfi_func *f,
 		 u32 lo, u32 hi);
 int pa_carve(struct tb_input *in, struct tb_input *done);
+int pa_find_build(struct pa_find *fi, const struct tb_input *in, bool grows);
+void pa_find_free(struct pa_find *fi);
+/* The first function of fi->in, in its order, holding @t and not at
+ * @not_at, with rows of its own; NULL if none. */
+const struct tb_cfi_func *pa_find_first(struct pa_find *fi, u32 t,
+					u32 not_at);
 
 /* prologue_par.c: one thread's own decoder and buffers */
 struct pa_worker {

@@ -47,7 +47,7 @@ enum { PA_R_NONE = 2 };
  * done again with them (a branch into code before the function).
  */
 static int analyse_sym(struct tb_elf *e, const struct pa_cover *in,
-		       const struct tb_input *all, const struct tb_input *done,
+		       struct pa_find *all, struct pa_find *done,
 		       struct pa_worker *w, u32 i, struct tb_cfi_func *f,
 		       char *why, bool *again)
 {
@@ -116,7 +116,8 @@ struct pa_job {
 struct pa_batch {
 	struct tb_elf *e;
 	const struct pa_cover *cover;
-	const struct tb_input *all;
+	struct pa_find *all;	/* the input's functions */
+	struct pa_find *done;	/* those analysed so far, for the merge */
 	struct pa_job *jobs;
 };
 
@@ -189,7 +190,7 @@ static int merge(struct pa_batch *b, u32 n, struct pa_worker *w,
 		}
 		if (j->again && j->r[0] >= 0) {
 			job_free(j);
-			j->r[0] = (int8_t)analyse_sym(e, b->cover, b->all, done, w,
+			j->r[0] = (int8_t)analyse_sym(e, b->cover, b->all, b->done, w,
 						  j->sym, &j->f[0], j->why[0],
 						  &j->again);
 		}
@@ -209,16 +210,21 @@ static int merge(struct pa_batch *b, u32 n, struct pa_worker *w,
  * workers in batches, merged in order.  Returns how many were, or -1.
  */
 static int analyse_all(struct tb_elf *e, const struct pa_cover *cover,
-		       const struct tb_input *all, struct pa_par *p,
+		       const struct tb_input *in, struct pa_par *p,
 		       struct tb_input *done, struct tb_notes *notes)
 {
-	struct pa_batch b = { e, cover, all,
+	struct pa_find all, before;
+	struct pa_batch b = { e, cover, &all, &before,
 			      calloc(PA_BATCH, sizeof(struct pa_job)) };
 	u32 i = 0;
 	int n = 0;
 
-	if (!b.jobs)
+	pa_find_build(&before, done, true);
+	if (!b.jobs || pa_find_build(&all, in, false)) {
+		pa_find_free(&all);
+		free(b.jobs);
 		return -1;
+	}
 	while (i < e->nsyms) {
 		u32 nj = 0;
 		int r;
@@ -231,11 +237,13 @@ static int analyse_all(struct tb_elf *e, const struct pa_cover *cover,
 		if (r < 0) {
 			for (u32 k = 0; k < nj; k++)
 				job_free(&b.jobs[k]);
-			free(b.jobs);
-			return -1;
+			n = -1;
+			break;
 		}
 		n += r;
 	}
+	pa_find_free(&all);
+	pa_find_free(&before);
 	free(b.jobs);
 	return n;
 }
