@@ -64,19 +64,30 @@ void pa_cover_free(struct pa_cover *c)
 	free(c->maxend);
 }
 
-/* Is [lo, hi) covered by EHABI rules only, or by nothing? */
-bool pa_only_ehabi(const struct pa_cover *c, u32 lo, u32 hi)
+/*
+ * The first of @n ranges by start whose prefix reaches past @x: @maxend[k]
+ * the largest end of ranges 0 to k.  None before it holds @x.
+ */
+static u32 first_past(const u32 *maxend, u32 n, u32 x)
 {
-	u32 a = 0, b = c->n;
+	u32 a = 0, b = n;
 
-	while (a < b) {		/* the first range whose prefix reaches lo */
+	while (a < b) {
 		u32 mid = a + (b - a) / 2;
 
-		if (c->maxend[mid] <= lo)
+		if (maxend[mid] <= x)
 			a = mid + 1;
 		else
 			b = mid;
 	}
+	return a;
+}
+
+/* Is [lo, hi) covered by EHABI rules only, or by nothing? */
+bool pa_only_ehabi(const struct pa_cover *c, u32 lo, u32 hi)
+{
+	u32 a = first_past(c->maxend, c->n, lo);
+
 	for (; a < c->n && c->r[a].lo < hi; a++)
 		if (c->r[a].hi > lo && !c->ehabi[a])
 			return false;
@@ -184,8 +195,7 @@ static int find_cmp(const void *a, const void *b, void *arg)
 static bool find_room(struct pa_find *fi, u32 n)
 {
 	u32 cap = fi->cap ? fi->cap : 1024;
-	u32 *by;
-	uint64_t *maxend;
+	u32 *by, *maxend;
 
 	if (n <= fi->cap)
 		return true;
@@ -208,8 +218,11 @@ static void find_ends(struct pa_find *fi, u32 from)
 	const struct tb_cfi_func *f = fi->in->funcs;
 
 	for (u32 k = from; k < fi->nby; k++) {
-		uint64_t end = (uint64_t)f[fi->by[k]].addr + f[fi->by[k]].size;
-		uint64_t prev = k ? fi->maxend[k - 1] : 0;
+		const struct tb_cfi_func *g = &f[fi->by[k]];
+		/* an end past 2^32 (a hostile size) held at the top */
+		u32 end = g->size > UINT32_MAX - g->addr ? UINT32_MAX :
+			  g->addr + g->size;
+		u32 prev = k ? fi->maxend[k - 1] : 0;
 
 		fi->maxend[k] = end > prev ? end : prev;
 	}
@@ -267,7 +280,7 @@ static bool find_grow(struct pa_find *fi)
 const struct tb_cfi_func *pa_find_first(struct pa_find *fi, u32 t, u32 not_at)
 {
 	const struct tb_cfi_func *f = fi->in->funcs;
-	u32 a = 0, b, best = UINT32_MAX;
+	u32 a, best = UINT32_MAX;
 
 	if (!find_grow(fi)) {
 		for (u32 i = 0; i < fi->in->n; i++)
@@ -276,16 +289,7 @@ const struct tb_cfi_func *pa_find_first(struct pa_find *fi, u32 t, u32 not_at)
 				return &f[i];
 		return NULL;
 	}
-	b = fi->nby;
-	while (a < b) {		/* the first whose prefix reaches past t */
-		u32 mid = a + (b - a) / 2;
-
-		if (fi->maxend[mid] <= t)
-			a = mid + 1;
-		else
-			b = mid;
-	}
-	for (; a < fi->nby && f[fi->by[a]].addr <= t; a++) {
+	for (a = first_past(fi->maxend, fi->nby, t); a < fi->nby && f[fi->by[a]].addr <= t; a++) {
 		const struct tb_cfi_func *g = &f[fi->by[a]];
 
 		if (t - g->addr < g->size && g->addr != not_at &&

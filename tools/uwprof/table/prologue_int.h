@@ -333,7 +333,7 @@ struct pa_find {
 	bool grows, unsorted;
 	u32 n;			/* of in's functions indexed */
 	u32 *by, nby, cap;	/* their indexes, findable ones, by start */
-	uint64_t *maxend;		/* the largest end among by[0..k] */
+	u32 *maxend;		/* the largest end among by[0..k] */
 };
 
 /* prologue_cover.c */
