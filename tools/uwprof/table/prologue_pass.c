@@ -134,13 +134,18 @@ static void job_run(void *arg, struct pa_worker *w, u32 k)
 				   j->why[1]));
 }
 
+/* Job @j's function (@t 0) or gap (1) dropped. */
+static void job_drop(struct pa_job *j, int t)
+{
+	tb_rows_free(&j->f[t]);
+	free(j->f[t].ehabi);
+	memset(&j->f[t], 0, sizeof(j->f[t]));
+}
+
 static void job_free(struct pa_job *j)
 {
-	free(j->f[0].rows);
-	free(j->f[1].rows);
-	free(j->f[0].ehabi);
-	free(j->f[1].ehabi);
-	memset(j->f, 0, sizeof(j->f));
+	job_drop(j, 0);
+	job_drop(j, 1);
 }
 
 /* Result @t of job @j into @done (rows) or @notes (refused): 1, 0, -1. */
@@ -189,7 +194,7 @@ static int merge(struct pa_batch *b, u32 n, struct pa_worker *w,
 			continue;
 		}
 		if (j->again && j->r[0] >= 0) {
-			job_free(j);
+			job_drop(j, 0);
 			j->r[0] = (int8_t)analyse_sym(e, b->cover, b->all, b->done, w,
 						  j->sym, &j->f[0], j->why[0],
 						  &j->again);
@@ -202,7 +207,6 @@ static int merge(struct pa_batch *b, u32 n, struct pa_worker *w,
 	}
 	return got;
 }
-
 
 /*
  * Every symbol's function (one per address: aliases share the code)
