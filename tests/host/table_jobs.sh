@@ -4,9 +4,9 @@
 # uwprof table -j N: prologue analysis on N threads gives the table one
 # thread gives, byte for byte, with the same --stats and --report (whose
 # notes come in the order the functions were merged).  A synthetic
-# library of 30,000 functions that only prologue analysis describes
+# library of 40,000 functions that only prologue analysis describes
 # (mkelf.py: every exidx entry CANTUNWIND, a fifth with DWARF CFI the
-# analysis checks) spans several of the pass's batches of 4,096; Debian's
+# analysis checks) spans several of the pass's batches of 16,384; Debian's
 # libc.so.6 (as make demo unpacks it), when there, tabled without its
 # debug file, has function discovery, refusals and their notes; with it,
 # DWARF CFI the analysis checks, replaces and patches.
@@ -44,7 +44,7 @@ prologue_funcs() {
 	sed -n 's/.* \([0-9]*\) from prologue-analysis.*/\1/p' "$1" | head -n 1
 }
 
-n=30000
+n=40000
 python3 "$here/mkelf.py" "$tmp/big.so" --funcs $n --varied \
 	--cantunwind-every 1 --dwarf-every 5
 same_for_jobs synthetic "$tmp/big.so"
