@@ -8,7 +8,7 @@ TABLE_CORE	:= tools/uwprof/table/enc.c tools/uwprof/table/conv.c \
 # Prologue analysis, one file per idea (table/prologue_int.h lists them).
 PROLOGUE_SRCS	:= $(addprefix tools/uwprof/table/prologue_,state.c insn.c dp.c \
 		   ldst.c frame.c apcs.c clone.c decode.c cfi.c path.c jump.c \
-		   step.c walk.c sym.c cover.c pass.c thread.c ehabi.c)
+		   step.c walk.c sym.c cover.c par.c pass.c thread.c ehabi.c)
 TABLE_ELF	:= tools/uwprof/table/dwarf.c tools/uwprof/table/ehabi.c \
 		   tools/uwprof/table/elf.c $(PROLOGUE_SRCS) \
 		   tools/uwprof/table/plt.c tools/uwprof/table/noreturn.c \
@@ -54,7 +54,8 @@ test_table_real_LIBS := -ldw -lelf
 
 HOST_TEST_SCRIPTS += tests/host/table_cli.sh tests/host/thread_entry.sh \
 		     tests/host/table_lld_plt.sh tests/host/table_stripped.sh \
-		     tests/host/table_split.sh tests/host/table_ehabi.sh
+		     tests/host/table_split.sh tests/host/table_ehabi.sh \
+		     tests/host/table_jobs.sh
 
 # Prologue analysis: hand-assembled sequences, and lua5.4 against DWARF.
 HOST_TESTS	+= test_table_prologue

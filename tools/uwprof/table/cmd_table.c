@@ -21,6 +21,7 @@
 #include "lib/regfile.h"
 
 #define MAX_DEBUG_DIRS	16
+#define MAX_JOBS	256
 #define DEFAULT_DEBUG_DIR "/usr/lib/debug"
 
 struct opts {
@@ -41,6 +42,7 @@ struct opts {
 	bool compat;
 	bool stats;
 	u32 fot_index_max;		/* --test-fot-limit: 0, or split sooner */
+	u32 jobs;			/* -j: prologue analysis's threads */
 	/* tb_make_table: the build-id the input must have (0 bytes: any) */
 	const u8 *want_bid;
 	u32 want_bid_len;
@@ -73,11 +75,22 @@ static void usage(FILE *f)
 		"      --no-discovery     with --prologue-analysis: analyse only functions\n"
 		"                         a symbol, exidx entry or the PLT names (no search\n"
 		"                         for the starts of a stripped file's functions)\n"
+		"  -j, --jobs N           with --prologue-analysis: analyse functions on N\n"
+		"                         threads (default: one per online CPU); the\n"
+		"                         table is the same for any N\n"
 		"      --stats            print sizes and coverage\n"
 		"      --test-fot-limit N for tests: split into parts as if a FOT list\n"
 		"                         could start at byte N at most (not 65535)\n"
 		"      --report FILE      list, per function, what could not be expressed\n"
 		"                         and which functions are EHABI-only ('-': stdout)\n");
+}
+
+/* The default of -j: as make -j and perf, the CPUs online. */
+static u32 online_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > MAX_JOBS ? MAX_JOBS : (u32)n;
 }
 
 static int parse_args(int argc, char **argv, struct opts *o)
@@ -97,14 +110,16 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "prologue-analysis", no_argument, NULL, 'P' },
 		{ "no-discovery", no_argument, NULL, 'X' },
 		{ "test-fot-limit", required_argument, NULL, 'L' },
+		{ "jobs", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	int c;
 
 	memset(o, 0, sizeof(*o));
+	o->jobs = online_cpus();
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:j:h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'o': o->out = optarg; break;
 		case 'b': o->breakpad = optarg; break;
@@ -117,6 +132,14 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case 'N': o->no_debug_file = true; break;
 		case 'P': o->prologue = true; break;
 		case 'X': o->no_discovery = true; break;
+		case 'j':
+			if (!uw_parse_u32(optarg, &o->jobs) || !o->jobs ||
+			    o->jobs > MAX_JOBS) {
+				uw_err("table: --jobs wants 1 to %d threads, not '%s'",
+				       MAX_JOBS, optarg);
+				return -1;
+			}
+			break;
 		case 'L':
 			if (!uw_parse_u32(optarg, &o->fot_index_max) ||
 			    !o->fot_index_max || o->fot_index_max > 0xffff) {
@@ -738,7 +761,8 @@ static int read_inputs(struct gen *g, struct tb_elf *e)
 	}
 	/* After the roots, so thread entry code is never analysed. */
 	if (g->o->prologue && !g->o->compat &&
-	    tb_prologue_pass(e, &g->in, &g->notes, &g->cfi) < 0) {
+	    tb_prologue_pass(e, &g->in, &g->notes, &g->cfi,
+			     g->o->jobs) < 0) {
 		uw_err("table: %s: prologue analysis failed (capstone or out of memory)",
 		       g->o->input);
 		return UWPROF_EXIT_FAIL;
@@ -854,6 +878,8 @@ int tb_make_table(const char *input, const char *build_id_dir,
 	o.input = input;
 	o.build_id_dir = build_id_dir;
 	o.prologue = true;
+	/* uwprof record makes its tables in as many processes as CPUs */
+	o.jobs = 1;
 	o.debug_dirs[o.ndebug_dirs++] = DEFAULT_DEBUG_DIR;
 	o.want_bid = bid;
 	o.want_bid_len = bid_len;

@@ -73,6 +73,22 @@ int tb_dec_open(struct tb_dec *c, u32 lo, u32 n)
 	return c->sync ? 0 : -1;
 }
 
+int tb_dec_open_reader(struct tb_dec *c, const struct tb_dec *kept)
+{
+	int r = tb_dec_open(c, kept->lo, 0);
+
+	for (int t = 0; t < 2; t++) {
+		free(c->at[t]);
+		c->at[t] = kept->at[t];
+	}
+	c->n = kept->n;
+	c->rec = kept->rec;
+	c->op = kept->op;
+	c->reg = kept->reg;
+	c->reader = true;
+	return r;
+}
+
 void tb_dec_close(struct tb_dec *c)
 {
 
@@ -81,11 +97,14 @@ void tb_dec_close(struct tb_dec *c)
 	for (int t = 0; t < 2; t++) {
 		if (c->cs[t])
 			cs_close(&c->cs[t]);
-		free(c->at[t]);
+		if (!c->reader)
+			free(c->at[t]);
 	}
-	free(c->rec);
-	free(c->op);
-	free(c->reg);
+	if (!c->reader) {
+		free(c->rec);
+		free(c->op);
+		free(c->reg);
+	}
 	free(c->blank);
 	memset(c, 0, sizeof(*c));
 }
@@ -370,6 +389,8 @@ bool tb_dec_insn(struct tb_dec *c, bool thumb, const u8 *b, size_t size,
 		unpack(c, r, c->op + r->op, c->reg + r->reg, addr, b, out);
 		return true;
 	}
+	if (c->reader)
+		slot = NULL;	/* another's forms, read only */
 	if ((!thumb || !c->it_lost) && fast(c, thumb, b, size, addr, slot, out))
 		return true;
 	if (thumb && !c->it_lost && c->cs_stale) {

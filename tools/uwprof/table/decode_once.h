@@ -96,6 +96,8 @@ struct tb_dec {
 	bool cs_stale;		/* capstone's handle is not in state it: our
 				 * decoder moved it */
 	cs_insn *sync;		/* an IT that brings the handle there */
+	bool reader;		/* the forms are another tb_dec's, read
+				 * only: none is kept (tb_dec_open_reader) */
 };
 
 /*
@@ -104,6 +106,14 @@ struct tb_dec {
  */
 int tb_dec_open(struct tb_dec *c, u32 lo, u32 n);
 void tb_dec_close(struct tb_dec *c);
+
+/*
+ * A decoder of its own (capstone handles, IT state, the form being
+ * decoded) that gives back the forms @kept holds and keeps no new one:
+ * one per thread of prologue analysis, while nothing decodes into @kept.
+ * tb_dec_close() leaves @kept's forms alone.  0, or -1 (capstone, memory).
+ */
+int tb_dec_open_reader(struct tb_dec *c, const struct tb_dec *kept);
 
 /*
  * Leave capstone's Thumb IT block state empty, as on a handle just

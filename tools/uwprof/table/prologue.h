@@ -47,10 +47,12 @@ struct tb_cfi_stats {
  * For every function symbol whose code is only refused (a CANTUNWIND
  * EHABI range) or covered by nothing, replace that part with analysed
  * rows (source TB_SRC_PROLOGUE); the unjustified rest keeps refusing.
- * Returns the number of functions analysed, or -1.
+ * The functions are analysed on @jobs threads (0 or 1: this one alone),
+ * with the same result.  Returns the number of functions analysed, or -1.
  */
 int tb_prologue_pass(struct tb_elf *e, struct tb_input *in,
-		     struct tb_notes *notes, struct tb_cfi_stats *stats);
+		     struct tb_notes *notes, struct tb_cfi_stats *stats,
+		     u32 jobs);
 
 /*
  * A clone wrapper (__clone, __clone3, __bionic_clone, ...) analysed as

@@ -13,7 +13,6 @@
 #include "table/prologue_int.h"
 
 #define PA_DET_BLOCK	64
-#define PA_DET_SPARE	32	/* 2,048 instructions' details, 2.9 MB */
 
 /*
  * Details, PA_DET_BLOCK a block: a malloc each was much of the analysis's
@@ -25,16 +24,11 @@ struct pa_det_block {
 	u8 blank[PA_DET_BLOCK];
 };
 
-/*
- * Blocks the last functions' analyses freed, for the next ones: a block
- * malloc()ed and freed for each function was fresh pages (a fault each)
- * every time; so was the instruction array, grown again for each.  The
- * generator is one thread.
- */
-static struct pa_det_block *spare[PA_DET_SPARE];
-static u32 nspare;
-static cs_insn *spare_ins;	/* the largest instruction array freed */
-static u32 spare_cap;
+/* What the analyses of the thread of @fl hand on, or NULL. */
+static struct pa_reuse *reuse_of(const struct pa_flow *fl)
+{
+	return fl->text ? fl->text->reuse : NULL;
+}
 
 /* Bytes of data starting at @addr, or 0. */
 static u32 data_at(const struct pa_flow *fl, u32 addr)
@@ -173,6 +167,7 @@ static bool decode(struct pa_flow *fl, const uint8_t **p, size_t *left,
 /* Room for instruction @i's detail (the blocks before are full). */
 static cs_detail *detail(struct pa_flow *fl, u32 i)
 {
+	struct pa_reuse *ru = reuse_of(fl);
 	struct pa_det_block *b;
 
 	if (i / PA_DET_BLOCK == fl->ndet) {
@@ -182,8 +177,8 @@ static cs_detail *detail(struct pa_flow *fl, u32 i)
 		if (!v)
 			return NULL;
 		fl->det = v;
-		if (nspare) {
-			b = spare[--nspare];
+		if (ru && ru->nspare) {
+			b = ru->spare[--ru->nspare];
 		} else {
 			b = malloc(sizeof(*b));
 			if (!b)
@@ -198,16 +193,18 @@ static cs_detail *detail(struct pa_flow *fl, u32 i)
 
 void pa_decode_free(struct pa_flow *fl)
 {
+	struct pa_reuse *ru = reuse_of(fl);
+
 	for (u32 i = 0; i < fl->ndet; i++)
-		if (nspare < PA_DET_SPARE)
-			spare[nspare++] = fl->det[i];
+		if (ru && ru->nspare < PA_DET_SPARE)
+			ru->spare[ru->nspare++] = fl->det[i];
 		else
 			free(fl->det[i]);
 	free(fl->det);
-	if (fl->capins > spare_cap) {
-		free(spare_ins);
-		spare_ins = fl->ins;
-		spare_cap = fl->capins;
+	if (ru && fl->capins > ru->cap) {
+		free(ru->ins);
+		ru->ins = fl->ins;
+		ru->cap = fl->capins;
 	} else {
 		free(fl->ins);
 	}
@@ -216,17 +213,27 @@ void pa_decode_free(struct pa_flow *fl)
 	fl->ndet = fl->n = fl->capins = 0;
 }
 
+void pa_reuse_free(struct pa_reuse *ru)
+{
+	while (ru->nspare)
+		free(ru->spare[--ru->nspare]);
+	free(ru->ins);
+	ru->ins = NULL;
+	ru->cap = 0;
+}
+
 int pa_decode_all(struct pa_flow *fl, const u8 *code, u32 len)
 {
+	struct pa_reuse *ru = reuse_of(fl);
 	const uint8_t *p = code;
 	size_t left = len;
 	uint64_t at = fl->lo;
 
-	if (!fl->ins && spare_ins) {
-		fl->ins = spare_ins;
-		fl->capins = spare_cap;
-		spare_ins = NULL;
-		spare_cap = 0;
+	if (!fl->ins && ru && ru->ins) {
+		fl->ins = ru->ins;
+		fl->capins = ru->cap;
+		ru->ins = NULL;
+		ru->cap = 0;
 	}
 	fl->adr_reg = -1;
 	/* each function is decoded as on a handle of its own: no IT block */

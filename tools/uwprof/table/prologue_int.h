@@ -23,6 +23,8 @@
  *   prologue_walk.c    one function's analysis, start to rows
  *   prologue_sym.c     from a symbol to the code to analyse
  *   prologue_cover.c   what other rules cover, and cutting EHABI ranges
+ *   prologue_par.c     workers: one thread's decoder and buffers, and
+ *                      running per-function work on them all
  *   prologue_pass.c    the prologue-analysis pass over a file's symbols
  *   prologue_thread.c  thread entries: their analysis and pass
  *   prologue_ehabi.c   EHABI-only functions: prologue and epilogues
@@ -32,6 +34,7 @@
 #define UWPROF_TABLE_PROLOGUE_INT_H
 
 #include <capstone/capstone.h>
+#include "table/decode_once.h"
 #include "table/prologue.h"
 
 struct tb_elf;
@@ -135,14 +138,33 @@ struct pa_flow {
 	u32 noret[PA_MAX_NORET];	/* calls found never to return */
 	u32 nnoret;
 	bool again;		/* one was found: walk the paths again */
+	bool wants_known;	/* met a branch text->known_later leaves
+				 * open (pa_text.wants_known) */
 	char *why;
 	size_t wlen;
 };
 
+/*
+ * What one thread's analyses hand on to the next (prologue_decode.c):
+ * the detail blocks and the largest instruction array the last functions
+ * freed.  Malloc()ed and freed for each function, they were fresh pages
+ * (a fault each) every time.
+ */
+#define PA_DET_SPARE	32	/* 2,048 instructions' details, 2.9 MB */
+struct pa_det_block;
+struct pa_reuse {
+	struct pa_det_block *spare[PA_DET_SPARE];
+	u32 nspare;
+	cs_insn *ins;
+	u32 cap;
+};
+
 /* The bytes of the section a function lies in. */
 struct pa_text {
-	struct tb_dec *dec;	/* the file's instructions decoded once, or
-				 * NULL: capstone decodes them */
+	struct tb_dec *dec;	/* the file's instructions decoded once (or
+				 * the thread's reader of them), or NULL:
+				 * capstone decodes them */
+	struct pa_reuse *reuse;	/* the thread's, or NULL: none */
 	const u8 *b;
 	u32 addr, size;
 	bool thumb;
@@ -152,8 +174,13 @@ struct pa_text {
 	bool gap;		/* code past a symbol's end that no symbol
 				 * names: it must end in returns */
 	bool sized;		/* the symbol's size is known */
-	const struct tb_input *known[2];	/* rows of other functions,
-						 * for branches into them */
+	struct pa_find *known[2];	/* rows of other functions, for
+					 * branches into them */
+	bool known_later;	/* known[0], the functions analysed before
+				 * this one, is not known yet (a worker
+				 * thread): a branch back before the
+				 * function sets wants_known instead */
+	bool wants_known;	/* out: analyse again with known[0] */
 	const struct tb_cfi_func *cfi;	/* rules to check, or NULL */
 	u32 cfi_wrong;		/* out: where they are first wrong, or 0 */
 	struct pa_stretch *cfi_bad;	/* out: every stretch where they are
@@ -232,6 +259,8 @@ int pa_child_found(int r, struct tb_cfi_func *f, char *why, size_t wlen);
 int pa_decode_all(struct pa_flow *fl, const u8 *code, u32 len);
 /* Free what pa_decode_all() allocated. */
 void pa_decode_free(struct pa_flow *fl);
+/* Free what a thread's analyses handed on. */
+void pa_reuse_free(struct pa_reuse *ru);
 
 /* "mnemonic operands" of @in, for messages (decode_once.h keeps none). */
 void pa_insn_text(const struct pa_flow *fl, const cs_insn *in, char *buf,
@@ -292,6 +321,21 @@ int pa_analyse_symbol(struct tb_elf *e, const struct tb_sym *s, u32 i,
 bool pa_gap_after(const struct tb_elf *e, u32 i, u32 text_end,
 		  struct tb_sym *gap);
 
+/*
+ * Functions with rows of their own (not EHABI's) by start, to find the
+ * first of @in, in its order, that holds an address (prologue_cover.c).
+ * A growing one (@grows: the functions analysed so far, appended by
+ * start) indexes those appended since at each question; if one comes out
+ * of order, every question scans @in.
+ */
+struct pa_find {
+	const struct tb_input *in;
+	bool grows, unsorted;
+	u32 n;			/* of in's functions indexed */
+	u32 *by, nby, cap;	/* their indexes, findable ones, by start */
+	u32 *maxend;		/* the largest end among by[0..k] */
+};
+
 /* prologue_cover.c */
 bool pa_is_ehabi(const struct tb_cfi_func *f);
 int pa_cover_build(struct pa_cover *c, const struct tb_input *in);
@@ -300,5 +344,33 @@ bool pa_only_ehabi(const struct pa_cover *c, u32 lo, u32 hi);
 int pa_add_piece(struct tb_input *in, const struct tb_cfi_func *f,
 		 u32 lo, u32 hi);
 int pa_carve(struct tb_input *in, struct tb_input *done);
+int pa_find_build(struct pa_find *fi, const struct tb_input *in, bool grows);
+void pa_find_free(struct pa_find *fi);
+/* The first function of fi->in, in its order, holding @t and not at
+ * @not_at, with rows of its own; NULL if none. */
+const struct tb_cfi_func *pa_find_first(struct pa_find *fi, u32 t,
+					u32 not_at);
+
+/* prologue_par.c: one thread's own decoder and buffers */
+struct pa_worker {
+	struct tb_dec dec;	/* a reader of the file's kept forms */
+	struct pa_reuse reuse;
+};
+
+struct pa_par {
+	struct pa_worker *w;
+	u32 nw;
+};
+
+/* @jobs workers (0: one) over @e's decoder.  0, or -1 (capstone, memory). */
+int pa_par_open(struct pa_par *p, struct tb_elf *e, u32 jobs);
+void pa_par_close(struct pa_par *p);
+/*
+ * @fn(@arg, worker, k) for every k in [0, @n), on p->nw threads (this one
+ * too), each call on one of them in any order: @fn writes only what is
+ * k's own and its worker's.  Returns once every call has.
+ */
+void pa_par_run(struct pa_par *p, u32 n,
+		void (*fn)(void *arg, struct pa_worker *w, u32 k), void *arg);
 
 #endif

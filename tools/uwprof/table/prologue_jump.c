@@ -181,28 +181,29 @@ static bool row_is_frame(const struct tb_row *r, const struct pa_state *st)
  * (libgcc's __floatdidf pushes {r4, r5, lr} as __adddf3 does and
  * branches into __adddf3 after its push).
  */
-static bool shared_tail(const struct pa_flow *fl, u32 t,
+static bool shared_tail(struct pa_flow *fl, u32 t,
 			const struct pa_state *st)
 {
-	for (int k = 0; fl->text && k < 2; k++) {
-		const struct tb_input *in = fl->text->known[k];
+	const struct tb_cfi_func *g = NULL;
+	struct tb_row full = { 0 };
+	const struct tb_row *r;
+	struct tb_rows_it it;
 
-		for (u32 j = 0; in && j < in->n; j++) {
-			const struct tb_cfi_func *g = &in->funcs[j];
-			struct tb_row full = { 0 };
-			const struct tb_row *r;
-			struct tb_rows_it it;
-
-			if (t < g->addr || t - g->addr >= g->size ||
-			    !g->nrows || g->source == TB_SRC_EHABI || g->addr == fl->lo)
-				continue;
-			tb_rows_begin(&it, g);
-			while ((r = tb_rows_next(&it)) && r->addr <= t)
-				tb_state_apply(&full, r);
-			return row_is_frame(&full, st);
-		}
+	/* which rows are the functions' before this one's is not known yet:
+	 * this analysis is done again once it is */
+	if (fl->text && fl->text->known_later) {
+		fl->wants_known = true;
+		return false;
 	}
-	return false;
+	for (int k = 0; fl->text && k < 2 && !g; k++)
+		if (fl->text->known[k])
+			g = pa_find_first(fl->text->known[k], t, fl->lo);
+	if (!g)
+		return false;
+	tb_rows_begin(&it, g);
+	while ((r = tb_rows_next(&it)) && r->addr <= t)
+		tb_state_apply(&full, r);
+	return row_is_frame(&full, st);
 }
 
 int pa_branch_to(struct pa_flow *fl, const cs_insn *in, u32 t,

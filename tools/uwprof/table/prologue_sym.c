@@ -194,7 +194,8 @@ int pa_analyse_symbol(struct tb_elf *e, const struct tb_sym *s, u32 i,
 		entries = inner_symbols(e, s->addr, s->addr + len, &nentries);
 	if (!pt)
 		pt = &plain;
-	pt->dec = tb_elf_decoder(e);
+	if (!pt->dec)
+		pt->dec = tb_elf_decoder(e);
 	pt->b = text;
 	pt->addr = taddr;
 	pt->size = tsize;

@@ -287,6 +287,8 @@ int pa_analyse(const u8 *code, u32 len, u32 addr, bool thumb,
 	}
 	if (!r && emit_rows(&fl, f))
 		r = -2;
+	if (text)
+		text->wants_known = fl.wants_known;
 	pa_decode_free(&fl);
 	free(fl.st);
 	free(fl.have);
