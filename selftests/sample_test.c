@@ -560,8 +560,12 @@ TEST(cpu_hotplug_resumes_sampling)
 	waitpid(pid, NULL, 0);
 	ASSERT_EQ(0, ioctl(fd, UWPROF_IOC_STOP));
 	count_cpus(fd, after, 2, &pc0);
-	EXPECT_LT(200, before[1]);
-	EXPECT_LT(200, after[1]) TH_LOG("CPU 1: %d samples before, %d after",
+	/*
+	 * 600 at 1 kHz on an idle host; a loaded host that takes the
+	 * vCPU away fires the timer once for many periods (162 seen).
+	 */
+	EXPECT_LT(50, before[1]);
+	EXPECT_LT(50, after[1]) TH_LOG("CPU 1: %d samples before, %d after",
 					before[1], after[1]);
 	close(fd);
 }
