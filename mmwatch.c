@@ -79,6 +79,13 @@ struct uwprof_mmwatch *uwprof_mmwatch_new(struct mm_struct *mm,
 	w->ops = ops;
 	ret = mmu_interval_notifier_insert(&w->mni, mm, 0, ULONG_MAX,
 					   &uwprof_mm_ops);
+	/*
+	 * The first notifier of an mm takes all its locks, which gives up
+	 * on any pending signal, one with a handler or a task work's
+	 * wake-up included (-EINTR): a system call restarts by itself.
+	 */
+	if (ret == -EINTR)
+		ret = -ERESTARTSYS;
 	if (ret) {
 		kfree(w);
 		return ERR_PTR(ret);

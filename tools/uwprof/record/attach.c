@@ -91,6 +91,21 @@ int uw_dev_detach(int fd, pid_t pid, uint32_t start)
 	return ioctl(fd, UWPROF_IOC_DETACH, &d) ? -errno : 0;
 }
 
+/*
+ * UWPROF_IOC_ATTACH, again when a signal came first: the module's first
+ * watch of a process gives up on a pending signal (EINTR, docs/ABI.md),
+ * and record's SIGCHLD and SIGINT handlers do not restart calls.
+ */
+static int attach_ioctl(int fd, struct uwprof_attach *a)
+{
+	int ret;
+
+	do
+		ret = ioctl(fd, UWPROF_IOC_ATTACH, a);
+	while (ret && errno == EINTR);
+	return ret ? -errno : 0;
+}
+
 int uw_dev_attach_as(int fd, pid_t pid, uint32_t table_id, uint32_t frames,
 		     uint32_t start, uint32_t end)
 {
@@ -103,7 +118,7 @@ int uw_dev_attach_as(int fd, pid_t pid, uint32_t table_id, uint32_t frames,
 		.frames = frames,
 	};
 
-	return ioctl(fd, UWPROF_IOC_ATTACH, &a) ? -errno : 0;
+	return attach_ioctl(fd, &a);
 }
 
 int uw_dev_attach(int fd, pid_t pid, uint32_t table_id, uint32_t start,
@@ -127,5 +142,5 @@ int uw_dev_follow(int fd, pid_t pid)
 		.flags = UWPROF_ATTACH_FOLLOW,
 	};
 
-	return ioctl(fd, UWPROF_IOC_ATTACH, &a) ? -errno : 0;
+	return attach_ioctl(fd, &a);
 }
