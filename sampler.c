@@ -106,9 +106,13 @@ static bool uwprof_pc_maybe_ahead(const struct uw2_regs *regs, bool thumb)
 	return uwprof_arch_vfp_moves_sp(insn, thumb);
 }
 
-/* The user registers of current; *in_kernel when it was not in user mode. */
-static void uwprof_user_regs(struct pt_regs *regs, struct uw2_regs *out,
-			     bool *in_kernel, bool *thumb)
+/*
+ * The user registers of current; *in_kernel when it was not in user mode.
+ * Inline: a call here costs the sample path a spill of its locals.
+ */
+static __always_inline void uwprof_user_regs(struct pt_regs *regs,
+					     struct uw2_regs *out,
+					     bool *in_kernel, bool *thumb)
 {
 	*in_kernel = !user_mode(regs);
 	if (*in_kernel)
