@@ -145,11 +145,16 @@ u64 uwprof_deliver(struct uwprof_session *s, struct uwprof_cpu *c,
 		if (end - t0 > c->stats.handler_ns_max)
 			c->stats.handler_ns_max = end - t0;
 	}
-	c->stats.taken++;
-	c->stats.kernel_context += !!(ri->flags & UWPROF_RF_KERNEL);
-	c->stats.deferred += !!(ri->flags & UWPROF_RF_DEFERRED);
+	/* rare: tested, not added as 0 to 64 bits */
+	if (unlikely(ri->flags & (UWPROF_RF_KERNEL | UWPROF_RF_DEFERRED))) {
+		c->stats.kernel_context += !!(ri->flags & UWPROF_RF_KERNEL);
+		c->stats.deferred += !!(ri->flags & UWPROF_RF_DEFERRED);
+	}
 	c->stats.stop[ri->stop]++;
-	/* delivered: taken less dropped_full, at read (uwprof_stats_add()) */
+	/*
+	 * taken: the sum of stop[]; delivered: taken less dropped_full; both
+	 * at read (uwprof_stats_add()), one counter less a sample.
+	 */
 	if (rec) {
 		c->stats.frames += ri->nframes;
 		c->stats.bytes += len;

@@ -106,9 +106,13 @@ static bool uwprof_pc_maybe_ahead(const struct uw2_regs *regs, bool thumb)
 	return uwprof_arch_vfp_moves_sp(insn, thumb);
 }
 
-/* The user registers of current; *in_kernel when it was not in user mode. */
-static void uwprof_user_regs(struct pt_regs *regs, struct uw2_regs *out,
-			     bool *in_kernel, bool *thumb)
+/*
+ * The user registers of current; *in_kernel when it was not in user mode.
+ * Inline: a call here costs the sample path a spill of its locals.
+ */
+static __always_inline void uwprof_user_regs(struct pt_regs *regs,
+					     struct uw2_regs *out,
+					     bool *in_kernel, bool *thumb)
 {
 	*in_kernel = !user_mode(regs);
 	if (*in_kernel)
@@ -701,15 +705,21 @@ static void uwprof_stats_add(struct uwprof_stats *sum, struct uwprof_cpu *c)
 {
 	struct uwprof_cpu_stats v;
 	unsigned int seq;
+	u64 taken = 0;
 	int i;
 
 	do {
 		seq = u64_stats_fetch_begin(&c->syncp);
 		v = c->stats;
 	} while (u64_stats_fetch_retry(&c->syncp, seq));
-	sum->taken += v.taken;
-	/* each sample taken is delivered or dropped_full (uwprof_deliver()) */
-	sum->delivered += v.taken - v.dropped_full;
+	/*
+	 * each sample taken counts one stop, and is delivered or dropped_full
+	 * (uwprof_deliver())
+	 */
+	for (i = 0; i < UWPROF_STOP_SLOTS; i++)
+		taken += v.stop[i];
+	sum->taken += taken;
+	sum->delivered += taken - v.dropped_full;
 	sum->dropped_full += v.dropped_full;
 	sum->dropped_not32 += v.dropped_not32;
 	sum->kernel_context += v.kernel_context;

@@ -52,10 +52,22 @@ static inline unsigned long uwprof_arch_vdso(struct mm_struct *mm)
 static inline bool uwprof_arch_regs(const struct pt_regs *regs,
 				    struct uw2_regs *out)
 {
-	/* r0..r15 lead struct pt_regs, as in struct uw2_regs */
+	/*
+	 * r0..r15 lead struct pt_regs, as in struct uw2_regs.  Four blocks
+	 * of four words, each one ldm and one stm: the 64-byte memcpy() was
+	 * a loop of about 40 instructions, in every sample.
+	 */
+	struct uwprof_arch_quad { u32 w[4]; };
+	const struct uwprof_arch_quad *from = (const void *)regs->uregs;
+	struct uwprof_arch_quad *to = (void *)out->r;
+
 	BUILD_BUG_ON(sizeof(regs->uregs[0]) != sizeof(out->r[0]) ||
-		     sizeof(regs->uregs) < sizeof(out->r));
-	memcpy(out->r, regs->uregs, sizeof(out->r));
+		     sizeof(regs->uregs) < sizeof(out->r) ||
+		     sizeof(out->r) != 4 * sizeof(*to));
+	to[0] = from[0];
+	to[1] = from[1];
+	to[2] = from[2];
+	to[3] = from[3];
 	return regs->ARM_cpsr & PSR_T_BIT;
 }
 

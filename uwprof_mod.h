@@ -129,7 +129,7 @@ struct uwprof_lookup_stats {
 };
 
 struct uwprof_cpu_stats {
-	u64 taken;
+	/* taken: the sum of stop[], each sample taken counts one stop */
 	u64 dropped_full;
 	u64 dropped_not32;
 	u64 kernel_context;

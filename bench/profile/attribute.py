@@ -1,14 +1,16 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""attribute.py NONE_DIR PROFILED_DIR RECORDER: the guest instructions of
-make bench-profile's two boots by function (each boot's blocks.txt from
-the tbcount plugin: "ADDRESS INSNS EXECUTIONS"), the profiled boot's less
-the unprofiled one's, per sample of the profiled run (its record.txt).
-Kernel addresses are named by each boot's kallsyms.txt, the recorder's
-(below 1 MiB) by the symbols of RECORDER, the static uwprof the guest
-ran.  The boots differ by the recording alone, so the difference is its
-cost: the sample path, the collector, and start-up and finish spread
-over the samples."""
+"""attribute.py NONE_DIR PROFILED_DIR RECORDER [RUNS]: the guest
+instructions of make bench-profile's two boots by function (each boot's
+blocks.txt from the tbcount plugin: "ADDRESS INSNS EXECUTIONS"), the
+profiled boot's less the unprofiled one's, per sample of the profiled
+run (its record.txt). Kernel addresses are named by each boot's
+kallsyms.txt, the recorder's (below 1 MiB) by the symbols of RECORDER,
+the static uwprof the guest ran. The boots differ by the recording
+alone, so the difference is its cost: the sample path, the collector,
+and start-up and finish spread over the samples. With RUNS > 0 (make
+bench-profile's start-up mode) the boots differ by RUNS start-ups and
+finishes: per run instead."""
 import bisect
 import collections
 import re
@@ -64,7 +66,9 @@ def samples(prof_dir, tool):
 
 def main():
     none_dir, prof_dir, recorder = sys.argv[1:4]
-    n = samples(prof_dir, "attribute.py")
+    runs = int(sys.argv[4]) if len(sys.argv) > 4 else 0
+    n = runs or samples(prof_dir, "attribute.py")
+    unit = "run (start-up and finish)" if runs else "sample"
     usyms = recorder_symbols(recorder)
     a, b = by_function(none_dir, usyms), by_function(prof_dir, usyms)
     diff = {k: b.get(k, 0) - a.get(k, 0) for k in set(a) | set(b)}
@@ -72,8 +76,9 @@ def main():
     def part(pred):
         return sum(v for k, v in diff.items() if pred(k)) / n
 
-    print("bench-profile: %d samples; guest instructions per sample, the "
-          "recording's boot less the unprofiled one's" % n)
+    print("bench-profile: %d %ss; guest instructions per %s, the "
+          "recording's boot less the unprofiled one's"
+          % (n, "run" if runs else "sample", unit))
     print("  all counted: %.0f" % part(lambda k: True))
     print("  the module (start-up's table checks included): %.0f"
           % part(lambda k: k.endswith("[uwprof]")))
@@ -82,7 +87,7 @@ def main():
     print("  the rest of the kernel: %.0f"
           % part(lambda k: not k.endswith("[uwprof]") and
                  not k.startswith("uwprof record: ")))
-    print("largest differences, per sample:")
+    print("largest differences, per %s:" % unit)
     for k, v in sorted(diff.items(), key=lambda kv: -abs(kv[1]))[:40]:
         print("  %8.1f  %s" % (v / n, k))
 

@@ -10,12 +10,15 @@
 # BENCH_PROFILE_HZ (default 1000); bench/profile/attribute.py prints the
 # difference per sample by kernel function (the guest's /proc/kallsyms)
 # and by function of the recorder (build/arm/uwprof), largest first.
+# BENCH_PROFILE_STARTUP=N profiles start-up and finish instead: N runs
+# of lua doing nothing, per run (bench/profile/run-vm.sh).
 # The current module and recorder replace the root's.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$top/build}
 hz=${BENCH_PROFILE_HZ:-1000}
 prog=${BENCH_PROFILE_PROGRAM:-lua-gcc}
+runs=${BENCH_PROFILE_STARTUP:-0}
 root=$BUILD/bench-perf/vmroot
 out=$BUILD/bench-profile
 [ -d "$root/bench/tables" ] ||
@@ -32,8 +35,8 @@ for cfg in none "$hz"; do
 	"$top/scripts/bench-vm.sh" --root "$root" --share "$out/$cfg" \
 		--timeout 900 --smp 1 --icount \
 		--plugin "$out/tbcount.so,out=$out/$cfg/blocks.txt" \
-		-- "/bench/profile-vm.sh $cfg $prog" >"$out/$cfg/console.txt" 2>&1 ||
+		-- "/bench/profile-vm.sh $cfg $prog $runs" >"$out/$cfg/console.txt" 2>&1 ||
 		{ echo "bench-profile: the VM failed; see $out/$cfg/console.txt" >&2; exit 1; }
 done
 /usr/bin/python3 "$top/bench/profile/attribute.py" "$out/none" "$out/$hz" \
-	"$BUILD/arm/uwprof"
+	"$BUILD/arm/uwprof" "$runs"
