@@ -670,6 +670,20 @@ __attribute__((noinline, noclone, used)) static unsigned int gt_fp_sum(const uns
  * gt_jump_over runs on into gt_jumped_to; discovery still takes the
  * pointer, as the code it names saves lr and no walk reached it.
  *
+ * gt_pool_pick: one of two doubles after the code, picked as clang
+ * picks a constant: "adr r2, 7f; it ne; addne r2, #8; vldr d0, [r2]",
+ * both undefined as Thumb instructions, before a literal "ldr r1, 9f"
+ * reads.  In the stripped builds only the vldr, through either value of
+ * r2, shows the 16 bytes are data (chromium's code has this shape).
+ *
+ * gt_adr_switch: a switch whose table of halfword offsets lies after
+ * the code, not after the tbh ("adr r3, 6f; tbh [r3, r2, lsl #1]", as
+ * clang's Thumb code has it where the table cannot follow the
+ * instruction), a literal right after the tbh, one case reading a pool
+ * word that code after it follows; both words undefined as Thumb
+ * instructions.  In the stripped builds only the table, read through
+ * r3, shows where the cases are (chromium's code has this shape).
+ *
  * gt_push8: lr pushed with room, sp kept 8-byte aligned ("str lr, [sp,
  * #-8]!" ... "ldr pc, [sp], #8", libgcc's __aeabi_dcmpeq and its kin).
  */
@@ -705,6 +719,8 @@ unsigned int gt_tail_stub2(const unsigned int *v, unsigned int n);
 unsigned int gt_push8(const unsigned int *v, unsigned int n);
 unsigned int gt_jump_over(const unsigned int *v, unsigned int n);
 unsigned int gt_ptr_between(const unsigned int *v, unsigned int n);
+unsigned int gt_pool_pick(const unsigned int *v, unsigned int n);
+unsigned int gt_adr_switch(const unsigned int *v, unsigned int n);
 __asm__(
 "	.text\n"
 "	.syntax unified\n"
@@ -1068,6 +1084,63 @@ GT_GUARD_SUM
 "	eors r0, r4\n"
 "	pop {r4, pc}\n"
 "	.size gt_jumped_to, . - gt_jumped_to\n"
+"	.p2align 2\n"
+"	.type gt_pool_pick, %function\n"
+"	.thumb_func\n"
+"gt_pool_pick:\n"
+"	push {r4, r5, r6, lr}\n"
+"	mov r5, r0\n"
+"	mov r4, r1\n"
+"	adr r2, 7f\n"
+"	tst r4, #1\n"
+"	it ne\n"
+"	addne r2, #8\n"
+"	vldr d0, [r2]\n"
+"	vmov r6, r3, d0\n"
+"	eors r6, r3\n"
+"	movs r1, #8\n"
+"	bl gt_fp_sum\n"
+"	add r0, r6\n"
+"	add r0, r4\n"
+"	ldr r1, 9f\n"
+"	add r0, r1\n"
+"	pop {r4, r5, r6, pc}\n"
+"	.p2align 3\n"
+"7:	.word 0xffffffff, 0xffffffd7, 0xffffffff, 0xfffffb49\n"
+"9:	.word 0x9e3779b9\n"
+"	.size gt_pool_pick, . - gt_pool_pick\n"
+"	.p2align 2\n"
+"	.type gt_adr_switch, %function\n"
+"	.thumb_func\n"
+"gt_adr_switch:\n"
+"	push {r4, lr}\n"
+"	mov r4, r0\n"
+"	and r2, r1, #3\n"
+"	ldr r1, 9f\n"
+"	cmp r2, #2\n"
+"	bhi 5f\n"
+"	adr r3, 6f\n"
+"	tbh [r3, r2, lsl #1]\n"
+"3:	.p2align 2\n"
+"9:	.word 0xffffffd7\n"
+"0:	ldr r0, [r4]\n"
+"	b 4f\n"
+"1:	mov r0, r4\n"
+"	movs r1, #4\n"
+"	bl gt_fp_sum\n"
+"	b 4f\n"
+"2:	ldr r0, [r4, #8]\n"
+"	ldr r3, 8f\n"
+"	eors r0, r3\n"
+"4:	add r0, r1\n"
+"	pop {r4, pc}\n"
+"	.p2align 2\n"
+"8:	.word 0xfffffb49\n"
+"5:	movs r0, #0\n"
+"	b 4b\n"
+"	.p2align 2\n"
+"6:	.hword (0b - 3b) / 2, (1b - 3b) / 2, (2b - 3b) / 2\n"
+"	.size gt_adr_switch, . - gt_adr_switch\n"
 #ifdef __thumb__
 "	.thumb\n"
 #else
@@ -1118,6 +1191,7 @@ unsigned int nocfi_work(unsigned int n)
 		     gt_guard_tail(n, v) + gt_tail_sum(v, n) + gt_ptr(v, n) +
 		     gt_thunk(v, n) + gt_neon_const(v, n) + gt_ptr2(v, n) +
 		     gt_tail_stub(v, n) + gt_tail_stub2(v, n) + gt_push8(v, n) +
-		     gt_jump_over(v, n) + gt_ptr3(v, n);
+		     gt_jump_over(v, n) + gt_ptr3(v, n) + gt_pool_pick(v, n) +
+		     gt_adr_switch(v, n);
 	return nocfi_sink;
 }

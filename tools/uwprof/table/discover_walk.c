@@ -23,6 +23,9 @@ struct dc_walk {
 	u32 known;		/* registers holding a known constant */
 	u32 addr;		/* ... that "add rX, pc" made an address */
 	u32 val[16];
+	int alt_reg;		/* an address register's other value, */
+	u32 alt_val;		/* ... "adr r2, 1f; it cc; addcc r2, #8" */
+	bool alt_new;		/* ... set by the instruction just stepped */
 	u32 bounded;		/* registers with a known largest value */
 	u32 bnd[16];
 	struct dc_slot slot[DC_MAX_SLOTS];
@@ -212,6 +215,24 @@ bool dc_saves_lr(struct dc *d, u32 a, bool thumb, u32 lead)
 	return false;
 }
 
+/*
+ * The number of r0-r12 or lr (14, which gcc takes as a scratch register
+ * once it is saved: tar's -fPIC switches index their table with it), or
+ * -1.
+ */
+static int gpr(unsigned int r)
+{
+	return r >= ARM_REG_R0 && r <= ARM_REG_R12 ? (int)(r - ARM_REG_R0) :
+	       r == ARM_REG_LR ? 14 : -1;
+}
+
+static bool conditional(const cs_insn *in)
+{
+	arm_cc cc = in->detail->arm.cc;
+
+	return cc != ARM_CC_AL && cc != ARM_CC_INVALID;
+}
+
 /* Follow @t inside the function, or name it a tail-call target. */
 static int branch(struct dc *d, struct dc_walk *w, u32 t, u32 site)
 {
@@ -223,25 +244,36 @@ static int branch(struct dc *d, struct dc_walk *w, u32 t, u32 site)
 
 /*
  * tbb/tbh [pc, rN]: a table of forward halfword offsets right after the
- * instruction.  Its length is the bound a "cmp rN, #imm" before it
- * checked, or else it ends where the first target starts.
+ * instruction; tbb/tbh [rB, rN] with rB an address made from pc ("adr
+ * r0, 1f; tbh [r0, rN, lsl #1]", clang's Thumb switches when the table
+ * cannot follow the instruction), the table at rB, its offsets still
+ * from the instruction's pc.  Its length is the bound a "cmp rN, #imm"
+ * before it checked, or else it ends where the first target starts.
  */
 static int table_tb(struct dc *d, struct dc_walk *w, const cs_insn *in)
 {
 	const cs_arm *a = &in->detail->arm;
-	u32 base = (u32)in->address + 4, sz = in->id == ARM_INS_TBH ? 2 : 1;
-	u32 count = 65536, first = w->end, avail = 0;
-	const u8 *b = bytes_at(d, base, &avail);
+	const cs_arm_op *m = a->operands;
+	u32 pc = (u32)in->address + 4, sz = in->id == ARM_INS_TBH ? 2 : 1;
+	u32 count = 65536, first = w->end, avail = 0, base = pc;
+	int r = m->type == ARM_OP_MEM ? gpr(m->mem.base) : -1;
+	const u8 *b;
 
-	if (!b || a->op_count != 1 || a->operands[0].type != ARM_OP_MEM ||
-	    a->operands[0].mem.base != ARM_REG_PC)
+	if (a->op_count != 1 || m->type != ARM_OP_MEM)
+		return 0;
+	if (r >= 0 && (w->known & w->addr & (1u << r)))
+		base = w->val[r];
+	else if (m->mem.base != ARM_REG_PC)
+		return 0;
+	b = bytes_at(d, base, &avail);
+	if (!b || base < pc)
 		return 0;
 	if (w->cmp_reg == (int)a->operands[0].mem.index)
 		count = w->cmp_imm + 1;
 	for (u32 i = 0; i < count && base + (i + 1) * sz <= first &&
 	     (i + 1) * sz <= avail; i++) {
 		u32 off = sz == 1 ? b[i] : (u32)(b[2 * i] | b[2 * i + 1] << 8);
-		u32 t = base + 2 * off;
+		u32 t = pc + 2 * off;
 
 		mark(d, w, base + i * sz - ((base + i * sz) & 1), 2, DC_DATA);
 		if (t < first)
@@ -284,17 +316,6 @@ static int table_arm(struct dc *d, struct dc_walk *w, const cs_insn *in,
 			return -1;
 	}
 	return 0;
-}
-
-/*
- * The number of r0-r12 or lr (14, which gcc takes as a scratch register
- * once it is saved: tar's -fPIC switches index their table with it), or
- * -1.
- */
-static int gpr(unsigned int r)
-{
-	return r >= ARM_REG_R0 && r <= ARM_REG_R12 ? (int)(r - ARM_REG_R0) :
-	       r == ARM_REG_LR ? 14 : -1;
 }
 
 /* The registers of r0-r12 and lr that @in writes explicitly. */
@@ -374,11 +395,18 @@ static int literal(struct dc *d, struct dc_walk *w, const cs_insn *in)
  * clang's Thumb code): the bytes it reads, after it and inside the
  * function's bounds, are data.
  */
+static void adr_data(struct dc *d, struct dc_walk *w, const cs_insn *in,
+		     u32 at, u32 size)
+{
+	if (at > in->address && at >= w->start && at + size <= w->end)
+		mark(d, w, at & ~1u, size < 2 ? 2 : size, DC_DATA);
+}
+
 static void adr_load(struct dc *d, struct dc_walk *w, const cs_insn *in)
 {
 	const cs_arm *a = &in->detail->arm;
 	const cs_arm_op *m;
-	u32 size = literal_size(in), at;
+	u32 size = literal_size(in), off;
 	int b;
 
 	if (a->op_count < 2)
@@ -400,9 +428,10 @@ static void adr_load(struct dc *d, struct dc_walk *w, const cs_insn *in)
 	    !(w->known & w->addr & (1u << b)))
 		return;
 	/* vld1 has no offset: capstone gives its alignment there */
-	at = w->val[b] + (in->id == ARM_INS_VLD1 ? 0 : (u32)m->mem.disp);
-	if (at > in->address && at >= w->start && at + size <= w->end)
-		mark(d, w, at & ~1u, size < 2 ? 2 : size, DC_DATA);
+	off = in->id == ARM_INS_VLD1 ? 0 : (u32)m->mem.disp;
+	adr_data(d, w, in, w->val[b] + off, size);
+	if (b == w->alt_reg)
+		adr_data(d, w, in, w->alt_val + off, size);
 }
 
 /*
@@ -421,6 +450,33 @@ static int plus_pc(const cs_insn *in, int r)
 		return -1;
 	return x->reg == ARM_REG_PC ? reg_no(y) :
 	       y->reg == ARM_REG_PC ? reg_no(x) : -1;
+}
+
+/*
+ * "add rA, #k" (or "add rA, rA, #k") of an address made from pc: an
+ * address still, and under a condition ("it cc; addcc r2, #8": clang
+ * picks one of two constants in its pool so) either one.  1 when the
+ * register is an address after it, else 0.
+ */
+static int adr_add(struct dc_walk *w, const cs_insn *in, int r)
+{
+	const cs_arm *a = &in->detail->arm;
+	const cs_arm_op *k = &a->operands[a->op_count - 1];
+	u32 v;
+
+	if (k->type != ARM_OP_IMM || k->shift.type ||
+	    (a->op_count == 3 && reg_no(&a->operands[1]) != r) ||
+	    a->op_count < 2 || a->op_count > 3)
+		return 0;
+	v = w->val[r] + (u32)k->imm;
+	if (!conditional(in)) {
+		w->val[r] = v;
+		return 1;
+	}
+	w->alt_reg = r;
+	w->alt_val = v;
+	w->alt_new = true;
+	return 1;
 }
 
 /*
@@ -459,6 +515,8 @@ static int constants(struct dc *d, struct dc_walk *w, const cs_insn *in)
 		w->val[r] = (pc & ~3u) + (u32)a->operands[a->op_count - 1].imm;
 		return 1;
 	}
+	if (in->id == ARM_INS_ADD && (w->known & w->addr & (1u << r)))
+		return adr_add(w, in, r);
 	k = in->id == ARM_INS_ADD ? plus_pc(in, r) : -1;
 	if (k >= 0 && (w->known & ~w->addr & (1u << k))) {
 		u32 t = w->val[k] + pc;
@@ -496,13 +554,6 @@ static bool sets_pc(const cs_insn *in)
 		return a->op_count && a->operands[0].type == ARM_OP_REG &&
 		       a->operands[0].reg == ARM_REG_PC;
 	}
-}
-
-static bool conditional(const cs_insn *in)
-{
-	arm_cc cc = in->detail->arm.cc;
-
-	return cc != ARM_CC_AL && cc != ARM_CC_INVALID;
 }
 
 /*
@@ -924,6 +975,7 @@ static int after_call(struct dc *d, struct dc_walk *w, const cs_insn *in)
 
 	/* the callee may change what the frame and registers held */
 	w->known = 0;
+	w->alt_reg = -1;
 	w->bounded = 0;
 	w->nslot = 0;
 	w->tbl_reg = -1;
@@ -1049,6 +1101,9 @@ static int step(struct dc *d, struct dc_walk *w, const cs_insn *in)
 	wr = written(in);
 	if (!set)
 		w->known &= ~wr;	/* written: no known constant */
+	if (w->alt_reg >= 0 && !w->alt_new && (wr & (1u << w->alt_reg)))
+		w->alt_reg = -1;
+	w->alt_new = false;
 	remember(w, in, load, wr);
 	if (sets_pc(in))
 		return computed(d, w, in) ? -1 : cond;
@@ -1123,6 +1178,7 @@ static int run(struct dc *d, struct dc_walk *w, u32 a)
 	int r = 1;
 
 	w->known = 0;
+	w->alt_reg = -1;
 	w->bounded = 0;
 	w->nslot = 0;
 	w->tbl_reg = -1;
