@@ -650,6 +650,10 @@ static int emit_pairs(const struct pa_flow *fl, const struct eh_frame *fr,
 
 struct eh_handles {
 	csh cs[2];		/* ARM, Thumb */
+	struct tb_dec *dec;	/* the file's instructions decoded once, or
+				 * NULL: capstone decodes them */
+	struct pa_reuse *reuse;	/* details and instructions kept between
+				 * functions */
 };
 
 /*
@@ -666,7 +670,11 @@ static int try_mode(struct tb_elf *e, const struct eh_handles *h,
 	u32 len = sec && f->addr + f->size > sec->addr + sec->size ?
 		  sec->addr + sec->size - f->addr : f->size;
 	char why[128];
-	struct pa_flow fl = { .cs = h->cs[thumb], .lo = f->addr,
+	/* the decoder's forms, as prologue analysis decodes (no other field) */
+	struct pa_text pt = { .dec = h->dec, .reuse = h->reuse, .b = text,
+			      .addr = sec ? sec->addr : 0,
+			      .size = sec ? sec->size : 0 };
+	struct pa_flow fl = { .cs = h->cs[thumb], .text = &pt, .lo = f->addr,
 			      .hi = f->addr + len, .thumb = thumb,
 			      .infer_pools = true, .data = data,
 			      .ndata = ndata, .why = why,
@@ -686,7 +694,7 @@ static int try_mode(struct tb_elf *e, const struct eh_handles *h,
 	else if (!(wk->pos = calloc(fl.n, sizeof(*wk->pos))) ||
 		 !(wk->hint = calloc(fl.n, sizeof(*wk->hint))) ||
 		 !(wk->hinted = calloc(fl.n, sizeof(*wk->hinted))) ||
-		 !(wk->br = calloc(EH_MAX_BRANCHES, sizeof(*wk->br))) ||
+		 !(wk->br = malloc(EH_MAX_BRANCHES * sizeof(*wk->br))) ||
 		 !(start = calloc(fl.n, sizeof(*start))))
 		r = -1;
 	else {
@@ -795,7 +803,8 @@ static bool is_refusal(const struct tb_cfi_func *f)
 int tb_ehabi_rows_pass(struct tb_elf *e, struct tb_input *in,
 		       struct tb_notes *notes, struct tb_ehabi_stats *stats)
 {
-	struct eh_handles h;
+	struct pa_reuse reuse = { 0 };
+	struct eh_handles h = { .dec = tb_elf_decoder(e), .reuse = &reuse };
 	int r = 0;
 
 	memset(stats, 0, sizeof(*stats));
@@ -823,6 +832,7 @@ int tb_ehabi_rows_pass(struct tb_elf *e, struct tb_input *in,
 		}
 		r = one_func(e, &h, f, notes, stats);
 	}
+	pa_reuse_free(&reuse);
 	cs_close(&h.cs[0]);
 	cs_close(&h.cs[1]);
 	return r;
