@@ -110,15 +110,10 @@ static bool never_returns(struct pa_flow *fl, long i)
 	return true;
 }
 
-/* Reach @addr in state @st: the first path sets it, later ones must
- * agree, since one row holds for every path through an address. */
-int pa_reach(struct pa_flow *fl, const cs_insn *from, u32 addr,
-	     const struct pa_state *st)
+/* Reach instruction @i in state @st: the first path sets it, later ones
+ * must agree, since one row holds for every path through an address. */
+static int reach_at(struct pa_flow *fl, long i, const struct pa_state *st)
 {
-	long i = pa_index_of(fl, addr);
-
-	if (i < 0)
-		return pa_fail(fl, from, "branch into the middle of an instruction");
 	if (fl->have[i]) {
 		struct pa_state *old = &fl->st[i], m = *st;
 		bool again;
@@ -152,6 +147,17 @@ int pa_reach(struct pa_flow *fl, const cs_insn *from, u32 addr,
 	fl->have[i] = true;
 	fl->work[fl->nwork++] = i;
 	return 0;
+}
+
+/* Reach @addr in state @st (reach_at() at its instruction). */
+int pa_reach(struct pa_flow *fl, const cs_insn *from, u32 addr,
+	     const struct pa_state *st)
+{
+	long i = pa_index_of(fl, addr);
+
+	if (i < 0)
+		return pa_fail(fl, from, "branch into the middle of an instruction");
+	return reach_at(fl, i, st);
 }
 
 /*
@@ -200,7 +206,8 @@ int pa_next(struct pa_flow *fl, u32 i, const struct pa_state *st)
 		return pa_fail(fl, &fl->ins[i], "falls off the end of the function");
 	if (fl->ins[i + 1].address != fl->ins[i].address + fl->ins[i].size)
 		return pa_fail(fl, &fl->ins[i], "runs into a literal pool");
-	return pa_reach(fl, &fl->ins[i], fl->ins[i + 1].address, st);
+	/* the next instruction: no search for its address */
+	return reach_at(fl, i + 1, st);
 }
 
 /* A return: the frame must be gone and the return address in lr. */
