@@ -281,13 +281,13 @@ static u32 saved_from(const struct eh_frame *fr, u32 from)
  * The registers @in writes, sp for every push and pop form too (capstone
  * leaves it out of a 16-bit pop's).
  */
-static void insn_writes(const struct pa_flow *fl, const cs_insn *in, bool *w)
+static void insn_writes(const cs_insn *in, bool *w)
 {
 	int regs[40], n = 0;
 	s32 imm = 0;
 	enum pa_kind k = pa_classify_mem(in, regs, &n, &imm);
 
-	pa_writes(fl->cs, in, w, TB_NREGS);
+	pa_writes(in, w, TB_NREGS);
 	if (k == PA_PUSH || k == PA_POP || k == PA_STRD)
 		w[13] = true;
 }
@@ -405,7 +405,7 @@ static bool neutral(const struct pa_flow *fl, const struct eh_frame *fr,
 	u32 keep = saved_from(fr, p->s);
 	bool w[TB_NREGS];
 
-	insn_writes(fl, in, w);
+	insn_writes(in, w);
 	if (in->id == ARM_INS_CBZ || in->id == ARM_INS_CBNZ ||
 	    (in->id == ARM_INS_B && pa_conditional(in) && inner_target(fl, in)))
 		return inner_target(fl, in) && note_branch(fl, fr, wk, in, p);
@@ -576,7 +576,7 @@ static bool walk(const struct pa_flow *fl, const struct eh_frame *fr,
 			p = wk->hint[i];
 		}
 		wk->pos[i] = p;
-		insn_writes(fl, in, w);
+		insn_writes(in, w);
 		if (p.unknown) {
 			if ((w[15] && pa_computed_jump(in) != PA_J_NONE) ||
 			    (!pa_is_call(in) && inner_target(fl, in)))

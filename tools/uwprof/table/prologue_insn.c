@@ -48,12 +48,36 @@ static bool writes_pc(const cs_insn *in)
 	return false;
 }
 
-/* Which of sp, lr, pc and the callee-saved registers @in writes. */
-void pa_writes(csh cs, const cs_insn *in, bool *w, u32 nw)
+/* Mark register @reg's slot, if it has one below @nw. */
+static void mark_slot(bool *w, u32 nw, unsigned int reg)
 {
-	cs_regs rr, ww;
-	uint8_t nr = 0, nwr = 0;
+	int s = pa_slot_of(reg);
 
+	if (s >= 0 && (u32)s < nw)
+		w[s] = true;
+}
+
+void pa_listed_writes(const cs_insn *in, bool *w, u32 nw)
+{
+	const cs_detail *d = in->detail;
+	const cs_arm *a = &d->arm;
+
+	for (int i = 0; i < d->regs_write_count; i++)
+		mark_slot(w, nw, d->regs_write[i]);
+	for (int i = 0; i < a->op_count; i++) {
+		const cs_arm_op *o = &a->operands[i];
+
+		if (o->type == ARM_OP_REG && (o->access & CS_AC_WRITE))
+			mark_slot(w, nw, o->reg);
+		else if (o->type == ARM_OP_MEM && a->writeback &&
+			 o->mem.base != ARM_REG_INVALID)
+			mark_slot(w, nw, o->mem.base);
+	}
+}
+
+/* Which of sp, lr, pc and the callee-saved registers @in writes. */
+void pa_writes(const cs_insn *in, bool *w, u32 nw)
+{
 	const cs_arm *a = &in->detail->arm;
 
 	memset(w, 0, nw * sizeof(*w));
@@ -70,17 +94,13 @@ void pa_writes(csh cs, const cs_insn *in, bool *w, u32 nw)
 	/* Nor does it list pc for branches, or for a load into pc. */
 	if (writes_pc(in))
 		w[15] = true;
-	if (cs_regs_access(cs, in, rr, &nr, ww, &nwr)) {
-		/* Unknown writes: assume the worst. */
+	if (!in->id) {
+		/* Unknown writes (capstone lists none for an id of 0): the
+		 * worst. */
 		w[13] = w[14] = w[15] = true;
 		return;
 	}
-	for (int i = 0; i < nwr; i++) {
-		int s = pa_slot_of(ww[i]);
-
-		if (s >= 0 && (u32)s < nw)
-			w[s] = true;
-	}
+	pa_listed_writes(in, w, nw);
 	/* capstone 4 lists no written register for these: their register
 	 * operands are all destinations */
 	if (in->id == ARM_INS_MRC || in->id == ARM_INS_MRRC ||

@@ -22,7 +22,7 @@ static int flow_child(struct pa_flow *fl, u32 i, const struct pa_state *st)
 	u32 t = pa_branch_target(in);
 	bool wr[TB_NREGS], more;
 
-	pa_writes(fl->cs, in, wr, TB_NREGS);
+	pa_writes(in, wr, TB_NREGS);
 	/* Calls come back, conditional branches may fall through. */
 	more = !wr[15] || pa_is_call(in) || pa_conditional(in) ||
 	       in->id == ARM_INS_CBZ || in->id == ARM_INS_CBNZ;
@@ -225,7 +225,7 @@ int pa_flow_insn(struct pa_flow *fl, u32 i, struct pa_state st)
 		return flow_child(fl, i, &st);
 	if (st.ambiguous)
 		return 0;	/* cond_frame_change() followed both ways */
-	pa_writes(fl->cs, in, wr, TB_NREGS);
+	pa_writes(in, wr, TB_NREGS);
 	/* A branch reads the clone state; everything else updates it. */
 	if (!wr[15])
 		pa_clone_track(fl, in, &st);
