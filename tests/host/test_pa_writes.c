@@ -42,7 +42,7 @@ static void wcmp_close(struct wcmp *c)
 static void wcmp_one(struct wcmp *c, bool thumb, const u8 *b, size_t size,
 		     u32 addr)
 {
-	bool ours[TB_NREGS] = { false }, want[TB_NREGS] = { false };
+	uint64_t want = 0;
 	cs_regs rd, wr;
 	uint8_t nrd = 0, nwr = 0;
 	uint64_t at = addr;
@@ -54,11 +54,10 @@ static void wcmp_one(struct wcmp *c, bool thumb, const u8 *b, size_t size,
 	for (int i = 0; i < nwr; i++) {
 		int s = pa_slot_of(wr[i]);
 
-		if (s >= 0 && s < TB_NREGS)
-			want[s] = true;
+		if (s >= 0)
+			want |= 1ull << s;
 	}
-	pa_listed_writes(c->in, ours, TB_NREGS);
-	if (memcmp(ours, want, sizeof(ours))) {
+	if (pa_listed_writes(c->in) != want) {
 		if (c->diff++ < 10)
 			printf("differ: %s %s %s at 0x%x\n", thumb ? "thumb" : "arm",
 			       c->in->mnemonic, c->in->op_str, addr);
