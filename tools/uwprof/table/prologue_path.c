@@ -44,11 +44,14 @@ long pa_index_of(const struct pa_flow *fl, u32 addr)
  */
 static bool alloca_meet(const struct pa_state *old, const struct pa_state *st)
 {
-	struct pa_state a = *old, b = *st;
+	struct pa_state a, b;
 
-	if (a.fp < 0 || a.fp != b.fp || a.fp_off != b.fp_off ||
-	    (a.on_fp == b.on_fp && (a.on_fp || a.cfa == b.cfa)))
+	/* most paths meet with one frame pointer or none: no copies */
+	if (old->fp < 0 || old->fp != st->fp || old->fp_off != st->fp_off ||
+	    (old->on_fp == st->on_fp && (old->on_fp || old->cfa == st->cfa)))
 		return false;
+	a = *old;
+	b = *st;
 	a.on_fp = b.on_fp = true;
 	a.cfa = b.cfa = 0;	/* not used while on fp */
 	return pa_frame_eq(&a, &b);
@@ -116,15 +119,15 @@ static int reach_at(struct pa_flow *fl, long i, const struct pa_state *st)
 {
 	if (fl->have[i]) {
 		struct pa_state *old = &fl->st[i], m = *st;
-		bool again;
+		bool again, same;
 
 		/* sp unknown here from now on: follow again */
 		pa_alloca_join(old, &m, &again);
 		st = &m;
-		if ((!pa_frame_eq(old, st) || old->clone != st->clone) &&
-		    !never_returns(fl, i))
+		same = pa_frame_eq(old, st) && old->clone == st->clone;
+		if (!same && !never_returns(fl, i))
 			return pa_fail(fl, &fl->ins[i], "paths arrive with different frames");
-		if (!pa_frame_eq(old, st) || old->clone != st->clone)
+		if (!same)
 			return -1;	/* walked again (fl->again) */
 		/* paths that know different frame pointers know none:
 		 * forget it here and follow again (once per instruction) */
