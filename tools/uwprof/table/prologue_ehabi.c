@@ -698,8 +698,16 @@ static int try_mode(struct tb_elf *e, const struct eh_handles *h,
 		 !(start = calloc(fl.n, sizeof(*start))))
 		r = -1;
 	else {
-		for (u32 i = 0; i < fl.n; i++)
-			start[i] = pa_sym_at(e, (u32)fl.ins[i].address) < e->nsyms;
+		/* the instructions ascend: one bisection, then a cursor */
+		u32 k = tb_elf_first_sym(e, (u32)fl.ins[0].address);
+
+		for (u32 i = 0; i < fl.n; i++) {
+			u32 a = (u32)fl.ins[i].address;
+
+			while (k < e->nsyms && e->syms[k].addr < a)
+				k++;
+			start[i] = k < e->nsyms && e->syms[k].addr == a;
+		}
 		r = walk(&fl, fr, wk, start) ? emit_pairs(&fl, fr, wk, f) : 0;
 	}
 	if (!r && !wk->why)
