@@ -7,11 +7,9 @@
  * sections of the test libc, the lua builds and the stock root's
  * libstdc++ (those absent are named as skipped), and pseudo-random words.
  */
-#include <fcntl.h>
-#include <gelf.h>
 #include <stdlib.h>
-#include <unistd.h>
 #include "harness.h"
+#include "arm_code.h"
 #include "table/prologue_int.h"
 
 struct wcmp {
@@ -23,19 +21,12 @@ struct wcmp {
 static void wcmp_open(struct wcmp *c)
 {
 	memset(c, 0, sizeof(*c));
-	for (int t = 0; t < 2; t++) {
-		CHECK(cs_open(CS_ARCH_ARM, t ? CS_MODE_THUMB : CS_MODE_ARM,
-			      &c->cs[t]) == CS_ERR_OK);
-		cs_option(c->cs[t], CS_OPT_DETAIL, CS_OPT_ON);
-	}
-	c->in = cs_malloc(c->cs[0]);
+	th_cs_open(c->cs, &c->in);
 }
 
 static void wcmp_close(struct wcmp *c)
 {
-	cs_free(c->in, 1);
-	cs_close(&c->cs[0]);
-	cs_close(&c->cs[1]);
+	th_cs_close(c->cs, c->in);
 }
 
 /* One instruction at @b (if capstone decodes it), both ways. */
@@ -64,46 +55,27 @@ static void wcmp_one(struct wcmp *c, bool thumb, const u8 *b, size_t size,
 	}
 }
 
+/* Every Thumb halfword and ARM word of one section. */
+static void wcmp_code(void *arg, const u8 *b, uint64_t len, u32 addr)
+{
+	for (uint64_t o = 0; o + 2 <= len; o += 2) {
+		wcmp_one(arg, true, b + o, len - o, addr + (u32)o);
+		if (!(o & 3) && len - o >= 4)
+			wcmp_one(arg, false, b + o, len - o, addr + (u32)o);
+	}
+}
+
 static void wcmp_file(const char *path)
 {
-	int fd = open(path, O_RDONLY);
-	Elf *e;
-	Elf_Scn *scn = NULL;
 	struct wcmp c;
 
-	if (fd < 0) {
-		printf("skipped: %s (absent)\n", path);
-		return;
-	}
-	elf_version(EV_CURRENT);
-	e = elf_begin(fd, ELF_C_READ, NULL);
-	CHECK(e != NULL);
 	wcmp_open(&c);
-	while ((scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
-		    !(sh.sh_flags & SHF_EXECINSTR))
-			continue;
-		d = elf_getdata(scn, NULL);
-		if (!d || !d->d_buf)
-			continue;
-		for (uint64_t o = 0; o + 2 <= d->d_size; o += 2) {
-			const u8 *b = (const u8 *)d->d_buf + o;
-
-			wcmp_one(&c, true, b, d->d_size - o, (u32)(sh.sh_addr + o));
-			if (!(o & 3) && d->d_size - o >= 4)
-				wcmp_one(&c, false, b, d->d_size - o,
-					 (u32)(sh.sh_addr + o));
-		}
+	if (th_exec_sections(path, wcmp_code, &c)) {
+		printf("%s: %llu instructions, %llu differ\n", path,
+		       (unsigned long long)c.tried, (unsigned long long)c.diff);
+		CHECK(c.tried > 0 && c.diff == 0);
 	}
-	printf("%s: %llu instructions, %llu differ\n", path,
-	       (unsigned long long)c.tried, (unsigned long long)c.diff);
-	CHECK(c.tried > 0 && c.diff == 0);
 	wcmp_close(&c);
-	elf_end(e);
-	close(fd);
 }
 
 TEST(real_files)
