@@ -84,5 +84,11 @@ stock-coverage: tools
 # Our decoder of the common instructions against capstone's forms.
 HOST_TESTS	+= test_decode_fast
 test_decode_fast_SRCS := tools/uwprof/table/decode_fast.c \
-		   tools/uwprof/table/decode_once.c
+		   tools/uwprof/table/decode_once.c tests/host/arm_code.c
 test_decode_fast_LIBS := -lelf -lcapstone
+
+# The registers prologue analysis reads as written against capstone's
+# cs_regs_access() (prologue_insn.c links with the analysis it serves).
+HOST_TESTS	+= test_pa_writes
+test_pa_writes_SRCS = $(test_table_prologue_SRCS) tests/host/arm_code.c
+test_pa_writes_LIBS = $(test_table_prologue_LIBS)

@@ -14,11 +14,9 @@
  * capstone gives the instructions that follow.  DECODE_FAST_FILES
  * (colon-separated) replaces the file list.
  */
-#include <fcntl.h>
-#include <gelf.h>
 #include <stdlib.h>
-#include <unistd.h>
 #include "harness.h"
+#include "arm_code.h"
 #include "table/decode_fast.h"
 #include "table/decode_once.h"
 
@@ -30,24 +28,18 @@ struct cmp {
 	uint64_t miss[2][ARM_INS_ENDING];	/* capstone's ids we left to
 						 * it, ARM and Thumb */
 	bool shown_id[ARM_INS_ENDING];	/* a difference of it shown */
+	uint64_t limit;		/* bytes of a section compared */
 };
 
 static void cmp_open(struct cmp *c)
 {
 	memset(c, 0, sizeof(*c));
-	for (int t = 0; t < 2; t++) {
-		CHECK(cs_open(CS_ARCH_ARM, t ? CS_MODE_THUMB : CS_MODE_ARM,
-			      &c->cs[t]) == CS_ERR_OK);
-		cs_option(c->cs[t], CS_OPT_DETAIL, CS_OPT_ON);
-	}
-	c->in = cs_malloc(c->cs[0]);
+	th_cs_open(c->cs, &c->in);
 }
 
 static void cmp_close(struct cmp *c)
 {
-	cs_free(c->in, 1);
-	cs_close(&c->cs[0]);
-	cs_close(&c->cs[1]);
+	th_cs_close(c->cs, c->in);
 }
 
 static void show_form(const char *who, const struct tb_dec_form *f)
@@ -372,48 +364,31 @@ static void cmp_sweep(struct cmp *c, const u8 *b, uint64_t len, u32 addr)
 	}
 }
 
+/* Every Thumb halfword and ARM word of one section, up to c->limit. */
+static void cmp_code(void *arg, const u8 *b, uint64_t len, u32 addr)
+{
+	struct cmp *c = arg;
+
+	for (uint64_t o = 0; o + 2 <= len && o < c->limit; o += 2) {
+		cmp_one(c, true, b + o, len - o, addr + (u32)o);
+		if (!(o & 3) && len - o >= 4)
+			cmp_one(c, false, b + o, len - o, addr + (u32)o);
+	}
+	cmp_sweep(c, b, len < c->limit ? len : c->limit, addr);
+}
+
 /* Every Thumb halfword and ARM word of @path's executable sections. */
 static void cmp_file(const char *path, uint64_t limit)
 {
-	int fd = open(path, O_RDONLY);
-	Elf *e;
-	Elf_Scn *scn = NULL;
 	struct cmp c;
 
-	if (fd < 0) {
-		printf("skipped: %s (absent)\n", path);
-		return;
-	}
-	elf_version(EV_CURRENT);
-	e = elf_begin(fd, ELF_C_READ, NULL);
-	CHECK(e != NULL);
 	cmp_open(&c);
-	while ((scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
-		    !(sh.sh_flags & SHF_EXECINSTR))
-			continue;
-		d = elf_getdata(scn, NULL);
-		if (!d || !d->d_buf)
-			continue;
-		for (uint64_t o = 0; o + 2 <= d->d_size && o < limit; o += 2) {
-			size_t left = d->d_size - o;
-			const u8 *b = (const u8 *)d->d_buf + o;
-
-			cmp_one(&c, true, b, left, (u32)(sh.sh_addr + o));
-			if (!(o & 3) && left >= 4)
-				cmp_one(&c, false, b, left, (u32)(sh.sh_addr + o));
-		}
-		cmp_sweep(&c, d->d_buf, d->d_size < limit ? d->d_size : limit,
-			  (u32)sh.sh_addr);
+	c.limit = limit;
+	if (th_exec_sections(path, cmp_code, &c)) {
+		cmp_report(&c, path);
+		CHECK(c.diff == 0);
 	}
-	cmp_report(&c, path);
-	CHECK(c.diff == 0);
 	cmp_close(&c);
-	elf_end(e);
-	close(fd);
 }
 
 TEST(real_files)

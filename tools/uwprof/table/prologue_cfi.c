@@ -65,7 +65,7 @@ static bool falls_through(const struct pa_flow *fl, u32 i)
 
 	if (i + 1 >= fl->n || fl->ins[i + 1].address != next)
 		return false;
-	pa_writes(fl->cs, in, w, TB_NREGS);
+	pa_writes(in, w, TB_NREGS);
 	return !w[15] || pa_conditional(in) || pa_is_call(in) ||
 	       pa_branch_target(in) == next;
 }

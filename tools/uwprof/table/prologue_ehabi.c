@@ -281,13 +281,13 @@ static u32 saved_from(const struct eh_frame *fr, u32 from)
  * The registers @in writes, sp for every push and pop form too (capstone
  * leaves it out of a 16-bit pop's).
  */
-static void insn_writes(const struct pa_flow *fl, const cs_insn *in, bool *w)
+static void insn_writes(const cs_insn *in, bool *w)
 {
 	int regs[40], n = 0;
 	s32 imm = 0;
 	enum pa_kind k = pa_classify_mem(in, regs, &n, &imm);
 
-	pa_writes(fl->cs, in, w, TB_NREGS);
+	pa_writes(in, w, TB_NREGS);
 	if (k == PA_PUSH || k == PA_POP || k == PA_STRD)
 		w[13] = true;
 }
@@ -405,7 +405,7 @@ static bool neutral(const struct pa_flow *fl, const struct eh_frame *fr,
 	u32 keep = saved_from(fr, p->s);
 	bool w[TB_NREGS];
 
-	insn_writes(fl, in, w);
+	insn_writes(in, w);
 	if (in->id == ARM_INS_CBZ || in->id == ARM_INS_CBNZ ||
 	    (in->id == ARM_INS_B && pa_conditional(in) && inner_target(fl, in)))
 		return inner_target(fl, in) && note_branch(fl, fr, wk, in, p);
@@ -576,7 +576,7 @@ static bool walk(const struct pa_flow *fl, const struct eh_frame *fr,
 			p = wk->hint[i];
 		}
 		wk->pos[i] = p;
-		insn_writes(fl, in, w);
+		insn_writes(in, w);
 		if (p.unknown) {
 			if ((w[15] && pa_computed_jump(in) != PA_J_NONE) ||
 			    (!pa_is_call(in) && inner_target(fl, in)))
@@ -650,6 +650,10 @@ static int emit_pairs(const struct pa_flow *fl, const struct eh_frame *fr,
 
 struct eh_handles {
 	csh cs[2];		/* ARM, Thumb */
+	struct tb_dec *dec;	/* the file's instructions decoded once, or
+				 * NULL: capstone decodes them */
+	struct pa_reuse *reuse;	/* details and instructions kept between
+				 * functions */
 };
 
 /*
@@ -666,7 +670,11 @@ static int try_mode(struct tb_elf *e, const struct eh_handles *h,
 	u32 len = sec && f->addr + f->size > sec->addr + sec->size ?
 		  sec->addr + sec->size - f->addr : f->size;
 	char why[128];
-	struct pa_flow fl = { .cs = h->cs[thumb], .lo = f->addr,
+	/* the decoder's forms, as prologue analysis decodes (no other field) */
+	struct pa_text pt = { .dec = h->dec, .reuse = h->reuse, .b = text,
+			      .addr = sec ? sec->addr : 0,
+			      .size = sec ? sec->size : 0 };
+	struct pa_flow fl = { .cs = h->cs[thumb], .text = &pt, .lo = f->addr,
 			      .hi = f->addr + len, .thumb = thumb,
 			      .infer_pools = true, .data = data,
 			      .ndata = ndata, .why = why,
@@ -686,12 +694,20 @@ static int try_mode(struct tb_elf *e, const struct eh_handles *h,
 	else if (!(wk->pos = calloc(fl.n, sizeof(*wk->pos))) ||
 		 !(wk->hint = calloc(fl.n, sizeof(*wk->hint))) ||
 		 !(wk->hinted = calloc(fl.n, sizeof(*wk->hinted))) ||
-		 !(wk->br = calloc(EH_MAX_BRANCHES, sizeof(*wk->br))) ||
+		 !(wk->br = malloc(EH_MAX_BRANCHES * sizeof(*wk->br))) ||
 		 !(start = calloc(fl.n, sizeof(*start))))
 		r = -1;
 	else {
-		for (u32 i = 0; i < fl.n; i++)
-			start[i] = pa_sym_at(e, (u32)fl.ins[i].address) < e->nsyms;
+		/* the instructions ascend: one bisection, then a cursor */
+		u32 k = tb_elf_first_sym(e, (u32)fl.ins[0].address);
+
+		for (u32 i = 0; i < fl.n; i++) {
+			u32 a = (u32)fl.ins[i].address;
+
+			while (k < e->nsyms && e->syms[k].addr < a)
+				k++;
+			start[i] = k < e->nsyms && e->syms[k].addr == a;
+		}
 		r = walk(&fl, fr, wk, start) ? emit_pairs(&fl, fr, wk, f) : 0;
 	}
 	if (!r && !wk->why)
@@ -795,7 +811,8 @@ static bool is_refusal(const struct tb_cfi_func *f)
 int tb_ehabi_rows_pass(struct tb_elf *e, struct tb_input *in,
 		       struct tb_notes *notes, struct tb_ehabi_stats *stats)
 {
-	struct eh_handles h;
+	struct pa_reuse reuse = { 0 };
+	struct eh_handles h = { .dec = tb_elf_decoder(e), .reuse = &reuse };
 	int r = 0;
 
 	memset(stats, 0, sizeof(*stats));
@@ -823,6 +840,7 @@ int tb_ehabi_rows_pass(struct tb_elf *e, struct tb_input *in,
 		}
 		r = one_func(e, &h, f, notes, stats);
 	}
+	pa_reuse_free(&reuse);
 	cs_close(&h.cs[0]);
 	cs_close(&h.cs[1]);
 	return r;

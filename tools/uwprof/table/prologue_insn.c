@@ -48,52 +48,88 @@ static bool writes_pc(const cs_insn *in)
 	return false;
 }
 
-/* Which of sp, lr, pc and the callee-saved registers @in writes. */
-void pa_writes(csh cs, const cs_insn *in, bool *w, u32 nw)
+/* Register @reg's slot as a bit of a mask, 0 for none. */
+static uint64_t slot_bit(unsigned int reg)
 {
-	cs_regs rr, ww;
-	uint8_t nr = 0, nwr = 0;
+	int s = pa_slot_of(reg);
 
+	return s >= 0 ? 1ull << s : 0;
+}
+
+uint64_t pa_listed_writes(const cs_insn *in)
+{
+	const cs_detail *d = in->detail;
+	const cs_arm *a = &d->arm;
+	uint64_t m = 0;
+
+	for (int i = 0; i < d->regs_write_count; i++)
+		m |= slot_bit(d->regs_write[i]);
+	for (int i = 0; i < a->op_count; i++) {
+		const cs_arm_op *o = &a->operands[i];
+
+		if (o->type == ARM_OP_REG && (o->access & CS_AC_WRITE))
+			m |= slot_bit(o->reg);
+		else if (o->type == ARM_OP_MEM && a->writeback &&
+			 o->mem.base != ARM_REG_INVALID)
+			m |= slot_bit(o->mem.base);
+	}
+	return m;
+}
+
+/* Which of the slots of @in's register operands. */
+static uint64_t operand_slots(const cs_arm *a)
+{
+	uint64_t m = 0;
+
+	for (int i = 0; i < a->op_count; i++)
+		if (a->operands[i].type == ARM_OP_REG)
+			m |= slot_bit(a->operands[i].reg);
+	return m;
+}
+
+/*
+ * Which of sp, lr, pc and the callee-saved registers @in writes, as a
+ * mask of slots below @nw (at most 64), and in @w.
+ */
+uint64_t pa_writes(const cs_insn *in, bool *w, u32 nw)
+{
 	const cs_arm *a = &in->detail->arm;
+	uint64_t m = 0, all = nw >= 64 ? ~0ull : (1ull << nw) - 1;
 
-	memset(w, 0, nw * sizeof(*w));
 	/* capstone 4 leaves sp out of vpush/vpop's written registers, so
 	 * any write-back to sp counts, whatever capstone lists. */
 	if (in->id == ARM_INS_VPUSH || in->id == ARM_INS_VPOP)
-		w[13] = true;
+		m |= 1ull << 13;
 	for (int i = 0; a->writeback && i < a->op_count; i++)
 		if ((a->operands[i].type == ARM_OP_MEM &&
 		     a->operands[i].mem.base == ARM_REG_SP) ||
 		    (i == 0 && a->operands[i].type == ARM_OP_REG &&
 		     a->operands[i].reg == ARM_REG_SP))
-			w[13] = true;
+			m |= 1ull << 13;
 	/* Nor does it list pc for branches, or for a load into pc. */
 	if (writes_pc(in))
-		w[15] = true;
-	if (cs_regs_access(cs, in, rr, &nr, ww, &nwr)) {
-		/* Unknown writes: assume the worst. */
-		w[13] = w[14] = w[15] = true;
-		return;
+		m |= 1ull << 15;
+	if (!in->id) {
+		/* Unknown writes (capstone lists none for an id of 0): the
+		 * worst. */
+		m |= 7ull << 13;
+	} else {
+		m |= pa_listed_writes(in);
+		/* capstone 4 lists no written register for these: their
+		 * register operands are all destinations */
+		if (in->id == ARM_INS_MRC || in->id == ARM_INS_MRRC ||
+		    in->id == ARM_INS_LDREXD || in->id == ARM_INS_LDAEXD)
+			m |= operand_slots(a);
+		/* capstone has svc write lr; a system call preserves all
+		 * but r0. */
+		if (in->id == ARM_INS_SVC)
+			m = 1;
 	}
-	for (int i = 0; i < nwr; i++) {
-		int s = pa_slot_of(ww[i]);
-
-		if (s >= 0 && (u32)s < nw)
-			w[s] = true;
-	}
-	/* capstone 4 lists no written register for these: their register
-	 * operands are all destinations */
-	if (in->id == ARM_INS_MRC || in->id == ARM_INS_MRRC ||
-	    in->id == ARM_INS_LDREXD || in->id == ARM_INS_LDAEXD)
-		for (int i = 0; i < a->op_count; i++)
-			if (a->operands[i].type == ARM_OP_REG &&
-			    pa_slot_of(a->operands[i].reg) >= 0)
-				w[pa_slot_of(a->operands[i].reg)] = true;
-	/* capstone has svc write lr; a system call preserves all but r0. */
-	if (in->id == ARM_INS_SVC) {
-		memset(w, 0, nw * sizeof(*w));
-		w[0] = true;
-	}
+	m &= all;
+	memset(w, 0, nw * sizeof(*w));
+	for (uint64_t b = m; b; b &= b - 1)
+		w[__builtin_ctzll(b)] = true;
+	return m;
 }
 
 /* The direct branch target, or 0. */

@@ -223,7 +223,15 @@ s32 pa_reg_size(int s);
 
 /* prologue_insn.c */
 bool pa_conditional(const cs_insn *in);
-void pa_writes(csh cs, const cs_insn *in, bool *w, u32 nw);
+uint64_t pa_writes(const cs_insn *in, bool *w, u32 nw);
+/*
+ * The registers capstone 4's cs_regs_access() lists as written, a mask of
+ * slots, read from the detail as it reads them (the implicit ones,
+ * register operands written, a memory operand's base with write-back):
+ * its call and two lists were a tenth of prologue analysis.
+ * tests/host/test_pa_writes.c holds the two to the same lists.
+ */
+uint64_t pa_listed_writes(const cs_insn *in);
 u32 pa_branch_target(const cs_insn *in);
 bool pa_is_call(const cs_insn *in);
 bool pa_plain_branch(const cs_insn *in);

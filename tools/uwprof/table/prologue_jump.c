@@ -8,6 +8,7 @@
  * is unchanged here; prologue_step.c handles frame changes.
  */
 #include <string.h>
+#include "table/decode_once.h"
 #include "table/prologue_int.h"
 #include "table/elf.h"
 
@@ -118,29 +119,76 @@ static int table_targets(struct pa_flow *fl, const cs_insn *in,
  * stayed in place.  Returns 1 when @t is such a stub and its targets were
  * reached, 0 when it is not one, -1 on failure.
  */
+/* What a stub's instruction is to follow_veneer(). */
+struct stub_insn {
+	u32 addr, target, size;
+	unsigned int id;
+	bool plain, cond;
+};
+
+static void stub_insn_of(const cs_insn *in, struct stub_insn *s)
+{
+	*s = (struct stub_insn){ (u32)in->address, pa_branch_target(in),
+				 in->size, in->id, pa_plain_branch(in),
+				 pa_conditional(in) };
+}
+
+/*
+ * Up to three instructions at @t, decoded (@len bytes there) as on a
+ * handle of their own: by the thread's decoder where there is one (no
+ * capstone decode and print of each, nor cs_disasm()'s allocations).
+ */
+static u32 stub_decode(struct pa_flow *fl, const u8 *b, size_t len, u32 t,
+		       struct stub_insn *s)
+{
+	struct tb_dec *dec = fl->text->dec;
+	cs_insn *in;
+	u32 n = 0;
+
+	if (!dec) {
+		cs_insn *v = NULL;
+		size_t k = cs_disasm(fl->cs, b, len, t, 3, &v);
+
+		for (; n < k; n++)
+			stub_insn_of(&v[n], &s[n]);
+		cs_free(v, k);
+		return n;
+	}
+	in = cs_malloc(fl->cs);
+	if (!in)
+		return 0;
+	tb_dec_reset_it(dec);
+	while (n < 3 && tb_dec_insn(dec, fl->thumb, b, len, t, in)) {
+		stub_insn_of(in, &s[n++]);
+		b += in->size;
+		len -= in->size;
+		t += in->size;
+	}
+	tb_dec_reset_it(dec);	/* nothing decodes into @in again */
+	cs_free(in, 1);
+	return n;
+}
+
 static int follow_veneer(struct pa_flow *fl, const cs_insn *in, u32 t,
 			 const struct pa_state *st)
 {
 	const struct pa_text *x = fl->text;
-	u32 to[2], nto = 0, k;
-	cs_insn *v = NULL;
-	size_t n = 0;
+	u32 to[2], nto = 0, k, n;
+	struct stub_insn v[3];
 
 	if (!x || !x->thumb || in->size != 4 || !pa_plain_branch(in) ||
 	    t < x->addr || t - x->addr >= x->size)
 		return 0;
-	n = cs_disasm(fl->cs, x->b + (t - x->addr),
-		      x->size - (t - x->addr) < 10 ? x->size - (t - x->addr) : 10,
-		      t, 3, &v);
-	if (n >= 1 && pa_plain_branch(&v[0]) && v[0].size == 4) {
-		to[nto++] = pa_branch_target(&v[0]);
-	} else if (n == 3 && v[0].id == ARM_INS_B && pa_conditional(&v[0]) &&
-		   pa_branch_target(&v[0]) == v[2].address &&
-		   pa_plain_branch(&v[1]) && pa_plain_branch(&v[2])) {
-		to[nto++] = pa_branch_target(&v[1]);
-		to[nto++] = pa_branch_target(&v[2]);
+	n = stub_decode(fl, x->b + (t - x->addr),
+			x->size - (t - x->addr) < 10 ? x->size - (t - x->addr) : 10,
+			t, v);
+	if (n >= 1 && v[0].plain && v[0].size == 4) {
+		to[nto++] = v[0].target;
+	} else if (n == 3 && v[0].id == ARM_INS_B && v[0].cond &&
+		   v[0].target == v[2].addr && v[1].plain && v[2].plain) {
+		to[nto++] = v[1].target;
+		to[nto++] = v[2].target;
 	}
-	cs_free(v, n);
 	for (k = 0; k < nto; k++)
 		if (to[k] < fl->lo || to[k] >= fl->hi)
 			return 0;

@@ -44,11 +44,14 @@ long pa_index_of(const struct pa_flow *fl, u32 addr)
  */
 static bool alloca_meet(const struct pa_state *old, const struct pa_state *st)
 {
-	struct pa_state a = *old, b = *st;
+	struct pa_state a, b;
 
-	if (a.fp < 0 || a.fp != b.fp || a.fp_off != b.fp_off ||
-	    (a.on_fp == b.on_fp && (a.on_fp || a.cfa == b.cfa)))
+	/* most paths meet with one frame pointer or none: no copies */
+	if (old->fp < 0 || old->fp != st->fp || old->fp_off != st->fp_off ||
+	    (old->on_fp == st->on_fp && (old->on_fp || old->cfa == st->cfa)))
 		return false;
+	a = *old;
+	b = *st;
 	a.on_fp = b.on_fp = true;
 	a.cfa = b.cfa = 0;	/* not used while on fp */
 	return pa_frame_eq(&a, &b);
@@ -110,26 +113,21 @@ static bool never_returns(struct pa_flow *fl, long i)
 	return true;
 }
 
-/* Reach @addr in state @st: the first path sets it, later ones must
- * agree, since one row holds for every path through an address. */
-int pa_reach(struct pa_flow *fl, const cs_insn *from, u32 addr,
-	     const struct pa_state *st)
+/* Reach instruction @i in state @st: the first path sets it, later ones
+ * must agree, since one row holds for every path through an address. */
+static int reach_at(struct pa_flow *fl, long i, const struct pa_state *st)
 {
-	long i = pa_index_of(fl, addr);
-
-	if (i < 0)
-		return pa_fail(fl, from, "branch into the middle of an instruction");
 	if (fl->have[i]) {
 		struct pa_state *old = &fl->st[i], m = *st;
-		bool again;
+		bool again, same;
 
 		/* sp unknown here from now on: follow again */
 		pa_alloca_join(old, &m, &again);
 		st = &m;
-		if ((!pa_frame_eq(old, st) || old->clone != st->clone) &&
-		    !never_returns(fl, i))
+		same = pa_frame_eq(old, st) && old->clone == st->clone;
+		if (!same && !never_returns(fl, i))
 			return pa_fail(fl, &fl->ins[i], "paths arrive with different frames");
-		if (!pa_frame_eq(old, st) || old->clone != st->clone)
+		if (!same)
 			return -1;	/* walked again (fl->again) */
 		/* paths that know different frame pointers know none:
 		 * forget it here and follow again (once per instruction) */
@@ -152,6 +150,17 @@ int pa_reach(struct pa_flow *fl, const cs_insn *from, u32 addr,
 	fl->have[i] = true;
 	fl->work[fl->nwork++] = i;
 	return 0;
+}
+
+/* Reach @addr in state @st (reach_at() at its instruction). */
+int pa_reach(struct pa_flow *fl, const cs_insn *from, u32 addr,
+	     const struct pa_state *st)
+{
+	long i = pa_index_of(fl, addr);
+
+	if (i < 0)
+		return pa_fail(fl, from, "branch into the middle of an instruction");
+	return reach_at(fl, i, st);
 }
 
 /*
@@ -200,7 +209,8 @@ int pa_next(struct pa_flow *fl, u32 i, const struct pa_state *st)
 		return pa_fail(fl, &fl->ins[i], "falls off the end of the function");
 	if (fl->ins[i + 1].address != fl->ins[i].address + fl->ins[i].size)
 		return pa_fail(fl, &fl->ins[i], "runs into a literal pool");
-	return pa_reach(fl, &fl->ins[i], fl->ins[i + 1].address, st);
+	/* the next instruction: no search for its address */
+	return reach_at(fl, i + 1, st);
 }
 
 /* A return: the frame must be gone and the return address in lr. */

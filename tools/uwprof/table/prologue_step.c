@@ -22,7 +22,7 @@ static int flow_child(struct pa_flow *fl, u32 i, const struct pa_state *st)
 	u32 t = pa_branch_target(in);
 	bool wr[TB_NREGS], more;
 
-	pa_writes(fl->cs, in, wr, TB_NREGS);
+	pa_writes(in, wr, TB_NREGS);
 	/* Calls come back, conditional branches may fall through. */
 	more = !wr[15] || pa_is_call(in) || pa_conditional(in) ||
 	       in->id == ARM_INS_CBZ || in->id == ARM_INS_CBNZ;
@@ -220,25 +220,29 @@ int pa_flow_insn(struct pa_flow *fl, u32 i, struct pa_state st)
 	s32 imm = 0;
 	bool wr[TB_NREGS], cond = pa_conditional(in);
 	enum pa_kind k = classify(in, fl->thumb, regs, &n, &imm);
+	uint64_t wmask;
 
 	if (st.child)
 		return flow_child(fl, i, &st);
 	if (st.ambiguous)
 		return 0;	/* cond_frame_change() followed both ways */
-	pa_writes(fl->cs, in, wr, TB_NREGS);
+	wmask = pa_writes(in, wr, TB_NREGS);
 	/* A branch reads the clone state; everything else updates it. */
 	if (!wr[15])
 		pa_clone_track(fl, in, &st);
 	/* a store or a load where sp is unknown or on one path only saves
 	 * and restores nothing; what a load leaves in wr[] is an ordinary
 	 * register write */
-	if (k == PA_LOAD && !cond && !st.on_fp)
+	if (k == PA_LOAD && !cond && !st.on_fp) {
 		pa_load_slots(&st, regs, n, imm, wr);
+		for (int j = 0; j < n; j++)	/* those it took back */
+			if (!wr[regs[j]])
+				wmask &= ~(1ull << regs[j]);
+	}
 	if (k == PA_LOAD || (k == PA_STORE && (cond || st.on_fp)))
 		k = PA_OTHER;
-	for (int r = 0; r <= 14; r++)
-		if (wr[r] && r != 13)
-			st.dirty |= 1u << r;	/* a pop puts its slots back */
+	/* r0-r14 but sp written (a pop puts its slots back) */
+	st.dirty |= (u16)(wmask & 0x5fff);
 
 	if (pa_loads_sp_and_pc(in))
 		return apcs_return(fl, i, &st);
@@ -304,8 +308,11 @@ int pa_flow_insn(struct pa_flow *fl, u32 i, struct pa_state st)
 		st.on_fp = true;
 	if (wr[14] && st.slot[14] == PA_NONE)
 		return pa_fail(fl, in, "lr overwritten while it holds the return address");
-	for (int r = 4; r < TB_NREGS; r++) {
-		if (!wr[r] || !pa_callee_saved(r) || st.slot[r] != PA_NONE)
+	/* the registers written, from r4 up (a mask: most write one) */
+	for (uint64_t m = wmask & ~0xfull; m; m &= m - 1) {
+		int r = __builtin_ctzll(m);
+
+		if (!pa_callee_saved(r) || st.slot[r] != PA_NONE)
 			continue;
 		/*
 		 * A function that never returns need not keep its caller's

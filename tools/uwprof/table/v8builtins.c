@@ -42,7 +42,7 @@ static bool word_keeps_frame(csh cs, cs_insn *in, const u8 *w, u32 addr)
 
 	if (!cs_disasm_iter(cs, &code, &size, &at, in) || pa_is_call(in))
 		return false;
-	pa_writes(cs, in, wr, 16);
+	pa_writes(in, wr, 16);
 	for (int r = 4; r <= 11; r++)
 		if (wr[r])
 			return false;
