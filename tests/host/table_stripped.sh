@@ -148,4 +148,30 @@ ${CROSS}objcopy --add-section .gnu_debugdata="$tmp/mini.xz" "$tmp/minidebug"
 got=$(awk '$4 == "prologue-analysis" && ($1 == "by_pointer" || $1 == "pick") { print $1 }' \
 	"$tmp/mreport" | sort | tr '\n' ' ')
 expect ".gnu_debugdata names static functions" "by_pointer pick " "$got"
+# --no-debug-file reads the file's own MiniDebugInfo all the same ...
+"$UWPROF" table "$tmp/minidebug" --prologue-analysis --no-debug-file \
+	--report "$tmp/mnreport" -o "$tmp/mn.uwt" >/dev/null 2>&1 ||
+	fail "uwprof table --no-debug-file with .gnu_debugdata"
+got=$(awk '$4 == "prologue-analysis" && ($1 == "by_pointer" || $1 == "pick") { print $1 }' \
+	"$tmp/mnreport" | sort | tr '\n' ' ')
+expect "--no-debug-file: .gnu_debugdata still names static functions" \
+	"by_pointer pick " "$got"
+
+# ... but looks up no debug file: .gnu_debuglink names one beside the
+# file, whose symbols name the functions only without --no-debug-file.
+mkdir "$tmp/dl"
+cp "$tmp/stripped" "$tmp/dl/prog"
+${CROSS}objcopy --only-keep-debug "$tmp/prog" "$tmp/dl/prog.debug"
+(cd "$tmp/dl" && ${CROSS}objcopy --add-gnu-debuglink=prog.debug prog)
+named() {	# named FLAGS...: the two static functions the report names
+	"$UWPROF" table "$tmp/dl/prog" --prologue-analysis "$@" \
+		--report "$tmp/dlreport" -o "$tmp/dl.uwt" >/dev/null 2>&1 ||
+		fail "uwprof table $* with .gnu_debuglink"
+	awk '$1 == "by_pointer" || $1 == "pick" { print $1 }' "$tmp/dlreport" |
+		sort -u | tr '\n' ' '
+}
+expect ".gnu_debuglink: the debug file beside names static functions" \
+	"by_pointer pick " "$(named)"
+expect "--no-debug-file: no .gnu_debuglink file looked up" "" \
+	"$(named --no-debug-file)"
 finish

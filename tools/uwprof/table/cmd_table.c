@@ -720,7 +720,7 @@ static int read_inputs(struct gen *g, struct tb_elf *e)
 		return UWPROF_EXIT_USAGE;
 	}
 	/* a stripped file's MiniDebugInfo or debuglink symbols */
-	if (tb_elf_read_ext_symbols(e, g->o->input) < 0) {
+	if (tb_elf_read_ext_symbols(e, g->o->input, !g->o->no_debug_file) < 0) {
 		uw_err("table: %s: out of memory", g->o->input);
 		return UWPROF_EXIT_FAIL;
 	}

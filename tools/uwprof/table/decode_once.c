@@ -203,20 +203,47 @@ bool tb_dec_pack(const cs_insn *in, struct tb_dec_form *f)
 	return true;
 }
 
-/* Keep the form @f: its record's index + 1, or 0 (not kept). */
+/*
+ * Room for one more record, @nop operands and @nreg registers; false
+ * past the budget.  The bytes kept change only when an array grows, so
+ * whether they are past it is known from the last growth on.
+ */
+static bool room(struct tb_dec *c, u32 nop, u32 nreg)
+{
+	bool ok;
+
+	if (c->nrec < c->caprec && c->nop + nop <= c->capop &&
+	    c->nreg + nreg <= c->capreg)
+		return !c->full;
+	if (c->full || kept_bytes(c) > TB_DEC_BUDGET)
+		return false;
+	ok = grow((void **)&c->rec, &c->caprec, c->nrec + 1, sizeof(*c->rec)) &&
+	     grow((void **)&c->op, &c->capop, c->nop + nop, sizeof(*c->op)) &&
+	     grow((void **)&c->reg, &c->capreg, c->nreg + nreg, 1);
+	c->full = kept_bytes(c) > TB_DEC_BUDGET;
+	return ok;
+}
+
+/*
+ * Keep the form @f: its record's index + 1, or 0 (not kept).  Every
+ * instruction decoded first comes here: copies of a few bytes each, in
+ * loops rather than library calls.
+ */
 static u32 keep(struct tb_dec *c, const struct tb_dec_form *f)
 {
 	const struct tb_dec_rec *fr = &f->rec;
 	u32 nreg = fr->nread + fr->nwrite + fr->ngroups;
+	struct tb_dec_op *op;
+	u8 *reg;
 
-	if (kept_bytes(c) > TB_DEC_BUDGET ||
-	    !grow((void **)&c->rec, &c->caprec, c->nrec + 1, sizeof(*c->rec)) ||
-	    !grow((void **)&c->op, &c->capop, c->nop + fr->op_count,
-		  sizeof(*c->op)) ||
-	    !grow((void **)&c->reg, &c->capreg, c->nreg + nreg, 1))
+	if (!room(c, fr->op_count, nreg))
 		return 0;
-	memcpy(c->op + c->nop, f->op, fr->op_count * sizeof(*c->op));
-	memcpy(c->reg + c->nreg, f->reg, nreg);
+	op = c->op + c->nop;
+	reg = c->reg + c->nreg;
+	for (u32 i = 0; i < fr->op_count; i++)
+		op[i] = f->op[i];
+	for (u32 i = 0; i < nreg; i++)
+		reg[i] = f->reg[i];
 	c->rec[c->nrec] = *fr;
 	c->rec[c->nrec].op = c->nop;
 	c->rec[c->nrec].reg = c->nreg;
@@ -368,27 +395,19 @@ static bool fast(struct tb_dec *c, bool thumb, const u8 *b, size_t size,
 	return true;
 }
 
-bool tb_dec_insn(struct tb_dec *c, bool thumb, const u8 *b, size_t size,
-		 u32 addr, cs_insn *out)
+/*
+ * Decode @b at @addr, not kept yet (its form is kept in @slot if any):
+ * apart from tb_dec_insn()'s kept path, which most calls take and which
+ * then needs none of the registers this one saves.
+ */
+static __attribute__((noinline)) bool
+decode_new(struct tb_dec *c, bool thumb, const u8 *b, size_t size,
+	   u32 addr, u32 *slot, cs_insn *out)
 {
-	u32 h = (addr - c->lo) / 2, *slot = NULL, h0;
 	uint64_t at = addr;
+	u32 h0;
 	bool ok;
 
-	/* a kept form is that of no IT block: ARM has none */
-	if (!(addr & 1) && addr - c->lo < 2ull * c->n &&
-	    (!thumb || (!c->it_lost && !c->it.n)))
-		slot = &c->at[thumb][h];
-	if (slot && *slot == TB_DEC_BAD)
-		return false;
-	if (slot && *slot) {
-		const struct tb_dec_rec *r = &c->rec[*slot - 1];
-
-		if (size < r->size)
-			return false;	/* as capstone: too few bytes */
-		unpack(c, r, c->op + r->op, c->reg + r->reg, addr, b, out);
-		return true;
-	}
 	if (c->reader)
 		slot = NULL;	/* another's forms, read only */
 	if ((!thumb || !c->it_lost) && fast(c, thumb, b, size, addr, slot, out))
@@ -411,6 +430,28 @@ bool tb_dec_insn(struct tb_dec *c, bool thumb, const u8 *b, size_t size,
 	    !tb_it_follow(&c->it, out->id, h0))
 		c->it_lost = true;
 	return ok;
+}
+
+bool tb_dec_insn(struct tb_dec *c, bool thumb, const u8 *b, size_t size,
+		 u32 addr, cs_insn *out)
+{
+	u32 h = (addr - c->lo) / 2, *slot = NULL;
+
+	/* a kept form is that of no IT block: ARM has none */
+	if (!(addr & 1) && addr - c->lo < 2ull * c->n &&
+	    (!thumb || (!c->it_lost && !c->it.n)))
+		slot = &c->at[thumb][h];
+	if (slot && *slot == TB_DEC_BAD)
+		return false;
+	if (slot && *slot) {
+		const struct tb_dec_rec *r = &c->rec[*slot - 1];
+
+		if (size < r->size)
+			return false;	/* as capstone: too few bytes */
+		unpack(c, r, c->op + r->op, c->reg + r->reg, addr, b, out);
+		return true;
+	}
+	return decode_new(c, thumb, b, size, addr, slot, out);
 }
 
 void tb_dec_text(csh cs, const cs_insn *in, const u8 *b, size_t size,

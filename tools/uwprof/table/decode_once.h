@@ -81,6 +81,7 @@ struct tb_dec {
 	u32 nop, capop;
 	u8 *reg;
 	u32 nreg, capreg;
+	bool full;		/* the kept forms reached TB_DEC_BUDGET */
 	cs_detail *blank;	/* a detail before decoding */
 	const cs_detail *last;	/* the last detail decoded into, since
 				 * tb_dec_reset_it(), and how many of its

@@ -73,10 +73,12 @@ struct tb_elf {
 /*
  * A stripped file's function symbols from its MiniDebugInfo
  * (.gnu_debugdata) or a debug file its .gnu_debuglink names (libdwfl's
- * standard places), joining @e's (extsyms.c) and sorted with them.  Only
- * for a file without .symtab.  Returns the number added, or -1 (memory).
+ * standard places; not without @debuglink, as for --no-debug-file),
+ * joining @e's (extsyms.c) and sorted with them.  Only for a file without
+ * .symtab.  Returns the number added, or -1 (memory).
  */
-int tb_elf_read_ext_symbols(struct tb_elf *e, const char *path);
+int tb_elf_read_ext_symbols(struct tb_elf *e, const char *path,
+			    bool debuglink);
 
 /* Sort @e's symbols and mapping symbols by address (after adding some). */
 void tb_elf_sort_symbols(struct tb_elf *e);

@@ -21,6 +21,23 @@ static const Dwfl_Callbacks tb_dwfl_cb = {
 	.section_address = dwfl_offline_section_address,
 };
 
+/* No debug file: libdwfl then reads the file's own MiniDebugInfo. */
+static int no_debuginfo(Dwfl_Module *m, void **u, const char *name,
+			Dwarf_Addr base, const char *file,
+			const char *debuglink, GElf_Word crc, char **found)
+{
+	(void)m; (void)u; (void)name; (void)base; (void)file;
+	(void)debuglink; (void)crc; (void)found;
+	return -1;
+}
+
+/* --no-debug-file: nothing looked up outside the file itself. */
+static const Dwfl_Callbacks tb_dwfl_own_cb = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = no_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
 /* Is a symbol at @addr (Thumb bit cleared) already in @e->syms? */
 static bool have_sym(const struct tb_elf *e, u32 addr)
 {
@@ -52,15 +69,17 @@ static int add_syms(struct tb_elf *e, Dwfl_Module *m, int n)
 	return (int)(e->nsyms - old);
 }
 
-int tb_elf_read_ext_symbols(struct tb_elf *e, const char *path)
+int tb_elf_read_ext_symbols(struct tb_elf *e, const char *path,
+			    bool debuglink)
 {
 	Dwfl *d;
 	Dwfl_Module *m;
 	int n;
 
-	if (e->has_symtab || (!e->has_debugdata && !e->has_debuglink))
+	if (e->has_symtab ||
+	    (!e->has_debugdata && !(debuglink && e->has_debuglink)))
 		return 0;
-	d = dwfl_begin(&tb_dwfl_cb);
+	d = dwfl_begin(debuglink ? &tb_dwfl_cb : &tb_dwfl_own_cb);
 	if (!d)
 		return -1;
 	/* libdwfl owns the descriptor (an archive entry's is a copy) */
