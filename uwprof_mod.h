@@ -21,6 +21,7 @@
 #include <linux/refcount.h>
 #include <linux/spinlock.h>
 #include <linux/task_work.h>
+#include <linux/timekeeping.h>
 #include <linux/u64_stats_sync.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -213,6 +214,18 @@ static inline void uwprof_count(struct uwprof_cpu *c, u64 *counter)
 	u64_stats_update_begin(&c->syncp);
 	(*counter)++;
 	u64_stats_update_end(&c->syncp);
+}
+
+/*
+ * The samples' clock: a record's time_ns and the handler's time.
+ * CLOCK_MONOTONIC as perf reads it for events with that clockid (the
+ * recorder's sideband, record/sideband.c): the same clock, so the two
+ * sort together, and NMI-safe, with no seqcount retry or suspend check
+ * (docs/UNWIND-COST.md, sixth pass).
+ */
+static inline u64 uwprof_now(void)
+{
+	return ktime_get_mono_fast_ns();
 }
 
 /*
