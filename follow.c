@@ -173,9 +173,10 @@ static bool uwprof_examines(struct uwprof_session *s)
 	return READ_ONCE(s->n_bid_tables) || READ_ONCE(s->anon_frames);
 }
 
-/* In the interrupt: would task context finish this unwind better? */
-bool uwprof_defer_wanted(struct uwprof_session *s, struct uwprof_proc *p,
-			 enum uw2_stop stop, const u32 *frames, u32 nframes)
+/* uwprof_defer_wanted() for the stops it names */
+bool uwprof_defer_stop_wanted(struct uwprof_session *s,
+			      struct uwprof_proc *p, enum uw2_stop stop,
+			      const u32 *frames, u32 nframes)
 {
 	bool bid = uwprof_examines(s);
 

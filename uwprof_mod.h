@@ -380,8 +380,26 @@ u32 uwprof_map_bias(const struct uwprof_elf_map *e, u32 map_start,
 /* follow.c: following processes, deferred samples */
 bool uwprof_follow_wanted(struct uwprof_session *s, bool inherited);
 bool uwprof_inherits_events(struct uwprof_session *s, u32 tgid);
-bool uwprof_defer_wanted(struct uwprof_session *s, struct uwprof_proc *p,
-			 enum uw2_stop stop, const u32 *frames, u32 nframes);
+bool uwprof_defer_stop_wanted(struct uwprof_session *s,
+			      struct uwprof_proc *p, enum uw2_stop stop,
+			      const u32 *frames, u32 nframes);
+
+/*
+ * In the interrupt: would task context finish this unwind better?  Only
+ * after a read fault, a JIT chain or code without a table; the unwinds
+ * that end otherwise, nearly all, are told so here without a call.
+ */
+static inline bool uwprof_defer_wanted(struct uwprof_session *s,
+				       struct uwprof_proc *p,
+				       enum uw2_stop stop, const u32 *frames,
+				       u32 nframes)
+{
+	if (stop != UW2_STOP_READ_FAULT && stop != UW2_STOP_JIT_CHAIN &&
+	    stop != UW2_STOP_NO_TABLE)
+		return false;
+	return uwprof_defer_stop_wanted(s, p, stop, frames, nframes);
+}
+
 bool uwprof_defer(struct uwprof_session *s, const struct uw2_regs *regs,
 		  bool in_kernel, bool thumb, bool inherited);
 void uwprof_defer_kick_all(struct uwprof_session *s);
