@@ -173,9 +173,10 @@ static bool uwprof_examines(struct uwprof_session *s)
 	return READ_ONCE(s->n_bid_tables) || READ_ONCE(s->anon_frames);
 }
 
-/* In the interrupt: would task context finish this unwind better? */
-bool uwprof_defer_wanted(struct uwprof_session *s, struct uwprof_proc *p,
-			 enum uw2_stop stop, const u32 *frames, u32 nframes)
+/* uwprof_defer_wanted() for the stops it names */
+bool uwprof_defer_stop_wanted(struct uwprof_session *s,
+			      struct uwprof_proc *p, enum uw2_stop stop,
+			      const u32 *frames, u32 nframes)
 {
 	bool bid = uwprof_examines(s);
 
@@ -249,7 +250,7 @@ bool uwprof_defer(struct uwprof_session *s, const struct uw2_regs *regs,
 		if (d->extra == U16_MAX)
 			return false;
 		d->extra++;
-		d->last_ns = ktime_get_ns();
+		d->last_ns = uwprof_now();
 		return true;
 	}
 	do {
@@ -264,7 +265,7 @@ bool uwprof_defer(struct uwprof_session *s, const struct uw2_regs *regs,
 	d->in_kernel = in_kernel;
 	d->thumb = thumb;
 	d->inherited = inherited;
-	d->time_ns = ktime_get_ns();
+	d->time_ns = uwprof_now();
 	d->last_ns = d->time_ns;
 	d->extra = 0;
 	d->cpu = smp_processor_id();
@@ -788,7 +789,7 @@ static int uwprof_defer_unwind(struct uwprof_session *s,
 	/* the samples the slot counted while pending: the same stack */
 	ri.time_ns = d->last_ns;
 	for (i = 0; i < d->extra; i++)
-		uwprof_deliver(s, c, &ri, ktime_get_ns());
+		uwprof_deliver(s, c, &ri, uwprof_now());
 	u64_stats_update_begin(&c->syncp);
 	c->stats.handler_ns_sum += t0;
 	u64_stats_update_end(&c->syncp);
@@ -887,7 +888,7 @@ static void uwprof_defer_finish(struct uwprof_session *s,
 				const struct uwprof_defer *d)
 {
 	struct uwprof_snapshot snap = { 0 };
-	u64 t0 = ktime_get_ns();
+	u64 t0 = uwprof_now();
 	int ret = -ESRCH;
 
 	/*

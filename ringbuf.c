@@ -22,7 +22,6 @@
  * unread); otherwise the flush timer wakes it every wakeup_ms while
  * records wait, which bounds both the wake-up rate and a record's delay.
  */
-#include <linux/ktime.h>
 #include <linux/poll.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -135,7 +134,7 @@ u64 uwprof_deliver(struct uwprof_session *s, struct uwprof_cpu *c,
 {
 	u32 len = uwprof_rec_len(ri->nframes);
 	/* per sample, so collectors can see the spread, not just sum and max */
-	u64 end = ktime_get_ns();
+	u64 end = uwprof_now();
 	struct uwprof_record *rec;
 
 	rec = ri->rec ? ri->rec : uwprof_ring_reserve(&c->ring, len);

@@ -288,7 +288,7 @@ static void uwprof_overflow(struct perf_event *event,
 	 */
 	if ((current->flags & UWPROF_NO_USER_CODE) || !current->mm)
 		return;
-	t0 = ktime_get_ns();
+	t0 = uwprof_now();
 	rcu_read_lock();
 	p = uwprof_proc_of_current(s, c);
 	if (p && p->ignored) {
@@ -298,7 +298,7 @@ static void uwprof_overflow(struct perf_event *event,
 		uwprof_count(c, &c->stats.dropped_not32);
 	} else if (p && !uwprof_sample(s, c, p, regs, t0)) {
 		/* no record written, which would have counted the time */
-		dt = ktime_get_ns() - t0;
+		dt = uwprof_now() - t0;
 		/* only the counters in the write section: readers spin on it */
 		u64_stats_update_begin(&c->syncp);
 		c->stats.handler_ns_sum += dt;

@@ -21,6 +21,7 @@
 #include <linux/refcount.h>
 #include <linux/spinlock.h>
 #include <linux/task_work.h>
+#include <linux/timekeeping.h>
 #include <linux/u64_stats_sync.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -216,6 +217,18 @@ static inline void uwprof_count(struct uwprof_cpu *c, u64 *counter)
 }
 
 /*
+ * The samples' clock: a record's time_ns and the handler's time.
+ * CLOCK_MONOTONIC as perf reads it for events with that clockid (the
+ * recorder's sideband, record/sideband.c): the same clock, so the two
+ * sort together, and NMI-safe, with no seqcount retry or suspend check
+ * (docs/UNWIND-COST.md, sixth pass).
+ */
+static inline u64 uwprof_now(void)
+{
+	return ktime_get_mono_fast_ns();
+}
+
+/*
  * Tasks that never run user code.  PF_IO_WORKER: io_uring's workers (5.12
  * and later), PF_USER_WORKER: every such worker of a process (6.4 and
  * later); they share the process's mm but have no user context.
@@ -367,8 +380,26 @@ u32 uwprof_map_bias(const struct uwprof_elf_map *e, u32 map_start,
 /* follow.c: following processes, deferred samples */
 bool uwprof_follow_wanted(struct uwprof_session *s, bool inherited);
 bool uwprof_inherits_events(struct uwprof_session *s, u32 tgid);
-bool uwprof_defer_wanted(struct uwprof_session *s, struct uwprof_proc *p,
-			 enum uw2_stop stop, const u32 *frames, u32 nframes);
+bool uwprof_defer_stop_wanted(struct uwprof_session *s,
+			      struct uwprof_proc *p, enum uw2_stop stop,
+			      const u32 *frames, u32 nframes);
+
+/*
+ * In the interrupt: would task context finish this unwind better?  Only
+ * after a read fault, a JIT chain or code without a table; the unwinds
+ * that end otherwise, nearly all, are told so here without a call.
+ */
+static inline bool uwprof_defer_wanted(struct uwprof_session *s,
+				       struct uwprof_proc *p,
+				       enum uw2_stop stop, const u32 *frames,
+				       u32 nframes)
+{
+	if (stop != UW2_STOP_READ_FAULT && stop != UW2_STOP_JIT_CHAIN &&
+	    stop != UW2_STOP_NO_TABLE)
+		return false;
+	return uwprof_defer_stop_wanted(s, p, stop, frames, nframes);
+}
+
 bool uwprof_defer(struct uwprof_session *s, const struct uw2_regs *regs,
 		  bool in_kernel, bool thumb, bool inherited);
 void uwprof_defer_kick_all(struct uwprof_session *s);

@@ -46,7 +46,7 @@ static void fill_attr(struct perf_event_attr *a, bool build_id)
 	a->exclude_kernel = 1;	/* allowed at a stricter perf_event_paranoid */
 	a->exclude_hv = 1;
 	a->use_clockid = 1;
-	a->clockid = CLOCK_MONOTONIC;	/* ktime_get_ns(), the samples' clock */
+	a->clockid = CLOCK_MONOTONIC;	/* the samples' clock, uwprof_now() */
 	a->watermark = 1;
 	a->wakeup_watermark = 1;	/* wake the reader at any record */
 	a->build_id = build_id;
