@@ -259,13 +259,12 @@ static bool in_text(const struct uwt_meta *m, const struct tb_cfi_func *f)
  */
 static void refuse_rows(struct tb_func *out, struct tb_notes *notes)
 {
-	static const u8 refuse[] = { 0x80, 0x00 };
 
 	tb_note_add(notes, out->addr, out->addr, TB_N_ROWS_MAX, "%u rows",
 		    out->npairs);
 	out->npairs = 1;
 	out->pairs[0].off = 0;
-	tb_seq_put(&out->pairs[0].seq, refuse, sizeof(refuse));
+	tb_seq_put(&out->pairs[0].seq, tb_ops_refuse, 2);
 }
 
 /* An EHABI function's pairs: its one sequence, or one per state. */

@@ -380,19 +380,13 @@ bool tb_encode_state(const struct tb_row *st, struct tb_seq *out,
 	memset(out, 0, sizeof(*out));
 	*lost = 0;
 	if (ra->kind == TB_R_UNDEF) {
-		static const u8 root[] = { 0xb1, 0x00 };
-
-		return tb_seq_put(out, root, 2);
+		return tb_seq_put(out, tb_ops_root, 2);
 	}
 	if (ra->kind == TB_R_NORETURN) {
-		static const u8 noreturn[] = { 0xb1, 0x10 };
-
-		return tb_seq_put(out, noreturn, 2);
+		return tb_seq_put(out, tb_ops_noreturn, 2);
 	}
 	if (ra->kind == TB_R_AMBIGUOUS) {
-		static const u8 refuse[] = { 0x80, 0x00 };
-
-		return tb_seq_put(out, refuse, 2);
+		return tb_seq_put(out, tb_ops_refuse, 2);
 	}
 	if (st->clone_r0) {
 		/* first, where the unwinder takes r0 as the frame's own */
@@ -516,12 +510,10 @@ int tb_convert_full(const struct tb_cfi_func *f, struct tb_func *out,
 		tb_state_apply(&st, row);
 		if (!tb_encode_state(&st, &s, &why, detail, sizeof(detail),
 				     &lost)) {
-			static const u8 refuse[] = { 0x80, 0x00 };
-
 			tb_note_add(notes, f->addr, row->addr, why, "%s",
 				    detail);
 			memset(&s, 0, sizeof(s));
-			tb_seq_put(&s, refuse, 2);
+			tb_seq_put(&s, tb_ops_refuse, 2);
 		}
 		lost_all |= lost;
 		/* A later row at the same address replaces the earlier. */

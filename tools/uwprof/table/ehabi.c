@@ -138,13 +138,11 @@ static int add_func(struct tb_input *in, u32 addr, u32 size, u8 source,
 {
 	struct tb_cfi_func *f = tb_input_add(in);
 
-	if (!f || !(f->ehabi = malloc(n ? n : 1)))
+	if (!f || tb_func_set_ops(f, ops, n))
 		return -1;
 	f->addr = addr;
 	f->size = size;
 	f->source = source;
-	memcpy(f->ehabi, ops, n);
-	f->ehabi_len = n;
 	return 0;
 }
 
@@ -153,7 +151,6 @@ static int add_func(struct tb_input *in, u32 addr, u32 size, u8 source,
 static int add_cantunwind(struct tb_elf *e, struct tb_input *in, u32 lo,
 			  u32 hi)
 {
-	static const u8 refuse[] = { 0x80, 0x00 }, root[] = { 0xb1, 0x00 };
 	u32 at = lo;
 
 	for (u32 i = tb_elf_first_sym(e, lo); i < e->nsyms && e->syms[i].addr < hi;
@@ -176,13 +173,13 @@ static int add_cantunwind(struct tb_elf *e, struct tb_input *in, u32 lo,
 		if (end > hi)
 			end = hi;
 		if (s->addr > at &&
-		    add_func(in, at, s->addr - at, TB_SRC_EHABI, refuse, 2))
+		    add_func(in, at, s->addr - at, TB_SRC_EHABI, tb_ops_refuse, 2))
 			return -1;
-		if (add_func(in, s->addr, end - s->addr, TB_SRC_ROOT, root, 2))
+		if (add_func(in, s->addr, end - s->addr, TB_SRC_ROOT, tb_ops_root, 2))
 			return -1;
 		at = end;
 	}
-	if (at < hi && add_func(in, at, hi - at, TB_SRC_EHABI, refuse, 2))
+	if (at < hi && add_func(in, at, hi - at, TB_SRC_EHABI, tb_ops_refuse, 2))
 		return -1;
 	return 0;
 }
@@ -208,7 +205,6 @@ static u32 sym_end(const struct tb_elf *e, u32 i, u32 limit)
  */
 int tb_add_uncovered_roots(struct tb_elf *e, struct tb_input *in)
 {
-	static const u8 root[] = { 0xb1, 0x00 };
 	u32 text_end = e->meta.text_addr + e->meta.text_size, next, end;
 	GElf_Ehdr eh;
 	bool entry_named = false;
@@ -224,7 +220,7 @@ int tb_add_uncovered_roots(struct tb_elf *e, struct tb_input *in)
 		if (dwarf_covers(in, in->n, s->addr, &next))
 			continue;
 		end = sym_end(e, i, next < text_end ? next : text_end);
-		if (add_func(in, s->addr, end - s->addr, TB_SRC_ROOT, root, 2))
+		if (add_func(in, s->addr, end - s->addr, TB_SRC_ROOT, tb_ops_root, 2))
 			return -1;
 	}
 	if (entry_named || !gelf_getehdr(e->elf, &eh) || eh.e_type != ET_EXEC)
@@ -235,7 +231,7 @@ int tb_add_uncovered_roots(struct tb_elf *e, struct tb_input *in)
 		return 0;
 	end = next < text_end ? next : text_end;
 	return add_func(in, eh.e_entry & ~1u, end - (eh.e_entry & ~1u),
-			TB_SRC_ROOT, root, 2);
+			TB_SRC_ROOT, tb_ops_root, 2);
 }
 
 /* The generic model: a personality word, then a count and opcodes. */
@@ -314,7 +310,6 @@ static int add_uncovered(struct tb_elf *e, struct tb_input *in,
 			 const struct tb_spans *d, u32 fn, u32 end,
 			 const u8 *ops, int n)
 {
-	static const u8 refuse[] = { 0x80, 0x00 };
 	u32 at = fn, next, cend, hi;
 	int added = 0;
 
@@ -327,7 +322,7 @@ static int add_uncovered(struct tb_elf *e, struct tb_input *in,
 		hi = next < end ? next : end;
 		if (n == 0 ? add_cantunwind(e, in, at, hi)
 			   : at == fn ? add_func(in, at, hi - at, TB_SRC_EHABI, ops, n)
-			   : add_func(in, at, hi - at, TB_SRC_EHABI, refuse, 2))
+			   : add_func(in, at, hi - at, TB_SRC_EHABI, tb_ops_refuse, 2))
 			return -1;
 		/* the opcodes describe the function that starts here */
 		if (n && at == fn)

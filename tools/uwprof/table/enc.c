@@ -3,8 +3,24 @@
  * EHABI byte encoders used by the table generator: ULEB128, vsp updates,
  * register pops and Chrome's unwind actions (FORMAT-v2.md §5.3).
  */
+#include <stdlib.h>
 #include <string.h>
 #include "table/table.h"
+#include "unwind_v2.h"
+
+const u8 tb_ops_refuse[2] = { UW2_OP_REFUSE_0, UW2_OP_REFUSE_1 };
+const u8 tb_ops_root[2] = { UW2_OP_ROOT_0, UW2_OP_ROOT_1 };
+const u8 tb_ops_noreturn[2] = { UW2_OP_NORETURN_0, UW2_OP_NORETURN_1 };
+
+int tb_func_set_ops(struct tb_cfi_func *f, const u8 *ops, u32 n)
+{
+	f->ehabi = malloc(n ? n : 1);
+	if (!f->ehabi)
+		return -1;
+	memcpy(f->ehabi, ops, n);
+	f->ehabi_len = n;
+	return 0;
+}
 
 bool tb_seq_put(struct tb_seq *s, const u8 *b, u32 n)
 {

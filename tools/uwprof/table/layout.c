@@ -25,7 +25,7 @@ static int func_cmp(const void *a, const void *b)
 
 static void make_filler(struct tb_func *f, u32 addr, int kind)
 {
-	static const u8 refuse[] = { 0x80, 0x00 }, trivial[] = { 0xb0 };
+	static const u8 trivial[] = { 0xb0 };
 	struct tb_pair *p = calloc(1, sizeof(*p));
 
 	memset(f, 0, sizeof(*f));
@@ -36,7 +36,7 @@ static void make_filler(struct tb_func *f, u32 addr, int kind)
 	if (!p)
 		return;
 	if (kind == TB_FILL_REFUSE)
-		tb_seq_put(&p->seq, refuse, sizeof(refuse));
+		tb_seq_put(&p->seq, tb_ops_refuse, 2);
 	else
 		tb_seq_put(&p->seq, trivial, sizeof(trivial));
 }

@@ -297,7 +297,6 @@ static int decode_plt(struct tb_elf *e, const struct tb_sec *s,
 /* Refuse every part of [lo, hi) no function covers. */
 static int refuse_gaps(struct tb_input *in, u32 lo, u32 hi)
 {
-	static const u8 refuse[2] = { 0x80, 0x00 };
 	u32 at = lo;
 	struct tb_spans sp;
 
@@ -320,12 +319,10 @@ static int refuse_gaps(struct tb_input *in, u32 lo, u32 hi)
 		}
 		*g = (struct tb_cfi_func){ .addr = at, .size = next - at,
 					   .source = TB_SRC_UNCOVERED };
-		if (!(g->ehabi = malloc(2))) {
+		if (tb_func_set_ops(g, tb_ops_refuse, 2)) {
 			tb_spans_free(&sp);
 			return -1;
 		}
-		memcpy(g->ehabi, refuse, 2);
-		g->ehabi_len = 2;
 		at = next;
 	}
 	tb_spans_free(&sp);

@@ -18,6 +18,12 @@ static bool is_fp_reg(unsigned int reg, bool thumb)
 	return reg == ARM_REG_R7 || (!thumb && reg == ARM_REG_R11);
 }
 
+/* What "add" or "sub" of @k adds, negated as unsigned: #0x80000000 too. */
+static s32 added(bool sub, s32 k)
+{
+	return sub ? (s32)(0u - (u32)k) : k;
+}
+
 /*
  * r7 or r11 moved by an immediate, flags set or not ("adds r7, #32" before
  * gcc restores sp from it): PA_FP_COPY into itself; PA_OTHER if not.
@@ -35,7 +41,7 @@ static enum pa_kind classify_fp_move(const cs_insn *in, bool thumb, int *regs,
 	    (a->op_count == 3 && (op[1].type != ARM_OP_REG ||
 				  op[1].reg != op[0].reg)))
 		return PA_OTHER;
-	*imm = sub ? -k->imm : k->imm;
+	*imm = added(sub, k->imm);
 	regs[0] = regs[1] = pa_slot_of(op[0].reg);
 	return PA_FP_COPY;
 }
@@ -78,7 +84,7 @@ static enum pa_kind classify_fp(const cs_insn *in, bool thumb, int *regs,
 				 in->id != ARM_INS_ADDW))
 		return PA_OTHER;
 	if (op[2].type == ARM_OP_IMM && !op[2].shift.value) {
-		*imm = sub ? -op[2].imm : op[2].imm;	/* what is added */
+		*imm = added(sub, op[2].imm);
 		if (is_fp_reg(op[0].reg, thumb) && op[1].reg == ARM_REG_SP) {
 			regs[0] = pa_slot_of(op[0].reg);
 			return PA_SET_FP;

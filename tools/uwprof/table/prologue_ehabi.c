@@ -153,14 +153,14 @@ static bool read_steps(struct eh_frame *fr, const u8 *ops, u32 n)
 static bool pos_seq(const struct eh_frame *fr, const struct eh_pos *p,
 		    struct tb_seq *out)
 {
-	static const u8 refuse[] = { 0x80, 0x00 }, finish = 0xb0;
+	static const u8 finish = 0xb0;
 	u32 from = p->s ? fr->step[p->s - 1].at : fr->nops - 1;
 	u8 b[8];
 	int n;
 
 	out->len = 0;
 	if (p->unknown)
-		return tb_seq_put(out, refuse, sizeof(refuse));
+		return tb_seq_put(out, tb_ops_refuse, 2);
 	if (p->part) {
 		n = tb_enc_sp(p->part, b);
 		if (n < 0 || !tb_seq_put(out, b, n))

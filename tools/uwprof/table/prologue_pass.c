@@ -28,14 +28,9 @@
  */
 static int entry_root(struct tb_cfi_func *f, const struct tb_sym *s, u32 end)
 {
-	static const u8 root[] = { 0xb1, 0x00 };
-
 	memset(f, 0, sizeof(*f));
-	f->ehabi = malloc(sizeof(root));
-	if (!f->ehabi)
+	if (tb_func_set_ops(f, tb_ops_root, 2))
 		return -1;
-	memcpy(f->ehabi, root, sizeof(root));
-	f->ehabi_len = sizeof(root);
 	f->addr = s->addr;
 	f->size = end - s->addr;
 	f->source = TB_SRC_ROOT;

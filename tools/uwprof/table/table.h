@@ -179,6 +179,12 @@ struct tb_seq {
 /* Append to a sequence; false when it would overflow. */
 bool tb_seq_put(struct tb_seq *s, const u8 *b, u32 n);
 
+/* The two-byte opcodes written whole: refuse, root, never returns. */
+extern const u8 tb_ops_refuse[2], tb_ops_root[2], tb_ops_noreturn[2];
+
+/* @f's opcodes: a copy of @ops[0, @n); -1 without memory. */
+int tb_func_set_ops(struct tb_cfi_func *f, const u8 *ops, u32 n);
+
 /* ULEB128 of @v into @out (at least 5 bytes); returns the length. */
 u32 tb_uleb128(u32 v, u8 *out);
 

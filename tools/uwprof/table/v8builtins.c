@@ -68,14 +68,7 @@ static int leaf_rows(struct tb_cfi_func *f)
 
 static int refuse(struct tb_cfi_func *f)
 {
-	static const u8 ops[] = { 0x80, 0x00 };
-
-	f->ehabi = malloc(sizeof(ops));
-	if (!f->ehabi)
-		return -1;
-	memcpy(f->ehabi, ops, sizeof(ops));
-	f->ehabi_len = sizeof(ops);
-	return 0;
+	return tb_func_set_ops(f, tb_ops_refuse, 2);
 }
 
 /*
