@@ -7,9 +7,14 @@
 # BENCH_KERNEL (default armmp-6.1 and arm64-6.1, one boot each: the armhf
 # programs as compat tasks on arm64), chromium's and libnode's tables
 # uploaded and timed in each boot; writes docs/BENCHMARKS.md
-# (bench/perf/bench-kernels.sh).  Not part of make check.  About 70
-# minutes on the shared 2-core host with BENCH_REPS=3 (the default here;
-# measured: see the page's "duration" rows).  BENCH_REPS, BENCH_FREQS,
+# (bench/perf/bench-kernels.sh).  Not part of make check.  BENCH_REPS
+# defaults to 3 here.  Wall time, estimated from the guest's work (about
+# 280 x 10^9 instructions a kernel: lua 2 x 3 x 32, sqlite 2 x 3 x 6, node
+# 3 x 13, start-up runs 15) and the rates narrowed runs reached under
+# -icount on the shared 2-core host today (0.14 to 0.4 x 10^9
+# instructions a second at load averages of 20 to 10; arm64-6.1's boots
+# about 40% slower): 30 to 80 minutes, plus tabling libnode once (a minute
+# or two).  BENCH_REPS, BENCH_FREQS,
 # BENCH_PROGRAMS (the corpus of scripts/build-corpus.sh: zstd-gcc ...),
 # BENCH_PROFILERS, BENCH_NODE_ROUNDS and BENCH_DOC narrow it down
 # (bench/perf/bench.sh).

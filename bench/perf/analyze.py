@@ -1109,14 +1109,16 @@ def kernels_lines(summaries):
     L = ["## Kernels side by side", "",
          "The same workloads on each test kernel of the run, the armhf "
          "programs as native tasks on armmp-6.1 and as 32-bit (compat) "
-         "tasks on arm64-6.1, each kernel in its own boot; each kernel's "
-         "full tables are in its own part of the page. Marginal cost per "
+         "tasks on arm64-6.1, each kernel in its own boot. The sections "
+         "after this one are %s's; the other kernels' (%s) follow, each "
+         "in its own section (\"Benchmarks on KERNEL\"). Marginal cost per "
          "sample: the least-squares slope of CPU instructions over samples "
          "across all rates / between the two highest. At the middle rate: "
          "the CPU overhead, uwprof's handler per sample (mean / p99 / max, "
          "instructions), the share of samples the checker found fully "
          "unwound and the mean of user frames a sample (first round, all "
-         "samples of the workload's process).", "",
+         "samples of the workload's process)." % (
+             summaries[0][0], ", ".join(k for k, _ in summaries[1:])), "",
          "perf is the guest root's armhf perf (Debian's linux-perf) on every "
          "kernel, a compat task on arm64-6.1. Its fp call graphs are the "
          "kernel's walk of frame records, on arm64 its compat walk, which "
@@ -1139,7 +1141,9 @@ def kernels_lines(summaries):
                 g = sm["figures"]["%s %s" % (prog, tool)]
                 m = g["hz"][mid]
                 ratio = "-"
-                if fp and tool != "fp" and fp["slope_hi"] and g["slope_hi"] == g["slope_hi"]:
+                # between the two highest rates, where perf's start-up
+                # spoils the slope least; none from a slope that is no cost
+                if fp and tool != "fp" and fp["slope_hi"] > 0 and g["slope_hi"] > 0:
                     ratio = "%.2f×" % (g["slope_hi"] / fp["slope_hi"])
                 h = "-"
                 if tool == "uwprof":
