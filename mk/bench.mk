@@ -14,7 +14,8 @@
 # -icount on the shared 2-core host today (0.14 to 0.4 x 10^9
 # instructions a second at load averages of 20 to 10; arm64-6.1's boots
 # about 40% slower): 30 to 80 minutes, plus tabling libnode once (a minute
-# or two).  BENCH_REPS, BENCH_FREQS,
+# or two).  Measured: 2684 s (45 minutes) at commit 761a1dd under load
+# averages of 3 to 7, armmp-6.1's part 1432 s.  BENCH_REPS, BENCH_FREQS,
 # BENCH_PROGRAMS (the corpus of scripts/build-corpus.sh: zstd-gcc ...),
 # BENCH_PROFILERS, BENCH_NODE_ROUNDS and BENCH_DOC narrow it down
 # (bench/perf/bench.sh).
