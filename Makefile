@@ -14,6 +14,8 @@
 #   make demo        boot the VM and show uwprof at work
 #   make bench-quick the cost of a sample, in guest instructions, on lua;
 #                    BENCH_KERNEL=arm64-6.1 (or a list) boots other kernels
+#   make bench       uwprof against perf on lua, sqlite and node on armmp-6.1
+#                    and arm64-6.1; writes docs/BENCHMARKS.md (mk/bench.mk)
 
 include mk/config.mk
 

@@ -10,9 +10,8 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "perf"))
-from analyze import STOP_NAMES, load_uwdata, lookup_rates, p99  # noqa: E402
-
-TEN_MB = 10 * 1000 * 1000
+from analyze import (STOP_NAMES, load_uwdata, lookup_rates, p99,  # noqa: E402
+                     upload_lines)
 
 
 def timeit_cpu(path):
@@ -41,45 +40,6 @@ def slope(pts):
     my = statistics.mean(y for _, y in pts)
     sxx = sum((x - mx) ** 2 for x, _ in pts)
     return sum((x - mx) * (y - my) for x, y in pts) / sxx
-
-
-def tables_lines(out):
-    L = []
-    rows, open_kb = {}, None
-    for line in open(os.path.join(out, "upload.txt")):
-        kv = dict(w.split("=", 1) for w in line.split()[1:])
-        if line.startswith("open"):
-            open_kb = int(kv["kb"])
-            continue
-        r = rows.setdefault(os.path.basename(kv["file"]).split(".")[0],
-                            dict(parts=0, bytes=0, ns=0, kb=0, bad=0,
-                                 pow2_kb=0))
-        r["parts"] += 1
-        r["bytes"] += int(kv["bytes"])
-        r["ns"] += int(kv["ns"])
-        r["kb"] += int(kv["kb"])
-        r["pow2_kb"] += 1 << max(0, (int(kv["bytes"]) - 1).bit_length() - 10)
-        r["bad"] += kv["verr"] != "0"
-    L += ["| table | parts | bytes | upload + validation (10^6 instr) | "
-          "per byte | guest s per 10 MB | kernel memory kept (kB) | per table |",
-          "|---|---:|---:|---:|---:|---:|---:|---:|"]
-    for name, r in rows.items():
-        L.append("| %s | %d | %d | %.1f | %.1f | %.3f | %d | %.1f kB |%s" % (
-            name, r["parts"], r["bytes"], r["ns"] / 1e6, r["ns"] / r["bytes"],
-            r["ns"] / r["bytes"] * TEN_MB / 1e9, r["kb"], r["kb"] / r["parts"],
-            " %d refused!" % r["bad"] if r["bad"] else ""))
-    L += ["", "Opening the device (the session, and for the one CPU the "
-          "lookup cache, the stack buffer, the frames and the ring) made "
-          "MemFree fall by %d kB, less than the ring alone (512 KiB by "
-          "default) that open allocates: MemFree does not see small "
-          "allocations exactly (not resolved; docs/UNWIND-COST.md, Memory, "
-          "has the sizes per CPU). The tables (%s) kept "
-          "%s kB; their parts' sizes, each rounded up to a power of two "
-          "as kvmalloc()'s kmalloc() takes them, add up to %s kB." % (
-              open_kb, ", ".join(rows),
-              " and ".join("%d" % r["kb"] for r in rows.values()),
-              " and ".join("%d" % r["pow2_kb"] for r in rows.values())), ""]
-    return L
 
 
 def node_lines(out, freqs):
@@ -153,7 +113,7 @@ def main():
          "copy in, validation, the hash; kernel memory kept: how far "
          "/proc/meminfo's MemFree fell; issue 26's goal: 0.2 s of guest "
          "time per 10 MB):", ""]
-    L += tables_lines(out)
+    L += upload_lines(out)
     L += ["node (bench/big/work.js) under `uwprof record --jit v8-arm`, "
           "tables for every file node maps; lua-gcc (`bench.lua 2`) in the "
           "same boot. Handler: the records' `handler_ns`; per frame: each "

@@ -36,6 +36,7 @@ import bisect
 import collections
 import gzip
 import io
+import json
 import os
 import re
 import statistics
@@ -559,20 +560,23 @@ def perf_samples(path, comm):
 
 
 def check_perf(chk, path, comm):
+    """Results, depths of the fully unwound, samples with kernel frames
+    only, and the user frames of every other sample."""
     res = collections.Counter()
-    depth = []
+    depth, frames = [], []
     kernel_only = 0
     for fr in perf_samples(path, comm):
         if not fr:
             kernel_only += 1
             continue
+        frames.append(len(fr))
         why = chk.check(fr, False)
         if why is None:
             res["ok"] += 1
             depth.append(len(fr))
         else:
             res[why] += 1
-    return res, depth, kernel_only
+    return res, depth, kernel_only, frames
 
 
 def perf_stats(path):
@@ -685,18 +689,31 @@ def main():
     ap.add_argument("--window", metavar="FROM,TO",
                     help="--check: only samples FROM to TO ms after the first")
     ap.add_argument("--out")
-    ap.add_argument("--root", required=True)
-    ap.add_argument("--unstripped", required=True)
+    ap.add_argument("--root")
+    ap.add_argument("--unstripped")
     ap.add_argument("--tables-log")
     ap.add_argument("--doc")
     ap.add_argument("--total-seconds", type=int, default=0)
     ap.add_argument("--command", default="make bench",
                     help="the command that ran the benchmark, for the page")
+    ap.add_argument("--summary", metavar="JSON",
+                    help="also write the headline figures there, for --assemble")
+    ap.add_argument("--assemble", action="store_true",
+                    help="write --doc from the kernels' pages and summaries")
+    ap.add_argument("--page", action="append", default=[], metavar="KERNEL=PAGE",
+                    help="--assemble: a kernel's page, the first the main one")
+    ap.add_argument("--kernel-summary", action="append", default=[],
+                    metavar="KERNEL=JSON", help="--assemble: a kernel's --summary")
     a = ap.parse_args()
+    if a.check and not (a.root and a.unstripped):
+        ap.error("--check needs --root and --unstripped")
     if a.check:
         return check_one(a)
-    if not (a.out and a.tables_log and a.doc):
-        ap.error("--out, --tables-log and --doc are needed without --check")
+    if a.assemble:
+        return assemble(a)
+    if not (a.out and a.tables_log and a.doc and a.root and a.unstripped):
+        ap.error("--out, --tables-log, --doc, --root and --unstripped are "
+                 "needed without --check or --assemble")
 
     mach = kv_file(os.path.join(a.out, "machine.txt"))
     host = kv_file(os.path.join(a.out, "host.txt"))
@@ -755,6 +772,8 @@ def main():
                             f["bytes_per_sample"] = d["size"] / max(1, len(d["samples"]))
                             f["rec_bytes_per_sample"] = st.get("bytes", 0) / max(1, st.get("delivered", 1))
                             f["res"], f["depth"] = res, depth
+                            f["frames"] = statistics.mean(
+                                len(x[3]) for x in d["samples"]) if d["samples"] else None
                     f.update(taken=taken, delivered=delivered, lost=lost,
                              lost_of=taken, kctx=kctx,
                              h_mean=hsum / taken if taken else float("nan"),
@@ -768,8 +787,9 @@ def main():
                 else:
                     p = os.path.join(a.out, "data", "%s.%s.script.gz" % (prog, cfg))
                     if os.path.exists(p):
-                        res, depth, konly = check_perf(chk, p, prog[:15])
+                        res, depth, konly, frames = check_perf(chk, p, prog[:15])
                         f["res"], f["depth"], f["kernel_only"] = res, depth, konly
+                        f["frames"] = statistics.mean(frames) if frames else None
                     ps = perf_stats(os.path.join(a.out, "data", "%s.%s.rep1.stats" % (prog, cfg)))
                     n = ps.get(("all", "SAMPLE"), 0)
                     f["samples"] = n
@@ -789,6 +809,8 @@ def main():
                 [R[(prog, tool, hz)] for hz in freqs[-2:]])
     tables = parse_tables_log(a.tables_log)
     write_doc(a, mach, host, progs, freqs, tools, reps, R, tables)
+    if a.summary:
+        write_summary(a.summary, mach, progs, freqs, tools, R)
     if host.get("icount") == "1":
         print()
         print("\n".join(cost_lines(progs, freqs, tools, R)))
@@ -987,6 +1009,222 @@ def write_acceptance(w, progs, freqs, R):
     w("")
 
 
+TEN_MB = 10 * 1000 * 1000
+
+
+def upload_lines(out):
+    """Tables uploaded by bench/big/upload.c in the VM (its upload.txt in
+    @out): time and kernel memory per table, and the device's for one
+    CPU.  [] when the run uploaded none."""
+    path = os.path.join(out, "upload.txt")
+    if not os.path.exists(path):
+        return []
+    rows, open_kb = {}, None
+    for line in open(path):
+        kv = dict(w.split("=", 1) for w in line.split()[1:])
+        if line.startswith("open"):
+            open_kb = int(kv["kb"])
+            continue
+        r = rows.setdefault(os.path.basename(kv["file"]).split(".")[0],
+                            dict(parts=0, bytes=0, ns=0, kb=0, bad=0,
+                                 pow2_kb=0))
+        r["parts"] += 1
+        r["bytes"] += int(kv["bytes"])
+        r["ns"] += int(kv["ns"])
+        r["kb"] += int(kv["kb"])
+        r["pow2_kb"] += 1 << max(0, (int(kv["bytes"]) - 1).bit_length() - 10)
+        r["bad"] += kv["verr"] != "0"
+    if not rows:
+        return []
+    L = ["| table | parts | bytes | upload + validation (10^6 instr) | "
+         "per byte | guest s per 10 MB | kernel memory kept (kB) | per part |",
+         "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for name, r in rows.items():
+        L.append("| %s | %d | %d | %.1f | %.1f | %.3f | %d | %.1f kB |%s" % (
+            name, r["parts"], r["bytes"], r["ns"] / 1e6, r["ns"] / r["bytes"],
+            r["ns"] / r["bytes"] * TEN_MB / 1e9, r["kb"], r["kb"] / r["parts"],
+            " %d refused!" % r["bad"] if r["bad"] else ""))
+    L += ["", "Opening the device (the session, and for the one CPU the "
+          "lookup cache, the stack buffer, the frames and the ring) made "
+          "MemFree fall by %d kB, less than the ring alone (512 KiB by "
+          "default) that open allocates: MemFree does not see small "
+          "allocations exactly (not resolved; docs/UNWIND-COST.md, Memory, "
+          "has the sizes per CPU). The tables (%s) kept "
+          "%s kB; their parts' sizes, each rounded up to a power of two "
+          "as kvmalloc()'s kmalloc() takes them, add up to %s kB." % (
+              open_kb if open_kb is not None else -1, ", ".join(rows),
+              " and ".join("%d" % r["kb"] for r in rows.values()),
+              " and ".join("%d" % r["pow2_kb"] for r in rows.values())), ""]
+    return L
+
+
+def upload_section(out):
+    """make bench's section on what a Chrome-sized table costs to upload."""
+    L = upload_lines(out)
+    if not L:
+        return []
+    return ["## Chrome-sized tables", "",
+            "Tables uploaded before the runs, in the same boot "
+            "(bench/big/upload.c, one `UWPROF_IOC_TABLE_UPLOAD` a part: the "
+            "copy in, validation, the hash; guest instructions; kernel "
+            "memory kept: how far /proc/meminfo's MemFree fell; issue 26's "
+            "goal: 0.2 s of guest time per 10 MB): chromium's own table "
+            "(make test-chromium's, when it is there) and libnode's, the "
+            "`node` workload's. node's samples, handler times and lookup "
+            "caches are in the tables above.", ""] + L
+
+
+def write_summary(path, mach, progs, freqs, tools, R):
+    """The headline figures of one kernel's run, as JSON, for --assemble."""
+    figs = {}
+    for prog in progs:
+        for tool in tools:
+            g = dict(slope=R[(prog, tool, "slope")],
+                     slope_hi=R[(prog, tool, "slope_hi")], hz={})
+            for hz in freqs:
+                f = R[(prog, tool, hz)]
+                res = f.get("res")
+                n = sum(res.values()) if res is not None else 0
+                g["hz"][str(hz)] = dict(
+                    cpu_ovh=f["cpu_ovh"], samples=f.get("per_run"),
+                    ok=pct(res.get("ok", 0), n) if n else None,
+                    frames=f.get("frames"),
+                    h_mean=f.get("h_mean"), h_p99=f.get("h_p99"),
+                    h_max=f.get("h_max"), hf_mean=f.get("hf_mean"),
+                    lookups=lookup_rates(f.get("lookups")) if f.get("lookups") else None)
+            figs["%s %s" % (prog, tool)] = g
+    with open(path, "w") as f:
+        json.dump(dict(kernel=mach.get("kernel"), perf=mach.get("perf"),
+                       progs=progs, freqs=freqs, tools=list(tools),
+                       figures=figs), f, indent=1)
+
+
+def num(x, fmt="%.0f"):
+    return fmt % x if isinstance(x, (int, float)) and x == x else "-"
+
+
+def kernels_lines(summaries):
+    """Every kernel's headline figures side by side: @summaries, a list of
+    (kernel name, write_summary's dict)."""
+    L = ["## Kernels side by side", "",
+         "The same workloads on each test kernel of the run, the armhf "
+         "programs as native tasks on armmp-6.1 and as 32-bit (compat) "
+         "tasks on arm64-6.1, each kernel in its own boot. The sections "
+         "after this one are %s's; the other kernels' (%s) follow, each "
+         "in its own section (\"Benchmarks on KERNEL\"). Marginal cost per "
+         "sample: the least-squares slope of CPU instructions over samples "
+         "across all rates / between the two highest. At the middle rate: "
+         "the CPU overhead, uwprof's handler per sample (mean / p99 / max, "
+         "instructions), the share of samples the checker found fully "
+         "unwound and the mean of user frames a sample (first round, all "
+         "samples of the workload's process)." % (
+             summaries[0][0], ", ".join(k for k, _ in summaries[1:])), "",
+         "perf is the guest root's armhf perf (Debian's linux-perf) on every "
+         "kernel, a compat task on arm64-6.1. Its fp call graphs are the "
+         "kernel's walk of frame records, on arm64 its compat walk, which "
+         "reads the same APCS frame tail as armmp's (Thumb-2 code keeps "
+         "none). Its dwarf call graphs are unwound by `perf script` from "
+         "each sample's registers and 8 KB of stack." + leaf_note(summaries),
+         ""]
+    for kname, sm in summaries:
+        freqs = sm["freqs"]
+        mid = str(1000 if 1000 in freqs else freqs[len(freqs) // 2])
+        L += ["%s (guest kernel %s, %s), %s Hz in the middle columns:" % (
+            kname, sm["kernel"], sm["perf"], mid), "",
+            "| workload | tool | marginal cost per sample | against perf fp | "
+            "CPU overhead | handler mean / p99 / max | fully unwound | "
+            "user frames a sample |",
+            "|---|---|---:|---:|---:|---|---:|---:|"]
+        for prog in sm["progs"]:
+            fp = sm["figures"].get("%s fp" % prog)
+            for tool in sm["tools"]:
+                g = sm["figures"]["%s %s" % (prog, tool)]
+                m = g["hz"][mid]
+                ratio = "-"
+                # between the two highest rates, where perf's start-up
+                # spoils the slope least; none from a slope that is no cost
+                if fp and tool != "fp" and fp["slope_hi"] > 0 and g["slope_hi"] > 0:
+                    ratio = "%.2f×" % (g["slope_hi"] / fp["slope_hi"])
+                h = "-"
+                if tool == "uwprof":
+                    h = " / ".join(num(m[k]) for k in ("h_mean", "h_p99", "h_max"))
+                L.append("| %s | %s | %s / %s | %s | %s | %s | %s | %s |" % (
+                    prog, TOOL_NAME[tool], num(g["slope"]), num(g["slope_hi"]),
+                    ratio, num(m["cpu_ovh"], "%+.2f%%"), h,
+                    num(m["ok"], "%.1f%%"), num(m.get("frames"), "%.1f")))
+        L.append("")
+    return L
+
+
+def leaf_note(summaries):
+    """What the page says when perf's dwarf call graphs hold the sampled
+    pc alone on every kernel (a mean under 1.05 user frames a sample)."""
+    means = [m["frames"] for _, sm in summaries
+             for key, g in sm["figures"].items() if key.endswith(" dwarf")
+             for m in g["hz"].values() if m.get("frames")]
+    if not means or max(means) >= 1.05:
+        return ""
+    return (" On every kernel here it gave the sampled pc and nothing more "
+            "(at most %.2f user frames a sample): a limit of this perf's "
+            "unwinding of these programs, the same on the native and the "
+            "compat path; perf dwarf's cost, the copy of the stack, is "
+            "measured all the same." % max(means))
+
+
+def demote(lines, kname):
+    """A kernel's page as a part of the main one: its title named after
+    the kernel, every heading one level down."""
+    out = []
+    for line in lines:
+        if line == "# Benchmarks":
+            line = "# Benchmarks on %s" % kname
+        if line.startswith("#"):
+            line = "#" + line
+        out.append(line)
+    return out
+
+
+def assemble(a):
+    """--assemble: --doc from the first --page (its kernel's run), the
+    side-by-side section from every --kernel-summary after its opening
+    paragraphs, every other kernel's page in its own marked section
+    '<!-- make bench-KERNEL: ... -->', and the marked sections the old
+    --doc had that this run does not write, as they were."""
+    pages = [p.split("=", 1) for p in a.page]
+    if not pages or not a.doc:
+        sys.exit("analyze.py --assemble: --doc and at least one --page needed")
+    sums = []
+    for ks in a.kernel_summary:
+        k, path = ks.split("=", 1)
+        sums.append((k, json.load(open(path))))
+    main = open(pages[0][1]).read().rstrip("\n").split("\n")
+    # the main page's own body: up to its first section of another target
+    cut = next((i for i, l in enumerate(main)
+                if re.match(r"<!-- make \S+: begin -->$", l)), len(main))
+    main = main[:cut]
+    at = next((i for i, l in enumerate(main) if l == "## Machine"), len(main))
+    L = main[:at] + (kernels_lines(sums) if len(sums) > 1 else []) + main[at:]
+    written = set()
+    for k, path in pages[1:]:
+        tag = "bench-" + k
+        written.add(tag)
+        body = open(path).read().rstrip("\n").split("\n")
+        body = body[:next((i for i, l in enumerate(body)
+                           if re.match(r"<!-- make \S+: begin -->$", l)), len(body))]
+        L += ["<!-- make %s: begin -->" % tag, ""] + demote(body, k) + \
+             ["", "<!-- make %s: end -->" % tag, ""]
+    for block in marked_sections(a.doc):
+        tag = re.match(r"<!-- make (\S+): begin -->$", block[0]).group(1)
+        if tag not in written:
+            L.extend(block + [""])
+    os.makedirs(os.path.dirname(os.path.abspath(a.doc)), exist_ok=True)
+    with open(a.doc + ".new", "w") as f:
+        f.write("\n".join(L) + "\n")
+    os.replace(a.doc + ".new", a.doc)
+    print("analyze.py: wrote %s (%s)" % (a.doc, ", ".join(k for k, _ in pages)))
+    return 0
+
+
 def check_one(a):
     """--check: one uwprof data file, judged by thread kind, as lines
     'KIND SAMPLES FULLY-UNWOUND' (KIND all, main, other) and then
@@ -1066,7 +1304,8 @@ def write_doc(a, mach, host, progs, freqs, tools, reps, R, tables):
       % (dpkg_version(a.root, "linux-perf"), dpkg_version(a.root, "libc6"),
          dpkg_version(a.root, "binutils")))
     w("| perf | %s; `perf_event_max_sample_rate` %s at the start, %s at the end |"
-      % (mach.get("perf"), mach.get("perf_max_sample_rate"),
+      % (mach.get("perf"),
+         mach.get("perf_max_sample_rate"),
          open(os.path.join(a.out, "perf_max_sample_rate_after.txt")).read().strip()
          if os.path.exists(os.path.join(a.out, "perf_max_sample_rate_after.txt")) else "?"))
     w("| compilers | %s; %s |" % (host.get("gcc", "?"), host.get("clang", "?")))
@@ -1095,7 +1334,22 @@ def write_doc(a, mach, host, progs, freqs, tools, reps, R, tables):
           "`scripts/build-lua.sh` and `scripts/build-sqlite.sh`: `-O2 -g -mthumb "
           "-funwind-tables`, dynamically linked against Debian's libc6:armhf. Both "
           "workloads are single-threaded.")
-    if ran - {"lua", "sqlite"}:
+    if "node" in ran:
+        w("- `node`, the Chrome-sized workload: Debian bookworm's armhf node "
+          "(nodejs, libnode108: libnode.so.108, 25 MB of code, and V8's JIT) "
+          "as shipped, running `bench/big/work.js` (%s rounds: JavaScript a "
+          "few frames deep calling into libnode's C++ for JSON, crypto, "
+          "typed-array sorting and string search; main thread only), with "
+          "Debian's libraries, with `--perf-basic-prof --perf-prof` in "
+          "every configuration alike (V8's perf map and jitdump: uwprof "
+          "record copies the jitdump into its data file and the checker "
+          "judges JIT frames by its code). uwprof records it with "
+          "`--jit v8-arm` (JIT frames walked by V8's frame chain) and its "
+          "own tables directory (record uploads every table of the "
+          "directory it is given as it starts); the tables are made from "
+          "the files as shipped (`--prologue-analysis`, no debug file)."
+          % mach.get("node_rounds", "12"))
+    if ran - {"lua", "sqlite", "node"}:
         w("- The corpus (`scripts/build-corpus.sh`), each from Debian bookworm's "
           "source package, `-O2 -g -mthumb -funwind-tables`, built with gcc and "
           "with clang over GNU ld and lld, static and dynamic (the script's table "
@@ -1143,6 +1397,7 @@ def write_doc(a, mach, host, progs, freqs, tools, reps, R, tables):
     if host.get("icount") == "1":
         L.extend(cost_lines(progs, freqs, tools, R))
         L.extend(startup_lines(a.out, progs, tools))
+    L.extend(upload_section(a.out))
 
     w("## Success rate")
     w("")
@@ -1240,6 +1495,22 @@ def write_doc(a, mach, host, progs, freqs, tools, reps, R, tables):
                                                   fmt_bytes(f["bps"]) if f["bps"] == f["bps"] else "-", lost))
             w("| %s | %d | %s |" % (prog, hz, " | ".join(cells)))
     w("")
+    if "uwprof" in tools:
+        write_handler(w, progs, freqs, R)
+    write_tables(w, tables)
+    # Sections other targets write into the same page between their
+    # marker lines (scripts/doc-section.sh: make bench-stock's in
+    # docs/BENCHMARKS-corpus.md) are kept, at the end, as they were.
+    for block in marked_sections(a.doc):
+        L.extend(block + [""])
+    os.makedirs(os.path.dirname(os.path.abspath(a.doc)), exist_ok=True)
+    with open(a.doc, "w") as f:
+        f.write("\n".join(L) + "\n")
+    print("\n".join(L))
+
+
+def write_handler(w, progs, freqs, R):
+    """uwprof's bytes per record and handler time per sample."""
     w("uwprof's records alone (the module's `bytes` / `delivered`, first round): " +
       ", ".join("%s %d Hz %.1f B" % (p, hz, R[(p, "uwprof", hz)].get("rec_bytes_per_sample", float("nan")))
                 for p in progs for hz in freqs) + ".")
@@ -1262,6 +1533,9 @@ def write_doc(a, mach, host, progs, freqs, tools, reps, R, tables):
                 f["h_p99"] / 1e3, f["h_max"] / 1e3))
     w("")
 
+
+def write_tables(w, tables):
+    """Table sizes, from uwprof table --stats of every file tabled."""
     w("## Table sizes")
     w("")
     w("`uwprof table --stats` on each file: the v2 table against the unwind "
@@ -1281,15 +1555,6 @@ def write_doc(a, mach, host, progs, freqs, tools, reps, R, tables):
             name, nf, pct(cov[0], cov[1]), t["bytes"], t.get("per_func", float("nan")),
             ex, "%.2f" % (ex / ne) if ne else "-", df, "%.2f" % (df / nf) if df and nf else "-"))
     w("")
-    # Sections other targets write into the same page between their
-    # marker lines (scripts/doc-section.sh: make bench-stock's in
-    # docs/BENCHMARKS-corpus.md) are kept, at the end, as they were.
-    for block in marked_sections(a.doc):
-        L.extend(block + [""])
-    os.makedirs(os.path.dirname(os.path.abspath(a.doc)), exist_ok=True)
-    with open(a.doc, "w") as f:
-        f.write("\n".join(L) + "\n")
-    print("\n".join(L))
 
 
 if __name__ == "__main__":

@@ -13,8 +13,10 @@
 #      docs/BENCHMARKS.md.
 #
 # Environment: BENCH_REPS (default 5), BENCH_FREQS (default "100 1000 4000"),
-# BENCH_PROGRAMS (default lua and sqlite, gcc and clang, and the corpus of
-# scripts/build-corpus.sh: $CORPUS_PROGRAMS of bench/perf/workloads.sh),
+# BENCH_PROGRAMS (default lua and sqlite, gcc and clang, and node, the
+# Chrome-sized workload; the corpus of scripts/build-corpus.sh,
+# $CORPUS_PROGRAMS of bench/perf/workloads.sh, when named), BENCH_NODE_ROUNDS
+# (node's bench/big/work.js rounds, default 12: 0.9 s of guest time),
 # BENCH_PROFILERS (default "uwprof fp dwarf"), BENCH_TIMEOUT (seconds for
 # the VM; default 90 per run), BENCH_DOC (default docs/BENCHMARKS.md),
 # BENCH_LUA_SCALE (bench.lua's scale, default 8: 2.7 s of guest time),
@@ -23,7 +25,8 @@
 # test kernel the VM boots, scripts/vm-kernel.sh; default armmp-6.1) and
 # BENCH_MODULE (a uwprof.ko built for it; default the tree's), BENCH_SMP (vCPUs;
 # default 1 with BENCH_ICOUNT, so the recorder's work lands in the
-# workload's time, else 2).
+# workload's time, else 2), BENCH_SUMMARY (also write the headline
+# figures there as JSON, for bench/perf/bench-kernels.sh).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -31,7 +34,7 @@ BUILD=${BUILD:-$top/build}
 reps=${BENCH_REPS:-5}
 freqs=${BENCH_FREQS:-100 1000 4000}
 . "$top/bench/perf/workloads.sh"
-progs=${BENCH_PROGRAMS:-lua-gcc lua-clang sqlite-gcc sqlite-clang $CORPUS_PROGRAMS}
+progs=${BENCH_PROGRAMS:-lua-gcc lua-clang sqlite-gcc sqlite-clang node}
 progs=$(echo $progs)
 profilers=${BENCH_PROFILERS:-uwprof fp dwarf}
 doc=${BENCH_DOC:-$top/docs/BENCHMARKS.md}
@@ -67,19 +70,23 @@ if ! $PY -c 'import capstone, elftools' 2>/dev/null; then
 			python3-capstone python3-pyelftools >/dev/null; }
 fi
 
-# narrowed: the BENCH_* settings of this run, as a command prefix
+# narrowed: the BENCH_* settings of this run, as a command prefix; the
+# kernels those of the whole make bench run (bench/perf/bench-kernels.sh)
 narrowed() {
-	local v
-	for v in BENCH_KERNEL BENCH_PROGRAMS BENCH_PROFILERS BENCH_FREQS BENCH_REPS BENCH_ICOUNT BENCH_SMP BENCH_LUA_SCALE; do
-		[ -z "${!v:-}" ] || [ "$v=${!v}" = BENCH_KERNEL=armmp-6.1 ] || printf "%s='%s' " "$v" "$(echo ${!v})"
+	local v BENCH_KERNEL=${BENCH_KERNELS_RUN:-${BENCH_KERNEL:-}}
+	for v in BENCH_KERNEL BENCH_PROGRAMS BENCH_PROFILERS BENCH_FREQS BENCH_REPS BENCH_ICOUNT BENCH_SMP BENCH_LUA_SCALE BENCH_NODE_ROUNDS; do
+		[ -z "${!v:-}" ] || [ "$v=$(echo ${!v})" = "BENCH_KERNEL=armmp-6.1 arm64-6.1" ] ||
+			[ "$v=${!v}" = BENCH_REPS=3 ] || printf "%s='%s' " "$v" "$(echo ${!v})"
 	done
 }
+summary=()
+[ -z "${BENCH_SUMMARY:-}" ] || summary=(--summary "$BENCH_SUMMARY")
 
 if [ -n "${BENCH_ANALYZE_ONLY:-}" ]; then	# re-check the last run's results
 	exec $PY "$top/bench/perf/analyze.py" --out "$out" --root "$root" \
 		--unstripped "$bdir/unstripped" --tables-log "$bdir/tables.txt" \
 		--doc "$doc" --total-seconds "$(cat "$out/total_seconds" 2>/dev/null || echo 0)" \
-		--command "$(narrowed)make bench"
+		--command "$(narrowed)make bench" "${summary[@]}"
 fi
 
 # 2. the VM root
@@ -112,6 +119,7 @@ build_id() {
 tables_log=$bdir/tables.txt
 : >"$tables_log"
 for p in $progs; do
+	[ "$p" != node ] || continue	# Debian's, as shipped: below
 	s=$(src_of "$p")
 	[ -f "$s" ] || { say "no $s for $p (make lua-arm sqlite-arm corpus-arm)"; exit 1; }
 	cp "$s" "$bdir/unstripped/$p"
@@ -144,6 +152,10 @@ for l in libc.so.6 libm.so.6 libgcc_s.so.1 libstdc++.so.6 ld-linux-armhf.so.3; d
 		>>"$tables_log" 2>&1 || echo "(no table)" >>"$tables_log"
 done
 
+# node, the Chrome-sized workload, as Debian ships it (make test-node
+# fetched it), and Chrome-sized tables to upload before the runs
+case " $progs " in *" node "*) . "$top/bench/perf/bench-node.sh" ;; esac
+
 # 3. the VM
 mkdir -p "$out"
 nruns=$(( $(echo $progs | wc -w) * reps * (1 + $(echo $freqs | wc -w) * $(echo $profilers | wc -w)) ))
@@ -153,7 +165,7 @@ t_vm=$(date +%s)
 set +e
 KERNEL=$kname "$top/scripts/bench-vm.sh" --root "$root" --share "$out" --timeout "$timeout" \
 	--smp "$smp" "${vmopt[@]}" --log "$bdir/console.log" -- \
-	"BENCH_PROFILERS='$profilers' BENCH_LUA_SCALE=$lua_scale /bench/run-vm.sh /out $reps '$freqs' $progs" 2>&1 |
+	"BENCH_PROFILERS='$profilers' BENCH_LUA_SCALE=$lua_scale BENCH_NODE_ROUNDS=${BENCH_NODE_ROUNDS:-12} /bench/run-vm.sh /out $reps '$freqs' $progs" 2>&1 |
 	grep --line-buffered -E '^(run-vm|bench-vm)|perf script took|Kernel panic'
 rc=${PIPESTATUS[0]}
 set -e
@@ -180,5 +192,5 @@ echo "$(( $(date +%s) - t_start ))" >"$out/total_seconds"
 $PY "$top/bench/perf/analyze.py" --out "$out" --root "$root" \
 	--unstripped "$bdir/unstripped" --tables-log "$tables_log" \
 	--doc "$doc" --total-seconds "$(( $(date +%s) - t_start ))" \
-	--command "$(narrowed)make bench"
+	--command "$(narrowed)make bench" "${summary[@]}"
 say "done in $(( $(date +%s) - t_start )) s; wrote $doc"

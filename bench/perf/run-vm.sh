@@ -13,6 +13,8 @@
 # Every round keeps the size of each data file and uwprof's data files (with
 # the module's stats); perf's event counts come from the first round.
 # BENCH_PROFILERS (default "uwprof fp dwarf") narrows the profilers down.
+# Before the runs, the tables in /bench/up (Chrome-sized ones: chromium's,
+# libnode's) are uploaded by /bench/upload and timed, into OUT/upload.txt.
 set -u
 out=$1 reps=$2 freqs=$3
 shift 3
@@ -22,6 +24,7 @@ T=$out/times
 mkdir -p "$T" "$out/data" "$out/sizes"
 work=/tmp/w
 mkdir -p "$work"
+cd "$work" || exit 1	# where node's jit-PID.dump goes
 
 insmod=insmod
 command -v insmod >/dev/null || insmod="/bench-vm/busybox insmod"
@@ -31,6 +34,13 @@ echo -1 >/proc/sys/kernel/perf_event_paranoid
 echo 0 >/proc/sys/kernel/kptr_restrict
 
 . $B/workloads.sh
+
+# what a Chrome-sized table costs the kernel, before anything else ran
+if [ -x $B/upload ] && ls $B/up/*.uwt >/dev/null 2>&1; then
+	$B/upload $B/up/*.uwt >"$out/upload.txt" ||
+		echo "run-vm: the tables' upload failed"
+	echo "run-vm: tables uploaded"
+fi
 
 configs=(none)
 for f in $freqs; do
@@ -52,6 +62,7 @@ done
 	echo "configs=${configs[*]}"
 	echo "reps=$reps"
 	echo "programs=${progs[*]}"
+	echo "node_rounds=${BENCH_NODE_ROUNDS:-12}"
 } >"$out/machine.txt"
 
 # run1 PROG CONFIG REP
@@ -66,7 +77,8 @@ run1() {
 		$B/timeit -o "$T/$prog.$cfg" -- $cmd >/dev/null 2>&1 ;;
 	uwprof)
 		$B/timeit -o "$T/$prog.$cfg" -- $B/uwprof record -F "$hz" \
-			--tables $B/tables -o "$data" -- $cmd >/dev/null 2>"$work/rec.err" ;;
+			$(uwprof_options "$prog" $B) \
+			-o "$data" -- $cmd >/dev/null 2>"$work/rec.err" ;;
 	fp|dwarf)
 		$B/timeit -o "$T/$prog.$cfg" -- perf record -q -e cpu-clock \
 			-F "$hz" --call-graph="$kind" -o "$data" -- $cmd \
@@ -89,7 +101,7 @@ run1() {
 			echo "$prog $cfg perf script took $(( $(date +%s) - t0 )) s"
 		fi ;;
 	esac
-	rm -f "$data"
+	rm -f "$data" "$work"/jit-*.dump /tmp/perf-*.map
 }
 
 start=$(date +%s)

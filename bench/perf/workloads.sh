@@ -9,7 +9,12 @@
 # writes and four read) on a fresh database in /tmp; its 256 KiB write
 # buffer makes the background compaction thread flush and compact as
 # they write.  lua runs bench.lua at scale BENCH_LUA_SCALE (default 1;
-# make bench uses 8).
+# make bench uses 8).  node, the Chrome-sized workload (Debian's armhf
+# node, libnode's 25 MB of code under V8's JIT frames), runs
+# bench/big/work.js for BENCH_NODE_ROUNDS rounds (default 12), writing
+# V8's perf map and jitdump (jit-PID.dump in the current directory) in
+# every run alike: uwprof record copies the jitdump into its data file, and
+# the checker judges JIT frames by its code.
 workload() {
 	local p=$1 d=${2:-/bench}
 	local in=$d/work/corpus.in
@@ -25,11 +30,21 @@ workload() {
 	leveldb-*) echo "$d/bin/$p --db=/tmp/leveldb-$p --num=10000 --threads=4" \
 		"--write_buffer_size=262144" \
 		"--benchmarks=fillrandom,readrandom,seekrandom,readwhilewriting" ;;
+	node) echo "/usr/bin/node --perf-basic-prof --perf-prof" \
+		"$d/work/work.js ${BENCH_NODE_ROUNDS:-12}" ;;
 	*) echo "workload: no workload for '$p'" >&2; return 1 ;;
 	esac
 }
 
-# The corpus programs, each built with gcc and with clang.
-CORPUS_PROGRAMS="zstd-gcc zstd-clang xz-gcc xz-clang pbzip2-gcc pbzip2-clang
-bzip2-gcc bzip2-clang lz4-gcc lz4-clang brotli-gcc brotli-clang
-leveldb-gcc leveldb-clang"
+# uwprof_options PROG [DIR]: uwprof record's options for PROG beyond the
+# rate and the output: its tables, in DIR/tables (default /bench), node's
+# apart in DIR/tables-node (record uploads every table of the directory
+# as it starts, and node's 2 MB would weigh on every other program's
+# start-up); for node, its JIT code walked by V8's frame chain.
+uwprof_options() {
+	local d=${2:-/bench}
+	case $1 in
+	node) echo "--jit v8-arm --tables $d/tables-node" ;;
+	*) echo "--tables $d/tables" ;;
+	esac
+}
