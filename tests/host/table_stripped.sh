@@ -174,4 +174,42 @@ expect ".gnu_debuglink: the debug file beside names static functions" \
 	"by_pointer pick " "$(named)"
 expect "--no-debug-file: no .gnu_debuglink file looked up" "" \
 	"$(named --no-debug-file)"
+
+# A program that exports _start (chromium does): .dynsym names it without
+# a size, and a sizeless symbol runs to the next one, past crtstuff's and
+# the program's own functions.  Discovery bounds it: the root marker is
+# in effect at _start and at no function after it.
+if ${CROSS}gcc -O2 -mthumb -g0 -fno-unwind-tables \
+	-fno-asynchronous-unwind-tables -Wl,--export-dynamic-symbol=_start \
+	-o "$tmp/xs" "$tmp/prog.c" 2>"$tmp/cc.log"; then
+	${CROSS}strip -o "$tmp/xs.stripped" "$tmp/xs"
+	"$UWPROF" table "$tmp/xs.stripped" --prologue-analysis -o "$tmp/xs.uwt" \
+		>/dev/null 2>&1 || fail "uwprof table of the program exporting _start"
+	"$UWPROF" dump "$tmp/xs.uwt" >"$tmp/xs.dump" 2>&1
+	roots=$(${CROSS}nm "$tmp/xs" | awk '$2 ~ /^[tT]$/ { print $1, $3 }' |
+		python3 -c '
+import re, sys
+dump = open(sys.argv[1]).read().splitlines()
+funcs = []
+for l in dump:
+    m = re.match(r"0x([0-9a-f]+)\.\.0x([0-9a-f]+):", l)
+    if m:
+        funcs.append([int(m.group(1), 16), int(m.group(2), 16), []])
+        continue
+    m = re.match(r"\s+\+0x([0-9a-f]+)\s+uit \d+\s+(.*)$", l)
+    if m and funcs:
+        funcs[-1][2].append((int(m.group(1), 16), m.group(2)))
+for line in sys.stdin:
+    a, name = line.split()
+    a = int(a, 16) & ~1
+    for lo, hi, rows in funcs:
+        if lo <= a < hi:
+            ops = [o for off, o in sorted(rows) if off <= a - lo]
+            if ops and ops[-1] == "root":
+                print(name)
+' "$tmp/xs.dump" | sort | tr '\n' ' ')
+	expect "exported sizeless _start: root at _start alone" "_start " "$roots"
+else
+	skip "no --export-dynamic-symbol: $(head -n 1 "$tmp/cc.log")"
+fi
 finish

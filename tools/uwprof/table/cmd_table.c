@@ -729,6 +729,8 @@ static int read_inputs(struct gen *g, struct tb_elf *e)
 	 * --chrome-compat keeps Chrome's .text. */
 	if (!g->o->compat)
 		tb_elf_cover_code(e);
+	e->entry_found_later = g->o->prologue && !g->o->compat &&
+			       !g->o->no_discovery;
 	if (tb_read_dwarf(e, &g->in, err, sizeof(err)) < 0 ||
 	    tb_read_ehabi(e, &g->in, &g->notes, err, sizeof(err)) < 0) {
 		uw_err("table: %s: %s", g->o->input, err);

@@ -118,6 +118,19 @@ static bool is_root_sym(const char *name)
 	       tb_thread_entry_sym(name);
 }
 
+/*
+ * A sizeless symbol runs to the next symbol, which in a file with .dynsym
+ * alone (chromium and programs linked to export _start) lies past the
+ * functions after the program's entry: crtstuff's, or every function of
+ * the program.  When function discovery runs later, the entry is left to
+ * it (prologue_pass.c bounds it by the starts found).
+ */
+static bool entry_found_later(const struct tb_elf *e, const struct tb_sym *s)
+{
+	return e->entry_found_later && !s->size &&
+	       tb_elf_program_entry(e, s->addr);
+}
+
 static bool dwarf_covers(const struct tb_input *in, u32 ndwarf, u32 addr,
 			 u32 *next)
 {
@@ -158,7 +171,8 @@ static int add_cantunwind(struct tb_elf *e, struct tb_input *in, u32 lo,
 		const struct tb_sym *s = &e->syms[i];
 		u32 end;
 
-		if (s->addr < at || s->addr >= hi || !is_root_sym(s->name))
+		if (s->addr < at || s->addr >= hi || !is_root_sym(s->name) ||
+		    entry_found_later(e, s))
 			continue;
 		/* A sizeless symbol (_start in crt1) runs to the next one. */
 		end = hi;
@@ -217,7 +231,8 @@ int tb_add_uncovered_roots(struct tb_elf *e, struct tb_input *in)
 			continue;
 		if (gelf_getehdr(e->elf, &eh) && (eh.e_entry & ~1u) == s->addr)
 			entry_named = true;
-		if (dwarf_covers(in, in->n, s->addr, &next))
+		if (dwarf_covers(in, in->n, s->addr, &next) ||
+		    entry_found_later(e, s))
 			continue;
 		end = sym_end(e, i, next < text_end ? next : text_end);
 		if (add_func(in, s->addr, end - s->addr, TB_SRC_ROOT, tb_ops_root, 2))

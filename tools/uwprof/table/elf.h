@@ -57,6 +57,7 @@ struct tb_elf {
 	struct tb_map *maps;	/* mapping symbols, sorted by address */
 	u32 nmaps;
 	bool maps_found;	/* maps are discovery's, not the file's */
+	bool entry_found_later;	/* discovery bounds a sizeless entry */
 	struct tb_jump *jumps;	/* by site, then target (discovery) */
 	u32 njumps;
 	u32 exidx_entries, exidx_bytes, extab_bytes, debug_frame_bytes,

@@ -22,9 +22,10 @@
 #define PA_BATCH	16384
 
 /*
- * A stripped program's entry point, which only function discovery found:
- * the main thread's outermost frame, over the code its walk reached.  It
- * gets the root marker; analysed, it would refuse (it clears fp and lr).
+ * A program's entry point that only function discovery found, or that a
+ * symbol names without a size (chromium's .dynsym): the main thread's
+ * outermost frame, up to the next start known or found.  It gets the
+ * root marker; analysed, it would refuse (it clears fp and lr).
  */
 static int entry_root(struct tb_cfi_func *f, const struct tb_sym *s, u32 end)
 {
@@ -63,7 +64,7 @@ static int analyse_sym(struct tb_elf *e, const struct pa_cover *in,
 	*again = false;
 	if (end <= s->addr || !pa_only_ehabi(in, s->addr, end))
 		return PA_R_NONE;
-	if (s->found && tb_elf_program_entry(e, s->addr))
+	if ((s->found || !s->size) && tb_elf_program_entry(e, s->addr))
 		return entry_root(f, s, end);
 	r = pa_analyse_symbol(e, s, i, false, &pt, f, why, PA_WHY);
 	*again = pt.wants_known;
