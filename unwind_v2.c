@@ -1024,43 +1024,46 @@ bool uw2_lookup_function(const struct uw2_table *t, u32 byte_off,
 }
 #endif
 
-/* A FOT number: one byte in the common case, else the full decoder. */
-static bool uw2_fot_num(const struct uw2_table *t, u32 *pos, u32 *val)
-{
-	if (*pos < t->fot_size && !(t->fot[*pos] & 0x80)) {
-		*val = t->fot[(*pos)++];
-		return true;
-	}
-	return uw2_uleb(t->fot, t->fot_size, pos, val) == UW2_ULEB_OK;
-}
-
 /*
  * uw2_lookup_sequence(), and the row found: the instruction offsets
  * [*@row, *@row_end) of the function that share the sequence (*@row_end
  * is 2^32 for the last row, which runs to the function's end).  Offsets
- * strictly decrease along a validated list.
+ * strictly decrease along a validated list.  The walk keeps the table's
+ * fields and the budget in locals, and takes a pair of one-byte numbers
+ * (most pairs) in one test; a pair of longer ones goes to the decoder.
  */
 static bool uw2_lookup_row(const struct uw2_table *t, u32 fot_index,
 			   u32 instr_off, u32 *uit_index, u32 *row,
 			   u64 *row_end, u32 *steps)
 {
-	u32 pos = fot_index, off, idx;
+	const u8 *f = t->fot;
+	u32 size = t->fot_size, pos = fot_index, left = *steps, off, idx;
+	u64 end = 1ull << 32;
+	bool found = false;
 
-	*row_end = 1ull << 32;
-	while (pos < t->fot_size) {
-		if (!*steps)
-			return false;
-		--*steps;
-		if (!uw2_fot_num(t, &pos, &off) || !uw2_fot_num(t, &pos, &idx))
-			return false;
-		if (off <= instr_off) {
-			*uit_index = idx;
-			*row = off;
-			return true;
+	while (pos < size && left) {
+		left--;
+		if (pos + 1 < size && !((f[pos] | f[pos + 1]) & 0x80)) {
+			off = f[pos];
+			idx = f[pos + 1];
+			pos += 2;
+		} else if (uw2_uleb(f, size, &pos, &off) != UW2_ULEB_OK ||
+			   uw2_uleb(f, size, &pos, &idx) != UW2_ULEB_OK) {
+			break;
 		}
-		*row_end = off;
+		if (off <= instr_off) {
+			found = true;
+			break;
+		}
+		end = off;
 	}
-	return false;
+	*steps = left;
+	if (!found)
+		return false;
+	*uit_index = idx;
+	*row = off;
+	*row_end = end;
+	return true;
 }
 
 #ifndef __KERNEL__
@@ -1443,11 +1446,11 @@ static u32 uw2_lookup_addr(const struct uw2_walk *w, u32 pc, u32 depth)
 /* The pop's word count and its lowest run of consecutive registers. */
 static void uw2_shape_runs(struct uw2_shape *sh)
 {
-	u32 m = sh->mask, first = m ? __builtin_ctz(m) : 0, len = 0;
+	u32 m = sh->mask, first = m ? __builtin_ctz(m) : 0;
+	/* the run ends at the first clear bit: bit 16 is, as masks are u16 */
+	u32 len = __builtin_ctz(~(m >> first));
 
 	sh->count = uw2_popcount16(m);
-	while (len < 16 - first && (m & (1u << (first + len))))
-		len++;
 	sh->run_first = first;
 	sh->run_len = len;
 	sh->rest = m & ~(((1u << len) - 1) << first);
