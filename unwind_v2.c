@@ -1160,13 +1160,14 @@ int uw2_view_fill(struct uw2_view *v, u8 *buf, u32 line, u32 addr, u32 *val,
 	return 0;
 }
 
+/* Bits set in a 16-bit mask, summed in pairs, nibbles, then bytes. */
 static u32 uw2_popcount16(u32 mask)
 {
-	u32 n = 0;
+	u32 m = mask - ((mask >> 1) & 0x5555);
 
-	for (; mask; mask &= mask - 1)
-		n++;
-	return n;
+	m = (m & 0x3333) + ((m >> 2) & 0x3333);
+	m = (m + (m >> 4)) & 0x0f0f;
+	return (m + (m >> 8)) & 0x1f;
 }
 
 /*
