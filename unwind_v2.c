@@ -229,10 +229,12 @@ static enum uw2_dec_res uw2_decode_one(u8 op, struct uw2_insn *in)
 /*
  * Decode the opcode at ops[*pos]; on OK, *pos moves past it.  Validation
  * and execution share this, so a validated sequence always decodes the
- * same way when it runs.
+ * same way when it runs.  Inline in its three callers (the check of a
+ * sequence, its run, the shape of a cache entry): each reads the result
+ * at once, and a call would pass it through memory.
  */
-static enum uw2_dec_res uw2_decode(const u8 *ops, u32 len, u32 *pos,
-				   struct uw2_insn *in)
+static __always_inline enum uw2_dec_res
+uw2_decode(const u8 *ops, u32 len, u32 *pos, struct uw2_insn *in)
 {
 	enum uw2_dec_res r;
 	u8 op;
