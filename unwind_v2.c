@@ -639,6 +639,20 @@ static noinline u32 uw2_memo_count(struct uw2_vstate *v, u32 pos)
 }
 
 /*
+ * The pair at @pos when both its numbers are one byte (most pairs): one
+ * test of both.  The validation's walk and the lookup's both take it.
+ */
+static inline bool uw2_fot_short_pair(const u8 *f, u32 size, u32 pos,
+				      u32 *off, u32 *idx)
+{
+	if (pos + 1 >= size || ((f[pos] | f[pos + 1]) & 0x80))
+		return false;
+	*off = f[pos];
+	*idx = f[pos + 1];
+	return true;
+}
+
+/*
  * A FOT list from @pos: offsets strictly decreasing down to 0, sequences
  * valid, at most UW2_FOT_PAIRS_MAX pairs.  At a pair the memo knows (the
  * rest of the list was checked as another function's list), only its
@@ -660,10 +674,7 @@ uw2_fot_walk(struct uw2_vstate *v, u32 pos, u16 *memo)
 
 	for (;;) {
 		at = pos;
-		if (pos + 1 < size && !((f[pos] | f[pos + 1]) & 0x80)) {
-			/* both numbers one byte: most pairs */
-			off = f[pos];
-			idx = f[pos + 1];
+		if (uw2_fot_short_pair(f, size, pos, &off, &idx)) {
 			pos += 2;
 			if (idx >= uit_size)
 				return uw2_fail(v->err, UW2_ERR_UIT_INDEX,
@@ -1032,7 +1043,7 @@ bool uw2_lookup_function(const struct uw2_table *t, u32 byte_off,
  * is 2^32 for the last row, which runs to the function's end).  Offsets
  * strictly decrease along a validated list.  The walk keeps the table's
  * fields and the budget in locals, and takes a pair of one-byte numbers
- * (most pairs) in one test; a pair of longer ones goes to the decoder.
+ * in one test (uw2_fot_short_pair()); a longer pair goes to the decoder.
  */
 static bool uw2_lookup_row(const struct uw2_table *t, u32 fot_index,
 			   u32 instr_off, u32 *uit_index, u32 *row,
@@ -1045,9 +1056,7 @@ static bool uw2_lookup_row(const struct uw2_table *t, u32 fot_index,
 
 	while (pos < size && left) {
 		left--;
-		if (pos + 1 < size && !((f[pos] | f[pos + 1]) & 0x80)) {
-			off = f[pos];
-			idx = f[pos + 1];
+		if (uw2_fot_short_pair(f, size, pos, &off, &idx)) {
 			pos += 2;
 		} else if (uw2_uleb(f, size, &pos, &off) != UW2_ULEB_OK ||
 			   uw2_uleb(f, size, &pos, &idx) != UW2_ULEB_OK) {
