@@ -229,10 +229,12 @@ static enum uw2_dec_res uw2_decode_one(u8 op, struct uw2_insn *in)
 /*
  * Decode the opcode at ops[*pos]; on OK, *pos moves past it.  Validation
  * and execution share this, so a validated sequence always decodes the
- * same way when it runs.
+ * same way when it runs.  Inline in its three callers (the check of a
+ * sequence, its run, the shape of a cache entry): each reads the result
+ * at once, and a call would pass it through memory.
  */
-static enum uw2_dec_res uw2_decode(const u8 *ops, u32 len, u32 *pos,
-				   struct uw2_insn *in)
+static __always_inline enum uw2_dec_res
+uw2_decode(const u8 *ops, u32 len, u32 *pos, struct uw2_insn *in)
 {
 	enum uw2_dec_res r;
 	u8 op;
@@ -637,6 +639,20 @@ static noinline u32 uw2_memo_count(struct uw2_vstate *v, u32 pos)
 }
 
 /*
+ * The pair at @pos when both its numbers are one byte (most pairs): one
+ * test of both.  The validation's walk and the lookup's both take it.
+ */
+static inline bool uw2_fot_short_pair(const u8 *f, u32 size, u32 pos,
+				      u32 *off, u32 *idx)
+{
+	if (pos + 1 >= size || ((f[pos] | f[pos + 1]) & 0x80))
+		return false;
+	*off = f[pos];
+	*idx = f[pos + 1];
+	return true;
+}
+
+/*
  * A FOT list from @pos: offsets strictly decreasing down to 0, sequences
  * valid, at most UW2_FOT_PAIRS_MAX pairs.  At a pair the memo knows (the
  * rest of the list was checked as another function's list), only its
@@ -658,10 +674,7 @@ uw2_fot_walk(struct uw2_vstate *v, u32 pos, u16 *memo)
 
 	for (;;) {
 		at = pos;
-		if (pos + 1 < size && !((f[pos] | f[pos + 1]) & 0x80)) {
-			/* both numbers one byte: most pairs */
-			off = f[pos];
-			idx = f[pos + 1];
+		if (uw2_fot_short_pair(f, size, pos, &off, &idx)) {
 			pos += 2;
 			if (idx >= uit_size)
 				return uw2_fail(v->err, UW2_ERR_UIT_INDEX,
@@ -1024,43 +1037,44 @@ bool uw2_lookup_function(const struct uw2_table *t, u32 byte_off,
 }
 #endif
 
-/* A FOT number: one byte in the common case, else the full decoder. */
-static bool uw2_fot_num(const struct uw2_table *t, u32 *pos, u32 *val)
-{
-	if (*pos < t->fot_size && !(t->fot[*pos] & 0x80)) {
-		*val = t->fot[(*pos)++];
-		return true;
-	}
-	return uw2_uleb(t->fot, t->fot_size, pos, val) == UW2_ULEB_OK;
-}
-
 /*
  * uw2_lookup_sequence(), and the row found: the instruction offsets
  * [*@row, *@row_end) of the function that share the sequence (*@row_end
  * is 2^32 for the last row, which runs to the function's end).  Offsets
- * strictly decrease along a validated list.
+ * strictly decrease along a validated list.  The walk keeps the table's
+ * fields and the budget in locals, and takes a pair of one-byte numbers
+ * in one test (uw2_fot_short_pair()); a longer pair goes to the decoder.
  */
 static bool uw2_lookup_row(const struct uw2_table *t, u32 fot_index,
 			   u32 instr_off, u32 *uit_index, u32 *row,
 			   u64 *row_end, u32 *steps)
 {
-	u32 pos = fot_index, off, idx;
+	const u8 *f = t->fot;
+	u32 size = t->fot_size, pos = fot_index, left = *steps, off, idx;
+	u64 end = 1ull << 32;
+	bool found = false;
 
-	*row_end = 1ull << 32;
-	while (pos < t->fot_size) {
-		if (!*steps)
-			return false;
-		--*steps;
-		if (!uw2_fot_num(t, &pos, &off) || !uw2_fot_num(t, &pos, &idx))
-			return false;
-		if (off <= instr_off) {
-			*uit_index = idx;
-			*row = off;
-			return true;
+	while (pos < size && left) {
+		left--;
+		if (uw2_fot_short_pair(f, size, pos, &off, &idx)) {
+			pos += 2;
+		} else if (uw2_uleb(f, size, &pos, &off) != UW2_ULEB_OK ||
+			   uw2_uleb(f, size, &pos, &idx) != UW2_ULEB_OK) {
+			break;
 		}
-		*row_end = off;
+		if (off <= instr_off) {
+			found = true;
+			break;
+		}
+		end = off;
 	}
-	return false;
+	*steps = left;
+	if (!found)
+		return false;
+	*uit_index = idx;
+	*row = off;
+	*row_end = end;
+	return true;
 }
 
 #ifndef __KERNEL__
@@ -1157,13 +1171,14 @@ int uw2_view_fill(struct uw2_view *v, u8 *buf, u32 line, u32 addr, u32 *val,
 	return 0;
 }
 
+/* Bits set in a 16-bit mask, summed in pairs, nibbles, then bytes. */
 static u32 uw2_popcount16(u32 mask)
 {
-	u32 n = 0;
+	u32 m = mask - ((mask >> 1) & 0x5555);
 
-	for (; mask; mask &= mask - 1)
-		n++;
-	return n;
+	m = (m & 0x3333) + ((m >> 2) & 0x3333);
+	m = (m + (m >> 4)) & 0x0f0f;
+	return (m + (m >> 8)) & 0x1f;
 }
 
 /*
@@ -1443,11 +1458,11 @@ static u32 uw2_lookup_addr(const struct uw2_walk *w, u32 pc, u32 depth)
 /* The pop's word count and its lowest run of consecutive registers. */
 static void uw2_shape_runs(struct uw2_shape *sh)
 {
-	u32 m = sh->mask, first = m ? __builtin_ctz(m) : 0, len = 0;
+	u32 m = sh->mask, first = m ? __builtin_ctz(m) : 0;
+	/* the run ends at the first clear bit: bit 16 is, as masks are u16 */
+	u32 len = __builtin_ctz(~(m >> first));
 
 	sh->count = uw2_popcount16(m);
-	while (len < 16 - first && (m & (1u << (first + len))))
-		len++;
 	sh->run_first = first;
 	sh->run_len = len;
 	sh->rest = m & ~(((1u << len) - 1) << first);
