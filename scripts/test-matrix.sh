@@ -30,9 +30,9 @@ selftests_of() {
 # One kernel's line: what each part gave, the time, then its counts.
 summary_of() {
 	local k=$1 vm=$log_dir/$1.vm.log module=$2 secs=$3 min builds rec
-	min=$(sed -n 's/.*samples match the chain down to root (\([0-9.]*\)%).*/\1/p' \
+	min=$(sed -n 's/.*samples in the chain match it down to root (\([0-9.]*\)%).*/\1/p' \
 		"$vm" 2>/dev/null | sort -n | head -n 1)
-	builds=$(grep -c 'samples match the chain down to root' "$vm" 2>/dev/null)
+	builds=$(grep -c 'samples in the chain match it down to root' "$vm" 2>/dev/null)
 	rec=$(sed -n 's/^record_vm.sh: \([0-9]*\) passed, \([0-9]*\) failed.*/\1 \2/p' \
 		"$vm" 2>/dev/null | tail -n 1)
 	[ -z "$rec" ] || rec="$(cut -d' ' -f1 <<<"$rec")/$(( $(tr ' ' + <<<"$rec") ))"
