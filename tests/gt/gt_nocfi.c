@@ -686,6 +686,14 @@ __attribute__((noinline, noclone, used)) static unsigned int gt_fp_sum(const uns
  *
  * gt_push8: lr pushed with room, sp kept 8-byte aligned ("str lr, [sp,
  * #-8]!" ... "ldr pc, [sp], #8", libgcc's __aeabi_dcmpeq and its kin).
+ *
+ * gt_fill_call ends in a call that never returns, followed by lld's fill
+ * (0xd4d4, "bmi" in Thumb code) up to the 8-byte aligned gt_fill_next, a
+ * leaf that only a pointer in the data names (chromium's code has this
+ * shape).  In the stripped builds the walk of gt_fill_call ends at the
+ * call, as a conditional instruction never follows one, and the end of
+ * the fill starts a function; read as code, the fill would carry the
+ * walk into gt_fill_next, which would then start nowhere.
  */
 /*
  * gt_guard_ret's and gt_guard_tail's body: the guard derived from r0
@@ -721,6 +729,8 @@ unsigned int gt_jump_over(const unsigned int *v, unsigned int n);
 unsigned int gt_ptr_between(const unsigned int *v, unsigned int n);
 unsigned int gt_pool_pick(const unsigned int *v, unsigned int n);
 unsigned int gt_adr_switch(const unsigned int *v, unsigned int n);
+unsigned int gt_fill_call(const unsigned int *v, unsigned int n);
+unsigned int gt_fill_next(const unsigned int *v, unsigned int n);
 __asm__(
 "	.text\n"
 "	.syntax unified\n"
@@ -1141,6 +1151,29 @@ GT_GUARD_SUM
 "	.p2align 2\n"
 "6:	.hword (0b - 3b) / 2, (1b - 3b) / 2, (2b - 3b) / 2\n"
 "	.size gt_adr_switch, . - gt_adr_switch\n"
+"	.p2align 2\n"
+"	.type gt_fill_call, %function\n"
+"	.thumb_func\n"
+"gt_fill_call:\n"
+"	push {r4, lr}\n"
+"	cmp r1, #4096\n"
+"	bhi 1f\n"
+"	mov r4, r1\n"
+"	movs r1, #4\n"
+"	bl gt_fp_sum\n"
+"	add r0, r4\n"
+"	pop {r4, pc}\n"
+"1:	bl abort\n"
+"	.size gt_fill_call, . - gt_fill_call\n"
+"	.hword 0xd4d4, 0xd4d4, 0xd4d4\n"
+"	.p2align 3, 0xd4\n"
+"	.type gt_fill_next, %function\n"
+"	.thumb_func\n"
+"gt_fill_next:\n"
+"	ldr r2, [r0, #4]\n"
+"	adds r0, r1, r2\n"
+"	bx lr\n"
+"	.size gt_fill_next, . - gt_fill_next\n"
 #ifdef __thumb__
 "	.thumb\n"
 #else
@@ -1164,14 +1197,16 @@ static unsigned int interpret(unsigned int n, const unsigned int *v)
 	       gt_fp_dispatch(code) + h;
 }
 
-/* gt_ptr_leaf's, gt_ptr_sched's and gt_ptr_between's only references:
- * pointers in the data */
+/* gt_ptr_leaf's, gt_ptr_sched's, gt_ptr_between's and gt_fill_next's only
+ * references: pointers in the data */
 static unsigned int (*volatile gt_ptr)(const unsigned int *, unsigned int) =
 	gt_ptr_leaf;
 static unsigned int (*volatile gt_ptr2)(const unsigned int *, unsigned int) =
 	gt_ptr_sched;
 static unsigned int (*volatile gt_ptr3)(const unsigned int *, unsigned int) =
 	gt_ptr_between;
+static unsigned int (*volatile gt_ptr4)(const unsigned int *, unsigned int) =
+	gt_fill_next;
 
 unsigned int nocfi_work(unsigned int n)
 {
@@ -1192,6 +1227,6 @@ unsigned int nocfi_work(unsigned int n)
 		     gt_thunk(v, n) + gt_neon_const(v, n) + gt_ptr2(v, n) +
 		     gt_tail_stub(v, n) + gt_tail_stub2(v, n) + gt_push8(v, n) +
 		     gt_jump_over(v, n) + gt_ptr3(v, n) + gt_pool_pick(v, n) +
-		     gt_adr_switch(v, n);
+		     gt_adr_switch(v, n) + gt_fill_call(v, n) + gt_ptr4(v, n);
 	return nocfi_sink;
 }

@@ -16,6 +16,9 @@
 #include "table/discover_sets.h"
 #include "table/elf.h"
 
+/* The longest linker fill between functions (64-byte alignment). */
+#define DC_MAX_FILL	62
+
 /* One walk: the function's bounds and what its current path knows. */
 struct dc_walk {
 	u32 start, end, maxend;
@@ -132,6 +135,29 @@ static bool padding_here(struct dc *d, u32 a)
 	u32 h = b && avail >= 2 ? (u32)(b[0] | b[1] << 8) : 1;
 
 	return h == 0 || h == 0xbf00 || h == 0x46c0;
+}
+
+/*
+ * The length of the linker's fill at @a right after a call, or 0: lld
+ * fills the gap before an aligned function with 0xd4 bytes, which read
+ * as a conditional instruction ("bmi" in Thumb code, "ldrble" in ARM
+ * code).  Compiled code never tests the flags right after a call (the
+ * callee leaves them undefined), so after a call such bytes are not the
+ * caller's code: the call never returns.  The fill must end where a
+ * function may start (word aligned), at @end at the latest.
+ */
+static u32 fill_after_call(struct dc *d, u32 a, u32 end)
+{
+	u32 n = 0, avail = 0;
+	const u8 *b = bytes_at(d, a, &avail);
+
+	if (!b || (dc_inside(d, a) && (dc_get(d, a) & DC_DATA)))
+		return 0;
+	while (n + 2 <= avail && a + n < end &&
+	       b[n] == 0xd4 && b[n + 1] == 0xd4)
+		if ((n += 2) > DC_MAX_FILL)
+			return 0;
+	return n && !((a + n) & 3) ? n : 0;
 }
 
 /* The bytes at @a (at least 4), or NULL. */
@@ -981,6 +1007,12 @@ static int after_call(struct dc *d, struct dc_walk *w, const cs_insn *in)
 	w->tbl_reg = -1;
 	if (conditional(in))
 		return 1;
+	/* the candidate is named by the fill: if a load later reads it as
+	 * a literal, the candidate goes (after_walk()) */
+	k = fill_after_call(d, next, w->end);
+	if (k)
+		return next + k < w->end &&
+		       cand(d, next + k, w->thumb, DC_K_CALL, next) ? -1 : 0;
 	for (k = 0; k < 4 && next < w->end && padding_here(d, next); k++)
 		next += 2;
 	/* literals the path read already: the call never returns, and
