@@ -694,6 +694,12 @@ __attribute__((noinline, noclone, used)) static unsigned int gt_fp_sum(const uns
  * call, as a conditional instruction never follows one, and the end of
  * the fill starts a function; read as code, the fill would carry the
  * walk into gt_fill_next, which would then start nowhere.
+ *
+ * gt_push_iter pushes r3-r11 and lr, calls the function in r2 with sp in
+ * r2, then drops the ten slots but lr's with "add sp, #36" and returns
+ * with "pop {pc}" (chromium's stack scan for its garbage collector has
+ * this shape): r4-r11 were stored, not written, so they still hold the
+ * caller's values once their slots go.
  */
 /*
  * gt_guard_ret's and gt_guard_tail's body: the guard derived from r0
@@ -731,6 +737,9 @@ unsigned int gt_pool_pick(const unsigned int *v, unsigned int n);
 unsigned int gt_adr_switch(const unsigned int *v, unsigned int n);
 unsigned int gt_fill_call(const unsigned int *v, unsigned int n);
 unsigned int gt_fill_next(const unsigned int *v, unsigned int n);
+unsigned int gt_push_iter(const unsigned int *v, unsigned int n,
+			  unsigned int (*fn)(const unsigned int *v,
+					     unsigned int n, const void *sp));
 __asm__(
 "	.text\n"
 "	.syntax unified\n"
@@ -1174,6 +1183,17 @@ GT_GUARD_SUM
 "	adds r0, r1, r2\n"
 "	bx lr\n"
 "	.size gt_fill_next, . - gt_fill_next\n"
+"	.p2align 2\n"
+"	.type gt_push_iter, %function\n"
+"	.thumb_func\n"
+"gt_push_iter:\n"
+"	push {r3, r4, r5, r6, r7, r8, r9, sl, fp, lr}\n"
+"	mov r3, r2\n"
+"	mov r2, sp\n"
+"	blx r3\n"
+"	add sp, #36\n"
+"	pop {pc}\n"
+"	.size gt_push_iter, . - gt_push_iter\n"
 #ifdef __thumb__
 "	.thumb\n"
 #else
@@ -1208,6 +1228,18 @@ static unsigned int (*volatile gt_ptr3)(const unsigned int *, unsigned int) =
 static unsigned int (*volatile gt_ptr4)(const unsigned int *, unsigned int) =
 	gt_fill_next;
 
+/* gt_push_iter's callee: the words from its sp up, summed with v's */
+static unsigned int push_iter_fn(const unsigned int *v, unsigned int n,
+				 const void *sp)
+{
+	const unsigned int *w = sp;
+	unsigned int h = n;
+
+	for (unsigned int i = 0; i < 10; i++)
+		h = h * 31 + (w[i] != 0);
+	return h + mix(v, 32);
+}
+
 unsigned int nocfi_work(unsigned int n)
 {
 	unsigned int v[32];
@@ -1227,6 +1259,7 @@ unsigned int nocfi_work(unsigned int n)
 		     gt_thunk(v, n) + gt_neon_const(v, n) + gt_ptr2(v, n) +
 		     gt_tail_stub(v, n) + gt_tail_stub2(v, n) + gt_push8(v, n) +
 		     gt_jump_over(v, n) + gt_ptr3(v, n) + gt_pool_pick(v, n) +
-		     gt_adr_switch(v, n) + gt_fill_call(v, n) + gt_ptr4(v, n);
+		     gt_adr_switch(v, n) + gt_fill_call(v, n) + gt_ptr4(v, n) +
+		     gt_push_iter(v, n, push_iter_fn);
 	return nocfi_sink;
 }

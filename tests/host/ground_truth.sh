@@ -163,7 +163,8 @@ for v in $variants; do
 	fns="gt_fp_local gt_r7_local gt_arm_switch gt_noret gt_guard_ret
 	     gt_guard_alloca gt_guard_tail gt_tail_sum gt_ptr_leaf gt_thunk
 	     gt_neon_const gt_ptr_sched gt_push8 gt_ptr_between gt_pool_pick
-	     gt_adr_switch gt_fill_call gt_fill_next"
+	     gt_adr_switch gt_fill_call gt_fill_next
+	     gt_push_iter"
 	$stripped || fns="$fns gt_tail_stub gt_tail_stub2"
 	for fn in $fns; do
 		n=0

@@ -241,6 +241,10 @@ int pa_flow_insn(struct pa_flow *fl, u32 i, struct pa_state st)
 	}
 	if (k == PA_LOAD || (k == PA_STORE && (cond || st.on_fp)))
 		k = PA_OTHER;
+	/* a push stores its registers and writes sp alone (capstone lists
+	 * the stored registers as written too) */
+	if (k == PA_PUSH)
+		wmask &= 1ull << 13;
 	/* r0-r14 but sp written (a pop puts its slots back) */
 	st.dirty |= (u16)(wmask & 0x5fff);
 
