@@ -292,7 +292,9 @@ fi
 # Its first 100 ms (from its first sample: the module follows it from
 # there) against the rest, by the checker.  A host under load gives the
 # guest fewer samples a guest second (2 in 100 ms at a load near 26):
-# the window widens until it holds 30.
+# the window widens until it holds 30.  The first window may fall short
+# of the steady state's share by 0.5 points or by one sample, whichever
+# is more: with 30 to 100 samples, one weighs 1 to 3 points.
 for ms in 100 300 1000; do
 	first=$(checked "$out/all.data" /data/prog1 0,$ms)
 	[ "${first%% *}" -ge 30 ] 2>/dev/null && break
@@ -300,7 +302,9 @@ done
 rest=$(checked "$out/all.data" /data/prog1 $ms,1e9)
 if [ -n "$first" ] && [ -n "$rest" ] && awk -v f="$first" -v r="$rest" 'BEGIN {
 	split(f, a, " "); split(r, b, " ")
-	exit !(a[1] >= 30 && b[1] > 0 && 100 * a[2] / a[1] >= 100 * b[2] / b[1] - 0.5) }'; then
+	exit !(a[1] >= 30 && b[1] > 0 &&
+	       (100 * a[2] / a[1] >= 100 * b[2] / b[1] - 0.5 ||
+		a[2] + 1 >= a[1] * b[2] / b[1])) }'; then
 	ok "-a: first $ms ms ${first#* } of ${first% *} fully unwound, steady state ${rest#* } of ${rest% *} (the checker)"
 else
 	fail "-a: first $ms ms ${first:-none}, steady state ${rest:-none} (samples, unwound by the checker)"
