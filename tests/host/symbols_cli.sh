@@ -99,6 +99,24 @@ expect "--no-demangle keeps the mangled names" \
 	"_Z5churnPKN3geo5ShapeEl|_ZNK3geo6Square4areaEl|" \
 	"$(names --no-demangle "$tmp/plain.data")"
 
+# The PLT's stubs, named as objdump and perf name them ("atol@plt"), in
+# the program and in a stripped copy: a sample inside each stub objdump
+# names (the Thumb "bx pc" in front of some included).
+plt=$(${CROSS}objdump -d "$tmp/prog" |
+	sed -n 's/^\([0-9a-f]*\) <\(.*@plt\)>:$/\1 \2/p')
+want=$(awk '{ print $2 }' <<<"$plt" | sort | tr '\n' '|')
+mkdir -p "$tmp/st"
+${CROSS}strip --strip-all -o "$tmp/st/prog" "$tmp/prog"
+inside=()
+while read -r a _; do inside+=("$(printf '%x' $((0x$a + 4)))"); done <<<"$plt"
+for f in "$tmp/prog" "$tmp/st/prog"; do
+	kind=unstripped
+	[ "$f" = "$tmp/prog" ] || kind=stripped
+	mkdata "$tmp/plt.data" "$f" "${inside[@]}"
+	expect "$kind: the PLT's ${#inside[@]} stubs named NAME@plt" \
+		"$want" "$(names --no-demangle "$tmp/plt.data")"
+done
+
 # .gnu_debuglink: the stripped file names its debug file, found beside it.
 mkdir -p "$tmp/dl"
 ${CROSS}objcopy --only-keep-debug "$tmp/prog" "$tmp/dl/prog.debug"

@@ -107,20 +107,106 @@ static const char *demangled(struct sym_file *f, const char *name)
 	return own(f, d) ?: name;
 }
 
+/* The section of @elf named @name, with its header in @sh, or NULL. */
+static Elf_Scn *section_named(Elf *elf, const char *name, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+	const char *n;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, sh) &&
+		    (n = elf_strptr(elf, shstrndx, sh->sh_name)) && !strcmp(n, name))
+			return scn;
+	return NULL;
+}
+
+/* The name of .rel.plt's entry @i ("printf"), or NULL. */
+static const char *plt_name(Elf *elf, Elf_Data *rel, const GElf_Shdr *rsh,
+			    int i)
+{
+	Elf_Scn *dsym = elf_getscn(elf, rsh->sh_link);
+	GElf_Shdr dsh;
+	GElf_Rel r;
+	GElf_Sym sym;
+
+	if (!dsym || !gelf_getshdr(dsym, &dsh) || !gelf_getrel(rel, i, &r) ||
+	    !gelf_getsym(elf_getdata(dsym, NULL), (int)GELF_R_SYM(r.r_info),
+			 &sym))
+		return NULL;
+	return elf_strptr(elf, dsh.sh_link, sym.st_name);
+}
+
+/*
+ * The PLT's stubs, named as perf names them ("printf@plt"), into the
+ * room for @room more symbols; sampled there, a stripped program's
+ * calls into its libraries would take the name of the code before .plt.
+ */
+static void load_plt(struct sym_file *f, Elf *elf, size_t room)
+{
+	GElf_Shdr psh, rsh;
+	Elf_Scn *pscn, *rscn;
+	Elf_Data *rel, *code;
+	uint32_t *start, *len;
+	size_t n = 0, i;
+
+	if (!room || !(pscn = section_named(elf, ".plt", &psh)) ||
+	    !(rscn = section_named(elf, ".rel.plt", &rsh)) ||
+	    rsh.sh_type != SHT_REL || psh.sh_type != SHT_PROGBITS)
+		return;
+	rel = elf_getdata(rscn, NULL);
+	code = elf_getdata(pscn, NULL);
+	start = calloc(room, sizeof(*start));
+	len = calloc(room, sizeof(*len));
+	if (rel && code && start && len && code->d_size == psh.sh_size)
+		n = symtab_plt_stubs(code->d_buf, (uint32_t)code->d_size,
+				     (uint32_t)psh.sh_addr, room, start, len);
+	for (i = 0; i < n; i++) {
+		const char *name = plt_name(elf, rel, &rsh, (int)i);
+		size_t sz = name ? strlen(name) + sizeof("@plt") : 0;
+		char *s = sz > sizeof("@plt") ? malloc(sz) : NULL;
+
+		if (!s)
+			continue;
+		snprintf(s, sz, "%s@plt", name);
+		if (!own(f, s))
+			continue;
+		f->h.syms[f->h.nsyms++] = (struct sym){
+			.addr = start[i], .size = len[i], .name = s,
+			.global = true,
+		};
+	}
+	free(start);
+	free(len);
+}
+
+/* How many stubs load_plt() may add. */
+static size_t plt_room(Elf *elf)
+{
+	GElf_Shdr rsh;
+
+	return section_named(elf, ".rel.plt", &rsh) && rsh.sh_entsize ?
+	       rsh.sh_size / rsh.sh_entsize : 0;
+}
+
 /*
  * Every function symbol libdwfl found for the module (the file's own
- * tables, the debug file's, MiniDebugInfo's), at link addresses, sorted.
+ * tables, the debug file's, MiniDebugInfo's), and the PLT's stubs, at
+ * link addresses, sorted.
  */
-static void load_symbols(struct sym_file *f, GElf_Addr bias)
+static void load_symbols(struct sym_file *f, GElf_Addr bias, Elf *elf)
 {
 	int n = dwfl_module_getsymtab(f->mod), i;
-	size_t o;
+	size_t o, room = plt_room(elf);
 
-	if (n <= 0)
-		return;
-	f->h.syms = calloc((size_t)n, sizeof(*f->h.syms));
+	if (n < 0)
+		n = 0;
+	f->h.syms = calloc((size_t)n + room + 1, sizeof(*f->h.syms));
 	if (!f->h.syms)
 		return;
+	load_plt(f, elf, room);
 	for (i = 1; i < n; i++) {
 		const char *name;
 		GElf_Word shndx;
@@ -194,7 +280,7 @@ static struct sym_file *open_elf(const char *path)
 	load_phdrs(f, elf);
 	if (!f->h.path || !f->h.nloads)
 		goto fail;
-	load_symbols(f, f->bias);
+	load_symbols(f, f->bias, elf);
 	return f;
 fail:
 	sym_close(f);

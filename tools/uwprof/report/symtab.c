@@ -35,6 +35,48 @@ size_t symtab_sort(struct sym *syms, size_t n)
 	return o;
 }
 
+static uint32_t word_at(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+/* The length of the ARM stub at @p (@left bytes), or 0. */
+static uint32_t plt_arm_stub(const uint8_t *p, uint32_t left)
+{
+	if (left >= 12 && (word_at(p) & 0xffffff00) == 0xe28fc600 &&
+	    (word_at(p + 4) & 0xffffff00) == 0xe28cca00 &&
+	    (word_at(p + 8) & 0xfffff000) == 0xe5bcf000)
+		return left >= 16 && word_at(p + 12) == 0xd4d4d4d4 ? 16 : 12;
+	if (left >= 16 && word_at(p) == 0xe59fc004 &&	/* ldr ip, [pc, #4] */
+	    word_at(p + 4) == 0xe08cc00f && word_at(p + 8) == 0xe59cf000)
+		return 16;
+	return 0;
+}
+
+size_t symtab_plt_stubs(const uint8_t *code, uint32_t size, uint32_t addr,
+			size_t n, uint32_t *start, uint32_t *len)
+{
+	uint32_t at, thumb, arm;
+	size_t i;
+
+	/* str lr, [sp, #-4]!, then GNU ld's 20 bytes or lld's 32 */
+	if (size < 20 || word_at(code) != 0xe52de004)
+		return 0;
+	at = word_at(code + 4) == 0xe59fe004 ? 20 : 32;
+	for (i = 0; i < n && at < size; i++, at += thumb + arm) {
+		thumb = size - at >= 4 &&
+			(word_at(code + at) == 0x46c04778 ||	/* bx pc; nop */
+			 word_at(code + at) == 0xe7fd4778) ? 4 : 0;	/* bx pc; b . */
+		arm = plt_arm_stub(code + at + thumb, size - at - thumb);
+		if (!arm)
+			break;
+		start[i] = addr + at;
+		len[i] = thumb + arm;
+	}
+	return i;
+}
+
 const char *symtab_lookup(const struct sym *syms, size_t n, uint32_t addr)
 {
 	size_t lo = 0, hi = n;

@@ -39,6 +39,18 @@ struct sym_head {
  */
 size_t symtab_sort(struct sym *syms, size_t n);
 
+/*
+ * The PLT's stubs, one per entry of .rel.plt in its order: @code, @size
+ * bytes of .plt at link address @addr, read as GNU ld and lld write it
+ * for ARM (a header saving lr, then stubs "add ip, pc; add ip, ip; ldr
+ * pc, [ip]!" or their long form through a literal, lld's padded to 16
+ * bytes, GNU ld's with a Thumb "bx pc" and a nop or "b ." in front where
+ * Thumb code calls them).  Fills @start[i] and @len[i] for at most @n stubs and
+ * returns how many it read: it stops at the first bytes of another form.
+ */
+size_t symtab_plt_stubs(const uint8_t *code, uint32_t size, uint32_t addr,
+			size_t n, uint32_t *start, uint32_t *len);
+
 /* The function of sorted @syms holding link address @addr, or NULL. */
 const char *symtab_lookup(const struct sym *syms, size_t n, uint32_t addr);
 
