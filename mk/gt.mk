@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # Ground truth under qemu-user: tests/gt/gt.c unwinds its own threads with
 # the tables uwprof builds and judges every sample (tests/host/ground_truth.sh).
-# make check runs it with GT_SAMPLES=1000 per routine and build on
-# ITIMER_PROF; the full run takes 100000 on per-thread 10 kHz timers.
+# make check runs it with GT_SAMPLES=1000 per routine and build, the full
+# run with 100000, both on per-thread 10 kHz timers (routine clone on
+# ITIMER_PROF, in a run of its own).
 # tests/host/ground_truth_step.sh runs the clang builds single-stepped
 # (every instruction sampled, epilogues too), 1000 samples per routine.
 
