@@ -18,7 +18,8 @@
 #   --add SRC[:DST]   copy a file or directory into the guest (DST default
 #                     /SRC's basename); may be repeated
 #   --out DIR         guest directory /out is copied back into DIR through
-#                     the console (small files only: reports, data files)
+#                     the console, each file gzipped (the console carries
+#                     about 250 KB/s: a few MB of data files at most)
 #   --timeout S       default 300
 #   --mem MB          default 512
 #   --smp N           default 2
@@ -82,7 +83,9 @@ done
 printf '%s\n' "$@" >"$rootfs/cmd"
 
 # The guest's init.  Markers on the console carry the exit status, any
-# output files and the kernel log back to the host.
+# output files (gzip, then base64: sample data shrinks about eightfold,
+# and the console's pace set the time of the VM tests that record) and
+# the kernel log back to the host.
 cat >"$rootfs/init" <<'EOF'
 #!/bin/busybox sh
 /bin/busybox --install -s
@@ -96,7 +99,7 @@ sh -c "$(cat /cmd)"
 rc=$?
 for f in $(find /out -type f); do
 	echo "UWPROF-FILE-BEGIN ${f#/out/}"
-	base64 "$f"
+	gzip -c "$f" | base64
 	echo "UWPROF-FILE-END"
 done
 echo "UWPROF-DMESG-BEGIN"
@@ -136,7 +139,7 @@ if [ -n "$out" ]; then
 	awk -v out="$out" '
 		/^UWPROF-FILE-BEGIN /{name=out "/" $2
 			d=name; sub("/[^/]*$", "", d); system("mkdir -p \"" d "\"")
-			cmd="base64 -d > \"" name "\""; next}
+			cmd="base64 -d | gzip -dc > \"" name "\""; next}
 		/^UWPROF-FILE-END/{close(cmd); cmd=""; next}
 		cmd != "" {print | cmd}' "$console"
 fi
