@@ -29,10 +29,13 @@ if [ "$rc" -ne 0 ] && [ "$count_failed" -eq 0 ]; then
 	echo "# test-vm: the VM run failed (exit $rc) with no failed test counted"
 	count_failed=1
 fi
+echo "# selftests: $SECONDS s"
 for script in ${VM_TEST_SCRIPTS:-}; do
 	echo "== $script"
+	t0=$SECONDS
 	"$script" 2>&1 | tee "$BUILD/vm/script.log"
 	count_add "$BUILD/vm/script.log" "${PIPESTATUS[0]}" "$script"
+	echo "# $(basename "$script"): $((SECONDS - t0)) s"
 done
 count_line test-vm
 [ "$count_failed" -eq 0 ]
