@@ -116,13 +116,17 @@ for s in d["samples"]:
         if not good:
             why[(analyze.STOP_NAMES[s[1]] if s[1] < len(analyze.STOP_NAMES) else s[1],
                  chk.check(fr, True) if fr else "no frames")] += 1
-# samples in the library per second of its hot loop
+# samples in the library per second of its hot loop, and the median gap
+# between two of them (microseconds)
 rate = int(n / ((max(times) - min(times)) / 1e9)) if len(times) > 1 else 0
-print(n, ok, n_all, ok_all, rate, dict(why.most_common(3)))
+times.sort()
+gaps = sorted(b - a for a, b in zip(times, times[1:]))
+gap = gaps[len(gaps) // 2] // 1000 if gaps else 0
+print(n, ok, n_all, ok_all, rate, gap, dict(why.most_common(3)))
 PY
 }
 res=$(judge "$out/apk.data")
-read -r n_lib ok_lib n_all ok_all rate rest <<<"$res"
+read -r n_lib ok_lib n_all ok_all rate gap rest <<<"$res"
 if [ "${n_lib:-0}" -ge 500 ] && [ "$n_lib" = "$ok_lib" ]; then
 	ok "every sample in the zip-mapped library fully unwound (the checker): $ok_lib of $n_lib ($ok_all of $n_all in all)"
 else
@@ -130,20 +134,21 @@ else
 fi
 
 # The same in a child of the command (record -- sh -c ...), which the
-# module follows: not more samples a second than the command had (within
-# half again), as a second event on the process would give twice as many.
-# Fewer is not judged: the rate is per second of the guest's clock, and
-# a host under load takes the vCPU away for part of it (one CI at a host
-# load near 26 saw 229 against 822); the floor of samples checks that
-# the child was followed at all.
+# module follows: sampled once a period of its CPU time, as a second
+# event on the process would sample it twice.  The guest's clock runs on
+# while a loaded host takes the vCPU away, so a gap between samples can
+# only grow: the median gap must be at least 0.8 of the 1 ms period (two
+# events give half of it at most).  Comparing rates with the command's
+# run did not hold: a host load stole half of one run but not the other
+# (CI on arm64-6.1: 910 samples/s in the child against 507).  The floor
+# of samples checks that the child was followed at all.
 expect "record -- sh -c 'apk_loader ...' exits 0" 0 "$(cat "$out/child.rc" 2>/dev/null)"
 res=$(judge "$out/child.data")
-read -r c_lib c_ok c_all c_ok_all c_rate c_rest <<<"$res"
-if [ "${c_lib:-0}" -ge 250 ] && [ "$c_lib" = "$c_ok" ] && [ "${rate:-0}" -gt 0 ] &&
-	[ $((c_rate * 10)) -le $((rate * 15)) ]; then
-	ok "in a followed child too: $c_ok of $c_lib fully unwound, $c_rate samples/s (the command: $rate)"
+read -r c_lib c_ok c_all c_ok_all c_rate c_gap c_rest <<<"$res"
+if [ "${c_lib:-0}" -ge 250 ] && [ "$c_lib" = "$c_ok" ] && [ "${c_gap:-0}" -ge 800 ]; then
+	ok "in a followed child too: $c_ok of $c_lib fully unwound, $c_rate samples/s, a median gap of $c_gap us (the command: $rate, $gap us)"
 else
-	fail "in a followed child: ${c_ok:-?} of ${c_lib:-?} fully unwound, ${c_rate:-?} samples/s against ${rate:-?} ($res)"
+	fail "in a followed child: ${c_ok:-?} of ${c_lib:-?} fully unwound, a median gap of ${c_gap:-?} us, at least 800 wanted ($res)"
 	sed 's/^/#   /' "$out/child.log" | head -5
 fi
 
