@@ -2,40 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # test-vm.sh SELFTEST_DIR RUNNER [SRC:DST...]
-# Boots the VM with the selftests and runs them, then runs each script in
-# $VM_TEST_SCRIPTS (which boot VMs of their own).  Adds up the kselftest
-# "# Totals:" lines and the scripts' "N passed, N failed" lines, and ends
-# with "test-vm: N passed, N failed, N skipped".  A VM that times out,
-# shows a kernel splat or exits non-zero with no failed test counts as one
-# more failure.
+# The selftests in the VM (scripts/vm-selftests.sh, given these
+# arguments), and each script in $VM_TEST_SCRIPTS (which boot VMs of their
+# own), through run-tests.sh: up to $UWPROF_VM_JOBS at once (default: one
+# per core; each VM is one emulated CPU, a host thread), the selftests'
+# boot first as the longest.  Ends with "test-vm: N passed, N failed,
+# N skipped".
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-. "$top/scripts/counts.sh"
-BUILD=${BUILD:-$top/build}
-dir=$1 runner=$2
-shift 2
-adds=(--add "$dir:/selftests" --add "$runner:/run-in-vm.sh")
-for f in "$@"; do adds+=(--add "$f"); done
-mkdir -p "$BUILD/vm"
-out=$BUILD/vm/test-vm.log
-"$top/scripts/vm.sh" --timeout "${UWPROF_VM_TIMEOUT:-600}" --mem 1024 \
-	"${adds[@]}" -- /run-in-vm.sh | tee "$out"
-rc=${PIPESTATUS[0]}
-sum() { grep -oE "# Totals: .*" "$out" | grep -oE "$1:[0-9]+" | cut -d: -f2 |
-	awk '{s += $1} END {print s + 0}'; }
-count_passed=$(sum pass) count_skipped=$(sum skip)
-count_failed=$(( $(sum fail) + $(sum error) ))
-if [ "$rc" -ne 0 ] && [ "$count_failed" -eq 0 ]; then
-	echo "# test-vm: the VM run failed (exit $rc) with no failed test counted"
-	count_failed=1
-fi
-echo "# selftests: $SECONDS s"
-for script in ${VM_TEST_SCRIPTS:-}; do
-	echo "== $script"
-	t0=$SECONDS
-	"$script" 2>&1 | tee "$BUILD/vm/script.log"
-	count_add "$BUILD/vm/script.log" "${PIPESTATUS[0]}" "$script"
-	echo "# $(basename "$script"): $((SECONDS - t0)) s"
-done
-count_line test-vm
-[ "$count_failed" -eq 0 ]
+VM_SELFTESTS=$(printf '%q ' "$@")
+export VM_SELFTESTS
+exec "$top/scripts/run-tests.sh" -j "${UWPROF_VM_JOBS:-$(nproc)}" test-vm \
+	"$top/scripts/vm-selftests.sh" ${VM_TEST_SCRIPTS:-}
