@@ -41,6 +41,7 @@
 #define POKES		20	/* the parent's reads while sampling */
 #define POKE_BYTES	(256 << 10)	/* a writer copies as much again */
 #define UNLOAD_MS	3000	/* rmmod must work this soon after close */
+#define ASLEEP_MS	2000	/* poked children asleep again, at most */
 #define KIDS		6
 
 enum kind { WRITER, POLL_DATA, POLL_TIMED };
@@ -258,6 +259,25 @@ static bool asleep(pid_t pid)
 	return ret;
 }
 
+/*
+ * How many of @kids are asleep, once all are or @ms passed: a child
+ * just poked sleeps again at once on an idle machine, and later on a
+ * host that shares its CPU with other VMs.
+ */
+static int all_asleep(const struct kid *kids, int ms)
+{
+	long t0 = now_ms();
+	int i, n;
+
+	for (;;) {
+		for (i = 0, n = 0; i < KIDS; i++)
+			n += asleep(kids[i].pid);
+		if (n == KIDS || now_ms() - t0 >= ms)
+			return n;
+		usleep(10000);
+	}
+}
+
 /* rmmod, tried until it works or @ms passed; how long it took, or -1. */
 static long unload_within(int ms)
 {
@@ -323,8 +343,7 @@ TEST(kernel_sleepers_let_module_go)
 	ASSERT_EQ(0, uwprof_stats(fd, &st));
 	/* the file's own reference, and one per sample still queued */
 	open_ref = mod_refcnt();
-	for (i = 0; i < KIDS; i++)
-		sleeping += asleep(kids[i].pid);
+	sleeping = all_asleep(kids, ASLEEP_MS);
 	close(fd);
 	unload_ms = unload_within(UNLOAD_MS);
 	printf("# %d of %d children asleep at close; refcnt %ld before open, %ld at close (%ld samples queued); deferred %llu, failed %llu; rmmod %s %ld ms after close\n",
