@@ -37,9 +37,13 @@ $(foreach t,$(HOST_PROBES),$(eval $(call host_probe_rule,$(t))))
 HOST_TEST_BINS := $(addprefix $(HOST_OUT)/tests/,$(HOST_TESTS))
 test-host: $(addprefix $(HOST_OUT)/tests/,$(HOST_PROBES))
 
+# One test per core at once (UWPROF_TEST_JOBS), ground truth, the longest,
+# first.
+HOST_TEST_FIRST	:= $(filter %/ground_truth.sh,$(HOST_TEST_SCRIPTS))
 test-host: $(HOST_TEST_BINS) $(UWPROF)
-	$(Q)UWPROF=$(UWPROF) BUILD=$(BUILD) scripts/run-tests.sh test-host \
-		$(HOST_TEST_BINS) $(HOST_TEST_SCRIPTS)
+	$(Q)UWPROF=$(UWPROF) BUILD=$(BUILD) scripts/run-tests.sh \
+		-j $${UWPROF_TEST_JOBS:-$$(nproc)} test-host $(HOST_TEST_FIRST) \
+		$(HOST_TEST_BINS) $(filter-out $(HOST_TEST_FIRST),$(HOST_TEST_SCRIPTS))
 
 # The tool fuzz harnesses (mk/hostile.mk): every tool source but the entry
 # point, built once with the sanitizers, then linked per harness.
