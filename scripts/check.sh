@@ -60,9 +60,9 @@ counted module-build scripts/module-build-check.sh armmp-6.1
 single checkpatch $MAKE --no-print-directory checkpatch
 # The harnesses compile and run a core each, all cores at once (each
 # still gets its seconds): one at a time took three minutes on two cores.
-jobs=$(nproc)
-counted fuzz-smoke env FUZZ_JOBS="${FUZZ_JOBS:-$jobs}" \
-	$MAKE --no-print-directory -j"$jobs" fuzz-smoke
+cores=$(nproc)
+counted fuzz-smoke env FUZZ_JOBS="${FUZZ_JOBS:-$cores}" \
+	$MAKE --no-print-directory -j"$cores" fuzz-smoke
 counted test-vm $MAKE --no-print-directory test-vm KERNEL=armmp-6.1
 # The device ABI fuzzed for a minute (make fuzz-abi runs 100,000 sequences);
 # the VM gets ten (its watchdog fails a hang after one).

@@ -900,9 +900,12 @@ int main(int argc, char **argv)
 			early_ok = true;
 		} else if (!strcmp(argv[i], "--timer") && i + 1 < argc) {
 			thread_timers = !strcmp(argv[++i], "thread");
-		} else if (!strcmp(argv[i], "--only") && i + 1 < argc &&
-			   (only = routine_index(argv[++i])) >= 0) {
-			;
+		} else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
+			only = routine_index(argv[++i]);
+			if (only < 0) {
+				fprintf(stderr, "gt: no routine %s\n", argv[i]);
+				return 2;
+			}
 		} else if ((!strcmp(argv[i], "--table") || !strcmp(argv[i], "--syms")) &&
 			   eq && ntabs < MAX_MODS && nsymfiles < MAX_MODS) {
 			struct named *v = argv[i][2] == 't' ? &tabs[ntabs++] :
