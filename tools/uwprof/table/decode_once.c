@@ -257,8 +257,9 @@ static u32 keep(struct tb_dec *c, const struct tb_dec_form *f)
  * as capstone leaves it: reset from c->blank where the form does not
  * write it.  Of the 36 operands, only those a decode into the same
  * detail since the last tb_dec_reset_it() may have written are reset.
- * Every visit of discovery's walks comes here (five million for libc):
- * fixed-size copies and plain stores, no library call.
+ * Every decode comes here, a first one too (712,000 for libc: 404,000
+ * of discovery's visits, the rest prologue analysis's): fixed-size
+ * copies and plain stores, no library call.
  */
 static void unpack(struct tb_dec *c, const struct tb_dec_rec *r,
 		   const struct tb_dec_op *ops, const u8 *v,

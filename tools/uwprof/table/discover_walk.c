@@ -65,8 +65,8 @@ static int push(struct dc *d, u32 a)
 
 /*
  * The bytes from @a to the end of its section, or NULL.  The section
- * found last is tried first: each decode asks (five million times for
- * libc), nearly always in the same one.
+ * found last is tried first: each decode asks (400,000 times for libc),
+ * nearly always in the same one.
  */
 static const u8 *bytes_at(struct dc *d, u32 a, u32 *avail)
 {
