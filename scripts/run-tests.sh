@@ -18,6 +18,8 @@ jobs=1
 if [ "${1:-}" = -j ]; then
 	jobs=$2
 	shift 2
+	[[ $jobs =~ ^[1-9][0-9]*$ ]] ||
+		{ echo "run-tests.sh: -j wants a count of 1 or more, not '$jobs'" >&2; exit 2; }
 fi
 label=$1
 shift
