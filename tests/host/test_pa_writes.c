@@ -37,10 +37,13 @@ static void wcmp_one(struct wcmp *c, bool thumb, const u8 *b, size_t size,
 	cs_regs rd, wr;
 	uint8_t nrd = 0, nwr = 0;
 	uint64_t at = addr;
+	struct tb_dec_form f;
+	struct tb_insn in;
 
 	if (!cs_disasm_iter(c->cs[thumb], &b, &size, &at, c->in))
 		return;
 	c->tried++;
+	CHECK(tb_insn_of_cs(c->in, &f, &in));
 	CHECK(cs_regs_access(c->cs[thumb], c->in, rd, &nrd, wr, &nwr) == 0);
 	for (int i = 0; i < nwr; i++) {
 		int s = pa_slot_of(wr[i]);
@@ -48,7 +51,7 @@ static void wcmp_one(struct wcmp *c, bool thumb, const u8 *b, size_t size,
 		if (s >= 0)
 			want |= 1ull << s;
 	}
-	if (pa_listed_writes(c->in) != want) {
+	if (pa_listed_writes(&in) != want) {
 		if (c->diff++ < 10)
 			printf("differ: %s %s %s at 0x%x\n", thumb ? "thumb" : "arm",
 			       c->in->mnemonic, c->in->op_str, addr);

@@ -516,8 +516,8 @@ static bool t32_ldst(u32 h, u32 l, struct tb_dec_form *f)
 		o->mem.index = reg(l & 15);
 		o->mem.scale = 1;
 		if (l >> 4 & 3) {
-			o->shift_type = ARM_SFT_LSL;
-			o->shift_value = (u8)(l >> 4 & 3);
+			o->shift.type = ARM_SFT_LSL;
+			o->shift.value = (u8)(l >> 4 & 3);
 		}
 	} else {
 		disp = puw & 2 ? (s32)imm8 : -(s32)imm8;
@@ -627,8 +627,8 @@ static void shift_of(struct tb_dec_op *o, u32 t, u32 imm)
 
 	if (!imm && t == 0)
 		return;
-	o->shift_type = !imm && t == 3 ? ARM_SFT_RRX : type[t];
-	o->shift_value = (u8)(imm || t == 3 ? imm : 32);
+	o->shift.type = !imm && t == 3 ? ARM_SFT_RRX : type[t];
+	o->shift.value = (u8)(imm || t == 3 ? imm : 32);
 }
 
 /* Thumb-2 mov.w, lsl.w and kin: orr/orrs with pc as the first source. */

@@ -3,8 +3,8 @@
  * Instructions decoded once (decode_once.h): each (address, instruction
  * set) is decoded by capstone the first time it is asked for; its detail
  * is kept in three arrays (records, operands, implicit registers and
- * groups) and copied back on every later visit, with the instruction's
- * bytes; an undecodable one is remembered too.
+ * groups) that every later visit's struct tb_insn points into; an
+ * undecodable one is remembered too.
  *
  * capstone's Thumb decoder keeps state between calls: after an IT
  * instruction, the next one to four instructions it decodes take their
@@ -19,6 +19,7 @@
  * is capstone's own, and nothing is kept or given back again until
  * tb_dec_reset_it(): slower, never different.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "table/decode_fast.h"
@@ -45,22 +46,11 @@ static size_t kept_bytes(const struct tb_dec *c)
 
 int tb_dec_open(struct tb_dec *c, u32 lo, u32 n)
 {
-	cs_arm *a;
-
 	memset(c, 0, sizeof(*c));
 	c->lo = lo;
 	/* an index above half the budget: nothing kept, nothing indexed */
 	c->n = (size_t)n * 2 * sizeof(u32) > TB_DEC_BUDGET / 2 ? 0 : n;
 	n = c->n;
-	/* a detail as capstone resets it before decoding (ARMDisassembler.c) */
-	c->blank = calloc(1, sizeof(*c->blank));
-	if (!c->blank)
-		return -1;
-	a = &c->blank->arm;
-	for (u32 i = 0; i < MAX_OPS; i++) {
-		a->operands[i].vector_index = -1;
-		a->operands[i].neon_lane = -1;
-	}
 	for (int t = 0; t < 2; t++) {
 		c->at[t] = calloc(n ? n : 1, sizeof(*c->at[t]));
 		if (!c->at[t] ||
@@ -70,7 +60,8 @@ int tb_dec_open(struct tb_dec *c, u32 lo, u32 n)
 		cs_option(c->cs[t], CS_OPT_DETAIL, CS_OPT_ON);
 	}
 	c->sync = cs_malloc(c->cs[1]);
-	return c->sync ? 0 : -1;
+	c->cs_out = cs_malloc(c->cs[0]);
+	return c->sync && c->cs_out ? 0 : -1;
 }
 
 int tb_dec_open_reader(struct tb_dec *c, const struct tb_dec *kept)
@@ -91,9 +82,10 @@ int tb_dec_open_reader(struct tb_dec *c, const struct tb_dec *kept)
 
 void tb_dec_close(struct tb_dec *c)
 {
-
 	if (c->sync)
 		cs_free(c->sync, 1);
+	if (c->cs_out)
+		cs_free(c->cs_out, 1);
 	for (int t = 0; t < 2; t++) {
 		if (c->cs[t])
 			cs_close(&c->cs[t]);
@@ -105,7 +97,6 @@ void tb_dec_close(struct tb_dec *c)
 		free(c->op);
 		free(c->reg);
 	}
-	free(c->blank);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -154,8 +145,8 @@ static bool pack_op(const cs_arm_op *o, struct tb_dec_op *p)
 	p->type = (u8)o->type;
 	p->access = o->access;
 	p->subtracted = o->subtracted;
-	p->shift_type = (u8)o->shift.type;
-	p->shift_value = (u8)o->shift.value;
+	p->shift.type = (u8)o->shift.type;
+	p->shift.value = (u8)o->shift.value;
 	p->neon_lane = o->neon_lane;
 	p->vector_index = (int8_t)o->vector_index;
 	return true;
@@ -253,79 +244,87 @@ static u32 keep(struct tb_dec *c, const struct tb_dec_form *f)
 }
 
 /*
- * Give a form back (its operands at @ops, registers at @v), the detail
- * as capstone leaves it: reset from c->blank where the form does not
- * write it.  Of the 36 operands, only those a decode into the same
- * detail since the last tb_dec_reset_it() may have written are reset.
- * Every decode comes here, a first one too (712,000 for libc: 404,000
- * of discovery's visits, the rest prologue analysis's): fixed-size
- * copies and plain stores, no library call.
+ * @out as the form @r, its operands at @ops and registers at @v: fixed
+ * stores and pointers, whatever the form holds.  Every decode comes here,
+ * a first one too (712,000 for libc: 404,000 of discovery's visits, the
+ * rest prologue analysis's).
  */
-static void unpack(struct tb_dec *c, const struct tb_dec_rec *r,
-		   const struct tb_dec_op *ops, const u8 *v,
-		   u32 addr, const u8 *b, cs_insn *out)
+static void view(const struct tb_dec_rec *r, const struct tb_dec_op *ops,
+		 const u8 *v, u32 addr, const u8 *b, struct tb_insn *out)
 {
-	cs_detail *d = out->detail;
-	cs_arm *a = &d->arm;
-	u32 n = d == c->last ? c->dirty : MAX_OPS;
+	struct tb_detail *d = out->detail;
 
 	out->id = r->id;
 	out->address = addr;
 	out->size = r->size;
-	if (r->size == 4)
-		memcpy(out->bytes, b, 4);
-	else
-		memcpy(out->bytes, b, 2);
+	memcpy(out->bytes, b, r->size == 4 ? 4 : 2);
 	out->mnemonic[0] = out->mnemonic[1] = 0;	/* no block: no_text() */
-	out->op_str[0] = 0;
-	memcpy(d, c->blank, offsetof(cs_detail, arm) + offsetof(cs_arm, operands));
-	if (n > r->op_count)
-		memcpy(a->operands + r->op_count, c->blank->arm.operands + r->op_count,
-		       (n - r->op_count) * sizeof(cs_arm_op));
-	c->last = d;
-	c->dirty = r->op_count;
+	d->regs_read = v;
+	d->regs_write = v + r->nread;
+	d->groups = v + r->nread + r->nwrite;
 	d->regs_read_count = r->nread;
 	d->regs_write_count = r->nwrite;
 	d->groups_count = r->ngroups;
-	for (u8 i = 0; i < r->nread; i++)
-		d->regs_read[i] = *v++;
-	for (u8 i = 0; i < r->nwrite; i++)
-		d->regs_write[i] = *v++;
-	for (u8 i = 0; i < r->ngroups; i++)
-		d->groups[i] = v[i];
-	a->usermode = r->usermode;
-	a->vector_data = r->vector_data;
-	a->cps_mode = r->cps_mode;
-	a->cps_flag = r->cps_flag;
-	a->vector_size = r->vector_size;
-	a->cc = r->cc;
-	a->update_flags = r->update_flags;
-	a->writeback = r->writeback;
-	a->mem_barrier = r->mem_barrier;
-	a->op_count = r->op_count;
-	for (u8 i = 0; i < r->op_count; i++) {
-		const struct tb_dec_op *p = &ops[i];
-		cs_arm_op *o = &a->operands[i];
+	d->arm = (struct tb_arm){
+		.cc = r->cc, .update_flags = r->update_flags,
+		.writeback = r->writeback, .usermode = r->usermode,
+		.mem_barrier = r->mem_barrier, .vector_data = r->vector_data,
+		.cps_mode = r->cps_mode, .cps_flag = r->cps_flag,
+		.vector_size = r->vector_size, .op_count = r->op_count,
+		.operands = ops,
+	};
+}
 
-		/* every byte capstone's reset and decode write */
-		memset(&o->mem, 0, sizeof(o->mem));
-		if (p->type == ARM_OP_MEM) {
-			o->mem.base = p->mem.base;
-			o->mem.index = p->mem.index;
-			o->mem.scale = p->mem.scale;
-			o->mem.lshift = p->mem.lshift;
-			o->mem.disp = p->mem.disp;
-		} else {
-			memcpy(&o->fp, p->raw, sizeof(p->raw));
-		}
-		o->type = p->type;
-		o->access = p->access;
-		o->subtracted = p->subtracted;
-		o->shift.type = p->shift_type;
-		o->shift.value = p->shift_value;
-		o->neon_lane = p->neon_lane;
-		o->vector_index = p->vector_index;
-	}
+/* An IT's mnemonic as capstone printed it ("itte": 5 bytes at most). */
+static void it_name(struct tb_insn *out, const char *m)
+{
+	size_t n = strnlen(m, sizeof(out->mnemonic) - 1);
+
+	memcpy(out->mnemonic, m, n);
+	out->mnemonic[n] = 0;
+}
+
+void tb_insn_view(const struct tb_dec_form *f, u32 addr, const u8 *b,
+		  struct tb_insn *out)
+{
+	view(&f->rec, f->op, f->reg, addr, b, out);
+}
+
+void tb_insn_form(const struct tb_insn *in, struct tb_dec_form *f)
+{
+	const struct tb_detail *d = in->detail;
+	const struct tb_arm *a = &d->arm;
+	u8 *v = f->reg;
+
+	f->rec = (struct tb_dec_rec){
+		.id = (u16)in->id, .size = (u8)in->size,
+		.op_count = a->op_count, .cc = a->cc,
+		.update_flags = a->update_flags, .writeback = a->writeback,
+		.usermode = a->usermode, .mem_barrier = a->mem_barrier,
+		.vector_data = a->vector_data, .cps_mode = a->cps_mode,
+		.cps_flag = a->cps_flag, .vector_size = a->vector_size,
+		.nread = d->regs_read_count, .nwrite = d->regs_write_count,
+		.ngroups = d->groups_count,
+	};
+	for (u8 i = 0; i < a->op_count; i++)
+		f->op[i] = a->operands[i];
+	for (u8 i = 0; i < d->regs_read_count; i++)
+		*v++ = d->regs_read[i];
+	for (u8 i = 0; i < d->regs_write_count; i++)
+		*v++ = d->regs_write[i];
+	for (u8 i = 0; i < d->groups_count; i++)
+		*v++ = d->groups[i];
+}
+
+bool tb_insn_of_cs(const cs_insn *in, struct tb_dec_form *f,
+		   struct tb_insn *out)
+{
+	if (!tb_dec_pack(in, f))
+		return false;
+	view(&f->rec, f->op, f->reg, (u32)in->address, in->bytes, out);
+	if (in->id == ARM_INS_IT)
+		it_name(out, in->mnemonic);
+	return true;
 }
 
 /* Empty @cs's IT state: cs_disasm() does, and decodes nothing from no bytes. */
@@ -357,42 +356,56 @@ void tb_dec_reset_it(struct tb_dec *c)
 	cs_reset_it(c->cs[1]);
 	memset(&c->it, 0, sizeof(c->it));
 	c->it_lost = c->cs_stale = false;
-	c->last = NULL;
 }
 
 /*
- * The text tb_dec_text() needs of a form given back: none, and the
- * block it was decoded in after the mnemonic's 0.
+ * The text tb_dec_text() needs of an instruction other than an IT: none,
+ * and the block it was decoded in after the mnemonic's 0 (a count above
+ * 4: not known).
  */
-static void no_text(cs_insn *out, const struct tb_it *it)
+static void no_text(struct tb_insn *out, const struct tb_it *it)
 {
 	memset(out->mnemonic, 0, 2 + sizeof(it->cc));
-	out->op_str[0] = 0;
 	out->mnemonic[1] = (char)it->n;
 	memcpy(out->mnemonic + 2, it->cc, sizeof(it->cc));
 }
 
 /* Decoded by our decoder, in state c->it (which it moved on). */
 static bool fast(struct tb_dec *c, bool thumb, const u8 *b, size_t size,
-		 u32 addr, u32 *slot, cs_insn *out)
+		 u32 addr, u32 *slot, struct tb_insn *out)
 {
 	struct tb_it before = c->it;
 
 	if (!tb_fast_decode(thumb, b, size, addr, &c->it, &c->form))
 		return false;
-	unpack(c, &c->form.rec, c->form.op, c->form.reg, addr, b, out);
+	view(&c->form.rec, c->form.op, c->form.reg, addr, b, out);
 	if (!thumb)
 		return true;
 	if (out->id == ARM_INS_IT)
 		tb_it_text((u32)b[0] | (u32)b[1] << 8, out->mnemonic,
-			   sizeof(out->mnemonic), out->op_str,
-			   sizeof(out->op_str));
+			   sizeof(out->mnemonic), NULL, 0);
 	else
 		no_text(out, &before);
 	/* capstone's handle stays in step only outside blocks */
 	c->cs_stale |= before.n || c->it.n;
 	if (slot && out->id != ARM_INS_IT)
 		*slot = keep(c, &c->form);
+	return true;
+}
+
+/* An instruction capstone decoded into c->cs_out, packed, as @out. */
+static bool from_capstone(struct tb_dec *c, const u8 *b,
+			  const struct tb_it *before, struct tb_insn *out)
+{
+	const cs_insn *x = c->cs_out;
+
+	if (!tb_dec_pack(x, &c->form))
+		return false;	/* never seen: ids and fields fit a byte */
+	view(&c->form.rec, c->form.op, c->form.reg, (u32)x->address, b, out);
+	if (x->id == ARM_INS_IT)
+		it_name(out, x->mnemonic);
+	else
+		no_text(out, before);
 	return true;
 }
 
@@ -403,8 +416,13 @@ static bool fast(struct tb_dec *c, bool thumb, const u8 *b, size_t size,
  */
 static __attribute__((noinline)) bool
 decode_new(struct tb_dec *c, bool thumb, const u8 *b, size_t size,
-	   u32 addr, u32 *slot, cs_insn *out)
+	   u32 addr, u32 *slot, struct tb_insn *out)
 {
+	static const struct tb_it lost = { .n = 0xff };	/* not known */
+	const struct tb_it *in_block = thumb && c->it_lost ? &lost : &c->it;
+	struct tb_it before = *in_block;
+	const u8 *p = b;
+	size_t left = size;
 	uint64_t at = addr;
 	u32 h0;
 	bool ok;
@@ -419,22 +437,22 @@ decode_new(struct tb_dec *c, bool thumb, const u8 *b, size_t size,
 		c->cs_stale = false;
 	}
 	h0 = size >= 2 ? (u32)b[0] | (u32)b[1] << 8 : 0;
-	ok = cs_disasm_iter(c->cs[thumb], &b, &size, &at, out);
-	c->last = out->detail;
-	c->dirty = MAX_OPS;
+	ok = cs_disasm_iter(c->cs[thumb], &p, &left, &at, c->cs_out);
 	/* with 4 bytes every table was tried: undecodable whatever follows */
 	if (slot && !ok && size >= 4)
 		*slot = TB_DEC_BAD;
-	else if (slot && ok && out->id != ARM_INS_IT)
-		*slot = tb_dec_pack(out, &c->form) ? keep(c, &c->form) : 0;
 	if (thumb && ok && !c->it_lost &&
-	    !tb_it_follow(&c->it, out->id, h0))
+	    !tb_it_follow(&c->it, c->cs_out->id, h0))
 		c->it_lost = true;
-	return ok;
+	if (!ok || !from_capstone(c, b, &before, out))
+		return false;
+	if (slot && out->id != ARM_INS_IT)
+		*slot = keep(c, &c->form);
+	return true;
 }
 
 bool tb_dec_insn(struct tb_dec *c, bool thumb, const u8 *b, size_t size,
-		 u32 addr, cs_insn *out)
+		 u32 addr, struct tb_insn *out)
 {
 	u32 h = (addr - c->lo) / 2, *slot = NULL;
 
@@ -449,27 +467,28 @@ bool tb_dec_insn(struct tb_dec *c, bool thumb, const u8 *b, size_t size,
 
 		if (size < r->size)
 			return false;	/* as capstone: too few bytes */
-		unpack(c, r, c->op + r->op, c->reg + r->reg, addr, b, out);
+		view(r, c->op + r->op, c->reg + r->reg, addr, b, out);
 		return true;
 	}
 	return decode_new(c, thumb, b, size, addr, slot, out);
 }
 
-void tb_dec_text(csh cs, const cs_insn *in, const u8 *b, size_t size,
+void tb_dec_text(csh cs, const struct tb_insn *in, const u8 *b, size_t size,
 		 char *buf, size_t len)
 {
 	struct tb_it it = { 0 };
 	cs_insn *x = cs_malloc(cs);
 	uint64_t at = in->address;
 
-	if (in->mnemonic[0] || !x) {
-		snprintf(buf, len, "%s %s", in->mnemonic, in->op_str);
-		if (x)
-			cs_free(x, 1);
+	if (!x) {
+		snprintf(buf, len, "(0x%x)", (u32)in->address);
 		return;
 	}
-	it.n = (u8)in->mnemonic[1];
-	memcpy(it.cc, in->mnemonic + 2, sizeof(it.cc));
+	/* an IT is decoded outside a block; another in the one it was */
+	if (!in->mnemonic[0]) {
+		it.n = (u8)in->mnemonic[1];
+		memcpy(it.cc, in->mnemonic + 2, sizeof(it.cc));
+	}
 	if (it.n > 4 || !cs_enter_it(cs, &it, x) ||
 	    !cs_disasm_iter(cs, &b, &size, &at, x))
 		snprintf(buf, len, "(0x%x)", (u32)in->address);

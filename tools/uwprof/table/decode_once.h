@@ -3,16 +3,17 @@
  * Instructions decoded once: function discovery walks a function again
  * on each pass that changes what its walk reads, prologue analysis
  * decodes it once more, and capstone's decoder and its instruction
- * printer, run for each visit, were nearly all of its time.  tb_dec keeps each instruction's decoded form in
- * compact arrays indexed by address and instruction set, and gives it back
- * as capstone gave it.
+ * printer, run for each visit, were nearly all of its time.  tb_dec keeps
+ * each instruction's decoded form in compact arrays indexed by address
+ * and instruction set, and gives it back as a struct tb_insn: capstone's
+ * fields, by the same names, read from the form where it is kept.
  *
  * What a kept instruction carries: its id, address, size, bytes, implicit
  * registers, groups and detail->arm (condition, flags, every operand's
- * fields); not its text: mnemonic and op_str are empty (a message that
- * shows the instruction decodes it again, tb_dec_text()).  Only forms
- * decoded outside IT blocks are kept; an IT instruction and those inside
- * its block are decoded again on each visit.  Our own decoder
+ * fields); not its text: the mnemonic is empty (a message that shows the
+ * instruction decodes it again, tb_dec_text()).  Only forms decoded
+ * outside IT blocks are kept; an IT instruction and those inside its
+ * block are decoded again on each visit.  Our own decoder
  * (decode_fast.h) gives the common instructions' forms, inside blocks
  * too, and capstone decodes only what it does not know.
  */
@@ -42,19 +43,30 @@ struct tb_dec_rec {
 				 * groups, in tb_dec.reg */
 };
 
-/* One operand: a memory operand's fields packed, other unions raw. */
+/*
+ * One operand, with capstone's cs_arm_op's field names (register ids
+ * below 256): a memory operand's fields packed, the other members of
+ * the union as capstone's first 8 bytes of it (raw).
+ */
 struct tb_dec_op {
 	union {
-		u8 raw[8];	/* reg, imm, fp, setend */
+		u8 raw[8];
+		u32 reg;	/* arm_reg */
+		s32 imm;
+		double fp;
+		u32 setend;	/* arm_setend_type */
 		struct {
-			u8 base, index;
+			u8 base, index;	/* arm_reg */
 			int8_t scale;
 			u8 lshift;
 			s32 disp;
 		} mem;
 	};
-	u8 type, access, subtracted, shift_type;
-	u8 shift_value;
+	struct {
+		u8 type;	/* arm_shifter */
+		u8 value;
+	} shift;
+	u8 type, access, subtracted;
 	int8_t neon_lane, vector_index;
 };
 
@@ -70,6 +82,40 @@ struct tb_dec_form {
 	u8 reg[TB_DEC_MAXREG];
 };
 
+/*
+ * An instruction as the walks read it: capstone's cs_insn and its
+ * detail, with the same field names, pointing at a kept form's operands
+ * and registers instead of holding copies (copying a form back into
+ * capstone's 1.5 KB detail was a tenth of making a table).  detail is an
+ * array of one so that in->detail reads as capstone's pointer does.
+ */
+struct tb_arm {
+	u8 cc;			/* arm_cc */
+	u8 update_flags, writeback, usermode, mem_barrier;
+	u8 vector_data, cps_mode, cps_flag, vector_size;
+	u8 op_count;
+	const struct tb_dec_op *operands;
+};
+
+struct tb_detail {
+	const u8 *regs_read, *regs_write, *groups;
+	u8 regs_read_count, regs_write_count, groups_count;
+	struct tb_arm arm;
+};
+
+struct tb_insn {
+	uint64_t address;
+	u32 id;			/* arm_insn */
+	u16 size;
+	u8 bytes[4];
+	/*
+	 * An IT instruction's mnemonic ("itte"); any other's is empty, with
+	 * the IT block it was decoded in after the 0 (tb_dec_text()).
+	 */
+	char mnemonic[8];
+	struct tb_detail detail[1];
+};
+
 struct tb_dec {
 	csh cs[2];		/* capstone, ARM and Thumb, with details */
 	u32 lo, n;		/* the halfwords kept: [lo, lo + 2 * n) */
@@ -82,11 +128,6 @@ struct tb_dec {
 	u8 *reg;
 	u32 nreg, capreg;
 	bool full;		/* the kept forms reached TB_DEC_BUDGET */
-	cs_detail *blank;	/* a detail before decoding */
-	const cs_detail *last;	/* the last detail decoded into, since
-				 * tb_dec_reset_it(), and how many of its
-				 * operands may differ from blank's */
-	u32 dirty;
 	struct tb_dec_form form;	/* the instruction being decoded */
 	struct tb_it it;	/* the Thumb IT block state capstone's would
 				 * have, had it decoded every instruction
@@ -97,6 +138,7 @@ struct tb_dec {
 	bool cs_stale;		/* capstone's handle is not in state it: our
 				 * decoder moved it */
 	cs_insn *sync;		/* an IT that brings the handle there */
+	cs_insn *cs_out;	/* what capstone decodes, before packing */
 	bool reader;		/* the forms are another tb_dec's, read
 				 * only: none is kept (tb_dec_open_reader) */
 };
@@ -124,33 +166,21 @@ int tb_dec_open_reader(struct tb_dec *c, const struct tb_dec *kept);
 void tb_dec_reset_it(struct tb_dec *c);
 
 /*
- * Decode one instruction at @addr from @b (@size bytes there) into @out
- * (with a detail), as cs_disasm_iter() would: false where it fails.
- * Until the next tb_dec_reset_it(), nothing else writes into the details
- * it filled, nor frees one: they are reset only as far as it wrote them.
+ * Decode one instruction at @addr from @b (@size bytes there) into @out,
+ * as cs_disasm_iter() would: false where it fails.  @out's operands and
+ * registers are a kept form's, there until tb_dec_close(), or else the
+ * decoder's own, which its next decode overwrites: a walk that holds
+ * instructions copies their forms (tb_insn_form()).
  */
 bool tb_dec_insn(struct tb_dec *c, bool thumb, const u8 *b, size_t size,
-		 u32 addr, cs_insn *out);
+		 u32 addr, struct tb_insn *out);
 
-/*
- * The next tb_dec_insn() decodes into @d, which holds what a decode (this
- * one's or capstone's) left there and whose operands from @from on are
- * as before decoding (tb_dec_blank_from() said so after that decode):
- * only those before are reset.  A caller keeping many details (prologue
- * analysis, one per instruction of a function) saves resetting all 36.
- */
-static inline void tb_dec_reuse(struct tb_dec *c, const cs_detail *d, u32 from)
-{
-	c->last = d;
-	c->dirty = from;
-}
+/* @out as the form @f at @addr, its bytes at @b: pointing into @f. */
+void tb_insn_view(const struct tb_dec_form *f, u32 addr, const u8 *b,
+		  struct tb_insn *out);
 
-/* After tb_dec_insn() into @d: its operands from the result on are as
- * before decoding. */
-static inline u32 tb_dec_blank_from(const struct tb_dec *c, const cs_detail *d)
-{
-	return c->last == d ? c->dirty : TB_DEC_MAXOPS;
-}
+/* @in's form (record, operands, registers) into @f. */
+void tb_insn_form(const struct tb_insn *in, struct tb_dec_form *f);
 
 /*
  * "mnemonic operands" of @in, which tb_dec_insn() gave from @b (@size
@@ -158,7 +188,7 @@ static inline u32 tb_dec_blank_from(const struct tb_dec *c, const cs_detail *d)
  * handle of @in's instruction set, its IT state lost), in the IT block
  * it was decoded in.
  */
-void tb_dec_text(csh cs, const cs_insn *in, const u8 *b, size_t size,
+void tb_dec_text(csh cs, const struct tb_insn *in, const u8 *b, size_t size,
 		 char *buf, size_t len);
 
 /*
@@ -166,5 +196,13 @@ void tb_dec_text(csh cs, const cs_insn *in, const u8 *b, size_t size,
  * (nothing is kept then).
  */
 bool tb_dec_pack(const cs_insn *in, struct tb_dec_form *f);
+
+/*
+ * capstone's decode @in (with its detail) as @out, pointing into @f,
+ * which it fills: false where it does not pack.  For code that decodes
+ * with capstone itself and asks what the walks' helpers know.
+ */
+bool tb_insn_of_cs(const cs_insn *in, struct tb_dec_form *f,
+		   struct tb_insn *out);
 
 #endif

@@ -650,14 +650,13 @@ static int setup(struct dc *d, struct tb_elf *e, struct tb_discover_stats *st)
 	if (!d->dec)
 		return -1;
 	tb_dec_reset_it(d->dec);
-	d->insn = cs_malloc(d->dec->cs[0]);
+	d->insn = calloc(1, sizeof(struct tb_insn));
 	return d->insn ? 0 : -1;
 }
 
 static void teardown(struct dc *d)
 {
-	if (d->insn)
-		cs_free(d->insn, 1);
+	free(d->insn);
 	free(d->fl);
 	free(d->starts);
 	free(d->fixed);

@@ -82,7 +82,7 @@ struct dc_memo;
 struct dc {
 	struct tb_elf *e;
 	struct tb_dec *dec;	/* tb_elf_decoder(e) */
-	void *insn;		/* cs_insn */
+	void *insn;		/* struct tb_insn */
 	u8 *fl;			/* flags, one per halfword from lo */
 	uint64_t *starts;		/* DC_START again, a bit per halfword: the
 				 * next start is found 64 halfwords a step */

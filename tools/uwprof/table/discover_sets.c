@@ -14,6 +14,7 @@
 #include <gelf.h>
 #include <stddef.h>
 #include <string.h>
+#include "table/decode_once.h"
 #include "table/discover_sets.h"
 #include "table/elf.h"
 
@@ -159,11 +160,11 @@ static bool shift_add(struct dc_vset *x, u32 sh, u32 c)
 
 /* "add rD, rN, rM[, lsl #s]", "add rD, rM" or "add/sub rD, rN, #imm" */
 static bool arith(const struct dc_vs *s, const struct dc_consts *k,
-		  const cs_insn *in, struct dc_vset *out)
+		  const struct tb_insn *in, struct dc_vset *out)
 {
-	const cs_arm *a = &in->detail->arm;
-	const cs_arm_op *x = &a->operands[a->op_count == 2 ? 0 : 1];
-	const cs_arm_op *y = &a->operands[a->op_count - 1];
+	const struct tb_arm *a = &in->detail->arm;
+	const struct tb_dec_op *x = &a->operands[a->op_count == 2 ? 0 : 1];
+	const struct tb_dec_op *y = &a->operands[a->op_count - 1];
 	bool sub = in->id == ARM_INS_SUB || in->id == ARM_INS_SUBW;
 	struct dc_vset p, q;
 
@@ -195,10 +196,10 @@ static bool arith(const struct dc_vs *s, const struct dc_consts *k,
  * rI is a proven set and any other a constant.
  */
 static bool addresses(const struct dc_vs *s, const struct dc_consts *k,
-		      const cs_insn *in, struct dc_vset *out)
+		      const struct tb_insn *in, struct dc_vset *out)
 {
-	const cs_arm *a = &in->detail->arm;
-	const cs_arm_op *m = &a->operands[1];
+	const struct tb_arm *a = &in->detail->arm;
+	const struct tb_dec_op *m = &a->operands[1];
 	u32 sh = m->shift.type == ARM_SFT_LSL ? m->shift.value : 0;
 	static struct dc_vset i;
 
@@ -222,7 +223,7 @@ static bool addresses(const struct dc_vs *s, const struct dc_consts *k,
 
 /* "ldrb/ldr rD, [...]" from a proven set of addresses: what they hold. */
 static bool table_read(struct dc *d, const struct dc_vs *s,
-		       const struct dc_consts *k, const cs_insn *in,
+		       const struct dc_consts *k, const struct tb_insn *in,
 		       struct dc_vset *out)
 {
 	u32 size = in->id == ARM_INS_LDRB ? 1 : 4;
@@ -250,11 +251,11 @@ static bool table_read(struct dc *d, const struct dc_vs *s,
 
 /* The set @in leaves in register @r, from the state before it. */
 static bool result(struct dc *d, const struct dc_vs *s,
-		   const struct dc_consts *k, const cs_insn *in,
+		   const struct dc_consts *k, const struct tb_insn *in,
 		   struct dc_vset *out)
 {
-	const cs_arm *a = &in->detail->arm;
-	const cs_arm_op *last = &a->operands[a->op_count - 1];
+	const struct tb_arm *a = &in->detail->arm;
+	const struct tb_dec_op *last = &a->operands[a->op_count - 1];
 
 	switch (in->id) {
 	case ARM_INS_ADD: case ARM_INS_SUB: case ARM_INS_ADDW:
@@ -301,9 +302,9 @@ static bool result(struct dc *d, const struct dc_vs *s,
 }
 
 /* "sub rD, rS, #imm" with rD's set unknown: rD + imm is rS. */
-static void relate(struct dc_vs *s, const cs_insn *in, int r)
+static void relate(struct dc_vs *s, const struct tb_insn *in, int r)
 {
-	const cs_arm *a = &in->detail->arm;
+	const struct tb_arm *a = &in->detail->arm;
 	int src = a->op_count == 3 ? reg_of(a->operands[1].reg) : -1;
 
 	if ((in->id == ARM_INS_SUB || in->id == ARM_INS_SUBW) && src >= 0 &&
@@ -318,8 +319,8 @@ static void relate(struct dc_vs *s, const cs_insn *in, int r)
 void dc_vs_step(struct dc *d, struct dc_vs *s, const void *insn,
 		const struct dc_consts *k)
 {
-	const cs_insn *in = insn;
-	const cs_arm *a = &in->detail->arm;
+	const struct tb_insn *in = insn;
+	const struct tb_arm *a = &in->detail->arm;
 	static struct dc_vset v;	/* one thread; 1 KB off the stack */
 	bool have = false;
 	int r = -1;
@@ -418,7 +419,7 @@ static void bound(struct dc_vs *s, int r, u32 max)
 
 void dc_vs_branch(struct dc_vs *s, const void *insn, struct dc_vs *taken)
 {
-	const cs_insn *in = insn;
+	const struct tb_insn *in = insn;
 	arm_cc cc = in->detail->arm.cc;
 	struct dc_vs *fall = s;
 	u32 imm = s->cmp_imm;
@@ -452,8 +453,8 @@ bool dc_vs_useful(const struct dc_vs *s)
 u32 dc_vs_targets(const struct dc_vs *s, const void *insn,
 		  const struct dc_consts *k, u32 *t)
 {
-	const cs_insn *in = insn;
-	const cs_arm *a = &in->detail->arm;
+	const struct tb_insn *in = insn;
+	const struct tb_arm *a = &in->detail->arm;
 	static struct dc_vset v;
 
 	if (!a->op_count || a->operands[a->op_count - 1].type != ARM_OP_REG ||

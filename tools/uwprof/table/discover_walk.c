@@ -252,7 +252,7 @@ static int gpr(unsigned int r)
 	       r == ARM_REG_LR ? 14 : -1;
 }
 
-static bool conditional(const cs_insn *in)
+static bool conditional(const struct tb_insn *in)
 {
 	arm_cc cc = in->detail->arm.cc;
 
@@ -276,10 +276,10 @@ static int branch(struct dc *d, struct dc_walk *w, u32 t, u32 site)
  * from the instruction's pc.  Its length is the bound a "cmp rN, #imm"
  * before it checked, or else it ends where the first target starts.
  */
-static int table_tb(struct dc *d, struct dc_walk *w, const cs_insn *in)
+static int table_tb(struct dc *d, struct dc_walk *w, const struct tb_insn *in)
 {
-	const cs_arm *a = &in->detail->arm;
-	const cs_arm_op *m = a->operands;
+	const struct tb_arm *a = &in->detail->arm;
+	const struct tb_dec_op *m = a->operands;
 	u32 pc = (u32)in->address + 4, sz = in->id == ARM_INS_TBH ? 2 : 1;
 	u32 count = 65536, first = w->end, avail = 0, base = pc;
 	int r = m->type == ARM_OP_MEM ? gpr(m->mem.base) : -1;
@@ -316,10 +316,10 @@ static int table_tb(struct dc *d, struct dc_walk *w, const cs_insn *in)
  * a "cmp rN, #imm" checked; the instruction after the add is the
  * default branch, which the condition falls through to.
  */
-static int table_arm(struct dc *d, struct dc_walk *w, const cs_insn *in,
+static int table_arm(struct dc *d, struct dc_walk *w, const struct tb_insn *in,
 		     bool load)
 {
-	const cs_arm *a = &in->detail->arm;
+	const struct tb_arm *a = &in->detail->arm;
 	int idx = load ? (int)a->operands[1].mem.index : (int)a->operands[2].reg;
 	u32 base = load && w->thumb ? ((u32)in->address + 4) & ~3u :
 		   (u32)in->address + 8;
@@ -345,9 +345,9 @@ static int table_arm(struct dc *d, struct dc_walk *w, const cs_insn *in,
 }
 
 /* The registers of r0-r12 and lr that @in writes explicitly. */
-static u32 written(const cs_insn *in)
+static u32 written(const struct tb_insn *in)
 {
-	const cs_arm *a = &in->detail->arm;
+	const struct tb_arm *a = &in->detail->arm;
 	u32 m = 0;
 
 	for (int i = 0; i < a->op_count; i++)
@@ -358,14 +358,14 @@ static u32 written(const cs_insn *in)
 	return m;
 }
 
-static int reg_no(const cs_arm_op *op)
+static int reg_no(const struct tb_dec_op *op)
 {
 	return op->type == ARM_OP_REG ? gpr(op->reg) : -1;
 }
 
-static u32 literal_size(const cs_insn *in)
+static u32 literal_size(const struct tb_insn *in)
 {
-	const cs_arm *a = &in->detail->arm;
+	const struct tb_arm *a = &in->detail->arm;
 
 	switch (in->id) {
 	case ARM_INS_LDR: return 4;
@@ -384,10 +384,10 @@ static u32 literal_size(const cs_insn *in)
  * into a register is a constant (a code address, or an offset that
  * "add rX, pc" makes one).  1 when it set a register's constant.
  */
-static int literal(struct dc *d, struct dc_walk *w, const cs_insn *in)
+static int literal(struct dc *d, struct dc_walk *w, const struct tb_insn *in)
 {
-	const cs_arm *a = &in->detail->arm;
-	const cs_arm_op *m;
+	const struct tb_arm *a = &in->detail->arm;
+	const struct tb_dec_op *m;
 	u32 size = literal_size(in), pc, at, v;
 	int r = reg_no(&a->operands[0]);
 	bool ok;
@@ -421,17 +421,17 @@ static int literal(struct dc *d, struct dc_walk *w, const cs_insn *in)
  * clang's Thumb code): the bytes it reads, after it and inside the
  * function's bounds, are data.
  */
-static void adr_data(struct dc *d, struct dc_walk *w, const cs_insn *in,
+static void adr_data(struct dc *d, struct dc_walk *w, const struct tb_insn *in,
 		     u32 at, u32 size)
 {
 	if (at > in->address && at >= w->start && at + size <= w->end)
 		mark(d, w, at & ~1u, size < 2 ? 2 : size, DC_DATA);
 }
 
-static void adr_load(struct dc *d, struct dc_walk *w, const cs_insn *in)
+static void adr_load(struct dc *d, struct dc_walk *w, const struct tb_insn *in)
 {
-	const cs_arm *a = &in->detail->arm;
-	const cs_arm_op *m;
+	const struct tb_arm *a = &in->detail->arm;
+	const struct tb_dec_op *m;
 	u32 size = literal_size(in), off;
 	int b;
 
@@ -464,10 +464,10 @@ static void adr_load(struct dc *d, struct dc_walk *w, const cs_insn *in)
  * "add rD, pc" (Thumb), "add rD, pc, rK" or "add rD, rK, pc" (ARM): the
  * register rK whose offset the instruction makes an address, or -1.
  */
-static int plus_pc(const cs_insn *in, int r)
+static int plus_pc(const struct tb_insn *in, int r)
 {
-	const cs_arm *a = &in->detail->arm;
-	const cs_arm_op *x = &a->operands[1], *y = &a->operands[2];
+	const struct tb_arm *a = &in->detail->arm;
+	const struct tb_dec_op *x = &a->operands[1], *y = &a->operands[2];
 
 	if (a->op_count == 2)
 		return x->type == ARM_OP_REG && x->reg == ARM_REG_PC ? r : -1;
@@ -484,10 +484,10 @@ static int plus_pc(const cs_insn *in, int r)
  * picks one of two constants in its pool so) either one.  1 when the
  * register is an address after it, else 0.
  */
-static int adr_add(struct dc_walk *w, const cs_insn *in, int r)
+static int adr_add(struct dc_walk *w, const struct tb_insn *in, int r)
 {
-	const cs_arm *a = &in->detail->arm;
-	const cs_arm_op *k = &a->operands[a->op_count - 1];
+	const struct tb_arm *a = &in->detail->arm;
+	const struct tb_dec_op *k = &a->operands[a->op_count - 1];
 	u32 v;
 
 	if (k->type != ARM_OP_IMM || k->shift.type ||
@@ -510,9 +510,9 @@ static int adr_add(struct dc_walk *w, const cs_insn *in, int r)
  * address.
  * 1 when a register's constant was set.
  */
-static int constants(struct dc *d, struct dc_walk *w, const cs_insn *in)
+static int constants(struct dc *d, struct dc_walk *w, const struct tb_insn *in)
 {
-	const cs_arm *a = &in->detail->arm;
+	const struct tb_arm *a = &in->detail->arm;
 	int r = a->op_count ? reg_no(&a->operands[0]) : -1, k;
 	u32 pc = (u32)in->address + (w->thumb ? 4 : 8);
 
@@ -557,9 +557,9 @@ static int constants(struct dc *d, struct dc_walk *w, const cs_insn *in)
 }
 
 /* Does @in load pc (a return, or a jump through memory or a register)? */
-static bool sets_pc(const cs_insn *in)
+static bool sets_pc(const struct tb_insn *in)
 {
-	const cs_arm *a = &in->detail->arm;
+	const struct tb_arm *a = &in->detail->arm;
 
 	switch (in->id) {
 	case ARM_INS_BX: case ARM_INS_BXJ:
@@ -592,9 +592,9 @@ static bool sets_pc(const cs_insn *in)
 #define DC_MAX_TABLE	1024	/* entries of a table with no proven bound */
 
 /* Does @in write sp (push, pop, sub sp, writeback through sp)? */
-static bool writes_sp(const cs_insn *in)
+static bool writes_sp(const struct tb_insn *in)
 {
-	const cs_arm *a = &in->detail->arm;
+	const struct tb_arm *a = &in->detail->arm;
 
 	for (int i = 0; i < in->detail->regs_write_count; i++)
 		if (in->detail->regs_write[i] == ARM_REG_SP)
@@ -610,10 +610,10 @@ static bool writes_sp(const cs_insn *in)
 }
 
 /* "[rB, #k]" with no index or writeback: rB's number and k, or -1. */
-static int mem_imm(const cs_insn *in, s32 *k)
+static int mem_imm(const struct tb_insn *in, s32 *k)
 {
-	const cs_arm *a = &in->detail->arm;
-	const cs_arm_op *m = &a->operands[1];
+	const struct tb_arm *a = &in->detail->arm;
+	const struct tb_dec_op *m = &a->operands[1];
 
 	if (a->op_count != 2 || m->type != ARM_OP_MEM || a->writeback ||
 	    m->mem.index != ARM_REG_INVALID)
@@ -660,10 +660,10 @@ static void drop_range(struct dc_walk *w, int base, s32 lo, s32 hi)
  * are taken not to write the frame's constants, as in the rest of the
  * walk.
  */
-static void frame_store(struct dc_walk *w, const cs_insn *in)
+static void frame_store(struct dc_walk *w, const struct tb_insn *in)
 {
-	const cs_arm *a = &in->detail->arm;
-	const cs_arm_op *m = NULL;
+	const struct tb_arm *a = &in->detail->arm;
+	const struct tb_dec_op *m = NULL;
 	s32 size = 0;
 	int b;
 
@@ -705,7 +705,7 @@ static void frame_store(struct dc_walk *w, const cs_insn *in)
  * "ldr rY, [sp, #k]" or "ldr rY, [fp, #k]" reads it.  A store through
  * the other base may be the same word: it forgets that base's constants.
  */
-static void frame_slot(struct dc_walk *w, const cs_insn *in, int r)
+static void frame_slot(struct dc_walk *w, const struct tb_insn *in, int r)
 {
 	s32 k = 0;
 	u32 i;
@@ -746,10 +746,10 @@ static void frame_slot(struct dc_walk *w, const cs_insn *in, int r)
  * The largest value "and rD, rS, #2^n - 1", ubfx, uxtb, uxth, ldrb or
  * ldrh leave in rD: the bound of a table index.
  */
-static void value_bound(struct dc_walk *w, const cs_insn *in, int r)
+static void value_bound(struct dc_walk *w, const struct tb_insn *in, int r)
 {
-	const cs_arm *a = &in->detail->arm;
-	const cs_arm_op *last;
+	const struct tb_arm *a = &in->detail->arm;
+	const struct tb_dec_op *last;
 	u32 m = 0;
 
 	if (r < 0)
@@ -779,9 +779,9 @@ static void value_bound(struct dc_walk *w, const cs_insn *in, int r)
  * table of offsets from its own start (-fPIC switches).  In the state
  * before @in.
  */
-static bool table_add(struct dc_walk *w, const cs_insn *in)
+static bool table_add(struct dc_walk *w, const struct tb_insn *in)
 {
-	const cs_arm *a = &in->detail->arm;
+	const struct tb_arm *a = &in->detail->arm;
 	int x = a->op_count ? reg_no(&a->operands[0]) : -1, p, q;
 
 	if (in->id != ARM_INS_ADD || conditional(in) || x < 0 ||
@@ -811,10 +811,10 @@ static bool table_add(struct dc_walk *w, const cs_insn *in)
  * of the table at rB, at most the index rI's bound or the last "cmp rI,
  * #imm" proved.  Read in the state before @in (rT may be rB or rI).
  */
-static bool table_load(struct dc_walk *w, const cs_insn *in)
+static bool table_load(struct dc_walk *w, const struct tb_insn *in)
 {
-	const cs_arm *a = &in->detail->arm;
-	const cs_arm_op *m = &a->operands[1];
+	const struct tb_arm *a = &in->detail->arm;
+	const struct tb_dec_op *m = &a->operands[1];
 	int t, b, i;
 
 	if (table_add(w, in))
@@ -847,10 +847,10 @@ static bool table_load(struct dc_walk *w, const cs_insn *in)
  * What @in (not a pc-relative constant) teaches or makes forgotten; @wr
  * the registers it writes (written()).
  */
-static void remember(struct dc_walk *w, const cs_insn *in, bool load,
+static void remember(struct dc_walk *w, const struct tb_insn *in, bool load,
 		     u32 wr)
 {
-	const cs_arm *a = &in->detail->arm;
+	const struct tb_arm *a = &in->detail->arm;
 	int r = a->op_count ? reg_no(&a->operands[0]) : -1;
 
 	w->bounded &= ~wr;
@@ -939,7 +939,7 @@ static int table_goto(struct dc *d, struct dc_walk *w, u32 site,
  * a plausible one (in this function, in its instruction set, not data
  * or inside an instruction reached); otherwise none.
  */
-static int set_goto(struct dc *d, struct dc_walk *w, const cs_insn *in)
+static int set_goto(struct dc *d, struct dc_walk *w, const struct tb_insn *in)
 {
 	static u32 t[DC_SET_MAX];
 	struct dc_consts k = { w->known, w->val };
@@ -963,10 +963,10 @@ static int set_goto(struct dc *d, struct dc_walk *w, const cs_insn *in)
 }
 
 /* A jump through a table indexed by a register: its targets followed. */
-static int computed(struct dc *d, struct dc_walk *w, const cs_insn *in)
+static int computed(struct dc *d, struct dc_walk *w, const struct tb_insn *in)
 {
-	const cs_arm *a = &in->detail->arm;
-	const cs_arm_op *last = &a->operands[a->op_count ? a->op_count - 1 : 0];
+	const struct tb_arm *a = &in->detail->arm;
+	const struct tb_dec_op *last = &a->operands[a->op_count ? a->op_count - 1 : 0];
 
 	if (set_goto(d, w, in))
 		return -1;
@@ -995,7 +995,7 @@ static int computed(struct dc *d, struct dc_walk *w, const cs_insn *in)
  * ("bl abort; push {r4, lr}") is the next function: the call never
  * returns.  So is word-aligned code after a call and one nop.
  */
-static int after_call(struct dc *d, struct dc_walk *w, const cs_insn *in)
+static int after_call(struct dc *d, struct dc_walk *w, const struct tb_insn *in)
 {
 	u32 next = (u32)in->address + in->size, k;
 
@@ -1038,9 +1038,9 @@ static int after_call(struct dc *d, struct dc_walk *w, const cs_insn *in)
  * "cmp rN, #imm", or "cmp rN, rK" with rK a known constant (a bound over
  * 255 is built with movw first): the bound of a table's index.
  */
-static void compare(struct dc_walk *w, const cs_insn *in)
+static void compare(struct dc_walk *w, const struct tb_insn *in)
 {
-	const cs_arm_op *op = in->detail->arm.operands;
+	const struct tb_dec_op *op = in->detail->arm.operands;
 	int k = reg_no(&op[1]);
 
 	w->cmp_reg = -1;
@@ -1061,7 +1061,7 @@ static void compare(struct dc_walk *w, const cs_insn *in)
  * #imm"; the path falling through keeps what falling through proves.
  * Not while replaying, so a loop is gone over once.
  */
-static void carry(struct dc_walk *w, const cs_insn *in, u32 t)
+static void carry(struct dc_walk *w, const struct tb_insn *in, u32 t)
 {
 	static struct dc_vs taken;	/* one thread; 13 KB off the stack */
 	/*
@@ -1083,9 +1083,9 @@ static void carry(struct dc_walk *w, const cs_insn *in, u32 t)
 }
 
 /* After @in: 1 the path goes on, 0 it ends, -1 error. */
-static int step(struct dc *d, struct dc_walk *w, const cs_insn *in)
+static int step(struct dc *d, struct dc_walk *w, const struct tb_insn *in)
 {
-	const cs_arm *a = &in->detail->arm;
+	const struct tb_arm *a = &in->detail->arm;
 	bool cond = conditional(in) || in->id == ARM_INS_CBZ ||
 		    in->id == ARM_INS_CBNZ;
 	u32 t = 0, site = (u32)in->address, wr;
@@ -1146,9 +1146,9 @@ static int step(struct dc *d, struct dc_walk *w, const cs_insn *in)
  * "bx lr", or a load of pc from the stack (pop, ldm sp, or "ldr pc,
  * [sp], #4": a pop of pc alone, as Thumb-2 "pop.w {pc}" is encoded)
  */
-static bool is_return(const cs_insn *in)
+static bool is_return(const struct tb_insn *in)
 {
-	const cs_arm *a = &in->detail->arm;
+	const struct tb_arm *a = &in->detail->arm;
 
 	if (in->id == ARM_INS_BX)
 		return a->operands[0].reg == ARM_REG_LR;
@@ -1167,7 +1167,7 @@ static bool is_return(const cs_insn *in)
 }
 
 /* Instructions an IT block still holds: capstone keeps its state. */
-static u32 it_count(const cs_insn *in)
+static u32 it_count(const struct tb_insn *in)
 {
 	return in->id == ARM_INS_IT ? (u32)strlen(in->mnemonic) - 1 : 0;
 }
@@ -1179,7 +1179,7 @@ static u32 it_count(const cs_insn *in)
 static void flush_it(struct dc *d, struct dc_walk *w, u32 a)
 {
 	while (w->it_left && decode(d, true, a, a + 4)) {
-		a += ((cs_insn *)d->insn)->size;
+		a += ((struct tb_insn *)d->insn)->size;
 		w->it_left--;
 	}
 	w->it_left = 0;
@@ -1205,7 +1205,7 @@ static bool replay_worth(const struct dc_walk *w)
 /* Decode from @a on until the path ends. */
 static int run(struct dc *d, struct dc_walk *w, u32 a)
 {
-	cs_insn *in = d->insn;
+	struct tb_insn *in = d->insn;
 	u32 left = 0;
 	int r = 1;
 
@@ -1405,7 +1405,7 @@ int dc_guess_mode(struct dc *d, u32 a)
 	for (int i = 0; i < 4; i++) {
 		if (!decode(d, true, at, a + avail))
 			return -1;
-		at += ((cs_insn *)d->insn)->size;
+		at += ((struct tb_insn *)d->insn)->size;
 	}
 	return 1;
 }

@@ -17,9 +17,9 @@
  * "ldmdb fp, {r4, fp, sp, pc}".  Before a tail call the same epilogue
  * loads lr instead of pc ("ldm sp, {r4, r5, fp, sp, lr}; b other").
  */
-bool pa_loads_sp_and_pc(const cs_insn *in)
+bool pa_loads_sp_and_pc(const struct tb_insn *in)
 {
-	const cs_arm *a = &in->detail->arm;
+	const struct tb_arm *a = &in->detail->arm;
 	bool sp = false;
 
 	if ((in->id != ARM_INS_LDM && in->id != ARM_INS_LDMDB) ||
@@ -38,10 +38,10 @@ bool pa_loads_sp_and_pc(const cs_insn *in)
  * gone and the return address is back in place.  NULL with @after the
  * state past the return, or why the return is refused.
  */
-const char *pa_apcs_undo(const cs_insn *in, const struct pa_state *st,
+const char *pa_apcs_undo(const struct tb_insn *in, const struct pa_state *st,
 			 struct pa_state *after)
 {
-	const cs_arm *a = &in->detail->arm;
+	const struct tb_arm *a = &in->detail->arm;
 	int n = a->op_count - 1;
 	s32 at;
 

@@ -59,7 +59,7 @@ static bool saves_agree(const struct pa_state *st, const struct tb_row *r)
  */
 static bool falls_through(const struct pa_flow *fl, u32 i)
 {
-	const cs_insn *in = &fl->ins[i];
+	const struct tb_insn *in = &fl->ins[i];
 	u32 next = (u32)(in->address + in->size);
 	bool w[TB_NREGS];
 

@@ -15,10 +15,10 @@
  * paths: where r0 is 0 runs the new thread (the outermost frame), the
  * other side the caller.  @taken and @fall get each side's state.
  */
-void pa_clone_split(const cs_insn *in, const struct pa_state *st,
+void pa_clone_split(const struct tb_insn *in, const struct pa_state *st,
 		    struct pa_state *taken, struct pa_state *fall)
 {
-	const cs_arm *a = &in->detail->arm;
+	const struct tb_arm *a = &in->detail->arm;
 	bool zero_taken = false, known = false;
 
 	*taken = *st;
@@ -43,11 +43,11 @@ void pa_clone_split(const cs_insn *in, const struct pa_state *st,
  * "svc 0", then "cmp r0, #0", "tst r0, r0" or "movs r0, r0" (or a cbz/cbnz
  * on r0) before the branch.  Anything else forgets the result.
  */
-void pa_clone_track(const struct pa_flow *fl, const cs_insn *in,
+void pa_clone_track(const struct pa_flow *fl, const struct tb_insn *in,
 		    struct pa_state *st)
 {
-	const cs_arm *a = &in->detail->arm;
-	const cs_arm_op *op = a->operands;
+	const struct tb_arm *a = &in->detail->arm;
+	const struct tb_dec_op *op = a->operands;
 	bool r0_first = a->op_count == 2 && op[0].type == ARM_OP_REG &&
 			op[0].reg == ARM_REG_R0;
 	u8 was = st->clone;

@@ -12,18 +12,6 @@
 #include "table/decode_once.h"
 #include "table/prologue_int.h"
 
-#define PA_DET_BLOCK	64
-
-/*
- * Details, PA_DET_BLOCK a block: a malloc each was much of the analysis's
- * time, and a block never moves.  Each detail's operands from blank[] on
- * are as before decoding (tb_dec_reuse()).
- */
-struct pa_det_block {
-	cs_detail d[PA_DET_BLOCK];
-	u8 blank[PA_DET_BLOCK];
-};
-
 /* What the analyses of the thread of @fl hand on, or NULL. */
 static struct pa_reuse *reuse_of(const struct pa_flow *fl)
 {
@@ -78,10 +66,10 @@ static void add_literal(struct pa_flow *fl, u32 lo, u32 hi)
  * The address an instruction sets a register to from pc: ARM "add rX,
  * pc, #k" or "sub rX, pc, #k", Thumb "adr rX, label"; -1 if none.
  */
-static int adr_of(const struct pa_flow *fl, const cs_insn *in, u32 *at)
+static int adr_of(const struct pa_flow *fl, const struct tb_insn *in, u32 *at)
 {
-	const cs_arm *a = &in->detail->arm;
-	const cs_arm_op *op = a->operands;
+	const struct tb_arm *a = &in->detail->arm;
+	const struct tb_dec_op *op = a->operands;
 	u32 pc = (u32)in->address + (fl->thumb ? 4 : 8);
 
 	if (in->id == ARM_INS_ADR && fl->thumb && a->op_count == 2 &&
@@ -99,10 +87,10 @@ static int adr_of(const struct pa_flow *fl, const cs_insn *in, u32 *at)
 	return pa_slot_of(op[0].reg);
 }
 
-static void note_literal(struct pa_flow *fl, const cs_insn *in)
+static void note_literal(struct pa_flow *fl, const struct tb_insn *in)
 {
-	const cs_arm *a = &in->detail->arm;
-	const cs_arm_op *m;
+	const struct tb_arm *a = &in->detail->arm;
+	const struct tb_dec_op *m;
 	u32 size, pc, at;
 	int base = fl->adr_reg;
 
@@ -140,23 +128,18 @@ static void note_literal(struct pa_flow *fl, const cs_insn *in)
  * One instruction into @out: the file's decoder when it has one, which
  * gives each instruction the next function's walk decodes again as it
  * decoded it first (discovery's walks, or the tail of the function
- * before), else capstone on the function's own handle.
+ * before), else capstone on the function's own handle into @cs_in.
  */
 static bool decode(struct pa_flow *fl, const uint8_t **p, size_t *left,
-		   uint64_t *at, cs_insn *out)
+		   uint64_t *at, cs_insn *cs_in, struct tb_dec_form *f,
+		   struct tb_insn *out)
 {
 	struct tb_dec *dec = fl->text ? fl->text->dec : NULL;
-	u8 *blank = &fl->det[fl->n / PA_DET_BLOCK]->blank[fl->n % PA_DET_BLOCK];
-	bool ok;
 
-	if (!dec) {
-		*blank = TB_DEC_MAXOPS;
-		return cs_disasm_iter(fl->cs, p, left, at, out);
-	}
-	tb_dec_reuse(dec, out->detail, *blank);
-	ok = tb_dec_insn(dec, fl->thumb, *p, *left, (u32)*at, out);
-	*blank = (u8)tb_dec_blank_from(dec, out->detail);
-	if (!ok)
+	if (!dec)
+		return cs_disasm_iter(fl->cs, p, left, at, cs_in) &&
+		       tb_insn_of_cs(cs_in, f, out);
+	if (!tb_dec_insn(dec, fl->thumb, *p, *left, (u32)*at, out))
 		return false;
 	*p += out->size;
 	*left -= out->size;
@@ -164,43 +147,77 @@ static bool decode(struct pa_flow *fl, const uint8_t **p, size_t *left,
 	return true;
 }
 
-/* Room for instruction @i's detail (the blocks before are full). */
-static cs_detail *detail(struct pa_flow *fl, u32 i)
+/* Room for @n more of @size bytes in @v (@cap of them, @used used). */
+static bool room(void **v, u32 *cap, u32 used, u32 n, size_t size)
 {
-	struct pa_reuse *ru = reuse_of(fl);
-	struct pa_det_block *b;
+	u32 c = *cap ? *cap : 256;
+	void *x;
 
-	if (i / PA_DET_BLOCK == fl->ndet) {
-		struct pa_det_block **v = realloc(fl->det, (fl->ndet + 1) *
-						  sizeof(*v));
+	if (used + n <= *cap)
+		return true;
+	while (c < used + n)
+		c *= 2;
+	x = realloc(*v, (size_t)c * size);
+	if (!x)
+		return false;
+	*v = x;
+	*cap = c;
+	return true;
+}
 
-		if (!v)
-			return NULL;
-		fl->det = v;
-		if (ru && ru->nspare) {
-			b = ru->spare[--ru->nspare];
-		} else {
-			b = malloc(sizeof(*b));
-			if (!b)
-				return NULL;
-			/* new: no operand known as before decoding */
-			memset(b->blank, TB_DEC_MAXOPS, sizeof(b->blank));
-		}
-		v[fl->ndet++] = b;
+/*
+ * Copy the operands and registers of fl->ins[fl->n] into the flow's
+ * own arrays: the decoder's next decode, or a later keep that moves its
+ * arrays, would change them.  fix_views() points at the copies.
+ */
+static bool own(struct pa_flow *fl)
+{
+	const struct tb_detail *d = fl->ins[fl->n].detail;
+	u32 nop = d->arm.op_count;
+	u32 nreg = d->regs_read_count + d->regs_write_count + d->groups_count;
+	u8 *v;
+
+	if (!room((void **)&fl->op, &fl->capop, fl->nop, nop, sizeof(*fl->op)) ||
+	    !room((void **)&fl->reg, &fl->capreg, fl->nreg, nreg, 1))
+		return false;
+	for (u32 i = 0; i < nop; i++)
+		fl->op[fl->nop + i] = d->arm.operands[i];
+	v = fl->reg + fl->nreg;
+	for (u8 i = 0; i < d->regs_read_count; i++)
+		*v++ = d->regs_read[i];
+	for (u8 i = 0; i < d->regs_write_count; i++)
+		*v++ = d->regs_write[i];
+	for (u8 i = 0; i < d->groups_count; i++)
+		*v++ = d->groups[i];
+	fl->nop += nop;
+	fl->nreg += nreg;
+	return true;
+}
+
+/* Each instruction's operands and registers: its copies, in order. */
+static void fix_views(struct pa_flow *fl)
+{
+	const struct tb_dec_op *op = fl->op;
+	const u8 *v = fl->reg;
+
+	for (u32 i = 0; i < fl->n; i++) {
+		struct tb_detail *d = fl->ins[i].detail;
+
+		d->arm.operands = op;
+		op += d->arm.op_count;
+		d->regs_read = v;
+		v += d->regs_read_count;
+		d->regs_write = v;
+		v += d->regs_write_count;
+		d->groups = v;
+		v += d->groups_count;
 	}
-	return &fl->det[i / PA_DET_BLOCK]->d[i % PA_DET_BLOCK];
 }
 
 void pa_decode_free(struct pa_flow *fl)
 {
 	struct pa_reuse *ru = reuse_of(fl);
 
-	for (u32 i = 0; i < fl->ndet; i++)
-		if (ru && ru->nspare < PA_DET_SPARE)
-			ru->spare[ru->nspare++] = fl->det[i];
-		else
-			free(fl->det[i]);
-	free(fl->det);
 	if (ru && fl->capins > ru->cap) {
 		free(ru->ins);
 		ru->ins = fl->ins;
@@ -208,37 +225,69 @@ void pa_decode_free(struct pa_flow *fl)
 	} else {
 		free(fl->ins);
 	}
-	fl->det = NULL;
+	if (ru && fl->capop > ru->capop) {
+		free(ru->op);
+		ru->op = fl->op;
+		ru->capop = fl->capop;
+	} else {
+		free(fl->op);
+	}
+	if (ru && fl->capreg > ru->capreg) {
+		free(ru->reg);
+		ru->reg = fl->reg;
+		ru->capreg = fl->capreg;
+	} else {
+		free(fl->reg);
+	}
 	fl->ins = NULL;
-	fl->ndet = fl->n = fl->capins = 0;
+	fl->op = NULL;
+	fl->reg = NULL;
+	fl->n = fl->capins = fl->nop = fl->capop = fl->nreg = fl->capreg = 0;
 }
 
 void pa_reuse_free(struct pa_reuse *ru)
 {
-	while (ru->nspare)
-		free(ru->spare[--ru->nspare]);
 	free(ru->ins);
-	ru->ins = NULL;
-	ru->cap = 0;
+	free(ru->op);
+	free(ru->reg);
+	memset(ru, 0, sizeof(*ru));
 }
 
-int pa_decode_all(struct pa_flow *fl, const u8 *code, u32 len)
+/* The arrays the thread's last function freed, if @fl has none yet. */
+static void take_reuse(struct pa_flow *fl)
 {
 	struct pa_reuse *ru = reuse_of(fl);
-	const uint8_t *p = code;
-	size_t left = len;
-	uint64_t at = fl->lo;
 
-	if (!fl->ins && ru && ru->ins) {
+	if (!ru)
+		return;
+	if (!fl->ins && ru->ins) {
 		fl->ins = ru->ins;
 		fl->capins = ru->cap;
 		ru->ins = NULL;
 		ru->cap = 0;
 	}
-	fl->adr_reg = -1;
-	/* each function is decoded as on a handle of its own: no IT block */
-	if (fl->text && fl->text->dec)
-		tb_dec_reset_it(fl->text->dec);
+	if (!fl->op && ru->op) {
+		fl->op = ru->op;
+		fl->capop = ru->capop;
+		ru->op = NULL;
+		ru->capop = 0;
+	}
+	if (!fl->reg && ru->reg) {
+		fl->reg = ru->reg;
+		fl->capreg = ru->capreg;
+		ru->reg = NULL;
+		ru->capreg = 0;
+	}
+}
+
+/* Decode [code, code + len) at fl->lo into fl->ins: 0, -1 or -2. */
+static int decode_all(struct pa_flow *fl, const u8 *code, u32 len,
+		      cs_insn *cs_in)
+{
+	const uint8_t *p = code;
+	size_t left = len;
+	uint64_t at = fl->lo;
+	struct tb_dec_form f;
 
 	while (left) {
 		u32 skip = data_at(fl, (u32)at);
@@ -251,38 +300,55 @@ int pa_decode_all(struct pa_flow *fl, const u8 *code, u32 len)
 			at += skip;
 			continue;
 		}
-		if (fl->n == fl->capins) {
-			u32 cap = fl->capins ? 2 * fl->capins : 64;
-			cs_insn *v = realloc(fl->ins, cap * sizeof(*v));
-
-			if (!v)
-				return -2;
-			fl->ins = v;
-			fl->capins = cap;
-		}
-		fl->ins[fl->n].detail = detail(fl, fl->n);
-		if (!fl->ins[fl->n].detail)
+		if (!room((void **)&fl->ins, &fl->capins, fl->n, 1,
+			  sizeof(*fl->ins)))
 			return -2;
-		if (!decode(fl, &p, &left, &at, &fl->ins[fl->n])) {
+		if (!decode(fl, &p, &left, &at, cs_in, &f, &fl->ins[fl->n])) {
 			snprintf(fl->why, fl->wlen, "undecodable at 0x%x", (u32)at);
 			return -1;
 		}
 		if (fl->infer_pools)
 			note_literal(fl, &fl->ins[fl->n]);
+		if (!own(fl))
+			return -2;
 		fl->n++;
 	}
 	return 0;
 }
 
-void pa_insn_text(const struct pa_flow *fl, const cs_insn *in, char *buf,
+int pa_decode_all(struct pa_flow *fl, const u8 *code, u32 len)
+{
+	cs_insn *cs_in = NULL;
+	int r;
+
+	take_reuse(fl);
+	fl->code = code;
+	fl->adr_reg = -1;
+	/* each function is decoded as on a handle of its own: no IT block */
+	if (fl->text && fl->text->dec)
+		tb_dec_reset_it(fl->text->dec);
+	else if (!(cs_in = cs_malloc(fl->cs)))
+		return -2;
+	r = decode_all(fl, code, len, cs_in);
+	fix_views(fl);
+	if (cs_in)
+		cs_free(cs_in, 1);
+	return r;
+}
+
+void pa_insn_text(const struct pa_flow *fl, const struct tb_insn *in, char *buf,
 		  size_t len)
 {
 	const struct pa_text *t = fl->text;
-	u32 off = (u32)in->address - (t ? t->addr : 0);
+	u32 a = (u32)in->address;
 
-	/* a kept form has no text: capstone's own decode of its bytes */
-	if (!in->mnemonic[0] && t && off < t->size)
-		tb_dec_text(fl->cs, in, t->b + off, t->size - off, buf, len);
+	/* an instruction has no text: capstone's own decode of its bytes */
+	if (t && t->b && a - t->addr < t->size)
+		tb_dec_text(fl->cs, in, t->b + (a - t->addr),
+			    t->size - (a - t->addr), buf, len);
+	else if (fl->code && a - fl->lo < fl->hi - fl->lo)
+		tb_dec_text(fl->cs, in, fl->code + (a - fl->lo),
+			    fl->hi - a, buf, len);
 	else
-		snprintf(buf, len, "%s %s", in->mnemonic, in->op_str);
+		snprintf(buf, len, "(0x%x)", a);
 }

@@ -28,11 +28,11 @@ static s32 added(bool sub, s32 k)
  * r7 or r11 moved by an immediate, flags set or not ("adds r7, #32" before
  * gcc restores sp from it): PA_FP_COPY into itself; PA_OTHER if not.
  */
-static enum pa_kind classify_fp_move(const cs_insn *in, bool thumb, int *regs,
+static enum pa_kind classify_fp_move(const struct tb_insn *in, bool thumb, int *regs,
 				     s32 *imm)
 {
-	const cs_arm *a = &in->detail->arm;
-	const cs_arm_op *op = a->operands, *k = &op[a->op_count - 1];
+	const struct tb_arm *a = &in->detail->arm;
+	const struct tb_dec_op *op = a->operands, *k = &op[a->op_count - 1];
 	bool sub = in->id == ARM_INS_SUB || in->id == ARM_INS_SUBW;
 
 	if (a->op_count < 2 || a->op_count > 3 || op[0].type != ARM_OP_REG ||
@@ -47,11 +47,11 @@ static enum pa_kind classify_fp_move(const cs_insn *in, bool thumb, int *regs,
 }
 
 /* The frame-pointer forms of add, sub and mov; PA_OTHER if none. */
-static enum pa_kind classify_fp(const cs_insn *in, bool thumb, int *regs,
+static enum pa_kind classify_fp(const struct tb_insn *in, bool thumb, int *regs,
 				s32 *imm)
 {
-	const cs_arm *a = &in->detail->arm;
-	const cs_arm_op *op = a->operands;
+	const struct tb_arm *a = &in->detail->arm;
+	const struct tb_dec_op *op = a->operands;
 	bool sub = in->id == ARM_INS_SUB || in->id == ARM_INS_SUBW;
 
 	if (in->id != ARM_INS_MOV &&
@@ -114,11 +114,11 @@ static enum pa_kind classify_fp(const cs_insn *in, bool thumb, int *regs,
 }
 
 /* The data-processing forms (mov, add, sub); @regs or @imm filled. */
-enum pa_kind pa_classify_dp(const cs_insn *in, bool thumb, int *regs,
+enum pa_kind pa_classify_dp(const struct tb_insn *in, bool thumb, int *regs,
 			    s32 *imm)
 {
-	const cs_arm *a = &in->detail->arm;
-	const cs_arm_op *op = a->operands;
+	const struct tb_arm *a = &in->detail->arm;
+	const struct tb_dec_op *op = a->operands;
 
 	switch (in->id) {
 	case ARM_INS_MOV:

@@ -192,7 +192,7 @@ static u32 vfp_mask(const struct eh_step *st)
 }
 
 /* Does @in do step @st (or @bytes of a "sub sp" step)? */
-static bool does_step(const struct pa_flow *fl, const cs_insn *in,
+static bool does_step(const struct pa_flow *fl, const struct tb_insn *in,
 		      const struct eh_step *st, s32 left, s32 *bytes)
 {
 	int regs[40], n = 0;
@@ -221,7 +221,7 @@ static bool does_step(const struct pa_flow *fl, const cs_insn *in,
 }
 
 /* Does @in undo step @st (or @bytes of its "sub sp")?  @ret: into pc. */
-static bool undoes_step(const struct pa_flow *fl, const cs_insn *in,
+static bool undoes_step(const struct pa_flow *fl, const struct tb_insn *in,
 			const struct eh_step *st, s32 have, s32 *bytes,
 			bool *ret)
 {
@@ -281,7 +281,7 @@ static u32 saved_from(const struct eh_frame *fr, u32 from)
  * The registers @in writes, sp for every push and pop form too (capstone
  * leaves it out of a 16-bit pop's).
  */
-static void insn_writes(const cs_insn *in, bool *w)
+static void insn_writes(const struct tb_insn *in, bool *w)
 {
 	int regs[40], n = 0;
 	s32 imm = 0;
@@ -293,14 +293,14 @@ static void insn_writes(const cs_insn *in, bool *w)
 }
 
 /* A direct branch: b (any condition), cbz, cbnz. */
-static bool direct_branch(const cs_insn *in)
+static bool direct_branch(const struct tb_insn *in)
 {
 	return in->id == ARM_INS_B || in->id == ARM_INS_CBZ ||
 	       in->id == ARM_INS_CBNZ;
 }
 
 /* A direct branch's target inside the function, or 0. */
-static u32 inner_target(const struct pa_flow *fl, const cs_insn *in)
+static u32 inner_target(const struct pa_flow *fl, const struct tb_insn *in)
 {
 	u32 t;
 
@@ -334,7 +334,7 @@ struct eh_walk {
 	u32 windows;		/* stretches refused up to their path's end */
 };
 
-static bool refuse_all(struct eh_walk *w, const cs_insn *in, const char *why)
+static bool refuse_all(struct eh_walk *w, const struct tb_insn *in, const char *why)
 {
 	w->why = why;
 	w->why_at = (u32)in->address;
@@ -356,7 +356,7 @@ static u32 insn_at(const struct pa_flow *fl, u32 addr)
  * that does not come from the body.
  */
 static bool note_branch(const struct pa_flow *fl, const struct eh_frame *fr,
-			struct eh_walk *wk, const cs_insn *in,
+			struct eh_walk *wk, const struct tb_insn *in,
 			const struct eh_pos *p)
 {
 	u32 t = inner_target(fl, in), k;
@@ -399,7 +399,7 @@ static bool branches_agree(const struct pa_flow *fl, struct eh_walk *wk)
  * return address.
  */
 static bool neutral(const struct pa_flow *fl, const struct eh_frame *fr,
-		    struct eh_walk *wk, const cs_insn *in,
+		    struct eh_walk *wk, const struct tb_insn *in,
 		    const struct eh_pos *p)
 {
 	u32 keep = saved_from(fr, p->s);
@@ -473,7 +473,7 @@ static u32 walk_prologue(const struct pa_flow *fl, const struct eh_frame *fr,
 }
 
 /* Does @in end its path: a return, an unconditional or computed jump? */
-static bool path_ends(const cs_insn *in, const bool *w)
+static bool path_ends(const struct tb_insn *in, const bool *w)
 {
 	return w[15] && !pa_conditional(in) && !pa_is_call(in) &&
 	       in->id != ARM_INS_CBZ && in->id != ARM_INS_CBNZ;
@@ -484,7 +484,7 @@ static bool path_ends(const cs_insn *in, const bool *w)
  * False refuses the function.
  */
 static bool body_insn(const struct pa_flow *fl, const struct eh_frame *fr,
-		      const cs_insn *in, const bool *w, struct eh_pos *p,
+		      const struct tb_insn *in, const bool *w, struct eh_pos *p,
 		      struct eh_walk *wk)
 {
 	const struct eh_step *st;
@@ -561,7 +561,7 @@ static bool walk(const struct pa_flow *fl, const struct eh_frame *fr,
 	if (i > fl->n)
 		return false;
 	for (; i < fl->n; i++) {
-		const cs_insn *in = &fl->ins[i];
+		const struct tb_insn *in = &fl->ins[i];
 		bool w[TB_NREGS];
 
 		if ((ended || last_call) && start[i]) {

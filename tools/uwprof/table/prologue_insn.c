@@ -9,7 +9,7 @@
 #include <string.h>
 #include "table/prologue_int.h"
 
-bool pa_conditional(const cs_insn *in)
+bool pa_conditional(const struct tb_insn *in)
 {
 	arm_cc cc = in->detail->arm.cc;
 
@@ -21,9 +21,9 @@ bool pa_conditional(const cs_insn *in)
  * destination (first operand) or load list naming pc otherwise; "add r1,
  * pc" reads pc, "push {lr}"/"str pc" store it.
  */
-static bool writes_pc(const cs_insn *in)
+static bool writes_pc(const struct tb_insn *in)
 {
-	const cs_arm *a = &in->detail->arm;
+	const struct tb_arm *a = &in->detail->arm;
 
 	switch (in->id) {
 	case ARM_INS_B: case ARM_INS_BL: case ARM_INS_BLX: case ARM_INS_BX:
@@ -56,16 +56,16 @@ static uint64_t slot_bit(unsigned int reg)
 	return s >= 0 ? 1ull << s : 0;
 }
 
-uint64_t pa_listed_writes(const cs_insn *in)
+uint64_t pa_listed_writes(const struct tb_insn *in)
 {
-	const cs_detail *d = in->detail;
-	const cs_arm *a = &d->arm;
+	const struct tb_detail *d = in->detail;
+	const struct tb_arm *a = &d->arm;
 	uint64_t m = 0;
 
 	for (int i = 0; i < d->regs_write_count; i++)
 		m |= slot_bit(d->regs_write[i]);
 	for (int i = 0; i < a->op_count; i++) {
-		const cs_arm_op *o = &a->operands[i];
+		const struct tb_dec_op *o = &a->operands[i];
 
 		if (o->type == ARM_OP_REG && (o->access & CS_AC_WRITE))
 			m |= slot_bit(o->reg);
@@ -77,7 +77,7 @@ uint64_t pa_listed_writes(const cs_insn *in)
 }
 
 /* Which of the slots of @in's register operands. */
-static uint64_t operand_slots(const cs_arm *a)
+static uint64_t operand_slots(const struct tb_arm *a)
 {
 	uint64_t m = 0;
 
@@ -91,9 +91,9 @@ static uint64_t operand_slots(const cs_arm *a)
  * Which of sp, lr, pc and the callee-saved registers @in writes, as a
  * mask of slots below @nw (at most 64), and in @w.
  */
-uint64_t pa_writes(const cs_insn *in, bool *w, u32 nw)
+uint64_t pa_writes(const struct tb_insn *in, bool *w, u32 nw)
 {
-	const cs_arm *a = &in->detail->arm;
+	const struct tb_arm *a = &in->detail->arm;
 	uint64_t m = 0, all = nw >= 64 ? ~0ull : (1ull << nw) - 1;
 
 	/* capstone 4 leaves sp out of vpush/vpop's written registers, so
@@ -133,9 +133,9 @@ uint64_t pa_writes(const cs_insn *in, bool *w, u32 nw)
 }
 
 /* The direct branch target, or 0. */
-u32 pa_branch_target(const cs_insn *in)
+u32 pa_branch_target(const struct tb_insn *in)
 {
-	const cs_arm *a = &in->detail->arm;
+	const struct tb_arm *a = &in->detail->arm;
 
 	for (int i = 0; i < a->op_count; i++)
 		if (a->operands[i].type == ARM_OP_IMM)
@@ -143,12 +143,12 @@ u32 pa_branch_target(const cs_insn *in)
 	return 0;
 }
 
-bool pa_is_call(const cs_insn *in)
+bool pa_is_call(const struct tb_insn *in)
 {
 	return in->id == ARM_INS_BL || in->id == ARM_INS_BLX;
 }
 
-bool pa_plain_branch(const cs_insn *in)
+bool pa_plain_branch(const struct tb_insn *in)
 {
 	return in->id == ARM_INS_B && !pa_conditional(in);
 }
@@ -163,10 +163,10 @@ bool pa_plain_branch(const cs_insn *in)
  * reaches is taken as a target, in the jump's frame (jump_state).  These
  * may as well be tail calls through a pointer, which leave that frame.
  */
-enum pa_jump pa_computed_jump(const cs_insn *in)
+enum pa_jump pa_computed_jump(const struct tb_insn *in)
 {
-	const cs_arm *a = &in->detail->arm;
-	const cs_arm_op *last = &a->operands[a->op_count - 1];
+	const struct tb_arm *a = &in->detail->arm;
+	const struct tb_dec_op *last = &a->operands[a->op_count - 1];
 
 	switch (in->id) {
 	case ARM_INS_TBB:
@@ -192,7 +192,7 @@ enum pa_jump pa_computed_jump(const cs_insn *in)
 }
 
 /* A trap (__builtin_trap: udf, "trap" for clang's 0xdefe, bkpt). */
-bool pa_is_trap(const cs_insn *in)
+bool pa_is_trap(const struct tb_insn *in)
 {
 	return in->id == ARM_INS_UDF || in->id == ARM_INS_TRAP ||
 	       in->id == ARM_INS_BKPT;
@@ -204,9 +204,9 @@ bool pa_is_trap(const cs_insn *in)
  * word: "bmi" in Thumb code, "ldrble" in ARM code), which it puts
  * between input sections.
  */
-bool pa_is_padding(const cs_insn *in)
+bool pa_is_padding(const struct tb_insn *in)
 {
-	const cs_arm *a = &in->detail->arm;
+	const struct tb_arm *a = &in->detail->arm;
 	static const u8 zero[4], fill[4] = { 0xd4, 0xd4, 0xd4, 0xd4 };
 
 	if (in->id == ARM_INS_NOP ||

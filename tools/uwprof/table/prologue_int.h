@@ -106,10 +106,13 @@ struct tb_dec;
 struct pa_flow {
 	csh cs;
 	u32 lo, hi;		/* the function */
-	cs_insn *ins;		/* decoded, in address order */
+	const u8 *code;		/* the function's bytes, at lo */
+	struct tb_insn *ins;	/* decoded, in address order */
 	u32 n, capins;
-	struct pa_det_block **det;	/* their details (prologue_decode.c) */
-	u32 ndet;
+	struct tb_dec_op *op;	/* their operands and registers, copied */
+	u32 nop, capop;
+	u8 *reg;
+	u32 nreg, capreg;
 	struct pa_state *st;	/* state before each instruction */
 	bool *have;
 	u32 *work;		/* instruction indexes still to follow */
@@ -133,7 +136,7 @@ struct pa_flow {
 	u32 nfwd;		/* forward jumps, in the order found */
 	bool flooded;		/* code was reached in their states */
 	bool returns;		/* some path returns (or tail-calls) */
-	const cs_insn *clobber;	/* first callee-saved register written
+	const struct tb_insn *clobber;	/* first callee-saved register written
 				 * unsaved, allowed if nothing returns */
 	u32 noret[PA_MAX_NORET];	/* calls found never to return */
 	u32 nnoret;
@@ -146,17 +149,17 @@ struct pa_flow {
 
 /*
  * What one thread's analyses hand on to the next (prologue_decode.c):
- * the detail blocks and the largest instruction array the last functions
- * freed.  Malloc()ed and freed for each function, they were fresh pages
- * (a fault each) every time.
+ * the largest instruction, operand and register arrays the last
+ * functions freed.  Malloc()ed and freed for each function, they were
+ * fresh pages (a fault each) every time.
  */
-#define PA_DET_SPARE	32	/* 2,048 instructions' details, 2.9 MB */
-struct pa_det_block;
 struct pa_reuse {
-	struct pa_det_block *spare[PA_DET_SPARE];
-	u32 nspare;
-	cs_insn *ins;
+	struct tb_insn *ins;
 	u32 cap;
+	struct tb_dec_op *op;
+	u32 capop;
+	u8 *reg;
+	u32 capreg;
 };
 
 /* The bytes of the section a function lies in. */
@@ -222,8 +225,8 @@ bool pa_ra_in_lr(const struct pa_state *st);
 s32 pa_reg_size(int s);
 
 /* prologue_insn.c */
-bool pa_conditional(const cs_insn *in);
-uint64_t pa_writes(const cs_insn *in, bool *w, u32 nw);
+bool pa_conditional(const struct tb_insn *in);
+uint64_t pa_writes(const struct tb_insn *in, bool *w, u32 nw);
 /*
  * The registers capstone 4's cs_regs_access() lists as written, a mask of
  * slots, read from the detail as it reads them (the implicit ones,
@@ -231,18 +234,18 @@ uint64_t pa_writes(const cs_insn *in, bool *w, u32 nw);
  * its call and two lists were a tenth of prologue analysis.
  * tests/host/test_pa_writes.c holds the two to the same lists.
  */
-uint64_t pa_listed_writes(const cs_insn *in);
-u32 pa_branch_target(const cs_insn *in);
-bool pa_is_call(const cs_insn *in);
-bool pa_plain_branch(const cs_insn *in);
-enum pa_jump pa_computed_jump(const cs_insn *in);
-bool pa_is_trap(const cs_insn *in);
-bool pa_is_padding(const cs_insn *in);
+uint64_t pa_listed_writes(const struct tb_insn *in);
+u32 pa_branch_target(const struct tb_insn *in);
+bool pa_is_call(const struct tb_insn *in);
+bool pa_plain_branch(const struct tb_insn *in);
+enum pa_jump pa_computed_jump(const struct tb_insn *in);
+bool pa_is_trap(const struct tb_insn *in);
+bool pa_is_padding(const struct tb_insn *in);
 
 /* prologue_dp.c, prologue_ldst.c */
-enum pa_kind pa_classify_dp(const cs_insn *in, bool thumb, int *regs,
+enum pa_kind pa_classify_dp(const struct tb_insn *in, bool thumb, int *regs,
 			    s32 *imm);
-enum pa_kind pa_classify_mem(const cs_insn *in, int *regs, int *n, s32 *imm);
+enum pa_kind pa_classify_mem(const struct tb_insn *in, int *regs, int *n, s32 *imm);
 
 /* prologue_frame.c */
 bool pa_pop_frame(struct pa_state *st, const int *regs, int n, s32 extra);
@@ -252,14 +255,14 @@ bool pa_apply(struct pa_state *st, enum pa_kind k, const int *regs,
 	      int n, s32 imm);
 
 /* prologue_apcs.c */
-bool pa_loads_sp_and_pc(const cs_insn *in);
-const char *pa_apcs_undo(const cs_insn *in, const struct pa_state *st,
+bool pa_loads_sp_and_pc(const struct tb_insn *in);
+const char *pa_apcs_undo(const struct tb_insn *in, const struct pa_state *st,
 			 struct pa_state *after);
 
 /* prologue_clone.c */
-void pa_clone_split(const cs_insn *in, const struct pa_state *st,
+void pa_clone_split(const struct tb_insn *in, const struct pa_state *st,
 		    struct pa_state *taken, struct pa_state *fall);
-void pa_clone_track(const struct pa_flow *fl, const cs_insn *in,
+void pa_clone_track(const struct pa_flow *fl, const struct tb_insn *in,
 		    struct pa_state *st);
 int pa_child_found(int r, struct tb_cfi_func *f, char *why, size_t wlen);
 
@@ -271,7 +274,7 @@ void pa_decode_free(struct pa_flow *fl);
 void pa_reuse_free(struct pa_reuse *ru);
 
 /* "mnemonic operands" of @in, for messages (decode_once.h keeps none). */
-void pa_insn_text(const struct pa_flow *fl, const cs_insn *in, char *buf,
+void pa_insn_text(const struct pa_flow *fl, const struct tb_insn *in, char *buf,
 		  size_t len);
 
 /* prologue_cfi.c */
@@ -281,8 +284,8 @@ int pa_cfi_patch(struct tb_cfi_func *f, const struct pa_stretch *bad,
 
 /* prologue_path.c */
 long pa_index_of(const struct pa_flow *fl, u32 addr);
-int pa_fail(struct pa_flow *fl, const cs_insn *in, const char *what);
-int pa_reach(struct pa_flow *fl, const cs_insn *from, u32 addr,
+int pa_fail(struct pa_flow *fl, const struct tb_insn *in, const char *what);
+int pa_reach(struct pa_flow *fl, const struct tb_insn *from, u32 addr,
 	     const struct pa_state *st);
 /*
  * Two paths' states where only the frame pointer holds the frame on
@@ -292,10 +295,10 @@ int pa_reach(struct pa_flow *fl, const cs_insn *from, u32 addr,
  */
 bool pa_alloca_join(struct pa_state *old, struct pa_state *st,
 		    bool *old_changed);
-int pa_path_end(struct pa_flow *fl, const cs_insn *in);
-bool pa_noreturn_call(const struct pa_flow *fl, const cs_insn *in);
+int pa_path_end(struct pa_flow *fl, const struct tb_insn *in);
+bool pa_noreturn_call(const struct pa_flow *fl, const struct tb_insn *in);
 int pa_next(struct pa_flow *fl, u32 i, const struct pa_state *st);
-int pa_ret_ok(struct pa_flow *fl, const cs_insn *in,
+int pa_ret_ok(struct pa_flow *fl, const struct tb_insn *in,
 	      const struct pa_state *st);
 bool pa_falls_into_data(const struct pa_flow *fl, u32 i);
 
@@ -306,7 +309,7 @@ u32 pa_sym_at(const struct tb_elf *e, u32 addr);
  * @t is reached in it; out of it, a veneer's way back, a shared tail or
  * a tail call to a known start with the frame gone.  0, or -1 refused.
  */
-int pa_branch_to(struct pa_flow *fl, const cs_insn *in, u32 t,
+int pa_branch_to(struct pa_flow *fl, const struct tb_insn *in, u32 t,
 		 const struct pa_state *st);
 int pa_flow_branch(struct pa_flow *fl, u32 i, const struct pa_state *st);
 

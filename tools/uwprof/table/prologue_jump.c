@@ -34,7 +34,7 @@ static bool known_start(const struct tb_elf *e, u32 addr)
  * found written on another path) it keeps one entry, written registers
  * joined.
  */
-static int fwd_jump(struct pa_flow *fl, const cs_insn *in,
+static int fwd_jump(struct pa_flow *fl, const struct tb_insn *in,
 		    const struct pa_state *arrived)
 {
 	struct pa_state m = *arrived, *st = &m;
@@ -63,7 +63,7 @@ static int fwd_jump(struct pa_flow *fl, const cs_insn *in,
 }
 
 /* All computed jumps of a function must leave from one frame. */
-static int jump_state(struct pa_flow *fl, const cs_insn *in,
+static int jump_state(struct pa_flow *fl, const struct tb_insn *in,
 		      const struct pa_state *st)
 {
 	u16 st_dirty = 0;
@@ -85,7 +85,7 @@ static int jump_state(struct pa_flow *fl, const cs_insn *in,
  * target is reached in the jump's state, as a branch's is.  1 when the
  * targets were known and reached, 0 when none is known, -1 on failure.
  */
-static int table_targets(struct pa_flow *fl, const cs_insn *in,
+static int table_targets(struct pa_flow *fl, const struct tb_insn *in,
 			 const struct pa_state *st)
 {
 	const struct tb_jump *j = fl->text ? fl->text->jumps : NULL;
@@ -126,7 +126,7 @@ struct stub_insn {
 	bool plain, cond;
 };
 
-static void stub_insn_of(const cs_insn *in, struct stub_insn *s)
+static void stub_insn_of(const struct tb_insn *in, struct stub_insn *s)
 {
 	*s = (struct stub_insn){ (u32)in->address, pa_branch_target(in),
 				 in->size, in->id, pa_plain_branch(in),
@@ -142,34 +142,31 @@ static u32 stub_decode(struct pa_flow *fl, const u8 *b, size_t len, u32 t,
 		       struct stub_insn *s)
 {
 	struct tb_dec *dec = fl->text->dec;
-	cs_insn *in;
+	struct tb_insn in;
 	u32 n = 0;
 
 	if (!dec) {
 		cs_insn *v = NULL;
 		size_t k = cs_disasm(fl->cs, b, len, t, 3, &v);
+		struct tb_dec_form f;
 
-		for (; n < k; n++)
-			stub_insn_of(&v[n], &s[n]);
+		for (; n < k && tb_insn_of_cs(&v[n], &f, &in); n++)
+			stub_insn_of(&in, &s[n]);
 		cs_free(v, k);
 		return n;
 	}
-	in = cs_malloc(fl->cs);
-	if (!in)
-		return 0;
 	tb_dec_reset_it(dec);
-	while (n < 3 && tb_dec_insn(dec, fl->thumb, b, len, t, in)) {
-		stub_insn_of(in, &s[n++]);
-		b += in->size;
-		len -= in->size;
-		t += in->size;
+	while (n < 3 && tb_dec_insn(dec, fl->thumb, b, len, t, &in)) {
+		stub_insn_of(&in, &s[n++]);
+		b += in.size;
+		len -= in.size;
+		t += in.size;
 	}
-	tb_dec_reset_it(dec);	/* nothing decodes into @in again */
-	cs_free(in, 1);
+	tb_dec_reset_it(dec);
 	return n;
 }
 
-static int follow_veneer(struct pa_flow *fl, const cs_insn *in, u32 t,
+static int follow_veneer(struct pa_flow *fl, const struct tb_insn *in, u32 t,
 			 const struct pa_state *st)
 {
 	const struct pa_text *x = fl->text;
@@ -254,7 +251,7 @@ static bool shared_tail(struct pa_flow *fl, u32 t,
 	return row_is_frame(&full, st);
 }
 
-int pa_branch_to(struct pa_flow *fl, const cs_insn *in, u32 t,
+int pa_branch_to(struct pa_flow *fl, const struct tb_insn *in, u32 t,
 		 const struct pa_state *st)
 {
 	int r;
@@ -283,7 +280,7 @@ int pa_branch_to(struct pa_flow *fl, const cs_insn *in, u32 t,
 /* Branches and calls; the frame itself is unchanged. */
 int pa_flow_branch(struct pa_flow *fl, u32 i, const struct pa_state *st)
 {
-	const cs_insn *in = &fl->ins[i];
+	const struct tb_insn *in = &fl->ins[i];
 	bool cond = pa_conditional(in) || in->id == ARM_INS_CBZ ||
 		    in->id == ARM_INS_CBNZ;
 	u32 t = pa_branch_target(in);

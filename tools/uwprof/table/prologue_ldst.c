@@ -10,7 +10,7 @@
 #include "table/prologue_int.h"
 
 /* Registers of a push/pop list, ascending, as slots; -1 if odd. */
-static int reg_list(const cs_arm *a, int first, int *regs)
+static int reg_list(const struct tb_arm *a, int first, int *regs)
 {
 	int n = 0;
 
@@ -32,7 +32,7 @@ static int reg_list(const cs_arm *a, int first, int *regs)
  * the memory operand and the immediate after.  @extra gets what the step
  * frees beyond the registers loaded.
  */
-static bool post_sp(const cs_arm_op *op, s32 size, s32 *extra)
+static bool post_sp(const struct tb_dec_op *op, s32 size, s32 *extra)
 {
 	/* ARM's "ldr r4, [sp], #-16" moves sp down: no pop */
 	if (op[0].type != ARM_OP_MEM || op[0].mem.base != ARM_REG_SP ||
@@ -48,9 +48,9 @@ static bool post_sp(const cs_arm_op *op, s32 size, s32 *extra)
  * str/ldr rA, [sp, #k] or strd/ldrd rA, rB, [sp, #k], no writeback, k >= 0:
  * the @nregs registers in @regs, k in @imm.
  */
-static bool sp_slot(const cs_arm *a, int nregs, int *regs, int *n, s32 *imm)
+static bool sp_slot(const struct tb_arm *a, int nregs, int *regs, int *n, s32 *imm)
 {
-	const cs_arm_op *m = &a->operands[nregs];
+	const struct tb_dec_op *m = &a->operands[nregs];
 
 	if (a->writeback || a->op_count != nregs + 1 || m->subtracted ||
 	    m->type != ARM_OP_MEM || m->mem.base != ARM_REG_SP ||
@@ -70,10 +70,10 @@ static bool sp_slot(const cs_arm *a, int nregs, int *regs, int *n, s32 *imm)
 }
 
 /* The load, store, push and pop forms; @regs/@n or @imm filled. */
-enum pa_kind pa_classify_mem(const cs_insn *in, int *regs, int *n, s32 *imm)
+enum pa_kind pa_classify_mem(const struct tb_insn *in, int *regs, int *n, s32 *imm)
 {
-	const cs_arm *a = &in->detail->arm;
-	const cs_arm_op *op = a->operands;
+	const struct tb_arm *a = &in->detail->arm;
+	const struct tb_dec_op *op = a->operands;
 
 	switch (in->id) {
 	case ARM_INS_PUSH:

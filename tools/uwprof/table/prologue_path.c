@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include "table/prologue_int.h"
 
-int pa_fail(struct pa_flow *fl, const cs_insn *in, const char *what)
+int pa_fail(struct pa_flow *fl, const struct tb_insn *in, const char *what)
 {
 	char text[CS_MNEMONIC_SIZE + 160 + 2];
 
@@ -82,7 +82,7 @@ bool pa_alloca_join(struct pa_state *old, struct pa_state *st,
 	return true;
 }
 
-bool pa_noreturn_call(const struct pa_flow *fl, const cs_insn *in)
+bool pa_noreturn_call(const struct pa_flow *fl, const struct tb_insn *in)
 {
 	for (u32 k = 0; k < fl->nnoret; k++)
 		if (fl->noret[k] == in->address)
@@ -102,7 +102,7 @@ bool pa_noreturn_call(const struct pa_flow *fl, const cs_insn *in)
  */
 static bool never_returns(struct pa_flow *fl, long i)
 {
-	const cs_insn *call = i > 0 ? &fl->ins[i - 1] : NULL;
+	const struct tb_insn *call = i > 0 ? &fl->ins[i - 1] : NULL;
 
 	if (!call || call->address + call->size != fl->ins[i].address ||
 	    !pa_is_call(call) || pa_conditional(call) ||
@@ -153,7 +153,7 @@ static int reach_at(struct pa_flow *fl, long i, const struct pa_state *st)
 }
 
 /* Reach @addr in state @st (reach_at() at its instruction). */
-int pa_reach(struct pa_flow *fl, const cs_insn *from, u32 addr,
+int pa_reach(struct pa_flow *fl, const struct tb_insn *from, u32 addr,
 	     const struct pa_state *st)
 {
 	long i = pa_index_of(fl, addr);
@@ -172,7 +172,7 @@ int pa_reach(struct pa_flow *fl, const cs_insn *from, u32 addr,
 static bool ends_in_weak_call(const struct pa_flow *fl, u32 i)
 {
 	for (;; i--) {
-		const cs_insn *in = &fl->ins[i];
+		const struct tb_insn *in = &fl->ins[i];
 
 		if (!pa_is_padding(in))
 			return false;
@@ -189,7 +189,7 @@ static bool ends_in_weak_call(const struct pa_flow *fl, u32 i)
  * returns).  In code no symbol names, only returns show the frame it is
  * entered with was the caller's: such an end refuses.
  */
-int pa_path_end(struct pa_flow *fl, const cs_insn *in)
+int pa_path_end(struct pa_flow *fl, const struct tb_insn *in)
 {
 	if (fl->text && fl->text->gap)
 		return pa_fail(fl, in, "a path that does not return, in code no symbol names");
@@ -214,7 +214,7 @@ int pa_next(struct pa_flow *fl, u32 i, const struct pa_state *st)
 }
 
 /* A return: the frame must be gone and the return address in lr. */
-int pa_ret_ok(struct pa_flow *fl, const cs_insn *in,
+int pa_ret_ok(struct pa_flow *fl, const struct tb_insn *in,
 	      const struct pa_state *st)
 {
 	if (!pa_ra_in_lr(st))

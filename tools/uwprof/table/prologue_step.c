@@ -18,7 +18,7 @@
  */
 static int flow_child(struct pa_flow *fl, u32 i, const struct pa_state *st)
 {
-	const cs_insn *in = &fl->ins[i];
+	const struct tb_insn *in = &fl->ins[i];
 	u32 t = pa_branch_target(in);
 	bool wr[TB_NREGS], more;
 
@@ -31,7 +31,7 @@ static int flow_child(struct pa_flow *fl, u32 i, const struct pa_state *st)
 	return more && i + 1 < fl->n ? pa_next(fl, i, st) : 0;
 }
 
-static enum pa_kind classify(const cs_insn *in, bool thumb, int *regs, int *n,
+static enum pa_kind classify(const struct tb_insn *in, bool thumb, int *regs, int *n,
 			     s32 *imm);
 
 /*
@@ -44,7 +44,7 @@ static enum pa_kind classify(const cs_insn *in, bool thumb, int *regs, int *n,
  * alone, "addls.w r6, r7, #176; bls.n 1f" in glibc's argp_parse) is no
  * end of one: an ordinary conditional branch.
  */
-static int cond_return(struct pa_flow *fl, const cs_insn *in,
+static int cond_return(struct pa_flow *fl, const struct tb_insn *in,
 		       struct pa_state changed, const struct pa_state *orig)
 {
 	int regs[48], n = 0;
@@ -82,14 +82,14 @@ static int cond_return(struct pa_flow *fl, const cs_insn *in,
 static int cond_return_run(struct pa_flow *fl, u32 i, const struct pa_state *st,
 			   struct pa_state changed)
 {
-	const cs_insn *in = &fl->ins[i];
+	const struct tb_insn *in = &fl->ins[i];
 	struct pa_state both = *st;
 	int regs[48], n, r;
 	s32 imm;
 
 	both.ambiguous = true;
 	for (u32 j = i + 1; j < fl->n && j <= i + PA_MAX_COND_RUN; j++) {
-		const cs_insn *c = &fl->ins[j];
+		const struct tb_insn *c = &fl->ins[j];
 		enum pa_kind k;
 
 		if (c->address != fl->ins[j - 1].address + fl->ins[j - 1].size)
@@ -131,7 +131,7 @@ static int cond_return_run(struct pa_flow *fl, u32 i, const struct pa_state *st,
 static int cond_frame_change(struct pa_flow *fl, u32 i, struct pa_state st,
 			     enum pa_kind k, const int *regs, int n, s32 imm)
 {
-	const cs_insn *in = &fl->ins[i], *br = i + 1 < fl->n ? &fl->ins[i + 1] : NULL;
+	const struct tb_insn *in = &fl->ins[i], *br = i + 1 < fl->n ? &fl->ins[i + 1] : NULL;
 	struct pa_state changed = st, both = st;
 	u32 t;
 	int run;
@@ -179,7 +179,7 @@ static int cond_fp_copy(struct pa_flow *fl, u32 i, struct pa_state st,
 /* An APCS return (prologue_apcs.c): the frame must be undone. */
 static int apcs_return(struct pa_flow *fl, u32 i, const struct pa_state *st)
 {
-	const cs_insn *in = &fl->ins[i];
+	const struct tb_insn *in = &fl->ins[i];
 	struct pa_state after;
 	const char *bad = pa_apcs_undo(in, st, &after);
 
@@ -197,7 +197,7 @@ static int apcs_return(struct pa_flow *fl, u32 i, const struct pa_state *st)
 }
 
 /* Classify the frame-changing forms; @regs/@n or @imm filled. */
-static enum pa_kind classify(const cs_insn *in, bool thumb, int *regs, int *n,
+static enum pa_kind classify(const struct tb_insn *in, bool thumb, int *regs, int *n,
 			     s32 *imm)
 {
 	switch (in->id) {
@@ -215,7 +215,7 @@ static enum pa_kind classify(const cs_insn *in, bool thumb, int *regs, int *n,
 /* One instruction in state @st: its successors are reached. */
 int pa_flow_insn(struct pa_flow *fl, u32 i, struct pa_state st)
 {
-	const cs_insn *in = &fl->ins[i];
+	const struct tb_insn *in = &fl->ins[i];
 	int regs[48], n = 0;
 	s32 imm = 0;
 	bool wr[TB_NREGS], cond = pa_conditional(in);

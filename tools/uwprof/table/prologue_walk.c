@@ -20,7 +20,7 @@
  */
 static bool never_runs(const struct pa_flow *fl, u32 i)
 {
-	const cs_insn *in = &fl->ins[i], *prev = i ? &fl->ins[i - 1] : NULL;
+	const struct tb_insn *in = &fl->ins[i], *prev = i ? &fl->ins[i - 1] : NULL;
 
 	if (pa_is_padding(in))
 		return true;

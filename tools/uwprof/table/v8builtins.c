@@ -38,11 +38,14 @@ static bool word_keeps_frame(csh cs, cs_insn *in, const u8 *w, u32 addr)
 	const u8 *code = w;
 	size_t size = 4;
 	uint64_t at = addr;
+	struct tb_dec_form f;
+	struct tb_insn x;
 	bool wr[16];
 
-	if (!cs_disasm_iter(cs, &code, &size, &at, in) || pa_is_call(in))
+	if (!cs_disasm_iter(cs, &code, &size, &at, in) ||
+	    !tb_insn_of_cs(in, &f, &x) || pa_is_call(&x))
 		return false;
-	pa_writes(in, wr, 16);
+	pa_writes(&x, wr, 16);
 	for (int r = 4; r <= 11; r++)
 		if (wr[r])
 			return false;
