@@ -243,6 +243,15 @@ static u32 keep(struct tb_dec *c, const struct tb_dec_form *f)
 	return ++c->nrec;
 }
 
+/* An IT's mnemonic as capstone printed it ("itte": 5 bytes at most). */
+static void it_name(struct tb_insn *out, const char *m)
+{
+	size_t n = strnlen(m, sizeof(out->mnemonic) - 1);
+
+	memcpy(out->mnemonic, m, n);
+	out->mnemonic[n] = 0;
+}
+
 /*
  * @out as the form @r, its operands at @ops and registers at @v: fixed
  * stores and pointers, whatever the form holds.  Every decode comes here,
@@ -257,7 +266,10 @@ static void view(const struct tb_dec_rec *r, const struct tb_dec_op *ops,
 	out->id = r->id;
 	out->address = addr;
 	out->size = r->size;
-	memcpy(out->bytes, b, r->size == 4 ? 4 : 2);
+	if (r->size == 4)
+		memcpy(out->bytes, b, 4);
+	else
+		memcpy(out->bytes, b, 2);
 	out->mnemonic[0] = out->mnemonic[1] = 0;	/* no block: no_text() */
 	d->regs_read = v;
 	d->regs_write = v + r->nread;
@@ -265,29 +277,9 @@ static void view(const struct tb_dec_rec *r, const struct tb_dec_op *ops,
 	d->regs_read_count = r->nread;
 	d->regs_write_count = r->nwrite;
 	d->groups_count = r->ngroups;
-	d->arm = (struct tb_arm){
-		.cc = r->cc, .update_flags = r->update_flags,
-		.writeback = r->writeback, .usermode = r->usermode,
-		.mem_barrier = r->mem_barrier, .vector_data = r->vector_data,
-		.cps_mode = r->cps_mode, .cps_flag = r->cps_flag,
-		.vector_size = r->vector_size, .op_count = r->op_count,
-		.operands = ops,
-	};
-}
-
-/* An IT's mnemonic as capstone printed it ("itte": 5 bytes at most). */
-static void it_name(struct tb_insn *out, const char *m)
-{
-	size_t n = strnlen(m, sizeof(out->mnemonic) - 1);
-
-	memcpy(out->mnemonic, m, n);
-	out->mnemonic[n] = 0;
-}
-
-void tb_insn_view(const struct tb_dec_form *f, u32 addr, const u8 *b,
-		  struct tb_insn *out)
-{
-	view(&f->rec, f->op, f->reg, addr, b, out);
+	/* the fields before the operands, laid out alike (TB_ARM_FIELDS) */
+	memcpy(&d->arm, &r->cc, offsetof(struct tb_arm, op_count) + 1);
+	d->arm.operands = ops;
 }
 
 void tb_insn_form(const struct tb_insn *in, struct tb_dec_form *f)
@@ -394,14 +386,14 @@ static bool fast(struct tb_dec *c, bool thumb, const u8 *b, size_t size,
 }
 
 /* An instruction capstone decoded into c->cs_out, packed, as @out. */
-static bool from_capstone(struct tb_dec *c, const u8 *b,
+static bool from_capstone(struct tb_dec *c,
 			  const struct tb_it *before, struct tb_insn *out)
 {
 	const cs_insn *x = c->cs_out;
 
 	if (!tb_dec_pack(x, &c->form))
 		return false;	/* never seen: ids and fields fit a byte */
-	view(&c->form.rec, c->form.op, c->form.reg, (u32)x->address, b, out);
+	view(&c->form.rec, c->form.op, c->form.reg, (u32)x->address, x->bytes, out);
 	if (x->id == ARM_INS_IT)
 		it_name(out, x->mnemonic);
 	else
@@ -444,7 +436,7 @@ decode_new(struct tb_dec *c, bool thumb, const u8 *b, size_t size,
 	if (thumb && ok && !c->it_lost &&
 	    !tb_it_follow(&c->it, c->cs_out->id, h0))
 		c->it_lost = true;
-	if (!ok || !from_capstone(c, b, &before, out))
+	if (!ok || !from_capstone(c, &before, out))
 		return false;
 	if (slot && out->id != ARM_INS_IT)
 		*slot = keep(c, &c->form);

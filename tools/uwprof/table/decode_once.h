@@ -32,12 +32,21 @@
  * record's op and reg index the arrays holding the others; in a
  * struct tb_dec_form both are 0.
  */
+/*
+ * capstone's cs_arm fields other than the operands, as a record and a
+ * view (struct tb_arm) both hold them: one copy makes the one the other.
+ */
+#define TB_ARM_FIELDS							\
+	u8 cc;			/* arm_cc */				\
+	u8 update_flags, writeback, usermode, mem_barrier;		\
+	u8 vector_data, cps_mode, cps_flag, vector_size;		\
+	u8 op_count
+
 struct tb_dec_rec {
 	u16 id;
-	u8 size, op_count;
-	u8 cc, update_flags, writeback, usermode;
-	u8 mem_barrier, vector_data, cps_mode, cps_flag, vector_size;
+	u8 size;
 	u8 nread, nwrite, ngroups;
+	struct { TB_ARM_FIELDS; };
 	u32 op;			/* the first operand in tb_dec.op */
 	u32 reg;		/* implicit registers read, written, then
 				 * groups, in tb_dec.reg */
@@ -90,10 +99,7 @@ struct tb_dec_form {
  * array of one so that in->detail reads as capstone's pointer does.
  */
 struct tb_arm {
-	u8 cc;			/* arm_cc */
-	u8 update_flags, writeback, usermode, mem_barrier;
-	u8 vector_data, cps_mode, cps_flag, vector_size;
-	u8 op_count;
+	struct { TB_ARM_FIELDS; };
 	const struct tb_dec_op *operands;
 };
 
@@ -107,7 +113,7 @@ struct tb_insn {
 	uint64_t address;
 	u32 id;			/* arm_insn */
 	u16 size;
-	u8 bytes[4];
+	u8 bytes[4];		/* the first size of them */
 	/*
 	 * An IT instruction's mnemonic ("itte"); any other's is empty, with
 	 * the IT block it was decoded in after the 0 (tb_dec_text()).
@@ -174,10 +180,6 @@ void tb_dec_reset_it(struct tb_dec *c);
  */
 bool tb_dec_insn(struct tb_dec *c, bool thumb, const u8 *b, size_t size,
 		 u32 addr, struct tb_insn *out);
-
-/* @out as the form @f at @addr, its bytes at @b: pointing into @f. */
-void tb_insn_view(const struct tb_dec_form *f, u32 addr, const u8 *b,
-		  struct tb_insn *out);
 
 /* @in's form (record, operands, registers) into @f. */
 void tb_insn_form(const struct tb_insn *in, struct tb_dec_form *f);
