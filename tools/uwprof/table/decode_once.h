@@ -185,6 +185,17 @@ bool tb_dec_insn(struct tb_dec *c, bool thumb, const u8 *b, size_t size,
 void tb_insn_form(const struct tb_insn *in, struct tb_dec_form *f);
 
 /*
+ * Does @in, which tb_dec_insn() on @c gave, point at a form that stays
+ * where it is until tb_dec_close()?  A reader's kept forms do: it keeps
+ * none, and the decoder it reads keeps none while it reads.
+ */
+static inline bool tb_dec_lasting(const struct tb_dec *c,
+				  const struct tb_insn *in)
+{
+	return c->reader && in->detail->arm.operands != c->form.op;
+}
+
+/*
  * "mnemonic operands" of @in, which tb_dec_insn() gave from @b (@size
  * bytes there) without its text: capstone's decode of it on @cs (a
  * handle of @in's instruction set, its IT state lost), in the IT block

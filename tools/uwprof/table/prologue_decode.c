@@ -166,17 +166,22 @@ static bool room(void **v, u32 *cap, u32 used, u32 n, size_t size)
 }
 
 /*
- * Copy the operands and registers of fl->ins[fl->n] into the flow's
- * own arrays: the decoder's next decode, or a later keep that moves its
- * arrays, would change them.  fix_views() points at the copies.
+ * Copy the operands and registers of fl->ins[fl->n] into the flow's own
+ * arrays where they would not last: the decoder's next decode, or a
+ * later keep that moves its arrays, would change them.  A copied one is
+ * marked by no registers read (NULL) until fix_views() points it at its
+ * copies.
  */
 static bool own(struct pa_flow *fl)
 {
-	const struct tb_detail *d = fl->ins[fl->n].detail;
+	struct tb_dec *dec = fl->text ? fl->text->dec : NULL;
+	struct tb_detail *d = fl->ins[fl->n].detail;
 	u32 nop = d->arm.op_count;
 	u32 nreg = d->regs_read_count + d->regs_write_count + d->groups_count;
 	u8 *v;
 
+	if (dec && tb_dec_lasting(dec, &fl->ins[fl->n]))
+		return true;
 	if (!room((void **)&fl->op, &fl->capop, fl->nop, nop, sizeof(*fl->op)) ||
 	    !room((void **)&fl->reg, &fl->capreg, fl->nreg, nreg, 1))
 		return false;
@@ -191,10 +196,11 @@ static bool own(struct pa_flow *fl)
 		*v++ = d->groups[i];
 	fl->nop += nop;
 	fl->nreg += nreg;
+	d->regs_read = NULL;
 	return true;
 }
 
-/* Each instruction's operands and registers: its copies, in order. */
+/* The copied instructions' operands and registers: their copies, in order. */
 static void fix_views(struct pa_flow *fl)
 {
 	const struct tb_dec_op *op = fl->op;
@@ -203,6 +209,8 @@ static void fix_views(struct pa_flow *fl)
 	for (u32 i = 0; i < fl->n; i++) {
 		struct tb_detail *d = fl->ins[i].detail;
 
+		if (d->regs_read)
+			continue;
 		d->arm.operands = op;
 		op += d->arm.op_count;
 		d->regs_read = v;

@@ -109,7 +109,8 @@ struct pa_flow {
 	const u8 *code;		/* the function's bytes, at lo */
 	struct tb_insn *ins;	/* decoded, in address order */
 	u32 n, capins;
-	struct tb_dec_op *op;	/* their operands and registers, copied */
+	struct tb_dec_op *op;	/* operands and registers of those whose
+				 * decoder's would not last, copied */
 	u32 nop, capop;
 	u8 *reg;
 	u32 nreg, capreg;

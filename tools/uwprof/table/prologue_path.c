@@ -118,12 +118,16 @@ static bool never_returns(struct pa_flow *fl, long i)
 static int reach_at(struct pa_flow *fl, long i, const struct pa_state *st)
 {
 	if (fl->have[i]) {
-		struct pa_state *old = &fl->st[i], m = *st;
-		bool again, same;
+		struct pa_state *old = &fl->st[i], m;
+		bool again = false, same;
 
-		/* sp unknown here from now on: follow again */
-		pa_alloca_join(old, &m, &again);
-		st = &m;
+		/* sp unknown here from now on: follow again (most paths
+		 * meet otherwise: no copy) */
+		if (alloca_meet(old, st)) {
+			m = *st;
+			pa_alloca_join(old, &m, &again);
+			st = &m;
+		}
 		same = pa_frame_eq(old, st) && old->clone == st->clone;
 		if (!same && !never_returns(fl, i))
 			return pa_fail(fl, &fl->ins[i], "paths arrive with different frames");
