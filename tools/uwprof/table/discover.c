@@ -225,18 +225,47 @@ static void walked_build(struct dc *d)
 	}
 }
 
-/* Index the walked functions by address (after a pass's walks). */
+/*
+ * Merge order[0, @old), sorted before, with order[@old, nfn), sorted
+ * now: equal addresses keep the older index first, as a sort of all of
+ * them by qsort_r()'s stable merge sort would.
+ */
+static int order_merge(struct dc *d, u32 old)
+{
+	u32 *v = d->order, *m = realloc(d->merged, d->nfn * sizeof(*m));
+	u32 i = 0, j = old, k = 0;
+
+	if (!m)
+		return -1;
+	d->merged = m;
+	while (i < old && j < d->nfn)
+		m[k++] = d->fn[v[j]].addr < d->fn[v[i]].addr ? v[j++] : v[i++];
+	while (i < old)
+		m[k++] = v[i++];
+	while (j < d->nfn)
+		m[k++] = v[j++];
+	memcpy(v, m, d->nfn * sizeof(*v));
+	return 0;
+}
+
+/*
+ * Index the walked functions by address (after a pass's walks): those
+ * added since the last time sorted and merged in (a pass adds few of
+ * the thousands already there; a function's address never changes).
+ */
 static int order_build(struct dc *d)
 {
-	u32 *v = realloc(d->order, (d->nfn + 1) * sizeof(*v));
+	u32 old = d->nsorted, *v = realloc(d->order, (d->nfn + 1) * sizeof(*v));
 
 	if (!v)
 		return -1;
 	d->order = v;
-	d->norder = d->nfn;
-	for (u32 i = 0; i < d->nfn; i++)
+	for (u32 i = old; i < d->nfn; i++)
 		v[i] = i;
-	qsort_r(v, d->norder, sizeof(*v), order_cmp, d->fn);
+	qsort_r(v + old, d->nfn - old, sizeof(*v), order_cmp, d->fn);
+	if (old && old < d->nfn && order_merge(d, old))
+		return -1;
+	d->norder = d->nsorted = d->nfn;
 	d->last_lo = d->last_hi = 0;
 	walked_build(d);
 	return 0;
@@ -400,6 +429,9 @@ static void drop_last(struct dc *d)
 {
 	struct dc_fn *f = &d->fn[--d->nfn];
 
+	/* its index may come back for another function */
+	if (d->nsorted > d->nfn)
+		d->nsorted = 0;
 	for (u32 a = f->addr; a < f->addr + f->size; a += 2)
 		*dc_flag(d, a) &= DC_START | DC_THUMB | DC_NOMODE;
 	*dc_flag(d, f->addr) = 0;
@@ -650,7 +682,7 @@ static int setup(struct dc *d, struct tb_elf *e, struct tb_discover_stats *st)
 	if (!d->dec)
 		return -1;
 	tb_dec_reset_it(d->dec);
-	d->insn = calloc(1, sizeof(struct tb_insn));
+	d->insn = calloc(1, sizeof(*d->insn));
 	return d->insn ? 0 : -1;
 }
 
@@ -666,6 +698,7 @@ static void teardown(struct dc *d)
 	free(d->later.v);
 	free(d->ptrs.v);
 	free(d->order);
+	free(d->merged);
 	free(d->stack);
 	free(d->jumps);
 	dc_memo_free(d);

@@ -12,6 +12,7 @@
 #include "table/table.h"
 
 struct tb_elf;
+struct tb_insn;
 
 /* What discovery found, for --stats. */
 struct tb_discover_stats {
@@ -82,7 +83,7 @@ struct dc_memo;
 struct dc {
 	struct tb_elf *e;
 	struct tb_dec *dec;	/* tb_elf_decoder(e) */
-	void *insn;		/* struct tb_insn */
+	struct tb_insn *insn;	/* the instruction a walk decoded last */
 	u8 *fl;			/* flags, one per halfword from lo */
 	uint64_t *starts;		/* DC_START again, a bit per halfword: the
 				 * next start is found 64 halfwords a step */
@@ -98,6 +99,10 @@ struct dc {
 	struct dc_cands ptrs;	/* code addresses stored as data */
 	u32 *order;		/* fn indexes by address, for extents */
 	u32 norder;
+	u32 nsorted;		/* order's first entries that are fn's first
+				 * indexes, by address: the next order_build()
+				 * merges only those added since */
+	u32 *merged;		/* room for order_build()'s merge */
 	uint64_t *walked;	/* a bit per halfword: inside_walked() of
 				 * the functions in order */
 	u32 last_lo, last_hi;	/* the extent of the last one taken */

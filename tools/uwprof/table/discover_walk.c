@@ -1179,7 +1179,7 @@ static u32 it_count(const struct tb_insn *in)
 static void flush_it(struct dc *d, struct dc_walk *w, u32 a)
 {
 	while (w->it_left && decode(d, true, a, a + 4)) {
-		a += ((struct tb_insn *)d->insn)->size;
+		a += d->insn->size;
 		w->it_left--;
 	}
 	w->it_left = 0;
@@ -1405,7 +1405,7 @@ int dc_guess_mode(struct dc *d, u32 a)
 	for (int i = 0; i < 4; i++) {
 		if (!decode(d, true, at, a + avail))
 			return -1;
-		at += ((struct tb_insn *)d->insn)->size;
+		at += d->insn->size;
 	}
 	return 1;
 }
