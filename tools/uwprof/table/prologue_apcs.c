@@ -70,7 +70,6 @@ const char *pa_apcs_undo(const struct tb_insn *in, const struct pa_state *st,
 	after->on_fp = false;
 	after->fp = after->spreg = -1;
 	after->cfa_copy = PA_NONE;
-	for (int r = 0; r < TB_NREGS; r++)
-		after->slot[r] = PA_NONE;
+	pa_clear_slots(after);
 	return NULL;
 }

@@ -28,7 +28,7 @@ static bool do_push(struct pa_state *st, const int *regs, int n)
 		/* A second save of the same register: the first one's slot
 		 * is what the caller's value is in. */
 		if (st->slot[regs[i]] == PA_NONE)
-			st->slot[regs[i]] = at;
+			pa_set_slot(st, regs[i], at);
 		st->touched[regs[i]] = true;
 		at += pa_reg_size(regs[i]);
 	}
@@ -53,7 +53,7 @@ static bool do_pop(struct pa_state *st, const int *regs, int n)
 			st->dirty &= ~(1u << s);
 		if (s == st->fp)
 			st->fp = -1;
-		st->slot[s] = PA_NONE;
+		pa_set_slot(st, s, PA_NONE);
 		at += pa_reg_size(regs[i]);
 		st->cfa -= pa_reg_size(regs[i]);
 	}
@@ -79,7 +79,7 @@ static bool slots_above_sp(struct pa_state *st)
 		 * alone past the slots of r5-r7) */
 		if ((r == 14 || pa_callee_saved(r)) && pa_is_dirty(st, r))
 			return false;
-		st->slot[r] = PA_NONE;
+		pa_set_slot(st, r, PA_NONE);
 	}
 	return st->cfa >= 0;
 }
@@ -129,7 +129,7 @@ static bool store_slots(struct pa_state *st, const int *regs, int n, s32 k)
 		if (at + 4 > 0 || st->slot[r] != PA_NONE || pa_is_dirty(st, r) ||
 		    !(r == 14 || pa_callee_saved(r)))
 			continue;
-		st->slot[r] = at;
+		pa_set_slot(st, r, at);
 		st->touched[r] = true;
 	}
 	return true;
@@ -150,7 +150,7 @@ void pa_load_slots(struct pa_state *st, const int *regs, int n, s32 k,
 
 		if ((r == 14 || pa_callee_saved(r)) && st->slot[r] != PA_NONE &&
 		    st->slot[r] == -st->cfa + k + 4 * i) {
-			st->slot[r] = PA_NONE;
+			pa_set_slot(st, r, PA_NONE);
 			st->dirty &= ~(1u << r);
 			wr[r] = false;
 			if (r == st->fp)	/* the caller's value, no frame */
@@ -244,7 +244,7 @@ bool pa_apply(struct pa_state *st, enum pa_kind k, const int *regs,
 		st->cfa += imm;
 		for (int i = 0; i < n; i++) {
 			if (st->slot[regs[i]] == PA_NONE)
-				st->slot[regs[i]] = -st->cfa + 4 * i;
+				pa_set_slot(st, regs[i], -st->cfa + 4 * i);
 			st->touched[regs[i]] = true;
 		}
 		return true;

@@ -48,7 +48,9 @@ enum pa_clone { PA_CL_NONE, PA_CL_R0, PA_CL_FLAGS };
 /* What a path knows before an instruction (prologue_state.c). */
 struct pa_state {
 	s32 cfa;		/* CFA = sp + cfa */
-	s32 slot[TB_NREGS];	/* CFA-relative, or PA_NONE */
+	s32 slot[TB_NREGS];	/* CFA-relative, or PA_NONE: written by
+				 * pa_set_slot() only */
+	uint64_t saved;		/* bit s: slot[s] is not PA_NONE */
 	bool touched[TB_NREGS];	/* saved at some point: SAME when back */
 	u16 dirty;		/* r0-r14 written since entry and not put
 				 * back: no longer the caller's values */
@@ -217,6 +219,18 @@ int pa_slot_of(unsigned int reg);
 bool pa_callee_saved(int s);
 bool pa_is_dirty(const struct pa_state *st, int s);
 bool pa_frame_eq(const struct pa_state *a, const struct pa_state *b);
+/* Register @s saved at @at (PA_NONE: not saved). */
+static inline void pa_set_slot(struct pa_state *st, int s, s32 at)
+{
+	st->slot[s] = at;
+	if (at == PA_NONE)
+		st->saved &= ~(1ull << s);
+	else
+		st->saved |= 1ull << s;
+}
+
+/* No register saved. */
+void pa_clear_slots(struct pa_state *st);
 bool pa_state_eq(const struct pa_state *a, const struct pa_state *b);
 int pa_add_row(struct tb_cfi_func *f, const struct pa_state *st, u32 addr,
 	       const bool *saved_anywhere);

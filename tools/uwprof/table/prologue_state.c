@@ -38,6 +38,27 @@ bool pa_is_dirty(const struct pa_state *st, int s)
 	return s > 14 || (st->dirty >> s) & 1;
 }
 
+void pa_clear_slots(struct pa_state *st)
+{
+	for (int i = 0; i < TB_NREGS; i++)
+		st->slot[i] = PA_NONE;
+	st->saved = 0;
+}
+
+/* The same registers saved at the same places (the others all PA_NONE). */
+static bool same_slots(const struct pa_state *a, const struct pa_state *b)
+{
+	if (a->saved != b->saved)
+		return false;
+	for (uint64_t m = a->saved; m; m &= m - 1) {
+		int s = __builtin_ctzll(m);
+
+		if (a->slot[s] != b->slot[s])
+			return false;
+	}
+	return true;
+}
+
 /* The same frame: what a row states. */
 bool pa_frame_eq(const struct pa_state *a, const struct pa_state *b)
 {
@@ -45,7 +66,7 @@ bool pa_frame_eq(const struct pa_state *a, const struct pa_state *b)
 	       a->ambiguous == b->ambiguous && a->on_fp == b->on_fp &&
 	       (a->clone == PA_CL_NONE) == (b->clone == PA_CL_NONE) &&
 	       (!a->on_fp || (a->fp == b->fp && a->fp_off == b->fp_off)) &&
-	       !memcmp(a->slot, b->slot, sizeof(a->slot));
+	       same_slots(a, b);
 }
 
 /* The same frame and the same knowledge of a clone's result. */
@@ -115,8 +136,7 @@ void pa_state_entry(struct pa_state *st)
 	st->fp = -1;
 	st->spreg = -1;
 	st->cfa_copy = PA_NONE;
-	for (int i = 0; i < TB_NREGS; i++)
-		st->slot[i] = PA_NONE;
+	pa_clear_slots(st);
 }
 
 bool pa_ra_in_lr(const struct pa_state *st)

@@ -115,8 +115,7 @@ static int veneer_rows(const u8 *code, u32 len, u32 addr,
 	    ((w & 0xff000000) != 0xea000000 && w != 0xe51ff004))
 		return 0;
 	memset(&entry, 0, sizeof(entry));
-	for (int r = 0; r < TB_NREGS; r++)
-		entry.slot[r] = PA_NONE;
+	pa_clear_slots(&entry);
 	memset(f, 0, sizeof(*f));
 	f->addr = addr;
 	f->size = len;
