@@ -1269,7 +1269,7 @@ static u32 next_start(const struct dc *d, u32 i, u32 stop)
 		uint64_t w = d->starts[i >> 6] >> (i & 63);
 
 		if (w) {
-			i += (u32)__builtin_ctzll(w);
+			i += (u32)tb_ctz64(w);
 			return i < stop ? i : stop;
 		}
 		i = (i | 63) + 1;

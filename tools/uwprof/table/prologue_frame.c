@@ -29,7 +29,7 @@ static bool do_push(struct pa_state *st, const int *regs, int n)
 		 * is what the caller's value is in. */
 		if (st->slot[regs[i]] == PA_NONE)
 			pa_set_slot(st, regs[i], at);
-		st->touched[regs[i]] = true;
+		st->touched |= 1ull << regs[i];
 		at += pa_reg_size(regs[i]);
 	}
 	return true;
@@ -130,7 +130,7 @@ static bool store_slots(struct pa_state *st, const int *regs, int n, s32 k)
 		    !(r == 14 || pa_callee_saved(r)))
 			continue;
 		pa_set_slot(st, r, at);
-		st->touched[r] = true;
+		st->touched |= 1ull << r;
 	}
 	return true;
 }
@@ -245,7 +245,7 @@ bool pa_apply(struct pa_state *st, enum pa_kind k, const int *regs,
 		for (int i = 0; i < n; i++) {
 			if (st->slot[regs[i]] == PA_NONE)
 				pa_set_slot(st, regs[i], -st->cfa + 4 * i);
-			st->touched[regs[i]] = true;
+			st->touched |= 1ull << regs[i];
 		}
 		return true;
 	case PA_STORE:

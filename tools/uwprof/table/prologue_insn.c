@@ -128,7 +128,7 @@ uint64_t pa_writes(const struct tb_insn *in, bool *w, u32 nw)
 	m &= all;
 	memset(w, 0, nw * sizeof(*w));
 	for (uint64_t b = m; b; b &= b - 1)
-		w[__builtin_ctzll(b)] = true;
+		w[tb_ctz64(b)] = true;
 	return m;
 }
 

@@ -51,7 +51,8 @@ struct pa_state {
 	s32 slot[TB_NREGS];	/* CFA-relative, or PA_NONE: written by
 				 * pa_set_slot() only */
 	uint64_t saved;		/* bit s: slot[s] is not PA_NONE */
-	bool touched[TB_NREGS];	/* saved at some point: SAME when back */
+	uint64_t touched;	/* bit s: saved at some point, SAME when
+				 * back */
 	u16 dirty;		/* r0-r14 written since entry and not put
 				 * back: no longer the caller's values */
 #define PA_ALL_WRITTEN	0x7fff

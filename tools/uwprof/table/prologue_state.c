@@ -51,7 +51,7 @@ static bool same_slots(const struct pa_state *a, const struct pa_state *b)
 	if (a->saved != b->saved)
 		return false;
 	for (uint64_t m = a->saved; m; m &= m - 1) {
-		int s = __builtin_ctzll(m);
+		int s = tb_ctz64(m);
 
 		if (a->slot[s] != b->slot[s])
 			return false;
@@ -121,7 +121,7 @@ int pa_add_row(struct tb_cfi_func *f, const struct pa_state *st, u32 addr,
 		 * not matter (flooded code has not seen the pushes) */
 		if (st->slot[s] != PA_NONE)
 			r->r[i] = (struct tb_rule){ TB_R_OFFSET, 0, st->slot[s] };
-		else if (st->touched[s] || pa_callee_saved(s) ||
+		else if ((st->touched >> s & 1) || pa_callee_saved(s) ||
 			 (saved_anywhere && saved_anywhere[s]))
 			r->r[i].kind = TB_R_SAME;
 	}

@@ -314,7 +314,7 @@ int pa_flow_insn(struct pa_flow *fl, u32 i, struct pa_state st)
 		return pa_fail(fl, in, "lr overwritten while it holds the return address");
 	/* the registers written, from r4 up (a mask: most write one) */
 	for (uint64_t m = wmask & ~0xfull; m; m &= m - 1) {
-		int r = __builtin_ctzll(m);
+		int r = tb_ctz64(m);
 
 		if (!pa_callee_saved(r) || st.slot[r] != PA_NONE)
 			continue;

@@ -91,20 +91,14 @@ static int unreached_ok(struct pa_flow *fl)
 static int emit_rows(struct pa_flow *fl, struct tb_cfi_func *f)
 {
 	const struct pa_state *last = NULL;
-	const bool *seen = NULL;
-	bool saved[TB_NREGS] = { false };
+	bool saved[TB_NREGS];
+	uint64_t touched = 0;
 
-	/* most instructions touch what the one before touched */
-	for (u32 i = 0; i < fl->n; i++) {
-		const bool *t = fl->st[i].touched;
-
-		if (!fl->have[i] ||
-		    (seen && !memcmp(seen, t, sizeof(fl->st[i].touched))))
-			continue;
-		for (int r = 0; r < TB_NREGS; r++)
-			saved[r] |= t[r];
-		seen = t;
-	}
+	for (u32 i = 0; i < fl->n; i++)
+		if (fl->have[i])
+			touched |= fl->st[i].touched;
+	for (int r = 0; r < TB_NREGS; r++)
+		saved[r] = touched >> r & 1;
 	for (u32 i = 0; i < fl->n; i++) {
 		if (!fl->have[i] || (last && pa_frame_eq(last, &fl->st[i])))
 			continue;

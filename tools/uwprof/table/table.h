@@ -28,6 +28,17 @@ typedef int32_t s32;
 #define TB_RA		48
 #define TB_NREGS	49
 
+/*
+ * The lowest set bit of @m (not 0).  On the 32-bit device
+ * __builtin_ctzll() is a call into libgcc; two halves are inline.
+ */
+static inline int tb_ctz64(uint64_t m)
+{
+	uint32_t lo = (uint32_t)m;
+
+	return lo ? __builtin_ctz(lo) : 32 + __builtin_ctz((uint32_t)(m >> 32));
+}
+
 enum tb_rule_kind {
 	TB_R_UNSET = 0,		/* not mentioned in this row */
 	TB_R_UNDEF,		/* not recoverable (outermost frame for RA) */
