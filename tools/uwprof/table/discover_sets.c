@@ -59,25 +59,37 @@ static int reg_of(arm_reg r)
 }
 
 /* A set's bytes that matter: its header and the values it lists. */
+/*
+ * Copies field by field, a list's values alone by memcpy(): most sets
+ * are empty, and on the device a library call for each of a state's
+ * small arrays cost more than the copy.
+ */
 static void copy(struct dc_vset *to, const struct dc_vset *from)
 {
-	memcpy(to, from, offsetof(struct dc_vset, v) +
-	       (from->kind == DC_VS_LIST ? from->n * sizeof(from->v[0]) : 0));
+	to->kind = from->kind;
+	to->n = from->n;
+	to->lo = from->lo;
+	to->hi = from->hi;
+	if (from->kind == DC_VS_LIST)
+		memcpy(to->v, from->v, from->n * sizeof(from->v[0]));
 }
 
 static void copy_all(struct dc_vs *to, const struct dc_vs *from)
 {
-	for (int i = 0; i < 13; i++)
+	for (int i = 0; i < 13; i++) {
 		copy(&to->r[i], &from->r[i]);
-	memcpy(to->rel, from->rel, sizeof(to->rel));
-	memcpy(to->rel_off, from->rel_off, sizeof(to->rel_off));
+		to->rel[i] = from->rel[i];
+		to->rel_off[i] = from->rel_off[i];
+	}
 	to->rels = from->rels;
 	to->cmp_reg = from->cmp_reg;
 	to->cmp_imm = from->cmp_imm;
 	to->known = from->known;
 	to->addr = from->addr;
-	memcpy(to->val, from->val, sizeof(to->val));
-	memcpy(to->slot, from->slot, sizeof(to->slot));
+	for (int i = 0; i < 16; i++)
+		to->val[i] = from->val[i];
+	for (u32 i = 0; i < from->nslot; i++)
+		to->slot[i] = from->slot[i];
 	to->nslot = from->nslot;
 }
 

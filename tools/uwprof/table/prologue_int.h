@@ -220,6 +220,7 @@ int pa_slot_of(unsigned int reg);
 bool pa_callee_saved(int s);
 bool pa_is_dirty(const struct pa_state *st, int s);
 bool pa_frame_eq(const struct pa_state *a, const struct pa_state *b);
+bool pa_frame_eq_on_fp(const struct pa_state *a, const struct pa_state *b);
 /* Register @s saved at @at (PA_NONE: not saved). */
 static inline void pa_set_slot(struct pa_state *st, int s, s32 at)
 {

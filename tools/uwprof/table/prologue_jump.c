@@ -337,6 +337,12 @@ int pa_flow_branch(struct pa_flow *fl, u32 i, const struct pa_state *st)
 	if ((in->id != ARM_INS_B && in->id != ARM_INS_CBZ &&
 	     in->id != ARM_INS_CBNZ) || !t)
 		return pa_fail(fl, in, "indirect or table branch");
+	/* no clone result to split on: both sides go on in @st */
+	if (st->clone == PA_CL_NONE) {
+		if (pa_branch_to(fl, in, t, st))
+			return -1;
+		return cond ? pa_next(fl, i, st) : 0;
+	}
 	pa_clone_split(in, st, &taken, &fall);
 	if (pa_branch_to(fl, in, t, &taken))
 		return -1;

@@ -44,17 +44,12 @@ long pa_index_of(const struct pa_flow *fl, u32 addr)
  */
 static bool alloca_meet(const struct pa_state *old, const struct pa_state *st)
 {
-	struct pa_state a, b;
-
-	/* most paths meet with one frame pointer or none: no copies */
+	/* most paths meet with one frame pointer or none */
 	if (old->fp < 0 || old->fp != st->fp || old->fp_off != st->fp_off ||
 	    (old->on_fp == st->on_fp && (old->on_fp || old->cfa == st->cfa)))
 		return false;
-	a = *old;
-	b = *st;
-	a.on_fp = b.on_fp = true;
-	a.cfa = b.cfa = 0;	/* not used while on fp */
-	return pa_frame_eq(&a, &b);
+	/* the same frame with both on fp (sp's offset then not used) */
+	return pa_frame_eq_on_fp(old, st);
 }
 
 /*

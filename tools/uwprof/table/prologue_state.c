@@ -69,6 +69,18 @@ bool pa_frame_eq(const struct pa_state *a, const struct pa_state *b)
 	       same_slots(a, b);
 }
 
+/*
+ * pa_frame_eq() of the two as if both were on their frame pointer
+ * (on_fp, the CFA offset from sp unused), whose fp and fp_off the
+ * caller found equal.
+ */
+bool pa_frame_eq_on_fp(const struct pa_state *a, const struct pa_state *b)
+{
+	return a->child == b->child && a->ambiguous == b->ambiguous &&
+	       (a->clone == PA_CL_NONE) == (b->clone == PA_CL_NONE) &&
+	       same_slots(a, b);
+}
+
 /* The same frame and the same knowledge of a clone's result. */
 bool pa_state_eq(const struct pa_state *a, const struct pa_state *b)
 {
