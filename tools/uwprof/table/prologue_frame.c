@@ -143,7 +143,7 @@ static bool store_slots(struct pa_state *st, const int *regs, int n, s32 k)
  * them keep their slots).
  */
 void pa_load_slots(struct pa_state *st, const int *regs, int n, s32 k,
-		   bool *wr)
+		   uint64_t *wr)
 {
 	for (int i = 0; i < n; i++) {
 		int r = regs[i];
@@ -152,7 +152,7 @@ void pa_load_slots(struct pa_state *st, const int *regs, int n, s32 k,
 		    st->slot[r] == -st->cfa + k + 4 * i) {
 			pa_set_slot(st, r, PA_NONE);
 			st->dirty &= ~(1u << r);
-			wr[r] = false;
+			*wr &= ~(1ull << r);
 			if (r == st->fp)	/* the caller's value, no frame */
 				st->fp = -1;
 			if (r == st->spreg)

@@ -87,14 +87,10 @@ static uint64_t operand_slots(const struct tb_arm *a)
 	return m;
 }
 
-/*
- * Which of sp, lr, pc and the callee-saved registers @in writes, as a
- * mask of slots below @nw (at most 64), and in @w.
- */
-uint64_t pa_writes(const struct tb_insn *in, bool *w, u32 nw)
+uint64_t pa_write_mask(const struct tb_insn *in)
 {
 	const struct tb_arm *a = &in->detail->arm;
-	uint64_t m = 0, all = nw >= 64 ? ~0ull : (1ull << nw) - 1;
+	uint64_t m = 0;
 
 	/* capstone 4 leaves sp out of vpush/vpop's written registers, so
 	 * any write-back to sp counts, whatever capstone lists. */
@@ -125,7 +121,14 @@ uint64_t pa_writes(const struct tb_insn *in, bool *w, u32 nw)
 		if (in->id == ARM_INS_SVC)
 			m = 1;
 	}
-	m &= all;
+	return m & ((1ull << TB_NREGS) - 1);
+}
+
+uint64_t pa_writes(const struct tb_insn *in, bool *w, u32 nw)
+{
+	uint64_t m = pa_write_mask(in) &
+		     (nw >= 64 ? ~0ull : (1ull << nw) - 1);
+
 	memset(w, 0, nw * sizeof(*w));
 	for (uint64_t b = m; b; b &= b - 1)
 		w[tb_ctz64(b)] = true;

@@ -243,7 +243,18 @@ s32 pa_reg_size(int s);
 
 /* prologue_insn.c */
 bool pa_conditional(const struct tb_insn *in);
+/*
+ * Which of sp, lr, pc and the callee-saved registers @in writes, as a
+ * mask of slots (bit s: slot s).
+ */
+uint64_t pa_write_mask(const struct tb_insn *in);
+/* The same below slot @nw (at most 64), and in @w. */
 uint64_t pa_writes(const struct tb_insn *in, bool *w, u32 nw);
+/* Bit @s of mask @m. */
+static inline bool pa_bit(uint64_t m, int s)
+{
+	return m >> s & 1;
+}
 /*
  * The registers capstone 4's cs_regs_access() lists as written, a mask of
  * slots, read from the detail as it reads them (the implicit ones,
@@ -267,7 +278,7 @@ enum pa_kind pa_classify_mem(const struct tb_insn *in, int *regs, int *n, s32 *i
 /* prologue_frame.c */
 bool pa_pop_frame(struct pa_state *st, const int *regs, int n, s32 extra);
 void pa_load_slots(struct pa_state *st, const int *regs, int n, s32 k,
-		   bool *wr);
+		   uint64_t *wr);
 bool pa_apply(struct pa_state *st, enum pa_kind k, const int *regs,
 	      int n, s32 imm);
 

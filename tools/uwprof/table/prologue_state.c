@@ -45,18 +45,24 @@ void pa_clear_slots(struct pa_state *st)
 	st->saved = 0;
 }
 
-/* The same registers saved at the same places (the others all PA_NONE). */
+/* The slots the bits of @m name, the same in @a and @b. */
+static bool same_in(const s32 *a, const s32 *b, u32 m)
+{
+	for (; m; m &= m - 1)
+		if (a[__builtin_ctz(m)] != b[__builtin_ctz(m)])
+			return false;
+	return true;
+}
+
+/*
+ * The same registers saved at the same places (the others all PA_NONE):
+ * the mask's halves apart, as the device's registers are 32 bits.
+ */
 static bool same_slots(const struct pa_state *a, const struct pa_state *b)
 {
-	if (a->saved != b->saved)
-		return false;
-	for (uint64_t m = a->saved; m; m &= m - 1) {
-		int s = tb_ctz64(m);
-
-		if (a->slot[s] != b->slot[s])
-			return false;
-	}
-	return true;
+	return a->saved == b->saved &&
+	       same_in(a->slot, b->slot, (u32)a->saved) &&
+	       same_in(a->slot + 32, b->slot + 32, (u32)(a->saved >> 32));
 }
 
 /* The same frame: what a row states. */

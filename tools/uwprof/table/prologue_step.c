@@ -20,13 +20,12 @@ static int flow_child(struct pa_flow *fl, u32 i, const struct pa_state *st)
 {
 	const struct tb_insn *in = &fl->ins[i];
 	u32 t = pa_branch_target(in);
-	bool wr[TB_NREGS], more;
+	bool pc = pa_bit(pa_write_mask(in), 15), more;
 
-	pa_writes(in, wr, TB_NREGS);
 	/* Calls come back, conditional branches may fall through. */
-	more = !wr[15] || pa_is_call(in) || pa_conditional(in) ||
+	more = !pc || pa_is_call(in) || pa_conditional(in) ||
 	       in->id == ARM_INS_CBZ || in->id == ARM_INS_CBNZ;
-	if (wr[15] && t >= fl->lo && t < fl->hi && pa_reach(fl, in, t, st))
+	if (pc && t >= fl->lo && t < fl->hi && pa_reach(fl, in, t, st))
 		return -1;
 	return more && i + 1 < fl->n ? pa_next(fl, i, st) : 0;
 }
@@ -218,25 +217,25 @@ int pa_flow_insn(struct pa_flow *fl, u32 i, struct pa_state st)
 	const struct tb_insn *in = &fl->ins[i];
 	int regs[48], n = 0;
 	s32 imm = 0;
-	bool wr[TB_NREGS], cond = pa_conditional(in);
+	bool cond = pa_conditional(in);
 	enum pa_kind k = classify(in, fl->thumb, regs, &n, &imm);
-	uint64_t wmask;
+	uint64_t wmask, wr;
 
 	if (st.child)
 		return flow_child(fl, i, &st);
 	if (st.ambiguous)
 		return 0;	/* cond_frame_change() followed both ways */
-	wmask = pa_writes(in, wr, TB_NREGS);
+	wmask = wr = pa_write_mask(in);
 	/* A branch reads the clone state; everything else updates it. */
-	if (!wr[15])
+	if (!pa_bit(wr, 15))
 		pa_clone_track(fl, in, &st);
 	/* a store or a load where sp is unknown or on one path only saves
-	 * and restores nothing; what a load leaves in wr[] is an ordinary
+	 * and restores nothing; what a load leaves in wr is an ordinary
 	 * register write */
 	if (k == PA_LOAD && !cond && !st.on_fp) {
-		pa_load_slots(&st, regs, n, imm, wr);
+		pa_load_slots(&st, regs, n, imm, &wr);
 		for (int j = 0; j < n; j++)	/* those it took back */
-			if (!wr[regs[j]])
+			if (!pa_bit(wr, regs[j]))
 				wmask &= ~(1ull << regs[j]);
 	}
 	if (k == PA_LOAD || (k == PA_STORE && (cond || st.on_fp)))
@@ -295,22 +294,22 @@ int pa_flow_insn(struct pa_flow *fl, u32 i, struct pa_state st)
 			return pa_fail(fl, in, "frame change that does not match the frame");
 		return pa_next(fl, i, &st);
 	}
-	if (st.spreg >= 0 && wr[st.spreg])
+	if (st.spreg >= 0 && pa_bit(wr, st.spreg))
 		st.spreg = -1;
-	if (st.fp >= 0 && wr[st.fp]) {
+	if (st.fp >= 0 && pa_bit(wr, st.fp)) {
 		if (st.on_fp)
 			return pa_fail(fl, in, "frame pointer written after an alloca");
 		st.fp = -1;
 	}
-	if (wr[15])
+	if (pa_bit(wr, 15))
 		return pa_flow_branch(fl, i, &st);
 	/* any other change of sp (clang: "sub ip, sp, r3; mov sp, ip") is
 	 * an alloca: the frame pointer, if there is one, holds the frame */
-	if (wr[13] && (st.fp < 0 || st.fp == 12))
+	if (pa_bit(wr, 13) && (st.fp < 0 || st.fp == 12))
 		return pa_fail(fl, in, "sp changed");
-	if (wr[13])
+	if (pa_bit(wr, 13))
 		st.on_fp = true;
-	if (wr[14] && st.slot[14] == PA_NONE)
+	if (pa_bit(wr, 14) && st.slot[14] == PA_NONE)
 		return pa_fail(fl, in, "lr overwritten while it holds the return address");
 	/* the registers written, from r4 up (a mask: most write one) */
 	for (uint64_t m = wmask & ~0xfull; m; m &= m - 1) {
