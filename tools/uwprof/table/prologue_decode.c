@@ -222,35 +222,42 @@ static void fix_views(struct pa_flow *fl)
 	}
 }
 
+/* Array @v (room for @cap) to the thread's spare @sv if larger, or freed. */
+static void hand_on(void **v, u32 *cap, void **sv, u32 *scap)
+{
+	if (*cap > *scap) {
+		free(*sv);
+		*sv = *v;
+		*scap = *cap;
+	} else {
+		free(*v);
+	}
+	*v = NULL;
+	*cap = 0;
+}
+
+/* The thread's spare @sv (room for @scap) as array @v, if it has none. */
+static void take_spare(void **v, u32 *cap, void **sv, u32 *scap)
+{
+	if (*v || !*sv)
+		return;
+	*v = *sv;
+	*cap = *scap;
+	*sv = NULL;
+	*scap = 0;
+}
+
 void pa_decode_free(struct pa_flow *fl)
 {
-	struct pa_reuse *ru = reuse_of(fl);
+	struct pa_reuse none = { 0 }, *ru = reuse_of(fl);
 
-	if (ru && fl->capins > ru->cap) {
-		free(ru->ins);
-		ru->ins = fl->ins;
-		ru->cap = fl->capins;
-	} else {
-		free(fl->ins);
-	}
-	if (ru && fl->capop > ru->capop) {
-		free(ru->op);
-		ru->op = fl->op;
-		ru->capop = fl->capop;
-	} else {
-		free(fl->op);
-	}
-	if (ru && fl->capreg > ru->capreg) {
-		free(ru->reg);
-		ru->reg = fl->reg;
-		ru->capreg = fl->capreg;
-	} else {
-		free(fl->reg);
-	}
-	fl->ins = NULL;
-	fl->op = NULL;
-	fl->reg = NULL;
-	fl->n = fl->capins = fl->nop = fl->capop = fl->nreg = fl->capreg = 0;
+	if (!ru)
+		ru = &none;
+	hand_on((void **)&fl->ins, &fl->capins, (void **)&ru->ins, &ru->capins);
+	hand_on((void **)&fl->op, &fl->capop, (void **)&ru->op, &ru->capop);
+	hand_on((void **)&fl->reg, &fl->capreg, (void **)&ru->reg, &ru->capreg);
+	pa_reuse_free(&none);
+	fl->n = fl->nop = fl->nreg = 0;
 }
 
 void pa_reuse_free(struct pa_reuse *ru)
@@ -268,24 +275,11 @@ static void take_reuse(struct pa_flow *fl)
 
 	if (!ru)
 		return;
-	if (!fl->ins && ru->ins) {
-		fl->ins = ru->ins;
-		fl->capins = ru->cap;
-		ru->ins = NULL;
-		ru->cap = 0;
-	}
-	if (!fl->op && ru->op) {
-		fl->op = ru->op;
-		fl->capop = ru->capop;
-		ru->op = NULL;
-		ru->capop = 0;
-	}
-	if (!fl->reg && ru->reg) {
-		fl->reg = ru->reg;
-		fl->capreg = ru->capreg;
-		ru->reg = NULL;
-		ru->capreg = 0;
-	}
+	take_spare((void **)&fl->ins, &fl->capins, (void **)&ru->ins,
+		   &ru->capins);
+	take_spare((void **)&fl->op, &fl->capop, (void **)&ru->op, &ru->capop);
+	take_spare((void **)&fl->reg, &fl->capreg, (void **)&ru->reg,
+		   &ru->capreg);
 }
 
 /* Decode [code, code + len) at fl->lo into fl->ins: 0, -1 or -2. */

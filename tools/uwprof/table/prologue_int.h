@@ -159,7 +159,7 @@ struct pa_flow {
  */
 struct pa_reuse {
 	struct tb_insn *ins;
-	u32 cap;
+	u32 capins;
 	struct tb_dec_op *op;
 	u32 capop;
 	u8 *reg;
