@@ -389,12 +389,13 @@ static int literal(struct dc *d, struct dc_walk *w, const struct tb_insn *in)
 	const struct tb_arm *a = &in->detail->arm;
 	const struct tb_dec_op *m;
 	u32 size = literal_size(in), pc, at, v;
-	int r = reg_no(&a->operands[0]);
 	bool ok;
+	int r;
 
 	/* no memory operand without two operands (fuzz_table: none at all) */
 	if (a->op_count < 2)
 		return 0;
+	r = reg_no(&a->operands[0]);
 	m = &a->operands[a->op_count - 1];
 	if (!size || m->type != ARM_OP_MEM ||
 	    m->mem.base != ARM_REG_PC || m->mem.index != ARM_REG_INVALID)

@@ -60,7 +60,7 @@ const char *pa_apcs_undo(const struct tb_insn *in, const struct pa_state *st,
 
 		if (r < 0 || r >= 16)
 			return "load of sp from an unknown place";
-		want = r == 13 ? st->cfa_copy : st->slot[r == 15 ? 14 : r];
+		want = r == 13 ? st->cfa_copy : pa_slot(st, r == 15 ? 14 : r);
 		if (want != at && (r >= 13 || pa_callee_saved(r)))
 			return "return that does not undo the frame";
 		if (r < 15)	/* the caller's value again */

@@ -33,8 +33,8 @@ static int row_agrees(const struct pa_state *st, const struct tb_row *r,
 	if (ra->kind != TB_R_OFFSET && ra->kind != TB_R_UNSET &&
 	    ra->kind != TB_R_SAME && !(ra->kind == TB_R_REG && ra->reg == 14))
 		return -1;
-	if (st->slot[14] != PA_NONE)
-		return ra->kind == TB_R_OFFSET && ra->off == st->slot[14];
+	if (pa_slot(st, 14) != PA_NONE)
+		return ra->kind == TB_R_OFFSET && ra->off == pa_slot(st, 14);
 	return ra->kind != TB_R_OFFSET;
 }
 
@@ -46,8 +46,8 @@ static bool saves_agree(const struct pa_state *st, const struct tb_row *r)
 
 		if (i == 13 || i == 14 || i == 15 || i == TB_RA)
 			continue;	/* sp, pc: no slots; lr: row_agrees */
-		if ((st->slot[i] != PA_NONE) != (rule->kind == TB_R_OFFSET) ||
-		    (rule->kind == TB_R_OFFSET && rule->off != st->slot[i]))
+		if ((pa_slot(st, i) != PA_NONE) != (rule->kind == TB_R_OFFSET) ||
+		    (rule->kind == TB_R_OFFSET && rule->off != pa_slot(st, i)))
 			return false;
 	}
 	return true;

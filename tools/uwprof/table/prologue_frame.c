@@ -27,7 +27,7 @@ static bool do_push(struct pa_state *st, const int *regs, int n)
 			st->cfa_copy = at;
 		/* A second save of the same register: the first one's slot
 		 * is what the caller's value is in. */
-		if (st->slot[regs[i]] == PA_NONE)
+		if (pa_slot(st, regs[i]) == PA_NONE)
 			pa_set_slot(st, regs[i], at);
 		st->touched |= 1ull << regs[i];
 		at += pa_reg_size(regs[i]);
@@ -47,9 +47,9 @@ static bool do_pop(struct pa_state *st, const int *regs, int n)
 	for (int i = 0; i < n; i++) {
 		int s = regs[i] == 15 ? 14 : regs[i];
 
-		if (st->slot[s] != at && !(regs[i] <= 3 || regs[i] == 12))
+		if (pa_slot(st, s) != at && !(regs[i] <= 3 || regs[i] == 12))
 			return false;
-		if (st->slot[s] == at)	/* the caller's value is back */
+		if (pa_slot(st, s) == at)	/* the caller's value is back */
 			st->dirty &= ~(1u << s);
 		if (s == st->fp)
 			st->fp = -1;
@@ -72,7 +72,7 @@ static bool slots_above_sp(struct pa_state *st)
 	if (st->cfa_copy != PA_NONE && st->cfa_copy < -st->cfa)
 		st->cfa_copy = PA_NONE;
 	for (int r = 0; r < TB_NREGS; r++) {
-		if (st->slot[r] == PA_NONE || st->slot[r] >= -st->cfa)
+		if (pa_slot(st, r) == PA_NONE || pa_slot(st, r) >= -st->cfa)
 			continue;
 		/* a register never written since its save still holds the
 		 * caller's value: its slot may go (glibc's strcmp pops r4
@@ -102,8 +102,8 @@ static bool slot_taken(const struct pa_state *st, s32 at, s32 size, int reg)
 {
 	for (int r = 0; r < TB_NREGS; r++)
 		if (r != reg && (r == 14 || pa_callee_saved(r)) &&
-		    st->slot[r] != PA_NONE &&
-		    st->slot[r] < at + size && at < st->slot[r] + pa_reg_size(r))
+		    pa_slot(st, r) != PA_NONE &&
+		    pa_slot(st, r) < at + size && at < pa_slot(st, r) + pa_reg_size(r))
 			return true;
 	return false;
 }
@@ -126,7 +126,7 @@ static bool store_slots(struct pa_state *st, const int *regs, int n, s32 k)
 			return false;
 		if (at == st->cfa_copy)
 			st->cfa_copy = PA_NONE;
-		if (at + 4 > 0 || st->slot[r] != PA_NONE || pa_is_dirty(st, r) ||
+		if (at + 4 > 0 || pa_slot(st, r) != PA_NONE || pa_is_dirty(st, r) ||
 		    !(r == 14 || pa_callee_saved(r)))
 			continue;
 		pa_set_slot(st, r, at);
@@ -148,8 +148,8 @@ void pa_load_slots(struct pa_state *st, const int *regs, int n, s32 k,
 	for (int i = 0; i < n; i++) {
 		int r = regs[i];
 
-		if ((r == 14 || pa_callee_saved(r)) && st->slot[r] != PA_NONE &&
-		    st->slot[r] == -st->cfa + k + 4 * i) {
+		if ((r == 14 || pa_callee_saved(r)) && pa_slot(st, r) != PA_NONE &&
+		    pa_slot(st, r) == -st->cfa + k + 4 * i) {
 			pa_set_slot(st, r, PA_NONE);
 			st->dirty &= ~(1u << r);
 			*wr &= ~(1ull << r);
@@ -168,7 +168,7 @@ bool pa_apply(struct pa_state *st, enum pa_kind k, const int *regs,
 	switch (k) {
 	case PA_SET_FP:
 		/* fp = sp + imm = CFA - (cfa - imm); it must have been saved */
-		if (st->on_fp || st->slot[regs[0]] == PA_NONE)
+		if (st->on_fp || pa_slot(st, regs[0]) == PA_NONE)
 			return false;
 		st->fp = regs[0];
 		st->fp_off = st->cfa - imm;
@@ -243,7 +243,7 @@ bool pa_apply(struct pa_state *st, enum pa_kind k, const int *regs,
 	case PA_STRD:
 		st->cfa += imm;
 		for (int i = 0; i < n; i++) {
-			if (st->slot[regs[i]] == PA_NONE)
+			if (pa_slot(st, regs[i]) == PA_NONE)
 				pa_set_slot(st, regs[i], -st->cfa + 4 * i);
 			st->touched |= 1ull << regs[i];
 		}

@@ -48,9 +48,8 @@ enum pa_clone { PA_CL_NONE, PA_CL_R0, PA_CL_FLAGS };
 /* What a path knows before an instruction (prologue_state.c). */
 struct pa_state {
 	s32 cfa;		/* CFA = sp + cfa */
-	s32 slot[TB_NREGS];	/* CFA-relative, or PA_NONE: written by
-				 * pa_set_slot() only */
-	uint64_t saved;		/* bit s: slot[s] is not PA_NONE */
+	uint64_t saved;		/* bit s: register s is saved, at
+				 * slot_at[s] */
 	uint64_t touched;	/* bit s: saved at some point, SAME when
 				 * back */
 	u16 dirty;		/* r0-r14 written since entry and not put
@@ -67,6 +66,12 @@ struct pa_state {
 	s32 cfa_copy;		/* CFA-relative slot holding the CFA's value
 				 * (APCS: ip = sp pushed), or PA_NONE */
 	u8 clone;		/* enum pa_clone */
+	/*
+	 * CFA-relative, meaningful where saved says so (pa_slot()): last,
+	 * so that a copy takes only the slots up to the highest saved one
+	 * (pa_state_copy()).
+	 */
+	s32 slot_at[TB_NREGS];
 };
 
 /* The frame forms an instruction is classified as. */
@@ -221,15 +226,24 @@ bool pa_callee_saved(int s);
 bool pa_is_dirty(const struct pa_state *st, int s);
 bool pa_frame_eq(const struct pa_state *a, const struct pa_state *b);
 bool pa_frame_eq_on_fp(const struct pa_state *a, const struct pa_state *b);
+/* Where register @s is saved, CFA-relative, or PA_NONE. */
+static inline s32 pa_slot(const struct pa_state *st, int s)
+{
+	return st->saved >> s & 1 ? st->slot_at[s] : PA_NONE;
+}
+
 /* Register @s saved at @at (PA_NONE: not saved). */
 static inline void pa_set_slot(struct pa_state *st, int s, s32 at)
 {
-	st->slot[s] = at;
+	st->slot_at[s] = at;
 	if (at == PA_NONE)
 		st->saved &= ~(1ull << s);
 	else
 		st->saved |= 1ull << s;
 }
+
+/* @from into @to, its slots up to the highest saved one alone. */
+void pa_state_copy(struct pa_state *to, const struct pa_state *from);
 
 /* No register saved. */
 void pa_clear_slots(struct pa_state *st);
@@ -342,7 +356,8 @@ int pa_branch_to(struct pa_flow *fl, const struct tb_insn *in, u32 t,
 int pa_flow_branch(struct pa_flow *fl, u32 i, const struct pa_state *st);
 
 /* prologue_step.c */
-int pa_flow_insn(struct pa_flow *fl, u32 i, struct pa_state st);
+/* The instruction @i, reached in state @before. */
+int pa_flow_insn(struct pa_flow *fl, u32 i, const struct pa_state *before);
 
 /* prologue_walk.c */
 int pa_analyse(const u8 *code, u32 len, u32 addr, bool thumb,

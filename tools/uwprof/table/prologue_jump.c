@@ -211,8 +211,8 @@ static bool row_is_frame(const struct tb_row *r, const struct pa_state *st)
 
 		if (i == 13 || i == 14 || i == 15)
 			continue;
-		if (st->slot[s] != PA_NONE ?
-		    ru->kind != TB_R_OFFSET || ru->off != st->slot[s] :
+		if (pa_slot(st, s) != PA_NONE ?
+		    ru->kind != TB_R_OFFSET || ru->off != pa_slot(st, s) :
 		    ru->kind == TB_R_OFFSET)
 			return false;
 	}
@@ -292,7 +292,7 @@ int pa_flow_branch(struct pa_flow *fl, u32 i, const struct pa_state *st)
 	if (pa_is_trap(in))
 		return pa_path_end(fl, in);
 	if (pa_is_call(in)) {
-		if (st->slot[14] == PA_NONE)
+		if (pa_slot(st, 14) == PA_NONE)
 			return pa_fail(fl, in, "call with the return address in lr");
 		/* a call with nothing after it, or data, never returns
 		 * (__stack_chk_fail, start_thread's exit) */

@@ -8,6 +8,7 @@
  * state means: which registers matter to a caller, when two states are
  * the same frame, and the row a state becomes.
  */
+#include <stddef.h>
 #include <string.h>
 #include "table/prologue_int.h"
 
@@ -40,9 +41,16 @@ bool pa_is_dirty(const struct pa_state *st, int s)
 
 void pa_clear_slots(struct pa_state *st)
 {
-	for (int i = 0; i < TB_NREGS; i++)
-		st->slot[i] = PA_NONE;
 	st->saved = 0;
+}
+
+void pa_state_copy(struct pa_state *to, const struct pa_state *from)
+{
+	u32 hi = (u32)(from->saved >> 32), lo = (u32)from->saved;
+	u32 n = hi ? 64 - __builtin_clz(hi) : lo ? 32 - __builtin_clz(lo) : 0;
+
+	memcpy(to, from, offsetof(struct pa_state, slot_at) +
+	       n * sizeof(from->slot_at[0]));
 }
 
 /* The slots the bits of @m name, the same in @a and @b. */
@@ -61,8 +69,9 @@ static bool same_in(const s32 *a, const s32 *b, u32 m)
 static bool same_slots(const struct pa_state *a, const struct pa_state *b)
 {
 	return a->saved == b->saved &&
-	       same_in(a->slot, b->slot, (u32)a->saved) &&
-	       same_in(a->slot + 32, b->slot + 32, (u32)(a->saved >> 32));
+	       same_in(a->slot_at, b->slot_at, (u32)a->saved) &&
+	       same_in(a->slot_at + 32, b->slot_at + 32,
+		       (u32)(a->saved >> 32));
 }
 
 /* The same frame: what a row states. */
@@ -137,8 +146,9 @@ int pa_add_row(struct tb_cfi_func *f, const struct pa_state *st, u32 addr,
 			continue;
 		/* every rule stated: which path reached a row first must
 		 * not matter (flooded code has not seen the pushes) */
-		if (st->slot[s] != PA_NONE)
-			r->r[i] = (struct tb_rule){ TB_R_OFFSET, 0, st->slot[s] };
+		if (pa_slot(st, s) != PA_NONE)
+			r->r[i] = (struct tb_rule){ TB_R_OFFSET, 0,
+						    pa_slot(st, s) };
 		else if ((st->touched >> s & 1) || pa_callee_saved(s) ||
 			 (saved_anywhere && saved_anywhere[s]))
 			r->r[i].kind = TB_R_SAME;
@@ -159,7 +169,7 @@ void pa_state_entry(struct pa_state *st)
 
 bool pa_ra_in_lr(const struct pa_state *st)
 {
-	return st->slot[14] == PA_NONE && st->cfa == 0 && !st->on_fp;
+	return pa_slot(st, 14) == PA_NONE && st->cfa == 0 && !st->on_fp;
 }
 
 s32 pa_reg_size(int s)

@@ -212,7 +212,7 @@ static enum pa_kind classify(const struct tb_insn *in, bool thumb, int *regs, in
 }
 
 /* One instruction in state @st: its successors are reached. */
-int pa_flow_insn(struct pa_flow *fl, u32 i, struct pa_state st)
+int pa_flow_insn(struct pa_flow *fl, u32 i, const struct pa_state *before)
 {
 	const struct tb_insn *in = &fl->ins[i];
 	int regs[48], n = 0;
@@ -220,11 +220,13 @@ int pa_flow_insn(struct pa_flow *fl, u32 i, struct pa_state st)
 	bool cond = pa_conditional(in);
 	enum pa_kind k = classify(in, fl->thumb, regs, &n, &imm);
 	uint64_t wmask, wr;
+	struct pa_state st;
 
-	if (st.child)
-		return flow_child(fl, i, &st);
-	if (st.ambiguous)
+	if (before->child)
+		return flow_child(fl, i, before);
+	if (before->ambiguous)
 		return 0;	/* cond_frame_change() followed both ways */
+	pa_state_copy(&st, before);
 	wmask = wr = pa_write_mask(in);
 	/* A branch reads the clone state; everything else updates it. */
 	if (!pa_bit(wr, 15))
@@ -258,7 +260,7 @@ int pa_flow_insn(struct pa_flow *fl, u32 i, struct pa_state st)
 	}
 	/* r7 set from sp but never saved: an ordinary register write */
 	if ((k == PA_SET_FP || (k == PA_FP_COPY && pa_callee_saved(regs[0]))) &&
-	    st.slot[regs[0]] == PA_NONE)
+	    pa_slot(&st, regs[0]) == PA_NONE)
 		k = PA_OTHER;
 	/* arithmetic on r7 or r11 where it is no frame pointer ("add fp, fp,
 	 * #1", "addlo r3, r7, #56"): an ordinary register write too */
@@ -267,7 +269,7 @@ int pa_flow_insn(struct pa_flow *fl, u32 i, struct pa_state st)
 	/* r7 or r11 from a register that holds no copy of sp; and copies
 	 * of sp made on one path only, which nothing needs */
 	if (k == PA_FP_FROM_COPY &&
-	    (st.spreg != regs[1] || st.slot[regs[0]] == PA_NONE))
+	    (st.spreg != regs[1] || pa_slot(&st, regs[0]) == PA_NONE))
 		k = PA_OTHER;
 	if ((k == PA_SP_COPY || k == PA_FP_FROM_COPY) && cond)
 		k = PA_OTHER;
@@ -309,13 +311,13 @@ int pa_flow_insn(struct pa_flow *fl, u32 i, struct pa_state st)
 		return pa_fail(fl, in, "sp changed");
 	if (pa_bit(wr, 13))
 		st.on_fp = true;
-	if (pa_bit(wr, 14) && st.slot[14] == PA_NONE)
+	if (pa_bit(wr, 14) && pa_slot(&st, 14) == PA_NONE)
 		return pa_fail(fl, in, "lr overwritten while it holds the return address");
 	/* the registers written, from r4 up (a mask: most write one) */
 	for (uint64_t m = wmask & ~0xfull; m; m &= m - 1) {
 		int r = tb_ctz64(m);
 
-		if (!pa_callee_saved(r) || st.slot[r] != PA_NONE)
+		if (!pa_callee_saved(r) || pa_slot(&st, r) != PA_NONE)
 			continue;
 		/*
 		 * A function that never returns need not keep its caller's

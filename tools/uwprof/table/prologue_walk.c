@@ -162,7 +162,7 @@ static int run_flow(struct pa_flow *fl, const u32 *entries, u32 nentries)
 		while (fl->nwork) {
 			u32 i = fl->work[--fl->nwork];
 
-			if (pa_flow_insn(fl, i, fl->st[i]))
+			if (pa_flow_insn(fl, i, &fl->st[i]))
 				return -1;
 		}
 		flooded = fl->have_jump || fl->nfwd ? flood_jump_targets(fl) : 0;
