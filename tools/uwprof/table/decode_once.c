@@ -278,6 +278,12 @@ static void view(const struct tb_dec_rec *r, const struct tb_dec_op *ops,
 	d->regs_write_count = r->nwrite;
 	d->groups_count = r->ngroups;
 	/* the fields before the operands, laid out alike (TB_ARM_FIELDS) */
+	_Static_assert(offsetof(struct tb_arm, op_count) -
+		       offsetof(struct tb_arm, cc) ==
+		       offsetof(struct tb_dec_rec, op_count) -
+		       offsetof(struct tb_dec_rec, cc) &&
+		       offsetof(struct tb_arm, cc) == 0,
+		       "TB_ARM_FIELDS laid out alike");
 	memcpy(&d->arm, &r->cc, offsetof(struct tb_arm, op_count) + 1);
 	d->arm.operands = ops;
 }
