@@ -344,18 +344,39 @@ static int table_arm(struct dc *d, struct dc_walk *w, const struct tb_insn *in,
 	return 0;
 }
 
-/* The registers of r0-r12 and lr that @in writes explicitly. */
-static u32 written(const struct tb_insn *in)
+/*
+ * What a step reads of an instruction's operands, found in one pass over
+ * them: a few predicates, each its own loop, were a third of the walk.
+ */
+struct dc_ops {
+	u32 imm;	/* the last immediate: a direct branch's target */
+	u32 wr;		/* r0-r12 and lr written explicitly */
+	bool sp;	/* sp written (push, pop, sub sp, writeback through sp) */
+};
+
+static void ops_of(const struct tb_insn *in, struct dc_ops *o)
 {
 	const struct tb_arm *a = &in->detail->arm;
-	u32 m = 0;
 
-	for (int i = 0; i < a->op_count; i++)
-		if (a->operands[i].type == ARM_OP_REG &&
-		    (a->operands[i].access & CS_AC_WRITE) &&
-		    gpr(a->operands[i].reg) >= 0)
-			m |= 1u << gpr(a->operands[i].reg);
-	return m;
+	o->imm = 0;
+	o->wr = 0;
+	o->sp = false;
+	for (int i = 0; i < in->detail->regs_write_count; i++)
+		o->sp |= in->detail->regs_write[i] == ARM_REG_SP;
+	for (int i = 0; i < a->op_count; i++) {
+		const struct tb_dec_op *op = &a->operands[i];
+
+		if (op->type == ARM_OP_IMM) {
+			o->imm = (u32)op->imm;
+		} else if (op->type == ARM_OP_REG &&
+			   (op->access & CS_AC_WRITE)) {
+			o->sp |= op->reg == ARM_REG_SP;
+			if (gpr(op->reg) >= 0)
+				o->wr |= 1u << gpr(op->reg);
+		} else if (op->type == ARM_OP_MEM && a->writeback) {
+			o->sp |= op->mem.base == ARM_REG_SP;
+		}
+	}
 }
 
 static int reg_no(const struct tb_dec_op *op)
@@ -592,24 +613,6 @@ static bool sets_pc(const struct tb_insn *in)
  */
 #define DC_MAX_TABLE	1024	/* entries of a table with no proven bound */
 
-/* Does @in write sp (push, pop, sub sp, writeback through sp)? */
-static bool writes_sp(const struct tb_insn *in)
-{
-	const struct tb_arm *a = &in->detail->arm;
-
-	for (int i = 0; i < in->detail->regs_write_count; i++)
-		if (in->detail->regs_write[i] == ARM_REG_SP)
-			return true;
-	for (int i = 0; i < a->op_count; i++)
-		if ((a->operands[i].type == ARM_OP_REG &&
-		     a->operands[i].reg == ARM_REG_SP &&
-		     (a->operands[i].access & CS_AC_WRITE)) ||
-		    (a->operands[i].type == ARM_OP_MEM && a->writeback &&
-		     a->operands[i].mem.base == ARM_REG_SP))
-			return true;
-	return false;
-}
-
 /* "[rB, #k]" with no index or writeback: rB's number and k, or -1. */
 static int mem_imm(const struct tb_insn *in, s32 *k)
 {
@@ -845,17 +848,18 @@ static bool table_load(struct dc_walk *w, const struct tb_insn *in)
 }
 
 /*
- * What @in (not a pc-relative constant) teaches or makes forgotten; @wr
- * the registers it writes (written()).
+ * What @in (not a pc-relative constant) teaches or makes forgotten; @o
+ * what its operands write (ops_of()).
  */
 static void remember(struct dc_walk *w, const struct tb_insn *in, bool load,
-		     u32 wr)
+		     const struct dc_ops *o)
 {
 	const struct tb_arm *a = &in->detail->arm;
 	int r = a->op_count ? reg_no(&a->operands[0]) : -1;
+	u32 wr = o->wr;
 
 	w->bounded &= ~wr;
-	if (writes_sp(in))
+	if (o->sp)
 		drop_slots(w, 13);
 	if (wr & (1u << fp_of(w)))
 		drop_slots(w, fp_of(w));
@@ -1089,13 +1093,13 @@ static int step(struct dc *d, struct dc_walk *w, const struct tb_insn *in)
 	const struct tb_arm *a = &in->detail->arm;
 	bool cond = conditional(in) || in->id == ARM_INS_CBZ ||
 		    in->id == ARM_INS_CBNZ;
-	u32 t = 0, site = (u32)in->address, wr;
+	u32 site = (u32)in->address, t;
+	struct dc_ops o;
 	bool load;
 	int set;
 
-	for (int i = 0; i < a->op_count; i++)
-		if (a->operands[i].type == ARM_OP_IMM)
-			t = (u32)a->operands[i].imm;
+	ops_of(in, &o);
+	t = o.imm;
 	if (in->id == ARM_INS_B)
 		carry(w, in, t);
 	else
@@ -1131,13 +1135,12 @@ static int step(struct dc *d, struct dc_walk *w, const struct tb_insn *in)
 		set = constants(d, w, in);
 	if (set < 0)
 		return -1;
-	wr = written(in);
 	if (!set)
-		w->known &= ~wr;	/* written: no known constant */
-	if (w->alt_reg >= 0 && !w->alt_new && (wr & (1u << w->alt_reg)))
+		w->known &= ~o.wr;	/* written: no known constant */
+	if (w->alt_reg >= 0 && !w->alt_new && (o.wr & (1u << w->alt_reg)))
 		w->alt_reg = -1;
 	w->alt_new = false;
-	remember(w, in, load, wr);
+	remember(w, in, load, &o);
 	if (sets_pc(in))
 		return computed(d, w, in) ? -1 : cond;
 	return 1;
@@ -1196,10 +1199,12 @@ static void flush_it(struct dc *d, struct dc_walk *w, u32 a)
 
 static bool replay_worth(const struct dc_walk *w)
 {
-	for (int r = 0; r < 13; r++)
-		if ((w->known & (1u << r)) && (w->val[r] & ~1u) >= w->start &&
-		    (w->val[r] & ~1u) < w->end)
+	for (u32 m = w->known & 0x1fff; m; m &= m - 1) {
+		u32 v = w->val[__builtin_ctz(m)] & ~1u;
+
+		if (v >= w->start && v < w->end)
 			return true;
+	}
 	return dc_vs_useful(&w->vs);
 }
 
@@ -1227,10 +1232,15 @@ static int run(struct dc *d, struct dc_walk *w, u32 a)
 	memcpy(w->slot, w->vs.slot, w->vs.nslot * sizeof(w->slot[0]));
 	w->nslot = w->vs.nslot;
 	while (r > 0) {
-		if (a < w->start || a >= w->end || !dc_inside(d, a) ||
-		    (dc_get(d, a) & (DC_IN | DC_DATA)))
+		u8 f;
+
+		if (a < w->start || a >= w->end || !dc_inside(d, a))
 			break;
-		if ((dc_get(d, a) & DC_CODE) && !w->replay) {
+		/* read once: nothing below changes them before mark() */
+		f = dc_get(d, a);
+		if (f & (DC_IN | DC_DATA))
+			break;
+		if ((f & DC_CODE) && !w->replay) {
 			if (w->it_left || !replay_worth(w))
 				break;
 			w->replay = true;
@@ -1242,7 +1252,7 @@ static int run(struct dc *d, struct dc_walk *w, u32 a)
 			d->walk_bad++;
 			break;
 		}
-		if (!(dc_get(d, a) & DC_CODE))
+		if (!(f & DC_CODE))
 			mark(d, w, a, in->size, DC_CODE);
 		if (w->it_left)
 			w->it_left--;
