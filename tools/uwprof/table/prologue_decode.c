@@ -18,16 +18,44 @@ static struct pa_reuse *reuse_of(const struct pa_flow *fl)
 	return fl->text ? fl->text->reuse : NULL;
 }
 
-/* Bytes of data starting at @addr, or 0. */
-static u32 data_at(const struct pa_flow *fl, u32 addr)
+/* The range of @v (@n of them) holding @addr, or NULL; *@next the
+ * lowest start above @addr if lower. */
+static const struct pa_range *range_at(const struct pa_range *v, u32 n,
+				       u32 addr, u32 *next)
 {
-	for (u32 k = 0; k < fl->ndata; k++)
-		if (fl->data[k].lo <= addr && addr < fl->data[k].hi)
-			return fl->data[k].hi - addr;
-	for (u32 k = 0; k < fl->nlits; k++)
-		if (fl->lits[k].lo <= addr && addr < fl->lits[k].hi)
-			return fl->lits[k].hi - addr;
-	return 0;
+	for (u32 k = 0; k < n; k++) {
+		if (v[k].lo <= addr && addr < v[k].hi)
+			return &v[k];
+		if (v[k].lo > addr && v[k].lo < *next)
+			*next = v[k].lo;
+	}
+	return NULL;
+}
+
+/*
+ * Bytes of data starting at @addr, or 0.  Asked of each instruction in
+ * address order: below fl->data_next, set where the last search found
+ * no range, none can start (add_literal() lowers it), and a function of
+ * many pools would otherwise search them all at every instruction.
+ */
+static u32 data_at(struct pa_flow *fl, u32 addr)
+{
+	const struct pa_range *r;
+	u32 next = -1u;
+
+	if (addr < fl->data_next)
+		return 0;
+	r = range_at(fl->data, fl->ndata, addr, &next);
+	if (!r)
+		r = range_at(fl->lits, fl->nlits, addr, &next);
+	fl->data_next = r ? 0 : next;
+	return r ? r->hi - addr : 0;
+}
+
+static void lower_next(struct pa_flow *fl, u32 lo)
+{
+	if (lo < fl->data_next)
+		fl->data_next = lo;
 }
 
 /*
@@ -45,11 +73,14 @@ static void add_literal(struct pa_flow *fl, u32 lo, u32 hi)
 		if (lo <= r->hi && r->lo <= hi) {
 			r->lo = lo < r->lo ? lo : r->lo;
 			r->hi = hi > r->hi ? hi : r->hi;
+			lower_next(fl, r->lo);
 			return;
 		}
 	}
-	if (fl->nlits < PA_MAX_POOLS)
+	if (fl->nlits < PA_MAX_POOLS) {
 		fl->lits[fl->nlits++] = (struct pa_range){ lo, hi };
+		lower_next(fl, lo);
+	}
 }
 
 /*
@@ -326,6 +357,7 @@ int pa_decode_all(struct pa_flow *fl, const u8 *code, u32 len)
 	take_reuse(fl);
 	fl->code = code;
 	fl->adr_reg = -1;
+	fl->data_next = 0;
 	/* each function is decoded as on a handle of its own: no IT block */
 	if (fl->text && fl->text->dec)
 		tb_dec_reset_it(fl->text->dec);

@@ -136,6 +136,8 @@ struct pa_flow {
 	bool infer_pools;	/* no mapping symbols: pools from the loads */
 	struct pa_range lits[PA_MAX_POOLS];	/* pools the loads read */
 	u32 nlits;
+	u32 data_next;		/* no data or pool below it, from the
+				 * address decoding last found none at */
 	int adr_reg;		/* set by the instruction before from pc
 				 * ("add r3, pc, #268"), or -1 */
 	u32 adr_at;		/* to this address */
