@@ -329,7 +329,7 @@ static void relate(struct dc_vs *s, const struct tb_insn *in, int r)
 }
 
 void dc_vs_step(struct dc *d, struct dc_vs *s, const void *insn,
-		const struct dc_consts *k)
+		const struct dc_consts *k, u32 written)
 {
 	const struct tb_insn *in = insn;
 	const struct tb_arm *a = &in->detail->arm;
@@ -356,15 +356,8 @@ void dc_vs_step(struct dc *d, struct dc_vs *s, const void *insn,
 	if (a->update_flags || in->id == ARM_INS_CMN || in->id == ARM_INS_TST ||
 	    in->id == ARM_INS_TEQ)
 		s->cmp_reg = -1;
-	for (int i = 0; i < a->op_count; i++)
-		if (a->operands[i].type == ARM_OP_REG &&
-		    (a->operands[i].access & CS_AC_WRITE) &&
-		    reg_of(a->operands[i].reg) >= 0)
-			drop(s, reg_of(a->operands[i].reg));
-	for (int i = 0; i < a->op_count; i++)
-		if (a->operands[i].type == ARM_OP_MEM && a->writeback &&
-		    reg_of(a->operands[i].mem.base) >= 0)
-			drop(s, reg_of(a->operands[i].mem.base));
+	for (u32 m = written & 0x1fff; m; m &= m - 1)
+		drop(s, __builtin_ctz(m));
 	if (r < 0 || a->cc != ARM_CC_AL)
 		return;
 	if (have)

@@ -51,9 +51,13 @@ struct dc_consts {
 
 void dc_vs_reset(struct dc_vs *s);
 
-/* The sets after @in, from the state before it; calls forget all. */
+/*
+ * The sets after @in, from the state before it; calls forget all.
+ * @written: the registers it writes (bit n: rn), as operands or as bases
+ * written back.
+ */
 void dc_vs_step(struct dc *d, struct dc_vs *s, const void *in,
-		const struct dc_consts *k);
+		const struct dc_consts *k, u32 written);
 
 /*
  * A conditional branch after "cmp rN, #imm": @taken (unless NULL) gets

@@ -351,6 +351,7 @@ static int table_arm(struct dc *d, struct dc_walk *w, const struct tb_insn *in,
 struct dc_ops {
 	u32 imm;	/* the last immediate: a direct branch's target */
 	u32 wr;		/* r0-r12 and lr written explicitly */
+	u32 wb;		/* ... and as a base written back */
 	bool sp;	/* sp written (push, pop, sub sp, writeback through sp) */
 };
 
@@ -360,6 +361,7 @@ static void ops_of(const struct tb_insn *in, struct dc_ops *o)
 
 	o->imm = 0;
 	o->wr = 0;
+	o->wb = 0;
 	o->sp = false;
 	for (int i = 0; i < in->detail->regs_write_count; i++)
 		o->sp |= in->detail->regs_write[i] == ARM_REG_SP;
@@ -375,6 +377,8 @@ static void ops_of(const struct tb_insn *in, struct dc_ops *o)
 				o->wr |= 1u << gpr(op->reg);
 		} else if (op->type == ARM_OP_MEM && a->writeback) {
 			o->sp |= op->mem.base == ARM_REG_SP;
+			if (gpr(op->mem.base) >= 0)
+				o->wb |= 1u << gpr(op->mem.base);
 		}
 	}
 }
@@ -1104,7 +1108,8 @@ static int step(struct dc *d, struct dc_walk *w, const struct tb_insn *in)
 		carry(w, in, t);
 	else
 		dc_vs_step(d, &w->vs, in,
-			   &(struct dc_consts){ w->known, w->val });
+			   &(struct dc_consts){ w->known, w->val },
+			   o.wr | o.wb);
 	switch (in->id) {
 	case ARM_INS_BL:
 		if (cand(d, t, w->thumb, DC_K_CALL, site))
