@@ -225,6 +225,8 @@ struct pa_cover {
 /* prologue_state.c */
 int pa_slot_of(unsigned int reg);
 bool pa_callee_saved(int s);
+/* The same as a mask: r4-r11 and d8-d15. */
+uint64_t pa_callee_saved_mask(void);
 bool pa_is_dirty(const struct pa_state *st, int s);
 bool pa_frame_eq(const struct pa_state *a, const struct pa_state *b);
 bool pa_frame_eq_on_fp(const struct pa_state *a, const struct pa_state *b);
@@ -251,7 +253,7 @@ void pa_state_copy(struct pa_state *to, const struct pa_state *from);
 void pa_clear_slots(struct pa_state *st);
 bool pa_state_eq(const struct pa_state *a, const struct pa_state *b);
 int pa_add_row(struct tb_cfi_func *f, const struct pa_state *st, u32 addr,
-	       const bool *saved_anywhere);
+	       uint64_t saved_anywhere);
 /* A function's entry: return address in lr, nothing saved or moved. */
 void pa_state_entry(struct pa_state *st);
 bool pa_ra_in_lr(const struct pa_state *st);

@@ -30,7 +30,13 @@ int pa_slot_of(unsigned int reg)
 
 bool pa_callee_saved(int s)
 {
-	return (s >= 4 && s <= 11) || (s >= TB_D0 + 8 && s <= TB_D0 + 15);
+	return pa_bit(pa_callee_saved_mask(), s);
+}
+
+uint64_t pa_callee_saved_mask(void)
+{
+	/* r4-r11, d8-d15 */
+	return 0xff0ull | 0xffull << (TB_D0 + 8);
 }
 
 /* Written since entry: a d register counts as written (not tracked). */
@@ -111,13 +117,15 @@ bool pa_state_eq(const struct pa_state *a, const struct pa_state *b)
  * an early return placed after the body follows rows that saved it).
  */
 int pa_add_row(struct tb_cfi_func *f, const struct pa_state *st, u32 addr,
-	       const bool *saved_anywhere)
+	       uint64_t saved_anywhere)
 {
+	/* the registers with a column of their own: not sp, lr or pc */
+	const uint64_t cols = ((1ull << TB_RA) - 1) & ~(7ull << 13);
 	struct tb_row *r = tb_func_add_row(f);
+	uint64_t same;
 
 	if (!r)
 		return -1;
-	memset(r, 0, sizeof(*r));
 	r->addr = addr;
 	if (st->child) {
 		/* The thread's first frame: nothing called it. */
@@ -139,21 +147,25 @@ int pa_add_row(struct tb_cfi_func *f, const struct pa_state *st, u32 addr,
 	r->cfa_kind = TB_CFA_REG;
 	r->cfa_reg = st->on_fp ? st->fp : 13;
 	r->cfa_off = st->on_fp ? st->fp_off : st->cfa;
-	for (int i = 0; i < TB_NREGS; i++) {
-		int s = i == TB_RA ? 14 : i;
-
-		if (i == 13 || i == 14 || i == 15)
-			continue;
-		/* every rule stated: which path reached a row first must
-		 * not matter (flooded code has not seen the pushes) */
-		if (pa_slot(st, s) != PA_NONE)
-			r->r[i] = (struct tb_rule){ TB_R_OFFSET, 0,
-						    pa_slot(st, s) };
-		else if ((st->touched >> s & 1) || pa_callee_saved(s) ||
-			 (saved_anywhere && saved_anywhere[s]))
-			r->r[i].kind = TB_R_SAME;
-	}
-	if (r->r[TB_RA].kind == TB_R_UNSET)
+	/*
+	 * every rule stated: which path reached a row first must not
+	 * matter (flooded code has not seen the pushes).  Register s's
+	 * rule is r[s], lr's the return address's (TB_RA); sp and pc
+	 * have none.
+	 */
+	same = (st->touched | pa_callee_saved_mask() | saved_anywhere) &
+	       ~st->saved;
+	for (uint64_t m = st->saved & cols; m; m &= m - 1)
+		r->r[tb_ctz64(m)] = (struct tb_rule){ TB_R_OFFSET, 0,
+						     st->slot_at[tb_ctz64(m)] };
+	for (uint64_t m = same & cols; m; m &= m - 1)
+		r->r[tb_ctz64(m)].kind = TB_R_SAME;
+	if (pa_bit(st->saved, 14))
+		r->r[TB_RA] = (struct tb_rule){ TB_R_OFFSET, 0,
+						st->slot_at[14] };
+	else if (pa_bit(same, 14))
+		r->r[TB_RA].kind = TB_R_SAME;
+	else
 		r->r[TB_RA] = (struct tb_rule){ TB_R_REG, 14, 0 };
 	return 0;
 }

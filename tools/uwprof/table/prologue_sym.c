@@ -120,7 +120,7 @@ static int veneer_rows(const u8 *code, u32 len, u32 addr,
 	f->addr = addr;
 	f->size = len;
 	f->source = TB_SRC_PROLOGUE;
-	return pa_add_row(f, &entry, addr, NULL) ? -1 : 1;
+	return pa_add_row(f, &entry, addr, 0) ? -1 : 1;
 }
 
 static bool is_veneer(const char *name)

@@ -91,18 +91,15 @@ static int unreached_ok(struct pa_flow *fl)
 static int emit_rows(struct pa_flow *fl, struct tb_cfi_func *f)
 {
 	const struct pa_state *last = NULL;
-	bool saved[TB_NREGS];
 	uint64_t touched = 0;
 
 	for (u32 i = 0; i < fl->n; i++)
 		if (fl->have[i])
 			touched |= fl->st[i].touched;
-	for (int r = 0; r < TB_NREGS; r++)
-		saved[r] = touched >> r & 1;
 	for (u32 i = 0; i < fl->n; i++) {
 		if (!fl->have[i] || (last && pa_frame_eq(last, &fl->st[i])))
 			continue;
-		if (pa_add_row(f, &fl->st[i], (u32)fl->ins[i].address, saved))
+		if (pa_add_row(f, &fl->st[i], (u32)fl->ins[i].address, touched))
 			return -1;
 		last = &fl->st[i];
 	}

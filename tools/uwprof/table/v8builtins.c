@@ -66,7 +66,7 @@ static int leaf_rows(struct tb_cfi_func *f)
 	struct pa_state st;
 
 	pa_state_entry(&st);
-	return pa_add_row(f, &st, f->addr, NULL);
+	return pa_add_row(f, &st, f->addr, 0);
 }
 
 static int refuse(struct tb_cfi_func *f)
