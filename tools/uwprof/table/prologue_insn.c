@@ -210,11 +210,14 @@ bool pa_is_trap(const struct tb_insn *in)
 bool pa_is_padding(const struct tb_insn *in)
 {
 	const struct tb_arm *a = &in->detail->arm;
-	static const u8 zero[4], fill[4] = { 0xd4, 0xd4, 0xd4, 0xd4 };
+	/* the bytes as a number: no library call for four bytes */
+	u32 v = in->bytes[0] | (u32)in->bytes[1] << 8, fill = 0xd4d4;
 
-	if (in->id == ARM_INS_NOP ||
-	    (in->size == 4 && !memcmp(in->bytes, zero, 4)) ||
-	    !memcmp(in->bytes, fill, in->size < 4 ? in->size : 4))
+	if (in->size == 4) {
+		v |= (u32)in->bytes[2] << 16 | (u32)in->bytes[3] << 24;
+		fill = 0xd4d4d4d4;
+	}
+	if (in->id == ARM_INS_NOP || (in->size == 4 && !v) || v == fill)
 		return true;
 	return (in->id == ARM_INS_MOV || in->id == ARM_INS_LSL) &&
 	       a->op_count == 2 && a->operands[0].type == ARM_OP_REG &&
