@@ -145,7 +145,9 @@ static int reach_at(struct pa_flow *fl, long i, const struct pa_state *st)
 			fl->work[fl->nwork++] = i;
 		return 0;
 	}
-	pa_state_copy(&fl->st[i], st);
+	/* pa_flow_insn() may have made the state in place */
+	if (st != &fl->st[i])
+		pa_state_copy(&fl->st[i], st);
 	fl->have[i] = true;
 	fl->work[fl->nwork++] = i;
 	return 0;

@@ -211,6 +211,25 @@ static enum pa_kind classify(const struct tb_insn *in, bool thumb, int *regs, in
 	}
 }
 
+/*
+ * Where instruction @i works on its state: in the next one's, when that
+ * is the only successor it can reach and no path has reached it yet, so
+ * that reach_at() need not copy it there; else in @local.  An
+ * instruction that writes pc may go elsewhere, and one whose frame
+ * change is conditional (cond_frame_change(), cond_fp_copy()) hands on
+ * copies of its state.
+ */
+static struct pa_state *scratch(struct pa_flow *fl, u32 i,
+				const struct pa_state *before, uint64_t wr,
+				struct pa_state *local)
+{
+	if (pa_bit(wr, 15) || i + 1 >= fl->n || fl->have[i + 1] ||
+	    before == &fl->st[i + 1] ||
+	    fl->ins[i + 1].address != fl->ins[i].address + fl->ins[i].size)
+		return local;
+	return &fl->st[i + 1];
+}
+
 /* One instruction in state @st: its successors are reached. */
 int pa_flow_insn(struct pa_flow *fl, u32 i, const struct pa_state *before)
 {
@@ -220,56 +239,57 @@ int pa_flow_insn(struct pa_flow *fl, u32 i, const struct pa_state *before)
 	bool cond = pa_conditional(in);
 	enum pa_kind k = classify(in, fl->thumb, regs, &n, &imm);
 	uint64_t wmask, wr;
-	struct pa_state st;
+	struct pa_state local, *st;
 
 	if (before->child)
 		return flow_child(fl, i, before);
 	if (before->ambiguous)
 		return 0;	/* cond_frame_change() followed both ways */
-	pa_state_copy(&st, before);
 	wmask = wr = pa_write_mask(in);
+	st = scratch(fl, i, before, wr, &local);
+	pa_state_copy(st, before);
 	/* A branch reads the clone state; everything else updates it. */
 	if (!pa_bit(wr, 15))
-		pa_clone_track(fl, in, &st);
+		pa_clone_track(fl, in, st);
 	/* a store or a load where sp is unknown or on one path only saves
 	 * and restores nothing; what a load leaves in wr is an ordinary
 	 * register write */
-	if (k == PA_LOAD && !cond && !st.on_fp) {
-		pa_load_slots(&st, regs, n, imm, &wr);
+	if (k == PA_LOAD && !cond && !st->on_fp) {
+		pa_load_slots(st, regs, n, imm, &wr);
 		for (int j = 0; j < n; j++)	/* those it took back */
 			if (!pa_bit(wr, regs[j]))
 				wmask &= ~(1ull << regs[j]);
 	}
-	if (k == PA_LOAD || (k == PA_STORE && (cond || st.on_fp)))
+	if (k == PA_LOAD || (k == PA_STORE && (cond || st->on_fp)))
 		k = PA_OTHER;
 	/* a push stores its registers and writes sp alone (capstone lists
 	 * the stored registers as written too) */
 	if (k == PA_PUSH)
 		wmask &= 1ull << 13;
 	/* r0-r14 but sp written (a pop puts its slots back) */
-	st.dirty |= (u16)(wmask & 0x5fff);
+	st->dirty |= (u16)(wmask & 0x5fff);
 
 	if (pa_loads_sp_and_pc(in))
-		return apcs_return(fl, i, &st);
+		return apcs_return(fl, i, st);
 	if (k == PA_POP && regs[n - 1] == 15) {
-		struct pa_state after = st;
+		struct pa_state after = *st;
 
 		if (!pa_pop_frame(&after, regs, n, imm) || pa_ret_ok(fl, in, &after))
 			return pa_fail(fl, in, "return that does not undo the frame");
-		return cond ? pa_next(fl, i, &st) : 0;
+		return cond ? pa_next(fl, i, st) : 0;
 	}
 	/* r7 set from sp but never saved: an ordinary register write */
 	if ((k == PA_SET_FP || (k == PA_FP_COPY && pa_callee_saved(regs[0]))) &&
-	    pa_slot(&st, regs[0]) == PA_NONE)
+	    pa_slot(st, regs[0]) == PA_NONE)
 		k = PA_OTHER;
 	/* arithmetic on r7 or r11 where it is no frame pointer ("add fp, fp,
 	 * #1", "addlo r3, r7, #56"): an ordinary register write too */
-	if (k == PA_FP_COPY && st.fp != regs[1])
+	if (k == PA_FP_COPY && st->fp != regs[1])
 		k = PA_OTHER;
 	/* r7 or r11 from a register that holds no copy of sp; and copies
 	 * of sp made on one path only, which nothing needs */
 	if (k == PA_FP_FROM_COPY &&
-	    (st.spreg != regs[1] || pa_slot(&st, regs[0]) == PA_NONE))
+	    (st->spreg != regs[1] || pa_slot(st, regs[0]) == PA_NONE))
 		k = PA_OTHER;
 	if ((k == PA_SP_COPY || k == PA_FP_FROM_COPY) && cond)
 		k = PA_OTHER;
@@ -281,8 +301,8 @@ int pa_flow_insn(struct pa_flow *fl, u32 i, const struct pa_state *before)
 	 * of the frame pointer itself leaves it known on neither (and
 	 * refuses after an alloca, where it holds the CFA).
 	 */
-	if (k == PA_FP_COPY && cond && regs[0] != st.fp) {
-		int run = cond_fp_copy(fl, i, st, regs, imm);
+	if (k == PA_FP_COPY && cond && regs[0] != st->fp) {
+		int run = cond_fp_copy(fl, i, *st, regs, imm);
 
 		if (run)
 			return run < 0 ? -1 : 0;
@@ -291,33 +311,33 @@ int pa_flow_insn(struct pa_flow *fl, u32 i, const struct pa_state *before)
 		k = PA_OTHER;
 	if (k != PA_OTHER) {
 		if (cond)
-			return cond_frame_change(fl, i, st, k, regs, n, imm);
-		if (!pa_apply(&st, k, regs, n, imm))
+			return cond_frame_change(fl, i, *st, k, regs, n, imm);
+		if (!pa_apply(st, k, regs, n, imm))
 			return pa_fail(fl, in, "frame change that does not match the frame");
-		return pa_next(fl, i, &st);
+		return pa_next(fl, i, st);
 	}
-	if (st.spreg >= 0 && pa_bit(wr, st.spreg))
-		st.spreg = -1;
-	if (st.fp >= 0 && pa_bit(wr, st.fp)) {
-		if (st.on_fp)
+	if (st->spreg >= 0 && pa_bit(wr, st->spreg))
+		st->spreg = -1;
+	if (st->fp >= 0 && pa_bit(wr, st->fp)) {
+		if (st->on_fp)
 			return pa_fail(fl, in, "frame pointer written after an alloca");
-		st.fp = -1;
+		st->fp = -1;
 	}
 	if (pa_bit(wr, 15))
-		return pa_flow_branch(fl, i, &st);
+		return pa_flow_branch(fl, i, st);
 	/* any other change of sp (clang: "sub ip, sp, r3; mov sp, ip") is
 	 * an alloca: the frame pointer, if there is one, holds the frame */
-	if (pa_bit(wr, 13) && (st.fp < 0 || st.fp == 12))
+	if (pa_bit(wr, 13) && (st->fp < 0 || st->fp == 12))
 		return pa_fail(fl, in, "sp changed");
 	if (pa_bit(wr, 13))
-		st.on_fp = true;
-	if (pa_bit(wr, 14) && pa_slot(&st, 14) == PA_NONE)
+		st->on_fp = true;
+	if (pa_bit(wr, 14) && pa_slot(st, 14) == PA_NONE)
 		return pa_fail(fl, in, "lr overwritten while it holds the return address");
 	/* the registers written, from r4 up (a mask: most write one) */
 	for (uint64_t m = wmask & ~0xfull; m; m &= m - 1) {
 		int r = tb_ctz64(m);
 
-		if (!pa_callee_saved(r) || pa_slot(&st, r) != PA_NONE)
+		if (!pa_callee_saved(r) || pa_slot(st, r) != PA_NONE)
 			continue;
 		/*
 		 * A function that never returns need not keep its caller's
@@ -329,5 +349,5 @@ int pa_flow_insn(struct pa_flow *fl, u32 i, const struct pa_state *before)
 		if (!fl->clobber)
 			fl->clobber = in;
 	}
-	return pa_next(fl, i, &st);
+	return pa_next(fl, i, st);
 }
