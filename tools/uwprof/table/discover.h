@@ -91,7 +91,9 @@ struct dc {
 				 * may_start()): two bits per halfword */
 	u32 lo, n;
 	const u8 *secb[32];	/* each executable section's bytes */
-	u32 sec_hint;		/* the one bytes_at() found last */
+	/* the section bytes_at() found last: its bytes, address, size */
+	const u8 *hint_b;
+	u32 hint_addr, hint_size;
 	struct dc_fn *fn;
 	u32 nfn, capfn;
 	struct dc_cands found;	/* one walk's candidates */

@@ -71,17 +71,18 @@ static int push(struct dc *d, u32 a)
 static const u8 *bytes_at(struct dc *d, u32 a, u32 *avail)
 {
 	u32 n = d->e->nsecs < 32 ? d->e->nsecs : 32;	/* secb's */
-	const struct tb_sec *s = d->sec_hint < n ? &d->e->secs[d->sec_hint] :
-				 NULL;
 
-	if (s && d->secb[d->sec_hint] && a - s->addr < s->size) {
-		*avail = s->size - (a - s->addr);
-		return d->secb[d->sec_hint] + (a - s->addr);
+	if (d->hint_b && a - d->hint_addr < d->hint_size) {
+		*avail = d->hint_size - (a - d->hint_addr);
+		return d->hint_b + (a - d->hint_addr);
 	}
 	for (u32 i = 0; i < n; i++) {
-		s = &d->e->secs[i];
+		const struct tb_sec *s = &d->e->secs[i];
+
 		if (d->secb[i] && a - s->addr < s->size) {
-			d->sec_hint = i;
+			d->hint_b = d->secb[i];
+			d->hint_addr = s->addr;
+			d->hint_size = s->size;
 			*avail = s->size - (a - s->addr);
 			return d->secb[i] + (a - s->addr);
 		}
