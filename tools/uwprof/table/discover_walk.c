@@ -354,6 +354,8 @@ struct dc_ops {
 	u32 wr;		/* r0-r12 and lr written explicitly */
 	u32 wb;		/* ... and as a base written back */
 	bool sp;	/* sp written (push, pop, sub sp, writeback through sp) */
+	bool cond;	/* conditional() */
+	int r0;		/* the first operand's register number (gpr()), or -1 */
 };
 
 static void ops_of(const struct tb_insn *in, struct dc_ops *o)
@@ -364,6 +366,9 @@ static void ops_of(const struct tb_insn *in, struct dc_ops *o)
 	o->wr = 0;
 	o->wb = 0;
 	o->sp = false;
+	o->cond = conditional(in);
+	o->r0 = a->op_count && a->operands[0].type == ARM_OP_REG ?
+		gpr(a->operands[0].reg) : -1;
 	for (int i = 0; i < in->detail->regs_write_count; i++)
 		o->sp |= in->detail->regs_write[i] == ARM_REG_SP;
 	for (int i = 0; i < a->op_count; i++) {
@@ -410,7 +415,8 @@ static u32 literal_size(const struct tb_insn *in)
  * into a register is a constant (a code address, or an offset that
  * "add rX, pc" makes one).  1 when it set a register's constant.
  */
-static int literal(struct dc *d, struct dc_walk *w, const struct tb_insn *in)
+static int literal(struct dc *d, struct dc_walk *w, const struct tb_insn *in,
+		   const struct dc_ops *o)
 {
 	const struct tb_arm *a = &in->detail->arm;
 	const struct tb_dec_op *m;
@@ -421,7 +427,7 @@ static int literal(struct dc *d, struct dc_walk *w, const struct tb_insn *in)
 	/* no memory operand without two operands (fuzz_table: none at all) */
 	if (a->op_count < 2)
 		return 0;
-	r = reg_no(&a->operands[0]);
+	r = o->r0;
 	m = &a->operands[a->op_count - 1];
 	if (!size || m->type != ARM_OP_MEM ||
 	    m->mem.base != ARM_REG_PC || m->mem.index != ARM_REG_INVALID)
@@ -511,7 +517,8 @@ static int plus_pc(const struct tb_insn *in, int r)
  * picks one of two constants in its pool so) either one.  1 when the
  * register is an address after it, else 0.
  */
-static int adr_add(struct dc_walk *w, const struct tb_insn *in, int r)
+static int adr_add(struct dc_walk *w, const struct tb_insn *in, int r,
+		   bool cond)
 {
 	const struct tb_arm *a = &in->detail->arm;
 	const struct tb_dec_op *k = &a->operands[a->op_count - 1];
@@ -522,7 +529,7 @@ static int adr_add(struct dc_walk *w, const struct tb_insn *in, int r)
 	    a->op_count < 2 || a->op_count > 3)
 		return 0;
 	v = w->val[r] + (u32)k->imm;
-	if (!conditional(in)) {
+	if (!cond) {
 		w->val[r] = v;
 		return 1;
 	}
@@ -537,10 +544,11 @@ static int adr_add(struct dc_walk *w, const struct tb_insn *in, int r)
  * address.
  * 1 when a register's constant was set.
  */
-static int constants(struct dc *d, struct dc_walk *w, const struct tb_insn *in)
+static int constants(struct dc *d, struct dc_walk *w, const struct tb_insn *in,
+		     const struct dc_ops *o)
 {
 	const struct tb_arm *a = &in->detail->arm;
-	int r = a->op_count ? reg_no(&a->operands[0]) : -1, k;
+	int r = o->r0, k;
 	u32 pc = (u32)in->address + (w->thumb ? 4 : 8);
 
 	if (r < 0)
@@ -569,7 +577,7 @@ static int constants(struct dc *d, struct dc_walk *w, const struct tb_insn *in)
 		return 1;
 	}
 	if (in->id == ARM_INS_ADD && (w->known & w->addr & (1u << r)))
-		return adr_add(w, in, r);
+		return adr_add(w, in, r, o->cond);
 	k = in->id == ARM_INS_ADD ? plus_pc(in, r) : -1;
 	if (k >= 0 && (w->known & ~w->addr & (1u << k))) {
 		u32 t = w->val[k] + pc;
@@ -669,7 +677,7 @@ static void drop_range(struct dc_walk *w, int base, s32 lo, s32 hi)
  * are taken not to write the frame's constants, as in the rest of the
  * walk.
  */
-static void frame_store(struct dc_walk *w, const struct tb_insn *in)
+static void frame_store(struct dc_walk *w, const struct tb_insn *in, bool cond)
 {
 	const struct tb_arm *a = &in->detail->arm;
 	const struct tb_dec_op *m = NULL;
@@ -678,7 +686,7 @@ static void frame_store(struct dc_walk *w, const struct tb_insn *in)
 
 	switch (in->id) {
 	case ARM_INS_STR:	/* conditional: frame_slot keeps no constant */
-		if (!conditional(in))
+		if (!cond)
 			return;
 		size = 4;
 		break;
@@ -714,13 +722,14 @@ static void frame_store(struct dc_walk *w, const struct tb_insn *in)
  * "ldr rY, [sp, #k]" or "ldr rY, [fp, #k]" reads it.  A store through
  * the other base may be the same word: it forgets that base's constants.
  */
-static void frame_slot(struct dc_walk *w, const struct tb_insn *in, int r)
+static void frame_slot(struct dc_walk *w, const struct tb_insn *in, int r,
+		       bool cond)
 {
 	s32 k = 0;
 	u32 i;
 	int b = mem_imm(in, &k);
 
-	frame_store(w, in);
+	frame_store(w, in, cond);
 	if (r < 0 || (b != 13 && b != fp_of(w)))
 		return;
 	for (i = 0; i < w->nslot && (w->slot[i].off != k ||
@@ -788,12 +797,13 @@ static void value_bound(struct dc_walk *w, const struct tb_insn *in, int r)
  * table of offsets from its own start (-fPIC switches).  In the state
  * before @in.
  */
-static bool table_add(struct dc_walk *w, const struct tb_insn *in)
+static bool table_add(struct dc_walk *w, const struct tb_insn *in,
+		      const struct dc_ops *o)
 {
 	const struct tb_arm *a = &in->detail->arm;
-	int x = a->op_count ? reg_no(&a->operands[0]) : -1, p, q;
+	int x = o->r0, p, q;
 
-	if (in->id != ARM_INS_ADD || conditional(in) || x < 0 ||
+	if (in->id != ARM_INS_ADD || o->cond || x < 0 ||
 	    w->tbl_reg < 0 || w->tbl_rel || w->tbl_thumb ||
 	    (a->op_count != 2 && a->op_count != 3))
 		return false;
@@ -820,20 +830,21 @@ static bool table_add(struct dc_walk *w, const struct tb_insn *in)
  * of the table at rB, at most the index rI's bound or the last "cmp rI,
  * #imm" proved.  Read in the state before @in (rT may be rB or rI).
  */
-static bool table_load(struct dc_walk *w, const struct tb_insn *in)
+static bool table_load(struct dc_walk *w, const struct tb_insn *in,
+		       const struct dc_ops *o)
 {
 	const struct tb_arm *a = &in->detail->arm;
 	const struct tb_dec_op *m = &a->operands[1];
 	int t, b, i;
 
-	if (table_add(w, in))
+	if (table_add(w, in, o))
 		return true;
-	if (in->id != ARM_INS_LDR || a->op_count != 2 || conditional(in) ||
+	if (in->id != ARM_INS_LDR || a->op_count != 2 || o->cond ||
 	    m->type != ARM_OP_MEM || a->writeback || m->mem.disp ||
 	    m->mem.scale != 1 || m->shift.type != ARM_SFT_LSL ||
 	    m->shift.value != 2)
 		return false;
-	t = reg_no(&a->operands[0]);
+	t = o->r0;
 	b = gpr(m->mem.base);
 	i = gpr(m->mem.index);
 	if (t < 0 || b < 0 || i < 0 || !(w->known & (1u << b)))
@@ -860,7 +871,7 @@ static void remember(struct dc_walk *w, const struct tb_insn *in, bool load,
 		     const struct dc_ops *o)
 {
 	const struct tb_arm *a = &in->detail->arm;
-	int r = a->op_count ? reg_no(&a->operands[0]) : -1;
+	int r = o->r0;
 	u32 wr = o->wr;
 
 	w->bounded &= ~wr;
@@ -871,7 +882,7 @@ static void remember(struct dc_walk *w, const struct tb_insn *in, bool load,
 	if (!load && w->tbl_reg >= 0 && (wr & (1u << w->tbl_reg))) {
 		/* "orr rT, rT, #1" sets the Thumb bit the entries lack */
 		bool thumb = in->id == ARM_INS_ORR && a->op_count == 3 &&
-			     !conditional(in) && r == w->tbl_reg &&
+			     !o->cond && r == w->tbl_reg &&
 			     a->operands[1].reg == a->operands[0].reg &&
 			     a->operands[2].type == ARM_OP_IMM &&
 			     a->operands[2].imm == 1;
@@ -879,11 +890,11 @@ static void remember(struct dc_walk *w, const struct tb_insn *in, bool load,
 		w->tbl_reg = thumb ? w->tbl_reg : -1;
 		w->tbl_thumb |= thumb;
 	}
-	if (conditional(in)) {
-		frame_store(w, in);
+	if (o->cond) {
+		frame_store(w, in, true);
 		return;
 	}
-	frame_slot(w, in, r);
+	frame_slot(w, in, r, false);
 	value_bound(w, in, r);
 }
 
@@ -1096,14 +1107,13 @@ static void carry(struct dc_walk *w, const struct tb_insn *in, u32 t)
 static int step(struct dc *d, struct dc_walk *w, const struct tb_insn *in)
 {
 	const struct tb_arm *a = &in->detail->arm;
-	bool cond = conditional(in) || in->id == ARM_INS_CBZ ||
-		    in->id == ARM_INS_CBNZ;
 	u32 site = (u32)in->address, t;
 	struct dc_ops o;
-	bool load;
+	bool load, cond;
 	int set;
 
 	ops_of(in, &o);
+	cond = o.cond || in->id == ARM_INS_CBZ || in->id == ARM_INS_CBNZ;
 	t = o.imm;
 	if (in->id == ARM_INS_B)
 		carry(w, in, t);
@@ -1133,12 +1143,12 @@ static int step(struct dc *d, struct dc_walk *w, const struct tb_insn *in)
 	default:
 		break;
 	}
-	load = table_load(w, in);
-	set = literal(d, w, in);
+	load = table_load(w, in, &o);
+	set = literal(d, w, in, &o);
 	if (!set)
 		adr_load(d, w, in);
 	if (!set)
-		set = constants(d, w, in);
+		set = constants(d, w, in, &o);
 	if (set < 0)
 		return -1;
 	if (!set)
