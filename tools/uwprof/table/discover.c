@@ -398,7 +398,11 @@ static int after_walk(struct dc *d, bool adding, u32 *added)
 				return -1;
 			continue;
 		}
-		if (!adding)
+		/* a start already, in a known instruction set: take() would
+		 * do nothing (each pass names the same calls again) */
+		if (!adding || (dc_inside(d, c->addr) &&
+				(*dc_flag(d, c->addr) & (DC_START | DC_NOMODE)) ==
+				DC_START))
 			continue;
 		r = take(d, c, false);
 		if (r < 0)

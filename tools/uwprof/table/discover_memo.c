@@ -110,11 +110,14 @@ static u32 repeat(struct dc *d, const struct dc_memo *m)
 	memcpy(dc_flag(d, m->addr), m->after, (m->hi - m->addr) / 2);
 	for (u32 i = 0; i < m->nout; i++)
 		*dc_flag(d, m->out[i].addr) |= (u8)m->out[i].bits;
-	d->found.n = 0;
-	for (u32 i = 0; i < m->nfound; i++)
-		if (dc_cands_add(&d->found, m->found[i].addr, m->found[i].thumb,
-				 m->found[i].kind, m->found[i].site))
+	/* the candidates as one block: a pass repeats thousands of walks */
+	d->found.n = d->found.cap;
+	while (d->found.cap < m->nfound)
+		if (dc_cands_grow(&d->found))
 			return -1u;
+	if (m->nfound)
+		memcpy(d->found.v, m->found, m->nfound * sizeof(*m->found));
+	d->found.n = m->nfound;
 	for (u32 i = 0; i < m->njumps; i++)
 		if (dc_jump_add(d, m->jumps[i].site, m->jumps[i].target))
 			return -1u;
