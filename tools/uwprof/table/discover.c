@@ -385,6 +385,8 @@ static void count(struct dc *d, enum dc_kind k)
  */
 static int after_walk(struct dc *d, bool adding, u32 *added)
 {
+	if (!adding)
+		return 0;
 	for (u32 i = 0; i < d->found.n; i++) {
 		const struct dc_cand *c = &d->found.v[i];
 		int r;
@@ -392,18 +394,21 @@ static int after_walk(struct dc *d, bool adding, u32 *added)
 		if (c->site && dc_inside(d, c->site) &&
 		    (*dc_flag(d, c->site) & DC_DATA))
 			continue;
+		/*
+		 * a start already, in a known instruction set: take() would
+		 * do nothing, now or after the pass (each pass names the
+		 * same candidates again, and a pass drops no start before
+		 * it takes the later ones)
+		 */
+		if (dc_inside(d, c->addr) &&
+		    (*dc_flag(d, c->addr) & (DC_START | DC_NOMODE)) == DC_START)
+			continue;
 		if (c->kind != DC_K_CALL) {
-			if (adding && dc_cands_add(&d->later, c->addr, c->thumb,
-						   c->kind, c->site))
+			if (dc_cands_add(&d->later, c->addr, c->thumb, c->kind,
+					 c->site))
 				return -1;
 			continue;
 		}
-		/* a start already, in a known instruction set: take() would
-		 * do nothing (each pass names the same calls again) */
-		if (!adding || (dc_inside(d, c->addr) &&
-				(*dc_flag(d, c->addr) & (DC_START | DC_NOMODE)) ==
-				DC_START))
-			continue;
 		r = take(d, c, false);
 		if (r < 0)
 			return -1;
