@@ -112,6 +112,16 @@ static void mark(struct dc *d, struct dc_walk *w, u32 a, u32 size, u8 kind)
 		w->maxend = a + size;
 }
 
+/* mark() of the instruction decoded at @a (inside the flags): its code. */
+static void mark_insn(struct dc *d, struct dc_walk *w, u32 a, u32 size)
+{
+	dc_set(d, a, DC_CODE);
+	if (size == 4 && dc_inside(d, a + 2))
+		dc_set(d, a + 2, DC_IN);
+	if (a >= w->start && a + size <= w->end && a + size > w->maxend)
+		w->maxend = a + size;
+}
+
 static u32 read32(struct dc *d, u32 a, bool *ok)
 {
 	u32 avail = 0, v = 0;
@@ -1269,7 +1279,7 @@ static int run(struct dc *d, struct dc_walk *w, u32 a)
 			break;
 		}
 		if (!(f & DC_CODE))
-			mark(d, w, a, in->size, DC_CODE);
+			mark_insn(d, w, a, in->size);
 		if (w->it_left)
 			w->it_left--;
 		w->it_left += it_count(in);
