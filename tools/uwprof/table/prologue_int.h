@@ -223,7 +223,24 @@ struct pa_cover {
 };
 
 /* prologue_state.c */
-int pa_slot_of(unsigned int reg);
+/*
+ * Register @reg's slot: r0-r15 0-15, d0-d31 TB_D0 on; -1 for none.
+ * Inline: asked for each register of each instruction walked.
+ */
+static inline int pa_slot_of(unsigned int reg)
+{
+	if (reg >= ARM_REG_R0 && reg <= ARM_REG_R12)
+		return reg - ARM_REG_R0;
+	if (reg == ARM_REG_SP)
+		return 13;
+	if (reg == ARM_REG_LR)
+		return 14;
+	if (reg == ARM_REG_PC)
+		return 15;
+	if (reg >= ARM_REG_D0 && reg <= ARM_REG_D31)
+		return TB_D0 + (reg - ARM_REG_D0);
+	return -1;
+}
 bool pa_callee_saved(int s);
 /* The same as a mask: r4-r11 and d8-d15. */
 uint64_t pa_callee_saved_mask(void);

@@ -12,22 +12,6 @@
 #include <string.h>
 #include "table/prologue_int.h"
 
-/* capstone register -> row slot (r0-r15, d0-d31), or -1. */
-int pa_slot_of(unsigned int reg)
-{
-	if (reg >= ARM_REG_R0 && reg <= ARM_REG_R12)
-		return reg - ARM_REG_R0;
-	if (reg == ARM_REG_SP)
-		return 13;
-	if (reg == ARM_REG_LR)
-		return 14;
-	if (reg == ARM_REG_PC)
-		return 15;
-	if (reg >= ARM_REG_D0 && reg <= ARM_REG_D31)
-		return TB_D0 + (reg - ARM_REG_D0);
-	return -1;
-}
-
 bool pa_callee_saved(int s)
 {
 	return pa_bit(pa_callee_saved_mask(), s);
