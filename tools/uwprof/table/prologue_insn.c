@@ -9,13 +9,6 @@
 #include <string.h>
 #include "table/prologue_int.h"
 
-bool pa_conditional(const struct tb_insn *in)
-{
-	arm_cc cc = in->detail->arm.cc;
-
-	return cc != ARM_CC_AL && cc != ARM_CC_INVALID;
-}
-
 /*
  * Does @in change the flow?  By instruction id for branches, and by a
  * destination (first operand) or load list naming pc otherwise; "add r1,

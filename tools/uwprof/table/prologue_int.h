@@ -241,9 +241,18 @@ static inline int pa_slot_of(unsigned int reg)
 		return TB_D0 + (reg - ARM_REG_D0);
 	return -1;
 }
-bool pa_callee_saved(int s);
-/* The same as a mask: r4-r11 and d8-d15. */
-uint64_t pa_callee_saved_mask(void);
+/* The registers a callee keeps for its caller, as a mask of slots. */
+static inline uint64_t pa_callee_saved_mask(void)
+{
+	/* r4-r11, d8-d15 */
+	return 0xff0ull | 0xffull << (TB_D0 + 8);
+}
+
+static inline bool pa_callee_saved(int s)
+{
+	return pa_callee_saved_mask() >> s & 1;
+}
+
 bool pa_is_dirty(const struct pa_state *st, int s);
 bool pa_frame_eq(const struct pa_state *a, const struct pa_state *b);
 bool pa_frame_eq_on_fp(const struct pa_state *a, const struct pa_state *b);
@@ -277,7 +286,13 @@ bool pa_ra_in_lr(const struct pa_state *st);
 s32 pa_reg_size(int s);
 
 /* prologue_insn.c */
-bool pa_conditional(const struct tb_insn *in);
+static inline bool pa_conditional(const struct tb_insn *in)
+{
+	arm_cc cc = in->detail->arm.cc;
+
+	return cc != ARM_CC_AL && cc != ARM_CC_INVALID;
+}
+
 /*
  * Which of sp, lr, pc and the callee-saved registers @in writes, as a
  * mask of slots (bit s: slot s).

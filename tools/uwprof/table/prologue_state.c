@@ -12,17 +12,6 @@
 #include <string.h>
 #include "table/prologue_int.h"
 
-bool pa_callee_saved(int s)
-{
-	return pa_bit(pa_callee_saved_mask(), s);
-}
-
-uint64_t pa_callee_saved_mask(void)
-{
-	/* r4-r11, d8-d15 */
-	return 0xff0ull | 0xffull << (TB_D0 + 8);
-}
-
 /* Written since entry: a d register counts as written (not tracked). */
 bool pa_is_dirty(const struct pa_state *st, int s)
 {
