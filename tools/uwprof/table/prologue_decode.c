@@ -18,8 +18,10 @@ static struct pa_reuse *reuse_of(const struct pa_flow *fl)
 	return fl->text ? fl->text->reuse : NULL;
 }
 
-/* The range of @v (@n of them) holding @addr, or NULL; *@next the
- * lowest start above @addr if lower. */
+/*
+ * The range of @v (@n of them) holding @addr, or NULL; *@next lowered to
+ * the lowest start above @addr.
+ */
 static const struct pa_range *range_at(const struct pa_range *v, u32 n,
 				       u32 addr, u32 *next)
 {
