@@ -325,17 +325,25 @@ static bool flags_refuse(struct dc *d, const struct dc_cand *c, bool late,
 	       (c->kind != DC_K_TAIL || !(f & DC_NOFALL));
 }
 
+/* A start known already at @a, its instruction set too? */
+static bool known_start(struct dc *d, u32 a)
+{
+	return dc_inside(d, a) &&
+	       (*dc_flag(d, a) & (DC_START | DC_NOMODE)) == DC_START;
+}
+
 /* Take a candidate: 1 added, 0 not, -1 memory. */
 static int take(struct dc *d, const struct dc_cand *c, bool late)
 {
 	u8 f;
 
-	/* outside the flags, or odd: never placeable (may_start) */
-	if (!dc_inside(d, c->addr) || (c->addr & 1))
+	/* outside the flags, or odd: never placeable (may_start); a
+	 * known start: nothing to do */
+	if (!dc_inside(d, c->addr) || (c->addr & 1) ||
+	    known_start(d, c->addr))
 		return 0;
 	f = *dc_flag(d, c->addr);
-	/* a start known already, its instruction set too: nothing to do */
-	if ((f & DC_START) ? !(f & DC_NOMODE) : flags_refuse(d, c, late, f))
+	if (!(f & DC_START) && flags_refuse(d, c, late, f))
 		return 0;
 	if (!may_start(d, c->addr, c->thumb))
 		return 0;
@@ -400,8 +408,7 @@ static int after_walk(struct dc *d, bool adding, u32 *added)
 		 * same candidates again, and a pass drops no start before
 		 * it takes the later ones)
 		 */
-		if (dc_inside(d, c->addr) &&
-		    (*dc_flag(d, c->addr) & (DC_START | DC_NOMODE)) == DC_START)
+		if (known_start(d, c->addr))
 			continue;
 		if (c->kind != DC_K_CALL) {
 			if (dc_cands_add(&d->later, c->addr, c->thumb, c->kind,

@@ -111,7 +111,7 @@ static u32 repeat(struct dc *d, const struct dc_memo *m)
 	for (u32 i = 0; i < m->nout; i++)
 		*dc_flag(d, m->out[i].addr) |= (u8)m->out[i].bits;
 	/* the candidates as one block: a pass repeats thousands of walks */
-	d->found.n = d->found.cap;
+	d->found.n = 0;
 	while (d->found.cap < m->nfound)
 		if (dc_cands_grow(&d->found))
 			return -1u;

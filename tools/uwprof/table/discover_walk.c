@@ -102,14 +102,20 @@ static bool decode(struct dc *d, bool thumb, u32 a, u32 limit)
 	return tb_dec_insn(d->dec, thumb, b, size, a, d->insn);
 }
 
+/* The walk reached [@a, @a + @size): inside its bounds, its reach grows. */
+static void reach(struct dc_walk *w, u32 a, u32 size)
+{
+	if (a >= w->start && a + size <= w->end && a + size > w->maxend)
+		w->maxend = a + size;
+}
+
 static void mark(struct dc *d, struct dc_walk *w, u32 a, u32 size, u8 kind)
 {
 	for (u32 k = 0; k < size; k += 2)
 		if (dc_inside(d, a + k))
 			dc_set(d, a + k, k ? (kind == DC_CODE ? DC_IN : kind) :
 				      kind);
-	if (a >= w->start && a + size <= w->end && a + size > w->maxend)
-		w->maxend = a + size;
+	reach(w, a, size);
 }
 
 /* mark() of the instruction decoded at @a (inside the flags): its code. */
@@ -118,8 +124,7 @@ static void mark_insn(struct dc *d, struct dc_walk *w, u32 a, u32 size)
 	dc_set(d, a, DC_CODE);
 	if (size == 4 && dc_inside(d, a + 2))
 		dc_set(d, a + 2, DC_IN);
-	if (a >= w->start && a + size <= w->end && a + size > w->maxend)
-		w->maxend = a + size;
+	reach(w, a, size);
 }
 
 static u32 read32(struct dc *d, u32 a, bool *ok)
@@ -355,6 +360,11 @@ static int table_arm(struct dc *d, struct dc_walk *w, const struct tb_insn *in,
 	return 0;
 }
 
+static int reg_no(const struct tb_dec_op *op)
+{
+	return op->type == ARM_OP_REG ? gpr(op->reg) : -1;
+}
+
 /*
  * What a step reads of an instruction's operands, found in one pass over
  * them: the predicates that found them, each a loop of its own, were
@@ -378,8 +388,7 @@ static void ops_of(const struct tb_insn *in, struct dc_ops *o)
 	o->wb = 0;
 	o->sp = false;
 	o->cond = conditional(in);
-	o->r0 = a->op_count && a->operands[0].type == ARM_OP_REG ?
-		gpr(a->operands[0].reg) : -1;
+	o->r0 = a->op_count ? reg_no(&a->operands[0]) : -1;
 	for (int i = 0; i < in->detail->regs_write_count; i++)
 		o->sp |= in->detail->regs_write[i] == ARM_REG_SP;
 	for (int i = 0; i < a->op_count; i++) {
@@ -398,11 +407,6 @@ static void ops_of(const struct tb_insn *in, struct dc_ops *o)
 				o->wb |= 1u << gpr(op->mem.base);
 		}
 	}
-}
-
-static int reg_no(const struct tb_dec_op *op)
-{
-	return op->type == ARM_OP_REG ? gpr(op->reg) : -1;
 }
 
 static u32 literal_size(const struct tb_insn *in)
