@@ -614,7 +614,7 @@ static enum uw2_verr uw2_check_long_pair(struct uw2_vstate *v, u32 pos)
 static noinline u32 uw2_memo_count(struct uw2_vstate *v, u32 pos)
 {
 	const u8 *f = v->t->fot;
-	u32 size = v->t->fot_size, p = pos, n = 0, m, off, idx;
+	u32 size = v->t->fot_size, p = pos, n = 0, m, off = 0, idx;
 	u16 *memo = v->memo_fot;
 
 	for (;;) {

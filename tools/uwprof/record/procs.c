@@ -801,8 +801,8 @@ static int read_one_image(struct rec *r, struct target *t,
 
 static void scan_target(struct rec *r, struct target *t)
 {
-	struct uw_mapping *maps;
-	unsigned int n, i;
+	struct uw_mapping *maps = NULL;
+	unsigned int n = 0, i;
 	/* Found by reading /proc: there before the side-band began. */
 	uint64_t when = r->use_sb ? 0 : rec_now_ns();
 
