@@ -387,43 +387,57 @@ static void count(struct dc *d, enum dc_kind k)
 }
 
 /*
- * One walk's candidates: those named by an instruction that later proved
- * to be data (a literal pool decoded before its load) are dropped; calls
- * are taken now, the rest after the pass.
+ * A candidate take() refuses now and in every later pass: outside the
+ * flags, odd, where no function may start (may_start() reads only the
+ * sections and symbols), or a start already in a known instruction set.
+ * A start is dropped only right after its own walk (drop_last()), before
+ * any other walk's candidates are looked at, so a start seen here stays.
+ */
+static bool never_taken(struct dc *d, const struct dc_cand *c)
+{
+	return !dc_inside(d, c->addr) || (c->addr & 1) ||
+	       known_start(d, c->addr) || !may_start(d, c->addr, c->thumb);
+}
+
+/*
+ * The last walk's candidates (d->cand): those named by an instruction
+ * that later proved to be data (a literal pool decoded before its load)
+ * are passed over; calls are taken now, the rest after the pass.  Each
+ * pass repeats most walks from memory and names their candidates again,
+ * nine in ten of them never taken: those leave the list, in place.
  */
 static int after_walk(struct dc *d, bool adding, u32 *added)
 {
+	struct dc_cand *v = d->cand;
+	u32 n = *d->ncand, kept = 0;
+
 	if (!adding)
 		return 0;
-	for (u32 i = 0; i < d->found.n; i++) {
-		const struct dc_cand *c = &d->found.v[i];
+	for (u32 i = 0; i < n; i++) {
+		const struct dc_cand c = v[i];
 		int r;
 
-		if (c->site && dc_inside(d, c->site) &&
-		    (*dc_flag(d, c->site) & DC_DATA))
+		if (never_taken(d, &c))
 			continue;
-		/*
-		 * a start already, in a known instruction set: take() would
-		 * do nothing, now or after the pass (each pass names the
-		 * same candidates again, and a pass drops no start before
-		 * it takes the later ones)
-		 */
-		if (known_start(d, c->addr))
+		v[kept++] = c;
+		if (c.site && dc_inside(d, c.site) &&
+		    (*dc_flag(d, c.site) & DC_DATA))
 			continue;
-		if (c->kind != DC_K_CALL) {
-			if (dc_cands_add(&d->later, c->addr, c->thumb, c->kind,
-					 c->site))
+		if (c.kind != DC_K_CALL) {
+			if (dc_cands_add(&d->later, c.addr, c.thumb, c.kind,
+					 c.site))
 				return -1;
 			continue;
 		}
-		r = take(d, c, false);
+		r = take(d, &c, false);
 		if (r < 0)
 			return -1;
 		if (r) {
-			count(d, c->kind);
+			count(d, c.kind);
 			(*added)++;
 		}
 	}
+	*d->ncand = kept;
 	return 0;
 }
 

@@ -97,6 +97,10 @@ struct dc {
 	struct dc_fn *fn;
 	u32 nfn, capfn;
 	struct dc_cands found;	/* one walk's candidates */
+	struct dc_cand *cand;	/* the last walk's: found's, or those its
+				 * memo keeps (after_walk() drops for good
+				 * the ones never taken) */
+	u32 *ncand;
 	struct dc_cands later;	/* tail targets, pointers: after a pass */
 	struct dc_cands ptrs;	/* code addresses stored as data */
 	u32 *order;		/* fn indexes by address, for extents */

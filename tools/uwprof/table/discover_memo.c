@@ -105,19 +105,15 @@ static bool same_inputs(struct dc *d, const struct dc_memo *m,
 }
 
 /* Do again what the walk kept in @m did. */
-static u32 repeat(struct dc *d, const struct dc_memo *m)
+static u32 repeat(struct dc *d, struct dc_memo *m)
 {
 	memcpy(dc_flag(d, m->addr), m->after, (m->hi - m->addr) / 2);
 	for (u32 i = 0; i < m->nout; i++)
 		*dc_flag(d, m->out[i].addr) |= (u8)m->out[i].bits;
-	/* the candidates as one block: a pass repeats thousands of walks */
-	d->found.n = 0;
-	while (d->found.cap < m->nfound)
-		if (dc_cands_grow(&d->found))
-			return -1u;
-	if (m->nfound)
-		memcpy(d->found.v, m->found, m->nfound * sizeof(*m->found));
-	d->found.n = m->nfound;
+	/* the candidates where they are kept: a pass repeats thousands of
+	 * walks, and most of their candidates are never taken (after_walk) */
+	d->cand = m->found;
+	d->ncand = &m->nfound;
 	for (u32 i = 0; i < m->njumps; i++)
 		if (dc_jump_add(d, m->jumps[i].site, m->jumps[i].target))
 			return -1u;
@@ -190,8 +186,15 @@ u32 dc_walk_cached(struct dc *d, u32 k)
 	d->touch_hi = f->addr;
 	d->out_on = m && it_empty(d) && end > f->addr;
 	r = dc_walk(d, k);
-	if (d->out_on && !d->out_fail && r != -1u && it_empty(d))
+	d->cand = d->found.v;
+	d->ncand = &d->found.n;
+	if (d->out_on && !d->out_fail && r != -1u && it_empty(d)) {
 		keep(d, m, f, end, r, j0);
+		if (m->valid) {
+			d->cand = m->found;
+			d->ncand = &m->nfound;
+		}
+	}
 	d->out_on = false;
 	return r;
 }
