@@ -807,12 +807,13 @@ static int make_maps(struct dc *d)
 			continue;	/* inside the one before */
 		if (add_map(e, &cap, f->addr, mode))
 			return -1;
+		/* a map only where the kind changes (e->nmaps > 0 here) */
 		for (u32 a = f->addr; a < f->addr + f->size; a += 2) {
 			u8 fl = *dc_flag(d, a);
+			char k = (fl & DC_DATA) ? 'd' : (fl & DC_CODE) ? mode : 0;
 
-			if (((fl & DC_DATA) && add_map(e, &cap, a, 'd')) ||
-			    ((fl & DC_CODE) && !(fl & DC_DATA) &&
-			     add_map(e, &cap, a, mode)))
+			if (k && k != e->maps[e->nmaps - 1].kind &&
+			    add_map(e, &cap, a, k))
 				return -1;
 		}
 	}
