@@ -49,23 +49,11 @@ static int add_pointer(const struct tb_elf *e, struct dc_cands *out, u32 w,
 
 bool dc_read_word(struct tb_elf *e, u32 addr, u32 *w)
 {
-	Elf_Scn *scn = NULL;
+	const u8 *b = tb_elf_read(e, addr, 4, false);
 
-	while ((scn = elf_nextscn(e->elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-
-		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) ||
-		    sh.sh_type == SHT_NOBITS || addr < sh.sh_addr ||
-		    addr - sh.sh_addr + 4 > sh.sh_size)
-			continue;
-		d = elf_getdata(scn, NULL);
-		if (!d || d->d_size < sh.sh_size)
-			return false;
-		memcpy(w, (const u8 *)d->d_buf + (addr - sh.sh_addr), 4);
-		return true;
-	}
-	return false;
+	if (b)
+		memcpy(w, b, 4);
+	return b;
 }
 
 /*

@@ -11,7 +11,6 @@
  * so every target is a real one; what cannot be proven is forgotten.
  */
 #include <capstone/capstone.h>
-#include <gelf.h>
 #include <stddef.h>
 #include <string.h>
 #include "table/decode_once.h"
@@ -33,23 +32,11 @@ void dc_vs_reset(struct dc_vs *s)
 /* @size bytes at link address @a from a section nothing writes. */
 static bool read_ro(struct tb_elf *e, u32 a, u32 size, void *out)
 {
-	Elf_Scn *scn = NULL;
+	const u8 *b = tb_elf_read(e, a, size, true);
 
-	while ((scn = elf_nextscn(e->elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-
-		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) ||
-		    (sh.sh_flags & SHF_WRITE) || sh.sh_type != SHT_PROGBITS ||
-		    a < sh.sh_addr || a - sh.sh_addr + size > sh.sh_size)
-			continue;
-		d = elf_getdata(scn, NULL);
-		if (!d || d->d_size < sh.sh_size)
-			return false;
-		memcpy(out, (const u8 *)d->d_buf + (a - sh.sh_addr), size);
-		return true;
-	}
-	return false;
+	if (b)
+		memcpy(out, b, size);
+	return b;
 }
 
 static int reg_of(arm_reg r)

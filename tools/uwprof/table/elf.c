@@ -148,6 +148,40 @@ Elf_Scn *tb_elf_next_named(Elf *elf, size_t shstrndx, Elf_Scn *scn,
 	return NULL;
 }
 
+/*
+ * Allocated sections do not overlap, so the one found last answers for
+ * any address inside it: discovery reads a relocation's word, or a
+ * table's entry, at a time (thousands for libc), nearly all in one
+ * section, and libelf's walk over the headers cost more than the read.
+ */
+const u8 *tb_elf_read(struct tb_elf *e, u32 addr, u32 size, bool ro)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	Elf_Data *d;
+
+	if (e->rd_b && addr - e->rd_addr < e->rd_size &&
+	    size <= e->rd_size - (addr - e->rd_addr))
+		return !ro || e->rd_ro ? e->rd_b + (addr - e->rd_addr) : NULL;
+	while ((scn = elf_nextscn(e->elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) ||
+		    sh.sh_type == SHT_NOBITS || addr < sh.sh_addr ||
+		    addr - sh.sh_addr >= sh.sh_size ||
+		    size > sh.sh_size - (addr - sh.sh_addr))
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d || d->d_size < sh.sh_size)
+			return NULL;
+		e->rd_b = d->d_buf;
+		e->rd_addr = (u32)sh.sh_addr;
+		e->rd_size = (u32)sh.sh_size;
+		e->rd_ro = !(sh.sh_flags & SHF_WRITE) &&
+			   sh.sh_type == SHT_PROGBITS;
+		return !ro || e->rd_ro ? e->rd_b + (addr - e->rd_addr) : NULL;
+	}
+	return NULL;
+}
+
 const u8 *tb_elf_sec_bytes(struct tb_elf *e, const struct tb_sec *s)
 {
 	Elf_Scn *scn = NULL;

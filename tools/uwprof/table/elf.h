@@ -69,6 +69,11 @@ struct tb_elf {
 	void *dwfl;		/* Dwfl * holding names from extsyms.c */
 	struct tb_dec *dec;	/* instructions decoded once (decode_once.h),
 				 * from the first tb_elf_decoder() */
+	/* the section tb_elf_read() found last: bytes, address, size, and
+	 * whether nothing writes it */
+	const u8 *rd_b;
+	u32 rd_addr, rd_size;
+	bool rd_ro;
 };
 
 /*
@@ -133,6 +138,13 @@ const struct tb_sec *tb_elf_sec(const struct tb_elf *e, u32 addr);
  */
 Elf_Scn *tb_elf_next_named(Elf *elf, size_t shstrndx, Elf_Scn *scn,
 			   GElf_Shdr *sh, const char **name);
+
+/*
+ * The file's bytes at link address [@addr, @addr + @size), inside one
+ * allocated section that has bytes in the file (with @ro, a PROGBITS one
+ * nothing writes), or NULL.
+ */
+const u8 *tb_elf_read(struct tb_elf *e, u32 addr, u32 size, bool ro);
 
 /* The bytes of executable section @s (NULL when unreadable). */
 const u8 *tb_elf_sec_bytes(struct tb_elf *e, const struct tb_sec *s);
