@@ -41,12 +41,27 @@ static bool writes_pc(const struct tb_insn *in)
 	return false;
 }
 
+/*
+ * pa_slot_of() as a bit of a mask, by register number: the write mask
+ * asks it of every operand of every instruction walked, and a load costs
+ * the device less than the tests and a 64-bit shift.  Filled before
+ * main(), so the analysis's threads only read it.
+ */
+static uint64_t slot_bits[ARM_REG_ENDING];
+
+static void __attribute__((constructor)) slot_bits_fill(void)
+{
+	for (unsigned int r = 0; r < ARM_REG_ENDING; r++) {
+		int s = pa_slot_of(r);
+
+		slot_bits[r] = s >= 0 ? 1ull << s : 0;
+	}
+}
+
 /* Register @reg's slot as a bit of a mask, 0 for none. */
 static uint64_t slot_bit(unsigned int reg)
 {
-	int s = pa_slot_of(reg);
-
-	return s >= 0 ? 1ull << s : 0;
+	return reg < ARM_REG_ENDING ? slot_bits[reg] : 0;
 }
 
 uint64_t pa_listed_writes(const struct tb_insn *in)
