@@ -29,14 +29,15 @@ struct dc_memo {
 	u32 hi;			/* above the highest halfword it touched */
 	bool thumb, valid;
 	u32 walk_bad, walk_returns;
-	u8 *before;		/* flags of [addr, hi) before the walk */
-	u8 *after;		/* ... after it */
+	/* one allocation holds all four lists (clear() frees found) */
 	struct dc_cand *found;
 	u32 nfound;
 	struct tb_jump *jumps;
 	u32 njumps;
 	struct dc_or *out;	/* flags set outside [addr, end] */
 	u32 nout;
+	u8 *before;		/* flags of [addr, hi) before the walk */
+	u8 *after;		/* ... after it */
 };
 
 static void grow_add(struct dc *d, struct dc_or **v, u32 *n, u32 *cap,
@@ -74,10 +75,7 @@ static bool it_empty(const struct dc *d)
 
 static void clear(struct dc_memo *m)
 {
-	free(m->before);
 	free(m->found);
-	free(m->jumps);
-	free(m->out);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -145,26 +143,24 @@ static u32 repeat(struct dc *d, struct dc_memo *m)
 	return m->maxend;
 }
 
-static void *dup(const void *p, size_t n)
-{
-	void *v = malloc(n ? n : 1);
-
-	if (v && n)
-		memcpy(v, p, n);
-	return v;
-}
-
 /*
  * Keep the walk of @f just done (bound @end; @r its result, @j0 its first
- * table target): the flags it touched after it, and before it (the
- * halfwords it changed given back what they held).
+ * table target): its candidates, table targets and flags set outside,
+ * and the flags it touched after it and before it (the halfwords it
+ * changed given back what they held), in one allocation: a walk is kept
+ * for each of the thousands of functions.
  */
 static void keep(struct dc *d, struct dc_memo *m, const struct dc_fn *f,
 		 u32 end, u32 r, u32 j0)
 {
 	u32 hi = d->touch_hi > f->addr ? d->touch_hi : f->addr;
-	u32 nh = (hi - f->addr) / 2;
+	u32 nh = (hi - f->addr) / 2, nj = d->njumps - j0;
+	size_t sc = d->found.n * sizeof(*m->found), sj = nj * sizeof(*m->jumps);
+	size_t so = d->nout * sizeof(*m->out);
+	u8 *b = malloc(sc + sj + so + 2 * nh + 1);
 
+	if (!b)
+		return;
 	m->addr = f->addr;
 	m->thumb = f->thumb;
 	m->end = end;
@@ -172,23 +168,27 @@ static void keep(struct dc *d, struct dc_memo *m, const struct dc_fn *f,
 	m->maxend = r;
 	m->walk_bad = d->walk_bad;
 	m->walk_returns = d->walk_returns;
-	m->before = malloc(2 * nh + 1);
-	if (!m->before)
-		return;
+	/* each list's entries are words: the offsets keep them aligned */
+	m->found = (struct dc_cand *)b;
+	m->nfound = d->found.n;
+	if (sc)
+		memcpy(m->found, d->found.v, sc);
+	m->jumps = (struct tb_jump *)(b + sc);
+	m->njumps = nj;
+	/* no jumps yet: d->jumps may be NULL, and NULL + 0 is undefined */
+	if (sj)
+		memcpy(m->jumps, d->jumps + j0, sj);
+	m->out = (struct dc_or *)(b + sc + sj);
+	m->nout = d->nout;
+	if (so)
+		memcpy(m->out, d->out, so);
+	m->before = b + sc + sj + so;
 	m->after = m->before + nh;
 	memcpy(m->after, dc_flag(d, f->addr), nh);
 	memcpy(m->before, m->after, nh);
 	for (u32 i = d->nundo; i-- > 0;)
 		m->before[(d->undo[i].addr - f->addr) / 2] = (u8)d->undo[i].bits;
-	m->nfound = d->found.n;
-	m->found = dup(d->found.v, d->found.n * sizeof(*d->found.v));
-	m->njumps = d->njumps - j0;
-	/* no jumps yet: d->jumps may be NULL, and NULL + 0 is undefined */
-	m->jumps = dup(m->njumps ? d->jumps + j0 : NULL,
-		       m->njumps * sizeof(*d->jumps));
-	m->nout = d->nout;
-	m->out = dup(d->out, d->nout * sizeof(*d->out));
-	m->valid = m->found && m->jumps && m->out;
+	m->valid = true;
 }
 
 u32 dc_walk_cached(struct dc *d, u32 k)
