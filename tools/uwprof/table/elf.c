@@ -149,10 +149,12 @@ Elf_Scn *tb_elf_next_named(Elf *elf, size_t shstrndx, Elf_Scn *scn,
 }
 
 /*
- * Allocated sections do not overlap, so the one found last answers for
- * any address inside it: discovery reads a relocation's word, or a
- * table's entry, at a time (thousands for libc), nearly all in one
- * section, and libelf's walk over the headers cost more than the read.
+ * A linker's allocated sections do not overlap, so the one found last
+ * answers for any address inside it (in a crafted file that overlaps
+ * them, one of the overlapping sections answers, always within its
+ * bytes): discovery reads a relocation's word, or a table's entry, at a
+ * time (thousands for libc), nearly all in one section, and libelf's walk
+ * over the headers cost more than the read.
  */
 const u8 *tb_elf_read(struct tb_elf *e, u32 addr, u32 size, bool ro)
 {
