@@ -180,13 +180,17 @@ static bool decode(struct pa_flow *fl, const uint8_t **p, size_t *left,
 	return true;
 }
 
-/* Room for @n more of @size bytes in @v (@cap of them, @used used). */
+/*
+ * Room for @n more of @size bytes in @v (@cap of them, @used used); @v
+ * exists afterwards even for none, as own() and fix_views() step through
+ * it by each instruction's counts, and NULL + 0 is undefined in C.
+ */
 static bool room(void **v, u32 *cap, u32 used, u32 n, size_t size)
 {
 	u32 c = *cap ? *cap : 256;
 	void *x;
 
-	if (used + n <= *cap)
+	if (*v && used + n <= *cap)
 		return true;
 	while (c < used + n)
 		c *= 2;
