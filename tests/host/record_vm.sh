@@ -377,7 +377,17 @@ while i < len(out) and out[i].startswith('0x'):
 # unwinds to it), uwprof must give none ([module]) or the symbol table's
 # function there, as nm lists it (at the address itself or one past it: a
 # frame at _start's first address, seen once in four runs, names the
-# function that starts there).
+# function that starts there), or inside .plt a stub's NAME@plt, which
+# uwprof reads from the PLT and nm does not list (one frame in 1,491 of
+# a CI run landed in strtol's stub).
+plt = None
+for line in subprocess.run(['arm-linux-gnueabihf-readelf', '-SW', prog], capture_output=True,
+                           text=True, check=True).stdout.splitlines():
+    w = line.replace('[ ', '[').split()
+    if len(w) > 5 and w[1] == '.plt':
+        plt = (int(w[3], 16), int(w[3], 16) + int(w[5], 16))
+def plt_stub(a, name):
+    return plt and plt[0] <= a < plt[1] and name.endswith('@plt') and len(name) > 4
 syms = []
 for line in subprocess.run(['arm-linux-gnueabihf-nm', '-n', '--defined-only', prog],
                            capture_output=True, text=True, check=True).stdout.splitlines():
@@ -392,7 +402,8 @@ def symbol_at(a):
         name = nm
     return name
 bad = [(hex(l), n, g) for (l, n), g in zip(want, got)
-       if n != g and not (g == '??' and (n.startswith('[') or n in (symbol_at(l), symbol_at(l + 1))))]
+       if n != g and not (g == '??' and (n.startswith('[') or plt_stub(l, n) or
+                                         n in (symbol_at(l), symbol_at(l + 1))))]
 if len(got) != len(want):
     bad.append(('-', '%d frames' % len(want), '%d names' % len(got)))
 for b in bad[:5]:
