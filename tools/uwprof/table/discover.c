@@ -300,8 +300,8 @@ static u32 ptr_lead(const struct dc_cand *c)
 
 /*
  * What the flags at a candidate that is no start yet refuse (@f those
- * flags): tried before the symbol lookup, which costs more, and refuses
- * fewer of the candidates each pass gives again.
+ * flags), once never_taken() has let it through: unlike that, their
+ * answer may change from pass to pass.
  */
 static bool flags_refuse(struct dc *d, const struct dc_cand *c, bool late,
 			 u8 f)
@@ -332,20 +332,28 @@ static bool known_start(struct dc *d, u32 a)
 	       (*dc_flag(d, a) & (DC_START | DC_NOMODE)) == DC_START;
 }
 
+/*
+ * A candidate take() refuses now and in every later pass: outside the
+ * flags, odd, where no function may start (may_start() reads only the
+ * sections and symbols), or a start already in a known instruction set.
+ * A start is dropped only right after its own walk (drop_last()), before
+ * any other walk's candidates are looked at, so a start seen here stays.
+ */
+static bool never_taken(struct dc *d, const struct dc_cand *c)
+{
+	return !dc_inside(d, c->addr) || (c->addr & 1) ||
+	       known_start(d, c->addr) || !may_start(d, c->addr, c->thumb);
+}
+
 /* Take a candidate: 1 added, 0 not, -1 memory. */
 static int take(struct dc *d, const struct dc_cand *c, bool late)
 {
 	u8 f;
 
-	/* outside the flags, or odd: never placeable (may_start); a
-	 * known start: nothing to do */
-	if (!dc_inside(d, c->addr) || (c->addr & 1) ||
-	    known_start(d, c->addr))
+	if (never_taken(d, c))
 		return 0;
 	f = *dc_flag(d, c->addr);
 	if (!(f & DC_START) && flags_refuse(d, c, late, f))
-		return 0;
-	if (!may_start(d, c->addr, c->thumb))
 		return 0;
 	if (f & DC_START) {
 		if (c->kind != DC_K_BOUND) {
@@ -384,19 +392,6 @@ static void count(struct dc *d, enum dc_kind k)
 		d->st->pointers++;
 	else if (k == DC_K_GAP)
 		d->st->gaps++;
-}
-
-/*
- * A candidate take() refuses now and in every later pass: outside the
- * flags, odd, where no function may start (may_start() reads only the
- * sections and symbols), or a start already in a known instruction set.
- * A start is dropped only right after its own walk (drop_last()), before
- * any other walk's candidates are looked at, so a start seen here stays.
- */
-static bool never_taken(struct dc *d, const struct dc_cand *c)
-{
-	return !dc_inside(d, c->addr) || (c->addr & 1) ||
-	       known_start(d, c->addr) || !may_start(d, c->addr, c->thumb);
 }
 
 /*
