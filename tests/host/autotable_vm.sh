@@ -148,7 +148,7 @@ if ! "$top/scripts/vm.sh" --timeout 900 --out "$tmp/out" \
 	--add "$libgcc:/lib/arm-linux-gnueabihf/libgcc_s.so.1" \
 	--add "$tmp/run.sh:/run.sh" -- /run.sh >"$tmp/vm.log" 2>&1; then
 	fail "the VM run failed (or the kernel warned)"
-	tail -n 20 "$tmp/vm.log" | sed 's/^/#   /'
+	vm_log_tail "$tmp/vm.log" 20
 	finish
 	exit 1
 fi

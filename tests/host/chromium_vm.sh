@@ -154,7 +154,7 @@ if ! "$top/scripts/vm.sh" --timeout "${CHROMIUM_TIMEOUT:-3000}" --mem 3072 --out
 	--add "$g/tables:/chromium-test/tables" --add "$tmp/run.sh:/run.sh" \
 	-- /run.sh >"$tmp/vm.log" 2>&1; then
 	fail "the VM run"
-	tail -n 30 "$tmp/vm.log" | sed 's/^/#   /'
+	vm_log_tail "$tmp/vm.log" 30
 	finish
 	exit 1
 fi

@@ -47,4 +47,19 @@ L
 case_log "Oops outside a file is found" 0 <<'L'
 Oops
 L
+
+# A WARNING's report is printed whole, its call trace included, up to its
+# end: the path that hit it is what a failure seen once can tell.
+cat >"$tmp/console" <<'L'
+[    3.4] WARNING: CPU: 1 PID: 95 at kernel/events/core.c:3320 ctx_sched_out+0x11c/0x220
+[    3.4] Call trace:
+[    3.4]  ctx_sched_out+0x11c/0x220
+[    3.4]  __perf_install_in_context+0x1f0/0x260
+[    3.4] ---[ end trace 0000000000000000 ]---
+[    3.5] after the report
+UWPROF-EXIT 0
+L
+"$check" "$tmp/console" >"$tmp/out"
+expect "the report's call trace is printed, and nothing past its end" 1 \
+	"$(grep -c -e '__perf_install_in_context' -e 'after the report' "$tmp/out")"
 finish

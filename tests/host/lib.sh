@@ -31,6 +31,18 @@ expect() {
 	fi
 }
 
+# vm_log_tail LOG N: a failed VM run's diagnostics: its log's last N
+# lines, or from the kernel's first report on where it reported a problem
+# (scripts/kernel-problems.sh prints the report whole, last), so that its
+# call trace is not cut.
+vm_log_tail() {
+	local from n=$2
+	from=$(grep -n '^kernel-problems.sh: the first report' "$1" | cut -d: -f1)
+	[ -z "$from" ] || n=$(( $(wc -l <"$1") - from + 1 ))
+	[ "$n" -ge "$2" ] || n=$2
+	tail -n "$n" "$1" | sed 's/^/#   /'
+}
+
 # run_vm TIMEOUT ARGS...: $tmp/run.sh in the VM as /run.sh, with ARGS
 # (--add ...) for scripts/vm.sh, /out copied back to $tmp/out and the
 # console kept in $tmp/vm.log.  A failed run (or a kernel warning) fails
@@ -42,7 +54,7 @@ run_vm() {
 		--add "$tmp/run.sh:/run.sh" -- /run.sh >"$tmp/vm.log" 2>&1 &&
 		return 0
 	fail "the VM run failed (or the kernel warned)"
-	tail -n 20 "$tmp/vm.log" | sed 's/^/#   /'
+	vm_log_tail "$tmp/vm.log" 20
 	finish
 	exit 1
 }

@@ -121,7 +121,7 @@ if ! "$top/scripts/vm.sh" --timeout 900 --mem 1536 --out "$tmp/out" \
 	--add "$g:/node-test" -- /node-test/run.sh >"$tmp/vm.log" 2>&1 ||
    [ ! -s "$tmp/out/node.data" ]; then
 	fail "node recorded in the VM"
-	tail -n 20 "$tmp/vm.log" | sed 's/^/#   /'
+	vm_log_tail "$tmp/vm.log" 20
 	finish
 	exit 1
 fi
