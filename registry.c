@@ -35,7 +35,6 @@
  */
 #include <linux/cred.h>
 #include <linux/capability.h>
-#include <linux/jhash.h>
 #include <linux/mm.h>
 #include <linux/sched/coredump.h>
 #include <linux/sched/mm.h>
@@ -89,7 +88,13 @@ static void uwprof_table_drop(struct uwprof_table *t)
 	uwprof_table_free(t);
 }
 
-/* The same blob, uploaded for the same file (or for none). */
+/*
+ * The same blob, uploaded for the same file (or for none).  No hash of
+ * the blob: one cost a pass over every upload (a twentieth of a recording's
+ * start-up), where the blobs compared are only those of the same size and
+ * file, whose compare stops at their first difference; the session's
+ * table bytes bound it as they bound validation.
+ */
 static struct uwprof_table *
 uwprof_table_find_same(struct uwprof_session *s, const struct uwprof_table *n)
 {
@@ -97,8 +102,8 @@ uwprof_table_find_same(struct uwprof_session *s, const struct uwprof_table *n)
 	unsigned long id;
 
 	xa_for_each(&s->tables, id, t)
-		if (t->size == n->size && t->hash == n->hash &&
-		    t->flags == n->flags && t->text_addr == n->text_addr &&
+		if (t->size == n->size && t->flags == n->flags &&
+		    t->text_addr == n->text_addr &&
 		    t->text_size == n->text_size &&
 		    t->build_id_size == n->build_id_size &&
 		    !memcmp(t->build_id, n->build_id, n->build_id_size) &&
@@ -184,7 +189,6 @@ static int uwprof_table_load(struct uwprof_table_upload *up,
 	ret = uwprof_table_validate(t, up);
 	if (ret)
 		goto err;
-	t->hash = jhash(t->blob, t->size, 0);
 	t->flags = up->flags;
 	t->text_addr = up->text_addr;
 	t->text_size = up->text_size;

@@ -46,7 +46,6 @@ struct uwprof_table {
 	struct kref ref;
 	u32 id;
 	u32 size;
-	u32 hash;
 	void *blob;
 	struct uw2_table t;
 	/*

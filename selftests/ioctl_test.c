@@ -63,10 +63,10 @@ static int list_count(int fd, int pid)
 
 TEST_F(ioc, upload_valid_and_shared)
 {
-	unsigned char other[64];
+	unsigned char other[64], same_size[64];
 	size_t olen = uwprof_tiny_table(other, (unsigned char[]){ 0x00, 0xb0 },
 					2);
-	int id1, id2, id3;
+	int id1, id2, id3, id4;
 
 	id1 = uwprof_upload(self->fd, self->blob, self->len, NULL);
 	ASSERT_LT(0, id1);
@@ -75,6 +75,13 @@ TEST_F(ioc, upload_valid_and_shared)
 	id3 = uwprof_upload(self->fd, other, olen, NULL);
 	ASSERT_LT(0, id3);
 	EXPECT_NE(id1, id3);
+	/* the same size and header, other bytes: a table of its own */
+	ASSERT_EQ(olen, uwprof_tiny_table(same_size,
+					  (unsigned char[]){ 0x04, 0xb0 }, 2));
+	id4 = uwprof_upload(self->fd, same_size, olen, NULL);
+	ASSERT_LT(0, id4);
+	EXPECT_NE(id3, id4);
+	EXPECT_EQ(id4, uwprof_upload(self->fd, same_size, olen, NULL));
 }
 
 TEST_F(ioc, upload_bad_arguments)
