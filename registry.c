@@ -92,8 +92,10 @@ static void uwprof_table_drop(struct uwprof_table *t)
  * The same blob, uploaded for the same file (or for none).  No hash of
  * the blob: one cost a pass over every upload (a twentieth of a recording's
  * start-up), where the blobs compared are only those of the same size and
- * file, whose compare stops at their first difference; the session's
- * table bytes bound it as they bound validation.
+ * file, whose compare stops at their first difference.  It runs under
+ * s->lock, which followed tasks take in their own context (follow.c):
+ * the session's table bytes bound it, as they bounded a compare after a
+ * hash collision, which anyone could make of jhash().
  */
 static struct uwprof_table *
 uwprof_table_find_same(struct uwprof_session *s, const struct uwprof_table *n)
