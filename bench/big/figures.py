@@ -110,7 +110,8 @@ def main():
          "under `-icount shift=0,sleep=off` with one vCPU, so 10^6 guest "
          "instructions are a millisecond of guest time; one run each." % commit,
          "", "Tables uploaded (bench/big/upload.c, one ioctl a part: the "
-         "copy in, validation, the hash; kernel memory kept: how far "
+         "copy in, validation, the search for the same table held "
+         "already; kernel memory kept: how far "
          "/proc/meminfo's MemFree fell; issue 26's goal: 0.2 s of guest "
          "time per 10 MB):", ""]
     L += upload_lines(out)

@@ -5,7 +5,7 @@
  *
  * Opens the device (its memory for one CPU is allocated then), and
  * uploads every part of each .uwt file (or raw blob) as a plain table,
- * one UWPROF_IOC_TABLE_UPLOAD each: the copy in, validation, the hash and
+ * one UWPROF_IOC_TABLE_UPLOAD each: the copy in, validation and
  * the search for an identical table.  Under -icount shift=0 a guest
  * nanosecond is one instruction, so the call's CLOCK_MONOTONIC time is
  * its instruction count.  Kernel memory is how much /proc/meminfo's

@@ -1066,7 +1066,8 @@ def upload_section(out):
     return ["## Chrome-sized tables", "",
             "Tables uploaded before the runs, in the same boot "
             "(bench/big/upload.c, one `UWPROF_IOC_TABLE_UPLOAD` a part: the "
-            "copy in, validation, the hash; guest instructions; kernel "
+            "copy in, validation, the search for the same table held already; "
+            "guest instructions; kernel "
             "memory kept: how far /proc/meminfo's MemFree fell; issue 26's "
             "goal: 0.2 s of guest time per 10 MB): chromium's own table "
             "(make test-chromium's, when it is there) and libnode's, the "
