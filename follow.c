@@ -467,24 +467,36 @@ struct uwprof_snapshot {
 	struct uw2_module *mods;
 };
 
-/* A fresh copy of @p's modules in @snap.  Under s->lock. */
+/*
+ * A fresh copy of @p's modules in @snap.  Under s->lock.  If the copy
+ * cannot be made, @snap is left as it was: the caller may go on with it,
+ * out of date but whole (its modules point to tables that live as long
+ * as the session), and -ENOMEM says so.
+ */
 static int uwprof_snapshot(struct uwprof_session *s, struct uwprof_proc *p,
 			   struct uwprof_snapshot *snap)
 {
+	struct uw2_module *mods = NULL;
 	struct uwprof_mods *m;
+	u32 n;
 
 	m = rcu_dereference_protected(p->mods, lockdep_is_held(&s->lock));
+	n = m ? m->n : 0;
+	if (n) {
+		mods = kmemdup(m->mod, n * sizeof(*m->mod), GFP_KERNEL);
+		if (!mods)
+			return -ENOMEM;
+	}
 	kfree(snap->mods);
+	snap->mods = mods;
+	snap->n = n;
 	snap->tgid = p->tgid;
 	snap->user_pid = p->user_pid;
 	snap->sweep_at = p->sweep_at;
 	snap->watched = !!p->watch;
 	snap->examined_ok = m && m->gen == s->table_gen;
 	snap->uw2_flags = m ? m->uw2_flags : 0;
-	snap->n = m ? m->n : 0;
-	snap->mods = snap->n ? kmemdup(m->mod, snap->n * sizeof(*m->mod),
-				       GFP_KERNEL) : NULL;
-	return snap->mods || !snap->n ? 0 : -ENOMEM;
+	return 0;
 }
 
 /*
@@ -591,8 +603,11 @@ static int uwprof_publish(struct uwprof_session *s, struct uwprof_cand *c,
 again:
 	if (!snap->watched && !w) {
 		w = uwprof_proc_watch_new(mm);
-		if (IS_ERR(w))
-			return PTR_ERR(w);
+		if (IS_ERR(w)) {
+			ret = PTR_ERR(w);
+			w = NULL;
+			goto out;
+		}
 	}
 	ret = mmap_read_lock_killable(mm);
 	if (ret)

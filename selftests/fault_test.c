@@ -40,6 +40,13 @@ static int write_str(const char *path, const char *v)
 	return ok ? 0 : -1;
 }
 
+/* No task's allocations fail at random (fi.deferred_unwind's setting). */
+static void fail_none(void)
+{
+	write_str(DBG "/failslab/probability", "0");
+	write_str(DBG "/failslab/task-filter", "N");
+}
+
 /*
  * Let fail-nth reach sleeping and highmem allocations of any order; with
  * probability 0 nothing fails but what fail-nth names.  Returns 1 when
@@ -268,8 +275,10 @@ FIXTURE_SETUP(fi)
 
 FIXTURE_TEARDOWN(fi)
 {
-	if (self->faults > 0)
+	if (self->faults > 0) {
 		uwprof_set_param("buffer_bytes", 512 << 10);
+		fail_none();
+	}
 }
 
 static int do_open(struct fcase *c)
@@ -498,6 +507,131 @@ TEST_F(fi, read)
 	ASSERT_LT(n, MAX_NTH);
 	TH_LOG("%d allocations on the path, %d reads failed with EFAULT", points,
 	       efault);
+}
+
+/*
+ * A deferred sample: with a table by build-id uploaded, a followed
+ * process's sample that stops in code not examined yet is finished in
+ * the task's own context (task work), which examines its mappings and
+ * publishes what it found.  That work runs in the sampled task, whenever
+ * it next returns to user space, so its allocations are made to fail at
+ * random in that task alone (failslab's task filter and the task's
+ * make-it-fail), process after process: each deferred sample is then
+ * written or counted failed, the session's counts add up, and the target
+ * goes on being sampled.  A checker report (KASAN, a NULL pointer) fails
+ * the VM run.
+ */
+#define DEFER_KIDS	40
+#define DEFER_SPIN_MS	300
+#define DEFER_PERCENT	"20"
+
+static int upload_build_id_table(int fd)
+{
+	struct uwprof_table_upload up = { .size = sizeof(up) };
+	unsigned char blob[64];
+
+	/* of no file here: every mapping of the target is worth examining */
+	up.len = uwprof_tiny_table(blob, finish, sizeof(finish));
+	up.data = (unsigned long)blob;
+	up.flags = UWPROF_TABLE_BY_BUILD_ID;
+	up.build_id_size = 20;
+	up.text_size = 4;
+	return ioctl(fd, UWPROF_IOC_TABLE_UPLOAD, &up) ? -errno : 0;
+}
+
+/*
+ * The target: ready, then on "go" it runs user code, where it is sampled,
+ * and a few system calls, on whose way back its deferred samples run at
+ * the latest; then it says so.
+ */
+static void deferred_target(int fd, int ready, int go, int done)
+{
+	char c;
+
+	close(fd);	/* no process of the test outlives the file */
+	if (write(ready, "r", 1) != 1 || read(go, &c, 1) != 1)
+		_exit(1);
+	spin_ms(DEFER_SPIN_MS);
+	for (int i = 0; i < 3; i++)
+		getppid();
+	if (write(done, "d", 1) != 1)
+		_exit(1);
+	for (;;)
+		spin_ms(10);
+}
+
+/* Allocations of @pid alone fail, @percent of them (0: none). */
+static int fail_task(pid_t pid, const char *percent)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/make-it-fail", pid);
+	return write_str(path, "1") ||
+	       write_str(DBG "/failslab/task-filter", "Y") ||
+	       write_str(DBG "/failslab/times", "-1") ||
+	       write_str(DBG "/failslab/probability", percent) ? -1 : 0;
+}
+
+TEST_F_TIMEOUT(fi, deferred_unwind, 900)
+{
+	int k, i, pipes[3][2];
+	unsigned long long failed = 0, deferred = 0;
+	struct uwprof_stats a, b;
+	char c;
+
+	NEED_FAULTS();
+	for (k = 0; k < DEFER_KIDS; k++) {
+		struct fcase cs = { .fd = -1 };
+
+		SETUP_FILE(&cs);
+		ASSERT_EQ(0, upload_build_id_table(cs.fd));
+		cs.blob = table(64);
+		cs.id = uwprof_upload(cs.fd, cs.blob, 64, NULL);
+		free(cs.blob);
+		ASSERT_LT(0, cs.id);
+		for (i = 0; i < 3; i++)
+			ASSERT_EQ(0, pipe(pipes[i]));
+		cs.pid = fork();
+		if (cs.pid == 0)
+			deferred_target(cs.fd, pipes[0][1], pipes[1][0],
+					pipes[2][1]);
+		ASSERT_LT(0, cs.pid);
+		ASSERT_EQ(1, read(pipes[0][0], &c, 1));
+		/* followed, with no table over its own code */
+		ASSERT_EQ(0, uwprof_attach(cs.fd, cs.pid, cs.id, 0x1000,
+					   0x2000));
+		ASSERT_EQ(0, start_flags(cs.fd, 1000, 0));
+		ASSERT_EQ(0, fail_task(cs.pid, DEFER_PERCENT));
+		ASSERT_EQ(1, write(pipes[1][1], "g", 1));
+		ASSERT_EQ(1, read(pipes[2][0], &c, 1));
+		fail_none();
+		ASSERT_EQ(0, uwprof_stats(cs.fd, &a));
+		/* every sample written or counted */
+		ASSERT_EQ(a.taken, a.delivered + a.dropped_full);
+		deferred += a.deferred;
+		failed += a.deferred_failed;
+		/* and the target is still sampled */
+		for (i = 0; i < 50; i++) {
+			usleep(20000);
+			ASSERT_EQ(0, uwprof_stats(cs.fd, &b));
+			if (b.taken > a.taken)
+				break;
+		}
+		ASSERT_LT(a.taken, b.taken)
+			TH_LOG("target %d: no longer sampled", k);
+		ASSERT_EQ(1, list_count(cs.fd, cs.pid));
+		ASSERT_EQ(0, ioctl(cs.fd, UWPROF_IOC_STOP));
+		for (i = 0; i < 3; i++) {
+			close(pipes[i][0]);
+			close(pipes[i][1]);
+		}
+		TEARDOWN(&cs);
+	}
+	/* the work ran, and some of it failed */
+	EXPECT_LT(0, deferred);
+	EXPECT_LT(0, failed);
+	TH_LOG("%d targets: %llu deferred samples written, %llu counted failed",
+	       DEFER_KIDS, deferred, failed);
 }
 
 TEST_HARNESS_MAIN
