@@ -371,24 +371,6 @@ TEST(sample_stack_leaps)
 }
 
 /*
- * A tiny table by build-id (of no file here): with one uploaded, every
- * unknown executable mapping of a followed process is worth examining.
- */
-static int upload_by_build_id(int fd)
-{
-	static const unsigned char finish[] = { 0xb0 };
-	struct uwprof_table_upload up = { .size = sizeof(up) };
-	unsigned char blob[64];
-
-	up.len = uwprof_tiny_table(blob, finish, sizeof(finish));
-	up.data = (unsigned long)blob;
-	up.flags = UWPROF_TABLE_BY_BUILD_ID;
-	up.build_id_size = 20;
-	up.text_size = 4;
-	return ioctl(fd, UWPROF_IOC_TABLE_UPLOAD, &up);
-}
-
-/*
  * 32,768 executable mappings, every other page, each holding a loop
  * ("subs r0, r0, #1; bne; bx lr") that the process runs in turn, forever:
  * its samples fall in code no table covers, mapping after mapping.
@@ -446,7 +428,7 @@ TEST(many_mappings_die_quickly)
 	ksft_print_msg("mapped in %.0f ms\n", now_ms() - t0);
 	fd = uwprof_open_dev();
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, upload_by_build_id(fd));
+	ASSERT_EQ(0, uwprof_upload_any_build_id(fd));
 	a.pid = pid;
 	ASSERT_EQ(0, ioctl(fd, UWPROF_IOC_ATTACH, &a));
 	ASSERT_EQ(0, uwprof_start(fd, 1000));
@@ -538,7 +520,7 @@ TEST(hung_file_read_blocks_no_one)
 	ASSERT_LT(0, late);
 	fd = uwprof_open_dev();
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, upload_by_build_id(fd));
+	ASSERT_EQ(0, uwprof_upload_any_build_id(fd));
 	a.pid = mapper;
 	ASSERT_EQ(0, ioctl(fd, UWPROF_IOC_ATTACH, &a));
 	ASSERT_EQ(0, uwprof_start(fd, 1000));

@@ -525,20 +525,6 @@ TEST_F(fi, read)
 #define DEFER_SPIN_MS	300
 #define DEFER_PERCENT	"20"
 
-static int upload_build_id_table(int fd)
-{
-	struct uwprof_table_upload up = { .size = sizeof(up) };
-	unsigned char blob[64];
-
-	/* of no file here: every mapping of the target is worth examining */
-	up.len = uwprof_tiny_table(blob, finish, sizeof(finish));
-	up.data = (unsigned long)blob;
-	up.flags = UWPROF_TABLE_BY_BUILD_ID;
-	up.build_id_size = 20;
-	up.text_size = 4;
-	return ioctl(fd, UWPROF_IOC_TABLE_UPLOAD, &up) ? -errno : 0;
-}
-
 /*
  * The target: ready, then on "go" it runs user code, where it is sampled,
  * and a few system calls, on whose way back its deferred samples run at
@@ -584,7 +570,7 @@ TEST_F_TIMEOUT(fi, deferred_unwind, 900)
 		struct fcase cs = { .fd = -1 };
 
 		SETUP_FILE(&cs);
-		ASSERT_EQ(0, upload_build_id_table(cs.fd));
+		ASSERT_EQ(0, uwprof_upload_any_build_id(cs.fd));
 		cs.blob = table(64);
 		cs.id = uwprof_upload(cs.fd, cs.blob, 64, NULL);
 		free(cs.blob);

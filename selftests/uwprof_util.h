@@ -80,6 +80,25 @@ static inline int uwprof_upload(int fd, const void *blob, size_t len,
 	return ret ? -errno : (int)up.table_id;
 }
 
+/*
+ * A tiny table by build-id (of no file here), or -errno: with one
+ * uploaded, every unknown executable mapping of a followed process is
+ * worth examining, so its samples there are finished in task context.
+ */
+static inline int uwprof_upload_any_build_id(int fd)
+{
+	static const unsigned char finish[] = { 0xb0 };
+	struct uwprof_table_upload up = { .size = sizeof(up) };
+	unsigned char blob[64];
+
+	up.len = uwprof_tiny_table(blob, finish, sizeof(finish));
+	up.data = (unsigned long)blob;
+	up.flags = UWPROF_TABLE_BY_BUILD_ID;
+	up.build_id_size = 20;
+	up.text_size = 4;
+	return ioctl(fd, UWPROF_IOC_TABLE_UPLOAD, &up) ? -errno : 0;
+}
+
 static inline int uwprof_attach(int fd, int pid, int table_id,
 				unsigned int start, unsigned int end)
 {
