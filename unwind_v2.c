@@ -1600,7 +1600,7 @@ uw2_cache_put(const struct uw2_walk *w, u32 addr, const struct uw2_module *m,
 		w->cache->fast[e - w->cache->e + 1] =
 			w->cache->fast[e - w->cache->e];
 	}
-	w->cache->fast[e - w->cache->e].key = 0;	/* shape unknown */
+	w->cache->fast[e - w->cache->e].tag = 0;	/* shape unknown */
 	e->addr = addr;
 	e->gen = w->cache->gen;
 	e->text_start = m->text_start;
@@ -1635,7 +1635,6 @@ static void uw2_fast_fill(struct uw2_fast *fe, const struct uw2_cache_entry *e)
 {
 	if (e->simple != UW2_SHAPE_CALLER && e->simple != UW2_SHAPE_ROOT)
 		return;		/* left empty by uw2_cache_put() */
-	fe->gen = e->gen;
 	fe->pre = e->shape.pre;
 	/* a caller's pop has a word: span 0 is free for the marker */
 	fe->span = e->simple == UW2_SHAPE_CALLER ?
@@ -1643,7 +1642,7 @@ static void uw2_fast_fill(struct uw2_fast *fe, const struct uw2_cache_entry *e)
 	fe->rest = e->shape.rest;
 	fe->ra = e->simple == UW2_SHAPE_CALLER ? 4 * (e->shape.count - 1) : 0;
 	fe->run = e->shape.run_first | e->shape.run_len << 4;
-	fe->key = e->addr + 3;
+	fe->tag = uw2_fast_tag(e->addr + 3, e->gen);
 }
 
 /*
@@ -2288,15 +2287,23 @@ static inline u32 uw2_walk_top(const struct uw2_stack *st)
 }
 
 /*
- * The view's bytes up to @hi: a frame whose words and rise lie in them
- * ends in the window.  The view starts at or below the window's top: its
- * copies start at words the walk read.
+ * The caller loop's view is at most this long, so that an offset in it
+ * plus a frame's pre and span (each below 64 KiB) never wraps.
+ */
+#define UW2_FAST_VIEW_MAX	0x10000u
+
+/*
+ * The view's bytes up to @hi, at most UW2_FAST_VIEW_MAX: a frame whose
+ * words and rise lie in them ends in the window.  The view starts at or
+ * below the window's top: its copies start at words the walk read.
  */
 static inline u32 uw2_view_len_to(const struct uw2_view *v, u32 hi)
 {
+	u32 len = v->len < UW2_FAST_VIEW_MAX ? v->len : UW2_FAST_VIEW_MAX;
+
 	if (v->lo > hi)
 		return 0;
-	return v->len < hi - v->lo ? v->len : hi - v->lo;
+	return len < hi - v->lo ? len : hi - v->lo;
 }
 
 /*
@@ -2332,8 +2339,9 @@ static u32 uw2_walk_refill(const struct uw2_stack *st, u32 sp, u32 vsp,
  * popped, and so the new pc either way) is not 0; sp rises, as it pops a
  * word; and it ends at most at the window's top: its words and its rise
  * lie in the view's bytes below the top (uw2_view_len_to()), one test for
- * both.  sp only rises, by multiples of 4, so the checks made after each
- * opcode hold throughout.  The first frame that is not like that is left,
+ * both, as sp never leaves those bytes (below).  sp only rises, by
+ * multiples of 4, so the checks made after each opcode hold throughout.
+ * The first frame that is not like that is left,
  * as it came, to uw2_step(): UW2_STEP_MORE.  Else returns why the walk
  * ended: the frame array full after a frame unwound, or the marker.  With
  * UW2_F_FRAMES_ONLY the frames' register words are not copied; if the walk
@@ -2348,7 +2356,7 @@ uw2_walk_run(struct uw2_walk *w, struct uw2_regs *regs, u32 *frames, u32 *n,
 	const struct uw2_view *v = st->view;
 	const struct uw2_fast *fast = w->cache->fast;
 	u32 *f = frames + *n, *fend = frames + max;
-	u32 gen = w->cache->gen;
+	const u32 gen = w->cache->gen;
 	u32 pc = regs->r[UW2_PC], sp = regs->r[UW2_SP];
 	enum uw2_stop stop = UW2_STEP_MORE;
 	const u8 *data;
@@ -2358,14 +2366,24 @@ uw2_walk_run(struct uw2_walk *w, struct uw2_regs *regs, u32 *frames, u32 *n,
 	data = v->data;
 	lo = v->lo;
 	len = uw2_view_len_to(v, uw2_walk_top(st));
+	/*
+	 * sp stays in the view's bytes, sp - lo <= len, so that an offset
+	 * from lo never wraps: each frame ends in them, and a refill starts
+	 * below the frame.  An sp outside them starts the loop with an empty
+	 * view at sp, which the first frame refills.
+	 */
+	if (sp - lo > len) {
+		lo = sp;
+		len = 0;
+	}
 	for (;;) {
-		u32 key = pc | 1, vsp, off, last, m, span, run, ra;
+		u64 tag = uw2_fast_tag(pc | 1, gen);
+		u32 vsp, off, last, m, span, run, ra;
 		const struct uw2_fast *sh = fast + uw2_cache_index_ra(pc);
 		const u8 *src;
 
-		if (sh[0].key != key && (++sh)->key != key)
-			break;
-		if (sh->gen != gen)
+		/* the address and the gen in one compare a way */
+		if (sh[0].tag != tag && (++sh)->tag != tag)
 			break;
 		span = sh->span;
 		if (!span) {	/* the root marker */
@@ -2381,8 +2399,8 @@ uw2_walk_run(struct uw2_walk *w, struct uw2_regs *regs, u32 *frames, u32 *n,
 		ra = sh->ra;
 		vsp = sp + sh->pre;
 		off = vsp - lo;
-		/* off < len <= UW2_FAST_HI: off + span does not wrap */
-		if (off >= len || off + span > len) {
+		/* off <= len + pre <= 128 KiB: off + span does not wrap */
+		if (off + span > len) {
 			len = uw2_walk_refill(st, sp, vsp, span);
 			if (!len)
 				break;

@@ -438,22 +438,28 @@ struct uw2_cache_entry {
 /*
  * What the caller loop reads of the entry at the same index of
  * uw2_cache.e, once its shape is known to be a caller's, or its sequence
- * the root marker: 16 bytes, so that a set is one 32-byte line.  Its key
- * is what the loop has, the return address with bit 0 set (0: none).  A
+ * the root marker: 16 bytes, so that a set is one 32-byte line.  Its tag
+ * holds its key, what the loop has (the return address with bit 0 set),
+ * and the gen it was filled under, so one compare tests both (0: none).  A
  * caller's pop never holds sp, so its run is at most 13 long.  The frame
  * in the loop's terms: its words start pre bytes above sp, the return
  * address (the last word popped) ra bytes above them, and the new sp
  * span bytes above them.
  */
 struct uw2_fast {
-	u32 key;		/* the entry's addr + 3: a return address | 1 */
-	u32 gen;
+	u64 tag;		/* uw2_fast_tag(): the key and the entry's gen */
 	u16 pre;		/* of the shape */
 	u16 span;		/* shape's size less pre; 0: the root marker */
 	u16 rest;
 	u8 ra;			/* 4 * (count - 1) */
 	u8 run;			/* run_first | run_len << 4 */
 };
+
+/* A caller-loop entry's tag: its key and gen, compared at once (0: none). */
+static inline u64 uw2_fast_tag(u32 key, u32 gen)
+{
+	return (u64)gen << 32 | key;
+}
 
 /*
  * UW2_SHAPE_CALLER: simple, and it pops lr or pc, so a caller frame of
