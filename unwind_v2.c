@@ -1635,10 +1635,9 @@ static void uw2_fast_fill(struct uw2_fast *fe, const struct uw2_cache_entry *e)
 {
 	if (e->simple != UW2_SHAPE_CALLER && e->simple != UW2_SHAPE_ROOT)
 		return;		/* left empty by uw2_cache_put() */
-	fe->pre = e->shape.pre;
-	/* a caller's pop has a word: span 0 is free for the marker */
+	fe->pre = e->simple == UW2_SHAPE_CALLER ? e->shape.pre : 0;
 	fe->span = e->simple == UW2_SHAPE_CALLER ?
-		   e->shape.size - e->shape.pre : 0;
+		   e->shape.size - e->shape.pre : UW2_FAST_SPAN_ROOT;
 	fe->rest = e->shape.rest;
 	fe->ra = e->simple == UW2_SHAPE_CALLER ? 4 * (e->shape.count - 1) : 0;
 	fe->run = e->shape.run_first | e->shape.run_len << 4;
@@ -2287,10 +2286,10 @@ static inline u32 uw2_walk_top(const struct uw2_stack *st)
 }
 
 /*
- * The caller loop's view is at most this long, so that an offset in it
- * plus a frame's pre and span (each below 64 KiB) never wraps.
+ * The caller loop's view is at most this long, so that the root marker's
+ * span (UW2_FAST_SPAN_ROOT) exceeds every view.
  */
-#define UW2_FAST_VIEW_MAX	0x10000u
+#define UW2_FAST_VIEW_MAX	0x8000u
 
 /*
  * The view's bytes up to @hi, at most UW2_FAST_VIEW_MAX: a frame whose
@@ -2359,37 +2358,40 @@ uw2_walk_run(struct uw2_walk *w, struct uw2_regs *regs, u32 *frames, u32 *n,
 	const u32 gen = w->cache->gen;
 	u32 pc = regs->r[UW2_PC], sp = regs->r[UW2_SP];
 	enum uw2_stop stop = UW2_STEP_MORE;
-	const u8 *data;
-	u32 lo, len;
+	unsigned long base;
+	u32 lo, len, vend;
 
 	/* the view in registers: only a refill below changes it */
-	data = v->data;
 	lo = v->lo;
 	len = uw2_view_len_to(v, uw2_walk_top(st));
 	/*
-	 * sp stays in the view's bytes, sp - lo <= len, so that an offset
-	 * from lo never wraps: each frame ends in them, and a refill starts
-	 * below the frame.  An sp outside them starts the loop with an empty
-	 * view at sp, which the first frame refills.
+	 * sp stays in the view's bytes, lo <= sp <= vend, so that a frame's
+	 * words, from sp up, are at base + their address: each frame ends in
+	 * them, and a refill starts below the frame.  An sp outside them
+	 * starts the loop with an empty view at sp, which the first frame
+	 * refills.  sp + pre + span, at most UW2_FAST_HI + 0xffff, does not
+	 * wrap.
 	 */
 	if (sp - lo > len) {
 		lo = sp;
 		len = 0;
 	}
+	base = (unsigned long)v->data - lo;
+	vend = lo + len;
 	for (;;) {
 		u64 tag = uw2_fast_tag(pc | 1, gen);
-		u32 vsp, off, last, m, span, run, ra;
+		u32 vsp, last, m, span, run, ra;
 		const struct uw2_fast *sh = fast + uw2_cache_index_ra(pc);
 		const u8 *src;
 
-		/* the address and the gen in one compare a way */
-		if (sh[0].tag != tag && (++sh)->tag != tag)
+		/*
+		 * The address and the gen in one compare a way; the second
+		 * way out of the loop's straight line (unlikely(), which
+		 * this file, built for the device too, spells out).
+		 */
+		if (__builtin_expect(sh->tag != tag, 0) && (++sh)->tag != tag)
 			break;
 		span = sh->span;
-		if (!span) {	/* the root marker */
-			stop = UW2_STOP_ROOT;
-			break;
-		}
 		/*
 		 * The shape in locals: the register stores below could alias
 		 * the entry, which would be read again after each one.
@@ -2398,17 +2400,19 @@ uw2_walk_run(struct uw2_walk *w, struct uw2_regs *regs, u32 *frames, u32 *n,
 		m = sh->rest;
 		ra = sh->ra;
 		vsp = sp + sh->pre;
-		off = vsp - lo;
-		/* off <= len + pre <= 128 KiB: off + span does not wrap */
-		if (off + span > len) {
+		if (vsp + span > vend) {
+			/* the root marker's span is longer than any view */
+			if (span == UW2_FAST_SPAN_ROOT) {
+				stop = UW2_STOP_ROOT;
+				break;
+			}
 			len = uw2_walk_refill(st, sp, vsp, span);
 			if (!len)
 				break;
-			data = v->data;
-			lo = v->lo;
-			off = vsp - lo;
+			base = (unsigned long)v->data - v->lo;
+			vend = v->lo + len;
 		}
-		src = data + off;
+		src = (const u8 *)(base + vsp);
 		__builtin_memcpy(&last, src + ra, 4);
 		if (!last)
 			break;

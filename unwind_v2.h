@@ -449,11 +449,18 @@ struct uw2_cache_entry {
 struct uw2_fast {
 	u64 tag;		/* uw2_fast_tag(): the key and the entry's gen */
 	u16 pre;		/* of the shape */
-	u16 span;		/* shape's size less pre; 0: the root marker */
+	u16 span;		/* shape's size less pre, or UW2_FAST_SPAN_ROOT */
 	u16 rest;
 	u8 ra;			/* 4 * (count - 1) */
 	u8 run;			/* run_first | run_len << 4 */
 };
+
+/*
+ * The span of the root marker's entry: no frame's (spans are multiples of
+ * 4), and longer than the caller loop's view, so that the loop's bounds
+ * test, which every frame passes, sends the marker out of its hot path.
+ */
+#define UW2_FAST_SPAN_ROOT	0xffff
 
 /* A caller-loop entry's tag: its key and gen, compared at once (0: none). */
 static inline u64 uw2_fast_tag(u32 key, u32 gen)
