@@ -1645,31 +1645,41 @@ static void uw2_fast_fill(struct uw2_fast *fe, const struct uw2_cache_entry *e)
 }
 
 /*
- * Where @e says a frame's sequence is; its shape is found the first time,
- * when the entry is filled, so the frame that missed runs from it at once,
- * and copied to @fe, the caller loop's copy of a return address's entry
- * (NULL for a sampled pc's).
+ * The shape of @e's sequence, found the first time the entry is used, when
+ * it was filled, so the frame that missed runs from it at once; copied to
+ * @fe, the caller loop's copy of a return address's entry (NULL for a
+ * sampled pc's).
  */
-static void uw2_found_entry(struct uw2_found *f, struct uw2_cache_entry *e,
-			    struct uw2_fast *fe)
+static noinline void uw2_entry_shape(struct uw2_cache_entry *e,
+				     struct uw2_fast *fe)
+{
+	e->simple = UW2_SHAPE_NONE;
+	if (uw2_shape_of(e->table, e->uit_index, &e->shape))
+		e->simple = e->shape.mask & UW2_RA_REGS ?
+			    UW2_SHAPE_CALLER : UW2_SHAPE_SIMPLE;
+	else if (uw2_seq_starts(e->table, e->uit_index, UW2_OP_ROOT_0,
+				UW2_OP_ROOT_1))
+		e->simple = UW2_SHAPE_ROOT;
+	else if (uw2_seq_starts(e->table, e->uit_index, UW2_OP_REFUSE_0,
+				UW2_OP_REFUSE_1))
+		e->simple = UW2_SHAPE_REFUSE;
+	if (fe)
+		uw2_fast_fill(fe, e);
+}
+
+/*
+ * Where @e says a frame's sequence is, and its shape.  Inline: a hit's few
+ * copies cost less than a call; the first use's work is uw2_entry_shape().
+ */
+static __always_inline void uw2_found_entry(struct uw2_found *f,
+					    struct uw2_cache_entry *e,
+					    struct uw2_fast *fe)
 {
 	f->t = e->table;
 	f->uit_index = e->uit_index;
 	f->func = e->func;
-	if (e->simple == UW2_SHAPE_UNKNOWN) {
-		e->simple = UW2_SHAPE_NONE;
-		if (uw2_shape_of(e->table, e->uit_index, &e->shape))
-			e->simple = e->shape.mask & UW2_RA_REGS ?
-				    UW2_SHAPE_CALLER : UW2_SHAPE_SIMPLE;
-		else if (uw2_seq_starts(e->table, e->uit_index, UW2_OP_ROOT_0,
-					UW2_OP_ROOT_1))
-			e->simple = UW2_SHAPE_ROOT;
-		else if (uw2_seq_starts(e->table, e->uit_index, UW2_OP_REFUSE_0,
-					UW2_OP_REFUSE_1))
-			e->simple = UW2_SHAPE_REFUSE;
-		if (fe)
-			uw2_fast_fill(fe, e);
-	}
+	if (e->simple == UW2_SHAPE_UNKNOWN)
+		uw2_entry_shape(e, fe);
 	f->shape = e->simple == UW2_SHAPE_SIMPLE ||
 		   e->simple == UW2_SHAPE_CALLER ? &e->shape : NULL;
 	f->refuse = e->simple == UW2_SHAPE_REFUSE;
@@ -1750,14 +1760,12 @@ uw2_range_put(const struct uw2_walk *w, const struct uw2_module *m, u32 addr,
 }
 
 /*
- * The sequence for @addr, and the start of the function holding it.  A
- * sampled pc (@pc) is looked up among the cached ranges of pcs that share
- * a sequence, a return address among the cached addresses: sampled pcs
- * are too many to cache one by one, and would evict return addresses.
- * Returns UW2_STEP_MORE when found, else why the walk stops.
+ * uw2_find_sequence() without the cache's answer: the module, the function
+ * and the row of @addr, kept in the cache if there is one.  Out of line,
+ * so that a hit pays for none of its registers.
  */
-static enum uw2_stop uw2_find_sequence(struct uw2_walk *w, u32 addr, bool pc,
-				       struct uw2_found *f)
+static noinline enum uw2_stop uw2_find_uncached(struct uw2_walk *w, u32 addr,
+						bool pc, struct uw2_found *f)
 {
 	struct uw2_cache_entry *e = NULL;
 	const struct uw2_module *m;
@@ -1765,19 +1773,6 @@ static enum uw2_stop uw2_find_sequence(struct uw2_walk *w, u32 addr, bool pc,
 	u32 __uninitialized instr_off, fot_index, row;
 	u64 __uninitialized next, row_end;
 
-	if (w->cache) {
-		e = pc ? uw2_range_get(w, addr) : uw2_cache_get(w, addr);
-		if (e) {
-			f->m = e->mod < w->nmods ? &w->mods[e->mod] : NULL;
-			uw2_found_entry(f, e, uw2_fast_of(w->cache, e, pc));
-			return UW2_STEP_MORE;
-		}
-		/* hits are counted by what is left (struct uw2_cache_counts) */
-		if (pc)
-			w->cache->counts.pc_misses++;
-		else
-			w->cache->counts.ra_misses++;
-	}
 	m = uw2_find_module(w->mods, w->nmods, addr);
 	f->m = m;
 	if (!m || !m->table)
@@ -1808,6 +1803,35 @@ static enum uw2_stop uw2_find_sequence(struct uw2_walk *w, u32 addr, bool pc,
 	if (e)
 		uw2_found_entry(f, e, uw2_fast_of(w->cache, e, pc));
 	return UW2_STEP_MORE;
+}
+
+/*
+ * The sequence for @addr, and the start of the function holding it.  A
+ * sampled pc (@pc) is looked up among the cached ranges of pcs that share
+ * a sequence, a return address among the cached addresses: sampled pcs
+ * are too many to cache one by one, and would evict return addresses.
+ * Returns UW2_STEP_MORE when found, else why the walk stops.  Inline in
+ * its one caller, uw2_step(): a hit is a few loads.
+ */
+static __always_inline enum uw2_stop
+uw2_find_sequence(struct uw2_walk *w, u32 addr, bool pc, struct uw2_found *f)
+{
+	struct uw2_cache_entry *e;
+
+	if (w->cache) {
+		e = pc ? uw2_range_get(w, addr) : uw2_cache_get(w, addr);
+		if (e) {
+			f->m = e->mod < w->nmods ? &w->mods[e->mod] : NULL;
+			uw2_found_entry(f, e, uw2_fast_of(w->cache, e, pc));
+			return UW2_STEP_MORE;
+		}
+		/* hits are counted by what is left (struct uw2_cache_counts) */
+		if (pc)
+			w->cache->counts.pc_misses++;
+		else
+			w->cache->counts.ra_misses++;
+	}
+	return uw2_find_uncached(w, addr, pc, f);
 }
 
 /*
