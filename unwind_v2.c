@@ -1492,7 +1492,8 @@ static bool uw2_shape_of(const struct uw2_table *t, u32 pos,
 			sh->size = add;
 			return add <= 0xffff;
 		}
-		if (in.kind == UW2_K_VSP_ADD && add + in.arg < 0x8000) {
+		/* add < 0x8000 throughout: the test cannot wrap (b2's arg can) */
+		if (in.kind == UW2_K_VSP_ADD && in.arg < 0x8000 - add) {
 			add += in.arg;
 		} else if (in.kind == UW2_K_POP && !popped &&
 			   !(in.arg & (1u << UW2_SP))) {

@@ -1303,6 +1303,8 @@ static const u8 s_q[] = { 0x97, 0xb0 };
 static const u8 s_s[] = { 0x01, 0xb0 };
 static const u8 s_noret[] = { 0xb1, 0x10 };
 static const u8 s_clone[] = { 0xb1, 0x20, 0xa8, 0xb0 };
+/* vsp += 4, vsp += 0xfffffffc (b2, ULEB 0x3fffff7e), pop {r4, lr} */
+static const u8 s_wrap[] = { 0x00, 0xb2, 0xfe, 0xfe, 0xff, 0xff, 0x03, 0xa8, 0xb0 };
 
 #define ROW(o, s) { (o), (s), sizeof(s) }
 
@@ -1320,6 +1322,7 @@ static const struct uw2g_row r_z[] = { ROW(0, s_b0) };
 static const struct uw2g_row r_p[] = { ROW(0, s_p) };
 static const struct uw2g_row r_q[] = { ROW(0, s_q) };
 static const struct uw2g_row r_s[] = { ROW(8, s_noret), ROW(0, s_s) };
+static const struct uw2g_row r_w[] = { ROW(0, s_wrap) };
 static const struct uw2g_row r_c[] = {
 	ROW(10, s_a8), ROW(8, s_clone), ROW(2, s_a8), ROW(0, s_b0),
 };
@@ -1331,7 +1334,7 @@ static const struct uw2g_func a_funcs[] = {
 	FN(0x300, r_t), FN(0x400, r_root), FN(0x500, r_n),
 	FN(0x600, r_refuse), FN(0x700, r_z), FN(0x800, r_p),
 	FN(0x900, r_q), FN(0xa00, r_s), FN(0xb00, r_c),
-	FN(0xc00, r_refuse),
+	FN(0xc00, r_refuse), FN(0xd00, r_w),
 };
 
 /* Module B at 0x40000: a leaf and a two-page function. */
@@ -1951,6 +1954,27 @@ TEST(unwind_call_site_vs_chrome_compat)
 }
 
 /* The sampled pc is exact: it is looked up as is, never moved back. */
+/*
+ * A caller whose vsp additions wrap 32 bits (b2 with a ULEB near 2^30):
+ * the plain walk stops there (bad-sp), and the cached one must too, not
+ * take the sequence for a pop at the frame's sp (the shape of a
+ * sequence sums its additions without wrapping).
+ */
+TEST(unwind_shape_vsp_wraps)
+{
+	struct world w;
+
+	world_init(&w);
+	w.regs.r[UW2_PC] = A_BASE + 0x104;	/* L after its push */
+	mem_put(&w.mem, VSP + 0, 0x44);
+	mem_put(&w.mem, VSP + 4, A_BASE + 0xd10 + 1);	/* into W */
+	/* what a wrapped sum would pop: r4, lr into R */
+	mem_put(&w.mem, VSP + 8, 0x55);
+	mem_put(&w.mem, VSP + 12, RA_R);
+	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_BAD_SP);
+	CHECK_EQ_U32(w.n, 2);
+}
+
 TEST(unwind_sampled_pc_not_adjusted)
 {
 	struct world w;
