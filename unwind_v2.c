@@ -2314,7 +2314,7 @@ static inline u32 uw2_walk_top(const struct uw2_stack *st)
  * The caller loop's view is at most this long, so that the root marker's
  * span (UW2_FAST_SPAN_ROOT) exceeds every view.
  */
-#define UW2_FAST_VIEW_MAX	0x8000u
+#define UW2_FAST_VIEW_MAX	0xfffcu
 
 /*
  * The view's bytes up to @hi, at most UW2_FAST_VIEW_MAX: a frame whose
