@@ -64,6 +64,7 @@ for need in "$top/uwprof.ko" "$arm_uwprof" "$UWPROF"; do
 done
 
 # the guest, remade when the list changed
+mkdir -p "$work"
 if [ ! -s "$work/guest.files" ] || [ "$top/bench/chromium/programs.sh" -nt "$work/guest.files" ]; then
 	"$top/scripts/build-stock.sh" "$BUILD" "$top/bench/chromium/programs.sh" \
 		chromium-stock >"$work/build.log" 2>&1 ||
