@@ -58,6 +58,16 @@ def main():
                                        (0, b"\xb0")])], 0x100),
                     {15: 0x10, 2: 16},
                     mkblob.words({80: STACK + 96, 84: 0})),
+        # a caller whose vsp additions wrap 32 bits (b2, ULEB 0x3fffff7e):
+        # the cached walks must stop at bad-sp with the plain one
+        "shape-vsp-wraps": seed(
+            mkblob.build([(0x000, [(0, mkblob.REFUSE)]),
+                          (0x100, [(1, mkblob.A8), (0, mkblob.B0)]),
+                          (0x200, [(0, b"\x00\xb2\xfe\xfe\xff\xff\x03"
+                                       b"\xa8\xb0")]),
+                          (0x400, [(0, mkblob.ROOT)])], 0x1000),
+            {15: 0x104, 2: 16},
+            mkblob.words({0: 0x44, 4: ra(0x210), 8: 0x55, 12: ra(0x404)})),
         "jit-v8": seed(a, {15: 0x10, 11: 8, 5: 28, 2: 16},
                        mkblob.words(jit)),
         # the same JIT code inside table A's range, at 0x1000 (r5 bit 6,
