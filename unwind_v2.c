@@ -1646,10 +1646,10 @@ static void uw2_fast_fill(struct uw2_fast *fe, const struct uw2_cache_entry *e)
 }
 
 /*
- * The shape of @e's sequence, found the first time the entry is used, when
- * it was filled, so the frame that missed runs from it at once; copied to
- * @fe, the caller loop's copy of a return address's entry (NULL for a
- * sampled pc's).
+ * The shape of @e's sequence, found at the entry's first use, right after
+ * the miss that filled it, so that the frame that missed runs from it at
+ * once; copied to @fe, the caller loop's copy of a return address's entry
+ * (NULL for a sampled pc's).
  */
 static noinline void uw2_entry_shape(struct uw2_cache_entry *e,
 				     struct uw2_fast *fe)
@@ -2365,9 +2365,9 @@ static u32 uw2_walk_refill(const struct uw2_stack *st, u32 sp, u32 vsp,
  * lie in the view's bytes below the top (uw2_view_len_to()), one test for
  * both, as sp never leaves those bytes (below).  sp only rises, by
  * multiples of 4, so the checks made after each opcode hold throughout.
- * The first frame that is not like that is left,
- * as it came, to uw2_step(): UW2_STEP_MORE.  Else returns why the walk
- * ended: the frame array full after a frame unwound, or the marker.  With
+ * The first frame that is not like that is left, as it came, to
+ * uw2_step(): UW2_STEP_MORE.  Else returns why the walk ended: the frame
+ * array full after a frame unwound, or the marker.  With
  * UW2_F_FRAMES_ONLY the frames' register words are not copied; if the walk
  * goes on past the loop, the loop runs again from where it started, with
  * them, so that the next frame's opcodes find the registers they may read.

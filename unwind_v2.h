@@ -458,7 +458,8 @@ struct uw2_fast {
 /*
  * The span of the root marker's entry: no frame's (spans are multiples of
  * 4), and longer than the caller loop's view, so that the loop's bounds
- * test, which every frame passes, sends the marker out of its hot path.
+ * test, which a frame in the view passes, sends the marker out of the
+ * loop's straight line.
  */
 #define UW2_FAST_SPAN_ROOT	0xffff
 
