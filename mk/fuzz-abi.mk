@@ -23,7 +23,7 @@ $(ABI_FUZZ): fuzz/abi_fuzz.c uapi/uwprof.h
 # vm.sh) must be built for $(KERNEL).
 fuzz_abi_run = scripts/vm.sh --timeout $(FUZZ_ABI_TIMEOUT) --mem 1024 \
 	--add $(ABI_FUZZ):/abi_fuzz --add fuzz/abi-in-vm.sh:/abi-in-vm.sh \
-	-- "/abi-in-vm.sh $(1)"
+	--add selftests/kmemleak.sh:/kmemleak.sh -- "/abi-in-vm.sh $(1)"
 
 # The run's summary (the line of sequences and the calls with their errno
 # counts) goes to $(BUILD)/fuzz-abi/$(KERNEL).md headed by the commit and

@@ -31,6 +31,7 @@ for flags in "" "-F"; do
 	echo "== $name on $KERNEL: $secs s"
 	"$top/scripts/vm.sh" --timeout $((secs * 3 + 600)) --mem 1024 \
 		--add "$ABI_FUZZ:/abi_fuzz" --add "$top/fuzz/abi-in-vm.sh:/abi-in-vm.sh" \
+		--add "$top/selftests/kmemleak.sh:/kmemleak.sh" \
 		-- "/abi-in-vm.sh -s $secs -u 30 $flags" 2>&1 | tee "$log/$name.log"
 	if [ "${PIPESTATUS[0]}" -eq 0 ]; then
 		count_passed=$((count_passed + 1))

@@ -15,7 +15,8 @@ BUILD=${BUILD:-$top/build}
 [ $# -gt 0 ] || eval "set -- $VM_SELFTESTS"
 dir=$1 runner=$2
 shift 2
-adds=(--add "$dir:/selftests" --add "$runner:/run-in-vm.sh")
+adds=(--add "$dir:/selftests" --add "$runner:/run-in-vm.sh"
+      --add "$top/selftests/kmemleak.sh:/kmemleak.sh")
 for f in "$@"; do adds+=(--add "$f"); done
 mkdir -p "$BUILD/vm"
 out=$BUILD/vm/selftests-${KERNEL:-vm}.log
