@@ -27,7 +27,7 @@
  * arm64 build checks it agrees.
  */
 static_assert(sizeof(struct uwprof_version) == 16);
-static_assert(sizeof(struct uwprof_table_upload) == 64);
+static_assert(sizeof(struct uwprof_table_upload) == 72);
 static_assert(sizeof(struct uwprof_attach) == 28);
 static_assert(sizeof(struct uwprof_detach) == 16);
 static_assert(sizeof(struct uwprof_attachment) == 16);

@@ -18,7 +18,9 @@
  * attached by follow.c, in the task's own context.
  *
  * This file owns both objects.  A table (struct uwprof_table) lives from
- * its upload to the session's free; it has no count of its own.  A
+ * its upload to the session's free; it has no count of its own.  Its
+ * validated blob may then be kept for the opener's next file
+ * (tablemem.c), which owns the bound on all files' table bytes.  A
  * process entry (struct uwprof_proc) lives from uwprof_proc_for_mm() until
  * it is unlinked from s->procs (reaped, replaced after an exec, dropped
  * by a failed ATTACH, or at the session's free), then is buried and freed
@@ -60,27 +62,6 @@ static void uwprof_table_free(struct uwprof_table *t)
 	kfree(t);
 }
 
-/*
- * Table bytes of every open file together, with the memos of the
- * validations under way: bounded by tables_bytes_all, so that no number
- * of files or uploading threads can take more kernel memory than that.
- */
-static atomic64_t uwprof_tables_bytes = ATOMIC64_INIT(0);
-
-static bool uwprof_tables_charge(u64 bytes)
-{
-	if (atomic64_add_return(bytes, &uwprof_tables_bytes) <=
-	    uwprof_tables_bytes_all)
-		return true;
-	atomic64_sub(bytes, &uwprof_tables_bytes);
-	return false;
-}
-
-static void uwprof_tables_uncharge(u64 bytes)
-{
-	atomic64_sub(bytes, &uwprof_tables_bytes);
-}
-
 /* A table that was charged for, and is no longer kept. */
 static void uwprof_table_drop(struct uwprof_table *t)
 {
@@ -118,7 +99,7 @@ uwprof_table_find_same(struct uwprof_session *s, const struct uwprof_table *n)
 static int uwprof_upload_check(const struct uwprof_table_upload *up)
 {
 	if (up->flags & ~(UWPROF_TABLE_BY_BUILD_ID | UWPROF_TABLE_CHROME_COMPAT |
-			  UWPROF_TABLE_JIT_ROWS))
+			  UWPROF_TABLE_JIT_ROWS) || up->reserved)
 		return -EINVAL;
 	if (!(up->flags & UWPROF_TABLE_BY_BUILD_ID))
 		return up->build_id_size || up->text_addr || up->text_size ?
@@ -168,10 +149,16 @@ static int uwprof_table_validate(struct uwprof_table *t,
 	return -EINVAL;
 }
 
-/* Copy the blob in and validate it. */
-static int uwprof_table_load(struct uwprof_table_upload *up,
+/*
+ * Copy the blob in and validate it, unless a file of the same owner,
+ * closed since, had the same bytes validated (tablemem.c): then its
+ * header alone is read again.
+ */
+static int uwprof_table_load(struct uwprof_session *s,
+			     struct uwprof_table_upload *up,
 			     struct uwprof_table **out)
 {
+	struct uw2_verror verr;
 	struct uwprof_table *t;
 	int ret;
 
@@ -188,7 +175,13 @@ static int uwprof_table_load(struct uwprof_table_upload *up,
 		ret = -EFAULT;
 		goto err;
 	}
-	ret = uwprof_table_validate(t, up);
+	if (uwprof_tables_kept_match(s->cred, t->blob, t->size)) {
+		up->result |= UWPROF_UPLOAD_KEPT;
+		ret = uw2_table_parse_header(&t->t, t->blob, t->size, &verr) ?
+		      -EINVAL : 0;	/* it passed before: never */
+	} else {
+		ret = uwprof_table_validate(t, up);
+	}
 	if (ret)
 		goto err;
 	t->flags = up->flags;
@@ -222,7 +215,8 @@ long uwprof_ioctl_table_upload(struct uwprof_session *s, void __user *arg)
 	up.verr_offset = 0;
 	if (!uwprof_tables_charge(up.len + UW2_MEMO_BYTES(up.len)))
 		return -ENOSPC;
-	ret = uwprof_table_load(&up, &t);
+	up.result = 0;
+	ret = uwprof_table_load(s, &up, &t);
 	uwprof_tables_uncharge(UW2_MEMO_BYTES(up.len));
 	if (ret)
 		uwprof_tables_uncharge(up.len);
@@ -235,6 +229,7 @@ long uwprof_ioctl_table_upload(struct uwprof_session *s, void __user *arg)
 	same = uwprof_table_find_same(s, t);
 	if (same) {
 		up.table_id = same->id;
+		up.result |= UWPROF_UPLOAD_SAME;
 		uwprof_table_drop(t);
 	} else if (s->table_bytes + t->size > uwprof_table_bytes_max) {
 		uwprof_table_drop(t);
@@ -1155,7 +1150,10 @@ void uwprof_registry_free(struct uwprof_session *s)
 	xa_destroy(&s->procs);
 	/* an mm watch may still be looking at an entry: another period */
 	uwprof_graveyard_free(s);
-	xa_for_each(&s->tables, i, t)
-		uwprof_table_drop(t);
+	/* validated blobs are kept for the owner's next file (tablemem.c) */
+	xa_for_each(&s->tables, i, t) {
+		uwprof_tables_keep(s->cred, t->blob, t->size);
+		kfree(t);
+	}
 	xa_destroy(&s->tables);
 }

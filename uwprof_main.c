@@ -12,9 +12,10 @@
  *   session.c      the session's lifetime, reference count and lock
  *                  order
  *   registry.c     tables and process entries (attachments)
- *   ringbuf.c, mmwatch.c, buildid.c, uarg.c, workq.c
- *                  records, the mm watch, ELF build-ids, ioctl
- *                  arguments, the module's workqueue
+ *   ringbuf.c, tablemem.c, mmwatch.c, buildid.c, uarg.c, workq.c
+ *                  records, table memory and validated blobs kept,
+ *                  the mm watch, ELF build-ids, ioctl arguments, the
+ *                  module's workqueue
  *   unwind_v2.c    the unwinder
  */
 #include <linux/module.h>
@@ -31,6 +32,29 @@ unsigned int uwprof_tables_bytes_all = 256 << 20;
 module_param_named(tables_bytes_all, uwprof_tables_bytes_all, uint, 0644);
 MODULE_PARM_DESC(tables_bytes_all,
 		 "Most table bytes of all open files together, with validations under way (256 MiB)");
+
+unsigned int uwprof_table_keep_bytes = 16 << 20;
+
+/* Set lower, it lets go of what it kept beyond the new bound at once. */
+static int uwprof_keep_bytes_set(const char *val,
+				 const struct kernel_param *kp)
+{
+	int ret = param_set_uint(val, kp);
+
+	if (!ret)
+		uwprof_tables_kept_trim(READ_ONCE(uwprof_table_keep_bytes));
+	return ret;
+}
+
+static const struct kernel_param_ops uwprof_keep_bytes_ops = {
+	.set = uwprof_keep_bytes_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(table_keep_bytes, &uwprof_keep_bytes_ops,
+		&uwprof_table_keep_bytes, 0644);
+MODULE_PARM_DESC(table_keep_bytes,
+		 "Validated table bytes kept after their file closed, for the same user's next upload of them (16 MiB; 0: none)");
 
 unsigned int uwprof_buffer_bytes = 512 << 10;
 module_param_named(buffer_bytes, uwprof_buffer_bytes, uint, 0644);
@@ -82,6 +106,8 @@ static void __exit uwprof_exit(void)
 	uwprof_sampler_module_exit();
 	/* entries of exited processes still queued for freeing */
 	uwprof_workq_module_exit();
+	/* every session freed: what they kept */
+	uwprof_tables_kept_trim(0);
 }
 
 module_init(uwprof_init);

@@ -2,9 +2,9 @@
 /*
  * Declarations shared by the files of the uwprof module, by file.  The
  * files call only downward (docs/LAYERS.md): chardev.c; sampler.c,
- * follow.c, session.c, registry.c; then ringbuf.c, mmwatch.c, buildid.c,
- * uarg.c, workq.c; then unwind_v2.c.  session.c's header comment has the
- * lock order.
+ * follow.c, session.c, registry.c; then ringbuf.c, tablemem.c,
+ * mmwatch.c, buildid.c, uarg.c, workq.c; then unwind_v2.c.  session.c's
+ * header comment has the lock order.
  */
 #ifndef UWPROF_MOD_H
 #define UWPROF_MOD_H
@@ -33,6 +33,7 @@
 /* Module parameters (uwprof_main.c), read when a file is opened. */
 extern unsigned int uwprof_table_bytes_max;
 extern unsigned int uwprof_tables_bytes_all;
+extern unsigned int uwprof_table_keep_bytes;
 extern unsigned int uwprof_buffer_bytes;
 extern unsigned int uwprof_wakeup_bytes;
 extern unsigned int uwprof_wakeup_ms;
@@ -320,6 +321,14 @@ struct uwprof_session *uwprof_session_create(struct file *file);
 void uwprof_session_close(struct uwprof_session *s);
 void uwprof_session_get(struct uwprof_session *s);
 void uwprof_session_put(struct uwprof_session *s);
+
+/* tablemem.c: table memory of all files, validated blobs kept */
+bool uwprof_tables_charge(u64 bytes);
+void uwprof_tables_uncharge(u64 bytes);
+bool uwprof_tables_kept_match(const struct cred *owner, const void *blob,
+			      u32 size);
+void uwprof_tables_keep(const struct cred *owner, void *blob, u32 size);
+void uwprof_tables_kept_trim(u32 limit);
 
 /* registry.c: tables and attachments */
 void uwprof_registry_init(struct uwprof_session *s);

@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "kselftest_harness.h"
 #include "unwind_v2.h"
@@ -129,6 +130,127 @@ TEST(upload_cap_per_file)
 	ASSERT_EQ(0, uwprof_set_param("table_bytes_max", 64 << 20));
 }
 
+/* The effective capabilities less CAP_SYS_PTRACE (@drop), or all permitted. */
+static int set_effective_caps(bool drop)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2] = {};
+
+	if (syscall(SYS_capget, &hdr, data))
+		return -1;
+	if (drop) {
+		data[0].effective &= ~(1u << CAP_SYS_PTRACE);
+	} else {
+		data[0].effective = data[0].permitted;
+		data[1].effective = data[1].permitted;
+	}
+	return syscall(SYS_capset, &hdr, data);
+}
+
+static int drop_ptrace_cap(void)
+{
+	return set_effective_caps(true);
+}
+
+/* After a setuid() with PR_SET_KEEPCAPS: what root could do, as another uid. */
+static int raise_permitted_caps(void)
+{
+	return set_effective_caps(false);
+}
+
+/* Upload @blob on @fd; its id, or -errno; *result what the upload found. */
+static int upload_result(int fd, const void *blob, size_t len,
+			 unsigned int *result, unsigned int *verr)
+{
+	struct uwprof_table_upload up = {
+		.size = sizeof(up), .data = (unsigned long)blob, .len = len,
+	};
+	int ret = ioctl(fd, UWPROF_IOC_TABLE_UPLOAD, &up);
+
+	*result = up.result;
+	if (verr)
+		*verr = up.verr;
+	return ret ? -errno : (int)up.table_id;
+}
+
+/*
+ * A new file's upload of @blob, closed after: KEPT once the file that had
+ * it is freed (a grace period after its close); false if not within 3 s.
+ */
+static bool kept_soon(const void *blob, size_t len)
+{
+	unsigned int result = 0;
+	int i, fd;
+
+	for (i = 0; i < 30 && !(result & UWPROF_UPLOAD_KEPT); i++) {
+		usleep(100000);
+		fd = uwprof_open_dev();
+		if (fd < 0 || upload_result(fd, blob, len, &result, NULL) <= 0)
+			result = 0;
+		close(fd);
+	}
+	return result & UWPROF_UPLOAD_KEPT;
+}
+
+/*
+ * A validated blob is kept after its file is freed, and the same owner's
+ * next upload of the same bytes is not validated again; other bytes, and
+ * another user's upload, are; table_keep_bytes 0 keeps none.
+ */
+TEST(upload_kept_after_close)
+{
+	static const unsigned char uit[] = { 0x01, 0x02, 0x03, 0xb0 };
+	unsigned char blob[64], bad[64];
+	size_t len = uwprof_tiny_table(blob, uit, sizeof(uit));
+	unsigned int result, verr;
+	pid_t child;
+	int fd, status;
+
+	ASSERT_EQ(0, uwprof_load());
+	/* nothing kept from before: the first upload is validated */
+	ASSERT_EQ(0, uwprof_set_param("table_keep_bytes", 0));
+	ASSERT_EQ(0, uwprof_set_param("table_keep_bytes", 16 << 20));
+	fd = uwprof_open_dev();
+	ASSERT_LE(0, fd);
+	ASSERT_LT(0, upload_result(fd, blob, len, &result, NULL));
+	EXPECT_EQ(0, result);
+	ASSERT_LT(0, upload_result(fd, blob, len, &result, NULL));
+	EXPECT_EQ(UWPROF_UPLOAD_SAME, result);
+	close(fd);
+	EXPECT_TRUE(kept_soon(blob, len));
+	/* one byte else, the same size: validated, and refused */
+	memcpy(bad, blob, len);
+	bad[len - 1] = 0x9d;		/* reserved opcode, no finish */
+	fd = uwprof_open_dev();
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-EINVAL, upload_result(fd, bad, len, &result, &verr));
+	EXPECT_NE(0, verr);
+	EXPECT_EQ(0, result & UWPROF_UPLOAD_KEPT);
+	close(fd);
+	/* another user's file: uid 65534 with root's capabilities kept */
+	usleep(500000);
+	child = fork();
+	if (child == 0) {
+		if (prctl(PR_SET_KEEPCAPS, 1) || setgid(65534) ||
+		    setuid(65534) || raise_permitted_caps())
+			_exit(1);
+		fd = uwprof_open_dev();
+		if (fd < 0 || upload_result(fd, blob, len, &result, NULL) <= 0)
+			_exit(2);
+		_exit(result & UWPROF_UPLOAD_KEPT ? 3 : 0);
+	}
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	/* the owner's copy was there all along */
+	EXPECT_TRUE(kept_soon(blob, len));
+	/* none kept */
+	ASSERT_EQ(0, uwprof_set_param("table_keep_bytes", 0));
+	EXPECT_FALSE(kept_soon(blob, len));
+	ASSERT_EQ(0, uwprof_set_param("table_keep_bytes", 16 << 20));
+}
+
 /* One corrupted table per validation error the unwinder reports. */
 struct corruption {
 	const char *what;
@@ -242,19 +364,6 @@ TEST_F(ioc, attach_kernel_thread_refused)
 
 	/* pid 2 is kthreadd: no user memory to sample */
 	EXPECT_EQ(-ESRCH, uwprof_attach(self->fd, 2, id, 0x1000, 0x2000));
-}
-
-static int drop_ptrace_cap(void)
-{
-	struct __user_cap_header_struct hdr = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct data[2] = {};
-
-	if (syscall(SYS_capget, &hdr, data))
-		return -1;
-	data[0].effective &= ~(1u << CAP_SYS_PTRACE);
-	return syscall(SYS_capset, &hdr, data);
 }
 
 /*

@@ -87,7 +87,18 @@ struct uwprof_table_upload {
 	__u8 build_id[UWPROF_BUILD_ID_MAX];
 	__u32 text_addr;	/* in, with the flag: link address of offset 0 */
 	__u32 text_size;	/* in, with the flag: bytes covered, not 0 */
+	__u32 result;		/* out: UWPROF_UPLOAD_* (an older module: 0) */
+	__u32 reserved;		/* in: 0 */
 };
+
+/*
+ * What an upload found (uwprof_table_upload.result).  SAME: the blob is a
+ * table this file has already (its id is returned).  KEPT: the same bytes
+ * were validated for a file the same effective uid opened, since closed,
+ * and kept (module parameter table_keep_bytes): not validated again.
+ */
+#define UWPROF_UPLOAD_SAME	0x1
+#define UWPROF_UPLOAD_KEPT	0x2
 
 /*
  * Attach a table to a process for the runtime .text range
