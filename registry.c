@@ -150,15 +150,34 @@ static int uwprof_table_validate(struct uwprof_table *t,
 }
 
 /*
- * Copy the blob in and validate it, unless a file of the same owner,
- * closed since, had the same bytes validated (tablemem.c): then its
- * header alone is read again.
+ * A kept blob of the same bytes (tablemem.c), validated for a file of the
+ * same owner since closed: its header alone is read again, and the
+ * upload's charge for its bytes is dropped, as the blob's own goes with
+ * it.
  */
+static int uwprof_table_take_kept(struct uwprof_session *s,
+				  struct uwprof_table *t,
+				  struct uwprof_table_upload *up)
+{
+	struct uw2_verror verr;
+
+	t->blob = uwprof_tables_kept_take(s->cred, u64_to_user_ptr(up->data),
+					  up->len);
+	if (!t->blob)
+		return -ENOENT;
+	uwprof_tables_uncharge(up->len);
+	up->result |= UWPROF_UPLOAD_KEPT;
+	/* it passed before: never fails */
+	if (uw2_table_parse_header(&t->t, t->blob, t->size, &verr))
+		return -EINVAL;
+	return 0;
+}
+
+/* Copy the blob in and validate it, or take a kept copy of it. */
 static int uwprof_table_load(struct uwprof_session *s,
 			     struct uwprof_table_upload *up,
 			     struct uwprof_table **out)
 {
-	struct uw2_verror verr;
 	struct uwprof_table *t;
 	int ret;
 
@@ -166,20 +185,18 @@ static int uwprof_table_load(struct uwprof_session *s,
 	if (!t)
 		return -ENOMEM;
 	t->size = up->len;
-	t->blob = kvmalloc(up->len, GFP_KERNEL_ACCOUNT);
-	if (!t->blob) {
-		ret = -ENOMEM;
-		goto err;
-	}
-	if (copy_from_user(t->blob, u64_to_user_ptr(up->data), up->len)) {
-		ret = -EFAULT;
-		goto err;
-	}
-	if (uwprof_tables_kept_match(s->cred, t->blob, t->size)) {
-		up->result |= UWPROF_UPLOAD_KEPT;
-		ret = uw2_table_parse_header(&t->t, t->blob, t->size, &verr) ?
-		      -EINVAL : 0;	/* it passed before: never */
-	} else {
+	ret = uwprof_table_take_kept(s, t, up);
+	if (ret == -ENOENT) {
+		t->blob = kvmalloc(up->len, GFP_KERNEL_ACCOUNT);
+		if (!t->blob) {
+			ret = -ENOMEM;
+			goto err;
+		}
+		if (copy_from_user(t->blob, u64_to_user_ptr(up->data),
+				   up->len)) {
+			ret = -EFAULT;
+			goto err;
+		}
 		ret = uwprof_table_validate(t, up);
 	}
 	if (ret)

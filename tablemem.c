@@ -7,13 +7,12 @@
  * validating them is most of the module's part of its start-up
  * (docs/UNWIND-COST.md, eleventh pass).  So a validated blob whose file
  * is freed is kept, up to table_keep_bytes in all (the oldest dropped
- * first), and an upload whose bytes equal a kept blob's skips
- * validation: validation depends on the bytes alone.  The match is made
- * on the bytes in full (memcmp(): no hash an uploader could collide) and
+ * first), and an upload whose bytes equal a kept blob's takes it and
+ * skips validation: validation depends on the bytes alone.  The match
+ * is made on the bytes in full (no hash an uploader could collide) and
  * only for files opened by the same effective uid as the one that
  * uploaded the kept blob, so that no user learns, even by timing, what
- * another uploaded.  A matched blob is freed: the new upload keeps its
- * own copy.  Kept bytes stay charged to tables_bytes_all, and an upload
+ * another uploaded.  Kept bytes stay charged to tables_bytes_all, and an upload
  * that finds it full drops kept blobs first; table_keep_bytes 0 keeps
  * none.  Module exit frees them all.
  *
@@ -29,6 +28,7 @@
 #include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/uaccess.h>
 
 #include "uwprof_mod.h"
 
@@ -94,32 +94,100 @@ bool uwprof_tables_charge(u64 bytes)
 	return ok;
 }
 
-/*
- * Was @blob (@size bytes) validated before, for a file of @owner since
- * closed?  The kept copy is freed either way it is found: the upload
- * keeps its own.
- */
-bool uwprof_tables_kept_match(const struct cred *owner, const void *blob,
-			      u32 size)
-{
-	struct uwprof_kept *k, *found = NULL;
+/* Bytes compared a copy, and candidates tried, by uwprof_tables_kept_take() */
+#define UWPROF_CMP_CHUNK	4096
+#define UWPROF_KEPT_TRIES	4
 
-	mutex_lock(&uwprof_kept_lock);
+/*
+ * Are @n bytes of @a and @b equal?  Words four at a time: the kernel's
+ * memcmp() is a byte loop on 32-bit ARM, three times slower.  Both are
+ * word aligned (kvmalloc()ed, or an offset into one by whole chunks).
+ */
+static bool uwprof_bytes_equal(const void *a, const void *b, u32 n)
+{
+	const unsigned long *x = a, *y = b;
+	u32 i, words = n / sizeof(long);
+	unsigned long d = 0;
+
+	for (i = 0; i + 4 <= words; i += 4)
+		d |= (x[i] ^ y[i]) | (x[i + 1] ^ y[i + 1]) |
+		     (x[i + 2] ^ y[i + 2]) | (x[i + 3] ^ y[i + 3]);
+	for (; i < words; i++)
+		d |= x[i] ^ y[i];
+	return !d && !memcmp(x + words, y + words, n % sizeof(long));
+}
+
+/*
+ * Do the @size bytes at @src equal @blob's?  Copied in a chunk at a time
+ * into @buf, with no lock held: the copy may fault and sleep.
+ */
+static bool uwprof_user_equal(const void __user *src, const void *blob,
+			      u32 size, void *buf)
+{
+	u32 off, n;
+
+	for (off = 0; off < size; off += n) {
+		n = min_t(u32, size - off, UWPROF_CMP_CHUNK);
+		if (copy_from_user(buf, src + off, n) ||
+		    !uwprof_bytes_equal(buf, blob + off, n))
+			return false;
+		cond_resched();
+	}
+	return true;
+}
+
+/* The first kept blob of @owner's with @size bytes, unlinked; under the lock. */
+static struct uwprof_kept *uwprof_kept_unlink(kuid_t owner, u32 size)
+{
+	struct uwprof_kept *k;
+
 	list_for_each_entry(k, &uwprof_kept_list, node)
-		if (k->size == size && uid_eq(k->owner, owner->euid) &&
-		    !memcmp(k->blob, blob, size)) {
-			found = k;
+		if (k->size == size && uid_eq(k->owner, owner)) {
 			list_del(&k->node);
-			uwprof_kept_bytes -= k->size;
+			uwprof_kept_bytes -= size;
+			return k;
+		}
+	return NULL;
+}
+
+/*
+ * A kept blob, validated for a file of @owner since closed, whose bytes
+ * are the @size bytes at @src: the caller's now, charged already (its
+ * charge goes with it); NULL if none.  The bytes are compared where they
+ * are, so that a match costs no copy: the kernel's copy, validated, is
+ * what is used, whatever the caller's memory holds meanwhile.  A blob
+ * being compared is off the list; one that differs goes back at its end.
+ */
+void *uwprof_tables_kept_take(const struct cred *owner,
+			      const void __user *src, u32 size)
+{
+	struct uwprof_kept *k;
+	void *buf, *blob = NULL;
+	u32 tries;
+
+	if (list_empty_careful(&uwprof_kept_list))
+		return NULL;
+	buf = kmalloc(UWPROF_CMP_CHUNK, GFP_KERNEL);
+	if (!buf)
+		return NULL;
+	for (tries = 0; tries < UWPROF_KEPT_TRIES && !blob; tries++) {
+		mutex_lock(&uwprof_kept_lock);
+		k = uwprof_kept_unlink(owner->euid, size);
+		mutex_unlock(&uwprof_kept_lock);
+		if (!k)
+			break;
+		if (uwprof_user_equal(src, k->blob, size, buf)) {
+			blob = k->blob;
+			kfree(k);
 			break;
 		}
-	mutex_unlock(&uwprof_kept_lock);
-	if (!found)
-		return false;
-	uwprof_tables_uncharge(found->size);
-	kvfree(found->blob);
-	kfree(found);
-	return true;
+		mutex_lock(&uwprof_kept_lock);
+		list_add_tail(&k->node, &uwprof_kept_list);
+		uwprof_kept_bytes += size;
+		mutex_unlock(&uwprof_kept_lock);
+	}
+	kfree(buf);
+	return blob;
 }
 
 /* Is the same blob of the same owner kept already?  Under the lock. */
@@ -129,7 +197,7 @@ static bool uwprof_kept_has(kuid_t owner, const void *blob, u32 size)
 
 	list_for_each_entry(k, &uwprof_kept_list, node)
 		if (k->size == size && uid_eq(k->owner, owner) &&
-		    !memcmp(k->blob, blob, size))
+		    uwprof_bytes_equal(k->blob, blob, size))
 			return true;
 	return false;
 }

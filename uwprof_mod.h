@@ -325,8 +325,8 @@ void uwprof_session_put(struct uwprof_session *s);
 /* tablemem.c: table memory of all files, validated blobs kept */
 bool uwprof_tables_charge(u64 bytes);
 void uwprof_tables_uncharge(u64 bytes);
-bool uwprof_tables_kept_match(const struct cred *owner, const void *blob,
-			      u32 size);
+void *uwprof_tables_kept_take(const struct cred *owner,
+			      const void __user *src, u32 size);
 void uwprof_tables_keep(const struct cred *owner, void *blob, u32 size);
 void uwprof_tables_kept_trim(u32 limit);
 
