@@ -148,6 +148,14 @@ if grep -q '^uwprof record: fully unwound: ' "$out/cmd.log"; then
 else
 	fail "no summary: $(cat "$out/cmd.log")"
 fi
+# The module validated the tables for the first recording of the boot
+# and kept them: the next recording's uploads of the same tables say so.
+if ! grep -q 'kept by the module' "$out/cmd.log" &&
+   grep -q '^uwprof record: [1-9][0-9]* of [1-9][0-9]* table uploads were validated for an earlier recording' "$out/exec.log"; then
+	ok "the second recording's tables were kept from the first ($(sed -n 's/^uwprof record: \([0-9]* of [0-9]*\) table uploads.*/\1/p' "$out/exec.log"))"
+else
+	fail "kept tables: first: $(grep kept "$out/cmd.log"); second: $(grep -c kept "$out/exec.log")"
+fi
 rep "$out/cmd.data" >"$tmp/cmd.txt"
 n=$(sed -n 's/^# \([0-9]*\) samples of.*/\1/p' "$tmp/cmd.txt")
 # Every sample judged, the dynamic loader's too: the side-band follows the

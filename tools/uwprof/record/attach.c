@@ -38,7 +38,7 @@ int uw_runtime_text(const struct uwt_meta *meta, const struct uw_mapping *m,
 }
 
 int uw_dev_upload(int fd, const void *blob, uint32_t len, uint32_t flags,
-		  uint32_t *verr)
+		  struct uw_upload_reply *reply)
 {
 	struct uwprof_table_upload up = {
 		.size = sizeof(up),
@@ -47,18 +47,19 @@ int uw_dev_upload(int fd, const void *blob, uint32_t len, uint32_t flags,
 		.len = len,
 	};
 
-	if (ioctl(fd, UWPROF_IOC_TABLE_UPLOAD, &up)) {
-		if (verr)
-			*verr = up.verr;
-		return -errno;
-	}
-	return (int)up.table_id;
+	int ret = ioctl(fd, UWPROF_IOC_TABLE_UPLOAD, &up) ? -errno :
+		  (int)up.table_id;
+
+	reply->verr = up.verr;
+	reply->result = up.result;
+	return ret;
 }
 
 int uw_dev_upload_by_build_id(int fd, const void *blob, uint32_t len,
 			      uint32_t flags, const uint8_t *bid,
 			      uint32_t bid_len, uint32_t text_addr,
-			      uint32_t text_size, uint32_t *verr)
+			      uint32_t text_size,
+			      struct uw_upload_reply *reply)
 {
 	struct uwprof_table_upload up = {
 		.size = sizeof(up),
@@ -72,12 +73,14 @@ int uw_dev_upload_by_build_id(int fd, const void *blob, uint32_t len,
 
 	if (!bid_len || bid_len > UWPROF_BUILD_ID_MAX)
 		return -EINVAL;
+	int ret;
+
 	memcpy(up.build_id, bid, bid_len);
-	if (ioctl(fd, UWPROF_IOC_TABLE_UPLOAD, &up)) {
-		*verr = up.verr;
-		return -errno;
-	}
-	return (int)up.table_id;
+	ret = ioctl(fd, UWPROF_IOC_TABLE_UPLOAD, &up) ? -errno :
+	      (int)up.table_id;
+	reply->verr = up.verr;
+	reply->result = up.result;
+	return ret;
 }
 
 int uw_dev_detach(int fd, pid_t pid, uint32_t start)

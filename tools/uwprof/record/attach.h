@@ -21,25 +21,32 @@
 int uw_runtime_text(const struct uwt_meta *meta, const struct uw_mapping *m,
 		    uint32_t *start, uint32_t *end);
 
+/* What the module said of an upload beside its id or errno. */
+struct uw_upload_reply {
+	uint32_t verr;		/* the validation error on EINVAL, else 0 */
+	uint32_t result;	/* UWPROF_UPLOAD_* (an older module: 0) */
+};
+
 /*
  * Upload a table blob with UWPROF_TABLE_* @flags (0, or
- * UWPROF_TABLE_CHROME_COMPAT); returns the table id or -errno (*verr on
- * EINVAL).
+ * UWPROF_TABLE_CHROME_COMPAT); returns the table id or -errno, and
+ * @reply.
  */
 int uw_dev_upload(int fd, const void *blob, uint32_t len, uint32_t flags,
-		  uint32_t *verr);
+		  struct uw_upload_reply *reply);
 
 /*
  * Upload a table for the file with GNU build-id @bid, covering link
  * addresses [@text_addr, +@text_size), for the module to attach by itself
  * (UWPROF_TABLE_BY_BUILD_ID, with @flags added).  The table id or -errno;
- * -EINVAL with *verr 0: the module does not take tables by build-id (or
- * does not know a flag of @flags).
+ * -EINVAL with reply->verr 0: the module does not take tables by build-id
+ * (or does not know a flag of @flags).
  */
 int uw_dev_upload_by_build_id(int fd, const void *blob, uint32_t len,
 			      uint32_t flags, const uint8_t *bid,
 			      uint32_t bid_len, uint32_t text_addr,
-			      uint32_t text_size, uint32_t *verr);
+			      uint32_t text_size,
+			      struct uw_upload_reply *reply);
 
 /* Detach @pid's range starting at @start; 0 or -errno. */
 int uw_dev_detach(int fd, pid_t pid, uint32_t start);

@@ -834,6 +834,12 @@ static void summary_missing(const struct rec *r)
  */
 static void summary_uploads(const struct rec *r)
 {
+	if (r->uploads_kept)
+		fprintf(stderr, "uwprof record: %llu of %llu table uploads were "
+			"validated for an earlier recording and kept by the "
+			"module (table_keep_bytes)\n",
+			(unsigned long long)r->uploads_kept,
+			(unsigned long long)r->uploads);
 	if (r->needs_uploaded)
 		fprintf(stderr, "uwprof record: %llu tables uploaded as the "
 			"command started (program, loader, libraries)\n",

@@ -41,6 +41,18 @@ static int unhex(const char *s, uint8_t *out, unsigned int room)
 	return (int)n;
 }
 
+/* One upload's answer: its validation error, and whether it was kept. */
+static int upload_counted(struct rec *r, int id,
+			  const struct uw_upload_reply *reply, uint32_t *verr)
+{
+	*verr = reply->verr;
+	if (id > 0) {
+		r->uploads++;
+		r->uploads_kept += !!(reply->result & UWPROF_UPLOAD_KEPT);
+	}
+	return id;
+}
+
 /*
  * Upload a blob with UWPROF_TABLE_* @flags: by build-id while the module
  * takes that, else plainly.
@@ -48,6 +60,7 @@ static int unhex(const char *s, uint8_t *out, unsigned int room)
 static int upload_as(struct rec *r, const char *bid, const struct uwt_file *f,
 		     const struct uwt_part *p, uint32_t flags, uint32_t *verr)
 {
+	struct uw_upload_reply reply = { 0 };
 	uint8_t b[UWPROF_BUILD_ID_MAX];
 	int n = unhex(bid, b, sizeof(b)), id;
 
@@ -57,14 +70,15 @@ static int upload_as(struct rec *r, const char *bid, const struct uwt_file *f,
 		id = uw_dev_upload_by_build_id(r->fd, p->blob, p->blob_size,
 					       flags, b, (uint32_t)n,
 					       p->text_addr, p->text_size,
-					       verr);
+					       &reply);
 		if (id > 0)
 			r->bid_taken = true;
-		if (id != -EINVAL || *verr)
-			return id;
+		if (id != -EINVAL || reply.verr)
+			return upload_counted(r, id, &reply, verr);
 		r->by_build_id = false;	/* this module attaches per mapping only */
 	}
-	return uw_dev_upload(r->fd, p->blob, p->blob_size, flags, verr);
+	id = uw_dev_upload(r->fd, p->blob, p->blob_size, flags, &reply);
+	return upload_counted(r, id, &reply, verr);
 }
 
 /*

@@ -157,6 +157,8 @@ struct rec {
 					 * was being made */
 	uint64_t late_samples;	/* stopped no-table in code whose table
 				 * (--tables, the cache) was uploaded later */
+	uint64_t uploads;		/* table uploads the module took */
+	uint64_t uploads_kept;		/* of them, validated before (kept) */
 	uint64_t needs_uploaded;	/* tables uploaded before their files
 					 * were mapped (record/needs.c) */
 	uint64_t held_ns;	/* time targets spent paused for tables */
