@@ -62,13 +62,6 @@ static void uwprof_table_free(struct uwprof_table *t)
 	kfree(t);
 }
 
-/* A table that was charged for, and is no longer kept. */
-static void uwprof_table_drop(struct uwprof_table *t)
-{
-	uwprof_tables_uncharge(t->size);
-	uwprof_table_free(t);
-}
-
 /*
  * The same blob, uploaded for the same file (or for none).  No hash of
  * the blob: one cost a pass over every upload (a twentieth of a recording's
@@ -151,9 +144,8 @@ static int uwprof_table_validate(struct uwprof_table *t,
 
 /*
  * A kept blob of the same bytes (tablemem.c), validated for a file of the
- * same owner since closed: its header alone is read again, and the
- * upload's charge for its bytes is dropped, as the blob's own goes with
- * it.
+ * same owner since closed: its header alone is read again.  Its charge
+ * comes with it.
  */
 static int uwprof_table_take_kept(struct uwprof_session *s,
 				  struct uwprof_table *t,
@@ -165,15 +157,40 @@ static int uwprof_table_take_kept(struct uwprof_session *s,
 					  up->len);
 	if (!t->blob)
 		return -ENOENT;
-	uwprof_tables_uncharge(up->len);
 	up->result |= UWPROF_UPLOAD_KEPT;
 	/* it passed before: never fails */
-	if (uw2_table_parse_header(&t->t, t->blob, t->size, &verr))
+	if (uw2_table_parse_header(&t->t, t->blob, t->size, &verr)) {
+		uwprof_tables_uncharge(t->size);
 		return -EINVAL;
+	}
 	return 0;
 }
 
-/* Copy the blob in and validate it, or take a kept copy of it. */
+/*
+ * Copy the blob in and validate it: its bytes charged, and its memo's
+ * while it is checked.
+ */
+static int uwprof_table_copy_check(struct uwprof_table *t,
+				   struct uwprof_table_upload *up)
+{
+	int ret = 0;
+
+	if (!uwprof_tables_charge(up->len + UW2_MEMO_BYTES(up->len)))
+		return -ENOSPC;
+	t->blob = kvmalloc(up->len, GFP_KERNEL_ACCOUNT);
+	if (!t->blob)
+		ret = -ENOMEM;
+	else if (copy_from_user(t->blob, u64_to_user_ptr(up->data), up->len))
+		ret = -EFAULT;
+	else
+		ret = uwprof_table_validate(t, up);
+	uwprof_tables_uncharge(UW2_MEMO_BYTES(up->len));
+	if (ret)
+		uwprof_tables_uncharge(up->len);
+	return ret;
+}
+
+/* Take a kept copy of the blob, or copy it in and validate it. */
 static int uwprof_table_load(struct uwprof_session *s,
 			     struct uwprof_table_upload *up,
 			     struct uwprof_table **out)
@@ -186,21 +203,12 @@ static int uwprof_table_load(struct uwprof_session *s,
 		return -ENOMEM;
 	t->size = up->len;
 	ret = uwprof_table_take_kept(s, t, up);
-	if (ret == -ENOENT) {
-		t->blob = kvmalloc(up->len, GFP_KERNEL_ACCOUNT);
-		if (!t->blob) {
-			ret = -ENOMEM;
-			goto err;
-		}
-		if (copy_from_user(t->blob, u64_to_user_ptr(up->data),
-				   up->len)) {
-			ret = -EFAULT;
-			goto err;
-		}
-		ret = uwprof_table_validate(t, up);
+	if (ret == -ENOENT)
+		ret = uwprof_table_copy_check(t, up);
+	if (ret) {
+		uwprof_table_free(t);
+		return ret;
 	}
-	if (ret)
-		goto err;
 	t->flags = up->flags;
 	t->text_addr = up->text_addr;
 	t->text_size = up->text_size;
@@ -208,9 +216,19 @@ static int uwprof_table_load(struct uwprof_session *s,
 	memcpy(t->build_id, up->build_id, up->build_id_size);
 	*out = t;
 	return 0;
-err:
-	uwprof_table_free(t);
-	return ret;
+}
+
+/*
+ * A validated table no file holds (its file freed, or an upload that
+ * found it had one already or no room): its blob goes to tablemem.c,
+ * kept for the owner's next upload of the same bytes or freed.  Not
+ * under s->lock.
+ */
+static void uwprof_table_retire(struct uwprof_session *s,
+				struct uwprof_table *t)
+{
+	uwprof_tables_keep(s->cred, t->blob, t->size);
+	kfree(t);
 }
 
 long uwprof_ioctl_table_upload(struct uwprof_session *s, void __user *arg)
@@ -230,13 +248,8 @@ long uwprof_ioctl_table_upload(struct uwprof_session *s, void __user *arg)
 	up.table_id = 0;
 	up.verr = 0;
 	up.verr_offset = 0;
-	if (!uwprof_tables_charge(up.len + UW2_MEMO_BYTES(up.len)))
-		return -ENOSPC;
 	up.result = 0;
 	ret = uwprof_table_load(s, &up, &t);
-	uwprof_tables_uncharge(UW2_MEMO_BYTES(up.len));
-	if (ret)
-		uwprof_tables_uncharge(up.len);
 	if (ret == -EINVAL)
 		goto reply;
 	if (ret)
@@ -247,16 +260,12 @@ long uwprof_ioctl_table_upload(struct uwprof_session *s, void __user *arg)
 	if (same) {
 		up.table_id = same->id;
 		up.result |= UWPROF_UPLOAD_SAME;
-		uwprof_table_drop(t);
 	} else if (s->table_bytes + t->size > uwprof_table_bytes_max) {
-		uwprof_table_drop(t);
 		ret = -ENOSPC;
 	} else {
 		ret = xa_alloc(&s->tables, &t->id, t, xa_limit_31b,
 			       GFP_KERNEL_ACCOUNT);
-		if (ret) {
-			uwprof_table_drop(t);
-		} else {
+		if (!ret) {
 			s->table_bytes += t->size;
 			up.table_id = t->id;
 			if (t->flags & UWPROF_TABLE_BY_BUILD_ID) {
@@ -264,9 +273,12 @@ long uwprof_ioctl_table_upload(struct uwprof_session *s, void __user *arg)
 				WRITE_ONCE(s->n_bid_tables, s->n_bid_tables + 1);
 				WRITE_ONCE(s->table_gen, s->table_gen + 1);
 			}
+			t = NULL;
 		}
 	}
 	mutex_unlock(&s->lock);
+	if (t)
+		uwprof_table_retire(s, t);
 	if (ret)
 		return ret;
 reply:
@@ -1167,10 +1179,7 @@ void uwprof_registry_free(struct uwprof_session *s)
 	xa_destroy(&s->procs);
 	/* an mm watch may still be looking at an entry: another period */
 	uwprof_graveyard_free(s);
-	/* validated blobs are kept for the owner's next file (tablemem.c) */
-	xa_for_each(&s->tables, i, t) {
-		uwprof_tables_keep(s->cred, t->blob, t->size);
-		kfree(t);
-	}
+	xa_for_each(&s->tables, i, t)
+		uwprof_table_retire(s, t);
 	xa_destroy(&s->tables);
 }

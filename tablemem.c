@@ -150,44 +150,62 @@ static struct uwprof_kept *uwprof_kept_unlink(kuid_t owner, u32 size)
 	return NULL;
 }
 
+/* Kept blobs down to table_keep_bytes, read now.  Under the lock. */
+static void uwprof_kept_fit(void)
+{
+	u32 limit = READ_ONCE(uwprof_table_keep_bytes);
+
+	while (uwprof_kept_bytes > limit && uwprof_kept_drop_oldest())
+		;
+}
+
 /*
  * A kept blob, validated for a file of @owner since closed, whose bytes
  * are the @size bytes at @src: the caller's now, charged already (its
  * charge goes with it); NULL if none.  The bytes are compared where they
  * are, so that a match costs no copy: the kernel's copy, validated, is
- * what is used, whatever the caller's memory holds meanwhile.  A blob
- * being compared is off the list; one that differs goes back at its end.
+ * what is used, whatever the caller's memory holds meanwhile.  Blobs
+ * being compared are off the list, each tried once; those that differ
+ * go back among the oldest.
  */
 void *uwprof_tables_kept_take(const struct cred *owner,
 			      const void __user *src, u32 size)
 {
-	struct uwprof_kept *k;
-	void *buf, *blob = NULL;
+	struct uwprof_kept *k, *found = NULL;
+	LIST_HEAD(tried);
 	u32 tries;
+	void *buf;
 
-	if (list_empty_careful(&uwprof_kept_list))
+	if (list_empty(&uwprof_kept_list))	/* a hint: checked below */
 		return NULL;
 	buf = kmalloc(UWPROF_CMP_CHUNK, GFP_KERNEL);
 	if (!buf)
 		return NULL;
-	for (tries = 0; tries < UWPROF_KEPT_TRIES && !blob; tries++) {
+	for (tries = 0; tries < UWPROF_KEPT_TRIES && !found; tries++) {
 		mutex_lock(&uwprof_kept_lock);
 		k = uwprof_kept_unlink(owner->euid, size);
 		mutex_unlock(&uwprof_kept_lock);
 		if (!k)
 			break;
-		if (uwprof_user_equal(src, k->blob, size, buf)) {
-			blob = k->blob;
-			kfree(k);
-			break;
-		}
-		mutex_lock(&uwprof_kept_lock);
-		list_add_tail(&k->node, &uwprof_kept_list);
-		uwprof_kept_bytes += size;
-		mutex_unlock(&uwprof_kept_lock);
+		if (uwprof_user_equal(src, k->blob, size, buf))
+			found = k;
+		else
+			list_add_tail(&k->node, &tried);
 	}
 	kfree(buf);
-	return blob;
+	if (!list_empty(&tried)) {
+		mutex_lock(&uwprof_kept_lock);
+		list_for_each_entry(k, &tried, node)
+			uwprof_kept_bytes += k->size;
+		list_splice(&tried, &uwprof_kept_list);
+		uwprof_kept_fit();	/* the bound may have come down */
+		mutex_unlock(&uwprof_kept_lock);
+	}
+	if (!found)
+		return NULL;
+	buf = found->blob;
+	kfree(found);
+	return buf;
 }
 
 /* Is the same blob of the same owner kept already?  Under the lock. */
@@ -203,31 +221,28 @@ static bool uwprof_kept_has(kuid_t owner, const void *blob, u32 size)
 }
 
 /*
- * The validated, charged @blob of a file of @owner that is being freed:
- * kept while table_keep_bytes has room for it (the oldest dropped to
- * make it), else freed and uncharged.
+ * The validated, charged @blob of @owner's that no file holds: kept
+ * while table_keep_bytes has room for it (the oldest dropped to make
+ * it), else freed and uncharged.  The bound is read under the lock, so a
+ * lower one written meanwhile holds here too.
  */
 void uwprof_tables_keep(const struct cred *owner, void *blob, u32 size)
 {
-	u32 limit = READ_ONCE(uwprof_table_keep_bytes);
-	struct uwprof_kept *k = NULL;
+	struct uwprof_kept *k = kmalloc(sizeof(*k), GFP_KERNEL);
 
-	if (size <= limit)
-		k = kmalloc(sizeof(*k), GFP_KERNEL);
 	if (k) {
 		mutex_lock(&uwprof_kept_lock);
-		if (uwprof_kept_has(owner->euid, blob, size)) {
+		if (size > READ_ONCE(uwprof_table_keep_bytes) ||
+		    uwprof_kept_has(owner->euid, blob, size)) {
 			kfree(k);
 			k = NULL;
 		} else {
-			while (uwprof_kept_bytes + size > limit &&
-			       uwprof_kept_drop_oldest())
-				;
 			k->owner = owner->euid;
 			k->size = size;
 			k->blob = blob;
 			list_add_tail(&k->node, &uwprof_kept_list);
 			uwprof_kept_bytes += size;
+			uwprof_kept_fit();	/* the oldest, never @k */
 		}
 		mutex_unlock(&uwprof_kept_lock);
 	}
@@ -237,14 +252,25 @@ void uwprof_tables_keep(const struct cred *owner, void *blob, u32 size)
 	}
 }
 
-/*
- * Kept blobs down to @limit bytes, the oldest dropped: table_keep_bytes
- * set lower, and module exit (0: no file is open, every session freed).
- */
-void uwprof_tables_kept_trim(u32 limit)
+/* Kept blobs down to table_keep_bytes (written lower), or none (exit). */
+void uwprof_tables_kept_trim(bool all)
 {
 	mutex_lock(&uwprof_kept_lock);
-	while (uwprof_kept_bytes > limit && uwprof_kept_drop_oldest())
-		;
+	if (all)
+		while (uwprof_kept_drop_oldest())
+			;
+	else
+		uwprof_kept_fit();
 	mutex_unlock(&uwprof_kept_lock);
+}
+
+/* The bytes kept now (the read-only parameter table_kept_bytes). */
+u64 uwprof_tables_kept_bytes(void)
+{
+	u64 n;
+
+	mutex_lock(&uwprof_kept_lock);
+	n = uwprof_kept_bytes;
+	mutex_unlock(&uwprof_kept_lock);
+	return n;
 }

@@ -31,7 +31,7 @@ MODULE_PARM_DESC(table_bytes_max,
 unsigned int uwprof_tables_bytes_all = 256 << 20;
 module_param_named(tables_bytes_all, uwprof_tables_bytes_all, uint, 0644);
 MODULE_PARM_DESC(tables_bytes_all,
-		 "Most table bytes of all open files together, with validations under way (256 MiB)");
+		 "Most table bytes of all open files together, with validations under way and the bytes kept (256 MiB)");
 
 unsigned int uwprof_table_keep_bytes = 16 << 20;
 
@@ -42,7 +42,7 @@ static int uwprof_keep_bytes_set(const char *val,
 	int ret = param_set_uint(val, kp);
 
 	if (!ret)
-		uwprof_tables_kept_trim(READ_ONCE(uwprof_table_keep_bytes));
+		uwprof_tables_kept_trim(false);
 	return ret;
 }
 
@@ -55,6 +55,28 @@ module_param_cb(table_keep_bytes, &uwprof_keep_bytes_ops,
 		&uwprof_table_keep_bytes, 0644);
 MODULE_PARM_DESC(table_keep_bytes,
 		 "Validated table bytes kept after their file closed, for the same user's next upload of them (16 MiB; 0: none)");
+
+/* A gauge: the bytes kept now, which writing table_keep_bytes bounds. */
+static int uwprof_kept_bytes_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%llu\n", uwprof_tables_kept_bytes());
+}
+
+/* Not to be set, at insmod either (which calls .set unchecked). */
+static int uwprof_kept_bytes_set(const char *val,
+				 const struct kernel_param *kp)
+{
+	return -EPERM;
+}
+
+static const struct kernel_param_ops uwprof_kept_bytes_ops = {
+	.set = uwprof_kept_bytes_set,
+	.get = uwprof_kept_bytes_get,
+};
+
+module_param_cb(table_kept_bytes, &uwprof_kept_bytes_ops, NULL, 0444);
+MODULE_PARM_DESC(table_kept_bytes,
+		 "Validated table bytes kept now (read only)");
 
 unsigned int uwprof_buffer_bytes = 512 << 10;
 module_param_named(buffer_bytes, uwprof_buffer_bytes, uint, 0644);
@@ -107,7 +129,7 @@ static void __exit uwprof_exit(void)
 	/* entries of exited processes still queued for freeing */
 	uwprof_workq_module_exit();
 	/* every session freed: what they kept */
-	uwprof_tables_kept_trim(0);
+	uwprof_tables_kept_trim(true);
 }
 
 module_init(uwprof_init);

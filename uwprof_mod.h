@@ -30,7 +30,10 @@
 #include "uapi/uwprof.h"
 #include "unwind_v2.h"
 
-/* Module parameters (uwprof_main.c), read when a file is opened. */
+/*
+ * Module parameters (uwprof_main.c), read when a file is opened; but
+ * table_keep_bytes, read as a table is kept (tablemem.c).
+ */
 extern unsigned int uwprof_table_bytes_max;
 extern unsigned int uwprof_tables_bytes_all;
 extern unsigned int uwprof_table_keep_bytes;
@@ -328,7 +331,8 @@ void uwprof_tables_uncharge(u64 bytes);
 void *uwprof_tables_kept_take(const struct cred *owner,
 			      const void __user *src, u32 size);
 void uwprof_tables_keep(const struct cred *owner, void *blob, u32 size);
-void uwprof_tables_kept_trim(u32 limit);
+void uwprof_tables_kept_trim(bool all);
+u64 uwprof_tables_kept_bytes(void);
 
 /* registry.c: tables and attachments */
 void uwprof_registry_init(struct uwprof_session *s);

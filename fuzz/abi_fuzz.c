@@ -1079,10 +1079,10 @@ static void fuzz_params(struct rng *r)
 {
 	static const char *const names[] = {
 		"buffer_bytes", "max_depth", "stack_window", "wakeup_ms",
-		"wakeup_bytes", "table_bytes_max",
+		"wakeup_bytes", "table_bytes_max", "table_keep_bytes",
 	};
 	static const unsigned long dflt[] = {
-		16384, 128, 262144, 10, 0, 65536,
+		16384, 128, 262144, 10, 0, 65536, 16 << 20,
 	};
 	static int changed = -1;
 
@@ -1091,12 +1091,13 @@ static void fuzz_params(struct rng *r)
 		changed = -1;
 		return;
 	}
-	changed = below(r, 6);
+	changed = below(r, 7);
 	static const unsigned long buffer[] = { 0, 1, 4096, 16384, 65536 };
 	static const unsigned long depth[] = { 0, 1, 128, 256, 257, 100000 };
 	static const unsigned long window[] = { 0, 16, 4096, 262144, 0xffffffff };
 	static const unsigned long wms[] = { 0, 1, 10, 1000, 5000 };
 	static const unsigned long tbm[] = { 0, 64, 4096, 65536 };
+	static const unsigned long keep[] = { 0, 64, 4096, 16 << 20 };
 
 	switch (changed) {
 	case 0: set_param("buffer_bytes", buffer[below(r, 5)]); break;
@@ -1104,7 +1105,8 @@ static void fuzz_params(struct rng *r)
 	case 2: set_param("stack_window", window[below(r, 5)]); break;
 	case 3: set_param("wakeup_ms", wms[below(r, 5)]); break;
 	case 4: set_param("wakeup_bytes", below(r, 2) ? 0 : rnd(r)); break;
-	default: set_param("table_bytes_max", tbm[below(r, 4)]); break;
+	case 5: set_param("table_bytes_max", tbm[below(r, 4)]); break;
+	default: set_param("table_keep_bytes", keep[below(r, 4)]); break;
 	}
 }
 

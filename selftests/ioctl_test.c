@@ -175,29 +175,53 @@ static int upload_result(int fd, const void *blob, size_t len,
 	return ret ? -errno : (int)up.table_id;
 }
 
-/*
- * A new file's upload of @blob, closed after: KEPT once the file that had
- * it is freed (a grace period after its close); false if not within 3 s.
- */
-static bool kept_soon(const void *blob, size_t len)
+/* The module's gauge of kept table bytes, or -1. */
+static long kept_bytes(void)
 {
-	unsigned int result = 0;
-	int i, fd;
+	FILE *f = fopen("/sys/module/uwprof/parameters/table_kept_bytes", "r");
+	long n = -1;
 
-	for (i = 0; i < 30 && !(result & UWPROF_UPLOAD_KEPT); i++) {
-		usleep(100000);
-		fd = uwprof_open_dev();
-		if (fd < 0 || upload_result(fd, blob, len, &result, NULL) <= 0)
-			result = 0;
-		close(fd);
-	}
-	return result & UWPROF_UPLOAD_KEPT;
+	if (f && fscanf(f, "%ld", &n) != 1)
+		n = -1;
+	if (f)
+		fclose(f);
+	return n;
+}
+
+/*
+ * Wait for the gauge to read @want: a file's tables are kept a grace
+ * period after its close, on the module's workqueue.  False if not
+ * within 5 s.
+ */
+static bool kept_bytes_become(long want)
+{
+	int i;
+
+	for (i = 0; i < 100 && kept_bytes() != want; i++)
+		usleep(50000);
+	return kept_bytes() == want;
+}
+
+/* Open a file, upload @blob, close it: the upload's result, or ~0u. */
+static unsigned int upload_once(const void *blob, size_t len,
+				unsigned int *verr)
+{
+	unsigned int result = ~0u;
+	int fd = uwprof_open_dev();
+
+	if (fd >= 0 && upload_result(fd, blob, len, &result, verr) < 0 &&
+	    !verr)
+		result = ~0u;
+	close(fd);
+	return result;
 }
 
 /*
  * A validated blob is kept after its file is freed, and the same owner's
- * next upload of the same bytes is not validated again; other bytes, and
- * another user's upload, are; table_keep_bytes 0 keeps none.
+ * next upload of the same bytes takes it without validation; other bytes
+ * of the same size, and another user's upload of the same bytes, are
+ * validated while it is kept; table_keep_bytes 0 lets go of it at once
+ * and keeps no more.  The gauge tells each time that the blob is kept.
  */
 TEST(upload_kept_after_close)
 {
@@ -209,8 +233,14 @@ TEST(upload_kept_after_close)
 	int fd, status;
 
 	ASSERT_EQ(0, uwprof_load());
-	/* nothing kept from before: the first upload is validated */
+	/*
+	 * Nothing kept from before, the earlier tests' files freed meanwhile
+	 * (a grace period after their close) keeping nothing either: the
+	 * first upload is validated, and the gauge counts this test's alone.
+	 */
 	ASSERT_EQ(0, uwprof_set_param("table_keep_bytes", 0));
+	ASSERT_EQ(0, kept_bytes());
+	usleep(1000000);
 	ASSERT_EQ(0, uwprof_set_param("table_keep_bytes", 16 << 20));
 	fd = uwprof_open_dev();
 	ASSERT_LE(0, fd);
@@ -219,35 +249,37 @@ TEST(upload_kept_after_close)
 	ASSERT_LT(0, upload_result(fd, blob, len, &result, NULL));
 	EXPECT_EQ(UWPROF_UPLOAD_SAME, result);
 	close(fd);
-	EXPECT_TRUE(kept_soon(blob, len));
-	/* one byte else, the same size: validated, and refused */
+	ASSERT_TRUE(kept_bytes_become(len));
+	/* one byte else, the same size: validated and refused, the kept one left */
 	memcpy(bad, blob, len);
 	bad[len - 1] = 0x9d;		/* reserved opcode, no finish */
-	fd = uwprof_open_dev();
-	ASSERT_LE(0, fd);
-	EXPECT_EQ(-EINVAL, upload_result(fd, bad, len, &result, &verr));
-	EXPECT_NE(0, verr);
+	verr = 0;
+	result = upload_once(bad, len, &verr);
 	EXPECT_EQ(0, result & UWPROF_UPLOAD_KEPT);
-	close(fd);
+	EXPECT_NE(0, verr);
+	EXPECT_EQ(len, kept_bytes());
 	/* another user's file: uid 65534 with root's capabilities kept */
-	usleep(500000);
 	child = fork();
 	if (child == 0) {
 		if (prctl(PR_SET_KEEPCAPS, 1) || setgid(65534) ||
 		    setuid(65534) || raise_permitted_caps())
 			_exit(1);
-		fd = uwprof_open_dev();
-		if (fd < 0 || upload_result(fd, blob, len, &result, NULL) <= 0)
-			_exit(2);
-		_exit(result & UWPROF_UPLOAD_KEPT ? 3 : 0);
+		result = upload_once(blob, len, NULL);
+		_exit(result == ~0u ? 2 : result & UWPROF_UPLOAD_KEPT ? 3 : 0);
 	}
 	ASSERT_EQ(child, waitpid(child, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status));
-	/* the owner's copy was there all along */
-	EXPECT_TRUE(kept_soon(blob, len));
-	/* none kept */
+	/* the owner's copy was there all along; the other user's kept too */
+	ASSERT_TRUE(kept_bytes_become(2 * len));
+	EXPECT_EQ(UWPROF_UPLOAD_KEPT, upload_once(blob, len, NULL));
+	ASSERT_TRUE(kept_bytes_become(2 * len));
+	/* none kept: at once, and not after */
 	ASSERT_EQ(0, uwprof_set_param("table_keep_bytes", 0));
-	EXPECT_FALSE(kept_soon(blob, len));
+	EXPECT_EQ(0, kept_bytes());
+	EXPECT_EQ(0, upload_once(blob, len, NULL));
+	usleep(500000);
+	EXPECT_EQ(0, kept_bytes());
 	ASSERT_EQ(0, uwprof_set_param("table_keep_bytes", 16 << 20));
 }
 
