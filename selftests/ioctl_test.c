@@ -178,14 +178,7 @@ static int upload_result(int fd, const void *blob, size_t len,
 /* The module's gauge of kept table bytes, or -1. */
 static long kept_bytes(void)
 {
-	FILE *f = fopen("/sys/module/uwprof/parameters/table_kept_bytes", "r");
-	long n = -1;
-
-	if (f && fscanf(f, "%ld", &n) != 1)
-		n = -1;
-	if (f)
-		fclose(f);
-	return n;
+	return uwprof_get_param("table_kept_bytes");
 }
 
 /*

@@ -63,14 +63,7 @@ static struct pollfd pfd[POLL_FDS];
 /* The module's reference count, or -1. */
 static long mod_refcnt(void)
 {
-	FILE *f = fopen("/sys/module/uwprof/refcnt", "r");
-	long n = -1;
-
-	if (f && fscanf(f, "%ld", &n) != 1)
-		n = -1;
-	if (f)
-		fclose(f);
-	return n;
+	return uwprof_read_long("/sys/module/uwprof/refcnt");
 }
 
 static long now_ms(void)

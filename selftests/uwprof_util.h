@@ -124,6 +124,28 @@ static inline int uwprof_stats(int fd, struct uwprof_stats *st)
 	return ioctl(fd, UWPROF_IOC_STATS, st) ? -errno : 0;
 }
 
+/* The number a file holds (/sys's), or -1. */
+static inline long uwprof_read_long(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	long n = -1;
+
+	if (f && fscanf(f, "%ld", &n) != 1)
+		n = -1;
+	if (f)
+		fclose(f);
+	return n;
+}
+
+/* A module parameter's value, or -1. */
+static inline long uwprof_get_param(const char *name)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/module/uwprof/parameters/%s", name);
+	return uwprof_read_long(path);
+}
+
 /* Set a module parameter; returns 0 or -1. */
 static inline int uwprof_set_param(const char *name, unsigned long value)
 {
