@@ -37,6 +37,16 @@ int uw_runtime_text(const struct uwt_meta *meta, const struct uw_mapping *m,
 	return 0;
 }
 
+/* What the module said beside the id, into @reply if the caller asked. */
+static void upload_reply(const struct uwprof_table_upload *up,
+			 struct uw_upload_reply *reply)
+{
+	if (!reply)
+		return;
+	reply->verr = up->verr;
+	reply->result = up->result;
+}
+
 int uw_dev_upload(int fd, const void *blob, uint32_t len, uint32_t flags,
 		  struct uw_upload_reply *reply)
 {
@@ -50,8 +60,7 @@ int uw_dev_upload(int fd, const void *blob, uint32_t len, uint32_t flags,
 	int ret = ioctl(fd, UWPROF_IOC_TABLE_UPLOAD, &up) ? -errno :
 		  (int)up.table_id;
 
-	reply->verr = up.verr;
-	reply->result = up.result;
+	upload_reply(&up, reply);
 	return ret;
 }
 
@@ -78,8 +87,7 @@ int uw_dev_upload_by_build_id(int fd, const void *blob, uint32_t len,
 	memcpy(up.build_id, bid, bid_len);
 	ret = ioctl(fd, UWPROF_IOC_TABLE_UPLOAD, &up) ? -errno :
 	      (int)up.table_id;
-	reply->verr = up.verr;
-	reply->result = up.result;
+	upload_reply(&up, reply);
 	return ret;
 }
 

@@ -30,7 +30,7 @@ struct uw_upload_reply {
 /*
  * Upload a table blob with UWPROF_TABLE_* @flags (0, or
  * UWPROF_TABLE_CHROME_COMPAT); returns the table id or -errno, and
- * @reply.
+ * @reply unless it is NULL.
  */
 int uw_dev_upload(int fd, const void *blob, uint32_t len, uint32_t flags,
 		  struct uw_upload_reply *reply);
@@ -38,9 +38,9 @@ int uw_dev_upload(int fd, const void *blob, uint32_t len, uint32_t flags,
 /*
  * Upload a table for the file with GNU build-id @bid, covering link
  * addresses [@text_addr, +@text_size), for the module to attach by itself
- * (UWPROF_TABLE_BY_BUILD_ID, with @flags added).  The table id or -errno;
- * -EINVAL with reply->verr 0: the module does not take tables by build-id
- * (or does not know a flag of @flags).
+ * (UWPROF_TABLE_BY_BUILD_ID, with @flags added).  The table id or -errno,
+ * and @reply unless it is NULL; -EINVAL with reply->verr 0: the module
+ * does not take tables by build-id (or does not know a flag of @flags).
  */
 int uw_dev_upload_by_build_id(int fd, const void *blob, uint32_t len,
 			      uint32_t flags, const uint8_t *bid,
