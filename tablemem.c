@@ -14,7 +14,8 @@
  * uploaded the kept blob, so that no user learns, even by timing, what
  * another uploaded.  Kept bytes stay charged to tables_bytes_all, and an
  * upload that finds it full drops kept blobs first; table_keep_bytes 0
- * keeps none.  Module exit frees them all.
+ * keeps none.  They are a cache: memory pressure takes them back, the
+ * oldest first, through a shrinker.  Module exit frees them all.
  *
  * uwprof_kept_lock (a mutex) guards the list; it is taken in process
  * context only (uploads, a session's free on the module's workqueue),
@@ -26,6 +27,7 @@
 #include <linux/list.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
+#include <linux/shrinker.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
@@ -43,6 +45,12 @@ static atomic64_t uwprof_tables_bytes = ATOMIC64_INIT(0);
 static LIST_HEAD(uwprof_kept_list);
 static DEFINE_MUTEX(uwprof_kept_lock);
 static u64 uwprof_kept_bytes;	/* under uwprof_kept_lock */
+static unsigned long uwprof_kept_pages;	/* the same, in pages a blob */
+
+static unsigned long uwprof_pages_of(u32 size)
+{
+	return DIV_ROUND_UP(size, PAGE_SIZE);
+}
 
 void uwprof_tables_uncharge(u64 bytes)
 {
@@ -60,6 +68,7 @@ static bool uwprof_kept_drop_oldest(void)
 		return false;
 	list_del(&k->node);
 	uwprof_kept_bytes -= k->size;
+	uwprof_kept_pages -= uwprof_pages_of(k->size);
 	uwprof_tables_uncharge(k->size);
 	kvfree(k->blob);
 	kfree(k);
@@ -146,6 +155,7 @@ static struct uwprof_kept *uwprof_kept_unlink(kuid_t owner, u32 size)
 		if (k->size == size && uid_eq(k->owner, owner)) {
 			list_del(&k->node);
 			uwprof_kept_bytes -= size;
+			uwprof_kept_pages -= uwprof_pages_of(size);
 			return k;
 		}
 	return NULL;
@@ -196,8 +206,10 @@ void *uwprof_tables_kept_take(const struct cred *owner,
 	kfree(buf);
 	if (!list_empty(&tried)) {
 		mutex_lock(&uwprof_kept_lock);
-		list_for_each_entry(k, &tried, node)
+		list_for_each_entry(k, &tried, node) {
 			uwprof_kept_bytes += k->size;
+			uwprof_kept_pages += uwprof_pages_of(k->size);
+		}
 		list_splice(&tried, &uwprof_kept_list);
 		uwprof_kept_fit();	/* the bound may have come down */
 		mutex_unlock(&uwprof_kept_lock);
@@ -243,6 +255,7 @@ void uwprof_tables_keep(const struct cred *owner, void *blob, u32 size)
 			k->blob = blob;
 			list_add_tail(&k->node, &uwprof_kept_list);
 			uwprof_kept_bytes += size;
+			uwprof_kept_pages += uwprof_pages_of(size);
 			uwprof_kept_fit();	/* the oldest, never @k */
 		}
 		mutex_unlock(&uwprof_kept_lock);
@@ -274,4 +287,86 @@ u64 uwprof_tables_kept_bytes(void)
 	n = uwprof_kept_bytes;
 	mutex_unlock(&uwprof_kept_lock);
 	return n;
+}
+
+/* Memory pressure: the kept blobs' pages, whole blobs given back. */
+static unsigned long uwprof_kept_count(struct shrinker *sh,
+				       struct shrink_control *sc)
+{
+	unsigned long n = READ_ONCE(uwprof_kept_pages);
+
+	return n ? n : SHRINK_EMPTY;
+}
+
+/*
+ * The oldest first, until @sc's pages are freed.  A trylock: reclaim
+ * does not wait for an upload's compare, and nothing under the lock
+ * allocates, so reclaim never runs under it either.
+ */
+static unsigned long uwprof_kept_scan(struct shrinker *sh,
+				      struct shrink_control *sc)
+{
+	unsigned long before, freed;
+
+	if (!mutex_trylock(&uwprof_kept_lock))
+		return SHRINK_STOP;
+	before = uwprof_kept_pages;
+	while (before - uwprof_kept_pages < sc->nr_to_scan &&
+	       uwprof_kept_drop_oldest())
+		;
+	freed = before - uwprof_kept_pages;
+	mutex_unlock(&uwprof_kept_lock);
+	return freed;
+}
+
+/*
+ * The shrinker API of the kernel built against, told by Kbuild from its
+ * <linux/shrinker.h>: shrinker_alloc() (6.7 and later), or
+ * register_shrinker() with a name (6.0 and later) or without one.
+ */
+#ifdef UWPROF_SHRINKER_ALLOC
+static struct shrinker *uwprof_kept_shrinker;
+
+int uwprof_tablemem_module_init(void)
+{
+	uwprof_kept_shrinker = shrinker_alloc(0, "uwprof-kept-tables");
+	if (!uwprof_kept_shrinker)
+		return -ENOMEM;
+	uwprof_kept_shrinker->count_objects = uwprof_kept_count;
+	uwprof_kept_shrinker->scan_objects = uwprof_kept_scan;
+	shrinker_register(uwprof_kept_shrinker);
+	return 0;
+}
+
+static void uwprof_kept_shrinker_free(void)
+{
+	shrinker_free(uwprof_kept_shrinker);
+}
+#else
+static struct shrinker uwprof_kept_shrinker = {
+	.count_objects = uwprof_kept_count,
+	.scan_objects = uwprof_kept_scan,
+	.seeks = DEFAULT_SEEKS,
+};
+
+int uwprof_tablemem_module_init(void)
+{
+#ifdef UWPROF_SHRINKER_NAMED
+	return register_shrinker(&uwprof_kept_shrinker, "uwprof-kept-tables");
+#else
+	return register_shrinker(&uwprof_kept_shrinker);
+#endif
+}
+
+static void uwprof_kept_shrinker_free(void)
+{
+	unregister_shrinker(&uwprof_kept_shrinker);
+}
+#endif
+
+/* Module exit, every session freed: the shrinker, then what is kept. */
+void uwprof_tablemem_module_exit(void)
+{
+	uwprof_kept_shrinker_free();
+	uwprof_tables_kept_trim(true);
 }

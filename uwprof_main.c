@@ -108,15 +108,20 @@ static int __init uwprof_init(void)
 
 	if (ret)
 		return ret;
-	ret = uwprof_sampler_module_init();
+	ret = uwprof_tablemem_module_init();
 	if (ret)
 		goto err_workq;
+	ret = uwprof_sampler_module_init();
+	if (ret)
+		goto err_tablemem;
 	ret = uwprof_chardev_init();
 	if (ret)
 		goto err_sampler;
 	return 0;
 err_sampler:
 	uwprof_sampler_module_exit();
+err_tablemem:
+	uwprof_tablemem_module_exit();
 err_workq:
 	uwprof_workq_module_exit();
 	return ret;
@@ -129,7 +134,7 @@ static void __exit uwprof_exit(void)
 	/* entries of exited processes still queued for freeing */
 	uwprof_workq_module_exit();
 	/* every session freed: what they kept */
-	uwprof_tables_kept_trim(true);
+	uwprof_tablemem_module_exit();
 }
 
 module_init(uwprof_init);

@@ -333,6 +333,8 @@ void *uwprof_tables_kept_take(const struct cred *owner,
 void uwprof_tables_keep(const struct cred *owner, void *blob, u32 size);
 void uwprof_tables_kept_trim(bool all);
 u64 uwprof_tables_kept_bytes(void);
+int uwprof_tablemem_module_init(void);
+void uwprof_tablemem_module_exit(void);
 
 /* registry.c: tables and attachments */
 void uwprof_registry_init(struct uwprof_session *s);

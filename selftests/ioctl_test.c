@@ -213,8 +213,9 @@ static unsigned int upload_once(const void *blob, size_t len,
  * A validated blob is kept after its file is freed, and the same owner's
  * next upload of the same bytes takes it without validation; other bytes
  * of the same size, and another user's upload of the same bytes, are
- * validated while it is kept; table_keep_bytes 0 lets go of it at once
- * and keeps no more.  The gauge tells each time that the blob is kept.
+ * validated while it is kept; reclaim takes it back; table_keep_bytes 0
+ * lets go of it at once and keeps no more.  The gauge tells each time
+ * that the blob is kept.
  */
 TEST(upload_kept_after_close)
 {
@@ -267,6 +268,14 @@ TEST(upload_kept_after_close)
 	ASSERT_TRUE(kept_bytes_become(2 * len));
 	EXPECT_EQ(UWPROF_UPLOAD_KEPT, upload_once(blob, len, NULL));
 	ASSERT_TRUE(kept_bytes_become(2 * len));
+	/* a cache: reclaim takes it back (the shrinker, by drop_caches) */
+	fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(2, write(fd, "2\n", 2));
+	close(fd);
+	EXPECT_EQ(0, kept_bytes());
+	EXPECT_EQ(0, upload_once(blob, len, NULL));
+	ASSERT_TRUE(kept_bytes_become(len));
 	/* none kept: at once, and not after */
 	ASSERT_EQ(0, uwprof_set_param("table_keep_bytes", 0));
 	EXPECT_EQ(0, kept_bytes());
