@@ -15,7 +15,8 @@
  * another uploaded.  Kept bytes stay charged to tables_bytes_all, and an
  * upload that finds it full drops kept blobs first; table_keep_bytes 0
  * keeps none.  They are a cache: memory pressure takes them back, the
- * oldest first, through a shrinker.  Module exit frees them all.
+ * oldest first, through a shrinker (not memcg-aware: global reclaim, and
+ * drop_caches, not a cgroup's own limit).  Module exit frees them all.
  *
  * uwprof_kept_lock (a mutex) guards the list; it is taken in process
  * context only (uploads, a session's free on the module's workqueue),
@@ -47,9 +48,21 @@ static DEFINE_MUTEX(uwprof_kept_lock);
 static u64 uwprof_kept_bytes;	/* under uwprof_kept_lock */
 static unsigned long uwprof_kept_pages;	/* the same, in pages a blob */
 
-static unsigned long uwprof_pages_of(u32 size)
+/*
+ * A blob of @size bytes joins the kept totals (@add) or leaves them;
+ * under the lock.  The pages are read without it too, by the shrinker.
+ */
+static void uwprof_kept_account(u32 size, bool add)
 {
-	return DIV_ROUND_UP(size, PAGE_SIZE);
+	unsigned long pages = DIV_ROUND_UP(size, PAGE_SIZE);
+
+	if (add) {
+		uwprof_kept_bytes += size;
+		WRITE_ONCE(uwprof_kept_pages, uwprof_kept_pages + pages);
+	} else {
+		uwprof_kept_bytes -= size;
+		WRITE_ONCE(uwprof_kept_pages, uwprof_kept_pages - pages);
+	}
 }
 
 void uwprof_tables_uncharge(u64 bytes)
@@ -67,8 +80,7 @@ static bool uwprof_kept_drop_oldest(void)
 	if (!k)
 		return false;
 	list_del(&k->node);
-	uwprof_kept_bytes -= k->size;
-	uwprof_kept_pages -= uwprof_pages_of(k->size);
+	uwprof_kept_account(k->size, false);
 	uwprof_tables_uncharge(k->size);
 	kvfree(k->blob);
 	kfree(k);
@@ -154,8 +166,7 @@ static struct uwprof_kept *uwprof_kept_unlink(kuid_t owner, u32 size)
 	list_for_each_entry(k, &uwprof_kept_list, node)
 		if (k->size == size && uid_eq(k->owner, owner)) {
 			list_del(&k->node);
-			uwprof_kept_bytes -= size;
-			uwprof_kept_pages -= uwprof_pages_of(size);
+			uwprof_kept_account(size, false);
 			return k;
 		}
 	return NULL;
@@ -206,10 +217,8 @@ void *uwprof_tables_kept_take(const struct cred *owner,
 	kfree(buf);
 	if (!list_empty(&tried)) {
 		mutex_lock(&uwprof_kept_lock);
-		list_for_each_entry(k, &tried, node) {
-			uwprof_kept_bytes += k->size;
-			uwprof_kept_pages += uwprof_pages_of(k->size);
-		}
+		list_for_each_entry(k, &tried, node)
+			uwprof_kept_account(k->size, true);
 		list_splice(&tried, &uwprof_kept_list);
 		uwprof_kept_fit();	/* the bound may have come down */
 		mutex_unlock(&uwprof_kept_lock);
@@ -254,8 +263,7 @@ void uwprof_tables_keep(const struct cred *owner, void *blob, u32 size)
 			k->size = size;
 			k->blob = blob;
 			list_add_tail(&k->node, &uwprof_kept_list);
-			uwprof_kept_bytes += size;
-			uwprof_kept_pages += uwprof_pages_of(size);
+			uwprof_kept_account(size, true);
 			uwprof_kept_fit();	/* the oldest, never @k */
 		}
 		mutex_unlock(&uwprof_kept_lock);
@@ -334,6 +342,7 @@ int uwprof_tablemem_module_init(void)
 		return -ENOMEM;
 	uwprof_kept_shrinker->count_objects = uwprof_kept_count;
 	uwprof_kept_shrinker->scan_objects = uwprof_kept_scan;
+	uwprof_kept_shrinker->seeks = DEFAULT_SEEKS;
 	shrinker_register(uwprof_kept_shrinker);
 	return 0;
 }
