@@ -220,9 +220,8 @@ static int uwprof_table_load(struct uwprof_session *s,
 
 /*
  * A validated table no file holds (its file freed, or an upload that
- * found it had one already or no room): its blob goes to tablemem.c,
- * kept for the owner's next upload of the same bytes or freed.  Not
- * under s->lock.
+ * found no room for it): its blob goes to tablemem.c, kept for the
+ * owner's next upload of the same bytes or freed.  Not under s->lock.
  */
 static void uwprof_table_retire(struct uwprof_session *s,
 				struct uwprof_table *t)
@@ -277,8 +276,13 @@ long uwprof_ioctl_table_upload(struct uwprof_session *s, void __user *arg)
 		}
 	}
 	mutex_unlock(&s->lock);
-	if (t)
+	if (t && same) {
+		/* the file's own copy is kept when the file is freed */
+		uwprof_tables_uncharge(t->size);
+		uwprof_table_free(t);
+	} else if (t) {
 		uwprof_table_retire(s, t);
+	}
 	if (ret)
 		return ret;
 reply:

@@ -230,23 +230,13 @@ void *uwprof_tables_kept_take(const struct cred *owner,
 	return buf;
 }
 
-/* Is the same blob of the same owner kept already?  Under the lock. */
-static bool uwprof_kept_has(kuid_t owner, const void *blob, u32 size)
-{
-	struct uwprof_kept *k;
-
-	list_for_each_entry(k, &uwprof_kept_list, node)
-		if (k->size == size && uid_eq(k->owner, owner) &&
-		    uwprof_bytes_equal(k->blob, blob, size))
-			return true;
-	return false;
-}
-
 /*
  * The validated, charged @blob of @owner's that no file holds: kept
  * while table_keep_bytes has room for it (the oldest dropped to make
  * it), else freed and uncharged.  The bound is read under the lock, so a
- * lower one written meanwhile holds here too.
+ * lower one written meanwhile holds here too.  No compare with what is
+ * kept: a file holds each blob once, and two files of one owner with the
+ * same table leave two copies, one for each of the next two uploads.
  */
 void uwprof_tables_keep(const struct cred *owner, void *blob, u32 size)
 {
@@ -254,8 +244,7 @@ void uwprof_tables_keep(const struct cred *owner, void *blob, u32 size)
 
 	if (k) {
 		mutex_lock(&uwprof_kept_lock);
-		if (size > READ_ONCE(uwprof_table_keep_bytes) ||
-		    uwprof_kept_has(owner->euid, blob, size)) {
+		if (size > READ_ONCE(uwprof_table_keep_bytes)) {
 			kfree(k);
 			k = NULL;
 		} else {
