@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The sampler: one cpu-clock perf event per online CPU, or, per task, one
- * inherited task-clock event per thread of each attached process.  The
+ * The sampler: one perf event per online CPU, or, per task, one inherited
+ * event per thread of each attached process, all of the module's own PMU
+ * (pmu.c: a timer of the CPU's time, or of the task's while it runs).  The
  * overflow handler runs in hard interrupt context on the CPU that was
  * interrupted; if the task there belongs to an attached process, it takes
  * the task's user registers, unwinds its user stack with the process's
@@ -272,14 +273,16 @@ static void uwprof_sample_unfollowed(struct uwprof_session *s,
 		uwprof_count(c, &c->stats.deferred_failed);
 }
 
-static void uwprof_overflow(struct perf_event *event,
-			    struct perf_sample_data *data,
-			    struct pt_regs *regs)
+/*
+ * An event's tick (pmu.c), in the interrupt.  Returns the time it last
+ * read, which the timer is forwarded from, or 0 when it read none.
+ */
+static u64 uwprof_tick(struct perf_event *event, struct pt_regs *regs)
 {
 	struct uwprof_session *s = event->overflow_handler_context;
 	struct uwprof_cpu *c = this_cpu_ptr(s->cpu);
 	struct uwprof_proc *p;
-	u64 t0, dt;
+	u64 t0, now = 0;
 
 	/*
 	 * Threads that never run user code: kernel threads, and the kernel's
@@ -287,7 +290,7 @@ static void uwprof_overflow(struct perf_event *event,
 	 * have no user registers of their own to unwind.
 	 */
 	if ((current->flags & UWPROF_NO_USER_CODE) || !current->mm)
-		return;
+		return 0;
 	t0 = uwprof_now();
 	rcu_read_lock();
 	p = uwprof_proc_of_current(s, c);
@@ -296,19 +299,23 @@ static void uwprof_overflow(struct perf_event *event,
 	} else if (p && !uwprof_arch_task_is_32bit(current)) {
 		/* AArch64 code has no v2 tables: count it, never misread it */
 		uwprof_count(c, &c->stats.dropped_not32);
-	} else if (p && !uwprof_sample(s, c, p, regs, t0)) {
-		/* no record written, which would have counted the time */
-		dt = uwprof_now() - t0;
-		/* only the counters in the write section: readers spin on it */
-		u64_stats_update_begin(&c->syncp);
-		c->stats.handler_ns_sum += dt;
-		if (dt > c->stats.handler_ns_max)
-			c->stats.handler_ns_max = dt;
-		u64_stats_update_end(&c->syncp);
-	} else if (!p && (s->inherit || s->follow_all)) {
+	} else if (p) {
+		now = uwprof_sample(s, c, p, regs, t0);
+		if (!now) {
+			/* no record written, which would have counted it */
+			now = uwprof_now();
+			/* only the counters in the write section */
+			u64_stats_update_begin(&c->syncp);
+			c->stats.handler_ns_sum += now - t0;
+			if (now - t0 > c->stats.handler_ns_max)
+				c->stats.handler_ns_max = now - t0;
+			u64_stats_update_end(&c->syncp);
+		}
+	} else if (s->inherit || s->follow_all) {
 		uwprof_sample_unfollowed(s, c, regs, !!event->parent);
 	}
 	rcu_read_unlock();
+	return now;
 }
 
 static void uwprof_events_release(struct uwprof_session *s)
@@ -339,17 +346,7 @@ static void uwprof_events_release(struct uwprof_session *s)
 	s->n_task_events = 0;
 }
 
-static void uwprof_attr(struct perf_event_attr *attr, u64 config, u32 freq)
-{
-	memset(attr, 0, sizeof(*attr));
-	attr->type = PERF_TYPE_SOFTWARE;
-	attr->config = config;
-	attr->size = sizeof(*attr);
-	attr->sample_period = NSEC_PER_SEC / freq;
-	attr->exclude_idle = 1;
-}
-
-/* @s's cpu-clock event on @cpu, unless it has one.  Hotplug excluded. */
+/* @s's event on @cpu, unless it has one.  Hotplug excluded. */
 static int uwprof_event_create(struct uwprof_session *s, unsigned int cpu)
 {
 	struct uwprof_cpu *c = per_cpu_ptr(s->cpu, cpu);
@@ -358,10 +355,10 @@ static int uwprof_event_create(struct uwprof_session *s, unsigned int cpu)
 
 	if (c->event)
 		return 0;
-	uwprof_attr(&attr, PERF_COUNT_SW_CPU_CLOCK, s->freq_hz);
+	uwprof_pmu_attr(&attr, NSEC_PER_SEC / s->freq_hz);
 	attr.pinned = 1;
 	ev = perf_event_create_kernel_counter(&attr, cpu, NULL,
-					      uwprof_overflow, s);
+					      uwprof_pmu_overflow, s);
 	if (IS_ERR(ev))
 		return PTR_ERR(ev);
 	c->event = ev;
@@ -402,12 +399,16 @@ static int uwprof_cpu_offline(unsigned int cpu, struct hlist_node *node)
 
 int uwprof_sampler_module_init(void)
 {
-	int ret = cpuhp_setup_state_multi(CPUHP_AP_ONLINE_DYN, "uwprof:online",
-					  uwprof_cpu_online,
-					  uwprof_cpu_offline);
+	int ret = uwprof_pmu_module_init(uwprof_tick);
 
-	if (ret < 0)
+	if (ret)
 		return ret;
+	ret = cpuhp_setup_state_multi(CPUHP_AP_ONLINE_DYN, "uwprof:online",
+				      uwprof_cpu_online, uwprof_cpu_offline);
+	if (ret < 0) {
+		uwprof_pmu_module_exit();
+		return ret;
+	}
 	uwprof_cpuhp = ret;
 	return 0;
 }
@@ -415,6 +416,7 @@ int uwprof_sampler_module_init(void)
 void uwprof_sampler_module_exit(void)
 {
 	cpuhp_remove_multi_state(uwprof_cpuhp);
+	uwprof_pmu_module_exit();
 }
 
 /*
@@ -516,7 +518,7 @@ static int uwprof_follow_process(struct uwprof_session *s,
 		kfree(tasks);
 		return -ENOMEM;
 	}
-	uwprof_attr(&attr, PERF_COUNT_SW_TASK_CLOCK, s->freq_hz);
+	uwprof_pmu_attr(&attr, NSEC_PER_SEC / s->freq_hz);
 	attr.inherit = 1;
 #ifdef PERF_ATTR_SIZE_VER7	/* 5.13, with inherit_thread */
 	attr.inherit_thread = !s->inherit;
@@ -526,7 +528,7 @@ static int uwprof_follow_process(struct uwprof_session *s,
 	n = uwprof_threads(p, tasks, room);
 	for (i = 0; i < n; i++) {
 		ev = perf_event_create_kernel_counter(&attr, -1, tasks[i],
-						      uwprof_overflow, s);
+						      uwprof_pmu_overflow, s);
 		if (!IS_ERR(ev))
 			s->task_events[s->n_task_events++] = ev;
 		else if (PTR_ERR(ev) != -ESRCH && !ret)

@@ -2,7 +2,7 @@
 /*
  * Declarations shared by the files of the uwprof module, by file.  The
  * files call only downward (docs/LAYERS.md): chardev.c; sampler.c,
- * follow.c, session.c, registry.c; then ringbuf.c, tablemem.c,
+ * follow.c, session.c, registry.c; then pmu.c, ringbuf.c, tablemem.c,
  * mmwatch.c, buildid.c, uarg.c, workq.c; then unwind_v2.c.  session.c's
  * header comment has the lock order.
  */
@@ -468,6 +468,14 @@ void uwprof_flush_start(struct uwprof_session *s);
 void uwprof_flush_stop(struct uwprof_session *s);
 
 /* sampler.c */
+/* pmu.c: the sampling clock */
+typedef u64 (*uwprof_tick_t)(struct perf_event *event, struct pt_regs *regs);
+void uwprof_pmu_attr(struct perf_event_attr *attr, u64 period_ns);
+void uwprof_pmu_overflow(struct perf_event *event,
+			 struct perf_sample_data *data, struct pt_regs *regs);
+int uwprof_pmu_module_init(uwprof_tick_t tick);
+void uwprof_pmu_module_exit(void);
+
 int uwprof_sampler_module_init(void);
 void uwprof_sampler_module_exit(void);
 long uwprof_ioctl_start(struct uwprof_session *s, void __user *arg);

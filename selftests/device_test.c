@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The device itself: loading, opening, permissions, the ABI-version ioctl
- * and its struct-size rules, and unloading.
+ * and its struct-size rules, the module's perf PMU, and unloading.
  */
 #include <errno.h>
 #include <linux/capability.h>
+#include <linux/perf_event.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "kselftest_harness.h"
 #include "uwprof_util.h"
@@ -136,6 +139,49 @@ TEST(open_as_other_user_is_refused)
 {
 	ASSERT_EQ(0, uwprof_load());
 	EXPECT_EQ(EACCES, open_errno_in_child(become_nobody));
+}
+
+#define UWPROF_PMU_TYPE "/sys/bus/event_source/devices/uwprof/type"
+
+static int open_pmu_event(long type, __u64 config, __u64 period)
+{
+	struct perf_event_attr attr = {
+		.type = type,
+		.size = sizeof(attr),
+		.config = config,
+		.sample_period = period,
+	};
+
+	return syscall(__NR_perf_event_open, &attr, 0, -1, -1, 0);
+}
+
+/*
+ * The sampling clock is a PMU of the module's own (pmu.c); its events are
+ * the module's alone: root's perf_event_open() of it, sampling or
+ * counting, is refused.  The PMU goes with the module.
+ */
+TEST(pmu_is_the_modules_alone)
+{
+	struct stat st;
+	long type;
+	int fd;
+
+	ASSERT_EQ(0, uwprof_load());
+	type = uwprof_read_long(UWPROF_PMU_TYPE);
+	ASSERT_LT(0, type) TH_LOG("no %s", UWPROF_PMU_TYPE);
+	fd = open_pmu_event(type, 0, 1000000);
+	EXPECT_EQ(-1, fd);
+	EXPECT_EQ(ENOENT, errno) TH_LOG("sampling: %s", strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	fd = open_pmu_event(type, 0, 0);
+	EXPECT_EQ(-1, fd);
+	EXPECT_EQ(ENOENT, errno) TH_LOG("counting: %s", strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	ASSERT_EQ(0, uwprof_unload());
+	EXPECT_EQ(-1, stat(UWPROF_PMU_TYPE, &st));
+	ASSERT_EQ(0, uwprof_load());
 }
 
 TEST(unload_refused_while_open_then_clean)
