@@ -41,11 +41,29 @@ void uwprof_pmu_overflow(struct perf_event *event,
 {
 }
 
+/*
+ * The next expiry, a period on, from @now: the sampler's last clock read,
+ * the same clock as the timer's, instead of reading it again (it is
+ * behind by the few instructions since, against a period of 10 us or
+ * more).  When the next expiry is past @now, it is one period on, as
+ * nearly always, without hrtimer_forward()'s general case; a tick late by
+ * a period or more, or @now 0 (no read), are left to it.
+ */
+static void uwprof_pmu_forward(struct hrtimer *timer, u64 now, u64 period)
+{
+	s64 next = ktime_to_ns(hrtimer_get_expires(timer)) + period;
+
+	if (now && (s64)now < next)
+		hrtimer_add_expires_ns(timer, period);
+	else if (!now || !hrtimer_forward(timer, ns_to_ktime(now),
+					  ns_to_ktime(period)))
+		hrtimer_forward_now(timer, ns_to_ktime(period));
+}
+
 static enum hrtimer_restart uwprof_pmu_tick(struct hrtimer *timer)
 {
 	struct perf_event *event = container_of(timer, struct perf_event,
 						hw.hrtimer);
-	ktime_t period = ns_to_ktime(event->hw.sample_period);
 	struct pt_regs *regs;
 	u64 now = 0;
 
@@ -55,14 +73,7 @@ static enum hrtimer_restart uwprof_pmu_tick(struct hrtimer *timer)
 	regs = get_irq_regs();
 	if (regs)
 		now = uwprof_pmu_tick_fn(event, regs);
-	/*
-	 * From the sampler's last clock read, the same clock as the timer's,
-	 * instead of reading it again: it is behind by the few instructions
-	 * since, against a period of 10 us or more.  A read that is not past
-	 * the expiry (none forwards nothing) takes the clock again.
-	 */
-	if (!now || !hrtimer_forward(timer, ns_to_ktime(now), period))
-		hrtimer_forward_now(timer, period);
+	uwprof_pmu_forward(timer, now, event->hw.sample_period);
 	return HRTIMER_RESTART;
 }
 
