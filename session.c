@@ -77,7 +77,7 @@ static int uwprof_cpus_init(struct uwprof_session *s)
 
 		u64_stats_init(&c->syncp);
 		seqcount_init(&c->lookups_seq);
-		/* 84 KB: vmalloc when no contiguous pages are free */
+		/* 94 KB: vmalloc when no contiguous pages are free */
 		c->unwind = kvzalloc(sizeof(*c->unwind), GFP_KERNEL_ACCOUNT);
 		c->frames = kcalloc(UWPROF_DEPTH_LIMIT, sizeof(u32),
 				    GFP_KERNEL_ACCOUNT);

@@ -1645,14 +1645,18 @@ static void uw2_fast_fill(struct uw2_fast *fe, const struct uw2_cache_entry *e)
 	fe->tag = uw2_fast_tag(e->addr + 3, e->gen);
 }
 
-/*
- * The shape of @e's sequence, found at the entry's first use, right after
- * the miss that filled it, so that the frame that missed runs from it at
- * once; copied to @fe, the caller loop's copy of a return address's entry
- * (NULL for a sampled pc's).
- */
-static noinline void uw2_entry_shape(struct uw2_cache_entry *e,
-				     struct uw2_fast *fe)
+/* @t's sequence at @uit_index's slot among the shapes found. */
+static struct uw2_shape_memo *uw2_memo_slot(struct uw2_cache *c,
+					    const struct uw2_table *t,
+					    u32 uit_index)
+{
+	u32 h = (u32)(unsigned long)t >> 4 ^ uit_index;
+
+	return &c->memo[(h * 0x9e3779b1u) >> (32 - UW2_MEMO_BITS)];
+}
+
+/* Decode the shape of @e's sequence into @e. */
+static void uw2_entry_decode(struct uw2_cache_entry *e)
 {
 	e->simple = UW2_SHAPE_NONE;
 	if (uw2_shape_of(e->table, e->uit_index, &e->shape))
@@ -1664,6 +1668,35 @@ static noinline void uw2_entry_shape(struct uw2_cache_entry *e,
 	else if (uw2_seq_starts(e->table, e->uit_index, UW2_OP_REFUSE_0,
 				UW2_OP_REFUSE_1))
 		e->simple = UW2_SHAPE_REFUSE;
+}
+
+/*
+ * The shape of @e's sequence, found at the entry's first use, right after
+ * the miss that filled it, so that the frame that missed runs from it at
+ * once: from the shapes @c found before under @e's gen, else decoded and
+ * kept there.  Copied to @fe, the caller loop's copy of a return
+ * address's entry (NULL for a sampled pc's).
+ */
+static noinline void uw2_entry_shape(struct uw2_cache *c,
+				     struct uw2_cache_entry *e,
+				     struct uw2_fast *fe)
+{
+	struct uw2_shape_memo *m = uw2_memo_slot(c, e->table, e->uit_index);
+
+	if (e->gen && m->gen == e->gen && m->table == e->table &&
+	    m->uit_index == e->uit_index) {
+		e->simple = m->simple;
+		e->shape = m->shape;
+	} else {
+		uw2_entry_decode(e);
+		if (e->gen) {
+			m->gen = e->gen;
+			m->table = e->table;
+			m->uit_index = e->uit_index;
+			m->simple = e->simple;
+			m->shape = e->shape;
+		}
+	}
 	if (fe)
 		uw2_fast_fill(fe, e);
 }
@@ -1673,6 +1706,7 @@ static noinline void uw2_entry_shape(struct uw2_cache_entry *e,
  * copies cost less than a call; the first use's work is uw2_entry_shape().
  */
 static __always_inline void uw2_found_entry(struct uw2_found *f,
+					    struct uw2_cache *c,
 					    struct uw2_cache_entry *e,
 					    struct uw2_fast *fe)
 {
@@ -1680,7 +1714,7 @@ static __always_inline void uw2_found_entry(struct uw2_found *f,
 	f->uit_index = e->uit_index;
 	f->func = e->func;
 	if (e->simple == UW2_SHAPE_UNKNOWN)
-		uw2_entry_shape(e, fe);
+		uw2_entry_shape(c, e, fe);
 	f->shape = e->simple == UW2_SHAPE_SIMPLE ||
 		   e->simple == UW2_SHAPE_CALLER ? &e->shape : NULL;
 	f->refuse = e->simple == UW2_SHAPE_REFUSE;
@@ -1802,7 +1836,7 @@ static noinline enum uw2_stop uw2_find_uncached(struct uw2_walk *w, u32 addr,
 	}
 	/* the shape now: the frame that missed runs from it at once */
 	if (e)
-		uw2_found_entry(f, e, uw2_fast_of(w->cache, e, pc));
+		uw2_found_entry(f, w->cache, e, uw2_fast_of(w->cache, e, pc));
 	return UW2_STEP_MORE;
 }
 
@@ -1823,7 +1857,8 @@ uw2_find_sequence(struct uw2_walk *w, u32 addr, bool pc, struct uw2_found *f)
 		e = pc ? uw2_range_get(w, addr) : uw2_cache_get(w, addr);
 		if (e) {
 			f->m = e->mod < w->nmods ? &w->mods[e->mod] : NULL;
-			uw2_found_entry(f, e, uw2_fast_of(w->cache, e, pc));
+			uw2_found_entry(f, w->cache, e,
+					uw2_fast_of(w->cache, e, pc));
 			return UW2_STEP_MORE;
 		}
 		/* hits are counted by what is left (struct uw2_cache_counts) */

@@ -508,6 +508,26 @@ struct uw2_pc_slot {
 };
 
 /*
+ * Shapes already found, by table and sequence: a table stores a sequence
+ * once however many rows share it, so most new entries (a new call site
+ * in a function seen before, a function whose frame another has too) find
+ * their shape here instead of decoding it.  Kept under the gen of the
+ * walk that found them, as the entries are: within one gen a table
+ * pointer names one table; without a gen (0) nothing is kept.  Direct
+ * mapped by both.
+ */
+#define UW2_MEMO_BITS		7
+#define UW2_MEMO_SLOTS		128	/* 2^UW2_MEMO_BITS */
+
+struct uw2_shape_memo {
+	u32 gen;		/* 0: empty */
+	u32 uit_index;
+	const struct uw2_table *table;
+	struct uw2_shape shape;
+	u8 simple;		/* enum uw2_shape_state, never UNKNOWN */
+};
+
+/*
  * Lookups made through the cache since its owner last took the counts
  * (the module moves them to its 64-bit counters now and then).  Every
  * address the walk resolves is one lookup, wherever it is served: each
@@ -548,6 +568,7 @@ struct uw2_cache {
 	struct uw2_cache_entry e[UW2_CACHE_ENTRIES];	/* return addresses */
 	struct uw2_pc_slot pc[UW2_PC_SLOTS];		/* sampled pcs */
 	struct uw2_pc_slot wide[UW2_PC_WIDE];		/* their long ranges */
+	struct uw2_shape_memo memo[UW2_MEMO_SLOTS];	/* shapes found */
 };
 
 /* uw2_unwind() with a lookup cache (may be NULL). */

@@ -174,8 +174,8 @@ struct uwprof_cpu_stats {
 #define UWPROF_STACK_FILLS	64
 
 /*
- * The handler's unwind scratch, per CPU (sampler.c): 86 KB on 32-bit ARM,
- * 98 KB on arm64, most of it the lookup cache (docs/UNWIND-COST.md).
+ * The handler's unwind scratch, per CPU (sampler.c): 94 KB on 32-bit ARM,
+ * 107 KB on arm64, most of it the lookup cache (docs/UNWIND-COST.md).
  */
 struct uwprof_unwind_scratch {
 	struct uw2_cache lookups;	/* kept from sample to sample */

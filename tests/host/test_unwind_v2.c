@@ -1647,6 +1647,64 @@ TEST(unwind_cache_gen)
 }
 
 /*
+ * Shapes found are kept by table and sequence under the walk's gen: a
+ * table whose sequence changed under the same pointer and index (its
+ * memory reused for another table, under a new gen) gets the shape of
+ * what it holds now, as the plain unwind does, not the one kept from
+ * before.  The kept caller shape of table A whose sequence starts with a
+ * one-byte vsp addition or pop is changed in place to another.
+ */
+TEST(unwind_cache_shape_memo_gen)
+{
+	static struct uw2_cache cache;
+	u32 frames[16], want[16], first[16], n, nwant, nfirst, i;
+	struct uw2_shape_memo *m = NULL;
+	struct uw2_regs start, r;
+	struct uw2_stack stack;
+	struct uw2_view view;
+	enum uw2_stop stop;
+	struct world w;
+	u8 *op = NULL;
+
+	world_lmtr_cache(&w, &start, &cache);
+	/* shapes are run from a view of the stack */
+	stack = w.stack;
+	view = (struct uw2_view){ (const u8 *)w.mem.words, w.mem.base,
+				  4 * MEM_WORDS, 0, 0 };
+	stack.view = &view;
+	cache.gen = 1;
+	r = start;
+	CHECK_EQ_U32(uw2_unwind_cached(w.mods, 2, &r, &stack, first, 16,
+				       &nfirst, 0, &cache), UW2_STOP_ROOT);
+	CHECK_EQ_U32(nfirst, 4);
+	for (i = 0; i < UW2_MEMO_SLOTS && !op; i++) {
+		m = &cache.memo[i];
+		if (m->gen != 1 || m->table != &w.a ||
+		    m->simple != UW2_SHAPE_CALLER)
+			continue;
+		op = w.a_blob + (w.a.uit - w.a_blob) + m->uit_index;
+		if (*op <= 0x3f)
+			*op ^= 1;	/* vsp += 4 more or less */
+		else if (*op >= 0xa9 && *op <= 0xaf)
+			*op -= 1;	/* one register fewer before lr */
+		else
+			op = NULL;
+	}
+	CHECK(op);
+	r = start;
+	stop = uw2_unwind(w.mods, 2, &r, &w.stack, want, 16, &nwant, 0);
+	CHECK(stop != UW2_STOP_ROOT || nwant != nfirst ||
+	      memcmp(want, first, 4 * nwant));
+	cache.gen = 2;
+	r = start;
+	CHECK_EQ_U32(uw2_unwind_cached(w.mods, 2, &r, &stack, frames, 16,
+				       &n, 0, &cache), stop);
+
+	CHECK_EQ_U32(n, nwant);
+	CHECK(!memcmp(frames, want, 4 * n));
+}
+
+/*
  * The cache counts its lookups: the same sample taken again and again
  * (a pc and three callers, ending at the root marker) misses once for
  * each address, then hits; the caller loop's frames are hits too, and
