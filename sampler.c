@@ -357,8 +357,7 @@ static int uwprof_event_create(struct uwprof_session *s, unsigned int cpu)
 		return 0;
 	uwprof_pmu_attr(&attr, NSEC_PER_SEC / s->freq_hz);
 	attr.pinned = 1;
-	ev = perf_event_create_kernel_counter(&attr, cpu, NULL,
-					      uwprof_pmu_overflow, s);
+	ev = uwprof_pmu_cpu_event(&attr, cpu, s);
 	if (IS_ERR(ev))
 		return PTR_ERR(ev);
 	c->event = ev;
@@ -527,8 +526,7 @@ static int uwprof_follow_process(struct uwprof_session *s,
 	p->events_ns = ktime_get_ns();
 	n = uwprof_threads(p, tasks, room);
 	for (i = 0; i < n; i++) {
-		ev = perf_event_create_kernel_counter(&attr, -1, tasks[i],
-						      uwprof_pmu_overflow, s);
+		ev = uwprof_pmu_task_event(&attr, tasks[i], s);
 		if (!IS_ERR(ev))
 			s->task_events[s->n_task_events++] = ev;
 		else if (PTR_ERR(ev) != -ESRCH && !ret)

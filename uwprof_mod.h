@@ -467,15 +467,18 @@ void uwprof_readers_sync(struct uwprof_session *s);
 void uwprof_flush_start(struct uwprof_session *s);
 void uwprof_flush_stop(struct uwprof_session *s);
 
-/* sampler.c */
 /* pmu.c: the sampling clock */
 typedef u64 (*uwprof_tick_t)(struct perf_event *event, struct pt_regs *regs);
 void uwprof_pmu_attr(struct perf_event_attr *attr, u64 period_ns);
-void uwprof_pmu_overflow(struct perf_event *event,
-			 struct perf_sample_data *data, struct pt_regs *regs);
+struct perf_event *uwprof_pmu_cpu_event(struct perf_event_attr *attr,
+					int cpu, void *context);
+struct perf_event *uwprof_pmu_task_event(struct perf_event_attr *attr,
+					 struct task_struct *task,
+					 void *context);
 int uwprof_pmu_module_init(uwprof_tick_t tick);
 void uwprof_pmu_module_exit(void);
 
+/* sampler.c */
 int uwprof_sampler_module_init(void);
 void uwprof_sampler_module_exit(void);
 long uwprof_ioctl_start(struct uwprof_session *s, void __user *arg);

@@ -355,4 +355,59 @@ TEST(kernel_sleepers_let_module_go)
 	ASSERT_EQ(0, uwprof_load());
 }
 
+#define HELD		3	/* processes blocked through a per-task session */
+
+/*
+ * Per-task timers are perf events on the threads themselves, and a
+ * thread keeps its perf context after the events are gone, until it
+ * exits.  Processes that sleep through a whole per-task session (never
+ * switched in while it samples), then outlive the module's unload, must
+ * exit as any other: nothing of the module may be left in their
+ * contexts.  Each child blocks on its pipe before START and is let go
+ * after rmmod; it must exit 0.
+ */
+TEST(per_task_sleepers_outlive_the_module)
+{
+	static const unsigned char finish[] = { 0xb0 };
+	int fd, id, pipes[HELD][2], i, status;
+	unsigned int start, end;
+	struct uwprof_start st = {
+		.size = sizeof(st), .freq_hz = 1000,
+		.flags = UWPROF_START_PER_TASK,
+	};
+	unsigned char blob[64];
+	pid_t pids[HELD];
+	char c;
+
+	ASSERT_EQ(0, uwprof_load());
+	for (i = 0; i < HELD; i++) {
+		ASSERT_EQ(0, pipe(pipes[i]));
+		pids[i] = fork();
+		ASSERT_LE(0, pids[i]);
+		if (!pids[i])
+			_exit(read(pipes[i][0], &c, 1) == 1 ? 0 : 1);
+	}
+	usleep(100 * 1000);	/* each asleep in its read */
+	fd = uwprof_open_dev();
+	ASSERT_LE(0, fd);
+	id = uwprof_upload(fd, blob, uwprof_tiny_table(blob, finish,
+							sizeof(finish)),
+			   NULL);
+	ASSERT_LE(0, id);
+	ASSERT_EQ(0, uwprof_text_of("self", &start, &end));
+	for (i = 0; i < HELD; i++)
+		ASSERT_EQ(0, uwprof_attach(fd, pids[i], id, start, end));
+	ASSERT_EQ(0, ioctl(fd, UWPROF_IOC_START, &st));
+	usleep(50 * 1000);
+	ASSERT_EQ(0, ioctl(fd, UWPROF_IOC_STOP));
+	close(fd);
+	ASSERT_EQ(0, uwprof_unload());
+	for (i = 0; i < HELD; i++) {
+		ASSERT_EQ(1, write(pipes[i][1], "x", 1));
+		ASSERT_EQ(pids[i], waitpid(pids[i], &status, 0));
+		EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	}
+	ASSERT_EQ(0, uwprof_load());
+}
+
 TEST_HARNESS_MAIN
