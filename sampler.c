@@ -3,7 +3,7 @@
  * The sampler: one perf event per online CPU, or, per task, one inherited
  * event per thread of each attached process, all of the module's own PMU
  * (pmu.c: a timer of the CPU's time, or of the task's while it runs).  The
- * overflow handler runs in hard interrupt context on the CPU that was
+ * tick (uwprof_tick()) runs in hard interrupt context on the CPU that was
  * interrupted; if the task there belongs to an attached process, it takes
  * the task's user registers, unwinds its user stack with the process's
  * tables and appends one record to that CPU's ring.
@@ -490,7 +490,7 @@ static u32 uwprof_thread_count(const struct uwprof_proc *p)
 }
 
 /*
- * Per-task mode: an inherited task-clock event on every thread of @p's
+ * Per-task mode: an inherited event of pmu.c on every thread of @p's
  * process.  Threads it creates later inherit the event of the thread that
  * creates them; its child processes only with START_INHERIT, where the
  * kernel can tell them apart (inherit_thread, 5.13 and later).  A thread
