@@ -5,8 +5,9 @@
 # instructions of a uwprof sample go, function by function: the benchmark
 # VM (the root make bench-quick assembled, -icount, one vCPU) boots twice
 # with the tbcount plugin (bench/profile/tbcount.c), once running
-# BENCH_PROFILE_PROGRAM (default lua-gcc; the root must have it) on
-# bench/perf/bench.lua unprofiled and once under uwprof record at
+# BENCH_PROFILE_PROGRAM (default lua-gcc; the root must have it: node
+# is there after make bench-quick BENCH_PROGRAMS="lua-gcc node") on its
+# workload (bench/perf/workloads.sh) unprofiled and once under uwprof record at
 # BENCH_PROFILE_HZ (default 1000); bench/profile/attribute.py prints the
 # difference per sample by kernel function (the guest's /proc/kallsyms)
 # and by function of the recorder (build/arm/uwprof), largest first.
