@@ -1769,7 +1769,7 @@ static struct uw2_cache_entry *uw2_range_get(const struct uw2_walk *w,
  */
 static struct uw2_cache_entry *
 uw2_range_put(const struct uw2_walk *w, const struct uw2_module *m, u32 addr,
-	      u32 lo, u64 hi, u32 uit_index, u32 func)
+	      u32 lo, u64 hi, u32 uit_index, u32 func, u8 simple)
 {
 	struct uw2_pc_slot *s = uw2_pc_set(w->cache, addr);
 
@@ -1787,11 +1787,35 @@ uw2_range_put(const struct uw2_walk *w, const struct uw2_module *m, u32 addr,
 	s->e.uit_index = uit_index;
 	s->e.func = func;
 	s->e.mod = m - w->mods;
-	s->e.simple = UW2_SHAPE_UNKNOWN;
+	s->e.simple = simple;
 	/* its shape is found apart, at the wide slot's first use */
 	if (s->len >= UW2_PC_WIDE_MIN)
 		*uw2_pc_wide(w->cache, addr) = *s;
 	return &s->e;
+}
+
+/*
+ * Keep @addr, in module @m that has no table, as JIT code when @m has a
+ * kind of frames: a sampled pc as the whole module's range, a return
+ * address as itself.  Under a gen only, which vouches for the module's
+ * index (uw2_cache_live() wants a table).
+ */
+static void uw2_jit_put(const struct uw2_walk *w, const struct uw2_module *m,
+			u32 addr, bool pc)
+{
+	struct uw2_cache_entry *e;
+
+	if (!w->cache || !w->cache->gen || !m->frames ||
+	    m->frames >= UW2_FRAMES_COUNT)
+		return;
+	if (pc) {
+		uw2_range_put(w, m, addr, m->text_start, m->text_end, 0, 0,
+			      UW2_SHAPE_JIT);
+		return;
+	}
+	e = uw2_cache_put(w, addr, m, 0, 0);
+	if (e)
+		e->simple = UW2_SHAPE_JIT;
 }
 
 /*
@@ -1810,8 +1834,12 @@ static noinline enum uw2_stop uw2_find_uncached(struct uw2_walk *w, u32 addr,
 
 	m = uw2_find_module(w->mods, w->nmods, addr);
 	f->m = m;
-	if (!m || !m->table)
+	if (!m)
 		return UW2_STOP_NO_TABLE;
+	if (!m->table) {
+		uw2_jit_put(w, m, addr, pc);
+		return UW2_STOP_NO_TABLE;
+	}
 	f->t = m->table;
 	f->shape = NULL;
 	f->refuse = false;
@@ -1830,7 +1858,7 @@ static noinline enum uw2_stop uw2_find_uncached(struct uw2_walk *w, u32 addr,
 		if (next > f->func + 2 * row_end)
 			next = f->func + 2 * row_end;
 		e = uw2_range_put(w, m, addr, f->func + 2 * row, next,
-				  f->uit_index, f->func);
+				  f->uit_index, f->func, UW2_SHAPE_UNKNOWN);
 	} else if (w->cache) {
 		e = uw2_cache_put(w, addr, m, f->uit_index, f->func);
 	}
@@ -1857,6 +1885,8 @@ uw2_find_sequence(struct uw2_walk *w, u32 addr, bool pc, struct uw2_found *f)
 		e = pc ? uw2_range_get(w, addr) : uw2_cache_get(w, addr);
 		if (e) {
 			f->m = e->mod < w->nmods ? &w->mods[e->mod] : NULL;
+			if (e->simple == UW2_SHAPE_JIT)
+				return UW2_STOP_NO_TABLE;
 			uw2_found_entry(f, w->cache, e,
 					uw2_fast_of(w->cache, e, pc));
 			return UW2_STEP_MORE;
@@ -2109,13 +2139,6 @@ static const struct uw2_jit_kind *uw2_jit_of(const struct uw2_module *m,
 	return &uw2_jit_kinds[m->frames];
 }
 
-/* The kind of the JIT code holding @addr, or NULL. */
-static const struct uw2_jit_kind *uw2_jit_at(const struct uw2_walk *w,
-					     u32 addr, u32 *frames)
-{
-	return uw2_jit_of(uw2_find_module(w->mods, w->nmods, addr), frames);
-}
-
 /*
  * The module holding @addr: @m, the one its lookup used, when it does
  * (the module array's entries never overlap), else the one the search
@@ -2128,6 +2151,17 @@ static const struct uw2_module *uw2_module_at(const struct uw2_walk *w,
 	if (m && addr - m->text_start < m->text_end - m->text_start)
 		return m;
 	return uw2_find_module(w->mods, w->nmods, addr);
+}
+
+/*
+ * The kind of the JIT code holding @addr, or NULL; @m a guess of its
+ * module (uw2_module_at()): a JIT frame's caller is mostly in its own.
+ */
+static const struct uw2_jit_kind *uw2_jit_at(const struct uw2_walk *w,
+					     const struct uw2_module *m,
+					     u32 addr, u32 *frames)
+{
+	return uw2_jit_of(uw2_module_at(w, m, addr), frames);
 }
 
 u32 uw2_jit_ra_at(const struct uw2_module *mods, u32 nmods,
@@ -2233,8 +2267,8 @@ static enum uw2_stop uw2_jit_is_entry(const struct uw2_walk *w,
  * return address, as V8's own unwinder does.
  */
 static enum uw2_stop uw2_step_jit(struct uw2_walk *w, struct uw2_regs *regs,
-				  u32 depth, const struct uw2_jit_kind *k,
-				  u32 frames)
+				  u32 depth, const struct uw2_module *m,
+				  const struct uw2_jit_kind *k, u32 frames)
 {
 	const struct uw2_jit_kind *up;
 	struct uw2_regs next __uninitialized;
@@ -2249,7 +2283,7 @@ static enum uw2_stop uw2_step_jit(struct uw2_walk *w, struct uw2_regs *regs,
 				  &popped);
 	if (res != UW2_EXEC_FINISH)
 		return uw2_exec_stop(res);
-	up = uw2_jit_at(w, uw2_lookup_addr(w, next.r[UW2_PC], depth + 1),
+	up = uw2_jit_at(w, m, uw2_lookup_addr(w, next.r[UW2_PC], depth + 1),
 			&up_frames);
 	if (!up || up_frames != frames) {
 		stop = uw2_jit_is_entry(w, k, regs->r[UW2_FP]);
@@ -2269,6 +2303,7 @@ static enum uw2_stop uw2_step(struct uw2_walk *w, struct uw2_regs *regs,
 {
 	u32 addr = uw2_lookup_addr(w, regs->r[UW2_PC], depth);
 	const struct uw2_jit_kind *k;
+	const struct uw2_module *jm;
 	/*
 	 * Written before they are read: a kernel that zeroes every local
 	 * (INIT_STACK_ALL_ZERO) would spend a memset on each, in every
@@ -2283,8 +2318,9 @@ static enum uw2_stop uw2_step(struct uw2_walk *w, struct uw2_regs *regs,
 
 	stop = uw2_find_sequence(w, addr, depth == 1, &f);
 	if (stop == UW2_STOP_NO_TABLE) {
-		k = uw2_jit_of(uw2_module_at(w, f.m, addr), &frames);
-		return k ? uw2_step_jit(w, regs, depth, k, frames) : stop;
+		/* f.m: the module holding addr, or NULL when none does */
+		k = uw2_jit_of(f.m, &frames);
+		return k ? uw2_step_jit(w, regs, depth, f.m, k, frames) : stop;
 	}
 	if (stop != UW2_STEP_MORE)
 		return stop;
@@ -2323,9 +2359,10 @@ static enum uw2_stop uw2_step(struct uw2_walk *w, struct uw2_regs *regs,
 	 * to the table's rules): the frame is its kind's to walk.
 	 */
 	if (res == UW2_EXEC_REFUSE) {
-		k = uw2_jit_of(uw2_module_at(w, f.m, addr), &frames);
+		jm = uw2_module_at(w, f.m, addr);
+		k = uw2_jit_of(jm, &frames);
 		if (k)
-			return uw2_step_jit(w, regs, depth, k, frames);
+			return uw2_step_jit(w, regs, depth, jm, k, frames);
 	}
 	if (res != UW2_EXEC_FINISH)
 		return uw2_exec_stop(res);

@@ -475,10 +475,12 @@ static inline u64 uw2_fast_tag(u32 key, u32 gen)
  * UW2_SHAPE_ROOT: the sequence starts with the outermost-frame marker.
  * UW2_SHAPE_REFUSE: it starts with a refusal (a runtime's builtins, whose
  * frames JIT kinds walk).
+ * UW2_SHAPE_JIT: no sequence; the address is in JIT code, a module with no
+ * table and a kind of frames (the entry's mod), walked by that kind.
  */
 enum uw2_shape_state {
 	UW2_SHAPE_NONE, UW2_SHAPE_SIMPLE, UW2_SHAPE_CALLER, UW2_SHAPE_UNKNOWN,
-	UW2_SHAPE_ROOT, UW2_SHAPE_REFUSE
+	UW2_SHAPE_ROOT, UW2_SHAPE_REFUSE, UW2_SHAPE_JIT
 };
 
 /*

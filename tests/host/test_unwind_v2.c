@@ -2557,6 +2557,51 @@ TEST(jit_v8_chain_to_table)
 	CHECK_EQ_U32(w.regs.r[UW2_SP], VSP + 48 + 100);
 }
 
+/*
+ * JIT code is kept in the cache as such under a gen: the second walk of
+ * the same stack finds its sampled pc and return addresses, with the
+ * plain walk's frames; without a gen nothing vouches for the module, and
+ * each walk looks them up again.
+ */
+TEST(jit_code_cached_under_gen)
+{
+	static const u32 want[] = { J_PC(0x10), J_PC(0x104), J_PC(0x208),
+				    RA_R };
+	static struct uw2_cache cache;
+	u32 frames[16], n, gen, pass, misses;
+	struct uw2_regs start, r;
+	struct world w;
+
+	world_jit(&w);
+	world_jit_stack(&w);
+	start = w.regs;
+	for (gen = 0; gen < 2; gen++) {
+		memset(&cache, 0, sizeof(cache));
+		cache.gen = gen;
+		for (pass = 0; pass < 2; pass++) {
+			misses = cache.counts.pc_misses + cache.counts.ra_misses;
+			r = start;
+			CHECK_EQ_U32(uw2_unwind_cached(w.mods, 2, &r, &w.stack,
+						       frames, 16, &n, 0,
+						       &cache), UW2_STOP_ROOT);
+			CHECK_EQ_U32(n, 4);
+			CHECK(!memcmp(frames, want, sizeof(want)));
+			misses = cache.counts.pc_misses +
+				 cache.counts.ra_misses - misses;
+			/* the pc and two JIT return addresses; RA_R's kept */
+			if (pass)
+				CHECK_EQ_U32(misses, gen ? 0 : 3);
+		}
+	}
+	/* a new gen for a new module array: the range is JIT code no more */
+	w.mods[1].frames = UW2_FRAMES_TABLE;
+	cache.gen = 2;
+	r = start;
+	CHECK_EQ_U32(uw2_unwind_cached(w.mods, 2, &r, &w.stack, frames, 16,
+				       &n, 0, &cache), UW2_STOP_NO_TABLE);
+	CHECK_EQ_U32(n, 1);
+}
+
 /* A construct entry frame is an entry frame too. */
 TEST(jit_v8_construct_entry)
 {
