@@ -36,6 +36,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
+#include "unwind_v2_user.h"
 #include "uwprof_arch.h"
 #include "uwprof_mod.h"
 
@@ -165,6 +166,17 @@ static u32 uwprof_unwind(struct uwprof_session *s, struct uwprof_cpu *c,
 
 	u32 word;
 
+	/*
+	 * Where the kernel has them, the unwinder loads the words the caller
+	 * loop and simple frames read in place (unwind_v2_user.h), which
+	 * check no address: only in a window below TASK_SIZE, where no user
+	 * stack word lies above anyway.
+	 */
+	if (UW2_USER_LOADS && sp < TASK_SIZE) {
+		if (stack.hi > TASK_SIZE)
+			stack.hi = TASK_SIZE;
+		stack.direct = true;
+	}
 	u->view.len = 0;	/* the stack changed since: nothing held */
 	u->view.fills_left = UWPROF_STACK_FILLS;
 	/*
@@ -178,13 +190,16 @@ static u32 uwprof_unwind(struct uwprof_session *s, struct uwprof_cpu *c,
 		u->view.top = 0;
 	}
 	/*
-	 * The line at sp now: nearly every unwind reads it, and the sampled
-	 * frame's pops then find their words in the view instead of asking
-	 * the reader one word at a time.  A failed copy leaves the view
-	 * empty, and the unwinder meets the fault itself.
+	 * Without direct loads, the line at sp now: nearly every unwind
+	 * reads it, and the sampled frame's pops then find their words in
+	 * the view instead of asking the reader one word at a time.  A
+	 * failed copy leaves the view empty, and the unwinder meets the
+	 * fault itself.  With them, lines are copied only for what the loads
+	 * do not serve (frames outside the loop's shapes).
 	 */
-	uw2_view_fill(&u->view, u->line, UWPROF_STACK_FIRST, sp, &word,
-		      uwprof_copy_line, NULL);
+	if (!stack.direct)
+		uw2_view_fill(&u->view, u->line, UWPROF_STACK_FIRST, sp,
+			      &word, uwprof_copy_line, NULL);
 	/* 0 without modules: no entry is used, none is filled */
 	u->lookups.gen = mods ? READ_ONCE(mods->tag) : 0;
 	*stop = uw2_unwind_cached(mods ? mods->mod : NULL, mods ? mods->n : 0,

@@ -11,6 +11,28 @@
 #include "unwind_v2.h"
 
 /*
+ * The module's build gives unwind_v2_user.h's in-place user loads (Kbuild:
+ * -include); host builds have the stack's word callback stand in.
+ */
+#ifndef __KERNEL__
+static inline unsigned int uw2_user_open(void)
+{
+	return 0;
+}
+
+static inline void uw2_user_close(unsigned int flags)
+{
+	(void)flags;
+}
+
+static inline bool uw2_user_load(const struct uw2_stack *st, u32 addr,
+				 u32 *val)
+{
+	return st->word(st->ctx, addr, val) == 0;
+}
+#endif
+
+/*
  * The kernel's, for the validation walks the module's build must keep
  * out of line (for their registers); host builds, whose speed nothing
  * here measures, may inline what they like.
@@ -1921,16 +1943,37 @@ static bool uw2_view_holds(const struct uw2_stack *stack, u32 vsp,
 }
 
 /*
- * Where the words a frame of simple shape pops are in the view, after the
- * checks the opcodes would make: sp only rises, so the checks made after
- * each opcode hold throughout when they hold at the start and the end.
+ * The @count words at @vsp, in the window, loaded in place into @buf
+ * (struct uw2_stack's direct): false if one fails to load.
+ */
+static bool uw2_load_words(const struct uw2_stack *st, u32 vsp, u32 count,
+			   u32 *buf)
+{
+	unsigned int ua;
+	u32 k;
+
+	if (count > UW2_SHAPE_WORDS)
+		return false;
+	ua = uw2_user_open();
+	for (k = 0; k < count; k++)
+		if (!uw2_user_load(st, vsp + 4 * k, &buf[k]))
+			break;
+	uw2_user_close(ua);
+	return k == count;
+}
+
+/*
+ * Where the words a frame of simple shape pops are, after the checks the
+ * opcodes would make: sp only rises, so the checks made after each opcode
+ * hold throughout when they hold at the start and the end.  In the view,
+ * or else, on a stack with direct loads, loaded into @buf.
  * Returns false to leave anything else (an sp that fails a check, words
  * outside the view) to the opcodes, which give the precise result.  On
  * success *@src is NULL when nothing is popped.
  */
 static inline bool uw2_shape_src(const struct uw2_walk *w,
 				 const struct uw2_shape *sh, u32 vsp,
-				 const u8 **src)
+				 const u8 **src, u32 *buf)
 {
 	const struct uw2_view *v = w->stack->view;
 	u32 count = sh->count;
@@ -1942,8 +1985,17 @@ static inline bool uw2_shape_src(const struct uw2_walk *w,
 	*src = NULL;
 	if (!count)
 		return true;
-	if ((vsp - v->lo >= v->len || 4 * count > v->len - (vsp - v->lo)) &&
-	    !uw2_view_holds(w->stack, vsp, count))
+	if (vsp - v->lo < v->len && 4 * count <= v->len - (vsp - v->lo)) {
+		*src = v->data + (vsp - v->lo);
+		return true;
+	}
+	if (w->stack->direct) {
+		if (!uw2_load_words(w->stack, vsp, count, buf))
+			return false;
+		*src = (const u8 *)buf;
+		return true;
+	}
+	if (!uw2_view_holds(w->stack, vsp, count))
 		return false;
 	*src = v->data + (vsp - v->lo);
 	return true;
@@ -2311,6 +2363,7 @@ static enum uw2_stop uw2_step(struct uw2_walk *w, struct uw2_regs *regs,
 	 */
 	struct uw2_found f __uninitialized;
 	struct uw2_regs next __uninitialized;
+	u32 words[UW2_SHAPE_WORDS] __uninitialized;	/* direct loads' */
 	enum uw2_stop stop;
 	enum uw2_exec res;
 	u32 popped = 0, func, frames;
@@ -2331,7 +2384,8 @@ static enum uw2_stop uw2_step(struct uw2_walk *w, struct uw2_regs *regs,
 	 * A simple frame whose words are found cannot fail half way: what it
 	 * gives is checked first, and then it is run in place.
 	 */
-	if (f.shape && uw2_shape_src(w, f.shape, regs->r[UW2_SP], &src)) {
+	if (f.shape &&
+	    uw2_shape_src(w, f.shape, regs->r[UW2_SP], &src, words)) {
 		stop = uw2_check_frame(w, regs->r[UW2_SP] + f.shape->size,
 				       uw2_shape_pc(f.shape, src, regs), depth,
 				       f.shape->mask);
@@ -2443,10 +2497,17 @@ static u32 uw2_walk_refill(const struct uw2_stack *st, u32 sp, u32 vsp,
  * UW2_F_FRAMES_ONLY the frames' register words are not copied; if the walk
  * goes on past the loop, the loop runs again from where it started, with
  * them, so that the next frame's opcodes find the registers they may read.
+ * With @direct (frames only, on a stack with direct loads), each frame's
+ * last word is loaded in place, inside one user-access window, and its
+ * first too when the two lie in different pages (UW2_USER_PAGE), so that
+ * every word the frame pops can be read; the view is not used: the frame
+ * must end in the window, at most UW2_FAST_VIEW_MAX bytes above the
+ * loop's first sp, and a load that fails leaves the frame to uw2_step(),
+ * whose reads give the precise stop.
  */
 static __always_inline enum uw2_stop
 uw2_walk_run(struct uw2_walk *w, struct uw2_regs *regs, u32 *frames, u32 *n,
-	     u32 max, const bool copy)
+	     u32 max, const bool copy, const bool direct)
 {
 	const struct uw2_stack *st = w->stack;
 	const struct uw2_view *v = st->view;
@@ -2455,9 +2516,21 @@ uw2_walk_run(struct uw2_walk *w, struct uw2_regs *regs, u32 *frames, u32 *n,
 	const u32 gen = w->cache->gen;
 	u32 pc = regs->r[UW2_PC], sp = regs->r[UW2_SP];
 	enum uw2_stop stop = UW2_STEP_MORE;
+	unsigned int ua = 0;
 	unsigned long base;
 	u32 lo, len, vend;
 
+	if (direct) {
+		/* sp <= the top: walk_fast's bound, and uw2_sp_ok()'s */
+		lo = sp;
+		len = uw2_walk_top(st) - sp;
+		if (len > UW2_FAST_VIEW_MAX)
+			len = UW2_FAST_VIEW_MAX;
+		base = 0;
+		vend = lo + len;
+		ua = uw2_user_open();
+		goto loop;
+	}
 	/* the view in registers: only a refill below changes it */
 	lo = v->lo;
 	len = uw2_view_len_to(v, uw2_walk_top(st));
@@ -2475,9 +2548,10 @@ uw2_walk_run(struct uw2_walk *w, struct uw2_regs *regs, u32 *frames, u32 *n,
 	}
 	base = (unsigned long)v->data - lo;
 	vend = lo + len;
+loop:
 	for (;;) {
 		u64 tag = uw2_fast_tag(pc | 1, gen);
-		u32 vsp, last, m, span, run, ra;
+		u32 vsp, last, m, span, run, ra, first;
 		const struct uw2_fast *sh = fast + uw2_cache_index_ra(pc);
 		const u8 *src;
 
@@ -2503,6 +2577,8 @@ uw2_walk_run(struct uw2_walk *w, struct uw2_regs *regs, u32 *frames, u32 *n,
 				stop = UW2_STOP_ROOT;
 				break;
 			}
+			if (direct)
+				break;
 			len = uw2_walk_refill(st, sp, vsp, span);
 			if (!len)
 				break;
@@ -2510,7 +2586,12 @@ uw2_walk_run(struct uw2_walk *w, struct uw2_regs *regs, u32 *frames, u32 *n,
 			vend = v->lo + len;
 		}
 		src = (const u8 *)(base + vsp);
-		__builtin_memcpy(&last, src + ra, 4);
+		if (!direct)
+			__builtin_memcpy(&last, src + ra, 4);
+		else if (!uw2_user_load(st, vsp + ra, &last) ||
+			 ((vsp ^ (vsp + ra)) >= UW2_USER_PAGE &&
+			  !uw2_user_load(st, vsp, &first)))
+			break;
 		if (!last)
 			break;
 		/* the run (r4-rN of a push), then the rest (lr, pc) */
@@ -2535,6 +2616,8 @@ uw2_walk_run(struct uw2_walk *w, struct uw2_regs *regs, u32 *frames, u32 *n,
 		}
 		*f++ = pc;
 	}
+	if (direct)
+		uw2_user_close(ua);
 	/* unchanged when no frame unwound: sp is frame_sp then */
 	regs->r[UW2_SP] = sp;
 	regs->r[UW2_PC] = pc;
@@ -2567,15 +2650,21 @@ static enum uw2_stop uw2_walk_fast(struct uw2_walk *w, struct uw2_regs *regs,
 	    (w->flags & UW2_F_CHROME_COMPAT) || sp > UW2_FAST_HI)
 		return UW2_STEP_MORE;
 	if (!(w->flags & UW2_F_FRAMES_ONLY)) {
-		stop = uw2_walk_run(w, regs, frames, n, max, true);
+		stop = uw2_walk_run(w, regs, frames, n, max, true, false);
 	} else {
-		stop = uw2_walk_run(w, regs, frames, n, max, false);
+		if (w->stack->direct)
+			stop = uw2_walk_run(w, regs, frames, n, max, false,
+					    true);
+		else
+			stop = uw2_walk_run(w, regs, frames, n, max, false,
+					    false);
 		if (stop == UW2_STEP_MORE && regs->r[UW2_SP] != sp) {
 			/* the same frames again (or fewer), same cache */
 			regs->r[UW2_PC] = pc;
 			regs->r[UW2_SP] = sp;
 			*n = n0;
-			stop = uw2_walk_run(w, regs, frames, n, max, true);
+			stop = uw2_walk_run(w, regs, frames, n, max, true,
+					    false);
 		}
 	}
 	uw2_count_loop(&w->cache->counts, *n - n0, stop);

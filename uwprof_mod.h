@@ -162,7 +162,9 @@ struct uwprof_cpu_stats {
  * Most bytes of the first copy, at sp, which reaches up to where the
  * thread's last walk ended (struct uw2_view's top) when that lies above:
  * in one copy, not two.  Later copies take UWPROF_STACK_LINE, so one
- * sample copies at most 2 KiB more than before.
+ * sample copies at most 2 KiB more than before.  Made before the walk
+ * only without direct loads (arm64 kernels: unwind_v2_user.h); with
+ * them, the reader's first fill is.
  */
 #define UWPROF_STACK_FIRST	4096
 

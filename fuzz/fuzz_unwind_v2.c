@@ -86,6 +86,27 @@ static int fuzz_line_read(void *ctx, u32 addr, u32 *val)
 			     fuzz_copy, fl);
 }
 
+/*
+ * The direct loads' stand-in: the stack's words, failing as the MMU fails
+ * them, for the whole page of the word the reader fails on.
+ */
+static int fuzz_word(void *ctx, u32 addr, u32 *val)
+{
+	const struct fuzz_stack *s = ctx;
+
+	if ((addr ^ s->fail_at) < UW2_USER_PAGE)
+		return -1;
+	return fuzz_read(ctx, addr, val);
+}
+
+/* The same beside the module's reader, whose context is its lines. */
+static int fuzz_line_word(void *ctx, u32 addr, u32 *val)
+{
+	const struct fuzz_lines *fl = ctx;
+
+	return fuzz_word((void *)fl->fs, addr, val);
+}
+
 static u32 take_u32(const u8 **p, size_t *left)
 {
 	u8 b[4] = { 0 };
@@ -205,13 +226,37 @@ static void same_with_fast_paths(const struct uw2_module *mods, u32 nmods,
 		    memcmp(f2, frames, n * 4) || memcmp(&r, end, sizeof(r)))
 			abort();
 	}
-	/* frames only: the same stop and frames, and the same sp and pc */
-	r = *start;
-	if (uw2_unwind_cached(mods, nmods, &r, &stack, f2, max, &n2,
-			      flags | UW2_F_FRAMES_ONLY, &cache) != stop ||
-	    n2 != n || memcmp(f2, frames, n * 4) ||
-	    r.r[UW2_SP] != end->r[UW2_SP] || r.r[UW2_PC] != end->r[UW2_PC])
-		abort();
+	/*
+	 * frames only: the same stop and frames, and the same sp and pc;
+	 * then with direct loads, as the module walks, beside the plain
+	 * reader and an empty view, and (when no word fails) beside the
+	 * module's reader
+	 */
+	for (int pass = 0; pass < 3; pass++) {
+		if (pass == 1) {
+			stack = *plain;
+			view.len = 0;
+			stack.view = &view;
+			stack.direct = true;
+			stack.word = fuzz_word;
+		} else if (pass == 2) {
+			if (fs->fail_at != 1)
+				break;
+			lines.view.len = 0;
+			stack.read = fuzz_line_read;
+			stack.word = fuzz_line_word;
+			stack.ctx = &lines;
+			stack.view = &lines.view;
+		}
+		r = *start;
+		if (uw2_unwind_cached(mods, nmods, &r, &stack, f2, max, &n2,
+				      flags | UW2_F_FRAMES_ONLY,
+				      &cache) != stop ||
+		    n2 != n || memcmp(f2, frames, n * 4) ||
+		    r.r[UW2_SP] != end->r[UW2_SP] ||
+		    r.r[UW2_PC] != end->r[UW2_PC])
+			abort();
+	}
 	same_at_other_pc(mods, nmods, start, plain, max, flags, pick, &cache);
 }
 

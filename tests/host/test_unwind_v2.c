@@ -39,6 +39,19 @@ static int mem_read(void *ctx, u32 addr, u32 *val)
 	return 0;
 }
 
+/*
+ * The direct loads' stand-in (struct uw2_stack's word): the memory's
+ * words, failing for the whole page of the failing one, as the MMU does.
+ */
+static int mem_word(void *ctx, u32 addr, u32 *val)
+{
+	struct mem *m = ctx;
+
+	if (m->fault_set && (addr ^ m->fault_addr) < UW2_USER_PAGE)
+		return -1;
+	return mem_read(ctx, addr, val);
+}
+
 static struct uw2_stack mem_stack(struct mem *m)
 {
 	struct uw2_stack s = {
@@ -1376,8 +1389,10 @@ static void world_init(struct world *w)
  * The fast paths change nothing: with the lookup cache (cold, then warm)
  * and the stack in a view (up to the word that faults), the same stop,
  * frames and final registers as the plain unwind of @start; asked for
- * frames only (UW2_F_FRAMES_ONLY, the last two passes), the same stop and
- * frames, and the same final sp and pc.
+ * frames only (UW2_F_FRAMES_ONLY, the last four passes), the same stop and
+ * frames, and the same final sp and pc; the last two with direct loads
+ * (the memory's reader standing in for them) and an empty view, as the
+ * module walks.
  */
 static void world_same_cached(struct world *w, const struct uw2_regs *start,
 			      u32 max, unsigned int fl, enum uw2_stop stop)
@@ -1395,11 +1410,16 @@ static void world_same_cached(struct world *w, const struct uw2_regs *start,
 	stack.view = &view;
 	memset(&cache, 0, sizeof(cache));
 	/* entries checked against the array, then trusted by gen */
-	for (int pass = 0; pass < 6; pass++) {
+	for (int pass = 0; pass < 8; pass++) {
 		unsigned int only = pass < 4 ? 0 : UW2_F_FRAMES_ONLY;
 		struct uw2_cache_counts *c = &cache.counts;
 
 		cache.gen = pass < 2 ? 0 : 7;
+		if (pass >= 6) {
+			stack.direct = true;
+			stack.word = mem_word;
+			view.len = 0;
+		}
 		r = *start;
 		CHECK_EQ_U32(uw2_unwind_cached(w->mods, 2, &r, &stack, frames,
 					       max, &n, fl | only, &cache),
@@ -1446,26 +1466,32 @@ static enum uw2_stop world_unwind(struct world *w, u32 max, unsigned int fl)
 #define RA_R (A_BASE + 0x404 + 1)
 
 /*
- * A four-frame stack, L <- M <- T <- R, sampled in L after its push.
- * Returns the sp the walk ends with.
+ * A four-frame stack, L <- M <- T <- R, sampled in L after its push, at
+ * sp @at.  Returns the sp the walk ends with.
  */
-static u32 world_stack_lmtr(struct world *w)
+static u32 world_stack_lmtr_at(struct world *w, u32 at)
 {
 	struct mem *m = &w->mem;
 
 	w->regs.r[UW2_PC] = A_BASE + 0x104;
 	w->regs.r[UW2_LR] = 0x1234;	/* stale: L saved lr */
-	mem_put(m, VSP + 0, 0x44);	/* L: r4, lr */
-	mem_put(m, VSP + 4, RA_M);
+	w->regs.r[UW2_SP] = at;
+	mem_put(m, at + 0, 0x44);	/* L: r4, lr */
+	mem_put(m, at + 4, RA_M);
 	/* M: 12 bytes of locals, then r4-r7, lr */
-	mem_put(m, VSP + 20, 0x4);
-	mem_put(m, VSP + 32, VSP + 48);	/* r7: T's frame pointer */
-	mem_put(m, VSP + 36, RA_T);
+	mem_put(m, at + 20, 0x4);
+	mem_put(m, at + 32, at + 48);	/* r7: T's frame pointer */
+	mem_put(m, at + 36, RA_T);
 	/* T: vsp = r7 - 8, then r4, r5, r7, lr */
-	mem_put(m, VSP + 40, 0x40);
-	mem_put(m, VSP + 48, 0x77);
-	mem_put(m, VSP + 52, RA_R);
-	return VSP + 56;
+	mem_put(m, at + 40, 0x40);
+	mem_put(m, at + 48, 0x77);
+	mem_put(m, at + 52, RA_R);
+	return at + 56;
+}
+
+static u32 world_stack_lmtr(struct world *w)
+{
+	return world_stack_lmtr_at(w, VSP);
 }
 
 TEST(unwind_three_callers_to_root)
@@ -1484,6 +1510,47 @@ TEST(unwind_three_callers_to_root)
 	CHECK_EQ_U32(w.regs.r[UW2_SP], end_sp);
 	CHECK_EQ_U32(w.regs.r[7], 0x77);
 	CHECK_EQ_U32(w.regs.r[4], 0x40);
+}
+
+/*
+ * A caller's saved lr that cannot be read stops the walk there, however
+ * the frame is reached: by the opcodes, from the cache's shape, or by the
+ * caller loop's load (world_same_cached()'s warm and direct passes).
+ */
+TEST(unwind_caller_word_faults)
+{
+	struct world w;
+
+	world_init(&w);
+	world_stack_lmtr(&w);
+	w.mem.fault_set = true;
+	w.mem.fault_addr = VSP + 36;	/* M's lr, RA_T */
+	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_READ_FAULT);
+	CHECK_EQ_U32(w.n, 2);
+	CHECK_EQ_U32(w.frames[1], RA_M);
+}
+
+/*
+ * M's words across a page boundary, its lr readable and its r5, in the
+ * page below, not: the walk stops at M whichever way M is reached, the
+ * caller loop's direct loads too, which load the frame's first word as
+ * well when its words cross a page (a walk the loop ends, here by the
+ * frame array filling up, keeps what the loop gave).
+ */
+TEST(unwind_caller_frame_across_pages)
+{
+	const u32 at = VSP - 28;	/* M's words from VSP - 8 to VSP + 8 */
+	struct world w;
+
+	world_init(&w);
+	w.mem.base = VSP - 128;
+	w.stack = mem_stack(&w.mem);
+	world_stack_lmtr_at(&w, at);
+	w.mem.fault_set = true;
+	w.mem.fault_addr = at + 24;
+	CHECK_EQ_U32(world_unwind(&w, 2, 0), UW2_STOP_READ_FAULT);
+	CHECK_EQ_U32(w.n, 2);
+	CHECK_EQ_U32(w.frames[1], RA_M);
 }
 
 /*

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The module's loads of user stack words in place, for unwind_v2.c's
+ * direct walks (struct uw2_stack's direct): one load a word, with an
+ * exception-table fixup, inside one user-access window, instead of a copy
+ * of the stack.  The sampler sets direct only where the kernel has them
+ * (UW2_USER_LOADS) and only for a window below TASK_SIZE, as the loads
+ * check no address themselves.  In the interrupt, a load that faults
+ * (a page not resident, not readable, not mapped) takes the fixup: the
+ * fault handler does not run with interrupts off.  Host builds
+ * (unwind_v2.c) stand in the stack's word callback.
+ */
+#ifndef UNWIND_V2_USER_H
+#define UNWIND_V2_USER_H
+
+#include <linux/uaccess.h>
+
+#include "unwind_v2.h"
+
+#if defined(CONFIG_ARM) && defined(CONFIG_MMU)
+
+#include <asm/domain.h>
+
+#define UW2_USER_LOADS	1
+
+/* Open the user-access window (the user domain, on CPU_SW_DOMAIN_PAN). */
+static __always_inline unsigned int uw2_user_open(void)
+{
+	return uaccess_save_and_enable();
+}
+
+static __always_inline void uw2_user_close(unsigned int flags)
+{
+	uaccess_restore(flags);
+}
+
+/*
+ * The word at user address @addr (aligned, below TASK_SIZE) into *@val;
+ * false when the load faulted.  The unprivileged load where the kernel
+ * uses domains (TUSER), else a plain one, as the kernel's own get_user().
+ */
+static __always_inline bool uw2_user_load(const struct uw2_stack *st,
+					  u32 addr, u32 *val)
+{
+	u32 v, err = 0;
+
+	asm volatile("1:	" TUSER(ldr) "	%1, [%2], #0\n"
+		     "2:\n"
+		     "	.pushsection .text.fixup, \"ax\"\n"
+		     "	.align	2\n"
+		     "3:	mov	%0, #1\n"
+		     "	mov	%1, #0\n"
+		     "	b	2b\n"
+		     "	.popsection\n"
+		     "	.pushsection __ex_table, \"a\"\n"
+		     "	.align	3\n"
+		     "	.long	1b, 3b\n"
+		     "	.popsection"
+		     : "+r" (err), "=&r" (v)
+		     : "r" (addr)
+		     : "cc");
+	*val = v;
+	return !err;
+}
+
+#else /* arm64: 32-bit tasks' stacks are copied (sampler.c) */
+
+#define UW2_USER_LOADS	0
+
+static __always_inline unsigned int uw2_user_open(void)
+{
+	return 0;
+}
+
+static __always_inline void uw2_user_close(unsigned int flags)
+{
+}
+
+static __always_inline bool uw2_user_load(const struct uw2_stack *st,
+					  u32 addr, u32 *val)
+{
+	return false;
+}
+
+#endif
+
+#endif /* UNWIND_V2_USER_H */
