@@ -1204,8 +1204,29 @@ static u32 uw2_popcount16(u32 mask)
 }
 
 /*
- * @count words at @addr, in the window, from the view or the reader:
- * UW2_EXEC_NEXT, or why they could not be had.
+ * The @count words at @vsp, in the window, loaded in place into @buf
+ * (struct uw2_stack's direct): false if one fails to load.
+ */
+static bool uw2_load_words(const struct uw2_stack *st, u32 vsp, u32 count,
+			   u32 *buf)
+{
+	unsigned int ua;
+	u32 k;
+
+	if (count > UW2_SHAPE_WORDS)
+		return false;
+	ua = uw2_user_open();
+	for (k = 0; k < count; k++)
+		if (!uw2_user_load(st, vsp + 4 * k, &buf[k]))
+			break;
+	uw2_user_close(ua);
+	return k == count;
+}
+
+/*
+ * @count words at @addr, in the window, from the view, loaded in place
+ * (a stack with direct loads), or from the reader, which says what went
+ * wrong when a load fails: UW2_EXEC_NEXT, or why they could not be had.
  */
 static enum uw2_exec uw2_read_words(const struct uw2_stack *stack, u32 addr,
 				    u32 count, u32 *val)
@@ -1215,6 +1236,8 @@ static enum uw2_exec uw2_read_words(const struct uw2_stack *stack, u32 addr,
 	if (!uw2_in_window(stack, addr, count * 4))
 		return UW2_EXEC_BAD_SP;
 	if (uw2_view_words(stack->view, addr, count, val))
+		return UW2_EXEC_NEXT;
+	if (stack->direct && uw2_load_words(stack, addr, count, val))
 		return UW2_EXEC_NEXT;
 	for (k = 0; k < count; k++) {
 		int r = stack->read(stack->ctx, addr + 4 * k, &val[k]);
@@ -1940,26 +1963,6 @@ static bool uw2_view_holds(const struct uw2_stack *stack, u32 vsp,
 	if (stack->read(stack->ctx, vsp, &word) != 0)
 		return false;
 	return vsp - v->lo < v->len && 4 * count <= v->len - (vsp - v->lo);
-}
-
-/*
- * The @count words at @vsp, in the window, loaded in place into @buf
- * (struct uw2_stack's direct): false if one fails to load.
- */
-static bool uw2_load_words(const struct uw2_stack *st, u32 vsp, u32 count,
-			   u32 *buf)
-{
-	unsigned int ua;
-	u32 k;
-
-	if (count > UW2_SHAPE_WORDS)
-		return false;
-	ua = uw2_user_open();
-	for (k = 0; k < count; k++)
-		if (!uw2_user_load(st, vsp + 4 * k, &buf[k]))
-			break;
-	uw2_user_close(ua);
-	return k == count;
 }
 
 /*
