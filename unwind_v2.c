@@ -30,6 +30,13 @@ static inline bool uw2_user_load(const struct uw2_stack *st, u32 addr,
 {
 	return st->word(st->ctx, addr, val) == 0;
 }
+
+static inline u32 uw2_user_word(const struct uw2_stack *st, u32 addr)
+{
+	u32 val;
+
+	return uw2_user_load(st, addr, &val) ? val : 0;
+}
 #endif
 
 /*
@@ -2589,13 +2596,15 @@ loop:
 			vend = v->lo + len;
 		}
 		src = (const u8 *)(base + vsp);
+		/* a load that faults gives 0, which stops the loop too */
 		if (!direct)
 			__builtin_memcpy(&last, src + ra, 4);
-		else if (!uw2_user_load(st, vsp + ra, &last) ||
-			 ((vsp ^ (vsp + ra)) >= UW2_USER_PAGE &&
-			  !uw2_user_load(st, vsp, &first)))
-			break;
+		else
+			last = uw2_user_word(st, vsp + ra);
 		if (!last)
+			break;
+		if (direct && (vsp ^ (vsp + ra)) >= UW2_USER_PAGE &&
+		    !uw2_user_load(st, vsp, &first))
 			break;
 		/* the run (r4-rN of a push), then the rest (lr, pc) */
 		if (copy) {

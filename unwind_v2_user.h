@@ -63,6 +63,31 @@ static __always_inline bool uw2_user_load(const struct uw2_stack *st,
 	return !err;
 }
 
+/*
+ * The word at user address @addr (as uw2_user_load()), or 0 when the load
+ * faulted: one instruction, for a word whose 0 means stop anyway.
+ */
+static __always_inline u32 uw2_user_word(const struct uw2_stack *st,
+					 u32 addr)
+{
+	u32 v;
+
+	asm volatile("1:	" TUSER(ldr) "	%0, [%1], #0\n"
+		     "2:\n"
+		     "	.pushsection .text.fixup, \"ax\"\n"
+		     "	.align	2\n"
+		     "3:	mov	%0, #0\n"
+		     "	b	2b\n"
+		     "	.popsection\n"
+		     "	.pushsection __ex_table, \"a\"\n"
+		     "	.align	3\n"
+		     "	.long	1b, 3b\n"
+		     "	.popsection"
+		     : "=&r" (v)
+		     : "r" (addr));
+	return v;
+}
+
 #else /* arm64: 32-bit tasks' stacks are copied (sampler.c) */
 
 #define UW2_USER_LOADS	0
@@ -80,6 +105,12 @@ static __always_inline bool uw2_user_load(const struct uw2_stack *st,
 					  u32 addr, u32 *val)
 {
 	return false;
+}
+
+static __always_inline u32 uw2_user_word(const struct uw2_stack *st,
+					 u32 addr)
+{
+	return 0;
 }
 
 #endif
