@@ -2488,6 +2488,27 @@ static u32 uw2_walk_refill(const struct uw2_stack *st, u32 sp, u32 vsp,
 }
 
 /*
+ * The caller loop's register copies with direct loads: the words of a
+ * frame at @vsp, its run (@run: run_first | run_len << 4) and then the
+ * registers of @rest, loaded into @regs; false when one fails, with
+ * @regs part written.  Inside the loop's user-access window.
+ */
+static __always_inline bool uw2_load_frame(const struct uw2_stack *st,
+					   u32 vsp, u32 run, u32 rest,
+					   struct uw2_regs *regs)
+{
+	u32 k, n = run >> 4, *r = &regs->r[run & 15];
+
+	for (k = 0; k < n; k++, vsp += 4)
+		if (!uw2_user_load(st, vsp, &r[k]))
+			return false;
+	for (; rest; rest &= rest - 1, vsp += 4)
+		if (!uw2_user_load(st, vsp, &regs->r[__builtin_ctz(rest)]))
+			return false;
+	return true;
+}
+
+/*
  * Caller frames that cache hits of caller shape, under a gen (struct
  * uw2_cache), unwind and uw2_check_frame() would pass, one after another,
  * in place; and a caller frame whose sequence starts with the
@@ -2507,13 +2528,13 @@ static u32 uw2_walk_refill(const struct uw2_stack *st, u32 sp, u32 vsp,
  * UW2_F_FRAMES_ONLY the frames' register words are not copied; if the walk
  * goes on past the loop, the loop runs again from where it started, with
  * them, so that the next frame's opcodes find the registers they may read.
- * With @direct (frames only, on a stack with direct loads), each frame's
- * last word is loaded in place, inside one user-access window, and its
- * first too when the two lie in different pages (UW2_USER_PAGE), so that
- * every word the frame pops can be read; the view is not used: the frame
- * must end in the window, at most UW2_FAST_VIEW_MAX bytes above the
- * loop's first sp, and a load that fails leaves the frame to uw2_step(),
- * whose reads give the precise stop.
+ * With @direct (on a stack with direct loads), each frame's last word is
+ * loaded in place, inside one user-access window, and its first too when
+ * the two lie in different pages (UW2_USER_PAGE), so that every word the
+ * frame pops can be read (with @copy, those words are then loaded too);
+ * the view is not used: the frame must end in the window, at most
+ * UW2_FAST_VIEW_MAX bytes above the loop's first sp, and a load that
+ * fails leaves the frame to uw2_step(), whose reads give the precise stop.
  */
 static __always_inline enum uw2_stop
 uw2_walk_run(struct uw2_walk *w, struct uw2_regs *regs, u32 *frames, u32 *n,
@@ -2607,11 +2628,19 @@ loop:
 		    !uw2_user_load(st, vsp, &first))
 			break;
 		/* the run (r4-rN of a push), then the rest (lr, pc) */
-		if (copy) {
+		if (copy && direct) {
+			/*
+			 * the frame's pages load (above): a load fails only if
+			 * another thread unmapped one since, and then the
+			 * frame's own step reads every word it pops again
+			 */
+			if (!uw2_load_frame(st, vsp, run, m, regs))
+				break;
+		} else if (copy) {
 			uw2_copy_run(&regs->r[run & 15], src, run >> 4);
 			src += 4 * (run >> 4);
 		}
-		if (!copy || m == 1u << UW2_PC) {
+		if (!copy || direct || m == 1u << UW2_PC) {
 			/* pc: stored at the end */
 		} else if (m == 1u << UW2_LR) {
 			regs->r[UW2_LR] = last;
@@ -2675,8 +2704,12 @@ static enum uw2_stop uw2_walk_fast(struct uw2_walk *w, struct uw2_regs *regs,
 			regs->r[UW2_PC] = pc;
 			regs->r[UW2_SP] = sp;
 			*n = n0;
-			stop = uw2_walk_run(w, regs, frames, n, max, true,
-					    false);
+			if (w->stack->direct)
+				stop = uw2_walk_run(w, regs, frames, n, max,
+						    true, true);
+			else
+				stop = uw2_walk_run(w, regs, frames, n, max,
+						    true, false);
 		}
 	}
 	uw2_count_loop(&w->cache->counts, *n - n0, stop);
