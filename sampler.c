@@ -167,12 +167,11 @@ static u32 uwprof_unwind(struct uwprof_session *s, struct uwprof_cpu *c,
 	u32 word;
 
 	/*
-	 * Where the kernel has them, the unwinder loads the words the caller
-	 * loop and simple frames read in place (unwind_v2_user.h), which
-	 * check no address: only in a window below TASK_SIZE, where no user
-	 * stack word lies above anyway.
+	 * The unwinder loads the words it reads in place (unwind_v2_user.h;
+	 * on 32-bit ARM, loads that check no address): only in a window
+	 * below TASK_SIZE, where no user stack word lies above anyway.
 	 */
-	if (UW2_USER_LOADS && sp < TASK_SIZE) {
+	if (sp < TASK_SIZE) {
 		if (stack.hi > TASK_SIZE)
 			stack.hi = TASK_SIZE;
 		stack.direct = true;
@@ -190,12 +189,10 @@ static u32 uwprof_unwind(struct uwprof_session *s, struct uwprof_cpu *c,
 		u->view.top = 0;
 	}
 	/*
-	 * Without direct loads, the line at sp now: nearly every unwind
-	 * reads it, and the sampled frame's pops then find their words in
-	 * the view instead of asking the reader one word at a time.  A
-	 * failed copy leaves the view empty, and the unwinder meets the
-	 * fault itself.  With them, lines are copied only for what the loads
-	 * do not serve (frames outside the loop's shapes).
+	 * Without direct loads (an sp past TASK_SIZE), the line at sp now,
+	 * as the copies' reader would take it: a failed copy leaves the view
+	 * empty, and the unwinder meets the fault itself.  With them, lines
+	 * are copied only for what a load cannot give.
 	 */
 	if (!stack.direct)
 		uw2_view_fill(&u->view, u->line, UWPROF_STACK_FIRST, sp,

@@ -3,12 +3,14 @@
  * The module's loads of user stack words in place, for unwind_v2.c's
  * direct walks (struct uw2_stack's direct): one load a word, with an
  * exception-table fixup, inside one user-access window, instead of a copy
- * of the stack.  The sampler sets direct only where the kernel has them
- * (UW2_USER_LOADS) and only for a window below TASK_SIZE, as the loads
- * check no address themselves.  In the interrupt, a load that faults
- * (a page not resident, not readable, not mapped) takes the fixup: the
- * fault handler does not run with interrupts off.  Host builds
- * (unwind_v2.c) stand in the stack's word callback.
+ * of the stack.  On 32-bit ARM the loads are the module's own, which
+ * check no address: the kernel's __get_user() there is an out-of-line
+ * get_user() that switches the user domain on and off around each word.
+ * On arm64 they are __get_user(), which checks the address itself.  The
+ * sampler sets direct only for a window below TASK_SIZE.  In the
+ * interrupt, a load that faults (a page not resident, not readable, not
+ * mapped) takes the fixup: the fault handler does not run with interrupts
+ * off.  Host builds (unwind_v2.c) stand in the stack's word callback.
  */
 #ifndef UNWIND_V2_USER_H
 #define UNWIND_V2_USER_H
@@ -17,11 +19,9 @@
 
 #include "unwind_v2.h"
 
-#if defined(CONFIG_ARM) && defined(CONFIG_MMU)
+#ifdef CONFIG_ARM
 
 #include <asm/domain.h>
-
-#define UW2_USER_LOADS	1
 
 /* Open the user-access window (the user domain, on CPU_SW_DOMAIN_PAN). */
 static __always_inline unsigned int uw2_user_open(void)
@@ -88,29 +88,34 @@ static __always_inline u32 uw2_user_word(const struct uw2_stack *st,
 	return v;
 }
 
-#else /* arm64: 32-bit tasks' stacks are copied (sampler.c) */
+#else /* arm64: the kernel's __get_user(), an ldtr past access_ok() */
 
-#define UW2_USER_LOADS	0
-
+/* Faults disabled, as they are in the interrupt anyway: might_fault() */
 static __always_inline unsigned int uw2_user_open(void)
 {
+	pagefault_disable();
 	return 0;
 }
 
 static __always_inline void uw2_user_close(unsigned int flags)
 {
+	pagefault_enable();
 }
 
 static __always_inline bool uw2_user_load(const struct uw2_stack *st,
 					  u32 addr, u32 *val)
 {
-	return false;
+	const u32 __user *p = (const u32 __user *)(unsigned long)addr;
+
+	return !__get_user(*val, p);
 }
 
 static __always_inline u32 uw2_user_word(const struct uw2_stack *st,
 					 u32 addr)
 {
-	return 0;
+	u32 v;
+
+	return uw2_user_load(st, addr, &v) ? v : 0;
 }
 
 #endif

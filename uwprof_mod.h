@@ -163,8 +163,7 @@ struct uwprof_cpu_stats {
  * thread's last walk ended (struct uw2_view's top) when that lies above:
  * in one copy, not two.  Later copies take UWPROF_STACK_LINE, so one
  * sample copies at most 2 KiB more than before.  Made before the walk
- * only without direct loads (arm64 kernels: unwind_v2_user.h); with
- * them, the reader's first fill is.
+ * only without direct loads (unwind_v2_user.h: an sp past TASK_SIZE).
  */
 #define UWPROF_STACK_FIRST	4096
 
