@@ -210,7 +210,9 @@ static u32 unwind_sample(const struct sample *s,
 	static struct uw2_cache cache;	/* one CPU's, kept across samples */
 	struct reader_ctx rc = { s };
 	struct uw2_view view = { s->stack, s->lo, STACK_BYTES, 0, 0 };
-	struct uw2_stack stack = { s->lo, STACK_TOP, read_word, &rc, &view };
+	struct uw2_stack stack = { .lo = s->lo, .hi = STACK_TOP,
+				   .read = read_word, .ctx = &rc,
+				   .view = &view };
 	struct uw2_regs regs = s->regs;
 	u32 frames[MAX_DEPTH + 2], n;
 	enum uw2_stop stop;
@@ -454,7 +456,9 @@ static u32 replay_sample(u32 i)
 	const struct uwr_sample *s = rsamples[i];
 	/* no copy budget: the replay measures, the module bounds */
 	struct replay_ctx rc = { .i = i, .view.fills_left = UINT32_MAX };
-	struct uw2_stack stack = { s->lo, s->hi, replay_read, &rc, &rc.view };
+	struct uw2_stack stack = { .lo = s->lo, .hi = s->hi,
+				   .read = replay_read, .ctx = &rc,
+				   .view = &rc.view };
 	u32 frames[UWR_MAX_FRAMES], n;
 	struct uw2_regs regs;
 	enum uw2_stop stop;

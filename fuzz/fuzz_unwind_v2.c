@@ -372,7 +372,8 @@ static void unwind_one(const struct uw2_table *t, const u8 *in, size_t left)
 		fs.lo = 0xffffffffu - (u32)left;
 	fs.hi = fs.lo + (u32)left;
 	fs.fail_at = (regs.r[4] & 0x80000000u) ? fs.lo + (regs.r[4] & 0xfc) : 1;
-	stack = (struct uw2_stack){ fs.lo, fs.hi, fuzz_read, &fs, NULL };
+	stack = (struct uw2_stack){ .lo = fs.lo, .hi = fs.hi, .read = fuzz_read,
+				    .ctx = &fs };
 	if (regs.r[5] & 1)
 		regs.r[UW2_SP] = fs.lo + (regs.r[UW2_SP] & 0xff);
 	if (regs.r[5] & 2)

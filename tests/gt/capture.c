@@ -77,7 +77,7 @@ static void on_prof(int sig, siginfo_t *si, void *ucv)
 	memcpy(s->regs, r.r, sizeof(s->regs));
 	s->lo = r.r[UW2_SP];
 	s->hi = hi;
-	st = (struct uw2_stack){ s->lo, s->hi, read_word, NULL, NULL };
+	st = (struct uw2_stack){ .lo = s->lo, .hi = s->hi, .read = read_word };
 	s->stop = uw2_unwind(mods, nmods, &r, &st, frames, UWR_MAX_FRAMES,
 			     &n, 0);
 	s->nframes = n;

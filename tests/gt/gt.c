@@ -368,10 +368,12 @@ static void on_prof(int sig, siginfo_t *si, void *ucv)
 		if (w->ntsamples == w->cap)
 			return;
 		s = &w->tsamples[w->ntsamples];
-		st = (struct uw2_stack){ r.r[UW2_SP],
-					 (uint32_t)(uintptr_t)clone_stack +
-					 sizeof(clone_stack), read_word, NULL,
-					 NULL };
+		st = (struct uw2_stack){
+			.lo = r.r[UW2_SP],
+			.hi = (uint32_t)(uintptr_t)clone_stack +
+			      sizeof(clone_stack),
+			.read = read_word,
+		};
 		s->stop = uw2_unwind(mods, nmods, &r, &st, s->frames,
 				     MAX_FRAMES, &n, 0);
 		s->n = n;
@@ -381,8 +383,8 @@ static void on_prof(int sig, siginfo_t *si, void *ucv)
 	if (w->nsamples == w->cap)
 		return;
 	s = &w->samples[w->nsamples];
-	st = (struct uw2_stack){ r.r[UW2_SP], w->stack_hi, read_word, NULL,
-				 NULL };
+	st = (struct uw2_stack){ .lo = r.r[UW2_SP], .hi = w->stack_hi,
+				 .read = read_word };
 	if (r.r[UW2_SP] < w->stack_lo || r.r[UW2_SP] > w->stack_hi)
 		return;		/* on a signal stack or another: not ours */
 	s->stop = uw2_unwind(mods, nmods, &r, &st, s->frames, MAX_FRAMES, &n, 0);

@@ -191,7 +191,7 @@ static void check_row(Dwarf_CFI *cfi, u32 addr, u32 row, const struct uwt_file *
 	struct uw2_module mod = { u->meta.text_addr,
 				  u->meta.text_addr + u->meta.text_size, t,
 				  0, 0 };
-	struct uw2_stack stk = { STK_LO, STK_HI, read_word, NULL, NULL };
+	struct uw2_stack stk = { .lo = STK_LO, .hi = STK_HI, .read = read_word };
 	struct uw2_regs regs;
 	Dwarf_Frame *fr;
 	Dwarf_Op *ops, mem[3];
@@ -747,7 +747,7 @@ static u32 plt_case(const char *elf, const char *tag)
 		     pc += 4) {
 			struct uw2_module mod = { u.meta.text_addr,
 				u.meta.text_addr + u.meta.text_size, &t, 0, 0 };
-			struct uw2_stack stk = { STK_LO, STK_HI, read_word, NULL, NULL };
+			struct uw2_stack stk = { .lo = STK_LO, .hi = STK_HI, .read = read_word };
 			struct uw2_regs regs;
 			u32 off = pc - (u32)sh.sh_addr, frames[2], nf;
 			u32 sp = CFA_AT, want_pc = caller;
