@@ -23,6 +23,13 @@
 
 #include <asm/domain.h>
 
+/* The exception-table entry that sends a fault at 1: to the fixup at 3: */
+#define UW2_USER_FIXUP					\
+	"	.pushsection __ex_table, \"a\"\n"		\
+	"	.align	3\n"					\
+	"	.long	1b, 3b\n"				\
+	"	.popsection"
+
 /* Open the user-access window (the user domain, on CPU_SW_DOMAIN_PAN). */
 static __always_inline unsigned int uw2_user_open(void)
 {
@@ -52,10 +59,7 @@ static __always_inline bool uw2_user_load(const struct uw2_stack *st,
 		     "	mov	%1, #0\n"
 		     "	b	2b\n"
 		     "	.popsection\n"
-		     "	.pushsection __ex_table, \"a\"\n"
-		     "	.align	3\n"
-		     "	.long	1b, 3b\n"
-		     "	.popsection"
+		     UW2_USER_FIXUP
 		     : "+r" (err), "=&r" (v)
 		     : "r" (addr)
 		     : "cc");
@@ -79,10 +83,7 @@ static __always_inline u32 uw2_user_word(const struct uw2_stack *st,
 		     "3:	mov	%0, #0\n"
 		     "	b	2b\n"
 		     "	.popsection\n"
-		     "	.pushsection __ex_table, \"a\"\n"
-		     "	.align	3\n"
-		     "	.long	1b, 3b\n"
-		     "	.popsection"
+		     UW2_USER_FIXUP
 		     : "=&r" (v)
 		     : "r" (addr));
 	return v;
