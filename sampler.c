@@ -36,7 +36,6 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
-#include "unwind_v2_user.h"
 #include "uwprof_arch.h"
 #include "uwprof_mod.h"
 
