@@ -2551,17 +2551,6 @@ uw2_walk_run(struct uw2_walk *w, struct uw2_regs *regs, u32 *frames, u32 *n,
 	unsigned long base;
 	u32 lo, len, vend;
 
-	if (direct) {
-		/* sp <= the top: walk_fast's bound, and uw2_sp_ok()'s */
-		lo = sp;
-		len = uw2_walk_top(st) - sp;
-		if (len > UW2_FAST_VIEW_MAX)
-			len = UW2_FAST_VIEW_MAX;
-		base = 0;
-		vend = lo + len;
-		ua = uw2_user_open();
-		goto loop;
-	}
 	/* the view in registers: only a refill below changes it */
 	lo = v->lo;
 	len = uw2_view_len_to(v, uw2_walk_top(st));
@@ -2571,15 +2560,22 @@ uw2_walk_run(struct uw2_walk *w, struct uw2_regs *regs, u32 *frames, u32 *n,
 	 * them, and a refill starts below the frame.  An sp outside them
 	 * starts the loop with an empty view at sp, which the first frame
 	 * refills.  sp + pre + span, at most UW2_FAST_HI + 0xffff, does not
-	 * wrap.
+	 * wrap.  Direct loads bound the frames the same way, from sp up to
+	 * the window's top (sp is below it: walk_fast's bound, and
+	 * uw2_sp_ok()'s), and read no view.
 	 */
-	if (sp - lo > len) {
+	if (direct) {
+		lo = sp;
+		len = uw2_walk_top(st) - sp;
+		if (len > UW2_FAST_VIEW_MAX)
+			len = UW2_FAST_VIEW_MAX;
+		ua = uw2_user_open();
+	} else if (sp - lo > len) {
 		lo = sp;
 		len = 0;
 	}
 	base = (unsigned long)v->data - lo;
 	vend = lo + len;
-loop:
 	for (;;) {
 		u64 tag = uw2_fast_tag(pc | 1, gen);
 		u32 vsp, last, m, span, run, ra, first;

@@ -247,6 +247,12 @@ int uw2_view_fill(struct uw2_view *v, u8 *buf, u32 line, u32 addr, u32 *val,
 		  void *ctx);
 
 /*
+ * What the stack's direct loads fail by: a page, never a word alone, as
+ * the MMU's faults do; a frame's words lie in at most two.
+ */
+#define UW2_USER_PAGE		4096
+
+/*
  * The stack window [lo, hi).  @read is only called for 4-aligned addresses
  * with lo <= addr and addr + 4 <= hi; it returns 0 or a negative value when
  * the word cannot be read (not resident, fault; UW2_READ_BUDGET when it
@@ -255,18 +261,12 @@ int uw2_view_fill(struct uw2_view *v, u8 *buf, u32 line, u32 addr, u32 *val,
  * calling @read for words that start inside the view and run past its
  * end, the unwinder empties the view (len 0), so that a reader that
  * caches (uw2_view_fill()) refills it from the first of them.
- * With @direct, words may also be loaded one at a time in place: the
- * caller loop's frames-only runs and a simple frame's pops load the words
- * they need that the view does not hold, where a fill would copy a line
- * (the module's loads, unwind_v2_user.h; in host builds @word stands in,
- * 0 or negative as @read, without touching the view).
+ * With @direct, the words the view does not hold are loaded one at a time
+ * in place first, where a fill would copy a line, and @read is asked only
+ * for those a load cannot give (the module's loads, unwind_v2_user.h; in
+ * host builds @word stands in, 0 or negative as @read, without touching
+ * the view).  Such loads fail by pages (UW2_USER_PAGE).
  */
-/*
- * What the stack's direct loads fail by: a page, never a word alone, as
- * the MMU's faults do; a frame's words lie in at most two.
- */
-#define UW2_USER_PAGE		4096
-
 struct uw2_stack {
 	u32 lo;
 	u32 hi;
@@ -420,15 +420,15 @@ enum uw2_stop uw2_unwind(const struct uw2_module *mods, u32 nmods,
 #define UW2_CACHE_BITS		10
 #define UW2_CACHE_ENTRIES	1024	/* 2^UW2_CACHE_BITS */
 
+/* Most words loaded in place at once (uw2_shape_src(), uw2_read_words()). */
+#define UW2_SHAPE_WORDS		16
+
 /*
  * A sequence of the common shape "vsp += pre; pop mask; vsp += post;
  * finish" (mask without r13, may be empty; pops whose words and registers
  * follow each other count as one), found at the entry's first hit, so
  * later hits run the frame without decoding it.
  */
-/* Most words a simple shape's pops load in place (uw2_shape_src()). */
-#define UW2_SHAPE_WORDS		16
-
 struct uw2_shape {
 	u16 pre;		/* bytes, below 0x8000 */
 	u16 size;		/* pre + 4 * count + post: sp's rise, below 64 KiB */
