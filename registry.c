@@ -143,6 +143,41 @@ static int uwprof_table_validate(struct uwprof_table *t,
 }
 
 /*
+ * Sessions whose last reference is gone and whose tables are not retired
+ * yet: uwprof_registry_free() comes a grace period later (session.c).  A
+ * recording started just after another closed uploads the same tables
+ * meanwhile, and would find none of them kept.
+ */
+static atomic_t uwprof_retiring = ATOMIC_INIT(0);
+
+void uwprof_registry_retiring(void)
+{
+	atomic_inc(&uwprof_retiring);
+}
+
+void uwprof_registry_retired(void)
+{
+	atomic_dec(&uwprof_retiring);
+}
+
+/*
+ * Before a session's first upload looks for a kept blob, the sessions
+ * closed before it keep theirs: at most a grace period and their frees,
+ * and only when one is on its way.  Once a session, so that others
+ * closing cannot hold its uploads back again; two first uploads at once
+ * may both wait.
+ */
+static void uwprof_wait_retiring(struct uwprof_session *s)
+{
+	if (READ_ONCE(s->retired_waited))
+		return;
+	WRITE_ONCE(s->retired_waited, true);
+	if (atomic_read(&uwprof_retiring) &&
+	    READ_ONCE(uwprof_table_keep_bytes))
+		uwprof_frees_flush();
+}
+
+/*
  * A kept blob of the same bytes (tablemem.c), validated for a file of the
  * same owner since closed: its header alone is read again.  Its charge
  * comes with it.
@@ -202,6 +237,7 @@ static int uwprof_table_load(struct uwprof_session *s,
 	if (!t)
 		return -ENOMEM;
 	t->size = up->len;
+	uwprof_wait_retiring(s);
 	ret = uwprof_table_take_kept(s, t, up);
 	if (ret == -ENOENT)
 		ret = uwprof_table_copy_check(t, up);

@@ -126,6 +126,7 @@ static void uwprof_session_free_work(struct work_struct *work)
 {
 	uwprof_session_free(container_of(to_rcu_work(work),
 					 struct uwprof_session, free_work));
+	uwprof_registry_retired();
 }
 
 /* One more holder; the caller holds a reference already (the file's). */
@@ -137,8 +138,10 @@ void uwprof_session_get(struct uwprof_session *s)
 /* Drop a reference; the last one frees the session after a grace period. */
 void uwprof_session_put(struct uwprof_session *s)
 {
-	if (refcount_dec_and_test(&s->ref))
+	if (refcount_dec_and_test(&s->ref)) {
+		uwprof_registry_retiring();
 		uwprof_free_after_gp(&s->free_work, uwprof_session_free_work);
+	}
 }
 
 /* A session for @file, opened by current; holds the file's reference. */

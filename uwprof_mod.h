@@ -274,6 +274,7 @@ struct uwprof_session {
 	struct xarray tables;		/* id -> struct uwprof_table */
 	u32 next_table_id;
 	u64 table_bytes;
+	bool retired_waited;		/* its first upload waited for them */
 	struct xarray procs;		/* tgid -> struct uwprof_proc */
 	u32 procs_gen;			/* changes with every store or erase */
 	struct uwprof_proc *graveyard;	/* unlinked, freed after a grace period */
@@ -340,6 +341,8 @@ void uwprof_tablemem_module_exit(void);
 /* registry.c: tables and attachments */
 void uwprof_registry_init(struct uwprof_session *s);
 void uwprof_registry_free(struct uwprof_session *s);
+void uwprof_registry_retiring(void);
+void uwprof_registry_retired(void);
 long uwprof_ioctl_table_upload(struct uwprof_session *s, void __user *arg);
 long uwprof_ioctl_attach(struct uwprof_session *s, void __user *arg);
 long uwprof_ioctl_detach(struct uwprof_session *s, void __user *arg);
@@ -426,6 +429,7 @@ int uwprof_copy_arg(void *dst, size_t dst_size, void __user *src);
 int uwprof_workq_module_init(void);
 void uwprof_workq_module_exit(void);
 void uwprof_free_after_gp(struct rcu_work *rw, work_func_t fn);
+void uwprof_frees_flush(void);
 void uwprof_queue_work(struct work_struct *work);
 
 /* ringbuf.c: records */

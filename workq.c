@@ -26,6 +26,17 @@ void uwprof_free_after_gp(struct rcu_work *rw, work_func_t fn)
 	queue_rcu_work(uwprof_free_wq, rw);
 }
 
+/*
+ * Wait until what was queued for freeing before now has been freed: the
+ * grace periods (rcu_barrier() runs their callbacks, which queue the
+ * works), then the works.  Process context, holding no lock a free takes.
+ */
+void uwprof_frees_flush(void)
+{
+	rcu_barrier();
+	flush_workqueue(uwprof_free_wq);
+}
+
 /* Run @work on the module's workqueue, which module exit flushes. */
 void uwprof_queue_work(struct work_struct *work)
 {

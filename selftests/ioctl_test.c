@@ -285,6 +285,32 @@ TEST(upload_kept_after_close)
 	ASSERT_EQ(0, uwprof_set_param("table_keep_bytes", 16 << 20));
 }
 
+/*
+ * A recording that starts as the one before it closes finds that one's
+ * tables kept: the first upload of the new file waits for the closed
+ * file's free, a grace period away, rather than validate the bytes again.
+ * The bytes are this test's own, so nothing else can have kept them.
+ */
+TEST(upload_kept_right_after_close)
+{
+	static const unsigned char uit[] = { 0x02, 0x01, 0x03, 0xb0 };
+	unsigned char blob[64];
+	size_t len = uwprof_tiny_table(blob, uit, sizeof(uit));
+	unsigned int result;
+	int fd, i;
+
+	ASSERT_EQ(0, uwprof_load());
+	ASSERT_EQ(0, uwprof_set_param("table_keep_bytes", 16 << 20));
+	for (i = 0; i < 4; i++) {
+		fd = uwprof_open_dev();
+		ASSERT_LE(0, fd);
+		ASSERT_LT(0, upload_result(fd, blob, len, &result, NULL));
+		EXPECT_EQ(i ? UWPROF_UPLOAD_KEPT : 0, result)
+			TH_LOG("upload %d of the same bytes", i);
+		close(fd);
+	}
+}
+
 /* One corrupted table per validation error the unwinder reports. */
 struct corruption {
 	const char *what;
