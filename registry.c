@@ -150,14 +150,15 @@ static int uwprof_table_validate(struct uwprof_table *t,
  */
 static atomic_t uwprof_retiring = ATOMIC_INIT(0);
 
-void uwprof_registry_retiring(void)
+/*
+ * The last reference to @s is gone; it is freed a grace period later.
+ * No lock: nothing adds a table to it any more.
+ */
+void uwprof_registry_retiring(struct uwprof_session *s)
 {
-	atomic_inc(&uwprof_retiring);
-}
-
-void uwprof_registry_retired(void)
-{
-	atomic_dec(&uwprof_retiring);
+	s->retiring = !xa_empty(&s->tables);
+	if (s->retiring)
+		atomic_inc(&uwprof_retiring);
 }
 
 /*
@@ -1222,4 +1223,6 @@ void uwprof_registry_free(struct uwprof_session *s)
 	xa_for_each(&s->tables, i, t)
 		uwprof_table_retire(s, t);
 	xa_destroy(&s->tables);
+	if (s->retiring)
+		atomic_dec(&uwprof_retiring);
 }

@@ -126,7 +126,6 @@ static void uwprof_session_free_work(struct work_struct *work)
 {
 	uwprof_session_free(container_of(to_rcu_work(work),
 					 struct uwprof_session, free_work));
-	uwprof_registry_retired();
 }
 
 /* One more holder; the caller holds a reference already (the file's). */
@@ -139,7 +138,7 @@ void uwprof_session_get(struct uwprof_session *s)
 void uwprof_session_put(struct uwprof_session *s)
 {
 	if (refcount_dec_and_test(&s->ref)) {
-		uwprof_registry_retiring();
+		uwprof_registry_retiring(s);
 		uwprof_free_after_gp(&s->free_work, uwprof_session_free_work);
 	}
 }

@@ -274,7 +274,8 @@ struct uwprof_session {
 	struct xarray tables;		/* id -> struct uwprof_table */
 	u32 next_table_id;
 	u64 table_bytes;
-	bool retired_waited;		/* its first upload waited for them */
+	bool retiring;			/* freed soon, its tables to be kept */
+	bool retired_waited;		/* its first upload waited for those */
 	struct xarray procs;		/* tgid -> struct uwprof_proc */
 	u32 procs_gen;			/* changes with every store or erase */
 	struct uwprof_proc *graveyard;	/* unlinked, freed after a grace period */
@@ -341,8 +342,7 @@ void uwprof_tablemem_module_exit(void);
 /* registry.c: tables and attachments */
 void uwprof_registry_init(struct uwprof_session *s);
 void uwprof_registry_free(struct uwprof_session *s);
-void uwprof_registry_retiring(void);
-void uwprof_registry_retired(void);
+void uwprof_registry_retiring(struct uwprof_session *s);
 long uwprof_ioctl_table_upload(struct uwprof_session *s, void __user *arg);
 long uwprof_ioctl_attach(struct uwprof_session *s, void __user *arg);
 long uwprof_ioctl_detach(struct uwprof_session *s, void __user *arg);
