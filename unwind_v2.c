@@ -37,6 +37,17 @@ static inline u32 uw2_user_word(const struct uw2_stack *st, u32 addr)
 
 	return uw2_user_load(st, addr, &val) ? val : 0;
 }
+
+static inline bool uw2_user_loads(const struct uw2_stack *st, u32 addr,
+				  u32 count, u32 *buf)
+{
+	bool ok = true;
+	u32 k;
+
+	for (k = 0; k < count; k++)
+		ok &= uw2_user_load(st, addr + 4 * k, &buf[k]);
+	return ok;
+}
 #endif
 
 /*
@@ -1218,16 +1229,14 @@ static bool uw2_load_words(const struct uw2_stack *st, u32 vsp, u32 count,
 			   u32 *buf)
 {
 	unsigned int ua;
-	u32 k;
+	bool ok;
 
 	if (count > UW2_SHAPE_WORDS)
 		return false;
 	ua = uw2_user_open();
-	for (k = 0; k < count; k++)
-		if (!uw2_user_load(st, vsp + 4 * k, &buf[k]))
-			break;
+	ok = uw2_user_loads(st, vsp, count, buf);
 	uw2_user_close(ua);
-	return k == count;
+	return ok;
 }
 
 /*
@@ -2497,12 +2506,11 @@ static __always_inline bool uw2_load_frame(const struct uw2_stack *st,
 					   u32 vsp, u32 run, u32 rest,
 					   struct uw2_regs *regs)
 {
-	u32 k, n = run >> 4, *r = &regs->r[run & 15];
+	u32 n = run >> 4;
 
-	for (k = 0; k < n; k++, vsp += 4)
-		if (!uw2_user_load(st, vsp, &r[k]))
-			return false;
-	for (; rest; rest &= rest - 1, vsp += 4)
+	if (!uw2_user_loads(st, vsp, n, &regs->r[run & 15]))
+		return false;
+	for (vsp += 4 * n; rest; rest &= rest - 1, vsp += 4)
 		if (!uw2_user_load(st, vsp, &regs->r[__builtin_ctz(rest)]))
 			return false;
 	return true;

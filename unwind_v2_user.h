@@ -42,14 +42,15 @@ static __always_inline void uw2_user_close(unsigned int flags)
 }
 
 /*
- * The word at user address @addr (aligned, below TASK_SIZE) into *@val;
- * false when the load faulted.  The unprivileged load where the kernel
- * uses domains (TUSER), else a plain one, as the kernel's own get_user().
+ * The word at user address @addr (aligned, below TASK_SIZE) into *@val,
+ * or 0 with *@err set to 1 when the load faulted; *@err is left alone
+ * otherwise, so that a run of loads tells its faults once.  The
+ * unprivileged load where the kernel uses domains (TUSER), else a plain
+ * one, as the kernel's own get_user().
  */
-static __always_inline bool uw2_user_load(const struct uw2_stack *st,
-					  u32 addr, u32 *val)
+static __always_inline void uw2_user_ldr(u32 addr, u32 *val, u32 *err)
 {
-	u32 v, err = 0;
+	u32 v, e = *err;
 
 	asm volatile("1:	" TUSER(ldr) "	%1, [%2], #0\n"
 		     "2:\n"
@@ -60,10 +61,34 @@ static __always_inline bool uw2_user_load(const struct uw2_stack *st,
 		     "	b	2b\n"
 		     "	.popsection\n"
 		     UW2_USER_FIXUP
-		     : "+r" (err), "=&r" (v)
-		     : "r" (addr)
-		     : "cc");
+		     : "+r" (e), "=&r" (v)
+		     : "r" (addr));
 	*val = v;
+	*err = e;
+}
+
+/* The word at user address @addr into *@val; false when the load faulted. */
+static __always_inline bool uw2_user_load(const struct uw2_stack *st,
+					  u32 addr, u32 *val)
+{
+	u32 err = 0;
+
+	uw2_user_ldr(addr, val, &err);
+	return !err;
+}
+
+/*
+ * The @count words from user address @addr on into @buf; false when one
+ * faulted.  All are loaded and the faults told at the end: a test after
+ * each load costs more than the rare fault saves.
+ */
+static __always_inline bool uw2_user_loads(const struct uw2_stack *st,
+					   u32 addr, u32 count, u32 *buf)
+{
+	u32 k, err = 0;
+
+	for (k = 0; k < count; k++)
+		uw2_user_ldr(addr + 4 * k, &buf[k], &err);
 	return !err;
 }
 
@@ -109,6 +134,18 @@ static __always_inline bool uw2_user_load(const struct uw2_stack *st,
 	const u32 __user *p = (const u32 __user *)(unsigned long)addr;
 
 	return !__get_user(*val, p);
+}
+
+static __always_inline bool uw2_user_loads(const struct uw2_stack *st,
+					   u32 addr, u32 count, u32 *buf)
+{
+	const u32 __user *p = (const u32 __user *)(unsigned long)addr;
+	u32 k;
+	int err = 0;
+
+	for (k = 0; k < count; k++)
+		err |= __get_user(buf[k], p + k);
+	return !err;
 }
 
 static __always_inline u32 uw2_user_word(const struct uw2_stack *st,
