@@ -91,6 +91,17 @@ def lookup_rates(lk):
             pct(lk["ra_loop"], lk["ra_hits"]))
 
 
+def block_samples(p):
+    """The sample records of a UWD_SAMPLES record's payload."""
+    pos = 0
+    while pos + 32 <= len(p):
+        size = struct.unpack_from("<H", p, pos)[0]
+        if size < 32:
+            break
+        yield p[pos:pos + size]
+        pos += (size + 7) & ~7
+
+
 def load_uwdata(path):
     b = open(path, "rb").read()
     magic, _ver, hsz = struct.unpack_from("<8sII", b, 0)
@@ -105,12 +116,15 @@ def load_uwdata(path):
         if size < 8 or pos + size > len(b):
             break
         p = b[pos + 8:pos + size]
-        if typ == 1:
-            (_rs, _rt, stop, flags, _cpu, pid, tid, t,
-             nf, hns) = struct.unpack_from("<HHBBHIIQII", p, 0)
-            frames = struct.unpack_from("<%dI" % nf, p, 32)
-            samples.append((pid, stop, flags, frames, tid, t))
-            htimes.append(hns)
+        if typ in (1, 11):
+            # one sample, or a block of them back to back (each its own
+            # size, rounded up to 8)
+            for q in (p,) if typ == 1 else block_samples(p):
+                (_rs, _rt, stop, flags, _cpu, pid, tid, t,
+                 nf, hns) = struct.unpack_from("<HHBBHIIQII", q, 0)
+                frames = struct.unpack_from("<%dI" % nf, q, 32)
+                samples.append((pid, stop, flags, frames, tid, t))
+                htimes.append(hns)
         elif typ == 2:
             v = struct.unpack_from("<8I", p, 0)
             elf_off, t = struct.unpack_from("<IQ", p, 68)

@@ -3,8 +3,8 @@
 at chosen addresses, pids, threads and times without a device."""
 import struct
 
-SAMPLE, MAPPING, PROCESS, STATS, END, COMM, FORK, EXIT, IMAGE, JITMAP = \
-    range(1, 11)
+SAMPLE, MAPPING, PROCESS, STATS, END, COMM, FORK, EXIT, IMAGE, JITMAP, \
+    SAMPLES = range(1, 12)
 JIT_PERF_MAP, JIT_DUMP = 1, 2
 HDR_TIMED = 0x1
 HDR_ALL = 0x2
@@ -18,11 +18,13 @@ def _pad8(b):
 
 
 class Writer:
-    def __init__(self, path, freq_hz=1000, start_ns=1000000000, flags=0):
+    def __init__(self, path, freq_hz=1000, start_ns=1000000000, flags=0,
+                 version=1):
         self.f = open(path, 'wb')
         self.samples = 0
-        self.f.write(struct.pack('<8sIIIIQQ', b'UWPROFD\0', 1, 40, flags,
-                                 freq_hz, start_ns, 0))
+        self.block = None
+        self.f.write(struct.pack('<8sIIIIQQ', b'UWPROFD\0', version, 40,
+                                 flags, freq_hz, start_ns, 0))
 
     def _rec(self, rtype, payload):
         payload = _pad8(payload)
@@ -60,10 +62,24 @@ class Writer:
 
     def sample(self, pid, tid, time_ns, frames, stop=0, flags=0, cpu=0):
         size = 32 + 4 * len(frames)
-        self._rec(SAMPLE, struct.pack('<HHBBHIIQII', size, 1, stop, flags, cpu,
-                                      pid, tid, time_ns, len(frames), 0) +
-                  struct.pack('<%dI' % len(frames), *frames))
+        rec = struct.pack('<HHBBHIIQII', size, 1, stop, flags, cpu, pid, tid,
+                          time_ns, len(frames), 0) + \
+            struct.pack('<%dI' % len(frames), *frames)
+        if self.block is None:
+            self._rec(SAMPLE, rec)
+        else:
+            self.block += _pad8(rec)
         self.samples += 1
+
+    def begin_block(self):
+        """Samples from here to end_block() go into one block record
+        (type 11, a version 2 file), as uwprof record writes them."""
+        self.block = b''
+
+    def end_block(self, raw=b''):
+        """The block, with @raw bytes after its samples (a test's damage)."""
+        self._rec(SAMPLES, self.block + raw)
+        self.block = None
 
     def close(self, end_ns=0):
         self._rec(END, struct.pack('<QQ', end_ns, self.samples))
@@ -93,12 +109,20 @@ def records(path):
             break
         p = b[pos + 8:pos + size]
         pos += size
-        if t == SAMPLE:
-            (_, _, stop, fl, cpu, pid, tid, time_ns, n,
-             _) = struct.unpack_from('<HHBBHIIQII', p)
-            frames = struct.unpack_from('<%dI' % n, p, 32)
-            out.append(('sample', dict(pid=pid, tid=tid, time=time_ns,
-                                       stop=stop, flags=fl, frames=frames)))
+        if t in (SAMPLE, SAMPLES):
+            # a block holds samples back to back, each its own size
+            # rounded up to 8
+            at = 0
+            while at + 32 <= len(p):
+                (size, _, stop, fl, cpu, pid, tid, time_ns, n,
+                 _) = struct.unpack_from('<HHBBHIIQII', p, at)
+                frames = struct.unpack_from('<%dI' % n, p, at + 32)
+                out.append(('sample', dict(pid=pid, tid=tid, time=time_ns,
+                                           stop=stop, flags=fl,
+                                           frames=frames)))
+                if t == SAMPLE or size < 32:
+                    break
+                at += (size + 7) & ~7
         elif t == MAPPING:
             v = struct.unpack_from('<9I32sIQ', p)
             out.append(('mapping', dict(pid=v[0], start=v[1], end=v[2],

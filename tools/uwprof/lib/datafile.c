@@ -37,6 +37,9 @@ int uwd_open(struct uwd_writer *w, const char *path, uint32_t freq_hz,
 	if (!w->buf)
 		return -1;
 	w->f = fopen(path, "wb");
+	/* unbuffered: @buf gathers the small records, blocks go as they are */
+	if (w->f)
+		setvbuf(w->f, NULL, _IONBF, 0);
 	if (!w->f || fwrite(&h, sizeof(h), 1, w->f) != 1) {
 		if (w->f)
 			fclose(w->f);
@@ -99,6 +102,33 @@ int uwd_write(struct uwd_writer *w, uint32_t type, const void *a, size_t alen,
 	return 0;
 }
 
+/*
+ * @n sample records, the @len bytes read() gave (each rounded up to 8), as
+ * one UWD_SAMPLES record: its header goes out with what was gathered, the
+ * records straight from the caller's buffer, not copied into ours first.
+ */
+int uwd_write_samples(struct uwd_writer *w, const void *recs, size_t len,
+		      uint32_t n)
+{
+	struct uwd_rec r = { .type = UWD_SAMPLES };
+
+	if (!n)
+		return 0;
+	if (len % 8 || len > UINT32_MAX - sizeof(r)) {
+		errno = EINVAL;
+		return -1;
+	}
+	r.size = (uint32_t)(sizeof(r) + len);
+	if (w->len + sizeof(r) > UWD_WRITE_BUF && uwd_flush(w))
+		return -1;
+	memcpy(w->buf + w->len, &r, sizeof(r));
+	w->len += sizeof(r);
+	if (uwd_flush(w) || fwrite(recs, len, 1, w->f) != 1)
+		return -1;
+	w->samples += n;
+	return 0;
+}
+
 int uwd_close(struct uwd_writer *w, uint64_t end_ns)
 {
 	struct uwd_end e = { .end_ns = end_ns, .samples = w->samples };
@@ -138,10 +168,10 @@ int uwd_parse(const char *path, uint8_t *buf, size_t size, struct uwd_file *f,
 		goto bad;
 	}
 	memcpy(&f->hdr, f->buf, f->size < sizeof(f->hdr) ? f->size : sizeof(f->hdr));
-	if (f->hdr.version != UWD_VERSION) {
+	if (f->hdr.version < UWD_VERSION_MIN || f->hdr.version > UWD_VERSION) {
 		snprintf(err, errlen, "%s: data file version %u; this uwprof reads "
-			 "version %u (use the uwprof that recorded it)", path,
-			 f->hdr.version, UWD_VERSION);
+			 "versions %u to %u (use the uwprof that recorded it)",
+			 path, f->hdr.version, UWD_VERSION_MIN, UWD_VERSION);
 		goto bad;
 	}
 	if (f->hdr.header_size < sizeof(f->hdr) || f->hdr.header_size > f->size ||
@@ -157,11 +187,38 @@ bad:
 	return -1;
 }
 
+/*
+ * The next sample of the UWD_SAMPLES record being walked, as a UWD_SAMPLE
+ * of its own.  A size that cannot be stepped over gives the rest of the
+ * block as one, which its reader finds malformed.
+ */
+static void uwd_next_in_block(struct uwd_file *f, uint32_t *type,
+			      const void **data, size_t *len)
+{
+	size_t left = f->blk_end - f->blk_pos, step;
+	uint16_t size;
+
+	*type = UWD_SAMPLE;
+	*data = f->buf + f->blk_pos;
+	step = left;
+	if (left >= sizeof(size)) {
+		memcpy(&size, f->buf + f->blk_pos, sizeof(size));
+		if (size >= sizeof(size) && ((size_t)size + 7) / 8 * 8 <= left)
+			step = ((size_t)size + 7) / 8 * 8;
+	}
+	*len = step;
+	f->blk_pos += step;
+}
+
 int uwd_next(struct uwd_file *f, uint32_t *type, const void **data,
 	     size_t *len)
 {
 	struct uwd_rec r;
 
+	if (f->blk_pos < f->blk_end) {
+		uwd_next_in_block(f, type, data, len);
+		return 1;
+	}
 	if (f->pos >= f->size)
 		return 0;
 	if (f->size - f->pos < sizeof(r)) {
@@ -180,7 +237,18 @@ int uwd_next(struct uwd_file *f, uint32_t *type, const void **data,
 	f->pos += r.size;
 	if (r.type == UWD_END)
 		f->saw_end = true;
+	if (r.type == UWD_SAMPLES) {
+		f->blk_pos = f->pos - *len;
+		f->blk_end = f->pos;
+		return uwd_next(f, type, data, len);
+	}
 	return 1;
+}
+
+void uwd_rewind(struct uwd_file *f)
+{
+	f->pos = f->hdr.header_size;
+	f->blk_pos = f->blk_end = 0;
 }
 
 void uwd_free(struct uwd_file *f)

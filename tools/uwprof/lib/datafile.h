@@ -14,7 +14,8 @@
 #include <stdio.h>
 
 #define UWD_MAGIC	"UWPROFD\0"
-#define UWD_VERSION	1
+#define UWD_VERSION	2	/* 1: no block of samples (type 11); read alike */
+#define UWD_VERSION_MIN	1
 #define UWD_BUILD_ID_MAX 32
 
 struct uwd_header {
@@ -54,6 +55,11 @@ enum uwd_type {
 	UWD_EXIT = 8,		/* struct uwd_exit */
 	UWD_IMAGE = 9,		/* struct uwd_image + the bytes */
 	UWD_JITMAP = 10,	/* struct uwd_jitmap + the file's bytes */
+	/*
+	 * Sample records back to back, as read(): each its own size, rounded
+	 * up to 8 bytes.  uwd_next() hands them out one by one as UWD_SAMPLE.
+	 */
+	UWD_SAMPLES = 11,
 };
 
 #define UWD_MAP_TABLE	0x1	/* a table is attached to [text_start, text_end) */
@@ -155,9 +161,10 @@ struct uwd_end {
 
 /*
  * Writer.  Every call returns 0 or -1 (errno set, from stdio).  Records
- * are gathered in @buf and reach the file a buffer at a time: the
- * recorder writes one per sample, and two stdio calls a record cost more
- * than the rest of its work on it.
+ * are gathered in @buf and reach the file a buffer at a time: two stdio
+ * calls a record would cost more than the rest of the recorder's work on
+ * it.  Samples go as blocks (uwd_write_samples()), as read from the
+ * device, not copied into @buf.
  */
 #define UWD_WRITE_BUF	(64u << 10)
 
@@ -172,6 +179,8 @@ int uwd_open(struct uwd_writer *w, const char *path, uint32_t freq_hz,
 	     uint32_t flags);
 int uwd_write(struct uwd_writer *w, uint32_t type, const void *a, size_t alen,
 	      const char *str);
+int uwd_write_samples(struct uwd_writer *w, const void *recs, size_t len,
+		      uint32_t n);
 int uwd_close(struct uwd_writer *w, uint64_t end_ns);
 
 /* Reader: the whole file in memory, walked record by record. */
@@ -180,6 +189,7 @@ struct uwd_file {
 	size_t size;
 	struct uwd_header hdr;
 	size_t pos;		/* next record */
+	size_t blk_pos, blk_end;	/* inside a UWD_SAMPLES record */
 	bool cut_short;		/* the last record ran past the end */
 	bool saw_end;
 };
@@ -200,6 +210,9 @@ int uwd_parse(const char *path, uint8_t *buf, size_t size, struct uwd_file *f,
  */
 int uwd_next(struct uwd_file *f, uint32_t *type, const void **data,
 	     size_t *len);
+
+/* Back to the first record. */
+void uwd_rewind(struct uwd_file *f);
 
 void uwd_free(struct uwd_file *f);
 

@@ -49,6 +49,15 @@ void rec_write(struct rec *r, uint32_t type, const void *a, size_t len,
 	}
 }
 
+void rec_write_samples(struct rec *r, const void *recs, size_t len,
+		       uint32_t n)
+{
+	if (uwd_write_samples(&r->w, recs, len, n)) {
+		uw_err("record: cannot write %s: %s", r->o.out, strerror(errno));
+		exit(UWPROF_EXIT_FAIL);
+	}
+}
+
 /*
  * In a child of record that runs no program (a table maker, the guard):
  * every descriptor but stdin, stdout and stderr closed, so the device's

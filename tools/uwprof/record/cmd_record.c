@@ -358,13 +358,13 @@ static bool wanted_thread(const struct rec *r, uint32_t tid)
 	return false;
 }
 
-static void take(struct rec *r, const struct uwprof_record *s)
+/* Is sample @s one to keep?  Counted if so. */
+static bool take(struct rec *r, const struct uwprof_record *s)
 {
 	if (!wanted_thread(r, s->tid)) {
 		r->other_threads++;
-		return;
+		return false;
 	}
-	rec_write(r, UWD_SAMPLE, s, s->size, NULL);
 	r->samples++;
 	if (s->stop < UWPROF_STOP_NR)
 		r->stops[s->stop]++;
@@ -376,26 +376,45 @@ static void take(struct rec *r, const struct uwprof_record *s)
 	/* Maybe a library mapped since the last scan: look sooner. */
 	if (s->stop == UWPROF_STOP_NO_TABLE)
 		r->want_scan = true;
+	return true;
+}
+
+/*
+ * The records of one read, @n bytes of r->buf, up to a malformed one.  The
+ * samples kept go to the file as they lie, a run of neighbours at a time
+ * (one UWD_SAMPLES record each, usually the whole read), not one by one.
+ */
+static void drain_read(struct rec *r, size_t n)
+{
+	size_t pos, run = 0, step;
+	uint32_t kept = 0;
+
+	for (pos = 0; pos + sizeof(struct uwprof_record) <= n; pos += step) {
+		const struct uwprof_record *s = (void *)(r->buf + pos);
+
+		step = ((size_t)s->size + 7) & ~(size_t)7;
+		if (s->size < sizeof(*s) || step > n - pos ||
+		    s->nframes > (s->size - sizeof(*s)) / 4) {
+			r->bad_records++;
+			break;
+		}
+		if (s->type == UWPROF_RECORD_SAMPLE && take(r, s)) {
+			kept++;
+			continue;
+		}
+		rec_write_samples(r, r->buf + run, pos - run, kept);
+		run = pos + step;
+		kept = 0;
+	}
+	rec_write_samples(r, r->buf + run, pos - run, kept);
 }
 
 static void drain(struct rec *r)
 {
 	ssize_t n;
-	size_t pos;
 
 	while ((n = read(r->fd, r->buf, REC_READ_BUF)) > 0)
-		for (pos = 0; pos + sizeof(struct uwprof_record) <= (size_t)n;) {
-			const struct uwprof_record *s = (void *)(r->buf + pos);
-
-			if (s->size < sizeof(*s) || s->size > (size_t)n - pos ||
-			    s->nframes > (s->size - sizeof(*s)) / 4) {
-				r->bad_records++;
-				break;
-			}
-			if (s->type == UWPROF_RECORD_SAMPLE)
-				take(r, s);
-			pos += (s->size + 7) & ~7u;
-		}
+		drain_read(r, (size_t)n);
 	if (n < 0 && errno != EAGAIN && errno != EINTR) {
 		uw_err("record: reading %s: %s", UWPROF_DEVICE, strerror(errno));
 		rec_stop = 1;

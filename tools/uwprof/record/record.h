@@ -173,6 +173,9 @@ void *rec_grow(void *p, unsigned int *room, unsigned int n, size_t sz);
 /* One record into the data file; exits if it cannot be written. */
 void rec_write(struct rec *r, uint32_t type, const void *a, size_t len,
 	       const char *str);
+/* @n sample records as read (@len bytes) into the data file, as one */
+void rec_write_samples(struct rec *r, const void *recs, size_t len,
+		       uint32_t n);
 void rec_close_inherited(void);
 
 /* record/procs.c */

@@ -638,7 +638,7 @@ static void walk(struct rp_load *L, struct uwd_file *f)
 		}
 	}
 	rp_jit_done(&L->p->jit);
-	f->pos = f->hdr.header_size;
+	uwd_rewind(f);
 	for (L->seq = 0; uwd_next(f, &type, &data, &len); L->seq++)
 		if (type == UWD_SAMPLE)
 			on_sample(L, data, len);
