@@ -86,25 +86,40 @@ expect "--comm fixture keeps all" "$samples" "$(rep -f folded --comm fixture fix
 expect "--comm other keeps none" "0" "$(rep -f folded -c other fixture.data | sum)"
 
 # --- a data file with two processes, three threads, a kernel sample ---
-HERE=$here python3 - "$tmp/multi.data" <<'EOF'
-import os, sys
+# written three ways: one record a sample ("single"); the samples in
+# blocks, as uwprof record writes them (version 2, a UWD_SAMPLES record
+# holds samples back to back: "blocks"); and a block cut short by a bad
+# size ("bad"), which must give its good samples and a warning
+for how in single blocks bad; do
+HERE=$here python3 - "$tmp/multi-$how.data" "$how" <<'EOF'
+import os, struct, sys
 sys.path.insert(0, os.environ['HERE'])
 import uwdata
-w = uwdata.Writer(sys.argv[1], freq_hz=100)
+how = sys.argv[2]
+w = uwdata.Writer(sys.argv[1], freq_hz=100, version=1 if how == 'single' else 2)
 w.process(10, '/bin/alpha')
 w.process(20, '/usr/bin/beta')
 w.mapping(10, 0x10000, 0x20000, 0, '/nonexistent/alpha', bias=0)
 w.mapping(20, 0x30000, 0x40000, 0, '/nonexistent/beta', bias=0x30000)
 w.mapping(30, 0x50000, 0x60000, 0, '/nonexistent/gamma', bias=0x50000)
 s = 1000000000
+blocks = how != 'single'
+if blocks:
+    w.begin_block()
 w.sample(10, 10, 2 * s, [0x10100, 0x10200])
 w.sample(10, 11, 3 * s, [0x10100, 0x10200])
+if blocks:
+    w.end_block()
+    w.begin_block()
 w.sample(10, 10, 4 * s, [0x10100, 0x10200], flags=uwdata.RF_KERNEL)
 w.sample(20, 20, 5 * s, [0x30100])
+if blocks:
+    w.end_block(struct.pack('<H', 0) + bytes(38) if how == 'bad' else b'')
 w.sample(30, 30, 6 * s, [0x50100])   # no process record: no name
 w.close()
 EOF
-m=$tmp/multi.data
+done
+m=$tmp/multi-single.data
 mrep() { "$UWPROF" report -q "$@"; }
 expect "multi: --pid 10" "3" "$(mrep -f folded --pid 10 "$m" | sum)"
 expect "multi: --pid 10,20" "4" "$(mrep -f folded --pid 10,20 "$m" | sum)"
@@ -118,38 +133,12 @@ expect "multi: perf-script headers" \
 	"$(printf 'alpha 10/10 2.000000: 10000000 cpu-clock:\nalpha 10/11 3.000000: 10000000 cpu-clock:\nalpha 10/10 4.000000: 10000000 cpu-clock:\nbeta 20/20 5.000000: 10000000 cpu-clock:\n:30 30/30 6.000000: 10000000 cpu-clock:')" \
 	"$(mrep -f perf-script "$m" | grep '^[^[:space:]]')"
 
-# --- the same samples in blocks, as uwprof record writes them ---
-# (version 2: a UWD_SAMPLES record holds samples back to back); a block
-# cut short by a bad size gives its good samples and a warning
-for damage in none bad; do
-HERE=$here python3 - "$tmp/blocks-$damage.data" "$damage" <<'EOF'
-import os, struct, sys
-sys.path.insert(0, os.environ['HERE'])
-import uwdata
-w = uwdata.Writer(sys.argv[1], freq_hz=100, version=2)
-w.process(10, '/bin/alpha')
-w.process(20, '/usr/bin/beta')
-w.mapping(10, 0x10000, 0x20000, 0, '/nonexistent/alpha', bias=0)
-w.mapping(20, 0x30000, 0x40000, 0, '/nonexistent/beta', bias=0x30000)
-w.mapping(30, 0x50000, 0x60000, 0, '/nonexistent/gamma', bias=0x50000)
-s = 1000000000
-w.begin_block()
-w.sample(10, 10, 2 * s, [0x10100, 0x10200])
-w.sample(10, 11, 3 * s, [0x10100, 0x10200])
-w.end_block()
-w.begin_block()
-w.sample(10, 10, 4 * s, [0x10100, 0x10200], flags=uwdata.RF_KERNEL)
-w.sample(20, 20, 5 * s, [0x30100])
-w.end_block(struct.pack('<H', 0) + bytes(38) if sys.argv[2] == 'bad' else b'')
-w.sample(30, 30, 6 * s, [0x50100])
-w.close()
-EOF
-done
+# --- the same samples in blocks ---
 expect "blocks: perf-script as from single records" \
-	"$(mrep -f perf-script "$m")" "$(mrep -f perf-script "$tmp/blocks-none.data" 2>&1)"
+	"$(mrep -f perf-script "$m")" "$(mrep -f perf-script "$tmp/multi-blocks.data" 2>&1)"
 expect "blocks: a bad size in a block: the good samples" \
-	"$(mrep -f perf-script "$m")" "$(mrep -f perf-script "$tmp/blocks-bad.data" 2>/dev/null)"
-if mrep -f folded "$tmp/blocks-bad.data" 2>&1 >/dev/null | grep -q '1 malformed samples skipped'; then
+	"$(mrep -f perf-script "$m")" "$(mrep -f perf-script "$tmp/multi-bad.data" 2>/dev/null)"
+if mrep -f folded "$tmp/multi-bad.data" 2>&1 >/dev/null | grep -q '1 malformed samples skipped'; then
 	ok "blocks: the bad size is reported"
 else
 	fail "blocks: no warning for a bad size in a block"
