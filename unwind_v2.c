@@ -1347,6 +1347,70 @@ enum uw2_exec uw2_exec_op(const u8 *ops, u32 len, u32 *pos,
 }
 #endif
 
+/* ---- frames of JIT code: their kinds (enum uw2_frames) ---- */
+
+/*
+ * A JIT kind's frames, as EHABI opcodes run by the one opcode walker
+ * (vsp starting at sp, so every read passes the window and rising-sp
+ * checks any table's frame does):
+ *  - frame: an ordinary frame of its code, which holds the caller's frame
+ *    pointer and return address at fixed places;
+ *  - entry: the frame where native code called into it, which holds what
+ *    the native caller needs back (its callee-saved registers, its sp);
+ *  - an entry frame is known by @nmarkers words just below the frame
+ *    pointer, each holding one value of @markers: a frame whose return
+ *    address leaves the kind's code without that proof ends the walk.
+ */
+struct uw2_jit_kind {
+	u8 frame[4];
+	u8 entry[8];
+	u8 frame_len;
+	u8 entry_len;
+	u8 nmarkers;
+	u8 ra_reg;		/* an ordinary frame's return address is at */
+	u8 ra_off;		/* [r(ra_reg) + ra_off] (uw2_jit_ra_at()) */
+	/* frame is "vsp = r(ra_reg); pop {r(ra_reg), lr}; finish" */
+	bool chain;
+	u32 markers[2];
+};
+
+/*
+ * V8 on 32-bit ARM (its frame-constants-arm.h and the JSEntry builtin):
+ * r11 is the frame pointer, [fp] the caller's fp and [fp + 4] the return
+ * address, the caller's sp fp + 8.  JSEntry pushes r4-r10, then d8-d15,
+ * then its frame: [fp + 72, fp + 100) the caller's r4-r10, the caller's
+ * sp fp + 100, and at [fp - 8] and [fp - 4] the frame's type marker twice:
+ * 2 for ENTRY, 4 for CONSTRUCT_ENTRY (the type shifted left as a Smi).
+ * Exit frames (JavaScript calling C++) need nothing here: the C++ code
+ * unwinds by its tables up to the return address into V8, with r11 still
+ * the exit frame's fp, an ordinary frame.
+ */
+static const struct uw2_jit_kind uw2_jit_kinds[UW2_FRAMES_COUNT] = {
+	[UW2_FRAMES_V8_ARM] = {
+		/* vsp = r11; pop {r11, lr}; finish */
+		.frame = { 0x9b, 0x84, 0x80, 0xb0 },
+		.frame_len = 4,
+		/* ... and vsp += 64 (d8-d15); pop {r4-r10}; finish */
+		.entry = { 0x9b, 0x84, 0x80, 0x0f, 0xa6, 0xb0 },
+		.entry_len = 6,
+		.nmarkers = 2,
+		.ra_reg = UW2_FP,
+		.ra_off = 4,
+		.chain = true,
+		.markers = { 2, 4 },
+	},
+};
+
+/* The kind of JIT code of module @m (or NULL), or NULL. */
+static const struct uw2_jit_kind *uw2_jit_of(const struct uw2_module *m,
+					     u32 *frames)
+{
+	if (!m || !m->frames || m->frames >= UW2_FRAMES_COUNT)
+		return NULL;
+	*frames = m->frames;
+	return &uw2_jit_kinds[m->frames];
+}
+
 /* ---- the frame loop ---- */
 
 /* What stays fixed, or changes only between frames, during one unwind. */
@@ -1366,6 +1430,8 @@ struct uw2_walk {
 #define UW2_STEP_MORE	UW2_STOP_COUNT
 /* ... and when the frame it was given is not one: drop it, noreturn. */
 #define UW2_STEP_STALE	(UW2_STOP_COUNT + 1)
+/* By the caller loop without copies: a frame that needs them (a chain). */
+#define UW2_STEP_COPY	(UW2_STOP_COUNT + 2)
 
 /* The sp checks made after every opcode. */
 static bool uw2_sp_ok(const struct uw2_walk *w, u32 sp)
@@ -1706,6 +1772,25 @@ static void uw2_fast_fill(struct uw2_fast *fe, const struct uw2_cache_entry *e)
 	fe->tag = uw2_fast_tag(e->addr + 3, e->gen);
 }
 
+/*
+ * The caller loop's copy of return-address entry @e, in the code of frame
+ * kind @frames with no row that unwinds it: a chain link (see
+ * uw2_walk_run()) when the kind's frames are, else left empty.
+ */
+static void uw2_fast_chain(struct uw2_fast *fe, const struct uw2_cache_entry *e,
+			   u32 frames)
+{
+	if (!frames || frames >= UW2_FRAMES_COUNT ||
+	    !uw2_jit_kinds[frames].chain)
+		return;
+	fe->pre = 0;
+	fe->span = UW2_FAST_SPAN_CHAIN;
+	fe->rest = 0;
+	fe->ra = 0;
+	fe->run = frames;
+	fe->tag = uw2_fast_tag(e->addr + 3, e->gen);
+}
+
 /* @t's sequence at @uit_index's slot among the shapes found. */
 static struct uw2_shape_memo *uw2_memo_slot(struct uw2_cache *c,
 					    const struct uw2_table *t,
@@ -1875,8 +1960,10 @@ static void uw2_jit_put(const struct uw2_walk *w, const struct uw2_module *m,
 		return;
 	}
 	e = uw2_cache_put(w, addr, m, 0, 0);
-	if (e)
-		e->simple = UW2_SHAPE_JIT;
+	if (!e)
+		return;
+	e->simple = UW2_SHAPE_JIT;
+	uw2_fast_chain(&w->cache->fast[e - w->cache->e], e, m->frames);
 }
 
 /*
@@ -1926,6 +2013,9 @@ static noinline enum uw2_stop uw2_find_uncached(struct uw2_walk *w, u32 addr,
 	/* the shape now: the frame that missed runs from it at once */
 	if (e)
 		uw2_found_entry(f, w->cache, e, uw2_fast_of(w->cache, e, pc));
+	/* a refusal in code of a frame kind: the kind walks the frame */
+	if (e && !pc && e->simple == UW2_SHAPE_REFUSE)
+		uw2_fast_chain(&w->cache->fast[e - w->cache->e], e, m->frames);
 	return UW2_STEP_MORE;
 }
 
@@ -2146,69 +2236,7 @@ static enum uw2_stop uw2_commit_frame(const struct uw2_walk *w,
 	return stop;
 }
 
-/* ---- frames of JIT code (enum uw2_frames) ---- */
-
-/*
- * A JIT kind's frames, as EHABI opcodes run by the one opcode walker
- * (vsp starting at sp, so every read passes the window and rising-sp
- * checks any table's frame does):
- *  - frame: an ordinary frame of its code, which holds the caller's frame
- *    pointer and return address at fixed places;
- *  - entry: the frame where native code called into it, which holds what
- *    the native caller needs back (its callee-saved registers, its sp);
- *  - an entry frame is known by @nmarkers words just below the frame
- *    pointer, each holding one value of @markers: a frame whose return
- *    address leaves the kind's code without that proof ends the walk.
- */
-struct uw2_jit_kind {
-	u8 frame[4];
-	u8 entry[8];
-	u8 frame_len;
-	u8 entry_len;
-	u8 nmarkers;
-	u8 ra_reg;		/* an ordinary frame's return address is at */
-	u8 ra_off;		/* [r(ra_reg) + ra_off] (uw2_jit_ra_at()) */
-	/* frame is "vsp = r(ra_reg); pop {r(ra_reg), lr}; finish" */
-	bool chain;
-	u32 markers[2];
-};
-
-/*
- * V8 on 32-bit ARM (its frame-constants-arm.h and the JSEntry builtin):
- * r11 is the frame pointer, [fp] the caller's fp and [fp + 4] the return
- * address, the caller's sp fp + 8.  JSEntry pushes r4-r10, then d8-d15,
- * then its frame: [fp + 72, fp + 100) the caller's r4-r10, the caller's
- * sp fp + 100, and at [fp - 8] and [fp - 4] the frame's type marker twice:
- * 2 for ENTRY, 4 for CONSTRUCT_ENTRY (the type shifted left as a Smi).
- * Exit frames (JavaScript calling C++) need nothing here: the C++ code
- * unwinds by its tables up to the return address into V8, with r11 still
- * the exit frame's fp, an ordinary frame.
- */
-static const struct uw2_jit_kind uw2_jit_kinds[UW2_FRAMES_COUNT] = {
-	[UW2_FRAMES_V8_ARM] = {
-		/* vsp = r11; pop {r11, lr}; finish */
-		.frame = { 0x9b, 0x84, 0x80, 0xb0 },
-		.frame_len = 4,
-		/* ... and vsp += 64 (d8-d15); pop {r4-r10}; finish */
-		.entry = { 0x9b, 0x84, 0x80, 0x0f, 0xa6, 0xb0 },
-		.entry_len = 6,
-		.nmarkers = 2,
-		.ra_reg = UW2_FP,
-		.ra_off = 4,
-		.chain = true,
-		.markers = { 2, 4 },
-	},
-};
-
-/* The kind of JIT code of module @m (or NULL), or NULL. */
-static const struct uw2_jit_kind *uw2_jit_of(const struct uw2_module *m,
-					     u32 *frames)
-{
-	if (!m || !m->frames || m->frames >= UW2_FRAMES_COUNT)
-		return NULL;
-	*frames = m->frames;
-	return &uw2_jit_kinds[m->frames];
-}
+/* ---- frames of JIT code: the walk ---- */
 
 /*
  * The module holding @addr: @m, the one its lookup used, when it does
@@ -2517,10 +2545,66 @@ static __always_inline bool uw2_load_frame(const struct uw2_stack *st,
 }
 
 /*
+ * The caller loop's frame of JIT kind @kind, whose frames are chain links
+ * (UW2_FAST_SPAN_CHAIN), from the registers copied so far in @regs: the
+ * kind's ordinary frame, "vsp = fp; pop {fp, lr}", with uw2_jit_chain()'s
+ * reads and checks, and uw2_check_frame()'s (the words lie at or above
+ * @sp, so sp rises).  Its words in the view's bytes below *@vend, at
+ * *@base + their address (refilled when they are not), or @direct, loaded
+ * in place.  The frame is an ordinary one only when it returns into its
+ * kind's code, which the loop knows by the return address's own entry, a
+ * chain link of the same kind; anything else (an entry frame, a return
+ * address not cached yet, a return address of 0) is left to uw2_step().
+ * Returns the new sp, with the frame pointer and lr in @regs, or 0 with
+ * @regs as they came.
+ */
+static __always_inline u32
+uw2_walk_chain(const struct uw2_stack *st, const struct uw2_fast *fast,
+	       u32 gen, u32 kind, struct uw2_regs *regs, u32 sp, u32 *vend,
+	       unsigned long *base, const bool direct)
+{
+	const struct uw2_jit_kind *k = &uw2_jit_kinds[kind];
+	u32 fp = regs->r[k->ra_reg], len, val[2];
+	const struct uw2_fast *up;
+	u64 tag;
+
+	/* sp <= UW2_FAST_HI: fp + 8 does not wrap */
+	if ((fp & 3) || fp < sp || fp - sp > UW2_FAST_VIEW_MAX)
+		return 0;
+	if (fp + 8 > *vend) {
+		if (direct)
+			return 0;
+		len = uw2_walk_refill(st, sp, fp, 8);
+		if (!len)
+			return 0;
+		*base = (unsigned long)st->view->data - st->view->lo;
+		*vend = st->view->lo + len;
+	}
+	if (!direct)
+		__builtin_memcpy(val, (const u8 *)(*base + fp), 8);
+	else if (!uw2_user_loads(st, fp, 2, val))
+		return 0;
+	if (!val[1])
+		return 0;
+	up = fast + uw2_cache_index_ra(val[1]);
+	tag = uw2_fast_tag(val[1] | 1, gen);
+	if (up->tag != tag && (++up)->tag != tag)
+		return 0;
+	if (up->span != UW2_FAST_SPAN_CHAIN || up->run != kind)
+		return 0;
+	regs->r[k->ra_reg] = val[0];
+	regs->r[UW2_LR] = val[1];
+	return fp + 8;
+}
+
+/*
  * Caller frames that cache hits of caller shape, under a gen (struct
  * uw2_cache), unwind and uw2_check_frame() would pass, one after another,
- * in place; and a caller frame whose sequence starts with the
- * outermost-frame marker, which ends the walk as its opcodes would.
+ * in place; a caller frame whose sequence starts with the outermost-frame
+ * marker, which ends the walk as its opcodes would; and, with the register
+ * copies, frames of JIT code from one chain link to the next
+ * (uw2_walk_chain()).  Without the copies a chain link ends the loop with
+ * UW2_STEP_COPY, as its frame pointer is a register.
  * Called with frames[*@n - 1] the pc of @regs, not unwound yet
  * (*@n > 1), and regs->r[13] checked by uw2_sp_ok() and at most
  * UW2_FAST_HI; the loop's top is uw2_walk_top().
@@ -2612,6 +2696,20 @@ uw2_walk_run(struct uw2_walk *w, struct uw2_regs *regs, u32 *frames, u32 *n,
 				stop = UW2_STOP_ROOT;
 				break;
 			}
+			if (span == UW2_FAST_SPAN_CHAIN) {
+				/* its frame pointer is a register copied */
+				if (!copy) {
+					stop = UW2_STEP_COPY;
+					break;
+				}
+				vsp = uw2_walk_chain(st, fast, gen, run, regs,
+						     sp, &vend, &base, direct);
+				if (!vsp)
+					break;
+				sp = vsp;
+				pc = regs->r[UW2_LR];
+				goto unwound;
+			}
 			if (direct)
 				break;
 			len = uw2_walk_refill(st, sp, vsp, span);
@@ -2655,6 +2753,7 @@ uw2_walk_run(struct uw2_walk *w, struct uw2_regs *regs, u32 *frames, u32 *n,
 		}
 		sp = vsp + span;
 		pc = last;
+unwound:
 		if (f == fend) {
 			stop = UW2_STOP_MAX_DEPTH;
 			break;
@@ -2703,7 +2802,8 @@ static enum uw2_stop uw2_walk_fast(struct uw2_walk *w, struct uw2_regs *regs,
 		else
 			stop = uw2_walk_run(w, regs, frames, n, max, false,
 					    false);
-		if (stop == UW2_STEP_MORE && regs->r[UW2_SP] != sp) {
+		if (stop == UW2_STEP_COPY ||
+		    (stop == UW2_STEP_MORE && regs->r[UW2_SP] != sp)) {
 			/* the same frames again (or fewer), same cache */
 			regs->r[UW2_PC] = pc;
 			regs->r[UW2_SP] = sp;

@@ -456,7 +456,9 @@ struct uw2_cache_entry {
 /*
  * What the caller loop reads of the entry at the same index of
  * uw2_cache.e, once its shape is known to be a caller's, or its sequence
- * the root marker: 16 bytes, so that a set is one 32-byte line.  Its tag
+ * the root marker, or its frame one of a JIT kind whose frames are chain
+ * links (the return address in that kind's code, with no table row or a
+ * refusal): 16 bytes, so that a set is one 32-byte line.  Its tag
  * holds its key, what the loop has (the return address with bit 0 set),
  * and the gen it was filled under, so one compare tests both (0: none).  A
  * caller's pop never holds sp, so its run is at most 13 long.  The frame
@@ -467,10 +469,10 @@ struct uw2_cache_entry {
 struct uw2_fast {
 	u64 tag;		/* uw2_fast_tag(): the key and the entry's gen */
 	u16 pre;		/* of the shape */
-	u16 span;		/* shape's size less pre, or UW2_FAST_SPAN_ROOT */
+	u16 span;		/* shape's size less pre, or UW2_FAST_SPAN_* */
 	u16 rest;
 	u8 ra;			/* 4 * (count - 1) */
-	u8 run;			/* run_first | run_len << 4 */
+	u8 run;			/* run_first | run_len << 4; a chain's kind */
 };
 
 /*
@@ -480,6 +482,13 @@ struct uw2_fast {
  * loop's straight line.
  */
 #define UW2_FAST_SPAN_ROOT	0xffff
+
+/*
+ * The span of a JIT chain link's entry (enum uw2_frames in run): out of
+ * the straight line the same way, as its words are at the frame pointer,
+ * not at sp.
+ */
+#define UW2_FAST_SPAN_CHAIN	0xfffe
 
 /* A caller-loop entry's tag: its key and gen, compared at once (0: none). */
 static inline u64 uw2_fast_tag(u32 key, u32 gen)

@@ -2669,6 +2669,64 @@ TEST(jit_code_cached_under_gen)
 	CHECK_EQ_U32(n, 1);
 }
 
+/*
+ * The caller loop walks JIT frames whose return addresses it has seen
+ * (cached chain links) from one to the next, with or without frames only
+ * asked and with direct loads: a warm walk of three V8 frames and an entry
+ * frame unwinds the two frames that return into JIT code in the loop, and
+ * ends there at the root marker; the entry frame, whose return address is
+ * native code, is uw2_step()'s.  The frames are the plain walk's.
+ */
+TEST(jit_v8_chain_in_caller_loop)
+{
+	static const u32 want[] = { J_PC(0x10), J_PC(0x104), J_PC(0x208),
+				    J_PC(0x30c), RA_R };
+	static struct uw2_cache cache;
+	u32 frames[16], n, mode, len = 4 * MEM_WORDS;
+	struct uw2_stack stack;
+	struct uw2_view view;
+	struct uw2_regs start, r;
+	struct world w;
+
+	world_jit(&w);
+	w.regs.r[UW2_PC] = J_PC(0x10);
+	w.regs.r[UW2_FP] = VSP + 8;
+	jit_frame(&w, VSP + 8, VSP + 24, J_PC(0x104));
+	jit_frame(&w, VSP + 24, VSP + 40, J_PC(0x208));
+	jit_frame(&w, VSP + 40, VSP + 64, J_PC(0x30c));
+	jit_entry(&w, VSP + 64, V8_ENTRY_MARKER, RA_R);
+	start = w.regs;
+	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_ROOT);
+	CHECK_EQ_U32(w.n, 5);
+	CHECK(!memcmp(w.frames, want, sizeof(want)));
+	for (mode = 0; mode < 3; mode++) {
+		stack = w.stack;
+		view = (struct uw2_view){ (const u8 *)w.mem.words, w.mem.base,
+					  mode == 2 ? 0 : len, 0, 0 };
+		stack.view = &view;
+		if (mode == 2) {
+			stack.direct = true;
+			stack.word = mem_word;
+		}
+		memset(&cache, 0, sizeof(cache));
+		cache.gen = 5;
+		for (int pass = 0; pass < 2; pass++) {
+			r = start;
+			cache.counts = (struct uw2_cache_counts){ 0 };
+			CHECK_EQ_U32(uw2_unwind_cached(w.mods, 2, &r, &stack,
+						       frames, 16, &n,
+						       mode ? UW2_F_FRAMES_ONLY : 0,
+						       &cache), UW2_STOP_ROOT);
+			CHECK_EQ_U32(n, 5);
+			CHECK(!memcmp(frames, want, sizeof(want)));
+		}
+		/* warm: J_PC(0x208), J_PC(0x30c) and the root's lookup */
+		CHECK_EQ_U32(cache.counts.ra_loop, 3);
+		CHECK_EQ_U32(cache.counts.ra_misses, 0);
+		CHECK_EQ_U32(r.r[UW2_SP], VSP + 64 + 100);
+	}
+}
+
 /* A construct entry frame is an entry frame too. */
 TEST(jit_v8_construct_entry)
 {
