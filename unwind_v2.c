@@ -1432,6 +1432,8 @@ struct uw2_walk {
 #define UW2_STEP_STALE	(UW2_STOP_COUNT + 1)
 /* By the caller loop without copies: a frame that needs them (a chain). */
 #define UW2_STEP_COPY	(UW2_STOP_COUNT + 2)
+/* By the caller loop: a return address with no entry (uw2_walk_fill()). */
+#define UW2_STEP_FILL	(UW2_STOP_COUNT + 3)
 
 /* The sp checks made after every opcode. */
 static bool uw2_sp_ok(const struct uw2_walk *w, u32 sp)
@@ -2679,8 +2681,10 @@ uw2_walk_run(struct uw2_walk *w, struct uw2_regs *regs, u32 *frames, u32 *n,
 		 * way out of the loop's straight line (unlikely(), which
 		 * this file, built for the device too, spells out).
 		 */
-		if (__builtin_expect(sh->tag != tag, 0) && (++sh)->tag != tag)
+		if (__builtin_expect(sh->tag != tag, 0) && (++sh)->tag != tag) {
+			stop = UW2_STEP_FILL;
 			break;
+		}
 		span = sh->span;
 		/*
 		 * The shape in locals: the register stores below could alias
@@ -2771,6 +2775,50 @@ unwound:
 }
 
 /*
+ * The caller loop's miss (UW2_STEP_FILL): return address @pc, with no
+ * entry in the cache, looked up as uw2_step() would look it up, which
+ * fills its entry and, for a caller's shape, the root marker or a chain
+ * link, the loop's copy.  Returns true when it did, for the loop to go on
+ * from the frame, else false to leave the frame to uw2_step(), which finds
+ * what the lookup kept.  A miss is counted once: where nothing was kept,
+ * uw2_step() counts it again, so it is taken back here.
+ */
+static noinline bool uw2_walk_fill(struct uw2_walk *w, u32 pc)
+{
+	u32 addr = uw2_lookup_addr(w, pc, 2);
+	struct uw2_found f __uninitialized;
+	const struct uw2_fast *sh;
+	u64 tag;
+
+	/* an entry of another shape: uw2_step()'s */
+	if (uw2_cache_get(w, addr))
+		return false;
+	uw2_find_uncached(w, addr, false, &f);
+	if (!uw2_cache_get(w, addr))
+		return false;
+	w->cache->counts.ra_misses++;
+	sh = w->cache->fast + uw2_cache_index_ra(pc);
+	tag = uw2_fast_tag(pc | 1, w->cache->gen);
+	return sh->tag == tag || sh[1].tag == tag;
+}
+
+/*
+ * uw2_walk_run() on, from each miss it can look up itself
+ * (uw2_walk_fill()), until it ends or leaves a frame to uw2_step().
+ */
+static __always_inline enum uw2_stop
+uw2_walk_runs(struct uw2_walk *w, struct uw2_regs *regs, u32 *frames, u32 *n,
+	      u32 max, const bool copy, const bool direct)
+{
+	enum uw2_stop stop;
+
+	do {
+		stop = uw2_walk_run(w, regs, frames, n, max, copy, direct);
+	} while (stop == UW2_STEP_FILL && uw2_walk_fill(w, regs->r[UW2_PC]));
+	return stop == UW2_STEP_FILL ? UW2_STEP_MORE : stop;
+}
+
+/*
  * The lookups the caller loop made, all hits: one for each frame it
  * unwound (@stored of them stored) and, when it ended the walk
  * (UW2_STOP_ROOT, or UW2_STOP_MAX_DEPTH with a frame that did not fit),
@@ -2794,14 +2842,14 @@ static enum uw2_stop uw2_walk_fast(struct uw2_walk *w, struct uw2_regs *regs,
 	    (w->flags & UW2_F_CHROME_COMPAT) || sp > UW2_FAST_HI)
 		return UW2_STEP_MORE;
 	if (!(w->flags & UW2_F_FRAMES_ONLY)) {
-		stop = uw2_walk_run(w, regs, frames, n, max, true, false);
+		stop = uw2_walk_runs(w, regs, frames, n, max, true, false);
 	} else {
 		if (w->stack->direct)
-			stop = uw2_walk_run(w, regs, frames, n, max, false,
-					    true);
+			stop = uw2_walk_runs(w, regs, frames, n, max, false,
+					     true);
 		else
-			stop = uw2_walk_run(w, regs, frames, n, max, false,
-					    false);
+			stop = uw2_walk_runs(w, regs, frames, n, max, false,
+					     false);
 		if (stop == UW2_STEP_COPY ||
 		    (stop == UW2_STEP_MORE && regs->r[UW2_SP] != sp)) {
 			/* the same frames again (or fewer), same cache */
@@ -2809,11 +2857,11 @@ static enum uw2_stop uw2_walk_fast(struct uw2_walk *w, struct uw2_regs *regs,
 			regs->r[UW2_SP] = sp;
 			*n = n0;
 			if (w->stack->direct)
-				stop = uw2_walk_run(w, regs, frames, n, max,
-						    true, true);
+				stop = uw2_walk_runs(w, regs, frames, n, max,
+						     true, true);
 			else
-				stop = uw2_walk_run(w, regs, frames, n, max,
-						    true, false);
+				stop = uw2_walk_runs(w, regs, frames, n, max,
+						     true, false);
 		}
 	}
 	uw2_count_loop(&w->cache->counts, *n - n0, stop);

@@ -566,9 +566,9 @@ struct uw2_shape_memo {
  * miss pays the full lookup anyway); hits are what is left
  * (uw2_counts_pc_hits(), uw2_counts_ra_hits()), and a hit costs nothing
  * to count.  Code with no table (JIT code too) is a miss.  ra_loop: of
- * the return addresses found, the frames the caller loop unwound from
- * their entries' copies.  Plain additions, by the one CPU that owns the
- * cache.
+ * all return addresses, the frames the caller loop unwound from their
+ * entries' copies (a hit's, or the one the loop made at a miss).  Plain
+ * additions, by the one CPU that owns the cache.
  */
 struct uw2_cache_counts {
 	u32 walks;		/* one sampled pc looked up by each */

@@ -288,7 +288,7 @@ struct uwprof_stats {
 	__u64 lookup_pc_misses;
 	__u64 lookup_ra_hits;
 	__u64 lookup_ra_misses;
-	__u64 lookup_ra_loop;	/* of lookup_ra_hits */
+	__u64 lookup_ra_loop;	/* of lookup_ra_hits + lookup_ra_misses */
 };
 
 #define UWPROF_IOC_VERSION	_IOWR(UWPROF_IOC_MAGIC, 0x80, struct uwprof_version)

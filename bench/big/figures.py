@@ -92,8 +92,8 @@ def lookup_lines(runs):
             "512 cached pc ranges and 128 wide ones, of return addresses found among the 1024 "
             "cached ones (code they cannot serve, JIT code walked by its frame "
             "chain, counts as a miss), and "
-            "of those found, the frames the caller loop unwound from the "
-            "cache alone.", "",
+            "of all return addresses, the frames the caller loop unwound "
+            "(from the cache, or from an entry it filled).", "",
             "| run | Hz | sampled pcs | return addresses | in the caller loop |",
             "|---|---:|---:|---:|---:|"] + rows + [""]
 

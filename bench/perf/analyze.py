@@ -83,12 +83,12 @@ def stats_lookups(flags, p):
 
 def lookup_rates(lk):
     """(sampled pcs' hit rate, return addresses', the caller loop's share
-    of the return addresses found), in percent; None without counters."""
+    of all return addresses), in percent; None without counters."""
     if not lk:
         return None
     return (pct(lk["pc_hits"], lk["pc_hits"] + lk["pc_misses"]),
             pct(lk["ra_hits"], lk["ra_hits"] + lk["ra_misses"]),
-            pct(lk["ra_loop"], lk["ra_hits"]))
+            pct(lk["ra_loop"], lk["ra_hits"] + lk["ra_misses"]))
 
 
 def block_samples(p):
@@ -906,8 +906,8 @@ def lookup_lines(progs, freqs, R):
     return ["uwprof's lookup caches (the module's counters, `UWPROF_IOC_STATS`, "
             "all rounds): the share of sampled pcs found among the 512 "
             "cached pc ranges and 128 wide ones, of return addresses found among the 1024 "
-            "cached ones, and of those found, the frames the caller loop "
-            "unwound from the cache alone.", "",
+            "cached ones, and of all return addresses, the frames the caller "
+            "loop unwound (from the cache, or from an entry it filled).", "",
             "| workload | Hz | sampled pcs | return addresses | in the caller loop |",
             "|---|---:|---:|---:|---:|"] + rows + [""]
 

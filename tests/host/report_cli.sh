@@ -144,7 +144,7 @@ expect "--stats: return addresses' hit rate" \
 	"  return addresses    99.00% hits  (2970 of 3000 lookups)" \
 	"$(grep '^  return addresses ' "$tmp/stats2")"
 expect "--stats: the caller loop's share" \
-	"  in the caller loop  50.51% of the return addresses found" \
+	"  in the caller loop  50.00% of the return addresses" \
 	"$(grep '^  in the caller loop ' "$tmp/stats2")"
 
 # --- damaged and foreign files ---

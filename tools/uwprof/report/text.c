@@ -433,8 +433,9 @@ static void stats_lookups(const struct rp_profile *p, FILE *out)
 	}
 	lookup_line("sampled pcs", l->pc_hits, l->pc_misses, out);
 	lookup_line("return addresses", l->ra_hits, l->ra_misses, out);
-	fprintf(out, "  %-18s %6.2f%% of the return addresses found\n#\n",
-		"in the caller loop", rp_pct(l->ra_loop, l->ra_hits));
+	fprintf(out, "  %-18s %6.2f%% of the return addresses\n#\n",
+		"in the caller loop",
+		rp_pct(l->ra_loop, l->ra_hits + l->ra_misses));
 }
 
 int rp_write_stats(const struct rp_profile *p, const struct rp_text_opts *o,
