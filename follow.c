@@ -461,7 +461,7 @@ struct uwprof_snapshot {
 	u32 user_pid;
 	u32 n;
 	bool examined_ok;	/* no-table entries are current (gen) */
-	u32 uw2_flags;		/* how to unwind: Chrome's rules or uwprof's */
+	u32 uw2_flags;		/* how to unwind (UW2_F_*: rules, JIT) */
 	u32 sweep_at;		/* where the next sweep starts */
 	bool watched;		/* the entry has its mm watch */
 	struct uw2_module *mods;

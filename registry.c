@@ -807,20 +807,26 @@ static u32 uwprof_mods_jit(const struct uw2_module *m, u32 n)
 	return k;
 }
 
-/* The walk's UW2_F_* for the modules of @m (struct uwprof_mods). */
+/*
+ * The walk's UW2_F_* for the modules of @m (struct uwprof_mods): Chrome's
+ * rules when every table asks for them, UW2_F_JIT when code of a JIT kind
+ * is there.
+ */
 static u32 uwprof_mods_uw2_flags(const struct uwprof_mods *m)
 {
 	const struct uwprof_table *t;
-	u32 i, tables = 0, compat = 0;
+	u32 i, tables = 0, compat = 0, flags = 0;
 
 	for (i = 0; i < m->n; i++) {
+		if (m->mod[i].frames != UW2_FRAMES_TABLE)
+			flags = UW2_F_JIT;
 		if (!m->mod[i].table)
 			continue;
 		t = container_of(m->mod[i].table, struct uwprof_table, t);
 		tables++;
 		compat += !!(t->flags & UWPROF_TABLE_CHROME_COMPAT);
 	}
-	return tables && compat == tables ? UW2_F_CHROME_COMPAT : 0;
+	return flags | (tables && compat == tables ? UW2_F_CHROME_COMPAT : 0);
 }
 
 /*

@@ -1371,6 +1371,17 @@ struct uw2_jit_kind {
 	u8 ra_off;		/* [r(ra_reg) + ra_off] (uw2_jit_ra_at()) */
 	/* frame is "vsp = r(ra_reg); pop {r(ra_reg), lr}; finish" */
 	bool chain;
+	/*
+	 * The caller loop's copy of what entry's opcodes do past the chain
+	 * link (uw2_walk_chain()), held to them by the tests that compare the
+	 * loop's walks with the opcodes': the native caller's registers
+	 * r(entry_first) on, entry_count of them, in the words from
+	 * fp + entry_regs, and its sp fp + entry_size.
+	 */
+	u8 entry_first;
+	u8 entry_count;
+	u8 entry_regs;
+	u8 entry_size;
 	u32 markers[2];
 };
 
@@ -1397,6 +1408,10 @@ static const struct uw2_jit_kind uw2_jit_kinds[UW2_FRAMES_COUNT] = {
 		.ra_reg = UW2_FP,
 		.ra_off = 4,
 		.chain = true,
+		.entry_first = 4,
+		.entry_count = 7,
+		.entry_regs = 72,
+		.entry_size = 100,
 		.markers = { 2, 4 },
 	},
 };
@@ -1782,8 +1797,10 @@ static void uw2_fast_fill(struct uw2_fast *fe, const struct uw2_cache_entry *e)
 static void uw2_fast_chain(struct uw2_fast *fe, const struct uw2_cache_entry *e,
 			   u32 frames)
 {
+	/* the loop keeps r11 as it goes, not another register */
 	if (!frames || frames >= UW2_FRAMES_COUNT ||
-	    !uw2_jit_kinds[frames].chain)
+	    !uw2_jit_kinds[frames].chain ||
+	    uw2_jit_kinds[frames].ra_reg != UW2_FP)
 		return;
 	fe->pre = 0;
 	fe->span = UW2_FAST_SPAN_CHAIN;
@@ -2547,56 +2564,141 @@ static __always_inline bool uw2_load_frame(const struct uw2_stack *st,
 }
 
 /*
- * The caller loop's frame of JIT kind @kind, whose frames are chain links
- * (UW2_FAST_SPAN_CHAIN), from the registers copied so far in @regs: the
- * kind's ordinary frame, "vsp = fp; pop {fp, lr}", with uw2_jit_chain()'s
- * reads and checks, and uw2_check_frame()'s (the words lie at or above
- * @sp, so sp rises).  Its words in the view's bytes below *@vend, at
- * *@base + their address (refilled when they are not), or @direct, loaded
- * in place.  The frame is an ordinary one only when it returns into its
- * kind's code, which the loop knows by the return address's own entry, a
- * chain link of the same kind; anything else (an entry frame, a return
- * address not cached yet, a return address of 0) is left to uw2_step().
- * Returns the new sp, with the frame pointer and lr in @regs, or 0 with
- * @regs as they came.
+ * The caller loop's @count words at @addr (at or above @sp) into @val: in
+ * the view's bytes below *@vend, at *@base + their address (refilled when
+ * they are not), or @direct, loaded in place.  False when they cannot be
+ * had, for uw2_step() to read them and find why.
  */
-static __always_inline u32
-uw2_walk_chain(const struct uw2_stack *st, const struct uw2_fast *fast,
-	       u32 gen, u32 kind, struct uw2_regs *regs, u32 sp, u32 *vend,
-	       unsigned long *base, const bool direct)
+static __always_inline bool uw2_walk_words(const struct uw2_stack *st, u32 sp,
+					   u32 addr, u32 count, u32 *vend,
+					   unsigned long *base, const bool direct,
+					   u32 *val)
 {
-	const struct uw2_jit_kind *k = &uw2_jit_kinds[kind];
-	u32 fp = regs->r[k->ra_reg], len, val[2];
-	const struct uw2_fast *up;
-	u64 tag;
+	u32 len;
 
-	/* sp <= UW2_FAST_HI: fp + 8 does not wrap */
-	if ((fp & 3) || fp < sp || fp - sp > UW2_FAST_VIEW_MAX)
-		return 0;
-	if (fp + 8 > *vend) {
+	if (addr + 4 * count > *vend) {
 		if (direct)
-			return 0;
-		len = uw2_walk_refill(st, sp, fp, 8);
+			return false;
+		len = uw2_walk_refill(st, sp, addr, 4 * count);
 		if (!len)
-			return 0;
+			return false;
 		*base = (unsigned long)st->view->data - st->view->lo;
 		*vend = st->view->lo + len;
 	}
-	if (!direct)
-		__builtin_memcpy(val, (const u8 *)(*base + fp), 8);
-	else if (!uw2_user_loads(st, fp, 2, val))
-		return 0;
-	if (!val[1])
-		return 0;
-	up = fast + uw2_cache_index_ra(val[1]);
-	tag = uw2_fast_tag(val[1] | 1, gen);
+	if (direct)
+		return uw2_user_loads(st, addr, count, val);
+	__builtin_memcpy(val, (const u8 *)(*base + addr), 4 * count);
+	return true;
+}
+
+/*
+ * Is return address @ra in code of JIT kind @kind, as the caller loop
+ * knows it: 1 when its entry says so (a chain link of the kind, or a row
+ * in a module of the kind), 0 when it says not, -1 without an entry.
+ */
+static __always_inline int uw2_walk_kind_of(const struct uw2_walk *w, u32 ra,
+					    u32 kind)
+{
+	const struct uw2_cache *c = w->cache;
+	const struct uw2_fast *up = c->fast + uw2_cache_index_ra(ra);
+	u64 tag = uw2_fast_tag(ra | 1, c->gen);
+	u32 mod;
+
 	if (up->tag != tag && (++up)->tag != tag)
+		return -1;
+	if (up->span == UW2_FAST_SPAN_CHAIN)
+		return up->run == kind;
+	mod = c->e[up - c->fast].mod;
+	return mod < w->nmods && w->mods[mod].frames == kind;
+}
+
+/* What uw2_walk_chain() is given of the caller loop's state, and gives. */
+struct uw2_chain_io {
+	u32 fp;			/* the frame pointer; then the caller's */
+	u32 ra;			/* the return address found */
+	u32 vend;		/* the view as uw2_walk_words() has it */
+	unsigned long base;
+};
+
+/*
+ * The caller loop's frame of JIT kind @kind (UW2_FAST_SPAN_CHAIN), from
+ * frame pointer io->fp: as uw2_step_jit() runs it, with the same reads and
+ * checks, and uw2_check_frame()'s (its words lie at or above @sp, so sp
+ * rises).  The kind's ordinary frame when the return address is in the
+ * kind's code, else its entry frame, proven by its markers, which gives
+ * back the native caller's registers (into @regs, with @copy; read all the
+ * same without).  The loop knows the return address's code by its entry
+ * (uw2_walk_kind_of()): one not cached yet, a return address of 0 and a
+ * frame that fails a check are left to uw2_step().  Words as
+ * uw2_walk_words() has them.  Returns the new sp, with the new frame
+ * pointer and the return address in @io (and r11 and lr in @regs with
+ * @copy), or 0 with the registers as they came.  Out of line, so that the
+ * loop's straight line keeps its registers.
+ */
+static noinline u32 uw2_walk_chain(const struct uw2_walk *w, u32 kind,
+				   struct uw2_chain_io *io,
+				   struct uw2_regs *regs, u32 sp,
+				   const bool copy, const bool direct)
+{
+	const struct uw2_jit_kind *k = &uw2_jit_kinds[kind];
+	u32 at = io->fp, end = at + 8, val[2], mark[2], saved[8];
+	u32 *vend = &io->vend;
+	unsigned long *base = &io->base;
+	int same;
+
+	/* sp <= UW2_FAST_HI: at + entry_size does not wrap */
+	if ((at & 3) || at < sp || at - sp > UW2_FAST_VIEW_MAX ||
+	    !uw2_walk_words(w->stack, sp, at, 2, vend, base, direct, val) ||
+	    !val[1])
 		return 0;
-	if (up->span != UW2_FAST_SPAN_CHAIN || up->run != kind)
+	same = uw2_walk_kind_of(w, val[1], kind);
+	if (same < 0)
 		return 0;
-	regs->r[k->ra_reg] = val[0];
-	regs->r[UW2_LR] = val[1];
-	return fp + 8;
+	if (!same) {
+		/* the markers, inside the frame: above sp */
+		if (k->nmarkers != 2 || at - sp < 8 || k->entry_count > 8 ||
+		    !uw2_walk_words(w->stack, sp, at - 8, 2, vend, base, direct,
+				    mark) ||
+		    mark[0] != mark[1] ||
+		    (mark[0] != k->markers[0] && mark[0] != k->markers[1]))
+			return 0;
+		if (!uw2_walk_words(w->stack, sp, at + k->entry_regs,
+				    k->entry_count, vend, base, direct, saved))
+			return 0;
+		if (copy)
+			__builtin_memcpy(&regs->r[k->entry_first], saved,
+					 4 * k->entry_count);
+		end = at + k->entry_size;
+	}
+	if (copy) {
+		regs->r[UW2_FP] = val[0];
+		regs->r[UW2_LR] = val[1];
+	}
+	io->fp = val[0];
+	io->ra = val[1];
+	return end;
+}
+
+/*
+ * r11 as a frame of the caller loop without the register copies pops it,
+ * if it does (@run and @rest as struct uw2_fast's), from its words at
+ * @vsp (@src in the view): into *@fp.  False when the load faults.
+ */
+static __always_inline bool uw2_walk_fp(const struct uw2_stack *st,
+					const u8 *src, u32 vsp, u32 run,
+					u32 rest, u32 *fp, const bool direct)
+{
+	u32 i = UW2_FP - (run & 15);
+
+	if (i >= run >> 4) {
+		if (!(rest & (1u << UW2_FP)))
+			return true;
+		i = (run >> 4) + uw2_popcount16(rest & ((1u << UW2_FP) - 1));
+	}
+	if (direct)
+		return uw2_user_load(st, vsp + 4 * i, fp);
+	__builtin_memcpy(fp, src + 4 * i, 4);
+	return true;
 }
 
 /*
@@ -2632,15 +2734,16 @@ uw2_walk_chain(const struct uw2_stack *st, const struct uw2_fast *fast,
  */
 static __always_inline enum uw2_stop
 uw2_walk_run(struct uw2_walk *w, struct uw2_regs *regs, u32 *frames, u32 *n,
-	     u32 max, const bool copy, const bool direct)
+	     u32 max, const bool copy, const bool direct, const bool track)
 {
 	const struct uw2_stack *st = w->stack;
 	const struct uw2_view *v = st->view;
 	const struct uw2_fast *fast = w->cache->fast;
 	u32 *f = frames + *n, *fend = frames + max;
 	const u32 gen = w->cache->gen;
-	u32 pc = regs->r[UW2_PC], sp = regs->r[UW2_SP];
+	u32 pc = regs->r[UW2_PC], sp = regs->r[UW2_SP], fp = regs->r[UW2_FP];
 	enum uw2_stop stop = UW2_STEP_MORE;
+	struct uw2_chain_io io;
 	unsigned int ua = 0;
 	unsigned long base;
 	u32 lo, len, vend;
@@ -2701,17 +2804,23 @@ uw2_walk_run(struct uw2_walk *w, struct uw2_regs *regs, u32 *frames, u32 *n,
 				break;
 			}
 			if (span == UW2_FAST_SPAN_CHAIN) {
-				/* its frame pointer is a register copied */
-				if (!copy) {
+				/* r11: copied, or kept (track), or not known */
+				if (!copy && !track) {
 					stop = UW2_STEP_COPY;
 					break;
 				}
-				vsp = uw2_walk_chain(st, fast, gen, run, regs,
-						     sp, &vend, &base, direct);
+				io.fp = copy ? regs->r[UW2_FP] : fp;
+				io.vend = vend;
+				io.base = base;
+				vsp = uw2_walk_chain(w, run, &io, regs, sp,
+						     copy, direct);
 				if (!vsp)
 					break;
+				vend = io.vend;
+				base = io.base;
+				fp = io.fp;
 				sp = vsp;
-				pc = regs->r[UW2_LR];
+				pc = io.ra;
 				goto unwound;
 			}
 			if (direct)
@@ -2732,6 +2841,9 @@ uw2_walk_run(struct uw2_walk *w, struct uw2_regs *regs, u32 *frames, u32 *n,
 			break;
 		if (direct && (vsp ^ (vsp + ra)) >= UW2_USER_PAGE &&
 		    !uw2_user_load(st, vsp, &first))
+			break;
+		if (track && !copy &&
+		    !uw2_walk_fp(st, src, vsp, run, m, &fp, direct))
 			break;
 		/* the run (r4-rN of a push), then the rest (lr, pc) */
 		if (copy && direct) {
@@ -2769,6 +2881,8 @@ unwound:
 	/* unchanged when no frame unwound: sp is frame_sp then */
 	regs->r[UW2_SP] = sp;
 	regs->r[UW2_PC] = pc;
+	if (track && !copy)
+		regs->r[UW2_FP] = fp;
 	w->frame_sp = sp;
 	*n = f - frames;
 	return stop;
@@ -2808,12 +2922,13 @@ static noinline bool uw2_walk_fill(struct uw2_walk *w, u32 pc)
  */
 static __always_inline enum uw2_stop
 uw2_walk_runs(struct uw2_walk *w, struct uw2_regs *regs, u32 *frames, u32 *n,
-	      u32 max, const bool copy, const bool direct)
+	      u32 max, const bool copy, const bool direct, const bool track)
 {
 	enum uw2_stop stop;
 
 	do {
-		stop = uw2_walk_run(w, regs, frames, n, max, copy, direct);
+		stop = uw2_walk_run(w, regs, frames, n, max, copy, direct,
+				    track);
 	} while (stop == UW2_STEP_FILL && uw2_walk_fill(w, regs->r[UW2_PC]));
 	return stop == UW2_STEP_FILL ? UW2_STEP_MORE : stop;
 }
@@ -2830,11 +2945,19 @@ static void uw2_count_loop(struct uw2_cache_counts *n, u32 stored,
 	n->ra_loop += stored + (stop != UW2_STEP_MORE);
 }
 
-/* The caller loop, compiled twice: with the register copies and without. */
-static enum uw2_stop uw2_walk_fast(struct uw2_walk *w, struct uw2_regs *regs,
-				   u32 *frames, u32 *n, u32 max)
+/*
+ * The caller loop, compiled with the register copies and without (and,
+ * with direct loads, without them but keeping r11, for the frames of JIT
+ * code: UW2_F_JIT).  Inline in its one caller: a call costs a sample more
+ * than the loop's frames.
+ */
+static __always_inline enum uw2_stop
+uw2_walk_fast(struct uw2_walk *w, struct uw2_regs *regs, u32 *frames, u32 *n,
+	      u32 max)
 {
 	u32 pc = regs->r[UW2_PC], sp = regs->r[UW2_SP], n0 = *n;
+	u32 fp = regs->r[UW2_FP];
+	bool direct = w->stack->direct;
 	enum uw2_stop stop;
 
 	/* only entries of a gen, trusted without the module array */
@@ -2842,26 +2965,31 @@ static enum uw2_stop uw2_walk_fast(struct uw2_walk *w, struct uw2_regs *regs,
 	    (w->flags & UW2_F_CHROME_COMPAT) || sp > UW2_FAST_HI)
 		return UW2_STEP_MORE;
 	if (!(w->flags & UW2_F_FRAMES_ONLY)) {
-		stop = uw2_walk_runs(w, regs, frames, n, max, true, false);
+		stop = uw2_walk_runs(w, regs, frames, n, max, true, false,
+				     false);
 	} else {
-		if (w->stack->direct)
+		if (direct && (w->flags & UW2_F_JIT))
 			stop = uw2_walk_runs(w, regs, frames, n, max, false,
-					     true);
+					     true, true);
+		else if (direct)
+			stop = uw2_walk_runs(w, regs, frames, n, max, false,
+					     true, false);
 		else
 			stop = uw2_walk_runs(w, regs, frames, n, max, false,
-					     false);
+					     false, false);
 		if (stop == UW2_STEP_COPY ||
 		    (stop == UW2_STEP_MORE && regs->r[UW2_SP] != sp)) {
 			/* the same frames again (or fewer), same cache */
 			regs->r[UW2_PC] = pc;
 			regs->r[UW2_SP] = sp;
+			regs->r[UW2_FP] = fp;
 			*n = n0;
-			if (w->stack->direct)
+			if (direct)
 				stop = uw2_walk_runs(w, regs, frames, n, max,
-						     true, true);
+						     true, true, false);
 			else
 				stop = uw2_walk_runs(w, regs, frames, n, max,
-						     true, false);
+						     true, false, false);
 		}
 	}
 	uw2_count_loop(&w->cache->counts, *n - n0, stop);

@@ -385,6 +385,14 @@ enum uw2_exec uw2_exec_op(const u8 *ops, u32 len, u32 *pos,
  */
 #define UW2_F_KERNEL_REGS	0x4
 
+/*
+ * The module array holds code of a JIT kind (struct uw2_module's frames):
+ * with UW2_F_FRAMES_ONLY and direct loads, the caller loop without the
+ * register copies keeps r11 as it goes, so that the kind's frames stay in
+ * it.  Frames and stop are the same as without it.
+ */
+#define UW2_F_JIT		0x8
+
 #ifndef __KERNEL__
 /*
  * Unwind from @regs (the sampled frame).  @mods is sorted by text_start

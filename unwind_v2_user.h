@@ -71,8 +71,14 @@ static __always_inline void uw2_user_ldr(u32 addr, u32 *val, u32 *err)
 static __always_inline bool uw2_user_load(const struct uw2_stack *st,
 					  u32 addr, u32 *val)
 {
-	u32 err = 0;
+	u32 err;
 
+	/*
+	 * 0 set where the load is, not a constant: the caller loop's rare
+	 * loads would have the compiler keep it in a register the loop's
+	 * straight line needs.
+	 */
+	asm volatile("mov	%0, #0" : "=r" (err));
 	uw2_user_ldr(addr, val, &err);
 	return !err;
 }

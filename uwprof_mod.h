@@ -86,7 +86,8 @@ struct uwprof_mods {
 	 * The unwinder's UW2_F_* for this process: UW2_F_CHROME_COMPAT when
 	 * every table in the array was uploaded as Chrome's.  The lookup rule
 	 * is the walk's, not a table's, so a process that mixes the two kinds
-	 * is unwound by uwprof's rules.
+	 * is unwound by uwprof's rules.  UW2_F_JIT when an entry is code of a
+	 * JIT kind.
 	 */
 	u32 uw2_flags;
 	struct uw2_module mod[];

@@ -1299,6 +1299,8 @@ TEST(verr_memo_joins_count)
  *   C  0xb00  clone wrapper: push {r4, lr}   B0 | A8 B0
  *      0xb10  after its svc, to its branch   B1 20 A8 B0 (r0 0: root)
  *      0xb14  the caller's path on           A8 B0
+ *   E  0xe00  push {r4-r11, lr}              B0 | AF B0
+ *   G  0xf00  push {r4, r11, lr}             B0 | 84 81 B0
  */
 #define A_BASE 0x10000u
 #define B_BASE 0x40000u
@@ -1316,6 +1318,8 @@ static const u8 s_q[] = { 0x97, 0xb0 };
 static const u8 s_s[] = { 0x01, 0xb0 };
 static const u8 s_noret[] = { 0xb1, 0x10 };
 static const u8 s_clone[] = { 0xb1, 0x20, 0xa8, 0xb0 };
+static const u8 s_af[] = { 0xaf, 0xb0 };
+static const u8 s_g[] = { 0x84, 0x81, 0xb0 };
 /* vsp += 4, vsp += 0xfffffffc (b2, ULEB 0x3fffff7e), pop {r4, lr} */
 static const u8 s_wrap[] = { 0x00, 0xb2, 0xfe, 0xfe, 0xff, 0xff, 0x03, 0xa8, 0xb0 };
 
@@ -1336,6 +1340,8 @@ static const struct uw2g_row r_p[] = { ROW(0, s_p) };
 static const struct uw2g_row r_q[] = { ROW(0, s_q) };
 static const struct uw2g_row r_s[] = { ROW(8, s_noret), ROW(0, s_s) };
 static const struct uw2g_row r_w[] = { ROW(0, s_wrap) };
+static const struct uw2g_row r_e[] = { ROW(1, s_af), ROW(0, s_b0) };
+static const struct uw2g_row r_g[] = { ROW(1, s_g), ROW(0, s_b0) };
 static const struct uw2g_row r_c[] = {
 	ROW(10, s_a8), ROW(8, s_clone), ROW(2, s_a8), ROW(0, s_b0),
 };
@@ -1347,7 +1353,7 @@ static const struct uw2g_func a_funcs[] = {
 	FN(0x300, r_t), FN(0x400, r_root), FN(0x500, r_n),
 	FN(0x600, r_refuse), FN(0x700, r_z), FN(0x800, r_p),
 	FN(0x900, r_q), FN(0xa00, r_s), FN(0xb00, r_c),
-	FN(0xc00, r_refuse), FN(0xd00, r_w),
+	FN(0xc00, r_refuse), FN(0xd00, r_w), FN(0xe00, r_e), FN(0xf00, r_g),
 };
 
 /* Module B at 0x40000: a leaf and a two-page function. */
@@ -1414,6 +1420,9 @@ static void world_same_cached(struct world *w, const struct uw2_regs *start,
 		unsigned int only = pass < 4 ? 0 : UW2_F_FRAMES_ONLY;
 		struct uw2_cache_counts *c = &cache.counts;
 
+		/* the last pass keeps r11 in the loop where code is JIT's */
+		if (pass == 7 && (w->mods[0].frames || w->mods[1].frames))
+			only |= UW2_F_JIT;
 		cache.gen = pass < 2 ? 0 : 7;
 		if (pass >= 6) {
 			stack.direct = true;
@@ -2675,11 +2684,12 @@ TEST(jit_code_cached_under_gen)
 
 /*
  * The caller loop walks JIT frames whose return addresses it has seen
- * (cached chain links) from one to the next, with or without frames only
- * asked and with direct loads: a warm walk of three V8 frames and an entry
- * frame unwinds the two frames that return into JIT code in the loop, and
- * ends there at the root marker; the entry frame, whose return address is
- * native code, is uw2_step()'s.  The frames are the plain walk's.
+ * (cached chain links) from one to the next, and the entry frame back to
+ * native code: with the register copies, with frames only asked (view,
+ * direct loads, and direct loads keeping r11 for UW2_F_JIT): a warm walk
+ * of three V8 frames and an entry frame unwinds all four in the loop, and
+ * ends there at the root marker.  The frames, and with the copies the
+ * registers the entry frame gives back, are the plain walk's.
  */
 TEST(jit_v8_chain_in_caller_loop)
 {
@@ -2703,12 +2713,12 @@ TEST(jit_v8_chain_in_caller_loop)
 	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_ROOT);
 	CHECK_EQ_U32(w.n, 5);
 	CHECK(!memcmp(w.frames, want, sizeof(want)));
-	for (mode = 0; mode < 3; mode++) {
+	for (mode = 0; mode < 4; mode++) {
 		stack = w.stack;
 		view = (struct uw2_view){ (const u8 *)w.mem.words, w.mem.base,
-					  mode == 2 ? 0 : len, 0, 0 };
+					  mode >= 2 ? 0 : len, 0, 0 };
 		stack.view = &view;
-		if (mode == 2) {
+		if (mode >= 2) {
 			stack.direct = true;
 			stack.word = mem_word;
 		}
@@ -2719,15 +2729,86 @@ TEST(jit_v8_chain_in_caller_loop)
 			cache.counts = (struct uw2_cache_counts){ 0 };
 			CHECK_EQ_U32(uw2_unwind_cached(w.mods, 2, &r, &stack,
 						       frames, 16, &n,
-						       mode ? UW2_F_FRAMES_ONLY : 0,
+						       (mode ? UW2_F_FRAMES_ONLY : 0) |
+						       (mode == 3 ? UW2_F_JIT : 0),
 						       &cache), UW2_STOP_ROOT);
 			CHECK_EQ_U32(n, 5);
 			CHECK(!memcmp(frames, want, sizeof(want)));
 		}
-		/* warm: J_PC(0x208), J_PC(0x30c) and the root's lookup */
-		CHECK_EQ_U32(cache.counts.ra_loop, 3);
+		/* warm: the three return addresses, and the root's lookup */
+		CHECK_EQ_U32(cache.counts.ra_loop, 4);
+		if (!mode)
+			CHECK(!memcmp(&r, &w.regs, sizeof(r)));
 		CHECK_EQ_U32(cache.counts.ra_misses, 0);
 		CHECK_EQ_U32(r.r[UW2_SP], VSP + 64 + 100);
+	}
+}
+
+/*
+ * Native code called from JIT code (exit frames) that saves r11 with its
+ * run of registers (E: push {r4-r11, lr}) or apart from it (G: push {r4,
+ * r11, lr}), sampled in a leaf it called: the caller loop without the
+ * register copies keeps r11 from the native frame's words (UW2_F_JIT), and
+ * walks the JIT frames and the entry frame after it with no second pass,
+ * in fewer reads than without the flag.  Frames as the plain walk's.
+ */
+TEST(jit_v8_loop_keeps_r11)
+{
+	static struct uw2_cache cache;
+	u32 frames[16], n, reads[2], f1, k, at;
+	struct uw2_stack stack;
+	struct uw2_view view;
+	struct uw2_regs start, r;
+	struct world w;
+
+	for (k = 0; k < 2; k++) {
+		/* L, then E's 9 words or G's 3, then the JIT frames */
+		u32 ra = A_BASE + (k ? 0xf10 : 0xe10) + 1;
+		u32 want[] = { A_BASE + 0x104, ra, J_PC(0x40), J_PC(0x104),
+			       RA_R };
+
+		world_jit(&w);
+		w.regs.r[UW2_PC] = A_BASE + 0x104;
+		w.regs.r[UW2_FP] = 0xbad0;	/* the leaf's, not JIT's */
+		mem_put(&w.mem, VSP, 0x44);
+		mem_put(&w.mem, VSP + 4, ra);
+		at = VSP + 8;
+		f1 = k ? VSP + 24 : VSP + 48;
+		mem_put(&w.mem, at + (k ? 4 : 28), f1);		/* r11 */
+		mem_put(&w.mem, at + (k ? 8 : 32), J_PC(0x40));	/* lr */
+		jit_frame(&w, f1, f1 + 16, J_PC(0x104));
+		jit_entry(&w, f1 + 16, V8_ENTRY_MARKER, RA_R);
+		start = w.regs;
+		CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_ROOT);
+		CHECK_EQ_U32(w.n, 5);
+		CHECK(!memcmp(w.frames, want, sizeof(want)));
+		for (u32 jit = 0; jit < 2; jit++) {
+			stack = w.stack;
+			view = (struct uw2_view){ 0 };
+			stack.view = &view;
+			stack.direct = true;
+			stack.word = mem_word;
+			memset(&cache, 0, sizeof(cache));
+			cache.gen = 9;
+			for (int pass = 0; pass < 2; pass++) {
+				r = start;
+				cache.counts = (struct uw2_cache_counts){ 0 };
+				w.mem.reads = 0;
+				CHECK_EQ_U32(uw2_unwind_cached(w.mods, 2, &r,
+							       &stack, frames,
+							       16, &n,
+							       UW2_F_FRAMES_ONLY |
+							       (jit ? UW2_F_JIT : 0),
+							       &cache),
+					     UW2_STOP_ROOT);
+				CHECK_EQ_U32(n, 5);
+				CHECK(!memcmp(frames, want, sizeof(want)));
+			}
+			/* warm: every return address in the loop */
+			CHECK_EQ_U32(cache.counts.ra_loop, 4);
+			reads[jit] = w.mem.reads;
+		}
+		CHECK(reads[1] < reads[0]);
 	}
 }
 

@@ -23,10 +23,14 @@ typedef __s64 s64;
 #define fallthrough __attribute__((__fallthrough__))
 #endif
 
-/* The kernel's compiler_types.h: inlined whatever the optimizer thinks. */
-#ifndef __always_inline
+/*
+ * The kernel's compiler_types.h: inlined whatever the optimizer thinks.
+ * The UAPI <linux/stddef.h>, which the real header pulls in, defines it
+ * as a plain inline: replaced, so that host builds inline what the
+ * module's does (the unwinder's fast paths count on it).
+ */
+#undef __always_inline
 #define __always_inline inline __attribute__((__always_inline__))
-#endif
 
 /* A local the kernel's automatic zeroing leaves alone: host builds have none. */
 #ifndef __uninitialized
