@@ -175,7 +175,7 @@ static void same_with_fast_paths(const struct uw2_module *mods, u32 nmods,
 	static struct uw2_cache cache;
 	static struct fuzz_lines lines;
 	struct uw2_stack stack = *plain;
-	u32 f2[MAX_FRAMES], n2, size = fs->hi - fs->lo, a, b;
+	u32 f2[MAX_FRAMES], n2, size = fs->hi - fs->lo, a, b, jit = 0;
 	struct uw2_view view;
 	struct uw2_regs r;
 
@@ -232,6 +232,10 @@ static void same_with_fast_paths(const struct uw2_module *mods, u32 nmods,
 	 * reader and an empty view, and (when no word fails) beside the
 	 * module's reader
 	 */
+	/* direct loads keep r11 where a module is JIT code, as the module's */
+	for (u32 i = 0; i < nmods; i++)
+		if (mods[i].frames != UW2_FRAMES_TABLE)
+			jit = UW2_F_JIT;
 	for (int pass = 0; pass < 3; pass++) {
 		if (pass == 1) {
 			stack = *plain;
@@ -250,7 +254,8 @@ static void same_with_fast_paths(const struct uw2_module *mods, u32 nmods,
 		}
 		r = *start;
 		if (uw2_unwind_cached(mods, nmods, &r, &stack, f2, max, &n2,
-				      flags | UW2_F_FRAMES_ONLY,
+				      flags | UW2_F_FRAMES_ONLY |
+				      (pass ? jit : 0),
 				      &cache) != stop ||
 		    n2 != n || memcmp(f2, frames, n * 4) ||
 		    r.r[UW2_SP] != end->r[UW2_SP] ||

@@ -2750,7 +2750,8 @@ TEST(jit_v8_chain_in_caller_loop)
  * r11, lr}), sampled in a leaf it called: the caller loop without the
  * register copies keeps r11 from the native frame's words (UW2_F_JIT), and
  * walks the JIT frames and the entry frame after it with no second pass,
- * in fewer reads than without the flag.  Frames as the plain walk's.
+ * in fewer reads than without the flag.  Frames as the plain walk's: the
+ * word before r11's, the entry frame's fp, would skip a JIT frame.
  */
 TEST(jit_v8_loop_keeps_r11)
 {
@@ -2776,6 +2777,8 @@ TEST(jit_v8_loop_keeps_r11)
 		f1 = k ? VSP + 24 : VSP + 48;
 		mem_put(&w.mem, at + (k ? 4 : 28), f1);		/* r11 */
 		mem_put(&w.mem, at + (k ? 8 : 32), J_PC(0x40));	/* lr */
+		/* the word before r11 is a frame pointer too, a wrong one */
+		mem_put(&w.mem, at + (k ? 0 : 24), f1 + 16);
 		jit_frame(&w, f1, f1 + 16, J_PC(0x104));
 		jit_entry(&w, f1 + 16, V8_ENTRY_MARKER, RA_R);
 		start = w.regs;
