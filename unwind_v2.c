@@ -2744,6 +2744,7 @@ uw2_walk_run(struct uw2_walk *w, struct uw2_regs *regs, u32 *frames, u32 *n,
 	u32 pc = regs->r[UW2_PC], sp = regs->r[UW2_SP], fp = regs->r[UW2_FP];
 	enum uw2_stop stop = UW2_STEP_MORE;
 	struct uw2_chain_io io;
+	u32 link[2];
 	unsigned int ua = 0;
 	unsigned long base;
 	u32 lo, len, vend;
@@ -2809,7 +2810,23 @@ uw2_walk_run(struct uw2_walk *w, struct uw2_regs *regs, u32 *frames, u32 *n,
 					stop = UW2_STEP_COPY;
 					break;
 				}
-				io.fp = copy ? regs->r[UW2_FP] : fp;
+				if (copy)
+					fp = regs->r[UW2_FP];
+				/* the kind's ordinary frame, direct: in line */
+				if (direct && !(fp & 3) && fp >= sp && fp < vend &&
+				    vend - fp >= 8 &&
+				    uw2_user_loads(st, fp, 2, link) && link[1] &&
+				    uw2_walk_kind_of(w, link[1], run) > 0) {
+					if (copy) {
+						regs->r[UW2_FP] = link[0];
+						regs->r[UW2_LR] = link[1];
+					}
+					sp = fp + 8;
+					fp = link[0];
+					pc = link[1];
+					goto unwound;
+				}
+				io.fp = fp;
 				io.vend = vend;
 				io.base = base;
 				vsp = uw2_walk_chain(w, run, &io, regs, sp,
