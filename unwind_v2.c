@@ -1439,6 +1439,7 @@ struct uw2_walk {
 	u32 first_func;		/* start of the sampled pc's function */
 	u32 steps;		/* left of UW2_SAMPLE_STEPS */
 	struct uw2_cache *cache;	/* or NULL */
+	const struct uw2_module *last_mod;	/* of the last miss, or NULL */
 };
 
 /* Returned by uw2_step() when the frame unwound and the walk goes on. */
@@ -1986,6 +1987,20 @@ static void uw2_jit_put(const struct uw2_walk *w, const struct uw2_module *m,
 }
 
 /*
+ * The module holding @addr: @m, the one its lookup used, when it does
+ * (the module array's entries never overlap), else the one the search
+ * finds (a cached range may start below its module's text).
+ */
+static const struct uw2_module *uw2_module_at(const struct uw2_walk *w,
+					      const struct uw2_module *m,
+					      u32 addr)
+{
+	if (m && addr - m->text_start < m->text_end - m->text_start)
+		return m;
+	return uw2_find_module(w->mods, w->nmods, addr);
+}
+
+/*
  * uw2_find_sequence() without the cache's answer: the module, the function
  * and the row of @addr, kept in the cache if there is one.  Out of line,
  * so that a hit pays for none of its registers.
@@ -1999,10 +2014,12 @@ static noinline enum uw2_stop uw2_find_uncached(struct uw2_walk *w, u32 addr,
 	u32 __uninitialized instr_off, fot_index, row;
 	u64 __uninitialized next, row_end;
 
-	m = uw2_find_module(w->mods, w->nmods, addr);
+	/* a walk's misses are mostly in the module of the one before */
+	m = uw2_module_at(w, w->last_mod, addr);
 	f->m = m;
 	if (!m)
 		return UW2_STOP_NO_TABLE;
+	w->last_mod = m;
 	if (!m->table) {
 		uw2_jit_put(w, m, addr, pc);
 		return UW2_STOP_NO_TABLE;
@@ -2256,20 +2273,6 @@ static enum uw2_stop uw2_commit_frame(const struct uw2_walk *w,
 }
 
 /* ---- frames of JIT code: the walk ---- */
-
-/*
- * The module holding @addr: @m, the one its lookup used, when it does
- * (the module array's entries never overlap), else the one the search
- * finds (a cached range may start below its module's text).
- */
-static const struct uw2_module *uw2_module_at(const struct uw2_walk *w,
-					      const struct uw2_module *m,
-					      u32 addr)
-{
-	if (m && addr - m->text_start < m->text_end - m->text_start)
-		return m;
-	return uw2_find_module(w->mods, w->nmods, addr);
-}
 
 /*
  * The kind of the JIT code holding @addr, or NULL; @m a guess of its
@@ -3035,6 +3038,7 @@ enum uw2_stop uw2_unwind_cached(const struct uw2_module *mods, u32 nmods,
 		.mods = mods, .nmods = nmods, .stack = stack, .flags = flags,
 		.first_pc = regs->r[UW2_PC], .frame_sp = regs->r[UW2_SP],
 		.first_func = 0, .steps = UW2_SAMPLE_STEPS, .cache = cache,
+		.last_mod = NULL,
 	};
 	struct uw2_regs sampled __uninitialized;	/* set at n == 0 */
 	enum uw2_stop stop;
