@@ -153,31 +153,27 @@ fi
 # samples with a JIT frame (anonymous memory or the builtins' range), and
 # those walked through them back into native code (V8's entry frame); the
 # executable file mappings that had no table attached ("-": none)
-read -r total withjit through untabled < <("$PY" - "$tmp/out/node.data" "$NODE_BLOB" <<'PY'
-import struct, sys
-b = open(sys.argv[1], 'rb').read()
+read -r total withjit through untabled < <(HERE="$here" "$PY" - "$tmp/out/node.data" "$NODE_BLOB" <<'PY'
+import os, sys
+sys.path.insert(0, os.environ["HERE"])
+import uwdata
 lo, hi = (int(x, 16) for x in sys.argv[2].split('-'))
-pos = struct.unpack_from('<I', b, 12)[0]
 maps, samples, untabled = [], [], set()
-while pos + 8 <= len(b):
-    t, s = struct.unpack_from('<II', b, pos)
-    if t == 2:
-        v = struct.unpack_from('<9I', b, pos + 8)
-        maps.append((v[1], v[2], v[6], b[pos + 88:pos + s].split(b'\0')[0]))
+for k, d in uwdata.records(sys.argv[1]):
+    if k == 'mapping':
+        maps.append((d['start'], d['end'], d['bias'], d['path']))
         # node maps its jitdump executable for perf to see: not code
-        name = maps[-1][3].rsplit(b'/', 1)[-1]
-        dump = name.startswith(b'jit-') and name.endswith(b'.dump')
-        if maps[-1][3] != b'//anon' and not dump and not v[7] & 1:
-            untabled.add(maps[-1][3].decode(errors='replace'))
-    elif t == 1:
-        n = struct.unpack_from('<I', b, pos + 8 + 24)[0]
-        samples.append(struct.unpack_from('<%dI' % n, b, pos + 8 + 32))
-    pos += s
+        name = d['path'].rsplit('/', 1)[-1]
+        dump = name.startswith('jit-') and name.endswith('.dump')
+        if d['path'] != '//anon' and not dump and not d['flags'] & 1:
+            untabled.add(d['path'])
+    elif k == 'sample':
+        samples.append(d['frames'])
 def jit(a):
     a &= ~1
     for st, en, bias, p in maps:
         if st <= a < en:
-            return p == b'//anon' or (p.endswith(b'libnode.so.108') and lo <= a - bias < hi)
+            return p == '//anon' or (p.endswith('libnode.so.108') and lo <= a - bias < hi)
     return True
 withjit = through = 0
 for fr in samples:

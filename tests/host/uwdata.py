@@ -126,7 +126,8 @@ def records(path):
         elif t == MAPPING:
             v = struct.unpack_from('<9I32sIQ', p)
             out.append(('mapping', dict(pid=v[0], start=v[1], end=v[2],
-                                        offset=v[3], flags=v[7], time=v[11],
+                                        offset=v[3], bias=v[6], flags=v[7],
+                                        time=v[11],
                                         elf_offset=v[10],
                                         path=p[80:].split(b'\0')[0].decode())))
         elif t == PROCESS:
