@@ -2914,8 +2914,8 @@ unwound:
  * fills its entry and, for a caller's shape, the root marker or a chain
  * link, the loop's copy.  Returns true when it did, for the loop to go on
  * from the frame, else false to leave the frame to uw2_step(), which finds
- * what the lookup kept.  A miss is counted once: where nothing was kept,
- * uw2_step() counts it again, so it is taken back here.
+ * what the lookup kept.  A miss is counted once: here when the lookup kept
+ * the address, else by uw2_step(), which looks it up again.
  */
 static noinline bool uw2_walk_fill(struct uw2_walk *w, u32 pc)
 {
