@@ -1376,12 +1376,11 @@ struct uw2_jit_kind {
 	 * link (uw2_walk_chain()), held to them by the tests that compare the
 	 * loop's walks with the opcodes': the native caller's registers
 	 * r(entry_first) on, entry_count of them, in the words from
-	 * fp + entry_regs, and its sp fp + entry_size.
+	 * fp + entry_regs, the last the frame pops: its sp is past them.
 	 */
 	u8 entry_first;
 	u8 entry_count;
 	u8 entry_regs;
-	u8 entry_size;
 	u32 markers[2];
 };
 
@@ -1411,7 +1410,6 @@ static const struct uw2_jit_kind uw2_jit_kinds[UW2_FRAMES_COUNT] = {
 		.entry_first = 4,
 		.entry_count = 7,
 		.entry_regs = 72,
-		.entry_size = 100,
 		.markers = { 2, 4 },
 	},
 };
@@ -2649,7 +2647,7 @@ static noinline u32 uw2_walk_chain(const struct uw2_walk *w, u32 kind,
 	unsigned long *base = &io->base;
 	int same;
 
-	/* sp <= UW2_FAST_HI: at + entry_size does not wrap */
+	/* sp <= UW2_FAST_HI: at + the entry frame's words does not wrap */
 	if ((at & 3) || at < sp || at - sp > UW2_FAST_VIEW_MAX ||
 	    !uw2_walk_words(w->stack, sp, at, 2, vend, base, direct, val) ||
 	    !val[1])
@@ -2671,7 +2669,8 @@ static noinline u32 uw2_walk_chain(const struct uw2_walk *w, u32 kind,
 		if (copy)
 			__builtin_memcpy(&regs->r[k->entry_first], saved,
 					 4 * k->entry_count);
-		end = at + k->entry_size;
+		/* sp past the registers, in the words just read */
+		end = at + k->entry_regs + 4 * k->entry_count;
 	}
 	if (copy) {
 		regs->r[UW2_FP] = val[0];

@@ -2683,6 +2683,43 @@ TEST(jit_code_cached_under_gen)
 }
 
 /*
+ * Two walks of @w from @start with one cache, cold then warm, each giving
+ * @want (5 frames) at the root; the stack in a view of the whole memory,
+ * or with @direct, loaded in place with an empty view.  Returns the warm
+ * walk's counts; *@r the registers it ends with, *@reads its word reads.
+ */
+static struct uw2_cache_counts jit_warm_walk(struct world *w, const struct uw2_regs *start,
+			 bool direct, unsigned int flags, const u32 *want,
+			 struct uw2_regs *r, u32 *reads)
+{
+	static struct uw2_cache cache;
+	struct uw2_stack stack = w->stack;
+	struct uw2_view view = { (const u8 *)w->mem.words, w->mem.base,
+				 direct ? 0 : 4 * MEM_WORDS, 0, 0 };
+	u32 frames[16], n;
+
+	stack.view = &view;
+	if (direct) {
+		stack.direct = true;
+		stack.word = mem_word;
+	}
+	memset(&cache, 0, sizeof(cache));
+	cache.gen = 5;
+	for (int pass = 0; pass < 2; pass++) {
+		*r = *start;
+		cache.counts = (struct uw2_cache_counts){ 0 };
+		w->mem.reads = 0;
+		CHECK_EQ_U32(uw2_unwind_cached(w->mods, 2, r, &stack, frames,
+					       16, &n, flags, &cache),
+			     UW2_STOP_ROOT);
+		CHECK_EQ_U32(n, 5);
+		CHECK(!memcmp(frames, want, 5 * sizeof(*want)));
+	}
+	*reads = w->mem.reads;
+	return cache.counts;
+}
+
+/*
  * The caller loop walks JIT frames whose return addresses it has seen
  * (cached chain links) from one to the next, and the entry frame back to
  * native code: with the register copies, with frames only asked (view,
@@ -2695,10 +2732,8 @@ TEST(jit_v8_chain_in_caller_loop)
 {
 	static const u32 want[] = { J_PC(0x10), J_PC(0x104), J_PC(0x208),
 				    J_PC(0x30c), RA_R };
-	static struct uw2_cache cache;
-	u32 frames[16], n, mode, len = 4 * MEM_WORDS;
-	struct uw2_stack stack;
-	struct uw2_view view;
+	struct uw2_cache_counts c;
+	u32 mode, reads;
 	struct uw2_regs start, r;
 	struct world w;
 
@@ -2714,32 +2749,14 @@ TEST(jit_v8_chain_in_caller_loop)
 	CHECK_EQ_U32(w.n, 5);
 	CHECK(!memcmp(w.frames, want, sizeof(want)));
 	for (mode = 0; mode < 4; mode++) {
-		stack = w.stack;
-		view = (struct uw2_view){ (const u8 *)w.mem.words, w.mem.base,
-					  mode >= 2 ? 0 : len, 0, 0 };
-		stack.view = &view;
-		if (mode >= 2) {
-			stack.direct = true;
-			stack.word = mem_word;
-		}
-		memset(&cache, 0, sizeof(cache));
-		cache.gen = 5;
-		for (int pass = 0; pass < 2; pass++) {
-			r = start;
-			cache.counts = (struct uw2_cache_counts){ 0 };
-			CHECK_EQ_U32(uw2_unwind_cached(w.mods, 2, &r, &stack,
-						       frames, 16, &n,
-						       (mode ? UW2_F_FRAMES_ONLY : 0) |
-						       (mode == 3 ? UW2_F_JIT : 0),
-						       &cache), UW2_STOP_ROOT);
-			CHECK_EQ_U32(n, 5);
-			CHECK(!memcmp(frames, want, sizeof(want)));
-		}
+		c = jit_warm_walk(&w, &start, mode >= 2,
+				  (mode ? UW2_F_FRAMES_ONLY : 0) |
+				  (mode == 3 ? UW2_F_JIT : 0), want, &r, &reads);
 		/* warm: the three return addresses, and the root's lookup */
-		CHECK_EQ_U32(cache.counts.ra_loop, 4);
+		CHECK_EQ_U32(c.ra_loop, 4);
+		CHECK_EQ_U32(c.ra_misses, 0);
 		if (!mode)
 			CHECK(!memcmp(&r, &w.regs, sizeof(r)));
-		CHECK_EQ_U32(cache.counts.ra_misses, 0);
 		CHECK_EQ_U32(r.r[UW2_SP], VSP + 64 + 100);
 	}
 }
@@ -2755,10 +2772,7 @@ TEST(jit_v8_chain_in_caller_loop)
  */
 TEST(jit_v8_loop_keeps_r11)
 {
-	static struct uw2_cache cache;
-	u32 frames[16], n, reads[2], f1, k, at;
-	struct uw2_stack stack;
-	struct uw2_view view;
+	u32 reads[2], f1, k, at;
 	struct uw2_regs start, r;
 	struct world w;
 
@@ -2785,32 +2799,12 @@ TEST(jit_v8_loop_keeps_r11)
 		CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_ROOT);
 		CHECK_EQ_U32(w.n, 5);
 		CHECK(!memcmp(w.frames, want, sizeof(want)));
-		for (u32 jit = 0; jit < 2; jit++) {
-			stack = w.stack;
-			view = (struct uw2_view){ 0 };
-			stack.view = &view;
-			stack.direct = true;
-			stack.word = mem_word;
-			memset(&cache, 0, sizeof(cache));
-			cache.gen = 9;
-			for (int pass = 0; pass < 2; pass++) {
-				r = start;
-				cache.counts = (struct uw2_cache_counts){ 0 };
-				w.mem.reads = 0;
-				CHECK_EQ_U32(uw2_unwind_cached(w.mods, 2, &r,
-							       &stack, frames,
-							       16, &n,
-							       UW2_F_FRAMES_ONLY |
-							       (jit ? UW2_F_JIT : 0),
-							       &cache),
-					     UW2_STOP_ROOT);
-				CHECK_EQ_U32(n, 5);
-				CHECK(!memcmp(frames, want, sizeof(want)));
-			}
-			/* warm: every return address in the loop */
-			CHECK_EQ_U32(cache.counts.ra_loop, 4);
-			reads[jit] = w.mem.reads;
-		}
+		/* warm: every return address in the loop */
+		for (u32 jit = 0; jit < 2; jit++)
+			CHECK_EQ_U32(jit_warm_walk(&w, &start, true,
+						   UW2_F_FRAMES_ONLY |
+						   (jit ? UW2_F_JIT : 0), want,
+						   &r, &reads[jit]).ra_loop, 4);
 		CHECK(reads[1] < reads[0]);
 	}
 }
