@@ -1623,9 +1623,15 @@ static bool uw2_shape_of(const struct uw2_table *t, u32 pos,
 	u32 add = 0, n;
 
 	sh->mask = 0;
+	sh->base = UW2_SP;
 	for (n = 0; n < 8; n++) {
 		if (uw2_decode(t->uit, t->uit_size, &pos, &in) != UW2_DEC_OK)
 			return false;
+		/* vsp = rN first: the frame's words from rN up */
+		if (in.kind == UW2_K_VSP_REG && !n) {
+			sh->base = in.arg;
+			continue;
+		}
 		if (in.kind == UW2_K_FINISH) {
 			if (!popped)
 				sh->pre = add;
@@ -1777,11 +1783,18 @@ struct uw2_found {
 /* The caller loop's copy of return-address entry @e (struct uw2_fast). */
 static void uw2_fast_fill(struct uw2_fast *fe, const struct uw2_cache_entry *e)
 {
+	const struct uw2_shape *sh = &e->shape;
+	bool r7 = sh->base == UW2_R7;
+
 	if (e->simple != UW2_SHAPE_CALLER && e->simple != UW2_SHAPE_ROOT)
 		return;		/* left empty by uw2_cache_put() */
+	/* from r7 the loop knows only a span of ra + 4; no other base */
+	if (e->simple == UW2_SHAPE_CALLER && sh->base != UW2_SP &&
+	    (!r7 || sh->size - sh->pre != 4 * sh->count))
+		return;
 	fe->pre = e->simple == UW2_SHAPE_CALLER ? e->shape.pre : 0;
-	fe->span = e->simple == UW2_SHAPE_CALLER ?
-		   e->shape.size - e->shape.pre : UW2_FAST_SPAN_ROOT;
+	fe->span = e->simple != UW2_SHAPE_CALLER ? UW2_FAST_SPAN_ROOT :
+		   r7 ? UW2_FAST_SPAN_R7 : e->shape.size - e->shape.pre;
 	fe->rest = e->shape.rest;
 	fe->ra = e->simple == UW2_SHAPE_CALLER ? 4 * (e->shape.count - 1) : 0;
 	fe->run = e->shape.run_first | e->shape.run_len << 4;
@@ -2106,8 +2119,9 @@ static bool uw2_view_holds(const struct uw2_stack *stack, u32 vsp,
 }
 
 /*
- * Where the words a frame of simple shape pops are, after the checks the
- * opcodes would make: sp only rises, so the checks made after each opcode
+ * Where the words a frame of simple shape pops are, from @vsp (the value
+ * of its base: sp, or the register its first opcode names), after the
+ * checks the opcodes would make: vsp only rises, so the checks made after each opcode
  * hold throughout when they hold at the start and the end.  In the view,
  * or else, on a stack with direct loads, loaded into @buf.
  * Returns false to leave anything else (an sp that fails a check, words
@@ -2186,9 +2200,13 @@ static inline void uw2_copy_run(u32 *r, const u8 *src, u32 n)
 	}
 }
 
-/* Run a frame of simple shape, popping from @src (uw2_shape_src()). */
+/*
+ * Run a frame of simple shape, popping from @src (uw2_shape_src()), to
+ * new sp @sp: its base's value and its size, found before the pop, which
+ * may load the base register.
+ */
 static inline void uw2_shape_apply(const struct uw2_shape *sh,
-				   const u8 *src, struct uw2_regs *regs)
+				   const u8 *src, u32 sp, struct uw2_regs *regs)
 {
 	u32 k = sh->run_len, m;
 
@@ -2196,7 +2214,7 @@ static inline void uw2_shape_apply(const struct uw2_shape *sh,
 	uw2_copy_run(&regs->r[sh->run_first], src, k);
 	for (m = sh->rest; m; m &= m - 1, k++)
 		__builtin_memcpy(&regs->r[__builtin_ctz(m)], src + 4 * k, 4);
-	regs->r[UW2_SP] += sh->size;
+	regs->r[UW2_SP] = sp;
 	if (!(sh->mask & (1u << UW2_PC)))
 		regs->r[UW2_PC] = regs->r[UW2_LR];
 }
@@ -2433,7 +2451,7 @@ static enum uw2_stop uw2_step(struct uw2_walk *w, struct uw2_regs *regs,
 	u32 words[UW2_SHAPE_WORDS] __uninitialized;	/* direct loads' */
 	enum uw2_stop stop;
 	enum uw2_exec res;
-	u32 popped = 0, func, frames;
+	u32 popped = 0, func, frames, base;
 	const u8 *src;
 
 	stop = uw2_find_sequence(w, addr, depth == 1, &f);
@@ -2451,14 +2469,17 @@ static enum uw2_stop uw2_step(struct uw2_walk *w, struct uw2_regs *regs,
 	 * A simple frame whose words are found cannot fail half way: what it
 	 * gives is checked first, and then it is run in place.
 	 */
-	if (f.shape &&
-	    uw2_shape_src(w, f.shape, regs->r[UW2_SP], &src, words)) {
-		stop = uw2_check_frame(w, regs->r[UW2_SP] + f.shape->size,
-				       uw2_shape_pc(f.shape, src, regs), depth,
-				       f.shape->mask);
-		if (stop == UW2_STEP_MORE)
-			uw2_shape_apply(f.shape, src, regs);
-		return stop;
+	if (f.shape) {
+		base = regs->r[f.shape->base];
+		if (uw2_shape_src(w, f.shape, base, &src, words)) {
+			stop = uw2_check_frame(w, base + f.shape->size,
+					       uw2_shape_pc(f.shape, src, regs),
+					       depth, f.shape->mask);
+			if (stop == UW2_STEP_MORE)
+				uw2_shape_apply(f.shape, src,
+						base + f.shape->size, regs);
+			return stop;
+		}
 	}
 	if (f.refuse) {
 		res = uw2_run_refusal(w, regs->r[UW2_SP]);
@@ -2611,6 +2632,24 @@ static __always_inline int uw2_walk_kind_of(const struct uw2_walk *w, u32 ra,
 		return up->run == kind;
 	mod = c->e[up - c->fast].mod;
 	return mod < w->nmods && w->mods[mod].frames == kind;
+}
+
+/*
+ * A frame whose words are counted from r7 (UW2_FAST_SPAN_R7), at sp @sp:
+ * its words from @r7 + pre (*@vsp is sp + pre) and its span, ra + 4, as
+ * the opcodes would take them.  False, to leave the frame to uw2_step(),
+ * for an r7 the opcodes would refuse (below sp, not a word's address) or
+ * past the loop's view, which ends at @vend.
+ */
+static __always_inline bool uw2_walk_r7(u32 r7, u32 sp, u32 vend, u32 *vsp,
+					u32 *span, u32 ra)
+{
+	if ((r7 & 3) || r7 < sp || r7 > vend)
+		return false;
+	/* vend <= UW2_FAST_HI: r7 + pre + span does not wrap */
+	*vsp = r7 + (*vsp - sp);
+	*span = ra + 4;
+	return true;
 }
 
 /* What uw2_walk_chain() is given of the caller loop's state, and gives. */
@@ -2842,13 +2881,25 @@ uw2_walk_run(struct uw2_walk *w, struct uw2_regs *regs, u32 *frames, u32 *n,
 				pc = io.ra;
 				goto unwound;
 			}
-			if (direct)
-				break;
-			len = uw2_walk_refill(st, sp, vsp, span);
-			if (!len)
-				break;
-			base = (unsigned long)v->data - v->lo;
-			vend = v->lo + len;
+			if (span == UW2_FAST_SPAN_R7) {
+				/* r7 is known only with the copies */
+				if (!copy) {
+					stop = UW2_STEP_COPY;
+					break;
+				}
+				if (!uw2_walk_r7(regs->r[UW2_R7], sp, vend,
+						 &vsp, &span, ra))
+					break;
+			}
+			if (vsp + span > vend) {
+				if (direct)
+					break;
+				len = uw2_walk_refill(st, sp, vsp, span);
+				if (!len)
+					break;
+				base = (unsigned long)v->data - v->lo;
+				vend = v->lo + len;
+			}
 		}
 		src = (const u8 *)(base + vsp);
 		/* a load that faults gives 0, which stops the loop too */

@@ -307,7 +307,7 @@ const char *uw2_frames_name(enum uw2_frames frames);
 #endif
 
 /* Register indexes in uw2_regs. */
-enum { UW2_FP = 11, UW2_IP = 12, UW2_SP = 13, UW2_LR = 14, UW2_PC = 15 };
+enum { UW2_R7 = 7, UW2_FP = 11, UW2_IP = 12, UW2_SP = 13, UW2_LR = 14, UW2_PC = 15 };
 
 struct uw2_regs {
 	u32 r[16];
@@ -435,17 +435,19 @@ enum uw2_stop uw2_unwind(const struct uw2_module *mods, u32 nmods,
  * A sequence of the common shape "vsp += pre; pop mask; vsp += post;
  * finish" (mask without r13, may be empty; pops whose words and registers
  * follow each other count as one), found at the entry's first hit, so
- * later hits run the frame without decoding it.
+ * later hits run the frame without decoding it.  It may start with
+ * "vsp = rN" (a Thumb frame pointer, r7, set past a variable-sized
+ * allocation): its words are then counted from rN, not sp.
  */
 struct uw2_shape {
 	u16 pre;		/* bytes, below 0x8000 */
-	u16 size;		/* pre + 4 * count + post: sp's rise, below 64 KiB */
+	u16 size;		/* pre + 4 * count + post: base to the new sp */
 	u16 mask;		/* registers popped */
 	u16 rest;		/* of them, those outside the run */
 	u8 count;		/* words popped */
 	u8 run_first;		/* the lowest run of consecutive registers */
 	u8 run_len;
-	u8 pad;
+	u8 base;		/* the register vsp starts at: UW2_SP, or rN */
 };
 
 struct uw2_cache_entry {
@@ -497,6 +499,13 @@ struct uw2_fast {
  * not at sp.
  */
 #define UW2_FAST_SPAN_CHAIN	0xfffe
+
+/*
+ * The span of a frame whose words are counted from r7 (a shape whose base
+ * is r7, with nothing skipped past its pop, so that its span is ra + 4):
+ * out of the straight line the same way, as its words are not at sp.
+ */
+#define UW2_FAST_SPAN_R7	0xfffd
 
 /* A caller-loop entry's tag: its key and gen, compared at once (0: none). */
 static inline u64 uw2_fast_tag(u32 key, u32 gen)

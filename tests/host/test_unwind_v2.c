@@ -1356,9 +1356,20 @@ static const struct uw2g_func a_funcs[] = {
 	FN(0xc00, r_refuse), FN(0xd00, r_w), FN(0xe00, r_e), FN(0xf00, r_g),
 };
 
-/* Module B at 0x40000: a leaf and a two-page function. */
+/*
+ * K: push {r4-r7, lr}; sub sp, #8; mov r7, sp, and later a variable-sized
+ * allocation below r7: vsp = r7; vsp += 8; pop {r4-r7, lr}.
+ */
+static const u8 s_k1[] = { 0x01, 0xab, 0xb0 };
+static const u8 s_k2[] = { 0x97, 0x01, 0xab, 0xb0 };
+static const struct uw2g_row r_k[] = {
+	ROW(3, s_k2), ROW(2, s_k1), ROW(1, s_ab), ROW(0, s_b0),
+};
+
+/* Module B at 0x40000: a leaf, a two-page function, and K. */
 static const struct uw2g_func b_funcs[] = {
 	FN(0x000, r_l), FN(0x100, r_m), FN(0x20100, r_refuse),
+	FN(0x2f000, r_k),
 };
 
 struct world {
@@ -1832,6 +1843,96 @@ TEST(unwind_cache_counts)
 	 * itself; T's frame (vsp = r7 - 8) is uw2_step()'s
 	 */
 	CHECK_EQ_U32(c->ra_loop, reps * 2);
+}
+
+#define RA_K (B_BASE + 0x2f010 + 1)	/* Thumb return into K, past mov r7 */
+
+/*
+ * L <- K <- T <- R, sampled in L after its push, with K's frame pointer
+ * @r7 in r7 (K's own is VSP + 24, 16 bytes above its sp).  Returns the sp
+ * the walk ends with.
+ */
+static u32 world_stack_lktr(struct world *w, u32 r7)
+{
+	struct mem *m = &w->mem;
+
+	w->regs.r[UW2_PC] = A_BASE + 0x104;
+	w->regs.r[UW2_LR] = 0x1234;	/* stale: L saved lr */
+	w->regs.r[UW2_SP] = VSP;
+	w->regs.r[7] = r7;
+	mem_put(m, VSP + 0, 0x44);	/* L: r4, lr */
+	mem_put(m, VSP + 4, RA_K);
+	/* K: 16 bytes allocated, 8 of locals from r7, then r4-r7, lr */
+	mem_put(m, VSP + 32, 0x4);
+	mem_put(m, VSP + 44, VSP + 60);	/* r7: T's frame pointer */
+	mem_put(m, VSP + 48, RA_T);
+	/* T: vsp = r7 - 8, then r4, r5, r7, lr */
+	mem_put(m, VSP + 52, 0x40);
+	mem_put(m, VSP + 60, 0x77);
+	mem_put(m, VSP + 64, RA_R);
+	return VSP + 68;
+}
+
+/*
+ * A frame whose words are counted from r7 (vsp = r7 first) is the caller
+ * loop's when it has the registers: warm, with the copies (a view, direct
+ * loads) and with frames only (it goes back for the copies), K's frame and
+ * R's root marker are unwound in the loop, T's (vsp = r7 - 8) by
+ * uw2_step(), with the plain walk's frames and sp.  An r7 the opcodes
+ * refuse (below sp, not a word's address) stops every walk alike
+ * (world_unwind()).
+ */
+TEST(unwind_r7_frame_in_caller_loop)
+{
+	static struct uw2_cache cache;
+	const u32 want[] = { A_BASE + 0x104, RA_K, RA_T, RA_R };
+	struct uw2_view view;
+	struct uw2_stack stack;
+	struct uw2_regs start, r;
+	u32 frames[16], n, end, mode;
+	struct world w;
+
+	world_init(&w);
+	end = world_stack_lktr(&w, VSP + 24);
+	start = w.regs;
+	CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_ROOT);
+	CHECK_EQ_U32(w.n, 4);
+	CHECK(!memcmp(w.frames, want, sizeof(want)));
+	CHECK_EQ_U32(w.regs.r[UW2_SP], end);
+	/* copies; frames only: a view, direct loads, direct keeping r11 */
+	for (mode = 0; mode < 4; mode++) {
+		stack = w.stack;
+		view = (struct uw2_view){ (const u8 *)w.mem.words, w.mem.base,
+					  mode >= 2 ? 0 : 4 * MEM_WORDS, 0, 0 };
+		stack.view = &view;
+		if (mode >= 2) {
+			stack.direct = true;
+			stack.word = mem_word;
+		}
+		memset(&cache, 0, sizeof(cache));
+		cache.gen = 9;
+		for (int pass = 0; pass < 2; pass++) {
+			r = start;
+			cache.counts = (struct uw2_cache_counts){ 0 };
+			CHECK_EQ_U32(uw2_unwind_cached(w.mods, 2, &r, &stack,
+						       frames, 16, &n,
+						       (mode ? UW2_F_FRAMES_ONLY :
+							0) | (mode == 3 ?
+							      UW2_F_JIT : 0),
+						       &cache), UW2_STOP_ROOT);
+			CHECK_EQ_U32(n, 4);
+			CHECK(!memcmp(frames, want, sizeof(want)));
+			CHECK_EQ_U32(r.r[UW2_SP], end);
+		}
+		CHECK_EQ_U32(cache.counts.ra_misses, 0);
+		CHECK_EQ_U32(cache.counts.ra_loop, 2);
+	}
+	for (u32 bad = 0; bad < 2; bad++) {
+		world_init(&w);
+		world_stack_lktr(&w, bad ? VSP + 26 : VSP - 8);
+		CHECK_EQ_U32(world_unwind(&w, 16, 0), UW2_STOP_BAD_SP);
+		CHECK_EQ_U32(w.n, 2);
+	}
 }
 
 TEST(unwind_max_depth)
