@@ -693,6 +693,26 @@ static inline bool uw2_fot_short_pair(const u8 *f, u32 size, u32 pos,
 }
 
 /*
+ * The pair at @pos when each of its numbers is one or two bytes (the
+ * offsets of functions up to 32 KiB, the indexes of UITs up to 16 KiB):
+ * its length, with no position kept in memory (two one-byte numbers in
+ * one test); else 0, for the decoder.
+ */
+static inline u32 uw2_fot_pair(const u8 *f, u32 size, u32 pos, u32 *off,
+			       u32 *idx)
+{
+	u32 n, m;
+
+	if (uw2_fot_short_pair(f, size, pos, off, idx))
+		return 2;
+	n = uw2_uleb_short(f, size, pos, off);
+	if (!n)
+		return 0;
+	m = uw2_uleb_short(f, size, pos + n, idx);
+	return m ? n + m : 0;
+}
+
+/*
  * A FOT list from @pos: offsets strictly decreasing down to 0, sequences
  * valid, at most UW2_FOT_PAIRS_MAX pairs.  At a pair the memo knows (the
  * rest of the list was checked as another function's list), only its
@@ -995,11 +1015,12 @@ static void uw2_page_range(const struct uw2_table *t, u32 page, u32 *first,
 static u32 uw2_upper_bound(const struct uw2_table *t, u32 lo, u32 hi,
 			   u32 poff)
 {
+	const u8 *funcs = t->func_table;	/* not reloaded each round */
 	u32 mid;
 
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
-		if (uw2_func_poff(t, mid) <= poff)
+		if (uw2_le16(funcs + 4 * mid) <= poff)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -1082,22 +1103,24 @@ bool uw2_lookup_function(const struct uw2_table *t, u32 byte_off,
  * [*@row, *@row_end) of the function that share the sequence (*@row_end
  * is 2^32 for the last row, which runs to the function's end).  Offsets
  * strictly decrease along a validated list.  The walk keeps the table's
- * fields and the budget in locals, and takes a pair of one-byte numbers
- * in one test (uw2_fot_short_pair()); a longer pair goes to the decoder.
+ * fields and the budget in locals, and takes a pair of numbers of one or
+ * two bytes in registers (uw2_fot_pair()); a longer pair goes to the
+ * decoder.
  */
 static bool uw2_lookup_row(const struct uw2_table *t, u32 fot_index,
 			   u32 instr_off, u32 *uit_index, u32 *row,
 			   u64 *row_end, u32 *steps)
 {
 	const u8 *f = t->fot;
-	u32 size = t->fot_size, pos = fot_index, left = *steps, off, idx;
+	u32 size = t->fot_size, pos = fot_index, left = *steps, off, idx, n;
 	u64 end = 1ull << 32;
 	bool found = false;
 
 	while (pos < size && left) {
 		left--;
-		if (uw2_fot_short_pair(f, size, pos, &off, &idx)) {
-			pos += 2;
+		n = uw2_fot_pair(f, size, pos, &off, &idx);
+		if (n) {
+			pos += n;
 		} else if (uw2_uleb(f, size, &pos, &off) != UW2_ULEB_OK ||
 			   uw2_uleb(f, size, &pos, &idx) != UW2_ULEB_OK) {
 			break;
@@ -2784,8 +2807,9 @@ uw2_walk_run(struct uw2_walk *w, struct uw2_regs *regs, u32 *frames, u32 *n,
 	const u32 gen = w->cache->gen;
 	u32 pc = regs->r[UW2_PC], sp = regs->r[UW2_SP], fp = regs->r[UW2_FP];
 	enum uw2_stop stop = UW2_STEP_MORE;
-	struct uw2_chain_io io;
-	u32 link[2];
+	/* set before use: not zeroed at each start (INIT_STACK_ALL_ZERO) */
+	struct uw2_chain_io io __uninitialized;
+	u32 link[2] __uninitialized;
 	unsigned int ua = 0;
 	unsigned long base;
 	u32 lo, len, vend;
