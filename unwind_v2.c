@@ -701,15 +701,44 @@ static inline bool uw2_fot_short_pair(const u8 *f, u32 size, u32 pos,
 static inline u32 uw2_fot_pair(const u8 *f, u32 size, u32 pos, u32 *off,
 			       u32 *idx)
 {
-	u32 n, m;
+	const u8 *p = f + pos;
+	u32 n = 1;
 
 	if (uw2_fot_short_pair(f, size, pos, off, idx))
 		return 2;
-	n = uw2_uleb_short(f, size, pos, off);
-	if (!n)
+	/* four bytes there: no bound to test byte by byte */
+	if (pos >= size || size - pos < 4)
 		return 0;
-	m = uw2_uleb_short(f, size, pos + n, idx);
-	return m ? n + m : 0;
+	*off = p[0];
+	if (p[0] & 0x80) {
+		if (p[1] & 0x80)
+			return 0;
+		*off = (p[0] & 0x7f) | (u32)p[1] << 7;
+		n = 2;
+	}
+	*idx = p[n];
+	if (!(p[n] & 0x80))
+		return n + 1;
+	if (p[n + 1] & 0x80)
+		return 0;
+	*idx = (p[n] & 0x7f) | (u32)p[n + 1] << 7;
+	return n + 2;
+}
+
+/*
+ * The pair at @pos by the decoder: its length, or 0 when it does not
+ * decode.  Out of line, so that the walk's own position and numbers stay
+ * in registers.
+ */
+static noinline u32 uw2_fot_long_pair(const u8 *f, u32 size, u32 pos,
+				      u32 *off, u32 *idx)
+{
+	u32 p = pos;
+
+	if (uw2_uleb(f, size, &p, off) != UW2_ULEB_OK ||
+	    uw2_uleb(f, size, &p, idx) != UW2_ULEB_OK)
+		return 0;
+	return p - pos;
 }
 
 /*
@@ -1119,12 +1148,17 @@ static bool uw2_lookup_row(const struct uw2_table *t, u32 fot_index,
 	while (pos < size && left) {
 		left--;
 		n = uw2_fot_pair(f, size, pos, &off, &idx);
-		if (n) {
-			pos += n;
-		} else if (uw2_uleb(f, size, &pos, &off) != UW2_ULEB_OK ||
-			   uw2_uleb(f, size, &pos, &idx) != UW2_ULEB_OK) {
-			break;
+		if (!n) {
+			/* the numbers through memory on this path only */
+			u32 o, i;
+
+			n = uw2_fot_long_pair(f, size, pos, &o, &i);
+			if (!n)
+				break;
+			off = o;
+			idx = i;
 		}
+		pos += n;
 		if (off <= instr_off) {
 			found = true;
 			break;
