@@ -1935,30 +1935,30 @@ static noinline void uw2_entry_shape(struct uw2_cache *c,
 		uw2_fast_fill(fe, e);
 }
 
-/*
- * Where @e says a frame's sequence is, and its shape.  Inline: a hit's few
- * copies cost less than a call; the first use's work is uw2_entry_shape().
- */
-static __always_inline void uw2_found_entry(struct uw2_found *f,
-					    struct uw2_cache *c,
-					    struct uw2_cache_entry *e,
-					    struct uw2_fast *fe)
-{
-	f->t = e->table;
-	f->uit_index = e->uit_index;
-	f->func = e->func;
-	if (e->simple == UW2_SHAPE_UNKNOWN)
-		uw2_entry_shape(c, e, fe);
-	f->shape = e->simple == UW2_SHAPE_SIMPLE ||
-		   e->simple == UW2_SHAPE_CALLER ? &e->shape : NULL;
-	f->refuse = e->simple == UW2_SHAPE_REFUSE;
-}
-
 /* The caller loop's copy of @e, a return address's entry unless @pc. */
 static struct uw2_fast *uw2_fast_of(struct uw2_cache *c,
 				    const struct uw2_cache_entry *e, bool pc)
 {
 	return pc ? NULL : &c->fast[e - c->e];
+}
+
+/*
+ * Where @e, a sampled pc's entry if @pc, says a frame's sequence is, and
+ * its shape.  Inline: a hit's few copies cost less than a call; the first
+ * use's work is uw2_entry_shape(), which alone needs the loop's copy.
+ */
+static __always_inline void uw2_found_entry(struct uw2_found *f,
+					    struct uw2_cache *c,
+					    struct uw2_cache_entry *e, bool pc)
+{
+	f->t = e->table;
+	f->uit_index = e->uit_index;
+	f->func = e->func;
+	if (e->simple == UW2_SHAPE_UNKNOWN)
+		uw2_entry_shape(c, e, uw2_fast_of(c, e, pc));
+	f->shape = e->simple == UW2_SHAPE_SIMPLE ||
+		   e->simple == UW2_SHAPE_CALLER ? &e->shape : NULL;
+	f->refuse = e->simple == UW2_SHAPE_REFUSE;
 }
 
 /* The set of sampled pc @addr, two slots (struct uw2_pc_slot). */
@@ -2116,7 +2116,7 @@ static noinline enum uw2_stop uw2_find_uncached(struct uw2_walk *w, u32 addr,
 	}
 	/* the shape now: the frame that missed runs from it at once */
 	if (e)
-		uw2_found_entry(f, w->cache, e, uw2_fast_of(w->cache, e, pc));
+		uw2_found_entry(f, w->cache, e, pc);
 	/* a refusal in code of a frame kind: the kind walks the frame */
 	if (e && !pc && e->simple == UW2_SHAPE_REFUSE)
 		uw2_fast_chain(&w->cache->fast[e - w->cache->e], e, m->frames);
@@ -2142,8 +2142,7 @@ uw2_find_sequence(struct uw2_walk *w, u32 addr, bool pc, struct uw2_found *f)
 			f->m = e->mod < w->nmods ? &w->mods[e->mod] : NULL;
 			if (e->simple == UW2_SHAPE_JIT)
 				return UW2_STOP_NO_TABLE;
-			uw2_found_entry(f, w->cache, e,
-					uw2_fast_of(w->cache, e, pc));
+			uw2_found_entry(f, w->cache, e, pc);
 			return UW2_STEP_MORE;
 		}
 		/* hits are counted by what is left (struct uw2_cache_counts) */
