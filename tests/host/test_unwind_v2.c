@@ -1489,24 +1489,36 @@ static enum uw2_stop world_unwind(struct world *w, u32 max, unsigned int fl)
  * A four-frame stack, L <- M <- T <- R, sampled in L after its push, at
  * sp @at.  Returns the sp the walk ends with.
  */
-static u32 world_stack_lmtr_at(struct world *w, u32 at)
+/* Sampled in L after its push, at sp @at, returning to @ra. */
+static void world_in_l(struct world *w, u32 at, u32 ra)
 {
-	struct mem *m = &w->mem;
-
 	w->regs.r[UW2_PC] = A_BASE + 0x104;
 	w->regs.r[UW2_LR] = 0x1234;	/* stale: L saved lr */
 	w->regs.r[UW2_SP] = at;
-	mem_put(m, at + 0, 0x44);	/* L: r4, lr */
-	mem_put(m, at + 4, RA_M);
+	mem_put(&w->mem, at + 0, 0x44);	/* L: r4, lr */
+	mem_put(&w->mem, at + 4, ra);
+}
+
+/*
+ * T's frame with frame pointer @r7 (vsp = r7 - 8, then r4, r5, r7, lr),
+ * returning to R.  Returns the sp it ends with.
+ */
+static u32 world_t_frame(struct world *w, u32 r7)
+{
+	mem_put(&w->mem, r7 - 8, 0x40);
+	mem_put(&w->mem, r7, 0x77);
+	mem_put(&w->mem, r7 + 4, RA_R);
+	return r7 + 8;
+}
+
+static u32 world_stack_lmtr_at(struct world *w, u32 at)
+{
+	world_in_l(w, at, RA_M);
 	/* M: 12 bytes of locals, then r4-r7, lr */
-	mem_put(m, at + 20, 0x4);
-	mem_put(m, at + 32, at + 48);	/* r7: T's frame pointer */
-	mem_put(m, at + 36, RA_T);
-	/* T: vsp = r7 - 8, then r4, r5, r7, lr */
-	mem_put(m, at + 40, 0x40);
-	mem_put(m, at + 48, 0x77);
-	mem_put(m, at + 52, RA_R);
-	return at + 56;
+	mem_put(&w->mem, at + 20, 0x4);
+	mem_put(&w->mem, at + 32, at + 48);	/* r7: T's frame pointer */
+	mem_put(&w->mem, at + 36, RA_T);
+	return world_t_frame(w, at + 48);
 }
 
 static u32 world_stack_lmtr(struct world *w)
@@ -1854,23 +1866,13 @@ TEST(unwind_cache_counts)
  */
 static u32 world_stack_lktr(struct world *w, u32 r7)
 {
-	struct mem *m = &w->mem;
-
-	w->regs.r[UW2_PC] = A_BASE + 0x104;
-	w->regs.r[UW2_LR] = 0x1234;	/* stale: L saved lr */
-	w->regs.r[UW2_SP] = VSP;
+	world_in_l(w, VSP, RA_K);
 	w->regs.r[7] = r7;
-	mem_put(m, VSP + 0, 0x44);	/* L: r4, lr */
-	mem_put(m, VSP + 4, RA_K);
 	/* K: 16 bytes allocated, 8 of locals from r7, then r4-r7, lr */
-	mem_put(m, VSP + 32, 0x4);
-	mem_put(m, VSP + 44, VSP + 60);	/* r7: T's frame pointer */
-	mem_put(m, VSP + 48, RA_T);
-	/* T: vsp = r7 - 8, then r4, r5, r7, lr */
-	mem_put(m, VSP + 52, 0x40);
-	mem_put(m, VSP + 60, 0x77);
-	mem_put(m, VSP + 64, RA_R);
-	return VSP + 68;
+	mem_put(&w->mem, VSP + 32, 0x4);
+	mem_put(&w->mem, VSP + 44, VSP + 60);	/* r7: T's frame pointer */
+	mem_put(&w->mem, VSP + 48, RA_T);
+	return world_t_frame(w, VSP + 60);
 }
 
 /*
