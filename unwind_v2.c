@@ -2177,9 +2177,9 @@ static bool uw2_view_holds(const struct uw2_stack *stack, u32 vsp,
 /*
  * Where the words a frame of simple shape pops are, from @vsp (the value
  * of its base: sp, or the register its first opcode names), after the
- * checks the opcodes would make: vsp only rises, so the checks made after each opcode
- * hold throughout when they hold at the start and the end.  In the view,
- * or else, on a stack with direct loads, loaded into @buf.
+ * checks the opcodes would make: vsp only rises, so the checks made after
+ * each opcode hold throughout when they hold at the start and the end.
+ * In the view, or else, on a stack with direct loads, loaded into @buf.
  * Returns false to leave anything else (an sp that fails a check, words
  * outside the view) to the opcodes, which give the precise result.  On
  * success *@src is NULL when nothing is popped.

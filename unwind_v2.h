@@ -307,7 +307,10 @@ const char *uw2_frames_name(enum uw2_frames frames);
 #endif
 
 /* Register indexes in uw2_regs. */
-enum { UW2_R7 = 7, UW2_FP = 11, UW2_IP = 12, UW2_SP = 13, UW2_LR = 14, UW2_PC = 15 };
+enum {
+	UW2_R7 = 7,		/* Thumb code's frame pointer */
+	UW2_FP = 11, UW2_IP = 12, UW2_SP = 13, UW2_LR = 14, UW2_PC = 15
+};
 
 struct uw2_regs {
 	u32 r[16];
