@@ -389,6 +389,8 @@ enum uw2_verr uw2_table_parse_header(struct uw2_table *t, const void *blob,
 	t->fot_size = s[2].count;
 	t->uit = b + s[3].off;
 	t->uit_size = s[3].count;
+	t->shape_at = NULL;	/* uw2_shapes_store() */
+	t->shapes = NULL;
 	return uw2_fail(err, UW2_OK, 0);
 }
 
@@ -413,12 +415,13 @@ struct uw2_vstate {
 
 /*
  * The memo's UIT counts, 0 where not checked: opcodes to the end of the
- * sequence from UIT byte @pos (at most UW2_SEQ_OPS_MAX).  Its FOT slots:
+ * sequence from UIT byte @pos (at most UW2_SEQ_OPS_MAX), with
+ * UW2_MEMO_NAMED where a FOT pair names it.  Its FOT slots:
  * UW2_MEMO_SEEN, below.
  */
 static u32 uw2_memo_uit(const struct uw2_vstate *v, u32 pos)
 {
-	return v->memo_uit ? v->memo_uit[pos] : 0;
+	return v->memo_uit ? v->memo_uit[pos] & ~UW2_MEMO_NAMED : 0;
 }
 
 u32 uw2_memo_bytes(const struct uw2_table *t)
@@ -598,7 +601,13 @@ static enum uw2_verr uw2_check_sequence(struct uw2_vstate *v, u32 pos)
  */
 static inline enum uw2_verr uw2_check_named(struct uw2_vstate *v, u32 idx)
 {
-	return uw2_memo_uit(v, idx) ? UW2_OK : uw2_check_sequence(v, idx);
+	enum uw2_verr r = UW2_OK;
+
+	if (!uw2_memo_uit(v, idx))
+		r = uw2_check_sequence(v, idx);
+	if (!r && v->memo_uit)
+		v->memo_uit[idx] |= UW2_MEMO_NAMED;
+	return r;
 }
 
 /* One FOT ULEB: a number that runs off the FOT or exceeds 32 bits. */
@@ -759,7 +768,8 @@ static noinline u32 uw2_fot_long_pair(const u8 *f, u32 size, u32 pos,
 static __always_inline enum uw2_verr
 uw2_fot_walk(struct uw2_vstate *v, u32 pos, u16 *memo)
 {
-	const u8 *f = v->t->fot, *memo_uit = v->memo_uit;
+	const u8 *f = v->t->fot;
+	u8 *memo_uit = v->memo_uit;
 	u32 size = v->t->fot_size, uit_size = v->t->uit_size;
 	u32 at, off, idx, max_off = UW2_U32_MAX, prev_idx = 0, known = 0;
 	u32 count = 0, start = pos, n1, n2;
@@ -819,6 +829,8 @@ uw2_fot_walk(struct uw2_vstate *v, u32 pos, u16 *memo)
 			if (r)
 				return r;
 		}
+		if (memo)
+			memo_uit[idx] |= UW2_MEMO_NAMED;
 		max_off = off - 1;
 		if (!memo)
 			prev_idx = idx;
@@ -1883,58 +1895,182 @@ static void uw2_fast_chain(struct uw2_fast *fe, const struct uw2_cache_entry *e,
 	fe->tag = uw2_fast_tag(e->addr + 3, e->gen);
 }
 
-/* @t's sequence at @uit_index's slot among the shapes found. */
-static struct uw2_shape_memo *uw2_memo_slot(struct uw2_cache *c,
-					    const struct uw2_table *t,
-					    u32 uit_index)
+/*
+ * The shape of @t's sequence from UIT byte @pos into @s, all of it set:
+ * the common one (uw2_shape_of()), else the root marker or a refusal
+ * (their shape zero), else none.
+ */
+static void uw2_seq_shape_of(const struct uw2_table *t, u32 pos,
+			     struct uw2_seq_shape *s)
 {
-	u32 h = (u32)(unsigned long)t >> 4 ^ uit_index;
-
-	return &c->memo[(h * 0x9e3779b1u) >> (32 - UW2_MEMO_BITS)];
+	*s = (struct uw2_seq_shape){ .simple = UW2_SHAPE_NONE };
+	if (uw2_shape_of(t, pos, &s->shape)) {
+		s->simple = s->shape.mask & UW2_RA_REGS ?
+			    UW2_SHAPE_CALLER : UW2_SHAPE_SIMPLE;
+		return;
+	}
+	s->shape = (struct uw2_shape){ 0 };
+	if (uw2_seq_starts(t, pos, UW2_OP_ROOT_0, UW2_OP_ROOT_1))
+		s->simple = UW2_SHAPE_ROOT;
+	else if (uw2_seq_starts(t, pos, UW2_OP_REFUSE_0, UW2_OP_REFUSE_1))
+		s->simple = UW2_SHAPE_REFUSE;
 }
 
-/* Decode the shape of @e's sequence into @e. */
-static void uw2_entry_decode(struct uw2_cache_entry *e)
+/* at most this many distinct shapes, numbered from 1 in a u16 */
+#define UW2_SHAPES_MAX		0xffffu
+/* the positions found between pauses */
+#define UW2_SHAPES_PAUSE	0x10000u
+
+/* The scratch: the count, then the shapes, each UIT byte's, the hash. */
+struct uw2_shapes_scratch {
+	u32 n;
+	struct uw2_seq_shape s[];
+};
+
+static u32 uw2_shapes_cap(const struct uw2_table *t)
 {
-	e->simple = UW2_SHAPE_NONE;
-	if (uw2_shape_of(e->table, e->uit_index, &e->shape))
-		e->simple = e->shape.mask & UW2_RA_REGS ?
-			    UW2_SHAPE_CALLER : UW2_SHAPE_SIMPLE;
-	else if (uw2_seq_starts(e->table, e->uit_index, UW2_OP_ROOT_0,
-				UW2_OP_ROOT_1))
-		e->simple = UW2_SHAPE_ROOT;
-	else if (uw2_seq_starts(e->table, e->uit_index, UW2_OP_REFUSE_0,
-				UW2_OP_REFUSE_1))
-		e->simple = UW2_SHAPE_REFUSE;
+	return t->uit_size < UW2_SHAPES_MAX ? t->uit_size : UW2_SHAPES_MAX;
+}
+
+/* log2 of the hash's slots: at least twice the shapes it may hold */
+static u32 uw2_shapes_hash_bits(const struct uw2_table *t)
+{
+	u32 bits = 1;
+
+	while ((1u << bits) < 2 * uw2_shapes_cap(t))
+		bits++;
+	return bits;
+}
+
+u32 uw2_shapes_scratch_bytes(const struct uw2_table *t)
+{
+	if (!t->uit_size || t->uit_size > UW2_SHAPES_UIT_MAX)
+		return 0;
+	return sizeof(struct uw2_shapes_scratch) +
+	       uw2_shapes_cap(t) * sizeof(struct uw2_seq_shape) +
+	       2 * t->uit_size + (2u << uw2_shapes_hash_bits(t));
+}
+
+static bool uw2_seq_shape_eq(const struct uw2_seq_shape *a,
+			     const struct uw2_seq_shape *b)
+{
+	return a->simple == b->simple && a->shape.pre == b->shape.pre &&
+	       a->shape.size == b->shape.size &&
+	       a->shape.mask == b->shape.mask &&
+	       a->shape.base == b->shape.base;
+}
+
+static u32 uw2_seq_shape_hash(const struct uw2_seq_shape *a, u32 bits)
+{
+	u32 h = a->shape.pre ^ a->shape.size << 16;
+
+	h = (h * 0x9e3779b1u) ^ a->shape.mask ^ a->shape.base << 16 ^
+	    (u32)a->simple << 24;
+	return (h * 0x9e3779b1u) >> (32 - bits);
+}
+
+/*
+ * The number (from 1) of shape @a among the @x->n found, added if new;
+ * 0 when it is new and there is no room.  @slot: the hash, numbers or 0.
+ */
+static u16 uw2_shapes_add(struct uw2_shapes_scratch *x, u16 *slot, u32 bits,
+			  u32 cap, const struct uw2_seq_shape *a)
+{
+	u32 h = uw2_seq_shape_hash(a, bits), mask = (1u << bits) - 1;
+
+	for (;; h = (h + 1) & mask) {
+		if (!slot[h])
+			break;
+		if (uw2_seq_shape_eq(&x->s[slot[h] - 1], a))
+			return slot[h];
+	}
+	if (x->n == cap)
+		return 0;
+	x->s[x->n++] = *a;
+	slot[h] = x->n;
+	return slot[h];
+}
+
+/*
+ * Returns the bytes of the table's copy, or 0 when the UIT is too large
+ * (uw2_shapes_scratch_bytes() is 0) or @c's pause said to stop.  Only the
+ * starts a FOT pair names, which the validation's memo marked, get a
+ * shape: a lookup asks for no other.
+ */
+u32 uw2_shapes_find(const struct uw2_table *t, void *scratch,
+		    const struct uw2_check *c)
+{
+	const u8 *named = (const u8 *)c->memo + 2 * t->fot_size;
+	struct uw2_shapes_scratch *x = scratch;
+	u32 cap = uw2_shapes_cap(t), bits = uw2_shapes_hash_bits(t), pos;
+	struct uw2_seq_shape a;
+	u16 *at, *slot;
+
+	if (!uw2_shapes_scratch_bytes(t))
+		return 0;
+	at = (u16 *)(x->s + cap);
+	slot = at + t->uit_size;
+	x->n = 0;
+	for (pos = 0; pos < 1u << bits; pos++)
+		slot[pos] = 0;
+	for (pos = 0; pos < t->uit_size; pos++) {
+		if (pos && !(pos % UW2_SHAPES_PAUSE) && c->pause &&
+		    c->pause(c->ctx))
+			return 0;
+		at[pos] = 0;
+		if (!(named[pos] & UW2_MEMO_NAMED))
+			continue;
+		uw2_seq_shape_of(t, pos, &a);
+		at[pos] = uw2_shapes_add(x, slot, bits, cap, &a);
+	}
+	return x->n * sizeof(struct uw2_seq_shape) + 2 * t->uit_size;
+}
+
+void uw2_shapes_use(struct uw2_table *t, const void *mem, u32 bytes)
+{
+	u32 n = (bytes - 2 * t->uit_size) / sizeof(struct uw2_seq_shape);
+
+	t->shapes = mem;
+	t->shape_at = (const u16 *)(t->shapes + n);
+}
+
+void uw2_shapes_store(struct uw2_table *t, const void *scratch, void *mem,
+		      u32 bytes)
+{
+	const struct uw2_shapes_scratch *x = scratch;
+	const u16 *at = (const u16 *)(x->s + uw2_shapes_cap(t));
+	struct uw2_seq_shape *s = mem;
+	u16 *to = (u16 *)(s + x->n);
+	u32 i;
+
+	for (i = 0; i < x->n; i++)
+		s[i] = x->s[i];
+	for (i = 0; i < t->uit_size; i++)
+		to[i] = at[i];
+	uw2_shapes_use(t, mem, bytes);
 }
 
 /*
  * The shape of @e's sequence, found at the entry's first use, right after
  * the miss that filled it, so that the frame that missed runs from it at
- * once: from the shapes @c found before under @e's gen, else decoded and
- * kept there.  Copied to @fe, the caller loop's copy of a return
- * address's entry (NULL for a sampled pc's).
+ * once: the table's, found when it was loaded, else decoded.  Copied to
+ * @fe, the caller loop's copy of a return address's entry (NULL for a
+ * sampled pc's).
  */
-static noinline void uw2_entry_shape(struct uw2_cache *c,
-				     struct uw2_cache_entry *e,
+static noinline void uw2_entry_shape(struct uw2_cache_entry *e,
 				     struct uw2_fast *fe)
 {
-	struct uw2_shape_memo *m = uw2_memo_slot(c, e->table, e->uit_index);
+	const struct uw2_table *t = e->table;
+	u32 i = t->shape_at ? t->shape_at[e->uit_index] : 0;
+	struct uw2_seq_shape s __uninitialized;
+	const struct uw2_seq_shape *p = &s;
 
-	if (e->gen && m->gen == e->gen && m->table == e->table &&
-	    m->uit_index == e->uit_index) {
-		e->simple = m->simple;
-		e->shape = m->shape;
-	} else {
-		uw2_entry_decode(e);
-		if (e->gen) {
-			m->gen = e->gen;
-			m->table = e->table;
-			m->uit_index = e->uit_index;
-			m->simple = e->simple;
-			m->shape = e->shape;
-		}
-	}
+	if (i)
+		p = &t->shapes[i - 1];
+	else
+		uw2_seq_shape_of(t, e->uit_index, &s);
+	e->simple = p->simple;
+	e->shape = p->shape;
 	if (fe)
 		uw2_fast_fill(fe, e);
 }
@@ -1959,7 +2095,7 @@ static __always_inline void uw2_found_entry(struct uw2_found *f,
 	f->uit_index = e->uit_index;
 	f->func = e->func;
 	if (e->simple == UW2_SHAPE_UNKNOWN)
-		uw2_entry_shape(c, e, uw2_fast_of(c, e, pc));
+		uw2_entry_shape(e, uw2_fast_of(c, e, pc));
 	f->shape = e->simple == UW2_SHAPE_SIMPLE ||
 		   e->simple == UW2_SHAPE_CALLER ? &e->shape : NULL;
 	f->refuse = e->simple == UW2_SHAPE_REFUSE;

@@ -64,6 +64,13 @@ struct uw2_table {
 	u32 fot_size;
 	const u8 *uit;		/* unwind instruction table, uit_size bytes */
 	u32 uit_size;
+	/*
+	 * The shapes of its sequences, found when it was loaded, or NULL
+	 * (uw2_shapes_store()): per UIT byte, 0 or 1 + the index in shapes
+	 * of the shape of the sequence from there.
+	 */
+	const u16 *shape_at;
+	const struct uw2_seq_shape *shapes;
 };
 
 /* Why a blob was refused.  uw2_table_init() sets one and an offset. */
@@ -128,6 +135,12 @@ struct uw2_check {
  */
 u32 uw2_memo_bytes(const struct uw2_table *t);
 #define UW2_MEMO_BYTES(size)	(2 * (size_t)(size))
+/*
+ * In the memo's byte of a UIT byte that a FOT pair names (past its 2 *
+ * fot_size bytes), once validated: the starts a table's shapes are found
+ * at (uw2_shapes_find()).
+ */
+#define UW2_MEMO_NAMED		0x80u
 
 /*
  * Check a whole blob and fill @t.  Returns UW2_OK or the first error, with
@@ -146,6 +159,31 @@ enum uw2_verr uw2_table_init_memo(struct uw2_table *t, const void *blob,
 				  u32 size, void *memo, struct uw2_verror *err);
 const char *uw2_verr_str(enum uw2_verr code);
 #endif
+
+/*
+ * The shapes of a table's sequences (struct uw2_seq_shape), found once
+ * when the table is loaded, so that a lookup that misses the cache reads
+ * its sequence's shape instead of decoding it.  Right after
+ * uw2_table_check() passed with memo and pause @c: uw2_shapes_find()
+ * finds the shape of each sequence a FOT pair names, into @scratch
+ * (uw2_shapes_scratch_bytes() bytes; 0: the table gets none), and returns
+ * the bytes the table's copy needs; uw2_shapes_store() lays it out in
+ * @mem (that many bytes, 4-byte aligned) and points @t at it, and
+ * uw2_shapes_use() points another uw2_table of the same blob at it again.
+ * A table without them decodes each new entry's sequence.
+ */
+u32 uw2_shapes_scratch_bytes(const struct uw2_table *t);
+/*
+ * Tables get shapes for a UIT of at most this many bytes (real ones have
+ * tens of KiB); a larger one decodes each new entry's sequence, as the
+ * two-bytes-a-UIT-byte index would be too large.
+ */
+#define UW2_SHAPES_UIT_MAX	(256u << 10)
+u32 uw2_shapes_find(const struct uw2_table *t, void *scratch,
+		    const struct uw2_check *c);
+void uw2_shapes_store(struct uw2_table *t, const void *scratch, void *mem,
+		      u32 bytes);
+void uw2_shapes_use(struct uw2_table *t, const void *mem, u32 bytes);
 
 /*
  * The layout checks of uw2_table_init() alone (size, bounds, alignment,
@@ -557,23 +595,14 @@ struct uw2_pc_slot {
 };
 
 /*
- * Shapes already found, by table and sequence: a table stores a sequence
- * once however many rows share it, so most new entries (a new call site
- * in a function seen before, a function whose frame another has too) find
- * their shape here instead of decoding it.  Kept under the gen of the
- * walk that found them, as the entries are: within one gen a table
- * pointer names one table; without a gen (0) nothing is kept.  Direct
- * mapped by both.
+ * The shape of a sequence, as the cache's entries take it
+ * (uw2_table.shapes); the shape is zero unless simple is
+ * UW2_SHAPE_SIMPLE or UW2_SHAPE_CALLER.
  */
-#define UW2_MEMO_BITS		7
-#define UW2_MEMO_SLOTS		128	/* 2^UW2_MEMO_BITS */
-
-struct uw2_shape_memo {
-	u32 gen;		/* 0: empty */
-	u32 uit_index;
-	const struct uw2_table *table;
+struct uw2_seq_shape {
 	struct uw2_shape shape;
 	u8 simple;		/* enum uw2_shape_state, never UNKNOWN */
+	u8 pad[3];
 };
 
 /*
@@ -617,7 +646,6 @@ struct uw2_cache {
 	struct uw2_cache_entry e[UW2_CACHE_ENTRIES];	/* return addresses */
 	struct uw2_pc_slot pc[UW2_PC_SLOTS];		/* sampled pcs */
 	struct uw2_pc_slot wide[UW2_PC_WIDE];		/* their long ranges */
-	struct uw2_shape_memo memo[UW2_MEMO_SLOTS];	/* shapes found */
 };
 
 /* uw2_unwind() with a lookup cache (may be NULL). */

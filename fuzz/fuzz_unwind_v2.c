@@ -414,10 +414,36 @@ static void memo_agrees(const u8 *blob, u32 len)
 		abort();
 }
 
+/*
+ * @t's shapes as the module finds them (validated again, with a memo),
+ * in memory of their own, returned, so that the cached walks take them;
+ * none (NULL) for a UIT too large for them.
+ */
+static void *add_shapes(struct uw2_table *t, const u8 *blob, u32 len)
+{
+	struct uw2_check c = { .memo = calloc(1, UW2_MEMO_BYTES(len)) };
+	void *scratch, *mem = NULL;
+	u32 bytes;
+
+	/* what passed without a memo passes with one */
+	if (uw2_table_check(t, blob, len, &c, NULL) != UW2_OK)
+		abort();
+	scratch = malloc(uw2_shapes_scratch_bytes(t) + 1);
+	bytes = uw2_shapes_find(t, scratch, &c);
+	if (bytes) {
+		mem = malloc(bytes);
+		uw2_shapes_store(t, scratch, mem, bytes);
+	}
+	free(scratch);
+	free(c.memo);
+	return mem;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct uw2_verror err;
 	struct uw2_table t;
+	void *shapes;
 	size_t tlen;
 	u8 *blob;
 
@@ -432,7 +458,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (uw2_table_init(&t, blob, (u32)tlen, &err) == UW2_OK) {
 		if (err.code != UW2_OK)
 			abort();
+		shapes = add_shapes(&t, blob, (u32)tlen);
 		unwind_one(&t, data + 2 + tlen, size - 2 - tlen);
+		free(shapes);
 	} else if (err.code == UW2_OK || err.offset > tlen ||
 		   !uw2_verr_str(err.code)) {
 		abort();

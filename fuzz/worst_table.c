@@ -40,11 +40,15 @@ static double cost(const struct wt_shape *sh, uint8_t *b, uint32_t size)
 	struct uw2_verror err;
 	struct uw2_table t;
 	double best = 1e300;
-	void *memo;
+	void *memo, *scratch;
 
 	if (!n)
 		return -1;
 	memo = malloc(UW2_MEMO_BYTES(n));
+	/* the upload finds the table's shapes too */
+	scratch = NULL;
+	if (uw2_table_parse_header(&t, b, n, &err) == UW2_OK)
+		scratch = malloc(uw2_shapes_scratch_bytes(&t) + 1);
 	for (int k = 0; k < 3; k++) {
 		double t0;
 
@@ -56,13 +60,16 @@ static double cost(const struct wt_shape *sh, uint8_t *b, uint32_t size)
 				sh->op, sh->func_share, sh->reverse,
 				uw2_verr_str(err.code), err.offset);
 			free(memo);
+			free(scratch);
 			return -1;
 		}
+		uw2_shapes_find(&t, scratch, NULL);
 		t0 = now_ns() - t0;
 		if (t0 < best)
 			best = t0;
 	}
 	free(memo);
+	free(scratch);
 	return best / (n / 1024.0);
 }
 

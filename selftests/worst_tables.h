@@ -149,7 +149,7 @@ static inline uint32_t wt_build(uint8_t *b, uint32_t size,
 
 /*
  * The slowest shapes make worst-tables found (fuzz/worst_table.c, at
- * 1 MiB), and the plain extremes.
+ * 1 MiB, validation and the table's shapes), and the plain extremes.
  */
 static const struct wt_shape wt_shapes[] = {
 	{ 16, 5, 64, 0, 1, 1 },		/* short lists, long wide sequences */
@@ -158,6 +158,8 @@ static const struct wt_shape wt_shapes[] = {
 	{ 1, 5, 64, 2, 1, 0 },		/* long sequences of wide opcodes */
 	{ 4096, 5, 64, 1, 1, 0 },	/* wide numbers, long lists, pops */
 	{ 1, 1, 1, 0, 1, 0 },		/* nothing but functions */
+	{ 4096, 5, 64, 0, 4, 1 },	/* the most UIT bytes to find shapes at */
+	{ 16, 1, 16, 0, 1, 1 },		/* shorter sequences, more of them */
 };
 
 #endif /* UWPROF_WORST_TABLES_H */

@@ -1374,6 +1374,7 @@ static const struct uw2g_func b_funcs[] = {
 
 struct world {
 	u8 a_blob[512], b_blob[512];
+	u32 a_size, b_size;
 	struct uw2_table a, b;
 	struct uw2_module mods[2];
 	struct mem mem;
@@ -1393,6 +1394,8 @@ static void world_init(struct world *w)
 	nb = uw2g_build(b_funcs, sizeof(b_funcs) / sizeof(b_funcs[0]),
 			0x30000, w->b_blob, sizeof(w->b_blob));
 	CHECK(na && nb);
+	w->a_size = na;
+	w->b_size = nb;
 	CHECK_EQ_U32(uw2_table_init(&w->a, w->a_blob, na, NULL), UW2_OK);
 	CHECK_EQ_U32(uw2_table_init(&w->b, w->b_blob, nb, NULL), UW2_OK);
 	w->mods[0] = (struct uw2_module){ A_BASE, A_BASE + 0x1000, &w->a, 0, 0 };
@@ -1400,6 +1403,47 @@ static void world_init(struct world *w)
 	w->mem.base = VSP;
 	w->stack = mem_stack(&w->mem);
 	w->regs.r[UW2_SP] = VSP;
+}
+
+/*
+ * The shapes of @t, the table of the @size bytes at @blob, as the module
+ * finds them (validated again with a memo, then uw2_shapes_find()), in
+ * memory of their own; or none again (@on false).  *@mem: what they were
+ * stored in.
+ */
+static void table_shapes(struct uw2_table *t, const u8 *blob, u32 size,
+			 void **mem, bool on)
+{
+	struct uw2_check c = { 0 };
+	u32 bytes;
+	void *x;
+
+	free(*mem);
+	*mem = NULL;
+	t->shape_at = NULL;
+	t->shapes = NULL;
+	if (!on)
+		return;
+	c.memo = calloc(1, UW2_MEMO_BYTES(size));
+	CHECK(c.memo);
+	CHECK_EQ_U32(uw2_table_check(t, blob, size, &c, NULL), UW2_OK);
+	x = calloc(1, uw2_shapes_scratch_bytes(t));
+	CHECK(x);
+	bytes = uw2_shapes_find(t, x, &c);
+	CHECK(bytes);
+	*mem = malloc(bytes);
+	CHECK(*mem);
+	uw2_shapes_store(t, x, *mem, bytes);
+	free(x);
+	free(c.memo);
+}
+
+static void world_shapes(struct world *w, bool on)
+{
+	static void *mem[2];
+
+	table_shapes(&w->a, w->a_blob, w->a_size, &mem[0], on);
+	table_shapes(&w->b, w->b_blob, w->b_size, &mem[1], on);
 }
 
 /*
@@ -1425,17 +1469,24 @@ static void world_same_cached(struct world *w, const struct uw2_regs *start,
 	view = (struct uw2_view){ (const u8 *)w->mem.words, w->mem.base, len,
 				  0, 0 };
 	stack.view = &view;
-	memset(&cache, 0, sizeof(cache));
-	/* entries checked against the array, then trusted by gen */
-	for (int pass = 0; pass < 8; pass++) {
-		unsigned int only = pass < 4 ? 0 : UW2_F_FRAMES_ONLY;
+	/*
+	 * entries checked against the array, then trusted by gen; their
+	 * shapes decoded, then (passes 8 on) the tables' own
+	 */
+	for (int pass = 0; pass < 16; pass++) {
+		unsigned int only = pass % 8 < 4 ? 0 : UW2_F_FRAMES_ONLY;
 		struct uw2_cache_counts *c = &cache.counts;
 
+		if (pass % 8 == 0) {
+			world_shapes(w, pass);
+			memset(&cache, 0, sizeof(cache));
+		}
+
 		/* the last pass keeps r11 in the loop where code is JIT's */
-		if (pass == 7 && (w->mods[0].frames || w->mods[1].frames))
+		if (pass % 8 == 7 && (w->mods[0].frames || w->mods[1].frames))
 			only |= UW2_F_JIT;
-		cache.gen = pass < 2 ? 0 : 7;
-		if (pass >= 6) {
+		cache.gen = pass % 8 < 2 ? 0 : 7;
+		if (pass % 8 >= 6) {
 			stack.direct = true;
 			stack.word = mem_word;
 			view.len = 0;
@@ -1461,7 +1512,13 @@ static void world_same_cached(struct world *w, const struct uw2_regs *start,
 		} else {
 			CHECK(!memcmp(&r, &w->regs, sizeof(r)));
 		}
+		if (pass % 8 == 7) {
+			stack.direct = w->stack.direct;
+			stack.word = w->stack.word;
+			view.len = len;
+		}
 	}
+	world_shapes(w, false);
 	w->mem.reads = reads;
 }
 
@@ -1485,10 +1542,6 @@ static enum uw2_stop world_unwind(struct world *w, u32 max, unsigned int fl)
 #define RA_T (A_BASE + 0x320 + 1)
 #define RA_R (A_BASE + 0x404 + 1)
 
-/*
- * A four-frame stack, L <- M <- T <- R, sampled in L after its push, at
- * sp @at.  Returns the sp the walk ends with.
- */
 /* Sampled in L after its push, at sp @at, returning to @ra. */
 static void world_in_l(struct world *w, u32 at, u32 ra)
 {
@@ -1511,6 +1564,10 @@ static u32 world_t_frame(struct world *w, u32 r7)
 	return r7 + 8;
 }
 
+/*
+ * A four-frame stack, L <- M <- T <- R, sampled in L after its push, at
+ * sp @at.  Returns the sp the walk ends with.
+ */
 static u32 world_stack_lmtr_at(struct world *w, u32 at)
 {
 	world_in_l(w, at, RA_M);
@@ -1745,62 +1802,145 @@ TEST(unwind_cache_gen)
 	CHECK_EQ_U32(n, 4);
 }
 
-/*
- * Shapes found are kept by table and sequence under the walk's gen: a
- * table whose sequence changed under the same pointer and index (its
- * memory reused for another table, under a new gen) gets the shape of
- * what it holds now, as the plain unwind does, not the one kept from
- * before.  The kept caller shape of table A whose sequence starts with a
- * one-byte vsp addition or pop is changed in place to another.
- */
-TEST(unwind_cache_shape_memo_gen)
+/* Where @t's UIT holds the bytes @seq (the first place). */
+static u32 uit_find(const struct uw2_table *t, const u8 *seq, u32 len)
 {
-	static struct uw2_cache cache;
-	u32 frames[16], want[16], first[16], n, nwant, nfirst, i;
-	struct uw2_shape_memo *m = NULL;
-	struct uw2_regs start, r;
-	struct uw2_stack stack;
-	struct uw2_view view;
-	enum uw2_stop stop;
+	u32 i;
+
+	for (i = 0; i + len <= t->uit_size; i++)
+		if (!memcmp(t->uit + i, seq, len))
+			return i;
+	CHECK(0);
+	return 0;
+}
+
+/* The number of the shape @t found for the sequence from UIT byte @pos. */
+static u32 shape_num(const struct uw2_table *t, u32 pos)
+{
+	CHECK(pos < t->uit_size && t->shape_at[pos]);
+	return pos < t->uit_size ? t->shape_at[pos] : 0;
+}
+
+static void check_shape(const struct uw2_table *t, const u8 *seq, u32 len,
+			u32 simple, u32 base, u32 pre, u32 size, u32 mask)
+{
+	u32 num = shape_num(t, uit_find(t, seq, len));
+	const struct uw2_seq_shape *s;
+
+	if (!num)
+		return;		/* failed in shape_num() */
+	s = &t->shapes[num - 1];
+	CHECK_EQ_U32(s->simple, simple);
+	CHECK_EQ_U32(s->shape.base, base);
+	CHECK_EQ_U32(s->shape.pre, pre);
+	CHECK_EQ_U32(s->shape.size, size);
+	CHECK_EQ_U32(s->shape.mask, mask);
+	CHECK_EQ_U32(s->shape.count, __builtin_popcount(mask));
+}
+
+/*
+ * The shapes a table gets when it is loaded are what its sequences'
+ * opcodes say, and one number names each shape wherever it occurs: the
+ * tail of a sequence (pop {r4-r7, lr} after vsp += 12) shares it with the
+ * sequence of the same bytes, and not with its own whole.
+ */
+TEST(table_shapes_of_sequences)
+{
+	void *ma = NULL, *mb = NULL;
 	struct world w;
-	u8 *op = NULL;
+	u32 pos, i;
 
-	world_lmtr_cache(&w, &start, &cache);
-	/* shapes are run from a view of the stack */
-	stack = w.stack;
-	view = (struct uw2_view){ (const u8 *)w.mem.words, w.mem.base,
-				  4 * MEM_WORDS, 0, 0 };
-	stack.view = &view;
-	cache.gen = 1;
-	r = start;
-	CHECK_EQ_U32(uw2_unwind_cached(w.mods, 2, &r, &stack, first, 16,
-				       &nfirst, 0, &cache), UW2_STOP_ROOT);
-	CHECK_EQ_U32(nfirst, 4);
-	for (i = 0; i < UW2_MEMO_SLOTS && !op; i++) {
-		m = &cache.memo[i];
-		if (m->gen != 1 || m->table != &w.a ||
-		    m->simple != UW2_SHAPE_CALLER)
-			continue;
-		op = w.a_blob + (w.a.uit - w.a_blob) + m->uit_index;
-		if (*op <= 0x3f)
-			*op ^= 1;	/* vsp += 4 more or less */
-		else if (*op >= 0xa9 && *op <= 0xaf)
-			*op -= 1;	/* one register fewer before lr */
-		else
-			op = NULL;
+	world_init(&w);
+	table_shapes(&w.a, w.a_blob, w.a_size, &ma, true);
+	table_shapes(&w.b, w.b_blob, w.b_size, &mb, true);
+	check_shape(&w.a, s_a8, sizeof(s_a8), UW2_SHAPE_CALLER, UW2_SP, 0, 8,
+		    0x4010);
+	check_shape(&w.a, s_02ab, sizeof(s_02ab), UW2_SHAPE_CALLER, UW2_SP,
+		    12, 32, 0x40f0);
+	check_shape(&w.a, s_g, sizeof(s_g), UW2_SHAPE_CALLER, UW2_SP, 0, 12,
+		    0x4810);
+	check_shape(&w.b, s_k2, sizeof(s_k2), UW2_SHAPE_CALLER, UW2_R7, 8,
+		    28, 0x40f0);
+	check_shape(&w.a, s_b0, sizeof(s_b0), UW2_SHAPE_SIMPLE, UW2_SP, 0, 0,
+		    0);
+	check_shape(&w.a, s_root, sizeof(s_root), UW2_SHAPE_ROOT, 0, 0, 0, 0);
+	check_shape(&w.a, s_refuse, sizeof(s_refuse), UW2_SHAPE_REFUSE, 0, 0,
+		    0, 0);
+	/* vsp = r7; vsp -= 8: no shape of the loop's */
+	check_shape(&w.a, s_t2, sizeof(s_t2), UW2_SHAPE_NONE, 0, 0, 0, 0);
+	pos = uit_find(&w.a, s_02ab, sizeof(s_02ab));
+	CHECK_EQ_U32(shape_num(&w.a, pos + 1),
+		     shape_num(&w.a, uit_find(&w.a, s_ab, sizeof(s_ab))));
+	CHECK(shape_num(&w.a, pos + 1) != shape_num(&w.a, pos));
+	/* every row's sequence, and no byte inside an opcode (the b2's) */
+	for (i = 0; i < sizeof(a_funcs) / sizeof(a_funcs[0]); i++) {
+		for (u32 k = 0; k < a_funcs[i].nrows; k++) {
+			u32 off = a_funcs[i].start + 2 * a_funcs[i].rows[k].off;
+			u32 instr, fot, uit;
+
+			CHECK(uw2_lookup_function(&w.a, off, &instr, &fot));
+			CHECK(uw2_lookup_sequence(&w.a, fot, instr, &uit));
+			shape_num(&w.a, uit);
+		}
 	}
-	CHECK(op);
-	r = start;
-	stop = uw2_unwind(w.mods, 2, &r, &w.stack, want, 16, &nwant, 0);
-	CHECK(stop != UW2_STOP_ROOT || nwant != nfirst ||
-	      memcmp(want, first, 4 * nwant));
-	cache.gen = 2;
-	r = start;
-	CHECK_EQ_U32(uw2_unwind_cached(w.mods, 2, &r, &stack, frames, 16,
-				       &n, 0, &cache), stop);
+	pos = uit_find(&w.a, s_wrap, sizeof(s_wrap));
+	CHECK_EQ_U32(w.a.shape_at[pos + 2], 0);
+	table_shapes(&w.a, w.a_blob, w.a_size, &ma, false);
+	table_shapes(&w.b, w.b_blob, w.b_size, &mb, false);
+}
 
-	CHECK_EQ_U32(n, nwant);
-	CHECK(!memcmp(frames, want, 4 * n));
+static bool pause_stop(void *ctx)
+{
+	++*(u32 *)ctx;
+	return true;
+}
+
+static bool pause_go(void *ctx)
+{
+	++*(u32 *)ctx;
+	return false;
+}
+
+/*
+ * Finding a table's shapes pauses as validation does, every 65,536 UIT
+ * bytes, and stops when the pause says so; a UIT past
+ * UW2_SHAPES_UIT_MAX gets none (each new entry's sequence is decoded).
+ */
+TEST(table_shapes_pause_and_limit)
+{
+	struct uw2_table t = { 0 };
+	struct uw2_check c = { .pause = pause_go };
+	u32 calls = 0, size = 2 * 0x10000 + 1;
+	u8 *uit = malloc(UW2_SHAPES_UIT_MAX + 1);
+	u8 *memo = malloc(size);
+	void *x;
+
+	CHECK(uit && memo);
+	memset(uit, 0xb0, UW2_SHAPES_UIT_MAX + 1);	/* finish, each */
+	/* no FOT: the memo is the UIT's, each byte a named start */
+	memset(memo, UW2_MEMO_NAMED | 1, size);
+	t.uit = uit;
+	t.uit_size = size;
+	x = calloc(1, uw2_shapes_scratch_bytes(&t));
+	CHECK(x);
+	c.ctx = &calls;
+	c.memo = memo;
+	/* one shape for all: finish, nothing popped */
+	CHECK_EQ_U32(uw2_shapes_find(&t, x, &c),
+		     sizeof(struct uw2_seq_shape) + 2 * size);
+	CHECK_EQ_U32(calls, 2);
+	calls = 0;
+	c.pause = pause_stop;
+	CHECK_EQ_U32(uw2_shapes_find(&t, x, &c), 0);
+	CHECK_EQ_U32(calls, 1);
+	free(x);
+	t.uit_size = UW2_SHAPES_UIT_MAX;
+	CHECK(uw2_shapes_scratch_bytes(&t));
+	t.uit_size = UW2_SHAPES_UIT_MAX + 1;
+	CHECK_EQ_U32(uw2_shapes_scratch_bytes(&t), 0);
+	CHECK_EQ_U32(uw2_shapes_find(&t, NULL, &c), 0);
+	free(memo);
+	free(uit);
 }
 
 /*
