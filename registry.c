@@ -56,8 +56,12 @@ void uwprof_registry_init(struct uwprof_session *s)
 	xa_init(&s->procs);
 }
 
+/* @t, its blob and its shapes; the shapes' charge given back. */
 static void uwprof_table_free(struct uwprof_table *t)
 {
+	if (t->shapes)
+		uwprof_tables_uncharge(t->shapes_bytes);
+	kvfree(t->shapes);
 	kvfree(t->blob);
 	kfree(t);
 }
@@ -114,15 +118,61 @@ static bool uwprof_validate_pause(void *ctx)
 }
 
 /*
- * Validate @t's blob; a bad one gets EINVAL and why in @up.  What
- * functions share is checked once (the memo), so validation is linear in
- * the blob's size.
+ * The shapes of @t's sequences (uw2_shapes_find()), found right after
+ * validation with its memo @check, in the uploader's context, so that a
+ * sample's lookup that misses reads its shape instead of decoding it;
+ * charged as table memory, their scratch while it is used.  A UIT too
+ * large for them gets none: lookups decode.
+ */
+static int uwprof_table_shapes(struct uwprof_table *t,
+			       const struct uw2_check *check)
+{
+	u32 scratch_bytes = uw2_shapes_scratch_bytes(&t->t), bytes;
+	void *scratch;
+	int ret = 0;
+
+	if (!scratch_bytes)
+		return 0;
+	if (!uwprof_tables_charge(scratch_bytes))
+		return -ENOSPC;
+	scratch = kvmalloc(scratch_bytes, GFP_KERNEL_ACCOUNT);
+	if (!scratch) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	/* 0: the pause ended it, for a fatal signal */
+	bytes = uw2_shapes_find(&t->t, scratch, check);
+	if (!bytes)
+		ret = -EINTR;
+	else if (!uwprof_tables_charge(bytes))
+		ret = -ENOSPC;
+	if (!ret) {
+		t->shapes = kvmalloc(bytes, GFP_KERNEL_ACCOUNT);
+		if (t->shapes) {
+			t->shapes_bytes = bytes;
+			uw2_shapes_store(&t->t, scratch, t->shapes, bytes);
+		} else {
+			uwprof_tables_uncharge(bytes);
+			ret = -ENOMEM;
+		}
+	}
+	kvfree(scratch);
+out:
+	uwprof_tables_uncharge(scratch_bytes);
+	return ret;
+}
+
+/*
+ * Validate @t's blob, and find its shapes; a bad one gets EINVAL and why
+ * in @up.  What functions share is checked once (the memo), so
+ * validation is linear in the blob's size.
  */
 static int uwprof_table_validate(struct uwprof_table *t,
 				 struct uwprof_table_upload *up)
 {
 	struct uw2_check check = { .pause = uwprof_validate_pause };
 	struct uw2_verror verr = { UW2_OK, 0 };
+	int ret = 0;
 
 	verr.code = uw2_table_parse_header(&t->t, t->blob, t->size, &verr);
 	if (verr.code == UW2_OK) {
@@ -131,12 +181,13 @@ static int uwprof_table_validate(struct uwprof_table *t,
 			return -ENOMEM;
 		verr.code = uw2_table_check(&t->t, t->blob, t->size, &check,
 					    &verr);
+		ret = verr.code ? 0 : uwprof_table_shapes(t, &check);
 		kvfree(check.memo);
 	}
 	if (verr.code == UW2_ERR_INTERRUPTED)
 		return -EINTR;
 	if (verr.code == UW2_OK)
-		return 0;
+		return ret;
 	up->verr = verr.code;
 	up->verr_offset = verr.offset;
 	return -EINVAL;
@@ -189,9 +240,8 @@ static int uwprof_table_take_kept(struct uwprof_session *s,
 {
 	struct uw2_verror verr;
 
-	t->blob = uwprof_tables_kept_take(s->cred, u64_to_user_ptr(up->data),
-					  up->len);
-	if (!t->blob)
+	if (!uwprof_tables_kept_take(s->cred, u64_to_user_ptr(up->data),
+				     up->len, t))
 		return -ENOENT;
 	up->result |= UWPROF_UPLOAD_KEPT;
 	/* it passed before: never fails */
@@ -199,6 +249,8 @@ static int uwprof_table_take_kept(struct uwprof_session *s,
 		uwprof_tables_uncharge(t->size);
 		return -EINVAL;
 	}
+	if (t->shapes)
+		uw2_shapes_use(&t->t, t->shapes, t->shapes_bytes);
 	return 0;
 }
 
@@ -257,13 +309,13 @@ static int uwprof_table_load(struct uwprof_session *s,
 
 /*
  * A validated table no file holds (its file freed, or an upload that
- * found no room for it): its blob goes to tablemem.c, kept for the
- * owner's next upload of the same bytes or freed.  Not under s->lock.
+ * found no room for it): its blob and shapes go to tablemem.c, kept for
+ * the owner's next upload of the same bytes or freed.  Not under s->lock.
  */
 static void uwprof_table_retire(struct uwprof_session *s,
 				struct uwprof_table *t)
 {
-	uwprof_tables_keep(s->cred, t->blob, t->size);
+	uwprof_tables_keep(s->cred, t);
 	kfree(t);
 }
 

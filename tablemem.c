@@ -8,15 +8,16 @@
  * (docs/UNWIND-COST.md, eleventh pass).  So a validated blob whose file
  * is freed is kept, up to table_keep_bytes in all (the oldest dropped
  * first), and an upload whose bytes equal a kept blob's takes it and
- * skips validation: validation depends on the bytes alone.  The match
- * is made on the bytes in full (no hash an uploader could collide) and
- * only for files opened by the same effective uid as the one that
- * uploaded the kept blob, so that no user learns, even by timing, what
- * another uploaded.  Kept bytes stay charged to tables_bytes_all, and an
- * upload that finds it full drops kept blobs first; table_keep_bytes 0
- * keeps none.  They are a cache: memory pressure takes them back, the
- * oldest first, through a shrinker (not memcg-aware: global reclaim, and
- * drop_caches, not a cgroup's own limit).  Module exit frees them all.
+ * skips validation, and its table's shapes (struct uw2_seq_shape) kept
+ * with it: both depend on the bytes alone.  The match is made on the
+ * bytes in full (no hash an uploader could collide) and only for files
+ * opened by the same effective uid as the one that uploaded the kept
+ * blob, so that no user learns, even by timing, what another uploaded.
+ * Kept bytes stay charged to tables_bytes_all, and an upload that finds
+ * it full drops kept blobs first; table_keep_bytes 0 keeps none.  They
+ * are a cache: memory pressure takes them back, the oldest first,
+ * through a shrinker (not memcg-aware: global reclaim, and drop_caches,
+ * not a cgroup's own limit).  Module exit frees them all.
  *
  * uwprof_kept_lock (a mutex) guards the list; it is taken in process
  * context only (uploads, a session's free on the module's workqueue),
@@ -40,6 +41,8 @@ struct uwprof_kept {
 	kuid_t owner;
 	u32 size;
 	void *blob;		/* kvmalloc()ed, charged */
+	void *shapes;		/* its table's shapes, the same, or NULL */
+	u32 shapes_bytes;
 };
 
 static atomic64_t uwprof_tables_bytes = ATOMIC64_INIT(0);
@@ -49,12 +52,15 @@ static u64 uwprof_kept_bytes;	/* under uwprof_kept_lock */
 static unsigned long uwprof_kept_pages;	/* the same, in pages a blob */
 
 /*
- * A blob of @size bytes joins the kept totals (@add) or leaves them;
- * under the lock.  The pages are read without it too, by the shrinker.
+ * Kept blob @k joins the kept totals (@add) or leaves them; under the
+ * lock.  The bytes are the blob's, which table_keep_bytes bounds; the
+ * pages, which the shrinker reads without the lock, its shapes' too.
  */
-static void uwprof_kept_account(u32 size, bool add)
+static void uwprof_kept_account(const struct uwprof_kept *k, bool add)
 {
-	unsigned long pages = DIV_ROUND_UP(size, PAGE_SIZE);
+	u32 size = k->size;
+	unsigned long pages = DIV_ROUND_UP(k->size, PAGE_SIZE) +
+			      DIV_ROUND_UP(k->shapes_bytes, PAGE_SIZE);
 
 	if (add) {
 		uwprof_kept_bytes += size;
@@ -80,8 +86,9 @@ static bool uwprof_kept_drop_oldest(void)
 	if (!k)
 		return false;
 	list_del(&k->node);
-	uwprof_kept_account(k->size, false);
-	uwprof_tables_uncharge(k->size);
+	uwprof_kept_account(k, false);
+	uwprof_tables_uncharge((u64)k->size + k->shapes_bytes);
+	kvfree(k->shapes);
 	kvfree(k->blob);
 	kfree(k);
 	return true;
@@ -166,7 +173,7 @@ static struct uwprof_kept *uwprof_kept_unlink(kuid_t owner, u32 size)
 	list_for_each_entry(k, &uwprof_kept_list, node)
 		if (k->size == size && uid_eq(k->owner, owner)) {
 			list_del(&k->node);
-			uwprof_kept_account(size, false);
+			uwprof_kept_account(k, false);
 			return k;
 		}
 	return NULL;
@@ -183,15 +190,17 @@ static void uwprof_kept_fit(void)
 
 /*
  * A kept blob, validated for a file of @owner since closed, whose bytes
- * are the @size bytes at @src: the caller's now, charged already (its
- * charge goes with it); NULL if none.  The bytes are compared where they
+ * are the @size bytes at @src, into @t (its blob, and its shapes if it
+ * had them): the caller's now, charged already (the charge goes with
+ * them); false if none.  The bytes are compared where they
  * are, so that a match costs no copy: the kernel's copy, validated, is
  * what is used, whatever the caller's memory holds meanwhile.  Blobs
  * being compared are off the list, each tried once; those that differ
  * go back among the oldest.
  */
-void *uwprof_tables_kept_take(const struct cred *owner,
-			      const void __user *src, u32 size)
+bool uwprof_tables_kept_take(const struct cred *owner,
+			     const void __user *src, u32 size,
+			     struct uwprof_table *t)
 {
 	struct uwprof_kept *k, *found = NULL;
 	LIST_HEAD(tried);
@@ -199,10 +208,10 @@ void *uwprof_tables_kept_take(const struct cred *owner,
 	void *buf;
 
 	if (list_empty(&uwprof_kept_list))	/* a hint: checked below */
-		return NULL;
+		return false;
 	buf = kmalloc(UWPROF_CMP_CHUNK, GFP_KERNEL);
 	if (!buf)
-		return NULL;
+		return false;
 	for (tries = 0; tries < UWPROF_KEPT_TRIES && !found; tries++) {
 		mutex_lock(&uwprof_kept_lock);
 		k = uwprof_kept_unlink(owner->euid, size);
@@ -218,49 +227,58 @@ void *uwprof_tables_kept_take(const struct cred *owner,
 	if (!list_empty(&tried)) {
 		mutex_lock(&uwprof_kept_lock);
 		list_for_each_entry(k, &tried, node)
-			uwprof_kept_account(k->size, true);
+			uwprof_kept_account(k, true);
 		list_splice(&tried, &uwprof_kept_list);
 		uwprof_kept_fit();	/* the bound may have come down */
 		mutex_unlock(&uwprof_kept_lock);
 	}
 	if (!found)
-		return NULL;
-	buf = found->blob;
+		return false;
+	t->blob = found->blob;
+	t->shapes = found->shapes;
+	t->shapes_bytes = found->shapes_bytes;
 	kfree(found);
-	return buf;
+	return true;
 }
 
 /*
- * The validated, charged @blob of @owner's that no file holds: kept
- * while table_keep_bytes has room for it (the oldest dropped to make
- * it), else freed and uncharged.  The bound is read under the lock, so a
+ * The validated, charged blob of table @t of @owner's, which no file
+ * holds, with its shapes: kept while table_keep_bytes has room for them
+ * (the oldest dropped to make it), else freed and uncharged; @t's are
+ * NULL after.  The bound is read under the lock, so a
  * lower one written meanwhile holds here too.  No compare with what is
  * kept: a file holds each blob once, and two files of one owner with the
  * same table leave two copies, one for each of the next two uploads.
  */
-void uwprof_tables_keep(const struct cred *owner, void *blob, u32 size)
+void uwprof_tables_keep(const struct cred *owner, struct uwprof_table *t)
 {
 	struct uwprof_kept *k = kmalloc(sizeof(*k), GFP_KERNEL);
 
 	if (k) {
 		mutex_lock(&uwprof_kept_lock);
-		if (size > READ_ONCE(uwprof_table_keep_bytes)) {
+		if (t->size > READ_ONCE(uwprof_table_keep_bytes)) {
 			kfree(k);
 			k = NULL;
 		} else {
 			k->owner = owner->euid;
-			k->size = size;
-			k->blob = blob;
+			k->size = t->size;
+			k->blob = t->blob;
+			k->shapes = t->shapes;
+			k->shapes_bytes = t->shapes_bytes;
 			list_add_tail(&k->node, &uwprof_kept_list);
-			uwprof_kept_account(size, true);
+			uwprof_kept_account(k, true);
 			uwprof_kept_fit();	/* the oldest, never @k */
 		}
 		mutex_unlock(&uwprof_kept_lock);
 	}
 	if (!k) {
-		uwprof_tables_uncharge(size);
-		kvfree(blob);
+		uwprof_tables_uncharge((u64)t->size + t->shapes_bytes);
+		kvfree(t->shapes);
+		kvfree(t->blob);
 	}
+	t->blob = NULL;
+	t->shapes = NULL;
+	t->shapes_bytes = 0;
 }
 
 /* Kept blobs down to table_keep_bytes (written lower), or none (exit). */

@@ -52,6 +52,8 @@ struct uwprof_table {
 	u32 size;
 	void *blob;
 	struct uw2_table t;
+	void *shapes;		/* t's shapes (uw2_shapes_store()), or NULL */
+	u32 shapes_bytes;	/* charged with the blob, kept with it */
 	/*
 	 * UWPROF_TABLE_*; with UWPROF_TABLE_BY_BUILD_ID, which file and its
 	 * link-time range
@@ -332,9 +334,10 @@ void uwprof_session_put(struct uwprof_session *s);
 /* tablemem.c: table memory of all files, validated blobs kept */
 bool uwprof_tables_charge(u64 bytes);
 void uwprof_tables_uncharge(u64 bytes);
-void *uwprof_tables_kept_take(const struct cred *owner,
-			      const void __user *src, u32 size);
-void uwprof_tables_keep(const struct cred *owner, void *blob, u32 size);
+bool uwprof_tables_kept_take(const struct cred *owner,
+			     const void __user *src, u32 size,
+			     struct uwprof_table *t);
+void uwprof_tables_keep(const struct cred *owner, struct uwprof_table *t);
 void uwprof_tables_kept_trim(bool all);
 u64 uwprof_tables_kept_bytes(void);
 int uwprof_tablemem_module_init(void);

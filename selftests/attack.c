@@ -41,8 +41,12 @@ TEST(upload_global_cap)
 	int a, b, id = -1;
 
 	ASSERT_EQ(0, uwprof_load());
-	/* room for one tiny table and its memo, not for two */
-	ASSERT_EQ(0, uwprof_set_param("tables_bytes_all", 3 * len));
+	/*
+	 * room for one tiny table, its memo, and its shapes and their scratch
+	 * while they are found (18 and 26 bytes for a one-byte UIT), not for
+	 * two tables
+	 */
+	ASSERT_EQ(0, uwprof_set_param("tables_bytes_all", 3 * len + 44));
 	a = uwprof_open_dev();
 	b = uwprof_open_dev();
 	ASSERT_LE(0, a);
