@@ -453,6 +453,27 @@ static void do_version(struct thr *t, int fd)
 	     errno, "");
 }
 
+/*
+ * A generated valid table refused as malformed: counted, and the first
+ * few printed with what the module said, so that the failure can be
+ * replayed.
+ */
+static void valid_refused(const struct uwprof_table_upload *u,
+			  const uint8_t *blob, size_t len)
+{
+	char hex[2 * 256 + 1];
+	size_t i;
+
+	if (__atomic_fetch_add(&sh->valid_rejected, 1, __ATOMIC_RELAXED) >= 4)
+		return;
+	for (i = 0; i < len && i < 256; i++)
+		snprintf(hex + 2 * i, 3, "%02x", blob[i]);
+	hex[2 * i] = 0;
+	printf("# abi_fuzz: valid table refused: verr %u at %u, flags %#x, "
+	       "len %zu: %s\n", u->verr, u->verr_offset, u->flags, len, hex);
+	fflush(stdout);
+}
+
 static void do_upload(struct thr *t, struct slot *s, int fd)
 {
 	struct uwprof_table_upload up = { 0 }, *u;
@@ -503,7 +524,7 @@ static void do_upload(struct thr *t, struct slot *s, int fd)
 	if (ret && errno == EINVAL && valid && up.size == sizeof(up) &&
 	    (uint8_t *)u >= t->buf &&
 	    (uint8_t *)u + sizeof(*u) <= t->buf + BUF_PAGES * pg)
-		__atomic_fetch_add(&sh->valid_rejected, 1, __ATOMIC_RELAXED);
+		valid_refused(u, blob, len);
 }
 
 static void do_attach(struct thr *t, struct slot *s, int fd)
