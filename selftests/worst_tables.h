@@ -158,8 +158,6 @@ static const struct wt_shape wt_shapes[] = {
 	{ 1, 5, 64, 2, 1, 0 },		/* long sequences of wide opcodes */
 	{ 4096, 5, 64, 1, 1, 0 },	/* wide numbers, long lists, pops */
 	{ 1, 1, 1, 0, 1, 0 },		/* nothing but functions */
-	{ 4096, 5, 64, 0, 4, 1 },	/* the most UIT bytes to find shapes at */
-	{ 16, 1, 16, 0, 1, 1 },		/* shorter sequences, more of them */
 };
 
 #endif /* UWPROF_WORST_TABLES_H */
